@@ -1,0 +1,80 @@
+/**
+ * `npm run bench`: the gateway side by side with a zero-delay upstream reached directly and
+ * through the thinnest Bun proxy (the floor). See docs/benchmark.md for how to read it.
+ */
+import { spawnSync } from "node:child_process";
+import { cpus } from "node:os";
+import { measure, loadRunner, warmUp } from "./bench/measure.ts";
+import { readVm, sampleRss, type RssSampler } from "./bench/memory.ts";
+import { readOptions } from "./bench/options.ts";
+import { preflight } from "./bench/preflight.ts";
+import { bunPath, installCleanup, killAll, repoRoot } from "./bench/processes.ts";
+import { render, summarize, verdicts, writeResults, type Results } from "./bench/report.ts";
+import { startAll } from "./bench/setup.ts";
+import type { TargetName } from "./bench/targets.ts";
+import { wrkAvailable } from "./bench/wrk.ts";
+
+const log = (line: string): void => console.log(`bench: ${line}`);
+
+async function main(): Promise<void> {
+  installCleanup();
+  const options = readOptions();
+  const useWrk = options.driver === "wrk" || (options.driver === "auto" && wrkAvailable());
+  if (options.driver === "wrk" && !wrkAvailable()) throw new Error("bench: BENCH_DRIVER=wrk but wrk is not on PATH");
+  const throughputDriver = useWrk
+    ? `wrk, ${options.wrkThreads} thread(s), ${options.connections} connections, ${options.seconds} s per run`
+    : `built-in node:http keep-alive loop (${options.driver === "node" ? "BENCH_DRIVER=node" : "wrk not on PATH"}), ` +
+      `${options.connections} connections, ${options.seconds} s per run; the client may be the bottleneck`;
+
+  log(`starting ${options.targets.join(", ")}`);
+  const running = await startAll(options);
+  const samplers = new Map<TargetName, RssSampler>();
+  for (const [name, child] of Object.entries(running.processes) as Array<[TargetName, { pid: number }]>) {
+    samplers.set(name, sampleRss(child.pid));
+  }
+  for (const target of running.targets) await preflight(target);
+
+  const load = loadRunner(options, useWrk, running.workDir);
+  log(`warming up (${options.warmupSeconds} s load per target)`);
+  await warmUp(running.targets, options, load);
+  const samples = await measure(running.targets, options, load, log);
+
+  const peakRss: Partial<Record<TargetName, number>> = {};
+  for (const [name, sampler] of samplers) {
+    sampler.stop();
+    const pid = running.processes[name]?.pid;
+    // VmHWM is the kernel's own peak; the samples cover a process that died before this read.
+    const seen = [pid === undefined ? Number.NaN : readVm(pid, "VmHWM"), sampler.peak()].filter((mb) => !Number.isNaN(mb));
+    peakRss[name] = seen.length > 0 ? Math.max(...seen) : Number.NaN;
+  }
+  killAll();
+
+  const figures = summarize(samples, peakRss);
+  const results: Results = {
+    finishedAt: new Date().toISOString(),
+    drivers: {
+      throughput: throughputDriver,
+      latency: "built-in node:http, 1 keep-alive connection per target, sequential, performance.now()",
+    },
+    environment: {
+      cpus: cpus().length,
+      node: process.version,
+      bun: spawnSync(bunPath, ["--version"], { encoding: "utf8" }).stdout.trim(),
+      platform: `${process.platform}-${process.arch}`,
+    },
+    options,
+    targets: figures,
+    verdicts: verdicts(figures),
+  };
+  console.log(`\n${render(results)}`);
+  console.log(`\nfigures written to ${writeResults(repoRoot, results)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    killAll();
+    process.exit(1);
+  },
+);

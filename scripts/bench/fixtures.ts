@@ -1,0 +1,101 @@
+/**
+ * Request and response bodies shared by the bench upstream and the load drivers.
+ * Realistic sizes matter: the gateway parses, logs and relays these bytes.
+ */
+
+const MODEL = "gpt-4o-mini-2024-07-18";
+const CREATED = 1_735_689_600;
+const ID = "chatcmpl-bench0000000000000000000000";
+const FINGERPRINT = "fp_bench000000";
+
+/** The non-streamed request every load measurement sends. */
+export const chatBody = JSON.stringify({
+  model: "gpt-4o-mini",
+  messages: [
+    { role: "system", content: "You are a concise assistant. Answer in one short paragraph." },
+    { role: "user", content: "Explain in two sentences why a reverse proxy adds latency." },
+  ],
+  temperature: 0.2,
+  max_tokens: 128,
+});
+
+/** The streamed request; asks for the final usage chunk like most SDK users do. */
+export const streamBody = JSON.stringify({
+  ...(JSON.parse(chatBody) as Record<string, unknown>),
+  stream: true,
+  stream_options: { include_usage: true },
+});
+
+const usage = {
+  prompt_tokens: 31,
+  completion_tokens: 42,
+  total_tokens: 73,
+  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+  completion_tokens_details: {
+    reasoning_tokens: 0,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
+  },
+};
+
+const answer =
+  "Every hop parses, copies and re-sends the request, so the client waits for the proxy's own work " +
+  "on top of the upstream's. Connection reuse and streaming relays keep that overhead small.";
+
+/** The fixed `chat.completion` answer. */
+export const completionJson = JSON.stringify({
+  id: ID,
+  object: "chat.completion",
+  created: CREATED,
+  model: MODEL,
+  choices: [
+    {
+      index: 0,
+      message: { role: "assistant", content: answer, refusal: null, annotations: [] },
+      logprobs: null,
+      finish_reason: "stop",
+    },
+  ],
+  usage,
+  service_tier: "default",
+  system_fingerprint: FINGERPRINT,
+});
+
+function chunk(delta: Record<string, unknown>, finishReason: string | null): Record<string, unknown> {
+  return {
+    id: ID,
+    object: "chat.completion.chunk",
+    created: CREATED,
+    model: MODEL,
+    service_tier: "default",
+    system_fingerprint: FINGERPRINT,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
+}
+
+const words = answer.split(/(?<= )/);
+const third = Math.ceil(words.length / 3);
+
+/** The SSE events of a streamed answer, one string per event, without the usage chunk. */
+export const streamEvents: string[] = [
+  chunk({ role: "assistant", content: "", refusal: null }, null),
+  chunk({ content: words.slice(0, third).join("") }, null),
+  chunk({ content: words.slice(third, 2 * third).join("") }, null),
+  chunk({ content: words.slice(2 * third).join("") }, null),
+  chunk({}, "stop"),
+].map((event) => `data: ${JSON.stringify(event)}\n\n`);
+
+/** The final usage chunk sent when `stream_options.include_usage` is true. */
+export const usageEvent = `data: ${JSON.stringify({
+  id: ID,
+  object: "chat.completion.chunk",
+  created: CREATED,
+  model: MODEL,
+  service_tier: "default",
+  system_fingerprint: FINGERPRINT,
+  choices: [],
+  usage,
+})}\n\n`;
+
+export const doneEvent = "data: [DONE]\n\n";

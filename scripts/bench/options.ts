@@ -1,0 +1,59 @@
+/** Bench settings, read once from BENCH_* environment variables. */
+import { targetNames, type TargetName } from "./targets.ts";
+
+export interface BenchOptions {
+  /** Seconds per throughput measurement. */
+  seconds: number;
+  rounds: number;
+  connections: number;
+  /** Sequential non-streamed requests per target, across all rounds. */
+  latencyRequests: number;
+  /** Sequential streamed requests per target, across all rounds. */
+  streamRequests: number;
+  warmupSeconds: number;
+  driver: "auto" | "wrk" | "node";
+  wrkThreads: number;
+  targets: TargetName[];
+  gatewayReadyMs: number;
+}
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`bench: ${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function driver(): BenchOptions["driver"] {
+  const raw = process.env.BENCH_DRIVER ?? "auto";
+  if (raw === "auto" || raw === "wrk" || raw === "node") return raw;
+  throw new Error(`bench: BENCH_DRIVER must be auto, wrk or node, got "${raw}"`);
+}
+
+function targets(): TargetName[] {
+  const raw = process.env.BENCH_TARGETS;
+  if (raw === undefined || raw === "") return [...targetNames];
+  const names = raw.split(",").map((name) => name.trim());
+  const known = new Set<string>(targetNames);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`bench: unknown BENCH_TARGETS ${unknown.join(", ")}`);
+  if (!names.includes("direct")) throw new Error("bench: BENCH_TARGETS must include direct (the baseline)");
+  return targetNames.filter((name) => names.includes(name));
+}
+
+export function readOptions(): BenchOptions {
+  return {
+    seconds: positive("BENCH_SECONDS", 5),
+    rounds: Math.round(positive("BENCH_ROUNDS", 3)),
+    connections: Math.round(positive("BENCH_CONNECTIONS", 16)),
+    latencyRequests: Math.round(positive("BENCH_LATENCY_REQUESTS", 2000)),
+    streamRequests: Math.round(positive("BENCH_STREAM_REQUESTS", 1000)),
+    warmupSeconds: positive("BENCH_WARMUP_SECONDS", 2),
+    driver: driver(),
+    // One wrk thread leaves the second core to the proxy and upstream under test.
+    wrkThreads: Math.round(positive("BENCH_WRK_THREADS", 1)),
+    targets: targets(),
+    gatewayReadyMs: positive("BENCH_GATEWAY_READY_MS", 20_000),
+  };
+}

@@ -1,0 +1,163 @@
+/** Turns samples into figures, verdicts, a console table and bench-results/latest.json. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Samples } from "./measure.ts";
+import type { BenchOptions } from "./options.ts";
+import { median, quantile, round } from "./stats.ts";
+import type { TargetName } from "./targets.ts";
+
+export interface TargetFigures {
+  rps: number;
+  rpsRounds: number[];
+  loadErrors: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencySamples: number;
+  firstTokenP50Ms: number;
+  firstTokenSamples: number;
+  sequentialErrors: number;
+  /** Added over direct: target − direct, ms. Zero for direct itself. */
+  addedP50Ms: number;
+  addedP99Ms: number;
+  addedFirstTokenMs: number;
+  peakRssMb: number;
+}
+
+export interface Verdict {
+  name: string;
+  value: number;
+  unit: string;
+  goal: string;
+  pass: boolean;
+}
+
+export interface Results {
+  finishedAt: string;
+  drivers: { throughput: string; latency: string };
+  environment: { cpus: number; node: string; bun: string; platform: string };
+  options: BenchOptions;
+  targets: Partial<Record<TargetName, TargetFigures>>;
+  verdicts: Verdict[];
+}
+
+export function summarize(samples: Samples, peakRss: Partial<Record<TargetName, number>>): Results["targets"] {
+  const figures: Results["targets"] = {};
+  const direct = samples.direct;
+  const directP50 = quantile(direct.latencyMs, 0.5);
+  const directP99 = quantile(direct.latencyMs, 0.99);
+  const directFirst = median(direct.firstTokenMs);
+  for (const [name, own] of Object.entries(samples) as Array<[TargetName, Samples[TargetName]]>) {
+    const p50 = quantile(own.latencyMs, 0.5);
+    const p99 = quantile(own.latencyMs, 0.99);
+    const first = median(own.firstTokenMs);
+    const rpsRounds = own.load.map((result) => result.rps);
+    figures[name] = {
+      rps: round(median(rpsRounds), 0),
+      rpsRounds: rpsRounds.map((value) => round(value, 0)),
+      loadErrors: own.load.reduce((sum, result) => sum + result.errors, 0),
+      latencyP50Ms: round(p50),
+      latencyP99Ms: round(p99),
+      latencySamples: own.latencyMs.length,
+      firstTokenP50Ms: round(first),
+      firstTokenSamples: own.firstTokenMs.length,
+      sequentialErrors: own.sequentialErrors,
+      addedP50Ms: round(p50 - directP50),
+      addedP99Ms: round(p99 - directP99),
+      addedFirstTokenMs: round(first - directFirst),
+      peakRssMb: round(peakRss[name] ?? Number.NaN, 1),
+    };
+  }
+  return figures;
+}
+
+/** The three goals the gateway is held to; empty when the gateway was not measured. */
+export function verdicts(targets: Results["targets"]): Verdict[] {
+  const { gateway, floor } = targets;
+  if (gateway === undefined) return [];
+  const list: Verdict[] = [];
+  if (floor !== undefined) {
+    const ratio = round(gateway.rps / floor.rps, 3);
+    list.push({ name: "gateway rps / floor rps", value: ratio, unit: "", goal: "≥ 0.5", pass: ratio >= 0.5 });
+  }
+  list.push({
+    name: "added p50 at 1 connection",
+    value: gateway.addedP50Ms,
+    unit: "ms",
+    goal: "≤ 0.2 ms",
+    pass: gateway.addedP50Ms <= 0.2,
+  });
+  list.push({
+    name: "gateway peak RSS",
+    value: gateway.peakRssMb,
+    unit: "MB",
+    goal: "≤ 150 MB",
+    pass: gateway.peakRssMb <= 150,
+  });
+  return list;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
+  return rows
+    .map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  "))
+    .join("\n");
+}
+
+const fixed = (value: number, digits: number): string => (Number.isNaN(value) ? "n/a" : value.toFixed(digits));
+const signed = (value: number): string => (Number.isNaN(value) ? "n/a" : `${value >= 0 ? "+" : ""}${value.toFixed(3)}`);
+
+/** The human-readable report. */
+export function render(results: Results): string {
+  const header = [
+    "target",
+    `rps@${results.options.connections}`,
+    "rps per round",
+    "p50 ms",
+    "p99 ms",
+    "added p50",
+    "added p99",
+    "TTFT p50 ms",
+    "added TTFT",
+    "errors",
+    "peak RSS MB",
+  ];
+  const rows = [header];
+  for (const [name, f] of Object.entries(results.targets) as Array<[TargetName, TargetFigures]>) {
+    rows.push([
+      name,
+      fixed(f.rps, 0),
+      f.rpsRounds.map((value) => fixed(value, 0)).join(" / "),
+      fixed(f.latencyP50Ms, 3),
+      fixed(f.latencyP99Ms, 3),
+      name === "direct" ? "—" : signed(f.addedP50Ms),
+      name === "direct" ? "—" : signed(f.addedP99Ms),
+      fixed(f.firstTokenP50Ms, 3),
+      name === "direct" ? "—" : signed(f.addedFirstTokenMs),
+      String(f.loadErrors + f.sequentialErrors),
+      fixed(f.peakRssMb, 1),
+    ]);
+  }
+  const lines = [
+    `throughput driver: ${results.drivers.throughput}`,
+    `latency driver:    ${results.drivers.latency}`,
+    `machine: ${results.environment.cpus} CPUs, node ${results.environment.node}, bun ${results.environment.bun}`,
+    "",
+    table(rows),
+    "",
+  ];
+  if (results.verdicts.length === 0) lines.push("gateway not measured: no verdicts");
+  for (const verdict of results.verdicts) {
+    const value = `${fixed(verdict.value, verdict.unit === "MB" ? 1 : 3)}${verdict.unit === "" ? "" : ` ${verdict.unit}`}`;
+    lines.push(`${verdict.pass ? "PASS" : "MISS"}  ${verdict.name}: ${value} (goal ${verdict.goal})`);
+  }
+  return lines.join("\n");
+}
+
+/** Writes the figures as JSON and returns the file's path. */
+export function writeResults(root: string, results: Results): string {
+  const dir = join(root, "bench-results");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "latest.json");
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+  return path;
+}

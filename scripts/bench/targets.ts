@@ -1,0 +1,36 @@
+/** What the bench points load at: the same chat request, three ways to reach the upstream. */
+
+export const targetNames = ["direct", "floor", "gateway"] as const;
+export type TargetName = (typeof targetNames)[number];
+
+export interface Target {
+  name: TargetName;
+  /** Full URL of the chat completions endpoint. */
+  url: string;
+  /** Headers sent with every request (content-type included). */
+  headers: Record<string, string>;
+}
+
+const json = { "content-type": "application/json" };
+
+export function directTarget(upstreamPort: number): Target {
+  return { name: "direct", url: `http://127.0.0.1:${upstreamPort}/v1/chat/completions`, headers: json };
+}
+
+export function floorTarget(floorPort: number): Target {
+  return { name: "floor", url: `http://127.0.0.1:${floorPort}/v1/chat/completions`, headers: json };
+}
+
+export function gatewayTarget(gatewayPort: number, upstreamPort: number, adminKey: string): Target {
+  return {
+    name: "gateway",
+    url: `http://127.0.0.1:${gatewayPort}/v1/chat/completions`,
+    headers: {
+      ...json,
+      "x-gateway-api-key": adminKey,
+      "x-gateway-provider": "openai",
+      "x-gateway-custom-host": `http://127.0.0.1:${upstreamPort}/v1`,
+      authorization: "Bearer sk-bench",
+    },
+  };
+}

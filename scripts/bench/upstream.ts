@@ -1,0 +1,46 @@
+/**
+ * Zero-delay OpenAI-like upstream for the bench, run under Bun: `PORT=n bun scripts/bench/upstream.ts`.
+ * Answers are precomputed so the upstream's own cost stays flat and small for every target.
+ */
+import { completionJson, doneEvent, streamEvents, usageEvent } from "./fixtures.ts";
+
+const encoder = new TextEncoder();
+const completionBytes = encoder.encode(completionJson);
+const eventsWithUsage = [...streamEvents, usageEvent, doneEvent].map((event) => encoder.encode(event));
+const eventsWithoutUsage = [...streamEvents, doneEvent].map((event) => encoder.encode(event));
+
+interface ChatRequest {
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+}
+
+function sse(events: Uint8Array[]): Response {
+  // One enqueue per event so the relay sees separate chunks, as from a real model.
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const event of events) controller.enqueue(event);
+      controller.close();
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+  });
+}
+
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: Number(process.env.PORT ?? 0),
+  async fetch(request) {
+    const { pathname } = new URL(request.url);
+    if (request.method !== "POST" || pathname !== "/v1/chat/completions") {
+      return new Response("not found", { status: 404 });
+    }
+    const body = (await request.json()) as ChatRequest;
+    if (body.stream === true) {
+      return sse(body.stream_options?.include_usage === true ? eventsWithUsage : eventsWithoutUsage);
+    }
+    return new Response(completionBytes, { headers: { "content-type": "application/json" } });
+  },
+});
+
+console.log(`bench upstream on ${server.url.href}`);

@@ -1,0 +1,53 @@
+import { jsonSchemaToZod } from "json-schema-to-zod";
+import { refName, schemaConst, type JsonSchema, type OpenApiDocument } from "./document.ts";
+
+/** Converts one JSON Schema to zod source; `$ref`s become references to the generated consts. */
+export function zodSource(schema: JsonSchema): string {
+  return jsonSchemaToZod(schema, {
+    module: "none",
+    parserOverride: (node) => {
+      const ref = (node as JsonSchema).$ref;
+      return typeof ref === "string" ? schemaConst(refName(ref)) : undefined;
+    },
+  });
+}
+
+function collectRefs(value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const item of value) collectRefs(item, into);
+  else if (value && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "$ref" && typeof item === "string") into.add(refName(item));
+      else collectRefs(item, into);
+    }
+  }
+  return into;
+}
+
+/** Component names ordered so each schema comes after the ones it references. */
+function topologicalOrder(schemas: Record<string, JsonSchema>): string[] {
+  const ordered: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (name: string): void => {
+    if (state.get(name) === "done") return;
+    if (state.get(name) === "visiting") throw new Error(`Cyclic schema reference through ${name}`);
+    const schema = schemas[name];
+    if (!schema) throw new Error(`Unknown schema ${name}`);
+    state.set(name, "visiting");
+    for (const dependency of [...collectRefs(schema, new Set())].sort()) visit(dependency);
+    state.set(name, "done");
+    ordered.push(name);
+  };
+  for (const name of Object.keys(schemas).sort()) visit(name);
+  return ordered;
+}
+
+/** Renders `src/generated/schemas.gen.ts`: one exported zod schema and type per component schema. */
+export function renderZodSchemas(document: OpenApiDocument): string {
+  const lines = ['import { z } from "@hono/zod-openapi";', ""];
+  for (const name of topologicalOrder(document.components.schemas)) {
+    const schema = document.components.schemas[name] as JsonSchema;
+    lines.push(`export const ${schemaConst(name)} = ${zodSource(schema)}.openapi(${JSON.stringify(name)});`);
+    lines.push(`export type ${name} = z.infer<typeof ${schemaConst(name)}>;`, "");
+  }
+  return lines.join("\n");
+}

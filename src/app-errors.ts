@@ -1,0 +1,49 @@
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodError } from "zod";
+import type { GatewayEnv } from "./app-env.ts";
+import { GatewayError } from "./errors.ts";
+
+/** The one place (with the validation hook) that turns errors into the JSON envelope. */
+export const handleError: ErrorHandler<GatewayEnv> = (error, c) => {
+  const gatewayError = toGatewayError(error);
+  if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
+    // Only the error's name and message: request data may hold secrets.
+    console.error(`[gateway] unexpected error on ${c.req.method} ${c.req.path}: ${error.name}: ${error.message}`);
+  }
+  return respond(c, gatewayError);
+};
+
+export const handleNotFound: NotFoundHandler<GatewayEnv> = (c) =>
+  respond(c, new GatewayError("not_found", `No route ${c.req.method} ${c.req.path}.`));
+
+function respond(c: Context<GatewayEnv>, error: GatewayError): Response {
+  return c.json(error.toBody(), error.status as ContentfulStatusCode);
+}
+
+function toGatewayError(error: Error): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof HTTPException) {
+    if (error.status === 413) return new GatewayError("body_too_large", "The request body is too large.");
+    if (error.status === 400) return new GatewayError("invalid_json", "The request body is not valid JSON.");
+    return new GatewayError(error.status === 404 ? "not_found" : "invalid_request", error.message || "Bad request.", { status: error.status });
+  }
+  return new GatewayError("internal_error", "Internal error.");
+}
+
+/** zod-openapi validation hook: a 400 that names the first offending field. */
+export function validationHook(
+  result: { success: true } | { success: false; error: ZodError; target?: string },
+): void {
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  const param = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : null;
+  const where = result.target === "query" ? "query parameter" : result.target === "param" ? "path parameter" : "field";
+  const message = issue
+    ? param
+      ? `Invalid ${where} '${param}': ${issue.message}`
+      : `Invalid request: ${issue.message}`
+    : "Invalid request.";
+  throw new GatewayError("invalid_request", message, { param });
+}

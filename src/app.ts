@@ -1,0 +1,40 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { GatewayApp, GatewayEnv } from "./app-env.ts";
+import { handleError, handleNotFound, validationHook } from "./app-errors.ts";
+import type { GatewayDeps } from "./deps.ts";
+import { GatewayError } from "./errors.ts";
+import { authenticate } from "./middleware/authenticate.ts";
+import { logRequests } from "./middleware/log-requests.ts";
+import { requireAdmin, requireAdminToChangePrompts } from "./middleware/require-admin.ts";
+import { registerRoutes } from "./routes/index.ts";
+
+/** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
+export function createApp(deps: GatewayDeps): GatewayApp {
+  const app = new OpenAPIHono<GatewayEnv>({ defaultHook: validationHook });
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+
+  const maxSize = deps.config.GATEWAY_MAX_BODY_BYTES;
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new GatewayError("body_too_large", `The request body is larger than ${maxSize} bytes.`);
+      },
+    }),
+  );
+  app.use("/v1/*", authenticate(deps.keys));
+  for (const resource of ["/v1/api-keys", "/v1/configs", "/v1/virtual-keys", "/v1/guardrails"]) {
+    app.use(resource, requireAdmin);
+    app.use(`${resource}/*`, requireAdmin);
+  }
+  // Service keys may read and run prompts; changing them needs an admin key.
+  app.use("/v1/prompts", requireAdminToChangePrompts);
+  app.use("/v1/prompts/*", requireAdminToChangePrompts);
+  app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion" }));
+
+  registerRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,20 @@
+export const API_KEY_ROLES = ["admin", "service"] as const;
+export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
+
+/** A stored gateway key. The secret itself is never kept: only its SHA-256 hash. */
+export interface ApiKeyRecord {
+  id: string;
+  organisationId: string;
+  workspaceId: string;
+  name: string;
+  role: ApiKeyRole;
+  /** May manage keys of other workspaces of its organisation (the bootstrap key). */
+  organisationAdmin: boolean;
+  /** Lowercase hex SHA-256 of the secret. */
+  keyHash: string;
+  /** First characters of the secret, safe to show so a person can tell keys apart. */
+  keyPrefix: string;
+  createdAt: string;
+  createdBy: string | null;
+  revokedAt: string | null;
+}

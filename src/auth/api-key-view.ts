@@ -1,0 +1,28 @@
+import type { ApiKey } from "../generated/schemas.gen.ts";
+import type { ApiKeyRecord } from "./api-key-record.ts";
+import type { AuthContext } from "./auth-context.ts";
+import { GatewayError } from "../errors.ts";
+
+/** The public shape of a stored key: never the hash, never the secret. */
+export function apiKeyView(record: ApiKeyRecord): ApiKey {
+  return {
+    id: record.id,
+    object: "api_key",
+    name: record.name,
+    role: record.role,
+    organisation_id: record.organisationId,
+    workspace_id: record.workspaceId,
+    key_prefix: record.keyPrefix,
+    created_at: record.createdAt,
+    revoked_at: record.revokedAt,
+  };
+}
+
+/** The workspace an admin call acts on: its own, or another of its organisation for organisation admins. */
+export function targetWorkspace(auth: AuthContext, requested: string | undefined): string {
+  if (!requested || requested === auth.workspaceId) return auth.workspaceId;
+  if (!auth.organisationAdmin) {
+    throw new GatewayError("insufficient_scope", "Only an organisation admin key may act on another workspace.", { param: "workspace_id" });
+  }
+  return requested;
+}

@@ -1,0 +1,18 @@
+import type { ApiKeyRole } from "./api-key-record.ts";
+
+/** Who is calling: resolved from `x-gateway-api-key`, set on the request context by the auth middleware. */
+export interface AuthContext {
+  /** The stored key's id; `OPERATOR_KEY_ID` for the operator's `GATEWAY_ADMIN_KEY`, which is not stored. */
+  keyId: string;
+  organisationId: string;
+  workspaceId: string;
+  role: ApiKeyRole;
+  organisationAdmin: boolean;
+}
+
+/** The default organisation and workspace of a fresh gateway (and of `GATEWAY_ADMIN_KEY`). */
+export const DEFAULT_ORGANISATION_ID = "00000000-0000-4000-8000-000000000001";
+export const DEFAULT_WORKSPACE_ID = "00000000-0000-4000-8000-000000000002";
+
+/** Stands for `GATEWAY_ADMIN_KEY` wherever a key id is recorded (owner_id, updated_by, logs). */
+export const OPERATOR_KEY_ID = "00000000-0000-4000-8000-000000000000";

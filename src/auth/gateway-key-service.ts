@@ -1,0 +1,80 @@
+import type { ApiKeyRecord } from "./api-key-record.ts";
+import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID, type AuthContext } from "./auth-context.ts";
+import { hashGatewayKey, hashesEqual } from "./gateway-key-secret.ts";
+
+/** The part of the store the key service reads. */
+export interface ApiKeyLookup {
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+}
+
+interface CacheEntry {
+  auth: AuthContext | null;
+  expiresAt: number;
+}
+
+const NEGATIVE_TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Resolves gateway keys to callers. Lookups are cached by hash so the hot path does not
+ * touch the database per request; wrong keys are cached briefly too, so guessing cannot
+ * turn into a database load. Revocation calls `forget`, which takes effect at once.
+ */
+export class GatewayKeyService {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly adminKeyHash: string | null;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: ApiKeyLookup,
+    options: { adminKey?: string; ttlMs: number; now?: () => number },
+  ) {
+    this.adminKeyHash = options.adminKey ? hashGatewayKey(options.adminKey) : null;
+    this.ttlMs = options.ttlMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The caller for a secret, or null when it is unknown or revoked. Never throws on bad input. */
+  async authenticate(secret: string): Promise<AuthContext | null> {
+    const hash = hashGatewayKey(secret);
+    if (this.adminKeyHash && hashesEqual(hash, this.adminKeyHash)) return ENV_ADMIN;
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > this.now()) return cached.auth;
+    const record = await this.store.findByHash(hash);
+    const auth = record && !record.revokedAt && hashesEqual(record.keyHash, hash) ? toAuthContext(record) : null;
+    this.remember(hash, auth);
+    return auth;
+  }
+
+  /** Drops a key from the cache (after revocation). */
+  forget(keyHash: string): void {
+    this.cache.delete(keyHash);
+  }
+
+  private remember(hash: string, auth: AuthContext | null): void {
+    if (this.cache.size >= MAX_ENTRIES) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(hash, { auth, expiresAt: this.now() + (auth ? this.ttlMs : NEGATIVE_TTL_MS) });
+  }
+}
+
+const ENV_ADMIN: AuthContext = Object.freeze({
+  keyId: OPERATOR_KEY_ID,
+  organisationId: DEFAULT_ORGANISATION_ID,
+  workspaceId: DEFAULT_WORKSPACE_ID,
+  role: "admin",
+  organisationAdmin: true,
+});
+
+function toAuthContext(record: ApiKeyRecord): AuthContext {
+  return {
+    keyId: record.id,
+    organisationId: record.organisationId,
+    workspaceId: record.workspaceId,
+    role: record.role,
+    organisationAdmin: record.organisationAdmin,
+  };
+}

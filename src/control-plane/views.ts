@@ -1,0 +1,134 @@
+import type {
+  ConfigVersion,
+  Guardrail,
+  Prompt,
+  PromptVersion,
+  VirtualKey,
+} from "../generated/schemas.gen.ts";
+import type {
+  ConfigRecord,
+  ConfigVersionRecord,
+  GuardrailRecord,
+  PromptRecord,
+  PromptVersionRecord,
+  VirtualKeyRecord,
+} from "./records.ts";
+import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
+
+/** Records keep null for "no key"; the API always shows a UUID (the operator's for GATEWAY_ADMIN_KEY). */
+const keyIdOf = (id: string | null): string => id ?? OPERATOR_KEY_ID;
+
+/** One config version in the exact form of the specification's version record. */
+export function configVersionView(config: ConfigRecord, version: ConfigVersionRecord = config.latest): ConfigVersion {
+  return {
+    id: config.id,
+    name: version.name,
+    workspace_id: config.workspaceId,
+    slug: config.slug,
+    organisation_id: config.organisationId,
+    is_default: config.isDefault ? 1 : 0,
+    status: config.status,
+    owner_id: keyIdOf(config.ownerId),
+    updated_by: keyIdOf(version.updatedBy),
+    created_at: config.createdAt,
+    last_updated_at: version.createdAt,
+    config: version.config,
+    format: "json",
+    type: "ORG_CONFIG",
+    version_id: version.versionId,
+    object: "config",
+  };
+}
+
+export function virtualKeyView(record: VirtualKeyRecord): VirtualKey {
+  return {
+    id: record.id,
+    object: "virtual_key",
+    slug: record.slug,
+    name: record.name,
+    provider: record.provider,
+    masked_key: `****${record.keyHint}`,
+    upstream_organization: record.upstreamOrganization,
+    upstream_project: record.upstreamProject,
+    custom_host: record.customHost,
+    budget: record.budget ? { credit_limit_usd: record.budget.creditLimitUsd, period: record.budget.period } : null,
+    rate_limit: record.rateLimit
+      ? {
+          ...(record.rateLimit.requestsPerMinute !== null ? { requests_per_minute: record.rateLimit.requestsPerMinute } : {}),
+          ...(record.rateLimit.tokensPerMinute !== null ? { tokens_per_minute: record.rateLimit.tokensPerMinute } : {}),
+        }
+      : null,
+    organisation_id: record.organisationId,
+    workspace_id: record.workspaceId,
+    owner_id: keyIdOf(record.ownerId),
+    updated_by: keyIdOf(record.updatedBy),
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+}
+
+/** The version a prompt runs by default. */
+export function defaultVersionOf(prompt: PromptRecord): PromptVersionRecord {
+  const version = prompt.versions.find((candidate) => candidate.versionNumber === prompt.defaultVersion) ?? prompt.versions[0];
+  if (!version) throw new Error(`Prompt ${prompt.id} has no versions`);
+  return version;
+}
+
+export function promptView(prompt: PromptRecord): Prompt {
+  const version = defaultVersionOf(prompt);
+  return {
+    id: prompt.id,
+    object: "prompt",
+    name: prompt.name,
+    default_version: prompt.defaultVersion,
+    version_id: version.versionId,
+    model: version.model,
+    provider: version.provider,
+    virtual_key: version.virtualKey,
+    messages: version.messages,
+    hyperparameters: version.hyperparameters,
+    variables: version.variables,
+    versions_count: prompt.versions.length,
+    organisation_id: prompt.organisationId,
+    workspace_id: prompt.workspaceId,
+    owner_id: keyIdOf(prompt.ownerId),
+    updated_by: keyIdOf(prompt.updatedBy),
+    created_at: prompt.createdAt,
+    updated_at: prompt.updatedAt,
+  };
+}
+
+export function promptVersionView(prompt: PromptRecord, version: PromptVersionRecord): PromptVersion {
+  return {
+    object: "prompt_version",
+    prompt_id: prompt.id,
+    version: version.versionNumber,
+    version_id: version.versionId,
+    is_default: version.versionNumber === prompt.defaultVersion,
+    model: version.model,
+    provider: version.provider,
+    virtual_key: version.virtualKey,
+    messages: version.messages,
+    hyperparameters: version.hyperparameters,
+    variables: version.variables,
+    created_at: version.createdAt,
+    created_by: keyIdOf(version.createdBy),
+  };
+}
+
+export function guardrailView(record: GuardrailRecord): Guardrail {
+  return {
+    id: record.id,
+    object: "guardrail",
+    slug: record.slug,
+    name: record.name,
+    checks: record.checks,
+    action: record.action,
+    organisation_id: record.organisationId,
+    workspace_id: record.workspaceId,
+    owner_id: keyIdOf(record.ownerId),
+    updated_by: keyIdOf(record.updatedBy),
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+}

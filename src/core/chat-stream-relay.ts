@@ -1,0 +1,105 @@
+import { createSseParser, formatSseEvent, type SseEvent } from "./sse.ts";
+import type { UpstreamCall } from "./upstream-call.ts";
+import type { GatewayError } from "../errors.ts";
+import type { RequestLog } from "../logging/request-log.ts";
+
+export interface StreamRelayOptions {
+  /** The gateway added `stream_options.include_usage`: the usage-only chunk is not the client's. */
+  dropUsageChunk: boolean;
+  /** Called once when the stream is over, whatever the reason. */
+  onEnd?: () => void;
+}
+
+const encoder = new TextEncoder();
+
+/** The final usage chunk of an OpenAI stream: no choices, a usage object. */
+function isUsageOnlyChunk(data: string): boolean {
+  if (!data.includes('"usage"')) return false;
+  try {
+    const chunk = JSON.parse(data) as { choices?: unknown; usage?: unknown };
+    return Array.isArray(chunk.choices) && chunk.choices.length === 0 && !!chunk.usage && typeof chunk.usage === "object";
+  } catch {
+    return false;
+  }
+}
+
+function isErrorEvent(event: SseEvent): boolean {
+  return event.event === "error" || event.data.startsWith('{"error"');
+}
+
+/**
+ * Relays an upstream SSE stream to the client event by event as it arrives (pull-based, so
+ * a slow client slows the upstream read instead of buffering). Keeps the data of every
+ * chunk for the log, drops the usage chunk the client did not ask for, and ends a failed
+ * or truncated stream with an explicit `event: error`. Client cancel aborts the upstream.
+ */
+export function relayChatStream(call: UpstreamCall, log: RequestLog, options: StreamRelayOptions): ReadableStream<Uint8Array> {
+  const body = call.response.body;
+  const reader = body ? body.getReader() : null;
+  const decoder = new TextDecoder();
+  const parser = createSseParser();
+  const chunks: string[] = [];
+  let sawDone = false;
+  let upstreamError: { code: string | null; message: string } | null = null;
+  log.deferred = true;
+  log.response = { kind: "stream", chunks };
+
+  const end = (error: { code: string | null; message: string } | null): void => {
+    if (log.isFinished) return;
+    call.done();
+    log.finish(200, error ?? upstreamError);
+    options.onEnd?.();
+  };
+
+  const render = (events: SseEvent[]): string => {
+    let out = "";
+    for (const event of events) {
+      if (event.data === "[DONE]") {
+        sawDone = true;
+        out += "data: [DONE]\n\n";
+        continue;
+      }
+      log.markFirstToken();
+      if (isErrorEvent(event)) upstreamError ??= { code: "upstream_stream_error", message: event.data.slice(0, 1000) };
+      else chunks.push(event.data);
+      if (options.dropUsageChunk && isUsageOnlyChunk(event.data)) continue;
+      out += formatSseEvent({ event: event.event ?? undefined, data: event.data });
+    }
+    return out;
+  };
+
+  const failWith = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError): void => {
+    controller.enqueue(encoder.encode(formatSseEvent({ event: "error", data: JSON.stringify(error.toBody()) })));
+    controller.close();
+    end({ code: error.code, message: error.message });
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!reader) return failWith(controller, call.classify(new Error("empty body")));
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            const tail = render(parser.flush());
+            if (tail) controller.enqueue(encoder.encode(tail));
+            if (!sawDone && !upstreamError) {
+              return failWith(controller, call.classify(new Error("stream ended before [DONE]")));
+            }
+            controller.close();
+            return end(null);
+          }
+          const out = render(parser.push(decoder.decode(value, { stream: true })));
+          if (out) return controller.enqueue(encoder.encode(out));
+        }
+      } catch (error) {
+        failWith(controller, call.classify(error));
+      }
+    },
+    cancel() {
+      call.abort();
+      void reader?.cancel().catch(() => undefined);
+      end({ code: "client_closed", message: "The client closed the stream." });
+    },
+  });
+}

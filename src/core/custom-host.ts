@@ -1,0 +1,224 @@
+/**
+ * The SSRF guard for `x-gateway-custom-host`: which base URLs a caller may send the
+ * gateway's upstream request to.
+ */
+import { lookup as systemLookup } from "node:dns/promises";
+import ipaddr from "ipaddr.js";
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+
+export interface CustomHostGuardOptions {
+  /** Hosts allowed whatever they resolve to: lowercase hostnames or IP literals, optionally `host:port`. */
+  trustedHosts: readonly string[];
+  /** Resolves a hostname to all its addresses; defaults to the system resolver (`node:dns/promises` lookup). */
+  lookup?: (hostname: string) => Promise<string[]>;
+  /** How long a hostname's verdict is kept; default 60 s. */
+  cacheTtlMs?: number;
+  /**
+   * Also allow hosts that are not listed when they are (and resolve only to) public
+   * addresses. Off by default: then only loopback and listed hosts pass.
+   */
+  allowPublicHosts?: boolean;
+}
+
+export interface CustomHostGuard {
+  /**
+   * Checks a custom base URL and returns it parsed. Failures:
+   * `invalid_request` (400) when it is not a URL at all; `forbidden_custom_host` (400) when it
+   * is not an absolute `http:`/`https:` URL, carries credentials, or names or resolves to a
+   * non-public address; `upstream_unreachable` (502) when its hostname cannot be resolved, so
+   * it cannot be verified. Messages never echo the URL's credentials, path or query. Never throws.
+   */
+  check(rawUrl: string): Promise<Result<URL, GatewayError>>;
+}
+
+const PARAM = "x-gateway-custom-host";
+const MAX_CACHED_HOSTS = 1000;
+const DEFAULT_TTL_MS = 60_000;
+/** IPv6 global unicast; ipaddr.js calls every address outside its special ranges "unicast", even `::a9fe:a9fe`. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+type Verdict = { kind: "allowed" } | { kind: "forbidden"; message: string } | { kind: "unresolved"; message: string };
+
+/** "loopback", "public", or the name of the non-public range the address is in. */
+function classify(address: Address): string {
+  const range = address.range();
+  if (range === "loopback") return "loopback";
+  if (range !== "unicast") return range;
+  if (address.kind() === "ipv6" && !address.match(GLOBAL_UNICAST_V6)) return "reserved";
+  return "public";
+}
+
+/** Parses an address, unwrapping IPv4-mapped IPv6; null when it is not an IP address. */
+function parseAddress(text: string): Address | null {
+  try {
+    return ipaddr.process(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The hostname as an IP literal when it is one. WHATWG URL parsing has already turned `2130706433`, `0x7f.1` and the like into dotted quads. */
+function ipLiteral(hostname: string): Address | null {
+  if (hostname.startsWith("[") && hostname.endsWith("]")) return parseAddress(hostname.slice(1, -1));
+  return ipaddr.IPv4.isValidFourPartDecimal(hostname) ? parseAddress(hostname) : null;
+}
+
+function withoutTrailingDot(hostname: string): string {
+  return hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
+}
+
+function shown(text: string): string {
+  return text.length > 255 ? `${text.slice(0, 255)}…` : text;
+}
+
+function notListed(hostname: string): string {
+  return `Custom host "${shown(hostname)}" is not trusted: list it in GATEWAY_TRUSTED_CUSTOM_HOSTS.`;
+}
+
+function forbidden(message: string): GatewayError {
+  return new GatewayError("forbidden_custom_host", message, { param: PARAM });
+}
+
+/** Parses a trusted-host entry (`host`, `host:port`, `[v6]:port` or a bare IPv6 literal) into the URL parser's normal form. Throws on a malformed entry. */
+function parseTrustedEntry(entry: string): { host: string; port: string | null } {
+  const raw = entry.trim().toLowerCase();
+  let hostPart = raw;
+  let port: string | null = null;
+  const withPort = /^(.*):(\d{1,5})$/.exec(raw);
+  if (withPort?.[1] && withPort[2] && (!withPort[1].includes(":") || /^\[.*\]$/.test(withPort[1]))) {
+    hostPart = withPort[1];
+    port = String(Number(withPort[2]));
+  } else if (raw.includes(":") && !raw.startsWith("[")) {
+    hostPart = `[${raw}]`;
+  }
+  const portNumber = port === null ? 1 : Number(port);
+  if (hostPart === "" || /[/?#@\\\s]/.test(hostPart) || portNumber < 1 || portNumber > 65535) {
+    throw new TypeError(`Invalid trusted custom host entry "${entry}".`);
+  }
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${hostPart}/`).hostname;
+  } catch {
+    throw new TypeError(`Invalid trusted custom host entry "${entry}".`);
+  }
+  return { host: withoutTrailingDot(hostname), port };
+}
+
+async function defaultLookup(hostname: string): Promise<string[]> {
+  const answers = await systemLookup(hostname, { all: true });
+  return answers.map((answer) => answer.address);
+}
+
+function verdictFor(hostname: string, answers: readonly string[]): Verdict {
+  if (answers.length === 0) return { kind: "unresolved", message: `Could not resolve custom host "${shown(hostname)}": no addresses.` };
+  for (const answer of answers) {
+    const address = parseAddress(answer);
+    const range = address ? classify(address) : "unrecognised";
+    if (range !== "public" && range !== "loopback") {
+      return { kind: "forbidden", message: `Custom host "${shown(hostname)}" resolves to a non-public address.` };
+    }
+  }
+  return { kind: "allowed" };
+}
+
+/**
+ * Creates the custom-host guard. Rules, in order: the value must parse as a URL, use
+ * `http:` or `https:`, and carry no username or password; a trusted host (matched on
+ * hostname, or on hostname and effective port for `host:port` entries) and loopback
+ * (127.0.0.0/8, ::1, `localhost`) are allowed; everything else is refused unless
+ * `allowPublicHosts` is set, and then any other IP literal, and any hostname whose
+ * DNS answers include one, must be public unicast: private, link-local (including the cloud
+ * metadata address), CGNAT, unspecified, multicast, broadcast, reserved, unique-local,
+ * NAT64/6to4/Teredo and IPv4-mapped forms of these are refused. Loopback is trusted on
+ * purpose (a local model server) while private networks are not.
+ *
+ * Hostname verdicts are cached for `cacheTtlMs` (at most 1000 hosts, oldest evicted);
+ * resolution failures are not cached. This checks the name, it does not pin the address:
+ * the caller should refuse redirects, and a resolver that answers differently at connect
+ * time (DNS rebinding) is not stopped here. Throws only when `trustedHosts` has a malformed entry.
+ */
+export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHostGuard {
+  const trustedAnyPort = new Set<string>();
+  const trustedWithPort = new Set<string>();
+  for (const entry of options.trustedHosts) {
+    if (entry.trim() === "") continue;
+    const { host, port } = parseTrustedEntry(entry);
+    if (port === null) trustedAnyPort.add(host);
+    else trustedWithPort.add(`${host}:${port}`);
+  }
+  const allowPublicHosts = options.allowPublicHosts === true;
+  const lookup = options.lookup ?? defaultLookup;
+  const ttlMs = options.cacheTtlMs ?? DEFAULT_TTL_MS;
+  const cache = new Map<string, { verdict: Verdict; expiresAt: number }>();
+  const inFlight = new Map<string, Promise<Verdict>>();
+
+  const remember = (hostname: string, verdict: Verdict): void => {
+    if (verdict.kind === "unresolved" || ttlMs <= 0) return;
+    cache.delete(hostname);
+    cache.set(hostname, { verdict, expiresAt: Date.now() + ttlMs });
+    if (cache.size > MAX_CACHED_HOSTS) {
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+  };
+
+  const resolve = async (hostname: string): Promise<Verdict> => {
+    try {
+      return verdictFor(hostname, await lookup(hostname));
+    } catch (error) {
+      const code = error && typeof error === "object" && "code" in error && typeof error.code === "string" ? ` (${error.code})` : "";
+      return { kind: "unresolved", message: `Could not resolve custom host "${shown(hostname)}"${code}.` };
+    }
+  };
+
+  const hostVerdict = async (hostname: string): Promise<Verdict> => {
+    const cached = cache.get(hostname);
+    if (cached && cached.expiresAt > Date.now()) return cached.verdict;
+    if (cached) cache.delete(hostname);
+    let pending = inFlight.get(hostname);
+    if (!pending) {
+      pending = resolve(hostname).then((verdict) => {
+        inFlight.delete(hostname);
+        remember(hostname, verdict);
+        return verdict;
+      });
+      inFlight.set(hostname, pending);
+    }
+    return pending;
+  };
+
+  return {
+    async check(rawUrl: string): Promise<Result<URL, GatewayError>> {
+      let url: URL;
+      try {
+        url = new URL(rawUrl);
+      } catch {
+        return fail(new GatewayError("invalid_request", "x-gateway-custom-host must be an absolute http:// or https:// URL.", { param: PARAM }));
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        return fail(forbidden(`x-gateway-custom-host must use http or https, not "${shown(url.protocol)}".`));
+      }
+      if (url.username !== "" || url.password !== "") {
+        return fail(forbidden("x-gateway-custom-host must not contain a username or password."));
+      }
+      const host = withoutTrailingDot(url.hostname);
+      const port = url.port || (url.protocol === "https:" ? "443" : "80");
+      if (trustedAnyPort.has(host) || trustedWithPort.has(`${host}:${port}`) || host === "localhost") return ok(url);
+
+      const literal = ipLiteral(url.hostname);
+      if (literal) {
+        const range = classify(literal);
+        if (range === "loopback" || (range === "public" && allowPublicHosts)) return ok(url);
+        if (range === "public") return fail(forbidden(notListed(url.hostname)));
+        return fail(forbidden(`Custom host "${shown(url.hostname)}" is a non-public address (${range}).`));
+      }
+      if (!allowPublicHosts) return fail(forbidden(notListed(url.hostname)));
+
+      const verdict = await hostVerdict(url.hostname);
+      if (verdict.kind === "allowed") return ok(url);
+      if (verdict.kind === "forbidden") return fail(forbidden(verdict.message));
+      return fail(new GatewayError("upstream_unreachable", verdict.message, { param: PARAM }));
+    },
+  };
+}

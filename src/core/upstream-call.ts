@@ -1,0 +1,75 @@
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { UpstreamRequest } from "../providers/openai/chat-request.ts";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** An upstream request in flight: its response, and how to end it. */
+export interface UpstreamCall {
+  response: Response;
+  /** Aborts the upstream request (client went away). */
+  abort(): void;
+  /** Stops the timeout clock; call when the body has been read. */
+  done(): void;
+  /** Maps an error thrown while reading the body (timeout, reset, abort) to the gateway's error. */
+  classify(error: unknown): GatewayError;
+}
+
+export interface UpstreamCallOptions {
+  timeoutMs: number;
+  clientSignal?: AbortSignal;
+  fetch: FetchLike;
+  providerName: string;
+}
+
+/**
+ * Sends the request upstream with a timeout and client-abort propagation. Never throws:
+ * timeouts become 408, network failures 502, a client that left 499.
+ */
+export async function callUpstream(request: UpstreamRequest, options: UpstreamCallOptions): Promise<Result<UpstreamCall, GatewayError>> {
+  const controller = new AbortController();
+  let reason: "timeout" | "client" | null = null;
+  const timer = setTimeout(() => {
+    reason ??= "timeout";
+    controller.abort();
+  }, options.timeoutMs);
+  const onClientAbort = (): void => {
+    reason ??= "client";
+    controller.abort();
+  };
+  options.clientSignal?.addEventListener("abort", onClientAbort, { once: true });
+  const done = (): void => {
+    clearTimeout(timer);
+    options.clientSignal?.removeEventListener("abort", onClientAbort);
+  };
+  const classify = (error: unknown): GatewayError => {
+    if (reason === "timeout") {
+      return new GatewayError("request_timeout", `${options.providerName} did not answer within ${options.timeoutMs} ms.`);
+    }
+    if (reason === "client") return new GatewayError("client_closed", "The client closed the request.");
+    const detail = error instanceof Error ? describeNetworkError(error) : "connection failed";
+    return new GatewayError("upstream_unreachable", `Could not reach ${options.providerName}: ${detail}.`);
+  };
+
+  try {
+    const response = await options.fetch(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      signal: controller.signal,
+      // A redirect could lead past the custom-host guard (e.g. to a metadata address).
+      redirect: "manual",
+    });
+    return ok({ response, abort: onClientAbort, done, classify });
+  } catch (error) {
+    done();
+    return fail(classify(error));
+  }
+}
+
+/** A short cause without URLs or headers (which could carry credentials). */
+function describeNetworkError(error: Error): string {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  const code = (error as { code?: unknown }).code ?? cause?.code;
+  if (typeof code === "string") return code;
+  return error.name === "TypeError" ? "connection failed" : error.name;
+}

@@ -1,0 +1,89 @@
+import { createApp } from "./app.ts";
+import type { GatewayApp } from "./app-env.ts";
+import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "./auth/auth-context.ts";
+import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "./auth/gateway-key-secret.ts";
+import { GatewayKeyService } from "./auth/gateway-key-service.ts";
+import type { GatewayConfig } from "./config.ts";
+import { ControlPlaneCache } from "./control-plane/cache.ts";
+import { createSecretBox, loadMasterKey } from "./crypto/secret-box.ts";
+import { createCustomHostGuard } from "./core/custom-host.ts";
+import { isoNow, uuidv4 } from "./core/ids.ts";
+import { InflightTracker } from "./core/inflight.ts";
+import type { FetchLike } from "./core/upstream-call.ts";
+import type { GatewayDeps } from "./deps.ts";
+import { LogWriter } from "./logging/log-writer.ts";
+import { openStore, type Store } from "./store/open-store.ts";
+import packageJson from "../package.json" with { type: "json" };
+
+export interface Gateway {
+  app: GatewayApp;
+  deps: GatewayDeps;
+  /** The secret of the admin key created on first start, to print once; null otherwise. */
+  bootstrapKey: string | null;
+  /** Waits for in-flight requests (up to the shutdown timeout), flushes logs, closes the store. */
+  drain(): Promise<{ drained: boolean }>;
+}
+
+/** Composition root: opens the store, wires the services, builds the app. */
+export async function createGateway(config: GatewayConfig, options: { fetch?: FetchLike } = {}): Promise<Gateway> {
+  const masterKey = await loadMasterKey({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
+  const store = await openStore(config.GATEWAY_DATABASE_URL);
+  const bootstrapKey = config.GATEWAY_ADMIN_KEY ? null : await createBootstrapKey(store);
+  const logWriter = new LogWriter(store.logs, {
+    flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
+    batchSize: config.GATEWAY_LOG_BATCH_SIZE,
+    onError: (error, lost) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      console.error(`[gateway] could not write ${lost} log record(s): ${reason}`);
+    },
+  });
+  const guard = createCustomHostGuard({
+    trustedHosts: config.GATEWAY_TRUSTED_CUSTOM_HOSTS,
+    allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
+  });
+  const deps: GatewayDeps = {
+    config,
+    store,
+    keys: new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS }),
+    logWriter,
+    inflight: new InflightTracker(),
+    checkCustomHost: (rawUrl) => guard.check(rawUrl),
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    version: packageJson.version,
+    controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
+    secrets: createSecretBox(masterKey),
+  };
+  const app = createApp(deps);
+
+  let draining: Promise<{ drained: boolean }> | null = null;
+  const drain = (): Promise<{ drained: boolean }> => {
+    draining ??= (async () => {
+      const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
+      await logWriter.close();
+      await store.close();
+      return { drained };
+    })();
+    return draining;
+  };
+  return { app, deps, bootstrapKey, drain };
+}
+
+/** With no admin key configured and none stored, creates one so a newcomer can call right away. */
+async function createBootstrapKey(store: Store): Promise<string | null> {
+  if ((await store.apiKeys.countActive()) > 0) return null;
+  const secret = generateGatewayKeySecret();
+  await store.apiKeys.insert({
+    id: uuidv4(),
+    organisationId: DEFAULT_ORGANISATION_ID,
+    workspaceId: DEFAULT_WORKSPACE_ID,
+    name: "bootstrap admin key",
+    role: "admin",
+    organisationAdmin: true,
+    keyHash: hashGatewayKey(secret),
+    keyPrefix: displayPrefix(secret),
+    createdAt: isoNow(),
+    createdBy: null,
+    revokedAt: null,
+  });
+  return secret;
+}

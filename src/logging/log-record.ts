@@ -1,0 +1,73 @@
+/**
+ * One logged request, as the proxy core hands it to the batch writer and as the
+ * store keeps it. Secrets (Authorization, gateway keys, upstream keys) never appear here.
+ */
+export interface LogRecord {
+  /** UUIDv7: time-ordered, so the id doubles as the pagination cursor. */
+  id: string;
+  /** ISO 8601 UTC with milliseconds. */
+  createdAt: string;
+  organisationId: string;
+  workspaceId: string;
+  apiKeyId: string | null;
+  /** Set when a stored virtual key served the request. */
+  virtualKeyId: string | null;
+  provider: string | null;
+  model: string | null;
+  /** Operation id of the route, e.g. `createChatCompletion`. */
+  route: string;
+  method: string;
+  path: string;
+  /** HTTP status the client received. */
+  status: number;
+  success: boolean;
+  stream: boolean;
+  latencyMs: number;
+  timeToFirstTokenMs: number | null;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  /** Null when no price is known for the model. */
+  costUsd: number | null;
+  /** The request's `user` field. */
+  user: string | null;
+  metadata: Record<string, string>;
+  traceId: string;
+  spanId: string | null;
+  parentSpanId: string | null;
+  spanName: string | null;
+  /** Exact request body as JSON text (after secrets are removed). */
+  requestBody: string | null;
+  /** Response body as JSON text; a stream's is assembled from its chunks. */
+  responseBody: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** Set when the request ran a stored prompt. */
+  promptId: string | null;
+  promptVersion: number | null;
+  /** Guardrail results (verdict, check, latency) as JSON text; null when none ran. */
+  guardrailResults: string | null;
+}
+
+/** Filters of `GET /v1/logs`; every field narrows the result. */
+export interface LogFilters {
+  workspaceId: string;
+  user?: string;
+  model?: string;
+  provider?: string;
+  status?: number;
+  success?: boolean;
+  traceId?: string;
+  /** Records of requests that ran this stored prompt. */
+  promptId?: string;
+  /** Inclusive lower bound, ISO 8601. */
+  from?: string;
+  /** Exclusive upper bound, ISO 8601. */
+  to?: string;
+  metadata?: Record<string, string>;
+  /** Return records older than this log id (cursor). */
+  before?: string;
+  limit: number;
+}

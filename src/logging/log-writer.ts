@@ -1,0 +1,116 @@
+import type { LogRecord } from "./log-record.ts";
+
+/** Builds the record when the batch is flushed, so serialising bodies and pricing stay off the response path. */
+export type PendingLog = () => LogRecord;
+
+export interface LogSink {
+  insertBatch(records: LogRecord[]): Promise<void>;
+}
+
+export interface LogWriterOptions {
+  flushIntervalMs: number;
+  batchSize: number;
+  /** Past this many waiting records the oldest are dropped (and counted) rather than exhausting memory. */
+  maxPending?: number;
+  onError?: (error: unknown, lost: number) => void;
+}
+
+/**
+ * Asynchronous batch writer: `enqueue` is O(1) and never waits for the store. Records are
+ * written in batches every `flushIntervalMs` or as soon as `batchSize` are waiting.
+ * `close()` writes everything still pending.
+ */
+export class LogWriter {
+  private pending: PendingLog[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private closed = false;
+  private dropped = 0;
+  private readonly maxPending: number;
+
+  constructor(
+    private readonly sink: LogSink,
+    private readonly options: LogWriterOptions,
+  ) {
+    this.maxPending = options.maxPending ?? 100_000;
+  }
+
+  /** Queues a record. Never throws, never blocks. */
+  enqueue(build: PendingLog): void {
+    if (this.pending.length >= this.maxPending) {
+      this.pending.shift();
+      this.dropped += 1;
+    }
+    this.pending.push(build);
+    if (this.pending.length >= this.options.batchSize) this.scheduleFlush(0);
+    else this.scheduleFlush(this.options.flushIntervalMs);
+  }
+
+  /** Records dropped because the store could not keep up. */
+  get droppedCount(): number {
+    return this.dropped;
+  }
+
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Writes every record queued so far; resolves when they are stored (or reported lost). */
+  flush(): Promise<void> {
+    this.clearTimer();
+    this.flushing = this.flushing.then(() => this.writeAll());
+    return this.flushing;
+  }
+
+  /** Flushes and stops the timer. Records enqueued later are still written by a further `flush`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  private scheduleFlush(delayMs: number): void {
+    if (this.closed) return;
+    if (this.timer && delayMs > 0) return;
+    this.clearTimer();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, delayMs);
+    // A pending flush must not keep a process alive by itself; shutdown flushes explicitly.
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, this.options.batchSize);
+      const records: LogRecord[] = [];
+      for (const build of batch) {
+        try {
+          records.push(build());
+        } catch (error) {
+          this.options.onError?.(error, 1);
+        }
+      }
+      await this.writeWithRetry(records);
+    }
+  }
+
+  private async writeWithRetry(records: LogRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    try {
+      await this.sink.insertBatch(records);
+    } catch {
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await this.sink.insertBatch(records);
+      } catch (error) {
+        this.options.onError?.(error, records.length);
+      }
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import type { MiddlewareHandler } from "hono";
+import type { GatewayEnv } from "../app-env.ts";
+import type { GatewayKeyService } from "../auth/gateway-key-service.ts";
+import { GatewayError } from "../errors.ts";
+
+export const GATEWAY_KEY_HEADER = "x-gateway-api-key";
+
+/** Requires a valid `x-gateway-api-key` and sets `auth` on the context. */
+export function authenticate(keys: GatewayKeyService): MiddlewareHandler<GatewayEnv> {
+  return async function authenticateGatewayKey(c, next) {
+    const secret = c.req.header(GATEWAY_KEY_HEADER);
+    if (!secret) {
+      throw new GatewayError("missing_api_key", `Missing gateway key: send it in the ${GATEWAY_KEY_HEADER} header.`);
+    }
+    const auth = await keys.authenticate(secret);
+    if (!auth) throw new GatewayError("invalid_api_key", "Invalid or revoked gateway key.");
+    c.set("auth", auth);
+    await next();
+  };
+}

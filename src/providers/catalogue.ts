@@ -1,0 +1,37 @@
+/**
+ * Providers that speak the OpenAI chat completions format, kept as data. Adding one is a
+ * new entry here: the OpenAI transforms serve them all.
+ */
+export interface ProviderDefinition {
+  id: string;
+  name: string;
+  /** Default base URL (ending before `/chat/completions`); null when only a custom host makes sense. */
+  baseUrl: string | null;
+  /**
+   * How the final usage of a stream is obtained: `stream_options` asks for the usage chunk;
+   * `always` means the provider sends usage unasked (and may reject `stream_options`).
+   */
+  streamUsage: "stream_options" | "always";
+  docs: string;
+}
+
+const entries: ProviderDefinition[] = [
+  { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
+  { id: "groq", name: "Groq", baseUrl: "https://api.groq.com/openai/v1", streamUsage: "stream_options", docs: "https://console.groq.com/docs/openai" },
+  { id: "mistral", name: "Mistral AI", baseUrl: "https://api.mistral.ai/v1", streamUsage: "always", docs: "https://docs.mistral.ai/api/" },
+  { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", streamUsage: "stream_options", docs: "https://api-docs.deepseek.com/" },
+  { id: "together", name: "Together AI", baseUrl: "https://api.together.xyz/v1", streamUsage: "stream_options", docs: "https://docs.together.ai/docs/openai-api-compatibility" },
+  { id: "fireworks", name: "Fireworks AI", baseUrl: "https://api.fireworks.ai/inference/v1", streamUsage: "stream_options", docs: "https://docs.fireworks.ai/tools-sdks/openai-compatibility" },
+  { id: "x-ai", name: "xAI", baseUrl: "https://api.x.ai/v1", streamUsage: "stream_options", docs: "https://docs.x.ai/docs/api-reference" },
+  { id: "openrouter", name: "OpenRouter", baseUrl: "https://openrouter.ai/api/v1", streamUsage: "stream_options", docs: "https://openrouter.ai/docs/api-reference/overview" },
+  { id: "perplexity", name: "Perplexity", baseUrl: "https://api.perplexity.ai", streamUsage: "always", docs: "https://docs.perplexity.ai/api-reference/chat-completions" },
+  { id: "cerebras", name: "Cerebras", baseUrl: "https://api.cerebras.ai/v1", streamUsage: "stream_options", docs: "https://inference-docs.cerebras.ai/resources/openai" },
+  { id: "ollama", name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", streamUsage: "stream_options", docs: "https://github.com/ollama/ollama/blob/main/docs/openai.md" },
+  { id: "openai-compatible", name: "Any OpenAI-compatible server", baseUrl: null, streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
+];
+
+export const PROVIDERS: ReadonlyMap<string, ProviderDefinition> = new Map(entries.map((entry) => [entry.id, entry]));
+
+export function findProvider(id: string): ProviderDefinition | undefined {
+  return PROVIDERS.get(id.toLowerCase());
+}

@@ -1,0 +1,30 @@
+import { createApiKeyRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { apiKeyView, targetWorkspace } from "../auth/api-key-view.ts";
+import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-secret.ts";
+import { isoNow, uuidv4 } from "../core/ids.ts";
+import type { ApiKeyRecord } from "../auth/api-key-record.ts";
+
+export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
+  app.openapi(createApiKeyRoute, async (c) => {
+    const auth = c.get("auth");
+    const body = c.req.valid("json");
+    const secret = generateGatewayKeySecret();
+    const record: ApiKeyRecord = {
+      id: uuidv4(),
+      organisationId: auth.organisationId,
+      workspaceId: targetWorkspace(auth, body.workspace_id),
+      name: body.name,
+      role: body.role,
+      organisationAdmin: false,
+      keyHash: hashGatewayKey(secret),
+      keyPrefix: displayPrefix(secret),
+      createdAt: isoNow(),
+      createdBy: auth.keyId,
+      revokedAt: null,
+    };
+    await deps.store.apiKeys.insert(record);
+    return c.json({ ...apiKeyView(record), key: secret }, 201);
+  });
+}

@@ -1,0 +1,25 @@
+/// <reference types="bun" />
+import { loadConfig } from "../config.ts";
+import { createGateway } from "../gateway.ts";
+import { startupBanner } from "./banner.ts";
+import { onShutdownSignal } from "./shutdown.ts";
+
+const config = loadConfig();
+const gateway = await createGateway(config);
+const server = Bun.serve({
+  port: config.PORT,
+  hostname: config.HOST,
+  // Streams and slow upstreams may be silent for long; the gateway's own timeout governs.
+  idleTimeout: 255,
+  fetch(request, bunServer) {
+    bunServer.timeout(request, 0);
+    return gateway.app.fetch(request);
+  },
+});
+
+const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${server.port}`;
+if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Bun ${Bun.version}`));
+
+onShutdownSignal(gateway, async () => {
+  await server.stop();
+});

@@ -1,0 +1,43 @@
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@libsql/client";
+import type { StoreDialect } from "./store-dialect.ts";
+import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
+
+/** How long a write waits for another process's lock before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/** True for the URLs this module opens: `:memory:` and `file:` URLs. */
+export function isLibsqlUrl(url: string): boolean {
+  return url === ":memory:" || url.startsWith("file:");
+}
+
+/**
+ * Embedded libSQL (SQLite) for `file:` URLs (`file:data/gateway.db`, `file:/abs/x.db`,
+ * `file:///abs/x.db`) and `:memory:`. For files it creates the parent folder first and turns
+ * on WAL (readers never block the writer) with a busy timeout, so several processes can share
+ * one file. `synchronous=NORMAL` is the usual WAL pairing: a power cut may lose the last
+ * commits but never corrupts the file.
+ */
+export async function createLibsqlDialect(url: string): Promise<StoreDialect> {
+  if (url !== ":memory:") await mkdir(dirname(filePath(url)), { recursive: true });
+  const client = createClient({ url });
+  if (url !== ":memory:") {
+    await client.execute("PRAGMA journal_mode=WAL");
+    await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
+    await client.execute("PRAGMA synchronous=NORMAL");
+  }
+  return {
+    name: "sqlite",
+    dialect: new SerialLibsqlDialect(client),
+    migrationSchema: () => Promise.resolve(undefined),
+  };
+}
+
+/** The filesystem path of a `file:` URL, with or without the `//` authority. */
+function filePath(url: string): string {
+  const withoutQuery = url.split("?")[0] ?? url;
+  if (withoutQuery.startsWith("file://")) return fileURLToPath(withoutQuery);
+  return decodeURIComponent(withoutQuery.slice("file:".length));
+}

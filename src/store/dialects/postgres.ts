@@ -1,0 +1,30 @@
+import { sql, PostgresDialect } from "kysely";
+import { Pool } from "pg";
+import type { StoreDialect } from "./store-dialect.ts";
+
+/** True for the URLs this module opens. */
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith("postgres://") || url.startsWith("postgresql://");
+}
+
+/**
+ * PostgreSQL through a `pg` pool. The URL is passed to `pg` as is, so its query options
+ * work (`sslmode`, `options=-c search_path=<schema>`, …); the store's tables live in the
+ * connection's current schema.
+ */
+export function createPostgresDialect(url: string): StoreDialect {
+  const pool = new Pool({ connectionString: url, max: 10 });
+  // An idle client that loses its server emits `error` on the pool; unhandled, that would
+  // crash the process. The pool drops the client and the next query connects afresh.
+  pool.on("error", () => {});
+  return {
+    name: "postgres",
+    dialect: new PostgresDialect({ pool }),
+    migrationSchema: async (db) => {
+      const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+      const schema = rows[0]?.schema;
+      if (!schema) throw new Error("PostgreSQL store: the connection's search_path names no existing schema");
+      return schema;
+    },
+  };
+}

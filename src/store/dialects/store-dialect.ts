@@ -1,0 +1,17 @@
+import type { Dialect, Kysely } from "kysely";
+import type { Database } from "../schema.ts";
+
+/** The SQL engines the store runs on. */
+export type StoreDialectName = "sqlite" | "postgres";
+
+/** What `openStore` needs from a dialect module; every dialect difference lives behind it. */
+export interface StoreDialect {
+  name: StoreDialectName;
+  dialect: Dialect;
+  /**
+   * The schema Kysely's migration tables belong in, or undefined for the database default.
+   * PostgreSQL must name it: Kysely checks whether its tables exist across every schema,
+   * so another schema's `kysely_migration` would otherwise count as ours.
+   */
+  migrationSchema(db: Kysely<Database>): Promise<string | undefined>;
+}

@@ -1,0 +1,115 @@
+import type { Kysely } from "kysely";
+import type { LogFilters, LogRecord } from "../logging/log-record.ts";
+import { fromLogRow, LOG_SUMMARY_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
+import type { Database } from "./schema.ts";
+
+/**
+ * Rows per multi-row INSERT. A `logs` row binds 35 parameters: 500 rows bind 17,500, under
+ * SQLite's 32,766 and PostgreSQL's 65,535 limits. Metadata rows bind 4 each.
+ */
+const LOG_ROWS_PER_INSERT = 500;
+const METADATA_ROWS_PER_INSERT = 2_000;
+
+/** Stored request logs. Every read is scoped to one workspace. */
+export interface LogsRepository {
+  /**
+   * Stores the records (and their metadata pairs) in one transaction: all or nothing.
+   * A record whose id is already stored is skipped, so a retried batch does not fail.
+   */
+  insertBatch(records: LogRecord[]): Promise<void>;
+  /**
+   * The workspace's records matching every filter, newest first (by id), at most `limit`
+   * (a positive integer); `hasMore` says whether older ones remain (pass the last id as
+   * `before`). Listing never reads the bodies: `requestBody`/`responseBody` are null here,
+   * use `get` for them. `from`/`to` must be ISO 8601 instants.
+   */
+  list(filters: LogFilters): Promise<{ records: LogRecord[]; hasMore: boolean }>;
+  /** One record with its bodies, if it belongs to the workspace. */
+  get(id: string, workspaceId: string): Promise<LogRecord | undefined>;
+  /** Number of records, in one workspace or in all. */
+  count(workspaceId?: string): Promise<number>;
+}
+
+/** The repository over `logs` and `log_metadata`. */
+export function createLogsRepository(db: Kysely<Database>): LogsRepository {
+  return {
+    async insertBatch(records) {
+      if (records.length === 0) return;
+      const metadataRows = records.flatMap(toMetadataRows);
+      await db.transaction().execute(async (trx) => {
+        for (const chunk of chunked(records.map(toLogRow), LOG_ROWS_PER_INSERT)) {
+          await trx.insertInto("logs").values(chunk).onConflict((oc) => oc.column("id").doNothing()).execute();
+        }
+        for (const chunk of chunked(metadataRows, METADATA_ROWS_PER_INSERT)) {
+          await trx
+            .insertInto("log_metadata")
+            .values(chunk)
+            .onConflict((oc) => oc.columns(["log_id", "key"]).doNothing())
+            .execute();
+        }
+      });
+    },
+
+    async list(filters) {
+      const limit = Math.max(1, Math.trunc(filters.limit));
+      const { workspaceId } = filters;
+      let query = db.selectFrom("logs").select(LOG_SUMMARY_COLUMNS).where("workspace_id", "=", workspaceId);
+      if (filters.user !== undefined) query = query.where("end_user", "=", filters.user);
+      if (filters.model !== undefined) query = query.where("model", "=", filters.model);
+      if (filters.provider !== undefined) query = query.where("provider", "=", filters.provider);
+      if (filters.status !== undefined) query = query.where("status", "=", filters.status);
+      if (filters.success !== undefined) query = query.where("success", "=", filters.success ? 1 : 0);
+      if (filters.traceId !== undefined) query = query.where("trace_id", "=", filters.traceId);
+      if (filters.promptId !== undefined) query = query.where("prompt_id", "=", filters.promptId);
+      if (filters.from !== undefined) query = query.where("created_at", ">=", isoInstant(filters.from, "from"));
+      if (filters.to !== undefined) query = query.where("created_at", "<", isoInstant(filters.to, "to"));
+      if (filters.before !== undefined) query = query.where("id", "<", filters.before);
+      for (const [key, value] of Object.entries(filters.metadata ?? {})) {
+        query = query.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom("log_metadata")
+              .select("log_metadata.log_id")
+              .whereRef("log_metadata.log_id", "=", "logs.id")
+              .where("log_metadata.workspace_id", "=", workspaceId)
+              .where("log_metadata.key", "=", key)
+              .where("log_metadata.value", "=", value),
+          ),
+        );
+      }
+      const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
+      return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
+    },
+
+    async get(id, workspaceId) {
+      const row = await db
+        .selectFrom("logs")
+        .selectAll()
+        .where("id", "=", id)
+        .where("workspace_id", "=", workspaceId)
+        .executeTakeFirst();
+      return row && fromLogRow(row);
+    },
+
+    async count(workspaceId) {
+      let query = db.selectFrom("logs").select((eb) => eb.fn.countAll().as("count"));
+      if (workspaceId !== undefined) query = query.where("workspace_id", "=", workspaceId);
+      const row = await query.executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+  };
+}
+
+/**
+ * Any ISO 8601 instant as the stored form (`…T…:…:….sssZ`), so text comparison is time
+ * comparison whatever offset or precision the caller wrote.
+ */
+function isoInstant(value: string, name: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new RangeError(`log filter ${name} is not an ISO 8601 instant: ${value}`);
+  return new Date(ms).toISOString();
+}
+
+function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}

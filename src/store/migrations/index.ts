@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as initial from "./0001_initial.ts";
+import * as controlPlane from "./0002_control_plane.ts";
+
+/**
+ * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
+ * Kysely runs them in key order: name new files `0002_<what>.ts` and add them here.
+ */
+export const migrations: Readonly<Record<string, Migration>> = {
+  "0001_initial": initial,
+  "0002_control_plane": controlPlane,
+};
+
+/** Hands Kysely's `Migrator` the static list above. */
+export const staticMigrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve({ ...migrations }),
+};

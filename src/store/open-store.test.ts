@@ -1,0 +1,96 @@
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { postgresTestUrl, removeSqliteTestDatabase, sqliteTestUrl, TEST_DATABASES, type TestDatabase } from "../../test/support/databases.ts";
+import { openStore, type Store } from "./open-store.ts";
+import { apiKeyRecord, logRecord, scopeId } from "./store-test-fixtures.ts";
+
+const opened: Store[] = [];
+const databases: TestDatabase[] = [];
+
+async function open(url: string): Promise<Store> {
+  const store = await openStore(url);
+  opened.push(store);
+  return store;
+}
+
+async function fresh(create: () => Promise<TestDatabase>): Promise<TestDatabase> {
+  const database = await create();
+  databases.push(database);
+  return database;
+}
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  for (const database of databases.splice(0)) await database.cleanup();
+});
+
+describe.each(TEST_DATABASES)("openStore on $name", ({ name, create }) => {
+  it("migrates once: reopening keeps the data and records each migration a single time", async () => {
+    const { url } = await fresh(create);
+    const first = await open(url);
+    expect(first.dialect).toBe(name === "postgres" ? "postgres" : "sqlite");
+    const key = apiKeyRecord();
+    await first.apiKeys.insert(key);
+    await first.close();
+    opened.splice(opened.indexOf(first), 1);
+
+    const second = await open(url);
+    expect(await second.apiKeys.findByHash(key.keyHash)).toEqual(key);
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(second.db);
+    expect(rows.map((row) => row.name).sort()).toEqual(["0001_initial", "0002_control_plane"]);
+  });
+
+  it("lets other writes proceed while a large batch transaction runs", async () => {
+    const store = await open((await fresh(create)).url);
+    const workspaceId = scopeId("ws");
+    const records = Array.from({ length: 1000 }, (_, i) => logRecord(Date.UTC(2026, 0, 1) + i, { workspaceId }));
+    const keys = Array.from({ length: 20 }, () => apiKeyRecord());
+    await Promise.all([
+      store.logs.insertBatch(records),
+      ...keys.map((key) => store.apiKeys.insert(key)),
+      store.logs.list({ workspaceId, limit: 5 }),
+    ]);
+    expect(await store.logs.count(workspaceId)).toBe(1000);
+    expect(await store.apiKeys.countActive()).toBe(20);
+  });
+});
+
+describe("openStore URLs", () => {
+  it("keeps a :memory: database across transactions", async () => {
+    const store = await open(":memory:");
+    const record = logRecord(Date.UTC(2026, 0, 1));
+    await store.logs.insertBatch([record]);
+    await store.apiKeys.insert(apiKeyRecord());
+    expect(await store.logs.get(record.id, record.workspaceId)).toEqual(record);
+    expect(await store.apiKeys.countActive()).toBe(1);
+  });
+
+  it("creates the folder of a file: URL, in the file:/// form too, with WAL on", async () => {
+    const url = sqliteTestUrl();
+    databases.push({ url, cleanup: () => removeSqliteTestDatabase(url) });
+    const store = await open(url.replace(/^file:/, "file://"));
+    const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
+    expect(rows[0]?.journal_mode).toBe("wal");
+  });
+
+  it("rejects a URL it cannot open, without echoing credentials", async () => {
+    await expect(openStore("mysql://user:secret@localhost/db")).rejects.toThrow(/unsupported store URL "mysql:/);
+    await expect(openStore("mysql://user:secret@localhost/db")).rejects.not.toThrow(/secret/);
+  });
+
+  it("gives each PostgreSQL test schema its own tables", async () => {
+    const a = await open((await fresh(postgresTestUrl)).url);
+    const b = await open((await fresh(postgresTestUrl)).url);
+    await a.apiKeys.insert(apiKeyRecord());
+    expect(await a.apiKeys.countActive()).toBe(1);
+    expect(await b.apiKeys.countActive()).toBe(0);
+    const { rows } = await sql<{ table_name: string }>`
+      select table_name from information_schema.tables where table_schema = current_schema() order by table_name`.execute(b.db);
+    expect(rows.map((row) => row.table_name)).toEqual([
+      "api_keys", "config_versions", "configs", "guardrails", "kysely_migration", "kysely_migration_lock",
+      "log_metadata", "logs", "prompt_versions", "prompts", "virtual_keys",
+    ]);
+    const schema = await sql<{ schema: string }>`select current_schema() as schema`.execute(b.db);
+    expect(schema.rows[0]?.schema).toMatch(/^store_test_[0-9a-f]{12}$/);
+  });
+});

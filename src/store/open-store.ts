@@ -1,0 +1,49 @@
+import { Kysely } from "kysely";
+import { createApiKeysRepository, type ApiKeysRepository } from "./api-keys-repository.ts";
+import { createLibsqlDialect, isLibsqlUrl } from "./dialects/libsql.ts";
+import { createPostgresDialect, isPostgresUrl } from "./dialects/postgres.ts";
+import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
+import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
+import { migrateToLatest } from "./migrate.ts";
+import type { Database } from "./schema.ts";
+
+/** The gateway's persistent state: one database, one repository per aggregate. */
+export interface Store {
+  db: Kysely<Database>;
+  dialect: StoreDialectName;
+  apiKeys: ApiKeysRepository;
+  logs: LogsRepository;
+  /** Closes the connection(s); the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store the URL names and migrates it to the latest schema.
+ * - `postgres://…` / `postgresql://…`: PostgreSQL (tables in the connection's current schema).
+ * - `file:<path>` / `:memory:`: embedded libSQL; the file's folder is created when missing.
+ * Rejects on any other URL, when the database cannot be reached, or when a migration fails.
+ */
+export async function openStore(url: string): Promise<Store> {
+  const dialect = await pickDialect(url);
+  const db = new Kysely<Database>({ dialect: dialect.dialect });
+  try {
+    await migrateToLatest(db, dialect);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return {
+    db,
+    dialect: dialect.name,
+    apiKeys: createApiKeysRepository(db),
+    logs: createLogsRepository(db),
+    close: () => db.destroy(),
+  };
+}
+
+async function pickDialect(url: string): Promise<StoreDialect> {
+  if (isPostgresUrl(url)) return createPostgresDialect(url);
+  if (isLibsqlUrl(url)) return createLibsqlDialect(url);
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url;
+  throw new Error(`unsupported store URL "${scheme}…": use postgres://, postgresql://, file: or :memory:`);
+}

@@ -1,0 +1,193 @@
+/**
+ * The one Kysely `Database` interface of the gateway's store.
+ *
+ * Column types are the portable subset shared by SQLite and PostgreSQL: `text`, `integer`
+ * and `double precision`. Booleans are integers 0/1, timestamps are ISO 8601 UTC text with
+ * milliseconds (`2026-01-02T03:04:05.678Z`), so they sort and compare as text. No `bigint`:
+ * the pg driver returns it as a string.
+ *
+ * Migrations never import this file: they are frozen in time, this interface moves on.
+ */
+export interface Database {
+  api_keys: ApiKeysTable;
+  logs: LogsTable;
+  log_metadata: LogMetadataTable;
+  configs: ConfigsTable;
+  config_versions: ConfigVersionsTable;
+  virtual_keys: VirtualKeysTable;
+  prompts: PromptsTable;
+  prompt_versions: PromptVersionsTable;
+  guardrails: GuardrailsTable;
+}
+
+/** Gateway keys. Only the SHA-256 hash of a secret is kept (`key_hash`, unique). */
+export interface ApiKeysTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  /** `admin` | `service`. */
+  role: string;
+  /** 0/1. */
+  organisation_admin: number;
+  key_hash: string;
+  key_prefix: string;
+  created_at: string;
+  created_by: string | null;
+  revoked_at: string | null;
+}
+
+/** One logged request. `id` is a UUIDv7, so ordering by id is ordering by time. */
+export interface LogsTable {
+  id: string;
+  created_at: string;
+  organisation_id: string;
+  workspace_id: string;
+  api_key_id: string | null;
+  virtual_key_id: string | null;
+  provider: string | null;
+  model: string | null;
+  route: string;
+  method: string;
+  path: string;
+  status: number;
+  /** 0/1. */
+  success: number;
+  /** 0/1. */
+  stream: number;
+  latency_ms: number;
+  time_to_first_token_ms: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number | null;
+  /** The request's `user` field (`user` is a reserved word in PostgreSQL). */
+  end_user: string | null;
+  /** JSON object text, `Record<string, string>`; mirrored row by row in `log_metadata`. */
+  metadata: string;
+  trace_id: string;
+  span_id: string | null;
+  parent_span_id: string | null;
+  span_name: string | null;
+  request_body: string | null;
+  response_body: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  /** Set when the request ran a stored prompt. */
+  prompt_id: string | null;
+  prompt_version: number | null;
+  /** JSON array text of guardrail results; null when none ran. */
+  guardrail_results: string | null;
+}
+
+/**
+ * One metadata pair of a log, so `metadata key=value` filters are plain indexed SQL
+ * instead of dialect-specific JSON functions.
+ */
+export interface LogMetadataTable {
+  log_id: string;
+  workspace_id: string;
+  key: string;
+  value: string;
+}
+
+/**
+ * Columns every control-plane table carries: the scope, and the gateway key ids that created
+ * and last changed the row (null for the operator's admin key).
+ */
+export interface OwnedColumns {
+  organisation_id: string;
+  workspace_id: string;
+  owner_id: string | null;
+  updated_by: string | null;
+}
+
+/** A config's identity and current state; its bodies live in `config_versions`. */
+export interface ConfigsTable extends OwnedColumns {
+  id: string;
+  /** Unique across the store. */
+  slug: string;
+  name: string;
+  /** 0/1; at most one 1 per workspace. */
+  is_default: number;
+  /** `active`. */
+  status: string;
+  created_at: string;
+  last_updated_at: string;
+}
+
+/** One immutable version of a config; `(config_id, version_number)` is unique. */
+export interface ConfigVersionsTable extends OwnedColumns {
+  version_id: string;
+  config_id: string;
+  version_number: number;
+  name: string;
+  /** The config body, JSON text. */
+  config: string;
+  created_at: string;
+}
+
+/** Stored upstream credentials; the key itself only as AES-256-GCM ciphertext. */
+export interface VirtualKeysTable extends OwnedColumns {
+  id: string;
+  /** Unique across the store. */
+  slug: string;
+  name: string;
+  provider: string;
+  encrypted_key: string;
+  key_hint: string;
+  upstream_organization: string | null;
+  upstream_project: string | null;
+  custom_host: string | null;
+  /** Null: no budget. */
+  budget_credit_limit_usd: number | null;
+  /** `none` | `weekly` | `monthly`; null with no budget. */
+  budget_period: string | null;
+  rate_limit_rpm: number | null;
+  rate_limit_tpm: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A prompt template's identity and the version it publishes. */
+export interface PromptsTable extends OwnedColumns {
+  id: string;
+  name: string;
+  default_version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One immutable version of a prompt; `(prompt_id, version_number)` is unique. */
+export interface PromptVersionsTable extends OwnedColumns {
+  version_id: string;
+  prompt_id: string;
+  version_number: number;
+  model: string;
+  provider: string | null;
+  virtual_key: string | null;
+  /** JSON array text of `{role, content}`. */
+  messages: string;
+  /** JSON object text. */
+  hyperparameters: string;
+  /** JSON array text of variable names. */
+  variables: string;
+  created_at: string;
+  created_by: string | null;
+}
+
+/** A named set of guardrail checks and what to do when one fails. */
+export interface GuardrailsTable extends OwnedColumns {
+  id: string;
+  /** Unique across the store. */
+  slug: string;
+  name: string;
+  /** JSON array text of `{type, params}`. */
+  checks: string;
+  /** JSON object text, `{deny: boolean}`. */
+  action: string;
+  created_at: string;
+  updated_at: string;
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll } from "vitest";
+import type { TestDatabase } from "../../test/support/databases.ts";
+import type { ApiKeyRecord } from "../auth/api-key-record.ts";
+import type { LogRecord } from "../logging/log-record.ts";
+import { openStore, type Store } from "./open-store.ts";
+
+/**
+ * Test-only helpers for the store suites (imported by `*.test.ts` only).
+ */
+
+/**
+ * Opens a store on a fresh test database before the suite and removes both after it.
+ * Returns a getter because the store exists only once `beforeAll` has run.
+ */
+export function useStore(create: () => Promise<TestDatabase>): () => Store {
+  let database: TestDatabase | undefined;
+  let store: Store | undefined;
+  beforeAll(async () => {
+    database = await create();
+    store = await openStore(database.url);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.cleanup();
+  });
+  return () => {
+    if (!store) throw new Error("store not open: useStore's beforeAll has not run");
+    return store;
+  };
+}
+
+/** A unique id for a test's organisation or workspace, so tests sharing a database never meet. */
+export function scopeId(label: string): string {
+  return `${label}-${crypto.randomUUID()}`;
+}
+
+/**
+ * A well-formed UUIDv7 for millisecond `ms`, then `seq`, then random bits: ids sort by
+ * (ms, seq) deterministically (the gateway's own generator is random within a millisecond),
+ * yet two calls never collide, so tests sharing a database cannot overwrite each other.
+ */
+export function uuidv7At(ms: number, seq = 0): string {
+  const time = ms.toString(16).padStart(12, "0");
+  const random = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+  const tail = `${seq.toString(16).padStart(6, "0")}${random}`;
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${tail.slice(0, 3)}-8${tail.slice(3, 6)}-${tail.slice(6)}`;
+}
+
+export function apiKeyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const id = crypto.randomUUID();
+  return {
+    id,
+    organisationId: "org-default",
+    workspaceId: "ws-default",
+    name: `key ${id.slice(0, 8)}`,
+    role: "service",
+    organisationAdmin: false,
+    keyHash: `${id.replaceAll("-", "")}${"0".repeat(32)}`,
+    keyPrefix: `gw-${id.slice(0, 6)}`,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    createdBy: null,
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+/** A log record at `ms` (id and createdAt agree), every field filled with a distinct value. */
+export function logRecord(ms: number, overrides: Partial<LogRecord> = {}, seq = 0): LogRecord {
+  return {
+    id: uuidv7At(ms, seq),
+    createdAt: new Date(ms).toISOString(),
+    organisationId: "org-default",
+    workspaceId: "ws-default",
+    apiKeyId: "key-1",
+    virtualKeyId: "vk-1",
+    provider: "openai",
+    model: "gpt-4o-mini",
+    route: "createChatCompletion",
+    method: "POST",
+    path: "/v1/chat/completions",
+    status: 200,
+    success: true,
+    stream: false,
+    latencyMs: 123.5,
+    timeToFirstTokenMs: 45.25,
+    promptTokens: 11,
+    completionTokens: 22,
+    totalTokens: 33,
+    cachedTokens: 4,
+    reasoningTokens: 5,
+    costUsd: 0.000123,
+    user: "user-1",
+    metadata: { env: "test" },
+    traceId: `trace-${ms}-${seq}`,
+    spanId: "span-1",
+    parentSpanId: "parent-1",
+    spanName: "chat",
+    requestBody: '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}',
+    responseBody: '{"id":"chatcmpl-1","choices":[]}',
+    errorCode: null,
+    errorMessage: null,
+    promptId: "prompt-1",
+    promptVersion: 3,
+    guardrailResults: '[{"check":"regex","verdict":true,"latencyMs":1}]',
+    ...overrides,
+  };
+}

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LLMock } from "@copilotkit/aimock";
+import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
+
+let gateway: RunningGateway;
+let upstream: LLMock;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  upstream.onMessage("hello", { content: "Hello back" });
+  gateway = await startGateway({ GATEWAY_MAX_BODY_BYTES: 64 * 1024 });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.stop();
+});
+
+function expectEnvelope(body: any, code: string, param?: string | null): void {
+  expect(Object.keys(body)).toEqual(["error"]);
+  expect(typeof body.error.message).toBe("string");
+  expect(body.error.message.length).toBeGreaterThan(0);
+  expect(typeof body.error.type).toBe("string");
+  expect(body.error.code).toBe(code);
+  if (param !== undefined) expect(body.error.param).toBe(param);
+}
+
+const chat = (body: unknown, extra: { rawBody?: string; headers?: Record<string, string>; key?: string | null } = {}) =>
+  call(gateway, "POST", "/v1/chat/completions", {
+    body,
+    rawBody: extra.rawBody,
+    key: extra.key,
+    headers: { ...upstreamHeaders(gateway, upstream), ...extra.headers },
+  });
+
+async function stillServes(): Promise<void> {
+  const ok = await chat({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] });
+  expect(ok.status).toBe(200);
+  expect(ok.body.choices[0].message.content).toBe("Hello back");
+}
+
+describe("bad input gets a clear 4xx and the gateway keeps serving", () => {
+  it("malformed JSON → 400 invalid_json", async () => {
+    const response = await chat(undefined, { rawBody: '{"model": "gpt-4o", "messages": [' });
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, "invalid_json");
+    await stillServes();
+  });
+
+  it("missing model → 400 naming model", async () => {
+    const response = await chat({ messages: [{ role: "user", content: "hello" }] });
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, "invalid_request", "model");
+    expect(response.body.error.message).toContain("model");
+    await stillServes();
+  });
+
+  it("wrong types → 400 naming the field", async () => {
+    const messages = await chat({ model: "gpt-4o", messages: "hello" });
+    expect(messages.status).toBe(400);
+    expectEnvelope(messages.body, "invalid_request", "messages");
+    const role = await chat({ model: "gpt-4o", messages: [{ role: "wizard", content: "hi" }] });
+    expect(role.status).toBe(400);
+    expectEnvelope(role.body, "invalid_request", "messages.0.role");
+    const tokens = await chat({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_completion_tokens: "lots" });
+    expect(tokens.status).toBe(400);
+    expectEnvelope(tokens.body, "invalid_request", "max_completion_tokens");
+    await stillServes();
+  });
+
+  it("a JSON body that is not an object → 400", async () => {
+    const response = await chat(undefined, { rawBody: "[1,2,3]" });
+    expect(response.status).toBe(400);
+    expect(response.body.error.type).toBe("invalid_request_error");
+    await stillServes();
+  });
+
+  it("a huge body → 413", async () => {
+    const huge = { model: "gpt-4o", messages: [{ role: "user", content: "x".repeat(200 * 1024) }] };
+    // The gateway answers before reading the whole body, so this connection cannot be reused.
+    const response = await chat(huge, { headers: { connection: "close" } });
+    expect(response.status).toBe(413);
+    expectEnvelope(response.body, "body_too_large");
+    await stillServes();
+  });
+
+  it("unknown provider → 400", async () => {
+    const response = await chat({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-gateway-provider": "no-such-provider" } });
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, "unknown_provider", "x-gateway-provider");
+    const fromModel = await chat({ model: "@nowhere/gpt-4o", messages: [{ role: "user", content: "hi" }] });
+    expect(fromModel.status).toBe(400);
+    expectEnvelope(fromModel.body, "unknown_provider", "model");
+    await stillServes();
+  });
+
+  it("missing or wrong gateway key → 401", async () => {
+    const missing = await chat({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }, { key: null, headers: { "x-gateway-api-key": "" } });
+    expect(missing.status).toBe(401);
+    expectEnvelope(missing.body, "missing_api_key");
+    const wrong = await chat({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-gateway-api-key": "gw_not-a-real-key" } });
+    expect(wrong.status).toBe(401);
+    expectEnvelope(wrong.body, "invalid_api_key");
+    await stillServes();
+  });
+
+  it("invalid metadata header → 400 naming the header", async () => {
+    const response = await chat(
+      { model: "gpt-4o", messages: [{ role: "user", content: "hi" }] },
+      { headers: { "x-gateway-metadata": '{"team": 42}' } },
+    );
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, "invalid_request", "x-gateway-metadata");
+    await stillServes();
+  });
+
+  it("private and link-local custom hosts are refused (no SSRF)", async () => {
+    for (const host of ["http://169.254.169.254/latest", "http://10.0.0.5/v1", "http://192.168.1.1/v1", "http://[fd00::1]/v1", "file:///etc/passwd"]) {
+      const response = await chat({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-gateway-custom-host": host } });
+      expect(response.status, host).toBe(400);
+      expect(response.body.error.param, host).toBe("x-gateway-custom-host");
+    }
+    await stillServes();
+  });
+
+  it("invalid request timeout header → 400", async () => {
+    const response = await chat({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-gateway-request-timeout": "soon" } });
+    expect(response.status).toBe(400);
+    expectEnvelope(response.body, "invalid_request", "x-gateway-request-timeout");
+  });
+
+  it("unknown routes → 404 envelope", async () => {
+    const response = await call(gateway, "GET", "/v1/nothing-here");
+    expect(response.status).toBe(404);
+    expectEnvelope(response.body, "not_found");
+  });
+});

@@ -1,0 +1,116 @@
+import { serve, type ServerType } from "@hono/node-server";
+import { LLMock } from "@copilotkit/aimock";
+import OpenAI from "openai";
+import { randomBytes } from "node:crypto";
+import { createServer, type AddressInfo } from "node:net";
+import { configWith, type GatewayConfig } from "../../src/config.ts";
+import { createGateway, type Gateway } from "../../src/gateway.ts";
+import { removeSqliteTestDatabase, sqliteTestUrl } from "./databases.ts";
+
+export interface RunningGateway {
+  url: string;
+  adminKey: string;
+  gateway: Gateway;
+  /** Writes every pending log record now. */
+  flushLogs(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the real gateway app on a loopback port (Node server), with an embedded store. */
+export async function startGateway(overrides: Partial<GatewayConfig> = {}): Promise<RunningGateway> {
+  const adminKey = `test-admin-${randomBytes(12).toString("hex")}`;
+  const databaseUrl = overrides.GATEWAY_DATABASE_URL ?? sqliteTestUrl();
+  const config = configWith({
+    GATEWAY_DATABASE_URL: databaseUrl,
+    GATEWAY_ADMIN_KEY: adminKey,
+    GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    GATEWAY_QUIET: true,
+    GATEWAY_LOG_FLUSH_INTERVAL_MS: 20,
+    ...overrides,
+  });
+  const gateway = await createGateway(config);
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: gateway.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    adminKey: config.GATEWAY_ADMIN_KEY ?? adminKey,
+    gateway,
+    flushLogs: () => gateway.deps.logWriter.flush(),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await gateway.drain();
+      if (!overrides.GATEWAY_DATABASE_URL) await removeSqliteTestDatabase(databaseUrl);
+    },
+  };
+}
+
+/** aimock as the upstream, on a loopback port. */
+export async function startUpstream(): Promise<LLMock> {
+  const mock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent" });
+  await mock.start();
+  return mock;
+}
+
+export const UPSTREAM_KEY = "sk-upstream-secret-0123456789";
+
+/** Gateway headers that send a request to the aimock upstream as provider `openai`. */
+export function upstreamHeaders(gateway: RunningGateway, upstream: LLMock, key = gateway.adminKey): Record<string, string> {
+  return {
+    "x-gateway-api-key": key,
+    "x-gateway-provider": "openai",
+    "x-gateway-custom-host": `${upstream.url}/v1`,
+  };
+}
+
+/** The official OpenAI client pointed at the gateway. */
+export function openaiClient(
+  gateway: RunningGateway,
+  upstream: LLMock,
+  headers: Record<string, string> = {},
+  options: { maxRetries?: number } = {},
+): OpenAI {
+  return new OpenAI({
+    baseURL: `${gateway.url}/v1`,
+    apiKey: UPSTREAM_KEY,
+    defaultHeaders: { ...upstreamHeaders(gateway, upstream), ...headers },
+    maxRetries: options.maxRetries ?? 0,
+  });
+}
+
+/** Raw JSON call to the gateway. */
+export async function call(
+  gateway: RunningGateway,
+  method: string,
+  path: string,
+  options: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== null) headers["x-gateway-api-key"] ??= options.key ?? gateway.adminKey;
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  if (body !== undefined) headers["content-type"] ??= "application/json";
+  const response = await fetch(`${gateway.url}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON (e.g. an event stream): the text is returned.
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+/** A loopback port that was free a moment ago (nothing listens on it now). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
