@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { runSync } from "../testing.ts";
+import { jsonSchema } from "./json_schema.ts";
+
+const schema = {
+  type: "object",
+  properties: { name: { type: "string" }, age: { type: "integer", minimum: 0 }, email: { type: "string", format: "email" } },
+  required: ["name", "age"],
+};
+const run = (text: string, s: Record<string, unknown> = schema) =>
+  runSync(jsonSchema, { schema: s }, { text });
+
+describe("json_schema", () => {
+  it("passes for a whole-text JSON that validates", () => {
+    expect(run('{"name": "Ada", "age": 36}')).toMatchObject({ verdict: true, data: { source: "text" } });
+  });
+
+  it("validates the JSON of a fence or embedded in prose", () => {
+    expect(run('Here you go:\n```json\n{"name": "Ada", "age": 36}\n```')).toMatchObject({ verdict: true, data: { source: "fence" } });
+    expect(run('Result: {"name": "Ada", "age": 36} done')).toMatchObject({ verdict: true, data: { source: "embedded" } });
+  });
+
+  it("fails naming the path and rule, without echoing values", () => {
+    const outcome = run('{"name": "Ada", "age": -4, "email": "secret-not-an-email"}');
+    expect(outcome.verdict).toBe(false);
+    expect(outcome.explanation).toContain("/age must be >= 0");
+    expect(outcome.explanation).toContain("/email");
+    expect(outcome.explanation).not.toContain("secret-not-an-email");
+    expect(outcome.data?.errors).toEqual(expect.arrayContaining([{ path: "/age", message: "must be >= 0" }]));
+  });
+
+  it("fails when there is no JSON at all", () => {
+    expect(run("I cannot answer in JSON.")).toMatchObject({ verdict: false, explanation: expect.stringContaining("no JSON") });
+  });
+
+  it("refuses an invalid schema, an unresolvable $ref and a non-object schema", () => {
+    expect(jsonSchema.params.safeParse({ schema: { type: "nope" } }).success).toBe(false);
+    expect(jsonSchema.params.safeParse({ schema: { $ref: "https://example.com/s.json" } }).success).toBe(false);
+    expect(jsonSchema.params.safeParse({ schema: "object" }).success).toBe(false);
+    expect(jsonSchema.params.safeParse({}).success).toBe(false);
+  });
+
+  it("stops a catastrophic schema pattern instead of hanging", () => {
+    const outcome = run(JSON.stringify(`${"a".repeat(40)}b`), { type: "string", pattern: "^(a+)+$" });
+    expect(outcome).toMatchObject({ verdict: false, explanation: expect.stringContaining("too long") });
+  });
+});

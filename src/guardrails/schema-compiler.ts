@@ -1,0 +1,62 @@
+/**
+ * Compiles the JSON Schemas of `json_schema` checks with one shared Ajv (draft-07 plus
+ * ajv-formats formats). Schema `pattern`s run through `safeTest`, so a catastrophic pattern
+ * throws `RegexTimeoutError` instead of hanging. Compiled validators are kept in a small
+ * bounded cache keyed by the schema's JSON, and dropped from Ajv's own cache so it cannot grow.
+ */
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import { safeTest } from "./safe-regex.ts";
+
+/** Serialized schemas longer than this are refused. */
+export const MAX_SCHEMA_CHARS = 100_000;
+const MAX_CACHED = 200;
+
+type RegExpEngine = NonNullable<NonNullable<Options["code"]>["regExp"]>;
+
+const safeRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    const re = new RegExp(pattern, flags);
+    return { test: (text: string) => safeTest(re, text), toString: () => re.toString() };
+  },
+  { code: "safeRegExp" },
+);
+
+const ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: safeRegExp } });
+// ajv-formats is CommonJS; its default export may arrive wrapped depending on the loader.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
+addFormats(ajv);
+
+const cache = new Map<string, ValidateFunction>();
+
+export type Compiled = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
+
+/** Compiles a schema; the message says why it is not a usable schema. Never throws. */
+export function compileSchema(schema: Record<string, unknown>): Compiled {
+  let key: string;
+  try {
+    key = JSON.stringify(schema);
+  } catch {
+    return { ok: false, message: "the schema is not serializable JSON" };
+  }
+  if (key.length > MAX_SCHEMA_CHARS) return { ok: false, message: `the schema is longer than ${MAX_SCHEMA_CHARS} characters` };
+  const cached = cache.get(key);
+  if (cached) return { ok: true, validate: cached };
+  const copy = JSON.parse(key) as Record<string, unknown>;
+  try {
+    const validate = ajv.compile(copy);
+    if ((validate as { $async?: unknown }).$async) return { ok: false, message: "asynchronous schemas ($async) are not supported" };
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+    cache.set(key, validate);
+    return { ok: true, validate };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : "the schema does not compile" };
+  } finally {
+    ajv.removeSchema(copy);
+  }
+}
+
+/** Ajv errors as `{ path, message }` (no instance values are echoed). */
+export function schemaErrors(errors: readonly ErrorObject[] | null | undefined, max = 5): { path: string; message: string }[] {
+  return (errors ?? []).slice(0, max).map((error) => ({ path: error.instancePath || "/", message: error.message ?? "is invalid" }));
+}

@@ -1,0 +1,190 @@
+import Mustache from "mustache";
+import type { OpeningAndClosingTags, TemplateCache } from "mustache";
+import type { PromptMessage } from "../control-plane/records.ts";
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+
+/**
+ * Prompt templates are Mustache (https://mustache.github.io/mustache.5.html), parsed and rendered
+ * by the `mustache` library. Partials are refused: a prompt is self-contained. Chat text is not
+ * HTML, so values are rendered as they are, never HTML-escaped.
+ */
+
+/** Fixed tags, so a process-wide change of `Mustache.tags` cannot change how prompts parse. */
+const TAGS: OpeningAndClosingTags = ["{{", "}}"];
+const MAX_CACHED_TEMPLATES = 1_000;
+
+/** A token of `Mustache.parse`: `[type, value, start, end, children?, …]`. */
+type Token = [string, string, number, number, ...unknown[]];
+
+/**
+ * The library's template cache is unbounded; ours keeps the most recently parsed templates,
+ * so rendering a stored prompt does not parse it again and edited templates do not pile up.
+ */
+class BoundedTemplateCache implements TemplateCache {
+  private entries = new Map<string, string>();
+
+  constructor(private readonly limit: number) {}
+
+  get(key: string): string | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: string): void {
+    if (this.entries.size >= this.limit) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(key, value);
+  }
+
+  clear(): void {
+    this.entries = new Map();
+  }
+}
+
+/** Our own writer: its cache and settings are private to prompts, not the process-wide default. */
+const writer: InstanceType<typeof Mustache.Writer> & { templateCache?: TemplateCache } = new Mustache.Writer();
+writer.templateCache = new BoundedTemplateCache(MAX_CACHED_TEMPLATES);
+
+const asIs = (value: unknown): string => String(value);
+
+const isSection = (token: Token): boolean => token[0] === "#" || token[0] === "^";
+const namesVariable = (token: Token): boolean => token[0] === "name" || token[0] === "&" || isSection(token);
+const childrenOf = (token: Token): Token[] => (isSection(token) ? (token[4] as Token[]) : []);
+/** `user.name` → `user`; `.` (the current item of a section) names no variable. */
+const rootName = (name: string): string | null => (name === "." ? null : (name.split(".")[0] ?? ""));
+
+function parse(template: string): Token[] {
+  return writer.parse(template, TAGS) as Token[];
+}
+
+/** Every token, sections' children included, depth first. */
+function* walk(tokens: Token[]): Generator<Token> {
+  for (const token of tokens) {
+    yield token;
+    yield* walk(childrenOf(token));
+  }
+}
+
+function templateError(index: number, message: string): GatewayError {
+  return new GatewayError("invalid_request", `messages.${index}.content: ${message}`, { param: `messages.${index}.content` });
+}
+
+/** The problem with one template, or null when it parses and uses no partial or empty name. */
+function templateProblem(template: string): string | null {
+  let tokens: Token[];
+  try {
+    tokens = parse(template);
+  } catch (error) {
+    return `Mustache syntax error: ${error instanceof Error ? error.message : String(error)}.`;
+  }
+  for (const token of walk(tokens)) {
+    if (token[0] === ">") return `partials ({{> ${token[1]}}}) are not supported in prompt templates.`;
+    if (namesVariable(token) && rootName(token[1]) === "") return `a tag at offset ${token[2]} names no variable.`;
+  }
+  return null;
+}
+
+/** Parses every message template; a syntax error → 400 naming `messages.<i>.content`. Never throws. */
+export function validateTemplate(messages: PromptMessage[]): Result<void, GatewayError> {
+  for (const [index, message] of messages.entries()) {
+    const problem = templateProblem(message.content);
+    if (problem !== null) return fail(templateError(index, problem));
+  }
+  return ok(undefined);
+}
+
+/**
+ * Sorted unique variable names used in the templates: names (`{{x}}`, `{{{x}}}`, `{{&x}}`),
+ * sections (`{{#x}}`) and inverted sections (`{{^x}}`), at every depth; a dotted name gives its
+ * first segment. A name inside a section may also be filled by the section's item (see
+ * `renderMessages`). Templates that do not parse contribute nothing (validateTemplate refuses them).
+ */
+export function templateVariables(messages: PromptMessage[]): string[] {
+  const names = new Set<string>();
+  for (const message of messages) {
+    let tokens: Token[];
+    try {
+      tokens = parse(message.content);
+    } catch {
+      continue;
+    }
+    for (const token of walk(tokens)) {
+      const name = namesVariable(token) ? rootName(token[1]) : null;
+      if (name) names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
+/** The value of a (dotted) name in the innermost context that owns its first segment, as Mustache looks it up. */
+function lookup(stack: readonly unknown[], name: string): { found: boolean; value: unknown } {
+  if (name === ".") return { found: true, value: stack[stack.length - 1] };
+  const [first = "", ...rest] = name.split(".");
+  for (let depth = stack.length - 1; depth >= 0; depth -= 1) {
+    const context = stack[depth];
+    if (!isRecord(context) || !Object.hasOwn(context, first)) continue;
+    let value: unknown = context[first];
+    for (const segment of rest) value = isRecord(value) && Object.hasOwn(value, segment) ? value[segment] : undefined;
+    return { found: true, value };
+  }
+  return { found: false, value: undefined };
+}
+
+/**
+ * Adds to `missing` each variable the tokens would read that no context gives, following
+ * Mustache: a section over a list renders its children once per item (the item first, then
+ * the outer contexts), a falsy section or empty list renders nothing, an inverted section
+ * renders only then. An absent section variable is missing too.
+ */
+function collectMissing(tokens: Token[], stack: readonly unknown[], missing: Set<string>): void {
+  for (const token of tokens) {
+    if (!namesVariable(token)) continue;
+    const { found, value } = lookup(stack, token[1]);
+    if (!found) {
+      missing.add(rootName(token[1]) ?? token[1]);
+      continue;
+    }
+    const children = childrenOf(token);
+    const empty = !value || (Array.isArray(value) && value.length === 0);
+    if (token[0] === "^") {
+      if (empty) collectMissing(children, stack, missing);
+    } else if (token[0] === "#" && !empty) {
+      if (Array.isArray(value)) for (const item of value) collectMissing(children, [...stack, item], missing);
+      else collectMissing(children, typeof value === "boolean" ? stack : [...stack, value], missing);
+    }
+  }
+}
+
+/**
+ * Renders each message with the variables, without HTML escaping (chat text is not HTML).
+ * Missing variables → 400 (code invalid_request, param `variables`) naming each missing one;
+ * a template that does not parse → 400 naming `messages.<i>.content`. Never throws.
+ */
+export function renderMessages(messages: PromptMessage[], variables: Record<string, unknown>): Result<PromptMessage[], GatewayError> {
+  const valid = validateTemplate(messages);
+  if (!valid.ok) return valid;
+  const missing = new Set<string>();
+  for (const message of messages) collectMissing(parse(message.content), [variables], missing);
+  if (missing.size > 0) {
+    const names = [...missing].sort();
+    const list = names.map((name) => `"${name.slice(0, 100)}"`).join(", ");
+    return fail(new GatewayError("invalid_request", `Missing prompt variable${names.length === 1 ? "" : "s"}: ${list}.`, { param: "variables" }));
+  }
+  const rendered: PromptMessage[] = [];
+  for (const [index, message] of messages.entries()) {
+    try {
+      rendered.push({ ...message, content: writer.render(message.content, variables, {}, { escape: asIs, tags: TAGS }) });
+    } catch (error) {
+      return fail(templateError(index, `cannot be rendered: ${error instanceof Error ? error.message : String(error)}.`));
+    }
+  }
+  return ok(rendered);
+}
