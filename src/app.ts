@@ -34,6 +34,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.use("/v1/prompts", requireAdminToChangePrompts);
   app.use("/v1/prompts/*", requireAdminToChangePrompts);
   app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion" }));
+  app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion" }));
 
   registerRoutes(app, deps);
   return app;

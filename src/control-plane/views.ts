@@ -14,6 +14,7 @@ import type {
   VirtualKeyRecord,
 } from "./records.ts";
 import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
+import { maskConfigSecrets } from "./config-secrets.ts";
 
 /** Records keep null for "no key"; the API always shows a UUID (the operator's for GATEWAY_ADMIN_KEY). */
 const keyIdOf = (id: string | null): string => id ?? OPERATOR_KEY_ID;
@@ -32,7 +33,7 @@ export function configVersionView(config: ConfigRecord, version: ConfigVersionRe
     updated_by: keyIdOf(version.updatedBy),
     created_at: config.createdAt,
     last_updated_at: version.createdAt,
-    config: version.config,
+    config: maskConfigSecrets(version.config),
     format: "json",
     type: "ORG_CONFIG",
     version_id: version.versionId,

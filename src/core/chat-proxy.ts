@@ -1,19 +1,29 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import { inputText, outputText } from "../guardrails/index.ts";
 import type { RequestLog } from "../logging/request-log.ts";
 import { buildChatRequest, clientWantsStreamUsage } from "../providers/openai/chat-request.ts";
 import { upstreamErrorFromBody } from "../providers/openai/upstream-error.ts";
-import { resolveChatTarget, type TargetHeaders, type TargetResolverDeps } from "./chat-target.ts";
+import { createChatStreamAssembler } from "./chat-stream-assembler.ts";
 import { relayChatStream } from "./chat-stream-relay.ts";
+import { resolveChatTarget, type TargetHeaders, type TargetResolverDeps } from "./chat-target.ts";
+import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
+import { loadRequestConfig, type ConfigSourceDeps } from "./request-config.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
+import type { Store } from "../store/open-store.ts";
 
-export interface ChatProxyDeps extends TargetResolverDeps {
+export interface ChatProxyDeps
+  extends Omit<TargetResolverDeps, "store">,
+    Omit<GuardrailStageDeps, "store">,
+    Omit<ConfigSourceDeps, "store"> {
+  store: Pick<Store, "configs" | "virtualKeys" | "guardrails">;
   fetch: FetchLike;
   defaultTimeoutMs: number;
 }
 
 export interface ChatProxyInput {
   body: Record<string, unknown> & { model: string };
-  headers: TargetHeaders & { timeout?: string };
+  headers: TargetHeaders & { timeout?: string; config?: string };
+  workspaceId: string;
   clientSignal?: AbortSignal;
   log: RequestLog;
 }
@@ -35,25 +45,54 @@ function timeoutFrom(raw: string | undefined, fallback: number): Result<number, 
 }
 
 /**
- * Proxies one chat completion: resolve the target, call the upstream, relay the answer
- * (streams chunk by chunk) and fill in the request's log. Expected failures are results.
+ * Proxies one chat completion: apply the request's config, resolve the target, run the input
+ * guardrails, call the upstream, relay the answer (streams chunk by chunk), run the output
+ * guardrails and fill in the request's log. Expected failures are results.
  */
 export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxyDeps): Promise<Result<ProxyResponse, GatewayError>> {
-  const { body, log } = input;
-  const stream = body.stream === true;
-  log.requestBody = body;
-  log.model = body.model;
-  log.stream = stream;
-  log.user = typeof body.user === "string" ? body.user : null;
+  const { log } = input;
+  log.requestBody ??= input.body;
+  log.model = input.body.model;
+  log.user = typeof input.body.user === "string" ? input.body.user : null;
 
-  const timeout = timeoutFrom(input.headers.timeout, deps.defaultTimeoutMs);
+  const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
+  if (!config.ok) return config;
+  const settings = config.value;
+  // The config's override_params win over the request's own fields.
+  const body = settings?.overrideParams ? { ...input.body, ...settings.overrideParams } : input.body;
+  const stream = body.stream === true;
+  log.stream = stream;
+
+  const timeout = timeoutFrom(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
   if (!timeout.ok) return timeout;
-  const target = await resolveChatTarget(input.headers, body.model, deps);
+  const target = await resolveChatTarget({ model: body.model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
   if (!target.ok) return target;
   const { provider, model } = target.value;
   log.provider = provider.id;
   log.model = model;
   log.virtualKeyId = target.value.virtualKeyId;
+
+  const inputGuardrails = await loadGuardrails(settings?.inputGuardrails, input.workspaceId, deps);
+  if (!inputGuardrails.ok) return inputGuardrails;
+  const outputGuardrails = await loadGuardrails(settings?.outputGuardrails, input.workspaceId, deps);
+  if (!outputGuardrails.ok) return outputGuardrails;
+  const hookResults: HookResults = { input: [], output: [] };
+  const checkContext = { model, metadata: log.metadata, fetch: deps.fetch, checkUrl: deps.checkCustomHost, signal: input.clientSignal };
+  const guarded = inputGuardrails.value.length + outputGuardrails.value.length > 0;
+  if (guarded) log.guardrailResults = [];
+
+  if (inputGuardrails.value.length > 0) {
+    const outcome = await runGuardrailStage(inputGuardrails.value, { ...checkContext, text: inputText(body) }, "input");
+    hookResults.input = outcome.results;
+    log.guardrailResults?.push(...outcome.results);
+    if (outcome.denied) return fail(guardrailDenial(hookResults, "input"));
+  }
+  const runOutputGuardrails = async (text: string): Promise<GatewayError | null> => {
+    const outcome = await runGuardrailStage(outputGuardrails.value, { ...checkContext, text }, "output");
+    hookResults.output = outcome.results;
+    log.guardrailResults?.push(...outcome.results);
+    return outcome.denied ? guardrailDenial(hookResults, "output") : null;
+  };
 
   const request = buildChatRequest({ provider, baseUrl: target.value.baseUrl, credentials: target.value.credentials, body, model });
   const called = await callUpstream(request, {
@@ -70,10 +109,11 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   const isEventStream = (upstream.headers.get("content-type") ?? "").includes("text/event-stream");
   if (upstream.ok && stream && isEventStream) {
     const dropUsageChunk = provider.streamUsage === "stream_options" && !clientWantsStreamUsage(body);
+    const beforeDone = outputGuardrails.value.length > 0 ? (chunks: readonly string[]) => runOutputGuardrails(streamedText(chunks)) : undefined;
     return ok({
       status: 200,
       headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-      body: relayChatStream(call, log, { dropUsageChunk }),
+      body: relayChatStream(call, log, { dropUsageChunk, beforeDone }),
     });
   }
 
@@ -91,5 +131,29 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   }
   if (!upstream.ok) return fail(upstreamErrorFromBody(upstream.status, text, provider.name));
   log.response = { kind: "json-text", text };
+  if (guarded) {
+    const completion = parseObject(text);
+    if (completion && outputGuardrails.value.length > 0) {
+      const denied = await runOutputGuardrails(outputText(completion));
+      if (denied) return fail(denied);
+    }
+    if (completion) text = JSON.stringify({ ...completion, hook_results: hookResults });
+  }
   return ok({ status: upstream.status, headers: { ...headers, "content-type": "application/json" }, body: text });
+}
+
+/** The assistant text of a streamed completion, assembled from its chunks. */
+function streamedText(chunks: readonly string[]): string {
+  const assembler = createChatStreamAssembler();
+  for (const chunk of chunks) assembler.add(parseObject(chunk));
+  return outputText(assembler.result().completion as Record<string, unknown>);
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

@@ -8,6 +8,11 @@ export interface StreamRelayOptions {
   dropUsageChunk: boolean;
   /** Called once when the stream is over, whatever the reason. */
   onEnd?: () => void;
+  /**
+   * Runs on the chunks received when the upstream sends `[DONE]`, before the client gets it:
+   * an error ends the stream with an error event instead (output guardrails).
+   */
+  beforeDone?: (chunks: readonly string[]) => Promise<GatewayError | null>;
 }
 
 const encoder = new TextEncoder();
@@ -55,9 +60,9 @@ export function relayChatStream(call: UpstreamCall, log: RequestLog, options: St
     let out = "";
     for (const event of events) {
       if (event.data === "[DONE]") {
+        // Held back until `beforeDone` has passed; anything after it is not the client's.
         sawDone = true;
-        out += "data: [DONE]\n\n";
-        continue;
+        break;
       }
       log.markFirstToken();
       if (isErrorEvent(event)) upstreamError ??= { code: "upstream_stream_error", message: event.data.slice(0, 1000) };
@@ -74,6 +79,16 @@ export function relayChatStream(call: UpstreamCall, log: RequestLog, options: St
     end({ code: error.code, message: error.message });
   };
 
+  const finishDone = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+    call.done();
+    void reader?.cancel().catch(() => undefined);
+    const denied = options.beforeDone ? await options.beforeDone(chunks) : null;
+    if (denied) return failWith(controller, denied);
+    controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+    controller.close();
+    end(null);
+  };
+
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!reader) return failWith(controller, call.classify(new Error("empty body")));
@@ -83,14 +98,17 @@ export function relayChatStream(call: UpstreamCall, log: RequestLog, options: St
           if (done) {
             const tail = render(parser.flush());
             if (tail) controller.enqueue(encoder.encode(tail));
-            if (!sawDone && !upstreamError) {
+            if (sawDone) return await finishDone(controller);
+            if (!upstreamError) {
               return failWith(controller, call.classify(new Error("stream ended before [DONE]")));
             }
             controller.close();
             return end(null);
           }
           const out = render(parser.push(decoder.decode(value, { stream: true })));
-          if (out) return controller.enqueue(encoder.encode(out));
+          if (out) controller.enqueue(encoder.encode(out));
+          if (sawDone) return await finishDone(controller);
+          if (out) return;
         }
       } catch (error) {
         failWith(controller, call.classify(error));

@@ -1,6 +1,8 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { findProvider, type ProviderDefinition } from "../providers/catalogue.ts";
 import type { UpstreamCredentials } from "../providers/openai/chat-request.ts";
+import { CONFIG_HEADER, type TargetSettings } from "./request-config.ts";
+import { loadVirtualKey, type VirtualKeyDeps } from "./virtual-key-lookup.ts";
 
 /** Where one chat request goes, and with which credentials. */
 export interface ChatTarget {
@@ -9,7 +11,7 @@ export interface ChatTarget {
   credentials: UpstreamCredentials;
   /** Model id as sent upstream. */
   model: string;
-  /** Set when a stored virtual key supplied the provider. */
+  /** Set when a stored virtual key supplied the credentials. */
   virtualKeyId: string | null;
 }
 
@@ -19,15 +21,33 @@ export interface TargetHeaders {
   organization?: string;
   project?: string;
   customHost?: string;
+  virtualKey?: string;
 }
 
-export interface TargetResolverDeps {
+export interface TargetRequest {
+  model: string;
+  headers: TargetHeaders;
+  /** The settings of the request's config, if one applies. */
+  config: TargetSettings | null;
+  workspaceId: string;
+}
+
+export interface TargetResolverDeps extends VirtualKeyDeps {
   checkCustomHost: (rawUrl: string) => Promise<Result<URL, GatewayError>>;
 }
 
+/** What one source says about the target; later layers win field by field. */
+interface Layer {
+  provider?: string;
+  apiKey?: string;
+  organization?: string;
+  project?: string;
+  customHost?: string;
+  virtualKeyId?: string;
+}
+
 /**
- * Splits the model form `@<provider>/<model>`. Returns null for a plain model id.
- * The provider part may later name a stored provider (virtual key slug) too.
+ * Splits the model form `@<provider or virtual key slug>/<model>`. Null for a plain model id.
  */
 export function splitProviderModel(model: string): { provider: string; model: string } | null {
   if (!model.startsWith("@")) return null;
@@ -36,46 +56,76 @@ export function splitProviderModel(model: string): { provider: string; model: st
   return { provider: model.slice(1, slash), model: model.slice(slash + 1) };
 }
 
-function bearer(authorization: string | undefined): string | null {
-  if (!authorization) return null;
-  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
-  return match?.[1]?.trim() || null;
+function bearer(authorization: string | undefined): string | undefined {
+  const match = authorization ? /^Bearer\s+(.+)$/i.exec(authorization.trim()) : null;
+  return match?.[1]?.trim() || undefined;
 }
 
+const trimmed = (value: string | undefined): string | undefined => value?.trim() || undefined;
+
 /**
- * Resolves provider, base URL, credentials and model for a chat request. The model form
- * `@<provider>/<model>` wins over `x-gateway-provider`, because it is the more specific of
- * the two and its prefix must not reach the upstream anyway.
+ * Resolves provider, base URL, credentials and model for a chat request from layers, each
+ * winning over the ones before it, field by field:
+ * 1. `Authorization: Bearer …` — the upstream key only, used when nothing else gives one
+ *    (OpenAI clients always send this header, so it must not outrank a chosen virtual key);
+ * 2. the virtual key a config names; 3. the config's own keys;
+ * 4. the virtual key the request names (`@<slug>/<model>`, `x-gateway-provider: @<slug>`,
+ *    `x-gateway-virtual-key`); 5. the request's headers.
+ * Credentials of a layer whose provider differs from the winning provider are not used, so a
+ * key is never sent to another provider's upstream.
  */
-export async function resolveChatTarget(
-  headers: TargetHeaders,
-  requestedModel: string,
-  deps: TargetResolverDeps,
-): Promise<Result<ChatTarget, GatewayError>> {
-  if (requestedModel.startsWith("@") && !splitProviderModel(requestedModel)) {
+export async function resolveChatTarget(request: TargetRequest, deps: TargetResolverDeps): Promise<Result<ChatTarget, GatewayError>> {
+  const { headers, config } = request;
+  if (request.model.startsWith("@") && !splitProviderModel(request.model)) {
     return fail(new GatewayError("invalid_request", "A model starting with @ must have the form @<provider>/<model>.", { param: "model" }));
   }
-  const fromModel = splitProviderModel(requestedModel);
-  const selector = fromModel?.provider ?? headers.provider?.trim().replace(/^@/, "");
-  if (!selector) {
+  const fromModel = splitProviderModel(request.model);
+  const selection = selectFromRequest(fromModel?.provider, headers);
+
+  const layers: Layer[] = [{ apiKey: bearer(headers.authorization) }];
+  if (config?.virtualKey) {
+    const layer = await virtualKeyLayer(config.virtualKey, request.workspaceId, deps, CONFIG_HEADER);
+    if (!layer.ok) return layer;
+    layers.push(layer.value);
+  }
+  if (config) {
+    layers.push({
+      provider: config.provider,
+      apiKey: config.apiKey,
+      organization: config.organization,
+      project: config.project,
+      customHost: config.customHost,
+    });
+  }
+  if (selection.virtualKey) {
+    const layer = await virtualKeyLayer(selection.virtualKey.slug, request.workspaceId, deps, selection.virtualKey.param);
+    if (!layer.ok) return layer;
+    layers.push(layer.value);
+  }
+  layers.push({
+    provider: selection.provider?.name,
+    organization: trimmed(headers.organization),
+    project: trimmed(headers.project),
+    customHost: trimmed(headers.customHost),
+  });
+
+  const merged = mergeLayers(layers);
+  if (!merged.provider) {
     return fail(
-      new GatewayError("unknown_provider", "No provider: send x-gateway-provider or use a model of the form @<provider>/<model>.", {
+      new GatewayError("unknown_provider", "No provider: send x-gateway-provider, a config or a virtual key, or use a model of the form @<provider>/<model>.", {
         param: "x-gateway-provider",
       }),
     );
   }
-  const provider = findProvider(selector);
+  const provider = findProvider(merged.provider);
   if (!provider) {
-    return fail(
-      new GatewayError("unknown_provider", `Unknown provider "${selector.slice(0, 100)}".`, {
-        param: fromModel ? "model" : "x-gateway-provider",
-      }),
-    );
+    const param = selection.provider?.name === merged.provider ? selection.provider.param : CONFIG_HEADER;
+    return fail(new GatewayError("unknown_provider", `Unknown provider "${merged.provider.slice(0, 100)}".`, { param }));
   }
 
   let baseUrl = provider.baseUrl;
-  if (headers.customHost) {
-    const checked = await deps.checkCustomHost(headers.customHost);
+  if (merged.customHost) {
+    const checked = await deps.checkCustomHost(merged.customHost);
     if (!checked.ok) return checked;
     baseUrl = checked.value.href.replace(/\/+$/, "");
   }
@@ -90,12 +140,63 @@ export async function resolveChatTarget(
   return ok({
     provider,
     baseUrl,
-    credentials: {
-      apiKey: bearer(headers.authorization),
-      organization: headers.organization?.trim() || null,
-      project: headers.project?.trim() || null,
-    },
-    model: fromModel?.model ?? requestedModel,
-    virtualKeyId: null,
+    credentials: { apiKey: merged.apiKey ?? null, organization: merged.organization ?? null, project: merged.project ?? null },
+    model: fromModel?.model ?? request.model,
+    virtualKeyId: merged.virtualKeyId ?? null,
   });
+}
+
+interface RequestSelection {
+  provider?: { name: string; param: string };
+  virtualKey?: { slug: string; param: string };
+}
+
+/**
+ * What the request itself selects. The model form wins over `x-gateway-provider` (it is the
+ * more specific, and its prefix must not reach the upstream anyway); a `@` prefix or a name
+ * outside the catalogue in the model form names a virtual key.
+ */
+function selectFromRequest(modelPrefix: string | undefined, headers: TargetHeaders): RequestSelection {
+  if (modelPrefix !== undefined) {
+    return findProvider(modelPrefix) ? { provider: { name: modelPrefix, param: "model" } } : { virtualKey: { slug: modelPrefix, param: "model" } };
+  }
+  const header = trimmed(headers.provider);
+  const virtualKeyHeader = trimmed(headers.virtualKey);
+  if (header?.startsWith("@")) return { virtualKey: { slug: header.slice(1), param: "x-gateway-provider" } };
+  const selection: RequestSelection = {};
+  if (header) selection.provider = { name: header, param: "x-gateway-provider" };
+  if (virtualKeyHeader) selection.virtualKey = { slug: virtualKeyHeader, param: "x-gateway-virtual-key" };
+  return selection;
+}
+
+async function virtualKeyLayer(slug: string, workspaceId: string, deps: VirtualKeyDeps, param: string): Promise<Result<Layer, GatewayError>> {
+  const loaded = await loadVirtualKey(slug, workspaceId, deps, param);
+  if (!loaded.ok) return loaded;
+  const { record, apiKey } = loaded.value;
+  return ok({
+    provider: record.provider,
+    apiKey,
+    organization: record.upstreamOrganization ?? undefined,
+    project: record.upstreamProject ?? undefined,
+    customHost: record.customHost ?? undefined,
+    virtualKeyId: record.id,
+  });
+}
+
+/** The winning provider is the last one named; other fields come from layers of that provider (or of none). */
+function mergeLayers(layers: Layer[]): Layer {
+  const provider = layers.findLast((layer) => layer.provider !== undefined)?.provider;
+  const merged: Layer = { provider };
+  for (const layer of layers) {
+    if (layer.provider !== undefined && layer.provider !== provider) continue;
+    for (const field of ["organization", "project", "customHost"] as const) {
+      if (layer[field] !== undefined) merged[field] = layer[field];
+    }
+    // The key and the virtual key it came from go together, so the log names the right one.
+    if (layer.apiKey !== undefined) {
+      merged.apiKey = layer.apiKey;
+      merged.virtualKeyId = layer.virtualKeyId;
+    }
+  }
+  return merged;
 }

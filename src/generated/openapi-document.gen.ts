@@ -516,6 +516,960 @@ export const openApiDocument = {
           }
         }
       }
+    },
+    "/v1/configs": {
+      "post": {
+        "operationId": "createConfig",
+        "tags": [
+          "Configs"
+        ],
+        "summary": "Create a config (admin)",
+        "description": "`config` may be an object or JSON text; it is validated and stored as text. Unknown top-level keys are refused.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateConfigRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The new config's ids.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConfigCreated"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listConfigs",
+        "tags": [
+          "Configs"
+        ],
+        "summary": "List the workspace's configs, each at its latest version (admin)",
+        "responses": {
+          "200": {
+            "description": "The configs, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConfigVersionList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/v1/configs/{slug}": {
+      "get": {
+        "operationId": "getConfig",
+        "tags": [
+          "Configs"
+        ],
+        "summary": "A config at its latest version (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ConfigSlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The latest version record.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConfigVersion"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "put": {
+        "operationId": "updateConfig",
+        "tags": [
+          "Configs"
+        ],
+        "summary": "Update a config (admin); every update makes a new version",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ConfigSlug"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateConfigRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The new version record.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConfigVersion"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteConfig",
+        "tags": [
+          "Configs"
+        ],
+        "summary": "Delete a config and its versions (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ConfigSlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/configs/{slug}/versions": {
+      "get": {
+        "operationId": "listConfigVersions",
+        "tags": [
+          "Configs"
+        ],
+        "summary": "Every version of a config, newest first (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ConfigSlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The list envelope of version records; `total` is the number of items in `data`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ConfigVersionList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/virtual-keys": {
+      "post": {
+        "operationId": "createVirtualKey",
+        "tags": [
+          "Virtual keys"
+        ],
+        "summary": "Store an upstream credential as a virtual key (admin)",
+        "description": "The upstream key is encrypted at rest (AES-256-GCM) and never returned; responses show it masked.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateVirtualKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The virtual key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VirtualKey"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listVirtualKeys",
+        "tags": [
+          "Virtual keys"
+        ],
+        "summary": "List the workspace's virtual keys (admin)",
+        "responses": {
+          "200": {
+            "description": "Virtual keys, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VirtualKeyList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/v1/virtual-keys/{slug}": {
+      "get": {
+        "operationId": "getVirtualKey",
+        "tags": [
+          "Virtual keys"
+        ],
+        "summary": "One virtual key (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/VirtualKeySlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The virtual key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VirtualKey"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "put": {
+        "operationId": "updateVirtualKey",
+        "tags": [
+          "Virtual keys"
+        ],
+        "summary": "Update a virtual key (admin); sending `key` rotates the secret",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/VirtualKeySlug"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateVirtualKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The updated virtual key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VirtualKey"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteVirtualKey",
+        "tags": [
+          "Virtual keys"
+        ],
+        "summary": "Delete a virtual key (admin); it stops working at once",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/VirtualKeySlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/prompts": {
+      "post": {
+        "operationId": "createPrompt",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "Create a prompt template (admin); its first version is the default",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreatePromptRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The prompt at its default version.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Prompt"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listPrompts",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "List the workspace's prompts at their default versions",
+        "responses": {
+          "200": {
+            "description": "Prompts, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PromptList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/v1/prompts/{id}": {
+      "get": {
+        "operationId": "getPrompt",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "A prompt at its default version",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The prompt.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Prompt"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "put": {
+        "operationId": "updatePrompt",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "Make a new version of a prompt (admin); `publish` makes it the default",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdatePromptRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The new version.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PromptVersion"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deletePrompt",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "Delete a prompt and its versions (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/prompts/{id}/versions": {
+      "get": {
+        "operationId": "listPromptVersions",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "Every version of a prompt, newest first",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The versions.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PromptVersionList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/prompts/{id}/publish": {
+      "post": {
+        "operationId": "publishPromptVersion",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "Make a version the default (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/PublishPromptRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The prompt at its new default version.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Prompt"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/prompts/{id}/completions": {
+      "post": {
+        "operationId": "createPromptCompletion",
+        "tags": [
+          "Prompts",
+          "Inference"
+        ],
+        "summary": "Run a prompt by id through the chat pipeline",
+        "description": "Renders the default version (or `?version=N`) with `variables`, applies every other body\nfield as an override of the template's hyperparameters, and runs the result as a chat\ncompletion (streaming too). Missing variables → 400 naming each one.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          },
+          {
+            "$ref": "#/components/parameters/PromptVersionQuery"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/PromptCompletionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "A chat completion, or with `stream` a server-sent event stream of chunks.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ChatCompletion"
+                }
+              },
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/prompts/{id}/render": {
+      "post": {
+        "operationId": "renderPrompt",
+        "tags": [
+          "Prompts"
+        ],
+        "summary": "Render a prompt into the chat request it would send, without calling the upstream",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          },
+          {
+            "$ref": "#/components/parameters/PromptVersionQuery"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/PromptCompletionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The rendered request.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RenderedPrompt"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/guardrails": {
+      "post": {
+        "operationId": "createGuardrail",
+        "tags": [
+          "Guardrails"
+        ],
+        "summary": "Create a guardrail (admin)",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateGuardrailRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The guardrail.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Guardrail"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listGuardrails",
+        "tags": [
+          "Guardrails"
+        ],
+        "summary": "List the workspace's guardrails (admin)",
+        "responses": {
+          "200": {
+            "description": "Guardrails, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/GuardrailList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/v1/guardrails/{slug}": {
+      "get": {
+        "operationId": "getGuardrail",
+        "tags": [
+          "Guardrails"
+        ],
+        "summary": "One guardrail (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GuardrailSlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The guardrail.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Guardrail"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "put": {
+        "operationId": "updateGuardrail",
+        "tags": [
+          "Guardrails"
+        ],
+        "summary": "Update a guardrail (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GuardrailSlug"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateGuardrailRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The updated guardrail.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Guardrail"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteGuardrail",
+        "tags": [
+          "Guardrails"
+        ],
+        "summary": "Delete a guardrail (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GuardrailSlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
     }
   },
   "components": {

@@ -1,11 +1,21 @@
 import { Kysely } from "kysely";
 import { createApiKeysRepository, type ApiKeysRepository } from "./api-keys-repository.ts";
+import { createConfigsRepository } from "./configs-repository.ts";
+import type {
+  ConfigsRepository,
+  GuardrailsRepository,
+  PromptsRepository,
+  VirtualKeysRepository,
+} from "./control-plane-repositories.ts";
 import { createLibsqlDialect, isLibsqlUrl } from "./dialects/libsql.ts";
 import { createPostgresDialect, isPostgresUrl } from "./dialects/postgres.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
+import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
+import { createPromptsRepository } from "./prompts-repository.ts";
 import type { Database } from "./schema.ts";
+import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 
 /** The gateway's persistent state: one database, one repository per aggregate. */
 export interface Store {
@@ -13,6 +23,10 @@ export interface Store {
   dialect: StoreDialectName;
   apiKeys: ApiKeysRepository;
   logs: LogsRepository;
+  configs: ConfigsRepository;
+  virtualKeys: VirtualKeysRepository;
+  prompts: PromptsRepository;
+  guardrails: GuardrailsRepository;
   /** Closes the connection(s); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -37,6 +51,10 @@ export async function openStore(url: string): Promise<Store> {
     dialect: dialect.name,
     apiKeys: createApiKeysRepository(db),
     logs: createLogsRepository(db),
+    configs: createConfigsRepository(db),
+    virtualKeys: createVirtualKeysRepository(db),
+    prompts: createPromptsRepository(db),
+    guardrails: createGuardrailsRepository(db),
     close: () => db.destroy(),
   };
 }

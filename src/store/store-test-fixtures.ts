@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { TestDatabase } from "../../test/support/databases.ts";
 import type { ApiKeyRecord } from "../auth/api-key-record.ts";
 import type { LogRecord } from "../logging/log-record.ts";
+import type { NewConfig, NewGuardrail, NewPrompt, NewPromptVersion, NewVirtualKey } from "./control-plane-repositories.ts";
 import { openStore, type Store } from "./open-store.ts";
 
 /**
@@ -102,6 +103,102 @@ export function logRecord(ms: number, overrides: Partial<LogRecord> = {}, seq = 
     promptId: "prompt-1",
     promptVersion: 3,
     guardrailResults: '[{"check":"regex","verdict":true,"latencyMs":1}]',
+    ...overrides,
+  };
+}
+
+/** A unique slug with the given prefix (`pc`, `vk`, `pg`), so tests sharing a database never clash. */
+export function uniqueSlug(prefix: string): string {
+  return `${prefix}-${crypto.randomUUID().slice(0, 13)}`;
+}
+
+/** A new config in `ws-default`, not the default, with a one-target body. */
+export function newConfig(overrides: Partial<NewConfig> = {}): NewConfig {
+  return {
+    id: crypto.randomUUID(),
+    slug: uniqueSlug("pc"),
+    name: "primary config",
+    isDefault: false,
+    config: '{"provider":"openai","retry":{"attempts":2}}',
+    versionId: crypto.randomUUID(),
+    createdAt: "2026-01-01T00:00:00.000Z",
+    organisationId: "org-default",
+    workspaceId: "ws-default",
+    ownerId: "key-owner",
+    updatedBy: "key-owner",
+    ...overrides,
+  };
+}
+
+/** A new virtual key with every optional field filled. */
+export function newVirtualKey(overrides: Partial<NewVirtualKey> = {}): NewVirtualKey {
+  return {
+    id: crypto.randomUUID(),
+    slug: uniqueSlug("vk"),
+    name: "openai production",
+    provider: "openai",
+    encryptedKey: "v1.iv.ciphertext.tag",
+    keyHint: "abcd",
+    upstreamOrganization: "org-upstream",
+    upstreamProject: "proj-upstream",
+    customHost: "https://llm.internal.example/v1",
+    budget: { creditLimitUsd: 12.5, period: "monthly" },
+    rateLimit: { requestsPerMinute: 60, tokensPerMinute: 90_000 },
+    createdAt: "2026-01-01T00:00:00.000Z",
+    organisationId: "org-default",
+    workspaceId: "ws-default",
+    ownerId: "key-owner",
+    updatedBy: "key-owner",
+    ...overrides,
+  };
+}
+
+/** A prompt version with a templated message and hyperparameters. */
+export function newPromptVersion(overrides: Partial<NewPromptVersion> = {}): NewPromptVersion {
+  return {
+    versionId: crypto.randomUUID(),
+    model: "gpt-4o-mini",
+    provider: "openai",
+    virtualKey: null,
+    messages: [
+      { role: "system", content: "You are {{tone}}." },
+      { role: "user", content: "Summarise {{topic}}." },
+    ],
+    hyperparameters: { temperature: 0.2, max_tokens: 256 },
+    variables: ["tone", "topic"],
+    ...overrides,
+  };
+}
+
+export function newPrompt(overrides: Partial<NewPrompt> = {}): NewPrompt {
+  return {
+    id: crypto.randomUUID(),
+    name: "summariser",
+    version: newPromptVersion(),
+    createdAt: "2026-01-01T00:00:00.000Z",
+    organisationId: "org-default",
+    workspaceId: "ws-default",
+    ownerId: "key-owner",
+    updatedBy: "key-owner",
+    ...overrides,
+  };
+}
+
+export function newGuardrail(overrides: Partial<NewGuardrail> = {}): NewGuardrail {
+  return {
+    id: crypto.randomUUID(),
+    slug: uniqueSlug("pg"),
+    name: "no secrets",
+    checks: [
+      { type: "regex", params: { pattern: "sk-[a-z0-9]+", not: true } },
+      { type: "wordCount", params: { min: 1, max: 500 } },
+    ],
+    action: { deny: true },
+    createdAt: "2026-01-01T00:00:00.000Z",
+    organisationId: "org-default",
+    workspaceId: "ws-default",
+    ownerId: "key-owner",
+    updatedBy: "key-owner",
     ...overrides,
   };
 }

@@ -1,0 +1,91 @@
+import type { ControlPlaneCache } from "../control-plane/cache.ts";
+import { parseGatewayConfig, type GatewayConfig } from "../control-plane/config-body.ts";
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { Store } from "../store/open-store.ts";
+import type { SecretBox } from "../deps.ts";
+import { openConfigSecrets } from "../control-plane/config-secrets.ts";
+
+export const CONFIG_HEADER = "x-gateway-config";
+
+/** The settings of one target: a config's root merged with the target it runs. */
+export interface TargetSettings {
+  provider?: string;
+  apiKey?: string;
+  organization?: string;
+  project?: string;
+  customHost?: string;
+  virtualKey?: string;
+  overrideParams?: Record<string, unknown>;
+  inputGuardrails?: string[];
+  outputGuardrails?: string[];
+  requestTimeout?: number;
+}
+
+export interface ConfigSourceDeps {
+  store: Pick<Store, "configs">;
+  controlPlane: ControlPlaneCache;
+  secrets: SecretBox;
+}
+
+/**
+ * The settings a config gives: root keys, overridden by the first target's when the config
+ * has targets (fallback and load balancing over all targets come with routing).
+ */
+export function effectiveSettings(config: GatewayConfig): TargetSettings {
+  const target = config.targets?.[0] ?? {};
+  const pick = <K extends keyof typeof target & keyof GatewayConfig>(key: K) => target[key] ?? config[key];
+  return withoutUndefined({
+    provider: pick("provider"),
+    apiKey: pick("api_key"),
+    organization: pick("upstream_organization"),
+    project: pick("upstream_project"),
+    customHost: pick("custom_host"),
+    virtualKey: pick("virtual_key"),
+    overrideParams: { ...config.override_params, ...target.override_params },
+    inputGuardrails: pick("input_guardrails"),
+    outputGuardrails: pick("output_guardrails"),
+    requestTimeout: pick("request_timeout"),
+  });
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}
+
+/**
+ * The config of a request: `x-gateway-config` as a slug (latest version) or inline JSON;
+ * without the header, the workspace's default config if it has one. Reads come from the
+ * control-plane cache. Null when no config applies.
+ */
+export async function loadRequestConfig(
+  header: string | undefined,
+  workspaceId: string,
+  deps: ConfigSourceDeps,
+): Promise<Result<TargetSettings | null, GatewayError>> {
+  const value = header?.trim();
+  if (value && value.startsWith("{")) {
+    const parsed = parseGatewayConfig(value, CONFIG_HEADER);
+    return parsed.ok ? ok(effectiveSettings(parsed.value.value)) : parsed;
+  }
+  if (value) {
+    const settings = await deps.controlPlane.get("config", workspaceId, value, async () => {
+      const record = await deps.store.configs.getBySlug(workspaceId, value);
+      return record ? storedSettings(record.latest.config, deps.secrets) : null;
+    });
+    if (!settings) {
+      return fail(new GatewayError("invalid_request", `No config "${value.slice(0, 200)}" in this workspace.`, { param: CONFIG_HEADER }));
+    }
+    return ok(settings);
+  }
+  const fallback = await deps.controlPlane.get("default-config", workspaceId, "", async () => {
+    const configs = await deps.store.configs.list(workspaceId);
+    const chosen = configs.find((config) => config.isDefault);
+    return chosen ? storedSettings(chosen.latest.config, deps.secrets) : null;
+  });
+  return ok(fallback);
+}
+
+/** The settings of a stored config, its sealed upstream keys opened (kept in memory only). */
+function storedSettings(text: string, secrets: SecretBox): TargetSettings {
+  return effectiveSettings(openConfigSecrets(JSON.parse(text) as GatewayConfig, secrets));
+}

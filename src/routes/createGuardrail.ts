@@ -1,0 +1,36 @@
+import { createGuardrailRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { GuardrailCheckSpec } from "../control-plane/records.ts";
+import { makeSlug } from "../control-plane/slugs.ts";
+import { guardrailView } from "../control-plane/views.ts";
+import { isoNow, uuidv4 } from "../core/ids.ts";
+import type { GuardrailCheckSpec as GuardrailCheckBody } from "../generated/schemas.gen.ts";
+import { validateCheckSpecs } from "../guardrails/index.ts";
+
+export function registerCreateGuardrail(app: GatewayApp, deps: GatewayDeps): void {
+  app.openapi(createGuardrailRoute, async (c) => {
+    const auth = c.get("auth");
+    const body = c.req.valid("json");
+    const created = await deps.store.guardrails.create({
+      id: uuidv4(),
+      slug: makeSlug("pg", body.name),
+      name: body.name,
+      checks: validatedChecks(body.checks),
+      action: body.action ?? { deny: false },
+      organisationId: auth.organisationId,
+      workspaceId: auth.workspaceId,
+      ownerId: auth.keyId,
+      updatedBy: auth.keyId,
+      createdAt: isoNow(),
+    });
+    return c.json(guardrailView(created), 201);
+  });
+}
+
+/** The checks as stored (`params` default to `{}`), each known and with valid params; else a 400 naming `checks.<i>.…`. */
+export function validatedChecks(checks: GuardrailCheckBody[]): GuardrailCheckSpec[] {
+  const validated = validateCheckSpecs(checks.map((check) => ({ type: check.type, params: check.params ?? {} })));
+  if (!validated.ok) throw validated.error;
+  return validated.value;
+}

@@ -1,0 +1,28 @@
+import { updateConfigRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { configVersionView } from "../control-plane/views.ts";
+import type { ConfigChange } from "../store/control-plane-repositories.ts";
+import { isoNow, uuidv4 } from "../core/ids.ts";
+import { GatewayError } from "../errors.ts";
+import { storableConfig } from "./createConfig.ts";
+
+export function registerUpdateConfig(app: GatewayApp, deps: GatewayDeps): void {
+  app.openapi(updateConfigRoute, async (c) => {
+    const auth = c.get("auth");
+    const { slug } = c.req.valid("param");
+    const body = c.req.valid("json");
+    if (Object.keys(body).length === 0) {
+      throw new GatewayError("invalid_request", "The body must set at least one of: name, config, is_default.", { param: "body" });
+    }
+    const change: ConfigChange = { versionId: uuidv4(), updatedBy: auth.keyId, at: isoNow() };
+    if (body.name !== undefined) change.name = body.name;
+    if (body.config !== undefined) change.config = await storableConfig(body.config, deps);
+    if (body.is_default !== undefined) change.isDefault = body.is_default;
+    const updated = await deps.store.configs.update(auth.workspaceId, slug, change);
+    if (!updated) throw new GatewayError("not_found", `No config ${slug} in this workspace.`, { param: "slug" });
+    deps.controlPlane.forget("config", auth.workspaceId, slug);
+    deps.controlPlane.forget("default-config", auth.workspaceId, "");
+    return c.json(configVersionView(updated), 200);
+  });
+}

@@ -1,0 +1,28 @@
+import { updateGuardrailRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { guardrailView } from "../control-plane/views.ts";
+import { isoNow } from "../core/ids.ts";
+import { GatewayError } from "../errors.ts";
+import type { GuardrailChange } from "../store/control-plane-repositories.ts";
+import { validatedChecks } from "./createGuardrail.ts";
+
+export function registerUpdateGuardrail(app: GatewayApp, deps: GatewayDeps): void {
+  app.openapi(updateGuardrailRoute, async (c) => {
+    const auth = c.get("auth");
+    const { slug } = c.req.valid("param");
+    const body = c.req.valid("json");
+    if (body.name === undefined && body.checks === undefined && body.action === undefined) {
+      throw new GatewayError("invalid_request", "The body must set at least one of: name, checks, action.", { param: "body" });
+    }
+    const change: GuardrailChange = { updatedBy: auth.keyId, at: isoNow() };
+    if (body.name !== undefined) change.name = body.name;
+    if (body.checks !== undefined) change.checks = validatedChecks(body.checks);
+    if (body.action !== undefined) change.action = body.action;
+    const updated = await deps.store.guardrails.update(auth.workspaceId, slug, change);
+    if (!updated) throw new GatewayError("not_found", `No guardrail ${slug} in this workspace.`, { param: "slug" });
+    // Requests read guardrails through the cache: the change applies to the next request.
+    deps.controlPlane.forget("guardrail", auth.workspaceId, slug);
+    return c.json(guardrailView(updated), 200);
+  });
+}

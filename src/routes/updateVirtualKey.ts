@@ -1,0 +1,53 @@
+import { updateVirtualKeyRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { virtualKeyView } from "../control-plane/views.ts";
+import type { VirtualKeyChange } from "../store/control-plane-repositories.ts";
+import { isoNow } from "../core/ids.ts";
+import { GatewayError } from "../errors.ts";
+import { findProvider } from "../providers/catalogue.ts";
+import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "./createVirtualKey.ts";
+
+const FIELDS = ["name", "key", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
+
+export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): void {
+  app.openapi(updateVirtualKeyRoute, async (c) => {
+    const auth = c.get("auth");
+    const { slug } = c.req.valid("param");
+    const body = c.req.valid("json");
+    if (Object.keys(body).length === 0) {
+      throw new GatewayError("invalid_request", `The body must set at least one of: ${FIELDS.join(", ")}.`, { param: "body" });
+    }
+    for (const field of ["upstream_organization", "upstream_project", "custom_host"] as const) {
+      if (body[field] === "") throw new GatewayError("invalid_request", `${field} must not be empty: send null to clear it.`, { param: field });
+    }
+    const notFound = () => new GatewayError("not_found", `No virtual key ${slug} in this workspace.`, { param: "slug" });
+
+    const change: VirtualKeyChange = { updatedBy: auth.keyId, at: isoNow() };
+    if (body.name !== undefined) change.name = body.name;
+    if (body.key !== undefined) {
+      change.encryptedKey = deps.secrets.seal(body.key);
+      change.keyHint = keyHint(body.key);
+    }
+    if (body.upstream_organization !== undefined) change.upstreamOrganization = body.upstream_organization;
+    if (body.upstream_project !== undefined) change.upstreamProject = body.upstream_project;
+    if (body.custom_host !== undefined) {
+      if (body.custom_host === null) {
+        const current = await deps.store.virtualKeys.getBySlug(auth.workspaceId, slug);
+        if (!current) throw notFound();
+        const provider = findProvider(current.provider);
+        if (provider) requireBaseUrl(provider);
+      } else {
+        await allowedCustomHost(body.custom_host, "custom_host", deps);
+      }
+      change.customHost = body.custom_host;
+    }
+    if (body.budget !== undefined) change.budget = storedBudget(body.budget);
+    if (body.rate_limit !== undefined) change.rateLimit = storedRateLimit(body.rate_limit);
+
+    const updated = await deps.store.virtualKeys.update(auth.workspaceId, slug, change);
+    if (!updated) throw notFound();
+    deps.controlPlane.forget("virtual-key", auth.workspaceId, slug);
+    return c.json(virtualKeyView(updated), 200);
+  });
+}
