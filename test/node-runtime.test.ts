@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
 import { freePort, startUpstream } from "./support/harness.ts";
 

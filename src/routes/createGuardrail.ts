@@ -1,12 +1,10 @@
 import { createGuardrailRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { GuardrailCheckSpec } from "../control-plane/records.ts";
 import { makeSlug } from "../control-plane/slugs.ts";
 import { guardrailView } from "../control-plane/views.ts";
 import { isoNow, uuidv4 } from "../core/ids.ts";
-import type { GuardrailCheckSpec as GuardrailCheckBody } from "../generated/schemas.gen.ts";
-import { validateCheckSpecs } from "../guardrails/index.ts";
+import { validatedChecks } from "../control-plane/guardrail-checks.ts";
 
 export function registerCreateGuardrail(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createGuardrailRoute, async (c) => {
@@ -26,11 +24,4 @@ export function registerCreateGuardrail(app: GatewayApp, deps: GatewayDeps): voi
     });
     return c.json(guardrailView(created), 201);
   });
-}
-
-/** The checks as stored (`params` default to `{}`), each known and with valid params; else a 400 naming `checks.<i>.…`. */
-export function validatedChecks(checks: GuardrailCheckBody[]): GuardrailCheckSpec[] {
-  const validated = validateCheckSpecs(checks.map((check) => ({ type: check.type, params: check.params ?? {} })));
-  if (!validated.ok) throw validated.error;
-  return validated.value;
 }

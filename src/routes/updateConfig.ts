@@ -5,7 +5,7 @@ import { configVersionView } from "../control-plane/views.ts";
 import type { ConfigChange } from "../store/control-plane-repositories.ts";
 import { isoNow, uuidv4 } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
-import { storableConfig } from "./createConfig.ts";
+import { storableConfig } from "../control-plane/storable-config.ts";
 
 export function registerUpdateConfig(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateConfigRoute, async (c) => {

@@ -5,7 +5,7 @@ import { guardrailView } from "../control-plane/views.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
 import type { GuardrailChange } from "../store/control-plane-repositories.ts";
-import { validatedChecks } from "./createGuardrail.ts";
+import { validatedChecks } from "../control-plane/guardrail-checks.ts";
 
 export function registerUpdateGuardrail(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateGuardrailRoute, async (c) => {

@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { defaultVersionOf, promptVersionView } from "../control-plane/views.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
-import { exactlyOneTarget, promptVersion } from "./createPrompt.ts";
+import { exactlyOneTarget, promptVersion } from "../control-plane/prompt-version.ts";
 
 const CHANGES = ["name", "model", "provider", "virtual_key", "messages", "hyperparameters"] as const;
 

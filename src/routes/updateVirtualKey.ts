@@ -6,7 +6,7 @@ import type { VirtualKeyChange } from "../store/control-plane-repositories.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
-import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "./createVirtualKey.ts";
+import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 
 const FIELDS = ["name", "key", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
 

@@ -1,0 +1,25 @@
+import type { GatewayDeps } from "../deps.ts";
+import { GatewayError } from "../errors.ts";
+import { findProvider } from "../providers/catalogue.ts";
+import { parseGatewayConfig } from "./config-body.ts";
+import { sealConfigSecrets } from "./config-secrets.ts";
+import { allowedCustomHost } from "./virtual-key-fields.ts";
+
+/**
+ * A config body (object or JSON text) as it is stored: validated, its providers in the
+ * catalogue and its custom hosts allowed by the SSRF guard (at the root and in every target),
+ * its upstream keys sealed. Throws a 400 GatewayError naming the field (`config.targets.0.provider`).
+ */
+export async function storableConfig(input: unknown, deps: Pick<GatewayDeps, "checkCustomHost" | "secrets">): Promise<string> {
+  const parsed = parseGatewayConfig(input, "config");
+  if (!parsed.ok) throw parsed.error;
+  const config = parsed.value.value;
+  const parts = [{ part: config, param: "config" }, ...(config.targets ?? []).map((part, index) => ({ part, param: `config.targets.${index}` }))];
+  for (const { part, param } of parts) {
+    if (part.provider !== undefined && !findProvider(part.provider)) {
+      throw new GatewayError("unknown_provider", `Unknown provider "${part.provider.slice(0, 100)}".`, { param: `${param}.provider` });
+    }
+    if (part.custom_host !== undefined) await allowedCustomHost(part.custom_host, `${param}.custom_host`, deps);
+  }
+  return JSON.stringify(sealConfigSecrets(config, deps.secrets));
+}
