@@ -6,6 +6,7 @@ import { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import { ControlPlaneCache } from "./control-plane/cache.ts";
 import { createSecretBox, loadMasterKey } from "./crypto/secret-box.ts";
+import { openWorkerLogSink, type WorkerLike } from "./logging/worker-log-sink.ts";
 import { createCustomHostGuard } from "./core/custom-host.ts";
 import { isoNow, uuidv4 } from "./core/ids.ts";
 import { InflightTracker } from "./core/inflight.ts";
@@ -25,11 +26,25 @@ export interface Gateway {
 }
 
 /** Composition root: opens the store, wires the services, builds the app. */
-export async function createGateway(config: GatewayConfig, options: { fetch?: FetchLike } = {}): Promise<Gateway> {
+export interface GatewayOptions {
+  fetch?: FetchLike;
+  /**
+   * Starts the log-store worker (`logging/log-store-worker.ts`). When given and the store is an
+   * embedded libSQL file, log batches are written on that thread: embedded libSQL executes
+   * synchronously and would otherwise stall the request thread while a batch is stored.
+   */
+  startLogWorker?: () => WorkerLike;
+}
+
+export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const masterKey = await loadMasterKey({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
   const store = await openStore(config.GATEWAY_DATABASE_URL);
   const bootstrapKey = config.GATEWAY_ADMIN_KEY ? null : await createBootstrapKey(store);
-  const logWriter = new LogWriter(store.logs, {
+  const workerSink =
+    options.startLogWorker && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
+      ? await openWorkerLogSink(options.startLogWorker(), config.GATEWAY_DATABASE_URL)
+      : null;
+  const logWriter = new LogWriter(workerSink ?? store.logs, {
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
     batchSize: config.GATEWAY_LOG_BATCH_SIZE,
     onError: (error, lost) => {
@@ -60,6 +75,7 @@ export async function createGateway(config: GatewayConfig, options: { fetch?: Fe
     draining ??= (async () => {
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await logWriter.close();
+      await workerSink?.close();
       await store.close();
       return { drained };
     })();

@@ -5,7 +5,9 @@ import { startupBanner } from "./banner.ts";
 import { onShutdownSignal } from "./shutdown.ts";
 
 const config = loadConfig();
-const gateway = await createGateway(config);
+const gateway = await createGateway(config, {
+  startLogWorker: () => new Worker(new URL("../logging/log-store-worker.ts", import.meta.url)),
+});
 const server = Bun.serve({
   port: config.PORT,
   hostname: config.HOST,

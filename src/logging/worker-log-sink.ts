@@ -1,0 +1,66 @@
+import type { LogRecord } from "./log-record.ts";
+import type { LogSink } from "./log-writer.ts";
+
+export type LogWorkerRequest =
+  | { type: "open"; id: number; url: string }
+  | { type: "insert"; id: number; records: LogRecord[] }
+  | { type: "close"; id: number };
+
+export type LogWorkerReply = { id: number; ok: true } | { id: number; ok: false; error: string };
+
+/** The part of the web `Worker` the sink uses (Bun has it built in). */
+export interface WorkerLike {
+  postMessage(message: LogWorkerRequest): void;
+  onmessage: ((event: MessageEvent<LogWorkerReply>) => void) | null;
+  onerror: ((event: ErrorEvent) => void) | null;
+  terminate(): void;
+}
+
+export interface WorkerLogSink extends LogSink {
+  /** Closes the worker's store connection and stops the worker. */
+  close(): Promise<void>;
+}
+
+/**
+ * A log sink whose batches are stored by `log-store-worker.ts` on another thread, through its
+ * own connection to the same database. `insertBatch` resolves once the batch is stored.
+ */
+export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string): Promise<WorkerLogSink> {
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  worker.onmessage = (event) => {
+    const reply = event.data;
+    const pending = waiting.get(reply.id);
+    if (!pending) return;
+    waiting.delete(reply.id);
+    if (reply.ok) pending.resolve();
+    else pending.reject(new Error(reply.error));
+  };
+  // A crashed worker answers nothing: fail what waits (the writer reports the records lost) and
+  // everything sent later, so neither requests nor shutdown hang on it.
+  let crashed: Error | null = null;
+  worker.onerror = (event) => {
+    crashed = new Error(`the log worker failed: ${event.message}`);
+    for (const pending of waiting.values()) pending.reject(crashed);
+    waiting.clear();
+  };
+  const send = (message: Omit<LogWorkerRequest, "id"> & Partial<LogWorkerRequest>): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (crashed) return reject(crashed);
+      const id = ++nextId;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ ...message, id } as LogWorkerRequest);
+    });
+
+  await send({ type: "open", url: databaseUrl });
+  return {
+    insertBatch: (records) => (records.length === 0 ? Promise.resolve() : send({ type: "insert", records })),
+    async close() {
+      try {
+        await send({ type: "close" });
+      } finally {
+        worker.terminate();
+      }
+    },
+  };
+}
