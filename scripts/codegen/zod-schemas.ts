@@ -7,9 +7,20 @@ export function zodSource(schema: JsonSchema): string {
     module: "none",
     parserOverride: (node) => {
       const ref = (node as JsonSchema).$ref;
-      return typeof ref === "string" ? schemaConst(refName(ref)) : undefined;
+      if (typeof ref === "string") return schemaConst(refName(ref));
+      // `X or null` as `X.nullable()`, not a union: errors inside X then name their own field.
+      const nullable = nullableOf(node as JsonSchema);
+      return nullable ? `${zodSource(nullable)}.nullable()` : undefined;
     },
   });
+}
+
+function nullableOf(schema: JsonSchema): JsonSchema | null {
+  const options = schema.anyOf;
+  if (!Array.isArray(options) || options.length !== 2 || Object.keys(schema).length !== 1) return null;
+  const isNull = (option: unknown) => (option as JsonSchema).type === "null" && Object.keys(option as object).length === 1;
+  const other = options.find((option) => !isNull(option));
+  return options.some(isNull) && other ? (other as JsonSchema) : null;
 }
 
 function collectRefs(value: unknown, into: Set<string>): Set<string> {

@@ -1,7 +1,8 @@
 /**
  * Stored control-plane resources, as the repositories return them. Every record belongs to
  * one organisation and one workspace; `ownerId`/`updatedBy` are the gateway key ids that
- * created and last changed it (null for the operator's GATEWAY_ADMIN_KEY).
+ * created and last changed it (the fixed OPERATOR_KEY_ID for GATEWAY_ADMIN_KEY). The columns
+ * are nullable; views show a null as OPERATOR_KEY_ID.
  */
 export interface Ownership {
   organisationId: string;

@@ -3013,19 +3013,25 @@ export const openApiDocument = {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "minLength": 1,
+            "description": "null clears it."
           },
           "upstream_project": {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "minLength": 1,
+            "description": "null clears it."
           },
           "custom_host": {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "minLength": 1,
+            "description": "null clears it."
           },
           "budget": {
             "anyOf": [
@@ -3083,7 +3089,8 @@ export const openApiDocument = {
             ]
           },
           "slug": {
-            "type": "string"
+            "type": "string",
+            "pattern": "^vk-[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{8}$"
           },
           "name": {
             "type": "string"
@@ -3268,13 +3275,15 @@ export const openApiDocument = {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "minLength": 1
           },
           "virtual_key": {
             "type": [
               "string",
               "null"
-            ]
+            ],
+            "minLength": 1
           },
           "messages": {
             "type": "array",

@@ -939,11 +939,14 @@ export interface components {
         };
         UpdateVirtualKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"] | null;
+            /** @description null clears it. */
             custom_host?: string | null;
             key?: string;
             name?: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
+            /** @description null clears it. */
             upstream_organization?: string | null;
+            /** @description null clears it. */
             upstream_project?: string | null;
         };
         VirtualKey: {
