@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { ConfigRecord, ConfigVersionRecord } from "../control-plane/records.ts";
 import type { ConfigsRepository } from "./control-plane-repositories.ts";
 import type { ConfigsTable, ConfigVersionsTable, Database } from "./schema.ts";
+import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
 
 type ConfigRow = Selectable<ConfigsTable>;
 type VersionRow = Selectable<ConfigVersionsTable>;
@@ -16,10 +17,7 @@ export function createConfigsRepository(db: Kysely<Database>): ConfigsRepository
     create(config) {
       const configRow: ConfigRow = {
         id: config.id,
-        organisation_id: config.organisationId,
-        workspace_id: config.workspaceId,
-        owner_id: config.ownerId,
-        updated_by: config.updatedBy,
+        ...ownershipColumns(config),
         slug: config.slug,
         name: config.name,
         is_default: config.isDefault ? 1 : 0,
@@ -173,10 +171,7 @@ function latestVersion(db: Kysely<Database>, configId: string): Promise<VersionR
 function fromRows(row: ConfigRow, version: VersionRow): ConfigRecord {
   return {
     id: row.id,
-    organisationId: row.organisation_id,
-    workspaceId: row.workspace_id,
-    ownerId: row.owner_id,
-    updatedBy: row.updated_by,
+    ...ownershipOf(row),
     slug: row.slug,
     name: row.name,
     isDefault: row.is_default === 1,

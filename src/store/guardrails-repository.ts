@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { GuardrailCheckSpec, GuardrailRecord } from "../control-plane/records.ts";
 import type { GuardrailChange, GuardrailsRepository, NewGuardrail } from "./control-plane-repositories.ts";
 import type { Database, GuardrailsTable } from "./schema.ts";
+import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
 
 type GuardrailRow = Selectable<GuardrailsTable>;
 
@@ -60,10 +61,7 @@ export function createGuardrailsRepository(db: Kysely<Database>): GuardrailsRepo
 function toRow(guardrail: NewGuardrail): GuardrailRow {
   return {
     id: guardrail.id,
-    organisation_id: guardrail.organisationId,
-    workspace_id: guardrail.workspaceId,
-    owner_id: guardrail.ownerId,
-    updated_by: guardrail.updatedBy,
+    ...ownershipColumns(guardrail),
     slug: guardrail.slug,
     name: guardrail.name,
     checks: JSON.stringify(guardrail.checks),
@@ -89,10 +87,7 @@ function fromRow(row: GuardrailRow): GuardrailRecord {
   const action: { deny: boolean } = JSON.parse(row.action);
   return {
     id: row.id,
-    organisationId: row.organisation_id,
-    workspaceId: row.workspace_id,
-    ownerId: row.owner_id,
-    updatedBy: row.updated_by,
+    ...ownershipOf(row),
     slug: row.slug,
     name: row.name,
     checks,

@@ -2,6 +2,7 @@ import type { Selectable } from "kysely";
 import type { PromptMessage, PromptRecord, PromptVersionRecord } from "../control-plane/records.ts";
 import type { NewPromptVersion } from "./control-plane-repositories.ts";
 import type { PromptsTable, PromptVersionsTable } from "./schema.ts";
+import { ownershipOf } from "./ownership-columns.ts";
 
 export type PromptRow = Selectable<PromptsTable>;
 export type PromptVersionRow = Selectable<PromptVersionsTable>;
@@ -39,10 +40,7 @@ export function toVersionRow(version: NewPromptVersion, origin: VersionOrigin): 
 export function fromPromptRows(row: PromptRow, versions: readonly PromptVersionRow[]): PromptRecord {
   return {
     id: row.id,
-    organisationId: row.organisation_id,
-    workspaceId: row.workspace_id,
-    ownerId: row.owner_id,
-    updatedBy: row.updated_by,
+    ...ownershipOf(row),
     name: row.name,
     defaultVersion: row.default_version,
     createdAt: row.created_at,

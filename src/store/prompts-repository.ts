@@ -3,6 +3,7 @@ import type { PromptRecord } from "../control-plane/records.ts";
 import type { PromptsRepository } from "./control-plane-repositories.ts";
 import { fromPromptRows, toVersionRow, type PromptRow, type PromptVersionRow } from "./prompt-rows.ts";
 import type { Database } from "./schema.ts";
+import { ownershipColumns } from "./ownership-columns.ts";
 
 /**
  * The repository over `prompts` and `prompt_versions`. Writes that add or publish a version
@@ -14,10 +15,7 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
     create(prompt) {
       const row: PromptRow = {
         id: prompt.id,
-        organisation_id: prompt.organisationId,
-        workspace_id: prompt.workspaceId,
-        owner_id: prompt.ownerId,
-        updated_by: prompt.updatedBy,
+        ...ownershipColumns(prompt),
         name: prompt.name,
         default_version: 1,
         created_at: prompt.createdAt,

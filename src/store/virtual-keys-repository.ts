@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import { BUDGET_PERIODS, type BudgetPeriod, type VirtualKeyRecord } from "../control-plane/records.ts";
 import type { NewVirtualKey, VirtualKeyChange, VirtualKeysRepository } from "./control-plane-repositories.ts";
 import type { Database, VirtualKeysTable } from "./schema.ts";
+import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
 
 type VirtualKeyRow = Selectable<VirtualKeysTable>;
 
@@ -60,10 +61,7 @@ export function createVirtualKeysRepository(db: Kysely<Database>): VirtualKeysRe
 function toRow(key: NewVirtualKey): VirtualKeyRow {
   return {
     id: key.id,
-    organisation_id: key.organisationId,
-    workspace_id: key.workspaceId,
-    owner_id: key.ownerId,
-    updated_by: key.updatedBy,
+    ...ownershipColumns(key),
     slug: key.slug,
     name: key.name,
     provider: key.provider,
@@ -107,10 +105,7 @@ function fromRow(row: VirtualKeyRow): VirtualKeyRecord {
   const { rate_limit_rpm: rpm, rate_limit_tpm: tpm } = row;
   return {
     id: row.id,
-    organisationId: row.organisation_id,
-    workspaceId: row.workspace_id,
-    ownerId: row.owner_id,
-    updatedBy: row.updated_by,
+    ...ownershipOf(row),
     slug: row.slug,
     name: row.name,
     provider: row.provider,
