@@ -67,6 +67,9 @@ describe("virtual keys on the request path", () => {
     const record = await storedLog(response.headers.get("x-gateway-log-id"));
     expect(record.virtualKeyId).toBe((await gateway.gateway.deps.store.virtualKeys.getBySlug(DEFAULT_WORKSPACE_ID, slug))?.id);
     expect(JSON.stringify(record)).not.toContain(VK_SECRET);
+    const served = await call(gateway, "GET", `/v1/logs?virtual_key_id=${record.virtualKeyId}`);
+    expect(served.body.data.map((log: { id: string }) => log.id)).toContain(record.id);
+    expect(served.body.data.every((log: { virtual_key_id: string }) => log.virtual_key_id === record.virtualKeyId)).toBe(true);
   });
 
   it("is selected by x-gateway-provider: @slug and by x-gateway-virtual-key too", async () => {
@@ -124,6 +127,8 @@ describe("configs on the request path", () => {
     const record = await storedLog(raw.headers.get("x-gateway-log-id"));
     expect(record.status).toBe(446);
     expect(JSON.parse(record.guardrailResults!)[0]).toMatchObject({ guardrail: guardrail.slug, verdict: false });
+    const shown = await call(gateway, "GET", `/v1/logs/${record.id}`);
+    expect(shown.body.guardrail_results).toEqual(raw.body.hook_results.input);
 
     const passed = await ask(client, "hello");
     expect(passed.data.choices[0]?.message.content).toBe("Hello back");
@@ -245,6 +250,9 @@ describe("prompt completions", () => {
     expect(sent.variables).toBeUndefined();
     const record = await storedLog(response.headers.get("x-gateway-log-id"));
     expect(record).toMatchObject({ promptId, promptVersion: 1, route: "createPromptCompletion", totalTokens: 12, provider: "openai" });
+    const listed = await call(gateway, "GET", `/v1/logs?prompt_id=${promptId}`);
+    expect(listed.body.data.map((log: { id: string }) => log.id)).toContain(record.id);
+    expect(listed.body.data.every((log: { prompt_id: string; prompt_version: number }) => log.prompt_id === promptId && log.prompt_version >= 1)).toBe(true);
   });
 
   it("streams too", async () => {

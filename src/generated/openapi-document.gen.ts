@@ -409,6 +409,23 @@ export const openApiDocument = {
             }
           },
           {
+            "name": "virtual_key_id",
+            "in": "query",
+            "description": "The virtual key that served the request.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "prompt_id",
+            "in": "query",
+            "description": "Requests that ran this stored prompt.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
             "name": "from",
             "in": "query",
             "description": "Inclusive lower bound (ISO 8601).",
@@ -2292,6 +2309,8 @@ export const openApiDocument = {
           "span_id",
           "parent_span_id",
           "span_name",
+          "prompt_id",
+          "prompt_version",
           "error"
         ],
         "properties": {
@@ -2412,6 +2431,19 @@ export const openApiDocument = {
               "null"
             ]
           },
+          "prompt_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Set when the request ran a stored prompt."
+          },
+          "prompt_version": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
           "error": {
             "type": [
               "object",
@@ -2447,9 +2479,17 @@ export const openApiDocument = {
             "type": "object",
             "required": [
               "request",
-              "response"
+              "response",
+              "guardrail_results"
             ],
             "properties": {
+              "guardrail_results": {
+                "type": "array",
+                "description": "Every guardrail that ran on the request (input and output), with each check's verdict and latency.",
+                "items": {
+                  "$ref": "#/components/schemas/GuardrailResult"
+                }
+              },
               "request": {
                 "type": "object",
                 "required": [

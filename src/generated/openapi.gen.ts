@@ -758,6 +758,8 @@ export interface components {
             object: "list";
         };
         LogRecord: components["schemas"]["LogSummary"] & {
+            /** @description Every guardrail that ran on the request (input and output), with each check's verdict and latency. */
+            guardrail_results: components["schemas"]["GuardrailResult"][];
             request: {
                 /** @description The request body as sent by the client (JSON). */
                 body: unknown;
@@ -791,6 +793,9 @@ export interface components {
             organisation_id: string;
             parent_span_id: string | null;
             path: string;
+            /** @description Set when the request ran a stored prompt. */
+            prompt_id: string | null;
+            prompt_version: number | null;
             provider: string | null;
             /** @description Operation id of the route. */
             route: string;
@@ -1616,6 +1621,8 @@ export interface operations {
                     [key: string]: string;
                 };
                 model?: string;
+                /** @description Requests that ran this stored prompt. */
+                prompt_id?: string;
                 provider?: string;
                 status?: number;
                 success?: boolean;
@@ -1623,6 +1630,8 @@ export interface operations {
                 to?: string;
                 trace_id?: string;
                 user?: string;
+                /** @description The virtual key that served the request. */
+                virtual_key_id?: string;
             };
             header?: never;
             path?: never;

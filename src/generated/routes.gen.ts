@@ -284,6 +284,8 @@ export const listLogsRoute = createRoute({
     "status": z.coerce.number().int().min(100).max(599).optional(),
     "success": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
     "trace_id": z.string().optional(),
+    "virtual_key_id": z.string().optional(),
+    "prompt_id": z.string().uuid().optional(),
     "from": z.string().datetime({ offset: true }).optional(),
     "to": z.string().datetime({ offset: true }).optional(),
     "cursor": z.string().optional(),

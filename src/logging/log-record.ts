@@ -62,6 +62,8 @@ export interface LogFilters {
   traceId?: string;
   /** Records of requests that ran this stored prompt. */
   promptId?: string;
+  /** Records of requests a virtual key served. */
+  virtualKeyId?: string;
   /** Inclusive lower bound, ISO 8601. */
   from?: string;
   /** Exclusive upper bound, ISO 8601. */

@@ -1,4 +1,4 @@
-import type { LogRecord as LogRecordView, LogSummary } from "../generated/schemas.gen.ts";
+import type { GuardrailResult, LogRecord as LogRecordView, LogSummary } from "../generated/schemas.gen.ts";
 import type { LogRecord } from "./log-record.ts";
 
 /** The API shape of a log record without bodies (listing). */
@@ -35,6 +35,8 @@ export function logSummaryView(record: LogRecord): LogSummary {
     span_id: record.spanId,
     parent_span_id: record.parentSpanId,
     span_name: record.spanName,
+    prompt_id: record.promptId,
+    prompt_version: record.promptVersion,
     error: record.errorCode || record.errorMessage ? { code: record.errorCode, message: record.errorMessage } : null,
   };
 }
@@ -45,7 +47,19 @@ export function logRecordView(record: LogRecord): LogRecordView {
     ...logSummaryView(record),
     request: { body: parseBody(record.requestBody) },
     response: { body: parseBody(record.responseBody) },
+    guardrail_results: guardrailResults(record.guardrailResults),
   };
+}
+
+/** The stored JSON array of guardrail results; none when nothing ran (or the text is unreadable). */
+function guardrailResults(text: string | null): GuardrailResult[] {
+  if (text === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? (parsed as GuardrailResult[]) : [];
+  } catch {
+    return [];
+  }
 }
 
 function parseBody(text: string | null): unknown {

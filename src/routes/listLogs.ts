@@ -33,6 +33,8 @@ export function registerListLogs(app: GatewayApp, deps: GatewayDeps): void {
       status: query.status,
       success: query.success,
       traceId: query.trace_id,
+      promptId: query.prompt_id,
+      virtualKeyId: query.virtual_key_id,
       from: query.from,
       to: query.to,
       metadata: metadataFilter(c.req.url),

@@ -61,6 +61,7 @@ export function createLogsRepository(db: Kysely<Database>): LogsRepository {
       if (filters.success !== undefined) query = query.where("success", "=", filters.success ? 1 : 0);
       if (filters.traceId !== undefined) query = query.where("trace_id", "=", filters.traceId);
       if (filters.promptId !== undefined) query = query.where("prompt_id", "=", filters.promptId);
+      if (filters.virtualKeyId !== undefined) query = query.where("virtual_key_id", "=", filters.virtualKeyId);
       if (filters.from !== undefined) query = query.where("created_at", ">=", isoInstant(filters.from, "from"));
       if (filters.to !== undefined) query = query.where("created_at", "<", isoInstant(filters.to, "to"));
       if (filters.before !== undefined) query = query.where("id", "<", filters.before);
