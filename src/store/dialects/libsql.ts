@@ -36,7 +36,7 @@ export async function createLibsqlDialect(url: string): Promise<StoreDialect> {
 }
 
 /** The filesystem path of a `file:` URL, with or without the `//` authority. */
-function filePath(url: string): string {
+export function filePath(url: string): string {
   const withoutQuery = url.split("?")[0] ?? url;
   if (withoutQuery.startsWith("file://")) return fileURLToPath(withoutQuery);
   return decodeURIComponent(withoutQuery.slice("file:".length));
