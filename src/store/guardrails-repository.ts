@@ -3,58 +3,19 @@ import type { GuardrailCheckSpec, GuardrailRecord } from "../control-plane/recor
 import type { GuardrailChange, GuardrailsRepository, NewGuardrail } from "./control-plane-repositories.ts";
 import type { Database, GuardrailsTable } from "./schema.ts";
 import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
+import { sluggedTable } from "./slugged-table.ts";
 
 type GuardrailRow = Selectable<GuardrailsTable>;
 
 /** The repository over `guardrails`; checks and action are stored as JSON text. */
 export function createGuardrailsRepository(db: Kysely<Database>): GuardrailsRepository {
+  const rows = sluggedTable(db, "guardrails", fromRow);
   return {
-    async create(guardrail) {
-      const row = toRow(guardrail);
-      await db.insertInto("guardrails").values(row).execute();
-      return fromRow(row);
-    },
-
-    async list(workspaceId) {
-      const rows = await db
-        .selectFrom("guardrails")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .execute();
-      return rows.map(fromRow);
-    },
-
-    async getBySlug(workspaceId, slug) {
-      const row = await db
-        .selectFrom("guardrails")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("slug", "=", slug)
-        .executeTakeFirst();
-      return row && fromRow(row);
-    },
-
-    async update(workspaceId, slug, change) {
-      const row = await db
-        .updateTable("guardrails")
-        .set(changedColumns(change))
-        .where("workspace_id", "=", workspaceId)
-        .where("slug", "=", slug)
-        .returningAll()
-        .executeTakeFirst();
-      return row && fromRow(row);
-    },
-
-    async delete(workspaceId, slug) {
-      const result = await db
-        .deleteFrom("guardrails")
-        .where("workspace_id", "=", workspaceId)
-        .where("slug", "=", slug)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
+    create: (guardrail) => rows.insert(toRow(guardrail)),
+    list: rows.list,
+    getBySlug: rows.getBySlug,
+    update: (workspaceId, slug, change) => rows.update(workspaceId, slug, changedColumns(change)),
+    delete: rows.delete,
   };
 }
 

@@ -3,58 +3,19 @@ import { BUDGET_PERIODS, type BudgetPeriod, type VirtualKeyRecord } from "../con
 import type { NewVirtualKey, VirtualKeyChange, VirtualKeysRepository } from "./control-plane-repositories.ts";
 import type { Database, VirtualKeysTable } from "./schema.ts";
 import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
+import { sluggedTable } from "./slugged-table.ts";
 
 type VirtualKeyRow = Selectable<VirtualKeysTable>;
 
 /** The repository over `virtual_keys`. */
 export function createVirtualKeysRepository(db: Kysely<Database>): VirtualKeysRepository {
+  const rows = sluggedTable(db, "virtual_keys", fromRow);
   return {
-    async create(key) {
-      const row = toRow(key);
-      await db.insertInto("virtual_keys").values(row).execute();
-      return fromRow(row);
-    },
-
-    async list(workspaceId) {
-      const rows = await db
-        .selectFrom("virtual_keys")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .execute();
-      return rows.map(fromRow);
-    },
-
-    async getBySlug(workspaceId, slug) {
-      const row = await db
-        .selectFrom("virtual_keys")
-        .selectAll()
-        .where("workspace_id", "=", workspaceId)
-        .where("slug", "=", slug)
-        .executeTakeFirst();
-      return row && fromRow(row);
-    },
-
-    async update(workspaceId, slug, change) {
-      const row = await db
-        .updateTable("virtual_keys")
-        .set(changedColumns(change))
-        .where("workspace_id", "=", workspaceId)
-        .where("slug", "=", slug)
-        .returningAll()
-        .executeTakeFirst();
-      return row && fromRow(row);
-    },
-
-    async delete(workspaceId, slug) {
-      const result = await db
-        .deleteFrom("virtual_keys")
-        .where("workspace_id", "=", workspaceId)
-        .where("slug", "=", slug)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
+    create: (key) => rows.insert(toRow(key)),
+    list: rows.list,
+    getBySlug: rows.getBySlug,
+    update: (workspaceId, slug, change) => rows.update(workspaceId, slug, changedColumns(change)),
+    delete: rows.delete,
   };
 }
 

@@ -2,10 +2,9 @@ import Database from "libsql";
 import type { LogRecord } from "../../logging/log-record.ts";
 import { LOG_SUMMARY_COLUMNS, toLogRow, toMetadataRows } from "../log-rows.ts";
 import type { LogsTable } from "../schema.ts";
-import { filePath } from "./libsql.ts";
+import { BUSY_TIMEOUT_MS, filePath } from "./libsql.ts";
 
 const LOG_COLUMNS = [...LOG_SUMMARY_COLUMNS, "request_body", "response_body"] as const satisfies ReadonlyArray<keyof LogsTable>;
-const BUSY_TIMEOUT_MS = 5_000;
 
 export interface LogInserter {
   insertBatch(records: LogRecord[]): void;

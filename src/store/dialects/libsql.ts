@@ -6,7 +6,7 @@ import type { StoreDialect } from "./store-dialect.ts";
 import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
 
 /** How long a write waits for another process's lock before SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5_000;
+export const BUSY_TIMEOUT_MS = 5_000;
 
 /** True for the URLs this module opens: `:memory:` and `file:` URLs. */
 export function isLibsqlUrl(url: string): boolean {
