@@ -31,7 +31,7 @@ export interface ConfigSourceDeps {
  * The settings a config gives: root keys, overridden by the first target's when the config
  * has targets (fallback and load balancing over all targets come with routing).
  */
-export function effectiveSettings(config: GatewayConfig): TargetSettings {
+function effectiveSettings(config: GatewayConfig): TargetSettings {
   const target = config.targets?.[0] ?? {};
   const pick = <K extends keyof typeof target & keyof GatewayConfig>(key: K) => target[key] ?? config[key];
   return withoutUndefined({

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { Database } from "./schema.ts";
 
 /** Control-plane tables whose rows are addressed by `(workspace_id, slug)`. */
-export type SluggedTableName = "guardrails" | "virtual_keys";
+type SluggedTableName = "guardrails" | "virtual_keys";
 type Row<T extends SluggedTableName> = Selectable<Database[T]>;
 
 /** The columns every slugged table has, which is all the shared queries touch. */
