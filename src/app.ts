@@ -1,13 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import type { GatewayApp, GatewayEnv } from "./app-env.ts";
 import { handleError, handleNotFound, validationHook } from "./app-errors.ts";
 import type { GatewayDeps } from "./deps.ts";
-import { GatewayError } from "./errors.ts";
+import { operations } from "./generated/routes.gen.ts";
 import { authenticate } from "./middleware/authenticate.ts";
+import { limitBodySize } from "./middleware/limit-body-size.ts";
 import { logRequests } from "./middleware/log-requests.ts";
 import { requireAdmin, requireAdminToChangePrompts } from "./middleware/require-admin.ts";
 import { registerRoutes } from "./routes/index.ts";
+import { validateSynchronously } from "./synchronous-validation.ts";
 
 /** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
 export function createApp(deps: GatewayDeps): GatewayApp {
@@ -15,16 +16,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.onError(handleError);
   app.notFound(handleNotFound);
 
-  const maxSize = deps.config.GATEWAY_MAX_BODY_BYTES;
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new GatewayError("body_too_large", `The request body is larger than ${maxSize} bytes.`);
-      },
-    }),
-  );
+  app.use("/v1/*", limitBodySize(deps.config.GATEWAY_MAX_BODY_BYTES));
   app.use("/v1/*", authenticate(deps.keys));
   for (const resource of ["/v1/api-keys", "/v1/configs", "/v1/virtual-keys", "/v1/guardrails"]) {
     app.use(resource, requireAdmin);
@@ -36,6 +28,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion" }));
   app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion" }));
 
+  validateSynchronously(Object.values(operations));
   registerRoutes(app, deps);
   return app;
 }

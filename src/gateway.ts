@@ -13,6 +13,7 @@ import { InflightTracker } from "./core/inflight.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { LogWriter } from "./logging/log-writer.ts";
+import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -44,7 +45,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     options.startLogWorker && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
       ? await openWorkerLogSink(options.startLogWorker(), config.GATEWAY_DATABASE_URL)
       : null;
-  const logWriter = new LogWriter(workerSink ?? store.logs, {
+  const logWriter = new LogWriter(workerSink ?? storeLogSink(store.logs), {
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
     batchSize: config.GATEWAY_LOG_BATCH_SIZE,
     onError: (error, lost) => {

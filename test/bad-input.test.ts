@@ -84,6 +84,48 @@ describe("bad input gets a clear 4xx and the gateway keeps serving", () => {
     await stillServes();
   });
 
+  it("a huge body sent in chunks, without content-length → 413", async () => {
+    const part = new TextEncoder().encode(`{"model":"gpt-4o","messages":[{"role":"user","content":"${"x".repeat(16 * 1024)}`);
+    const filler = new TextEncoder().encode("x".repeat(16 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // 16 KiB chunks, 128 KiB in all: twice the limit, never declared up front.
+        controller.enqueue(sent === 0 ? part : filler);
+        if (++sent === 8) controller.close();
+      },
+    });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...upstreamHeaders(gateway, upstream), "x-gateway-api-key": gateway.adminKey, "content-type": "application/json", connection: "close" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.headers.get("content-length")).not.toBeNull();
+    expect(response.status).toBe(413);
+    expectEnvelope(await response.json(), "body_too_large");
+    await stillServes();
+  });
+
+  it("a small chunked body without content-length is read and served", async () => {
+    const text = JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text.slice(0, 20)));
+        controller.enqueue(new TextEncoder().encode(text.slice(20)));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...upstreamHeaders(gateway, upstream), "x-gateway-api-key": gateway.adminKey, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(200);
+    expect((await response.json()).choices[0].message.content).toBe("Hello back");
+  });
+
   it("unknown provider → 400", async () => {
     const response = await chat({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-gateway-provider": "no-such-provider" } });
     expect(response.status).toBe(400);

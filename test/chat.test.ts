@@ -189,4 +189,34 @@ describe("chat completions through the official openai client", () => {
     } as never);
     expect((upstream.getLastRequest()?.body as { future_field?: unknown }).future_field).toEqual({ nested: [1, 2, 3] });
   });
+
+  it("sends and logs the client's body exactly as written when nothing changes it", async () => {
+    // Key order a schema parse would change (declared fields first) shows whether the bytes were re-serialised.
+    const raw = '{"temperature":0.5,"messages":[{"content":"plain hello","role":"user"}],"x_first":1,"model":"gpt-4o-mini"}';
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...upstreamHeaders(gateway, upstream), "content-type": "application/json" },
+      body: raw,
+    });
+    expect(response.status).toBe(200);
+    const seen = upstream.getLastRequest()?.body as Record<string, unknown>;
+    // aimock adds its own `_`-prefixed bookkeeping fields to what it records.
+    expect(Object.keys(seen).filter((key) => !key.startsWith("_"))).toEqual(["temperature", "messages", "x_first", "model"]);
+    expect(Object.keys((seen.messages as object[])[0] as object)).toEqual(["content", "role"]);
+    const record = await storedLog(response.headers.get("x-gateway-log-id")!);
+    expect(record.requestBody).toBe(raw);
+  });
+
+  it("re-serialises the body only when the gateway changes it (the @provider/ prefix)", async () => {
+    const raw = '{"messages":[{"role":"user","content":"plain hello"}],"model":"@openai/gpt-4o-mini"}';
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...upstreamHeaders(gateway, upstream), "x-gateway-provider": "", "content-type": "application/json" },
+      body: raw,
+    });
+    expect(response.status).toBe(200);
+    expect((upstream.getLastRequest()?.body as { model?: string }).model).toBe("gpt-4o-mini");
+    // The log keeps what the client sent.
+    expect((await storedLog(response.headers.get("x-gateway-log-id")!)).requestBody).toBe(raw);
+  });
 });

@@ -61,11 +61,12 @@ describe("SIGTERM on a loaded gateway (Bun)", () => {
       "x-gateway-custom-host": `${upstream.url}/v1`,
       "content-type": "application/json",
     };
+    const body = (content: string, stream: boolean): string => JSON.stringify({ model: "gpt-4o-mini", stream, messages: [{ role: "user", content }] });
     const send = async (content: string, stream: boolean): Promise<boolean> => {
       const response = await fetch(`${url}/v1/chat/completions`, {
         method: "POST",
         headers,
-        body: JSON.stringify({ model: "gpt-4o-mini", stream, messages: [{ role: "user", content }] }),
+        body: body(content, stream),
       });
       const text = await response.text();
       return response.status === 200 && (stream ? text.includes("data: [DONE]") : text.includes("choices"));
@@ -88,6 +89,15 @@ describe("SIGTERM on a loaded gateway (Bun)", () => {
       const { records } = await store.logs.list({ workspaceId: "00000000-0000-4000-8000-000000000002", limit: 100 });
       expect(records.filter((record) => record.success)).toHaveLength(50);
       expect(records.filter((record) => record.stream)).toHaveLength(20);
+      // Under Bun the log worker builds the records: bodies exact, streams assembled, tokens counted.
+      for (const summary of records.filter((record) => record.stream)) {
+        const record = await store.logs.get(summary.id, summary.workspaceId);
+        const content = JSON.parse(record?.requestBody ?? "{}").messages[0].content as string;
+        expect(record?.requestBody).toBe(body(content, true));
+        expect(JSON.parse(record?.responseBody ?? "{}").choices[0].message.content).toBe(content === "slow" ? "slow but complete answer" : "fast");
+        expect(record?.totalTokens).toBeGreaterThan(0);
+        expect(record?.traceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+      }
     } finally {
       await store.close();
     }

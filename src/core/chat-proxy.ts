@@ -22,6 +22,8 @@ export interface ChatProxyDeps
 
 export interface ChatProxyInput {
   body: Record<string, unknown> & { model: string };
+  /** `body` as the client sent it (JSON text), when the body is the client's own. */
+  rawBody?: string;
   headers: TargetHeaders & { timeout?: string; config?: string };
   workspaceId: string;
   clientSignal?: AbortSignal;
@@ -51,7 +53,7 @@ function timeoutFrom(raw: string | undefined, fallback: number): Result<number, 
  */
 export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxyDeps): Promise<Result<ProxyResponse, GatewayError>> {
   const { log } = input;
-  log.requestBody ??= input.body;
+  log.requestBody ??= input.rawBody ?? JSON.stringify(input.body);
   log.model = input.body.model;
   log.user = typeof input.body.user === "string" ? input.body.user : null;
 
@@ -94,7 +96,9 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
     return outcome.denied ? guardrailDenial(hookResults, "output") : null;
   };
 
-  const request = buildChatRequest({ provider, baseUrl: target.value.baseUrl, credentials: target.value.credentials, body, model });
+  // The client's exact bytes go upstream unless the config's override_params changed the body.
+  const rawBody = body === input.body ? input.rawBody : undefined;
+  const request = buildChatRequest({ provider, baseUrl: target.value.baseUrl, credentials: target.value.credentials, body, model, rawBody });
   const called = await callUpstream(request, {
     timeoutMs: timeout.value,
     clientSignal: input.clientSignal,

@@ -1,16 +1,13 @@
-import { randomBytes } from "node:crypto";
-
 /**
  * A UUIDv7 (RFC 9562): 48-bit millisecond timestamp, then random bits. Ids made later
- * sort after earlier ones, so a log id is also its pagination cursor.
+ * sort after earlier ones, so a log id is also its pagination cursor, and new ids land at
+ * the end of an index instead of on a random page. Built from a v4: its random bits and
+ * variant are kept, its first 12 hex digits become the timestamp and the version becomes 7.
  */
 export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x70;
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const random = crypto.randomUUID();
+  const time = now.toString(16).padStart(12, "0");
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
 }
 
 export function uuidv4(): string {

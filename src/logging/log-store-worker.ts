@@ -1,9 +1,12 @@
 /**
- * Worker thread that writes log batches to the embedded libSQL file with its own connection.
- * Embedded libSQL runs statements synchronously, so writing on the request thread would stall
- * every request while a batch is stored; here it stalls nobody. Protocol: worker-log-sink.ts.
+ * Worker thread that builds log records (parse, assemble, price) and writes them to the
+ * embedded libSQL file with its own connection. Embedded libSQL runs statements
+ * synchronously, so writing on the request thread would stall every request while a batch is
+ * stored; here it stalls nobody. Protocol: worker-log-sink.ts.
  */
 import { openLibsqlLogInserter, type LogInserter } from "../store/dialects/libsql-log-inserter.ts";
+import { unpackLogEntry } from "./log-entry.ts";
+import { toLogRecord } from "./log-record-builder.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./worker-log-sink.ts";
 
 interface WorkerScope {
@@ -20,7 +23,7 @@ async function handle(message: LogWorkerRequest): Promise<void> {
   try {
     if (message.type === "open") inserter = openLibsqlLogInserter(message.url);
     if (!inserter) throw new Error("the log worker was not opened");
-    if (message.type === "insert") inserter.insertBatch(message.records);
+    if (message.type === "insert") inserter.insertBatch(message.entries.map((packed) => toLogRecord(unpackLogEntry(packed))));
     if (message.type === "close") inserter.close();
     scope.postMessage({ id: message.id, ok: true });
   } catch (error) {

@@ -1,10 +1,8 @@
-import type { LogRecord } from "./log-record.ts";
+import type { LogEntry } from "./log-entry.ts";
 
-/** Builds the record when the batch is flushed, so serialising bodies and pricing stay off the response path. */
-export type PendingLog = () => LogRecord;
-
+/** Where batches go: the log-store worker, or the store itself (`storeLogSink`). */
 export interface LogSink {
-  insertBatch(records: LogRecord[]): Promise<void>;
+  insertBatch(entries: LogEntry[]): Promise<void>;
 }
 
 export interface LogWriterOptions {
@@ -21,7 +19,7 @@ export interface LogWriterOptions {
  * `close()` writes everything still pending.
  */
 export class LogWriter {
-  private pending: PendingLog[] = [];
+  private pending: LogEntry[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -35,13 +33,13 @@ export class LogWriter {
     this.maxPending = options.maxPending ?? 100_000;
   }
 
-  /** Queues a record. Never throws, never blocks. */
-  enqueue(build: PendingLog): void {
+  /** Queues an entry. Never throws, never blocks. */
+  enqueue(entry: LogEntry): void {
     if (this.pending.length >= this.maxPending) {
       this.pending.shift();
       this.dropped += 1;
     }
-    this.pending.push(build);
+    this.pending.push(entry);
     if (this.pending.length >= this.options.batchSize) this.scheduleFlush(0);
     else this.scheduleFlush(this.options.flushIntervalMs);
   }
@@ -87,29 +85,20 @@ export class LogWriter {
 
   private async writeAll(): Promise<void> {
     while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, this.options.batchSize);
-      const records: LogRecord[] = [];
-      for (const build of batch) {
-        try {
-          records.push(build());
-        } catch (error) {
-          this.options.onError?.(error, 1);
-        }
-      }
-      await this.writeWithRetry(records);
+      await this.writeWithRetry(this.pending.splice(0, this.options.batchSize));
     }
   }
 
-  private async writeWithRetry(records: LogRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  private async writeWithRetry(entries: LogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     try {
-      await this.sink.insertBatch(records);
+      await this.sink.insertBatch(entries);
     } catch {
       try {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        await this.sink.insertBatch(records);
+        await this.sink.insertBatch(entries);
       } catch (error) {
-        this.options.onError?.(error, records.length);
+        this.options.onError?.(error, entries.length);
       }
     }
   }

@@ -1,9 +1,10 @@
-import type { LogRecord } from "./log-record.ts";
+import { packLogEntry } from "./log-entry.ts";
 import type { LogSink } from "./log-writer.ts";
 
 export type LogWorkerRequest =
   | { type: "open"; id: number; url: string }
-  | { type: "insert"; id: number; records: LogRecord[] }
+  /** Entries packed by `packLogEntry`. */
+  | { type: "insert"; id: number; entries: unknown[][] }
   | { type: "close"; id: number };
 
 export type LogWorkerReply = { id: number; ok: true } | { id: number; ok: false; error: string };
@@ -22,8 +23,9 @@ export interface WorkerLogSink extends LogSink {
 }
 
 /**
- * A log sink whose batches are stored by `log-store-worker.ts` on another thread, through its
- * own connection to the same database. `insertBatch` resolves once the batch is stored.
+ * A log sink whose batches are built into records and stored by `log-store-worker.ts` on
+ * another thread, through its own connection to the same database. `insertBatch` resolves
+ * once the batch is stored.
  */
 export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string): Promise<WorkerLogSink> {
   let nextId = 0;
@@ -54,7 +56,7 @@ export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string)
 
   await send({ type: "open", url: databaseUrl });
   return {
-    insertBatch: (records) => (records.length === 0 ? Promise.resolve() : send({ type: "insert", records })),
+    insertBatch: (entries) => (entries.length === 0 ? Promise.resolve() : send({ type: "insert", entries: entries.map(packLogEntry) })),
     async close() {
       try {
         await send({ type: "close" });

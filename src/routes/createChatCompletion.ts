@@ -10,6 +10,8 @@ export function registerCreateChatCompletion(app: GatewayApp, deps: GatewayDeps)
     const result = await proxyChatCompletion(
       {
         body: c.req.valid("json"),
+        // Cached by the body validator: the exact text, for the log and the upstream.
+        rawBody: await c.req.text(),
         headers: chatTargetHeaders(c.req),
         workspaceId: c.get("auth").workspaceId,
         clientSignal: c.req.raw.signal,

@@ -37,7 +37,24 @@ describe.each(TEST_DATABASES)("openStore on $name", ({ name, create }) => {
     const second = await open(url);
     expect(await second.apiKeys.findByHash(key.keyHash)).toEqual(key);
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(second.db);
-    expect(rows.map((row) => row.name).sort()).toEqual(["0001_initial", "0002_control_plane"]);
+    expect(rows.map((row) => row.name).sort()).toEqual(["0001_initial", "0002_control_plane", "0003_partial_log_indexes"]);
+  });
+
+  it.each([
+    ["end_user", "logs_workspace_user_idx"],
+    ["prompt_id", "logs_workspace_prompt_idx"],
+    ["virtual_key_id", "logs_workspace_virtual_key_idx"],
+  ] as const)("can answer a %s filter from its partial index", async (column, index) => {
+    const store = await open((await fresh(create)).url);
+    const plan = await store.db.transaction().execute(async (trx) => {
+      // A near-empty table would otherwise be scanned whatever the indexes.
+      if (name === "postgres") await sql`set local enable_seqscan = off`.execute(trx);
+      const explain = name === "postgres" ? sql`explain` : sql`explain query plan`;
+      const query = sql`select id from logs where workspace_id = ${"ws"} and ${sql.ref(column)} = ${"x"}`;
+      const { rows } = await sql<Record<string, unknown>>`${explain} ${query}`.execute(trx);
+      return JSON.stringify(rows);
+    });
+    expect(plan).toContain(index);
   });
 
   it("lets other writes proceed while a large batch transaction runs", async () => {

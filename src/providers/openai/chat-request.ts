@@ -24,6 +24,8 @@ export interface ChatRequestInput {
   body: Record<string, unknown>;
   /** Model id to send upstream (the `@provider/` prefix already removed). */
   model: string;
+  /** `body` exactly as the client sent it, as JSON text; sent as is when nothing needs changing. */
+  rawBody?: string;
 }
 
 /** Whether the client itself asked for the final usage chunk of a stream. */
@@ -38,10 +40,15 @@ export function clientWantsStreamUsage(body: Record<string, unknown>): boolean {
  */
 export function buildChatRequest(input: ChatRequestInput): UpstreamRequest {
   const { body, credentials } = input;
-  const upstreamBody: Record<string, unknown> = { ...body, model: input.model };
-  if (body.stream === true && input.provider.streamUsage === "stream_options" && !clientWantsStreamUsage(body)) {
-    const existing = body.stream_options && typeof body.stream_options === "object" ? body.stream_options : {};
-    upstreamBody.stream_options = { ...existing, include_usage: true };
+  const askForUsage = body.stream === true && input.provider.streamUsage === "stream_options" && !clientWantsStreamUsage(body);
+  let upstreamBody = input.rawBody;
+  if (upstreamBody === undefined || askForUsage || body.model !== input.model) {
+    const changed: Record<string, unknown> = { ...body, model: input.model };
+    if (askForUsage) {
+      const existing = body.stream_options && typeof body.stream_options === "object" ? body.stream_options : {};
+      changed.stream_options = { ...existing, include_usage: true };
+    }
+    upstreamBody = JSON.stringify(changed);
   }
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -50,5 +57,5 @@ export function buildChatRequest(input: ChatRequestInput): UpstreamRequest {
   if (credentials.apiKey) headers.authorization = `Bearer ${credentials.apiKey}`;
   if (credentials.organization) headers["openai-organization"] = credentials.organization;
   if (credentials.project) headers["openai-project"] = credentials.project;
-  return { url: `${input.baseUrl.replace(/\/+$/, "")}/chat/completions`, headers, body: JSON.stringify(upstreamBody) };
+  return { url: `${input.baseUrl.replace(/\/+$/, "")}/chat/completions`, headers, body: upstreamBody };
 }

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { computeCostUsd } from "../core/cost.ts";
+import { packLogEntry, unpackLogEntry, type LogEntry } from "./log-entry.ts";
+import { toLogRecord } from "./log-record-builder.ts";
+
+function entry(overrides: Partial<LogEntry> = {}): LogEntry {
+  return {
+    id: "0190f000-0000-7000-8000-000000000001",
+    createdAt: "2026-11-22T12:00:00.000Z",
+    organisationId: "org",
+    workspaceId: "ws",
+    apiKeyId: "key",
+    virtualKeyId: null,
+    provider: "openai",
+    model: "gpt-4o-mini",
+    route: "createChatCompletion",
+    method: "POST",
+    path: "/v1/chat/completions",
+    status: 200,
+    stream: false,
+    latencyMs: 1.5,
+    ttftMs: 1.2,
+    user: "u-1",
+    metadata: { team: "search" },
+    traceId: "trace-1",
+    spanId: null,
+    parentSpanId: null,
+    spanName: null,
+    requestBody: '{"model":"gpt-4o-mini","messages":[]}',
+    response: null,
+    errorCode: null,
+    errorMessage: null,
+    promptId: null,
+    promptVersion: null,
+    guardrailResults: null,
+    ...overrides,
+  };
+}
+
+const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, prompt_tokens_details: { cached_tokens: 200 }, completion_tokens_details: { reasoning_tokens: 50 } };
+
+describe("packLogEntry / unpackLogEntry", () => {
+  it("round-trips every field, through a structured clone as a worker receives it", () => {
+    const original = entry({ response: { kind: "stream", chunks: ["{}"] }, guardrailResults: [{ verdict: true }], promptVersion: 3 });
+    const packed = structuredClone(packLogEntry(original));
+    expect(Array.isArray(packed)).toBe(true);
+    expect(unpackLogEntry(packed)).toEqual(original);
+  });
+});
+
+describe("toLogRecord", () => {
+  it("keeps the response text, counts its tokens and prices the served model", () => {
+    const text = JSON.stringify({ id: "c", object: "chat.completion", model: "gpt-4o-mini-2024-07-18", choices: [], usage });
+    const record = toLogRecord(entry({ response: { kind: "json-text", text } }));
+    expect(record.responseBody).toBe(text);
+    expect(record).toMatchObject({ promptTokens: 1000, completionTokens: 500, totalTokens: 1500, cachedTokens: 200, reasoningTokens: 50, success: true });
+    const expected = computeCostUsd("openai", "gpt-4o-mini-2024-07-18", { promptTokens: 1000, completionTokens: 500, totalTokens: 1500, cachedTokens: 200, reasoningTokens: 50 });
+    expect(expected).toBeGreaterThan(0);
+    expect(record.costUsd).toBe(expected);
+    expect(record.requestBody).toBe('{"model":"gpt-4o-mini","messages":[]}');
+    expect(record.metadata).toEqual({ team: "search" });
+  });
+
+  it("assembles a stream's chunks into one completion with the usage chunk's tokens", () => {
+    const chunk = (delta: object, extra: object = {}) =>
+      JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "gpt-4o-mini", choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+    const chunks = [chunk({ role: "assistant", content: "Hel" }), chunk({ content: "lo" }), JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "gpt-4o-mini", choices: [], usage })];
+    const record = toLogRecord(entry({ stream: true, response: { kind: "stream", chunks } }));
+    const completion = JSON.parse(record.responseBody ?? "null");
+    expect(completion.object).toBe("chat.completion");
+    expect(completion.choices[0].message.content).toBe("Hello");
+    expect(record.totalTokens).toBe(1500);
+    expect(record.costUsd).toBeGreaterThan(0);
+  });
+
+  it("records an error: its body, code and message, no tokens, no cost, not a success", () => {
+    const body = { error: { message: "Rate limited", type: "rate_limit_error", code: "rate_limited", param: null } };
+    const record = toLogRecord(entry({ status: 429, response: { kind: "error", body }, errorCode: "rate_limited", errorMessage: "Rate limited" }));
+    expect(JSON.parse(record.responseBody ?? "null")).toEqual(body);
+    expect(record).toMatchObject({ success: false, errorCode: "rate_limited", errorMessage: "Rate limited", totalTokens: 0, costUsd: null });
+  });
+
+  it("counts an error with a 200 status (a stream that failed midway) as a failure", () => {
+    expect(toLogRecord(entry({ errorCode: null, errorMessage: "upstream stream ended early" })).success).toBe(false);
+  });
+
+  it("survives a response that is not JSON, and serialises guardrail results", () => {
+    const record = toLogRecord(entry({ response: { kind: "json-text", text: "not json" }, guardrailResults: [{ id: "g", verdict: false }] }));
+    expect(record.responseBody).toBe("not json");
+    expect(record.totalTokens).toBe(0);
+    expect(record.costUsd).toBeNull();
+    expect(JSON.parse(record.guardrailResults ?? "null")).toEqual([{ id: "g", verdict: false }]);
+  });
+});
