@@ -1,10 +1,10 @@
 /**
- * Worker thread that builds log records (parse, assemble, price) and writes them to the
- * embedded libSQL file with its own connection. Embedded libSQL runs statements
- * synchronously, so writing on the request thread would stall every request while a batch is
- * stored; here it stalls nobody. Protocol: worker-log-sink.ts.
+ * Worker thread (Bun only: the Bun entry point starts it) that builds log records (parse,
+ * assemble, price) and writes them to the embedded SQLite file with its own connection.
+ * SQLite runs statements synchronously, so writing on the request thread would stall every
+ * request while a batch is stored; here it stalls nobody. Protocol: worker-log-sink.ts.
  */
-import { openLibsqlLogInserter, type LogInserter } from "../store/dialects/libsql-log-inserter.ts";
+import { openBunSqliteLogInserter, type LogInserter } from "../store/dialects/bun-sqlite-log-inserter.ts";
 import { unpackLogEntry } from "./log-entry.ts";
 import { toLogRecord } from "./log-record-builder.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./worker-log-sink.ts";
@@ -21,7 +21,7 @@ let queue: Promise<void> = Promise.resolve();
 
 async function handle(message: LogWorkerRequest): Promise<void> {
   try {
-    if (message.type === "open") inserter = openLibsqlLogInserter(message.url);
+    if (message.type === "open") inserter = openBunSqliteLogInserter(message.url);
     if (!inserter) throw new Error("the log worker was not opened");
     if (message.type === "insert") inserter.insertBatch(message.entries.map((packed) => toLogRecord(unpackLogEntry(packed))));
     if (message.type === "close") inserter.close();

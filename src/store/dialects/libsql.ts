@@ -1,12 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
+import { BUSY_TIMEOUT_MS, filePath } from "./sqlite-file.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
 
-/** How long a write waits for another process's lock before SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 5_000;
 
 /** True for the URLs this module opens: `:memory:` and `file:` URLs. */
 export function isLibsqlUrl(url: string): boolean {
@@ -33,11 +31,4 @@ export async function createLibsqlDialect(url: string): Promise<StoreDialect> {
     dialect: new SerialLibsqlDialect(client),
     migrationSchema: () => Promise.resolve(undefined),
   };
-}
-
-/** The filesystem path of a `file:` URL, with or without the `//` authority. */
-export function filePath(url: string): string {
-  const withoutQuery = url.split("?")[0] ?? url;
-  if (withoutQuery.startsWith("file://")) return fileURLToPath(withoutQuery);
-  return decodeURIComponent(withoutQuery.slice("file:".length));
 }
