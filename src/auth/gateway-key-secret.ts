@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 const SECRET_PREFIX = "gw_";
 
@@ -12,7 +12,7 @@ export function generateGatewayKeySecret(): string {
  * hash is enough (no password stretching) and keeps the hot path cheap.
  */
 export function hashGatewayKey(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** Compares two hex hashes in constant time. Never throws. */
