@@ -149,6 +149,27 @@ describe("updating and deleting guardrails", () => {
   });
 });
 
+describe("what input guardrails judged is what goes upstream", () => {
+  it("sends the body as the gateway read it, so a duplicate key cannot carry text past a check", async () => {
+    const guardrail = await createGuardrail({ name: "no secrets", checks: [NO_SECRETS], action: { deny: true } });
+    const config = await call(gateway, "POST", "/v1/configs", {
+      body: { name: "judged", config: { provider: "openai", custom_host: `${upstream.url}/v1`, input_guardrails: [guardrail.slug] } },
+    });
+    expect(config.status, JSON.stringify(config.body)).toBe(201);
+    // A parser keeping the first "messages" would see the password; the gateway's keeps the last.
+    const raw = '{"messages":[{"role":"user","content":"my password is x"}],"messages":[{"role":"user","content":"hello"}],"model":"gpt-4o-mini"}';
+    const response = await call(gateway, "POST", "/v1/chat/completions", {
+      rawBody: raw,
+      headers: { "x-gateway-config": config.body.slug, authorization: "Bearer sk-upstream-test" },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const seen = upstream.getLastRequest()?.body as Record<string, unknown>;
+    // Re-serialised from the checked body: one "messages", in the schema's key order.
+    expect(Object.keys(seen).filter((key) => !key.startsWith("_"))).toEqual(["model", "messages"]);
+    expect(seen.messages).toEqual([{ role: "user", content: "hello" }]);
+  });
+});
+
 describe("bad bodies name the field", () => {
   it("on create", async () => {
     expectBadRequest(await post({ checks: [SHORT] }), "name");

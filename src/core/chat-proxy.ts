@@ -96,8 +96,10 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
     return outcome.denied ? guardrailDenial(hookResults, "output") : null;
   };
 
-  // The client's exact bytes go upstream unless the config's override_params changed the body.
-  const rawBody = body === input.body ? input.rawBody : undefined;
+  // The client's exact bytes go upstream unless the body changed (override_params) or input
+  // guardrails judged it: those must judge what is sent, and raw text with a duplicate key
+  // could read differently upstream than it did here.
+  const rawBody = body === input.body && inputGuardrails.value.length === 0 ? input.rawBody : undefined;
   const request = buildChatRequest({ provider, baseUrl: target.value.baseUrl, credentials: target.value.credentials, body, model, rawBody });
   const called = await callUpstream(request, {
     timeoutMs: timeout.value,

@@ -34,6 +34,7 @@ export interface ConfigSourceDeps {
 function effectiveSettings(config: GatewayConfig): TargetSettings {
   const target = config.targets?.[0] ?? {};
   const pick = <K extends keyof typeof target & keyof GatewayConfig>(key: K) => target[key] ?? config[key];
+  const overrides = { ...config.override_params, ...target.override_params };
   return withoutUndefined({
     provider: pick("provider"),
     apiKey: pick("api_key"),
@@ -41,7 +42,8 @@ function effectiveSettings(config: GatewayConfig): TargetSettings {
     project: pick("upstream_project"),
     customHost: pick("custom_host"),
     virtualKey: pick("virtual_key"),
-    overrideParams: { ...config.override_params, ...target.override_params },
+    // Absent rather than empty, so a config without overrides leaves the client's body untouched.
+    overrideParams: Object.keys(overrides).length > 0 ? overrides : undefined,
     inputGuardrails: pick("input_guardrails"),
     outputGuardrails: pick("output_guardrails"),
     requestTimeout: pick("request_timeout"),
