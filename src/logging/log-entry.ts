@@ -1,3 +1,5 @@
+import type { LogRecord } from "./log-record.ts";
+
 /** What the response was, kept raw until the record is built. */
 export type LoggedResponse =
   | { kind: "json-text"; text: string }
@@ -7,44 +9,25 @@ export type LoggedResponse =
 /**
  * One finished request as the request thread hands it to the log writer: plain values and
  * raw texts only. Parsing the response, assembling a stream and pricing happen later, in
- * `toLogRecord`, on whichever thread stores the batch.
+ * `toLogRecord`, on whichever thread stores the batch. The fields it shares with the stored
+ * record mean the same there; `requestBody` is the client's own text when it sent the body.
  */
-export interface LogEntry {
-  id: string;
-  createdAt: string;
-  organisationId: string;
-  workspaceId: string;
-  apiKeyId: string | null;
-  virtualKeyId: string | null;
-  provider: string | null;
-  model: string | null;
-  route: string;
-  method: string;
-  path: string;
-  status: number;
-  stream: boolean;
-  latencyMs: number;
-  ttftMs: number | null;
-  user: string | null;
-  metadata: Record<string, string>;
-  traceId: string;
-  spanId: string | null;
-  parentSpanId: string | null;
-  spanName: string | null;
-  /** The request body as JSON text: the client's own bytes when it sent the body. */
-  requestBody: string | null;
+export type LogEntry = Pick<
+  LogRecord,
+  | "id" | "createdAt" | "organisationId" | "workspaceId" | "apiKeyId" | "virtualKeyId" | "provider"
+  | "model" | "route" | "method" | "path" | "status" | "stream" | "latencyMs" | "timeToFirstTokenMs"
+  | "user" | "metadata" | "traceId" | "spanId" | "parentSpanId" | "spanName" | "requestBody"
+  | "errorCode" | "errorMessage" | "promptId" | "promptVersion"
+> & {
   response: LoggedResponse | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  promptId: string | null;
-  promptVersion: number | null;
+  /** Every guardrail check that ran, serialised when the record is built. */
   guardrailResults: unknown[] | null;
-}
+};
 
 /** Every field of `LogEntry`, in the order `packLogEntry` writes them. */
 const FIELDS = [
   "id", "createdAt", "organisationId", "workspaceId", "apiKeyId", "virtualKeyId", "provider",
-  "model", "route", "method", "path", "status", "stream", "latencyMs", "ttftMs", "user",
+  "model", "route", "method", "path", "status", "stream", "latencyMs", "timeToFirstTokenMs", "user",
   "metadata", "traceId", "spanId", "parentSpanId", "spanName", "requestBody", "response",
   "errorCode", "errorMessage", "promptId", "promptVersion", "guardrailResults",
 ] as const satisfies ReadonlyArray<keyof LogEntry>;

@@ -19,7 +19,7 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     status: 200,
     stream: false,
     latencyMs: 1.5,
-    ttftMs: 1.2,
+    timeToFirstTokenMs: 1.2,
     user: "u-1",
     metadata: { team: "search" },
     traceId: "trace-1",

@@ -28,7 +28,7 @@ export function toLogRecord(entry: LogEntry): LogRecord {
     success: entry.errorMessage === null && entry.status < 400,
     stream: entry.stream,
     latencyMs: entry.latencyMs,
-    timeToFirstTokenMs: entry.ttftMs,
+    timeToFirstTokenMs: entry.timeToFirstTokenMs,
     promptTokens: counted.promptTokens,
     completionTokens: counted.completionTokens,
     totalTokens: counted.totalTokens,

@@ -77,7 +77,7 @@ export class RequestLog {
       status,
       stream: this.stream,
       latencyMs: round(performance.now() - this.startedAt),
-      ttftMs: this.firstTokenAt === null ? null : round(this.firstTokenAt - this.startedAt),
+      timeToFirstTokenMs: this.firstTokenAt === null ? null : round(this.firstTokenAt - this.startedAt),
       user: this.user,
       metadata: this.metadata,
       traceId: identity.traceId,
