@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { uuidv7 } from "./ids.ts";
+import { isoNow, uuidv7 } from "./ids.ts";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -15,5 +15,13 @@ describe("uuidv7", () => {
     const ids = Array.from({ length: 1000 }, (_, i) => uuidv7(1_700_000_000_000 + i));
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(Array.from({ length: 1000 }, () => uuidv7(1_700_000_000_000))).size).toBe(1000);
+  });
+});
+
+describe("isoNow", () => {
+  it("formats each millisecond as ISO 8601 UTC, also when called again within it", () => {
+    expect(isoNow(Date.UTC(2026, 0, 2, 3, 4, 5, 6))).toBe("2026-01-02T03:04:05.006Z");
+    expect(isoNow(Date.UTC(2026, 0, 2, 3, 4, 5, 6))).toBe("2026-01-02T03:04:05.006Z");
+    expect(isoNow(Date.UTC(2026, 0, 2, 3, 4, 5, 7))).toBe("2026-01-02T03:04:05.007Z");
   });
 });

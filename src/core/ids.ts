@@ -1,3 +1,7 @@
+// The timestamp part changes once per millisecond; ids made in the same one share it.
+let prefixMs = -1;
+let prefix = "";
+
 /**
  * A UUIDv7 (RFC 9562): 48-bit millisecond timestamp, then random bits. Ids made later
  * sort after earlier ones, so a log id is also its pagination cursor, and new ids land at
@@ -5,16 +9,26 @@
  * variant are kept, its first 12 hex digits become the timestamp and the version becomes 7.
  */
 export function uuidv7(now: number = Date.now()): string {
-  const random = crypto.randomUUID();
-  const time = now.toString(16).padStart(12, "0");
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  if (now !== prefixMs) {
+    const time = now.toString(16).padStart(12, "0");
+    prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
+    prefixMs = now;
+  }
+  return prefix + crypto.randomUUID().slice(15);
 }
 
 export function uuidv4(): string {
   return crypto.randomUUID();
 }
 
+let isoMs = -1;
+let iso = "";
+
 /** ISO 8601 UTC with milliseconds and `Z`. */
 export function isoNow(now: number = Date.now()): string {
-  return new Date(now).toISOString();
+  if (now !== isoMs) {
+    iso = new Date(now).toISOString();
+    isoMs = now;
+  }
+  return iso;
 }
