@@ -14,7 +14,7 @@ export interface GatewayDeps {
   keys: GatewayKeyService;
   logWriter: LogWriter;
   inflight: InflightTracker;
-  checkCustomHost: (rawUrl: string) => Promise<Result<URL, GatewayError>>;
+  checkCustomHost: (rawUrl: string) => Promise<Result<Readonly<URL>, GatewayError>>;
   fetch: FetchLike;
   version: string;
   /** Request-path reads of configs, virtual keys, guardrails and prompts; writers call `forget`. */

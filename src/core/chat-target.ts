@@ -33,7 +33,7 @@ export interface TargetRequest {
 }
 
 export interface TargetResolverDeps extends VirtualKeyDeps {
-  checkCustomHost: (rawUrl: string) => Promise<Result<URL, GatewayError>>;
+  checkCustomHost: (rawUrl: string) => Promise<Result<Readonly<URL>, GatewayError>>;
 }
 
 /** What one source says about the target; later layers win field by field. */

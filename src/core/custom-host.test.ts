@@ -259,3 +259,22 @@ describe("createCustomHostGuard: DNS", () => {
     expect(calls.at(-1)).toBe("h0.example");
   });
 });
+
+describe("createCustomHostGuard: answers decided by the rules alone are remembered", () => {
+  it("gives the same answer for the same text, without parsing it again; refusals and DNS verdicts are not kept", async () => {
+    const { lookup, calls } = fakeLookup({ "api.example.com": PUBLIC });
+    const guard = createCustomHostGuard({ trustedHosts: ["models.internal"], allowPublicHosts: true, lookup });
+    for (const raw of ["http://127.0.0.1:8080/v1", "https://models.internal/v1", "https://93.184.215.14/v1"]) {
+      const first = await guard.check(raw);
+      const second = await guard.check(raw);
+      expect(first.ok, raw).toBe(true);
+      expect(second).toBe(first);
+    }
+    expect((await guard.check("http://10.0.0.1/v1")).ok).toBe(false);
+    expect((await guard.check("http://10.0.0.1/v1")).ok).toBe(false);
+    await guard.check("https://api.example.com/v1");
+    await guard.check("https://api.example.com/v1");
+    // The hostname went to the resolver's cache, not to this one: one lookup, then its TTL.
+    expect(calls).toEqual(["api.example.com"]);
+  });
+});

@@ -27,8 +27,9 @@ export interface CustomHostGuard {
    * is not an absolute `http:`/`https:` URL, carries credentials, or names or resolves to a
    * non-public address; `upstream_unreachable` (502) when its hostname cannot be resolved, so
    * it cannot be verified. Messages never echo the URL's credentials, path or query. Never throws.
+   * The URL may be shared with other callers that checked the same text: read it, never change it.
    */
-  check(rawUrl: string): Promise<Result<URL, GatewayError>>;
+  check(rawUrl: string): Promise<Result<Readonly<URL>, GatewayError>>;
 }
 
 const PARAM = "x-gateway-custom-host";
@@ -152,6 +153,14 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
   const ttlMs = options.cacheTtlMs ?? DEFAULT_TTL_MS;
   const cache = new Map<string, { verdict: Verdict; expiresAt: number }>();
   const inFlight = new Map<string, Promise<Verdict>>();
+  // URLs allowed by the rules alone (no DNS): the answer never changes, so every request
+  // naming the same custom host skips parsing and classifying it again.
+  const allowedByRule = new Map<string, Result<Readonly<URL>, GatewayError>>();
+  const allowByRule = (rawUrl: string, url: URL): Result<Readonly<URL>, GatewayError> => {
+    const allowed = ok(url);
+    if (allowedByRule.size < MAX_CACHED_HOSTS) allowedByRule.set(rawUrl, allowed);
+    return allowed;
+  };
 
   const remember = (hostname: string, verdict: Verdict): void => {
     if (verdict.kind === "unresolved" || ttlMs <= 0) return;
@@ -189,7 +198,9 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
   };
 
   return {
-    async check(rawUrl: string): Promise<Result<URL, GatewayError>> {
+    async check(rawUrl: string): Promise<Result<Readonly<URL>, GatewayError>> {
+      const known = allowedByRule.get(rawUrl);
+      if (known) return known;
       let url: URL;
       try {
         url = new URL(rawUrl);
@@ -204,12 +215,12 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
       }
       const host = withoutTrailingDot(url.hostname);
       const port = url.port || (url.protocol === "https:" ? "443" : "80");
-      if (trustedAnyPort.has(host) || trustedWithPort.has(`${host}:${port}`) || host === "localhost") return ok(url);
+      if (trustedAnyPort.has(host) || trustedWithPort.has(`${host}:${port}`) || host === "localhost") return allowByRule(rawUrl, url);
 
       const literal = ipLiteral(url.hostname);
       if (literal) {
         const range = classify(literal);
-        if (range === "loopback" || (range === "public" && allowPublicHosts)) return ok(url);
+        if (range === "loopback" || (range === "public" && allowPublicHosts)) return allowByRule(rawUrl, url);
         if (range === "public") return fail(forbidden(notListed(url.hostname)));
         return fail(forbidden(`Custom host "${shown(url.hostname)}" is a non-public address (${range}).`));
       }
