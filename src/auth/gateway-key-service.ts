@@ -38,13 +38,26 @@ export class GatewayKeyService {
   /** The caller for a secret, or null when it is unknown or revoked. Never throws on bad input. */
   async authenticate(secret: string): Promise<AuthContext | null> {
     const hash = hashGatewayKey(secret);
-    if (this.adminKeyHash && hashesEqual(hash, this.adminKeyHash)) return ENV_ADMIN;
-    const cached = this.cache.get(hash);
-    if (cached && cached.expiresAt > this.now()) return cached.auth;
+    const known = this.knownByHash(hash);
+    if (known !== undefined) return known;
     const record = await this.store.findByHash(hash);
     const auth = record && !record.revokedAt && hashesEqual(record.keyHash, hash) ? toAuthContext(record) : null;
     this.remember(hash, auth);
     return auth;
+  }
+
+  /**
+   * The answer `authenticate` would give when it needs no database read (the env admin key, a
+   * cached key or a cached refusal), without waiting; undefined when it would have to read.
+   */
+  authenticateCached(secret: string): AuthContext | null | undefined {
+    return this.knownByHash(hashGatewayKey(secret));
+  }
+
+  private knownByHash(hash: string): AuthContext | null | undefined {
+    if (this.adminKeyHash && hashesEqual(hash, this.adminKeyHash)) return ENV_ADMIN;
+    const cached = this.cache.get(hash);
+    return cached && cached.expiresAt > this.now() ? cached.auth : undefined;
   }
 
   /** Drops a key from the cache (after revocation). */

@@ -10,6 +10,7 @@ import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage
 import { loadRequestConfig, type ConfigSourceDeps } from "./request-config.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
 import type { Store } from "../store/open-store.ts";
+import type { GuardrailRecord } from "../control-plane/records.ts";
 
 export interface ChatProxyDeps
   extends Omit<TargetResolverDeps, "store">,
@@ -36,6 +37,9 @@ export interface ProxyResponse {
   headers: Record<string, string>;
   body: string | ReadableStream<Uint8Array>;
 }
+
+// Shared by every request without guardrails, so frozen.
+const NO_GUARDRAILS = ok<readonly GuardrailRecord[]>(Object.freeze([]));
 
 function timeoutFrom(raw: string | undefined, fallback: number): Result<number, GatewayError> {
   if (raw === undefined) return ok(fallback);
@@ -74,9 +78,9 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   log.model = model;
   log.virtualKeyId = target.value.virtualKeyId;
 
-  const inputGuardrails = await loadGuardrails(settings?.inputGuardrails, input.workspaceId, deps);
+  const inputGuardrails = settings?.inputGuardrails ? await loadGuardrails(settings.inputGuardrails, input.workspaceId, deps) : NO_GUARDRAILS;
   if (!inputGuardrails.ok) return inputGuardrails;
-  const outputGuardrails = await loadGuardrails(settings?.outputGuardrails, input.workspaceId, deps);
+  const outputGuardrails = settings?.outputGuardrails ? await loadGuardrails(settings.outputGuardrails, input.workspaceId, deps) : NO_GUARDRAILS;
   if (!outputGuardrails.ok) return outputGuardrails;
   const hookResults: HookResults = { input: [], output: [] };
   const checkContext = { model, metadata: log.metadata, fetch: deps.fetch, checkUrl: deps.checkCustomHost, signal: input.clientSignal };
