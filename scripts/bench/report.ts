@@ -150,6 +150,11 @@ export function render(results: Results): string {
     const value = `${fixed(verdict.value, verdict.unit === "MB" ? 1 : 3)}${verdict.unit === "" ? "" : ` ${verdict.unit}`}`;
     lines.push(`${verdict.pass ? "PASS" : "MISS"}  ${verdict.name}: ${value} (goal ${verdict.goal})`);
   }
+  const { gateway, floor } = results.targets;
+  if (gateway !== undefined && floor !== undefined) {
+    // The added-p50 goal counts the hop itself, which no gateway on this runtime avoids.
+    lines.push(`note  at 1 connection the floor adds ${signed(floor.addedP50Ms)} ms p50; the gateway adds ${signed(round(gateway.addedP50Ms - floor.addedP50Ms))} ms over the floor`);
+  }
   return lines.join("\n");
 }
 
