@@ -40,11 +40,18 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
 const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, prompt_tokens_details: { cached_tokens: 200 }, completion_tokens_details: { reasoning_tokens: 50 } };
 
 describe("packLogEntry / unpackLogEntry", () => {
-  it("round-trips every field, through a structured clone as a worker receives it", () => {
-    const original = entry({ response: { kind: "stream", chunks: ["{}"] }, guardrailResults: [{ verdict: true }], promptVersion: 3 });
-    const packed = structuredClone(packLogEntry(original));
-    expect(Array.isArray(packed)).toBe(true);
-    expect(unpackLogEntry(packed)).toEqual(original);
+  it("round-trips every field and every kind of response, through a structured clone as a worker receives it", () => {
+    const originals = [
+      entry({ response: { kind: "stream", chunks: ["{}", "{\"a\":1}"] }, guardrailResults: [{ verdict: true }], promptVersion: 3 }),
+      entry({ response: { kind: "json-text", text: "{\"id\":\"x\"}" }, metadata: {} }),
+      entry({ response: { kind: "error", body: { error: { message: "m", code: "c" } } }, errorCode: "c", errorMessage: "m", status: 502 }),
+      entry({ response: null, user: null, metadata: { a: "1", b: "2" } }),
+    ];
+    for (const original of originals) {
+      const packed = structuredClone(packLogEntry(original));
+      expect(Array.isArray(packed)).toBe(true);
+      expect(unpackLogEntry(packed)).toEqual(original);
+    }
   });
 });
 
