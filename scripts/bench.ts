@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { measure, loadRunner, warmUp } from "./bench/measure.ts";
+import { readCpuSeconds } from "./bench/cpu.ts";
 import { readVm, sampleRss, type RssSampler } from "./bench/memory.ts";
 import { readOptions } from "./bench/options.ts";
 import { preflight } from "./bench/preflight.ts";
@@ -37,7 +38,11 @@ async function main(): Promise<void> {
   const load = loadRunner(options, useWrk, running.workDir);
   log(`warming up (${options.warmupSeconds} s load per target)`);
   await warmUp(running.targets, options, load);
-  const samples = await measure(running.targets, options, load, log);
+  const cpuSeconds = (name: TargetName): number => {
+    const pid = running.processes[name]?.pid;
+    return pid === undefined ? Number.NaN : readCpuSeconds(pid);
+  };
+  const samples = await measure(running.targets, options, load, log, cpuSeconds);
 
   const peakRss: Partial<Record<TargetName, number>> = {};
   for (const [name, sampler] of samplers) {

@@ -11,6 +11,8 @@ import { runWrk, writeWrkScript } from "./wrk.ts";
 
 export interface TargetSamples {
   load: LoadResult[];
+  /** The target process's own CPU time per request of each load run (all threads), µs. */
+  cpuUsPerRequest: number[];
   /** Send-to-last-byte of sequential non-streamed requests, ms. */
   latencyMs: number[];
   /** Send-to-first-content-event of sequential streamed requests, ms. */
@@ -81,17 +83,22 @@ export async function warmUp(targets: Target[], options: BenchOptions, load: Loa
 function emptySamples(targets: Target[]): Samples {
   const samples = {} as Samples;
   for (const target of targets) {
-    samples[target.name] = { load: [], latencyMs: [], firstTokenMs: [], sequentialErrors: 0 };
+    samples[target.name] = { load: [], cpuUsPerRequest: [], latencyMs: [], firstTokenMs: [], sequentialErrors: 0 };
   }
   return samples;
 }
 
-/** Runs every round; `progress` gets one line per step for the console. */
+/**
+ * Runs every round; `progress` gets one line per step for the console. `cpuSeconds` reads a
+ * target's process CPU time; it is read again after the settling pause, so the log writes a
+ * load run caused count towards it.
+ */
 export async function measure(
   targets: Target[],
   options: BenchOptions,
   load: LoadRunner,
   progress: (line: string) => void,
+  cpuSeconds: (name: TargetName) => number,
 ): Promise<Samples> {
   const samples = emptySamples(targets);
   const clients = targets.map((target) => createClient(target, 1));
@@ -103,10 +110,13 @@ export async function measure(
     await sequential(orderedClients, samples, perRound(options.latencyRequests), chatBody, false);
     await sequential(orderedClients, samples, perRound(options.streamRequests), streamBody, true);
     for (const target of order) {
+      const cpuBefore = cpuSeconds(target.name);
       const result = await load(target, options.seconds);
-      samples[target.name].load.push(result);
       progress(`round ${round + 1}/${options.rounds}: ${target.name} ${Math.round(result.rps)} req/s, ${result.errors} errors`);
       await pause(SETTLE_MS);
+      const own = samples[target.name];
+      own.load.push(result);
+      own.cpuUsPerRequest.push(((cpuSeconds(target.name) - cpuBefore) * 1e6) / result.requests);
     }
   }
   for (const client of clients) client.agent.destroy();

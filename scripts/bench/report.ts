@@ -9,6 +9,8 @@ import type { TargetName } from "./targets.ts";
 export interface TargetFigures {
   rps: number;
   rpsRounds: number[];
+  /** The target's own CPU time per request under load (all its threads), µs: median of the rounds. */
+  cpuUsPerRequest: number;
   loadErrors: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
@@ -54,6 +56,7 @@ export function summarize(samples: Samples, peakRss: Partial<Record<TargetName, 
     figures[name] = {
       rps: round(median(rpsRounds), 0),
       rpsRounds: rpsRounds.map((value) => round(value, 0)),
+      cpuUsPerRequest: round(median(own.cpuUsPerRequest), 0),
       loadErrors: own.load.reduce((sum, result) => sum + result.errors, 0),
       latencyP50Ms: round(p50),
       latencyP99Ms: round(p99),
@@ -112,6 +115,7 @@ export function render(results: Results): string {
     "target",
     `rps@${results.options.connections}`,
     "rps per round",
+    "CPU µs/req",
     "p50 ms",
     "p99 ms",
     "added p50",
@@ -127,6 +131,7 @@ export function render(results: Results): string {
       name,
       fixed(f.rps, 0),
       f.rpsRounds.map((value) => fixed(value, 0)).join(" / "),
+      fixed(f.cpuUsPerRequest, 0),
       fixed(f.latencyP50Ms, 3),
       fixed(f.latencyP99Ms, 3),
       name === "direct" ? "—" : signed(f.addedP50Ms),
