@@ -10,7 +10,6 @@ import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage
 import { loadRequestConfig, type ConfigSourceDeps } from "./request-config.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
 import type { Store } from "../store/open-store.ts";
-import type { GuardrailRecord } from "../control-plane/records.ts";
 
 export interface ChatProxyDeps
   extends Omit<TargetResolverDeps, "store">,
@@ -37,9 +36,6 @@ export interface ProxyResponse {
   headers: Record<string, string>;
   body: string | ReadableStream<Uint8Array>;
 }
-
-// Shared by every request without guardrails, so frozen.
-const NO_GUARDRAILS = ok<readonly GuardrailRecord[]>(Object.freeze([]));
 
 function timeoutFrom(raw: string | undefined, fallback: number): Result<number, GatewayError> {
   if (raw === undefined) return ok(fallback);
@@ -78,9 +74,9 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   log.model = model;
   log.virtualKeyId = target.value.virtualKeyId;
 
-  const inputGuardrails = settings?.inputGuardrails ? await loadGuardrails(settings.inputGuardrails, input.workspaceId, deps) : NO_GUARDRAILS;
+  const inputGuardrails = await loadGuardrails(settings?.inputGuardrails, input.workspaceId, deps);
   if (!inputGuardrails.ok) return inputGuardrails;
-  const outputGuardrails = settings?.outputGuardrails ? await loadGuardrails(settings.outputGuardrails, input.workspaceId, deps) : NO_GUARDRAILS;
+  const outputGuardrails = await loadGuardrails(settings?.outputGuardrails, input.workspaceId, deps);
   if (!outputGuardrails.ok) return outputGuardrails;
   const hookResults: HookResults = { input: [], output: [] };
   const checkContext = { model, metadata: log.metadata, fetch: deps.fetch, checkUrl: deps.checkCustomHost, signal: input.clientSignal };

@@ -1,8 +1,6 @@
 import { isoNow, uuidv7 } from "../core/ids.ts";
 import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 
-export type { LoggedResponse } from "./log-entry.ts";
-
 export interface RequestLogIdentity {
   organisationId: string;
   workspaceId: string;
