@@ -1,6 +1,10 @@
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { postgresTestUrl, removeSqliteTestDatabase, sqliteTestUrl, TEST_DATABASES, type TestDatabase } from "../../test/support/databases.ts";
+import { createClient } from "@libsql/client";
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { filePath, PAGE_SIZE_BYTES } from "./dialects/sqlite-file.ts";
 import { openStore, type Store } from "./open-store.ts";
 import { apiKeyRecord, logRecord, scopeId } from "./store-test-fixtures.ts";
 
@@ -82,12 +86,29 @@ describe("openStore URLs", () => {
     expect(await store.apiKeys.countActive()).toBe(1);
   });
 
-  it("creates the folder of a file: URL, in the file:/// form too, with WAL on", async () => {
+  it("creates the folder of a file: URL, in the file:/// form too, with WAL on and 16 KiB pages", async () => {
     const url = sqliteTestUrl();
     databases.push({ url, cleanup: () => removeSqliteTestDatabase(url) });
     const store = await open(url.replace(/^file:/, "file://"));
     const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
     expect(rows[0]?.journal_mode).toBe("wal");
+    const pages = await sql<{ page_size: number }>`pragma page_size`.execute(store.db);
+    expect(pages.rows[0]?.page_size).toBe(PAGE_SIZE_BYTES);
+  });
+
+  it("opens a file made with another page size as it is", async () => {
+    const url = sqliteTestUrl();
+    databases.push({ url, cleanup: () => removeSqliteTestDatabase(url) });
+    await mkdir(dirname(filePath(url)), { recursive: true });
+    const older = createClient({ url });
+    await older.execute("PRAGMA page_size=4096");
+    await older.execute("CREATE TABLE made_before (id integer)");
+    older.close();
+    const store = await open(url);
+    const pages = await sql<{ page_size: number }>`pragma page_size`.execute(store.db);
+    expect(pages.rows[0]?.page_size).toBe(4096);
+    await store.apiKeys.insert(apiKeyRecord());
+    expect(await store.apiKeys.countActive()).toBe(1);
   });
 
   it("rejects a URL it cannot open, without echoing credentials", async () => {

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { createClient } from "@libsql/client";
-import { BUSY_TIMEOUT_MS, filePath } from "./sqlite-file.ts";
+import { BUSY_TIMEOUT_MS, filePath, PAGE_SIZE_BYTES } from "./sqlite-file.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
 
@@ -14,7 +14,7 @@ export function isLibsqlUrl(url: string): boolean {
 /**
  * Embedded libSQL (SQLite) for `file:` URLs (`file:data/gateway.db`, `file:/abs/x.db`,
  * `file:///abs/x.db`) and `:memory:`. For files it creates the parent folder first and turns
- * on WAL (readers never block the writer) with a busy timeout, so several processes can share
+ * on WAL (readers never block the writer) with a busy timeout and, for a new file, 16 KiB pages, so several processes can share
  * one file. `synchronous=NORMAL` is the usual WAL pairing: a power cut may lose the last
  * commits but never corrupts the file.
  */
@@ -22,6 +22,8 @@ export async function createLibsqlDialect(url: string): Promise<StoreDialect> {
   if (url !== ":memory:") await mkdir(dirname(filePath(url)), { recursive: true });
   const client = createClient({ url });
   if (url !== ":memory:") {
+    // Before WAL: only then can a new file still take it (an existing file ignores it).
+    await client.execute(`PRAGMA page_size=${PAGE_SIZE_BYTES}`);
     await client.execute("PRAGMA journal_mode=WAL");
     await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
     await client.execute("PRAGMA synchronous=NORMAL");
