@@ -15,6 +15,7 @@ import type { GatewayDeps } from "./deps.ts";
 import { LogWriter } from "./logging/log-writer.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
+import { checkPriceTable } from "./providers/price-table.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export interface Gateway {
@@ -38,6 +39,7 @@ export interface GatewayOptions {
 }
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  checkPriceTable();
   const masterKey = await loadMasterKey({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
   const store = await openStore(config.GATEWAY_DATABASE_URL);
   const bootstrapKey = config.GATEWAY_ADMIN_KEY ? null : await createBootstrapKey(store);

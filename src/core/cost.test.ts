@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import priceData from "../providers/prices.json" with { type: "json" };
 import { findProvider } from "../providers/catalogue.ts";
 import type { Usage } from "./chat-stream-assembler.ts";
+import { checkPriceTable, PriceTableSchema } from "../providers/price-table.ts";
 import { computeCostUsd, PRICES_AS_OF, resolveModelPrice } from "./cost.ts";
 
 function usage(promptTokens: number, completionTokens: number, cachedTokens = 0, reasoningTokens = 0): Usage {
@@ -81,6 +82,15 @@ describe("computeCostUsd", () => {
 });
 
 describe("prices.json", () => {
+  it("has the table's shape, which the check enforces", () => {
+    expect(() => checkPriceTable()).not.toThrow();
+    const broken = structuredClone(priceData) as { providers: Record<string, Record<string, unknown>> };
+    broken.providers.openai!["gpt-4o"] = { input: -1, output: 10 };
+    const result = PriceTableSchema.safeParse(broken);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(["providers", "openai", "gpt-4o", "input"]);
+  });
+
   it("has a date, a source per provider, and only catalogue providers", () => {
     expect(PRICES_AS_OF).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(priceData.note).toMatch(/re-check/);

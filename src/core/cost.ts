@@ -2,7 +2,7 @@
  * Prices a request from its token usage and the price table `src/providers/prices.json`
  * (each provider's pricing page is listed in its `sources`).
  */
-import { z } from "zod";
+import type { PriceTable } from "../providers/price-table.ts";
 import priceData from "../providers/prices.json" with { type: "json" };
 import type { Usage } from "./chat-stream-assembler.ts";
 
@@ -13,21 +13,6 @@ export interface ModelPrice {
   cachedInput: number | null;
   output: number;
 }
-
-const PriceSchema = z
-  .object({ input: z.number().nonnegative(), cached_input: z.number().nonnegative().optional(), output: z.number().nonnegative() })
-  .strict();
-
-const PriceTableSchema = z
-  .object({
-    as_of: z.iso.date(),
-    currency: z.literal("USD"),
-    unit: z.literal("per_million_tokens"),
-    note: z.string().min(1),
-    sources: z.record(z.string(), z.url()),
-    providers: z.record(z.string(), z.record(z.string(), PriceSchema.nullable())),
-  })
-  .strict();
 
 /** A price in millionths of a dollar per million tokens, so that tokens × price is an exact integer (picodollars). */
 interface ScaledPrice {
@@ -43,7 +28,8 @@ interface ProviderTable {
   prefixes: { prefix: string; price: ScaledPrice | null }[];
 }
 
-const table = PriceTableSchema.parse(priceData);
+// Its shape is checked when the gateway starts (`checkPriceTable`).
+const table = priceData as PriceTable;
 
 /** The date the price table was last checked against its sources. */
 export const PRICES_AS_OF: string = table.as_of;
