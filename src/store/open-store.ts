@@ -7,9 +7,7 @@ import type {
   PromptsRepository,
   VirtualKeysRepository,
 } from "./control-plane-repositories.ts";
-import { createLibsqlDialect, isLibsqlUrl } from "./dialects/libsql.ts";
-import { createPostgresDialect, isPostgresUrl } from "./dialects/postgres.ts";
-import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
+import { isLibsqlUrl, isPostgresUrl, type StoreDialect, type StoreDialectName } from "./dialects/store-dialect.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -60,8 +58,9 @@ export async function openStore(url: string): Promise<Store> {
 }
 
 async function pickDialect(url: string): Promise<StoreDialect> {
-  if (isPostgresUrl(url)) return createPostgresDialect(url);
-  if (isLibsqlUrl(url)) return createLibsqlDialect(url);
+  // Only the driver in use is loaded: the other would hold its memory for nothing.
+  if (isPostgresUrl(url)) return (await import("./dialects/postgres.ts")).createPostgresDialect(url);
+  if (isLibsqlUrl(url)) return (await import("./dialects/libsql.ts")).createLibsqlDialect(url);
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url;
   throw new Error(`unsupported store URL "${scheme}…": use postgres://, postgresql://, file: or :memory:`);
 }

@@ -6,10 +6,6 @@ import type { StoreDialect } from "./store-dialect.ts";
 import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
 
 
-/** True for the URLs this module opens: `:memory:` and `file:` URLs. */
-export function isLibsqlUrl(url: string): boolean {
-  return url === ":memory:" || url.startsWith("file:");
-}
 
 /**
  * Embedded libSQL (SQLite) for `file:` URLs (`file:data/gateway.db`, `file:/abs/x.db`,

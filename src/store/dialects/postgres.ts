@@ -2,11 +2,6 @@ import { sql, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { StoreDialect } from "./store-dialect.ts";
 
-/** True for the URLs this module opens. */
-export function isPostgresUrl(url: string): boolean {
-  return url.startsWith("postgres://") || url.startsWith("postgresql://");
-}
-
 /**
  * PostgreSQL through a `pg` pool. The URL is passed to `pg` as is, so its query options
  * work (`sslmode`, `options=-c search_path=<schema>`, …); the store's tables live in the

@@ -15,3 +15,13 @@ export interface StoreDialect {
    */
   migrationSchema(db: Kysely<Database>): Promise<string | undefined>;
 }
+
+/** True for the URLs the PostgreSQL dialect opens. */
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith("postgres://") || url.startsWith("postgresql://");
+}
+
+/** True for the URLs the embedded libSQL dialect opens: `:memory:` and `file:` URLs. */
+export function isLibsqlUrl(url: string): boolean {
+  return url === ":memory:" || url.startsWith("file:");
+}
