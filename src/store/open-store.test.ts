@@ -1,9 +1,9 @@
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { createClient } from "@libsql/client";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { postgresTestUrl, removeSqliteTestDatabase, sqliteTestUrl, TEST_DATABASES, type TestDatabase } from "../../test/support/databases.ts";
-import { createClient } from "@libsql/client";
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import { filePath, PAGE_SIZE_BYTES } from "./dialects/sqlite-file.ts";
 import { openStore, type Store } from "./open-store.ts";
 import { apiKeyRecord, logRecord, scopeId } from "./store-test-fixtures.ts";

@@ -5,14 +5,12 @@ import { BUSY_TIMEOUT_MS, filePath, PAGE_SIZE_BYTES } from "./sqlite-file.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
 
-
-
 /**
  * Embedded libSQL (SQLite) for `file:` URLs (`file:data/gateway.db`, `file:/abs/x.db`,
  * `file:///abs/x.db`) and `:memory:`. For files it creates the parent folder first and turns
- * on WAL (readers never block the writer) with a busy timeout and, for a new file, 16 KiB pages, so several processes can share
- * one file. `synchronous=NORMAL` is the usual WAL pairing: a power cut may lose the last
- * commits but never corrupts the file.
+ * on WAL (readers never block the writer) with a busy timeout, so several processes can share
+ * one file; a new file gets 16 KiB pages. `synchronous=NORMAL` is the usual WAL pairing: a
+ * power cut may lose the last commits but never corrupts the file.
  */
 export async function createLibsqlDialect(url: string): Promise<StoreDialect> {
   if (url !== ":memory:") await mkdir(dirname(filePath(url)), { recursive: true });
