@@ -8,7 +8,7 @@ import { limitBodySize } from "./middleware/limit-body-size.ts";
 import { logRequests } from "./middleware/log-requests.ts";
 import { requireAdmin, requireAdminToChangePrompts } from "./middleware/require-admin.ts";
 import { registerRoutes } from "./routes/index.ts";
-import { validateSynchronously } from "./synchronous-validation.ts";
+import { speedUpValidation } from "./validation/fast-validation.ts";
 
 /** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
 export function createApp(deps: GatewayDeps): GatewayApp {
@@ -28,7 +28,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion" }));
   app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion" }));
 
-  validateSynchronously(Object.values(operations));
+  speedUpValidation(Object.values(operations));
   registerRoutes(app, deps);
   return app;
 }
