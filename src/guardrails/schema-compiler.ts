@@ -4,8 +4,8 @@
  * throws `RegexTimeoutError` instead of hanging. Compiled validators are kept in a small
  * bounded cache keyed by the schema's JSON, and dropped from Ajv's own cache so it cannot grow.
  */
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
 import { safeTest } from "./safe-regex.ts";
 
 /** Serialized schemas longer than this are refused. */
@@ -22,10 +22,19 @@ const safeRegExp: RegExpEngine = Object.assign(
   { code: "safeRegExp" },
 );
 
-const ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: safeRegExp } });
-// ajv-formats is CommonJS; its default export may arrive wrapped depending on the loader.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
-addFormats(ajv);
+// Loaded at the first compile: Ajv costs the process about 10 MB of memory, and most
+// gateways never save a json_schema guardrail. Both packages are CommonJS, so `require` loads
+// them synchronously on Bun and Node alike.
+let shared: Ajv | null = null;
+function ajv(): Ajv {
+  if (shared) return shared;
+  const require = createRequire(import.meta.url);
+  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+  const addFormats = require("ajv-formats") as { default: (instance: Ajv) => void };
+  shared = new AjvClass({ strict: false, allErrors: true, code: { regExp: safeRegExp } });
+  addFormats.default(shared);
+  return shared;
+}
 
 const cache = new Map<string, ValidateFunction>();
 
@@ -44,7 +53,7 @@ export function compileSchema(schema: Record<string, unknown>): Compiled {
   if (cached) return { ok: true, validate: cached };
   const copy = JSON.parse(key) as Record<string, unknown>;
   try {
-    const validate = ajv.compile(copy);
+    const validate = ajv().compile(copy);
     if ((validate as { $async?: unknown }).$async) return { ok: false, message: "asynchronous schemas ($async) are not supported" };
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(key, validate);
@@ -52,7 +61,7 @@ export function compileSchema(schema: Record<string, unknown>): Compiled {
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : "the schema does not compile" };
   } finally {
-    ajv.removeSchema(copy);
+    ajv().removeSchema(copy);
   }
 }
 

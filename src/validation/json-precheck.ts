@@ -1,12 +1,20 @@
+import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 
 /** A compiled check that only answers "zod would accept this value and return it unchanged". */
 export type JsonPrecheck = (value: unknown) => boolean;
 
-// Strict: a keyword or format Ajv does not know makes compilation throw, and that schema keeps
-// zod alone. Both count string lengths in code points (the tests hold them to it).
-const ajv = new Ajv2020({ strict: true, allErrors: false, logger: false });
+let shared: Ajv2020 | null = null;
+/** Loaded at the first compile (Ajv is CommonJS: `require` is synchronous on Bun and Node). */
+function ajv(): Ajv2020 {
+  if (shared) return shared;
+  const { Ajv2020: AjvClass } = createRequire(import.meta.url)("ajv/dist/2020") as typeof import("ajv/dist/2020.js");
+  // Strict: a keyword or format Ajv does not know makes compilation throw, and that schema
+  // keeps zod alone. Both count string lengths in code points (the tests hold them to it).
+  shared = new AjvClass({ strict: true, allErrors: false, logger: false });
+  return shared;
+}
 
 /** Node kinds whose JSON Schema says exactly what zod accepts and whose output is the input. */
 const PLAIN_TYPES = new Set(["string", "number", "boolean", "null", "any", "unknown", "never", "literal", "enum"]);
@@ -29,7 +37,7 @@ interface ZodNode {
 export function compileJsonPrecheck(schema: z.ZodType): JsonPrecheck | null {
   if (!isPlain(schema as unknown as ZodNode, new Set())) return null;
   try {
-    return ajv.compile(z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" })) as JsonPrecheck;
+    return ajv().compile(z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" })) as JsonPrecheck;
   } catch {
     return null;
   }
