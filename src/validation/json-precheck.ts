@@ -44,7 +44,9 @@ export function compileJsonPrecheck(schema: z.ZodType): JsonPrecheck | null {
 }
 
 function isPlain(node: ZodNode, seen: Set<ZodNode>): boolean {
-  if (seen.has(node)) return false; // recursive schemas stay with zod
+  // A node met twice (recursion, or one schema reused in two places) stays with zod: cheap to
+  // refuse, and it keeps the walk finite.
+  if (seen.has(node)) return false;
   seen.add(node);
   const { def } = node._zod;
   if (!(def.checks ?? []).every((check) => PLAIN_CHECKS.has(check._zod.def.check))) return false;
