@@ -87,6 +87,8 @@ describe("chat completions through the official openai client", () => {
     expect(seen?.headers["openai-project"]).toBe("proj_xyz789");
     expect(seen?.headers["x-gateway-api-key"]).toBeUndefined();
 
+    // Sent without a trace id, the request is its own trace, named by its log id.
+    expect(response.headers.get("x-gateway-trace-id")).toBe(response.headers.get("x-gateway-log-id"));
     const record = await storedLog(response.headers.get("x-gateway-log-id")!);
     const everything = JSON.stringify(record);
     expect(everything).not.toContain(UPSTREAM_KEY);

@@ -68,6 +68,13 @@ describe.each([
       expect((await logs("?metadata[team]=search&metadata[run]=2")).body.data).toHaveLength(1);
     });
 
+    it("names the trace of a request sent without a trace id by its log id", async () => {
+      const [untraced] = (await logs("?status=400")).body.data;
+      expect(untraced.trace_id).toBe(untraced.id);
+      const traced = await logs(`?trace_id=${untraced.id}`);
+      expect(traced.body.data.map((log: { id: string }) => log.id)).toEqual([untraced.id]);
+    });
+
     it("filters by time range", async () => {
       const all = (await logs("")).body.data;
       const oldest = all.at(-1).created_at;

@@ -1615,7 +1615,7 @@ export const openApiDocument = {
       "TraceId": {
         "name": "x-gateway-trace-id",
         "in": "header",
-        "description": "Trace id for the log record; generated when absent and echoed in the response.",
+        "description": "Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id.",
         "schema": {
           "type": "string",
           "maxLength": 128

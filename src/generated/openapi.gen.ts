@@ -1103,7 +1103,7 @@ export interface components {
         RequestTimeout: number;
         SpanId: string;
         SpanName: string;
-        /** @description Trace id for the log record; generated when absent and echoed in the response. */
+        /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
         TraceId: string;
         /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
         UpstreamAuthorization: string;
@@ -1287,7 +1287,7 @@ export interface operations {
                 "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
                 "x-gateway-span-id"?: components["parameters"]["SpanId"];
                 "x-gateway-span-name"?: components["parameters"]["SpanName"];
-                /** @description Trace id for the log record; generated when absent and echoed in the response. */
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
                 "x-gateway-trace-id"?: components["parameters"]["TraceId"];
                 /** @description Sent upstream as the organisation header (OpenAI-Organization). */
                 "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
@@ -1817,7 +1817,7 @@ export interface operations {
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
                 /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded). */
                 "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
-                /** @description Trace id for the log record; generated when absent and echoed in the response. */
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
                 "x-gateway-trace-id"?: components["parameters"]["TraceId"];
             };
             path: {

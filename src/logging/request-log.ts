@@ -8,7 +8,8 @@ export interface RequestLogIdentity {
   route: string;
   method: string;
   path: string;
-  traceId: string;
+  /** The caller's trace id; a request without one starts its own trace, named by its log id. */
+  traceId: string | null;
   spanId: string | null;
   parentSpanId: string | null;
   spanName: string | null;
@@ -41,11 +42,16 @@ export class RequestLog {
   /** A stream finishes its own log when it ends; the middleware leaves it alone. */
   deferred = false;
 
+  /** Time-ordered like the log id, so the trace index grows at its end. */
+  readonly traceId: string;
+
   constructor(
     readonly identity: RequestLogIdentity,
     private readonly enqueue: (entry: LogEntry) => void,
     private readonly onFinished: () => void,
-  ) {}
+  ) {
+    this.traceId = identity.traceId ?? this.id;
+  }
 
   markFirstToken(): void {
     if (this.firstTokenAt === null) this.firstTokenAt = performance.now();
@@ -78,7 +84,7 @@ export class RequestLog {
       timeToFirstTokenMs: this.firstTokenAt === null ? null : round(this.firstTokenAt - this.startedAt),
       user: this.user,
       metadata: this.metadata,
-      traceId: identity.traceId,
+      traceId: this.traceId,
       spanId: identity.spanId,
       parentSpanId: identity.parentSpanId,
       spanName: identity.spanName,

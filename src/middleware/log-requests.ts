@@ -2,7 +2,6 @@ import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import { GatewayError } from "../errors.ts";
 import type { InflightTracker } from "../core/inflight.ts";
-import { uuidv7 } from "../core/ids.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
 import { RequestLog } from "../logging/request-log.ts";
 import { parseMetadataHeader } from "../logging/metadata-header.ts";
@@ -37,8 +36,8 @@ export function logRequests(options: { writer: LogWriter; inflight: InflightTrac
         route,
         method: c.req.method,
         path: c.req.path,
-        // Time-ordered, so the trace index grows at its end rather than on a random page per row.
-        traceId: headerTrace && headerTrace.length <= MAX_ID_LENGTH ? headerTrace : uuidv7(),
+        // Without the header the request starts its own trace, named by its log id.
+        traceId: headerTrace && headerTrace.length <= MAX_ID_LENGTH ? headerTrace : null,
         spanId: null,
         parentSpanId: null,
         spanName: null,
@@ -47,7 +46,7 @@ export function logRequests(options: { writer: LogWriter; inflight: InflightTrac
       done,
     );
     c.set("requestLog", log);
-    c.header("x-gateway-trace-id", log.identity.traceId);
+    c.header("x-gateway-trace-id", log.traceId);
     c.header("x-gateway-log-id", log.id);
     try {
       traceHeader(headerTrace, "x-gateway-trace-id");
