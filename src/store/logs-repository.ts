@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { ExpressionBuilder, Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../logging/log-record.ts";
 import { fromLogRow, LOG_SUMMARY_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { Database } from "./schema.ts";
@@ -9,6 +9,18 @@ import type { Database } from "./schema.ts";
  */
 const LOG_ROWS_PER_INSERT = 500;
 const METADATA_ROWS_PER_INSERT = 2_000;
+
+/**
+ * The logs of one trace, in two arms so each has an index: the partial trace index holds only
+ * rows whose trace id is not their own log id (migration 0004); the primary key finds the
+ * request the trace is named after.
+ */
+export function inTrace(eb: ExpressionBuilder<Database, "logs">, traceId: string) {
+  return eb.or([
+    eb.and([eb("trace_id", "=", traceId), eb("trace_id", "<>", eb.ref("id"))]),
+    eb.and([eb("id", "=", traceId), eb("trace_id", "=", traceId)]),
+  ]);
+}
 
 /** Stored request logs. Every read is scoped to one workspace. */
 export interface LogsRepository {
@@ -59,7 +71,8 @@ export function createLogsRepository(db: Kysely<Database>): LogsRepository {
       if (filters.provider !== undefined) query = query.where("provider", "=", filters.provider);
       if (filters.status !== undefined) query = query.where("status", "=", filters.status);
       if (filters.success !== undefined) query = query.where("success", "=", filters.success ? 1 : 0);
-      if (filters.traceId !== undefined) query = query.where("trace_id", "=", filters.traceId);
+      const { traceId } = filters;
+      if (traceId !== undefined) query = query.where((eb) => inTrace(eb, traceId));
       if (filters.promptId !== undefined) query = query.where("prompt_id", "=", filters.promptId);
       if (filters.virtualKeyId !== undefined) query = query.where("virtual_key_id", "=", filters.virtualKeyId);
       if (filters.from !== undefined) query = query.where("created_at", ">=", isoInstant(filters.from, "from"));

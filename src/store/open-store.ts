@@ -44,6 +44,7 @@ export async function openStore(url: string): Promise<Store> {
     await db.destroy();
     throw error;
   }
+  const stopStatistics = await keepPlannerStatisticsFresh(db, dialect);
   return {
     db,
     dialect: dialect.name,
@@ -53,8 +54,29 @@ export async function openStore(url: string): Promise<Store> {
     virtualKeys: createVirtualKeysRepository(db),
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
-    close: () => db.destroy(),
+    close: () => {
+      stopStatistics();
+      return db.destroy();
+    },
   };
+}
+
+/** How often the planner's statistics are refreshed where the engine does not do it itself. */
+const STATISTICS_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * Refreshes the planner's statistics now and then every few minutes, as the log table grows.
+ * A failed refresh (say, the database busy) only leaves the previous statistics in place.
+ * Resolves, after the first refresh, to the stop function.
+ */
+async function keepPlannerStatisticsFresh(db: Kysely<Database>, dialect: StoreDialect): Promise<() => void> {
+  const refresh = dialect.refreshPlannerStatistics;
+  if (!refresh) return () => {};
+  const run = (): Promise<void> => refresh(db).catch(() => {});
+  await run();
+  const timer = setInterval(() => void run(), STATISTICS_INTERVAL_MS);
+  timer.unref?.();
+  return () => clearInterval(timer);
 }
 
 async function pickDialect(url: string): Promise<StoreDialect> {

@@ -14,6 +14,12 @@ export interface StoreDialect {
    * so another schema's `kysely_migration` would otherwise count as ours.
    */
   migrationSchema(db: Kysely<Database>): Promise<string | undefined>;
+  /**
+   * Refreshes the statistics the query planner chooses indexes by, when the engine does not
+   * keep them itself. Without them SQLite answers a filtered log listing by walking the whole
+   * workspace in id order rather than through the filter's index.
+   */
+  refreshPlannerStatistics?(db: Kysely<Database>): Promise<void>;
 }
 
 /** True for the URLs the PostgreSQL dialect opens. */

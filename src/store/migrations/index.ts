@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as initial from "./0001_initial.ts";
 import * as controlPlane from "./0002_control_plane.ts";
 import * as partialLogIndexes from "./0003_partial_log_indexes.ts";
+import * as untracedLogIndex from "./0004_untraced_log_index.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -11,6 +12,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
   "0002_control_plane": controlPlane,
   "0003_partial_log_indexes": partialLogIndexes,
+  "0004_untraced_log_index": untracedLogIndex,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */

@@ -1,0 +1,47 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { sqliteTestDatabase, type TestDatabase } from "../../test/support/databases.ts";
+import { openStore } from "./open-store.ts";
+import { inTrace } from "./logs-repository.ts";
+import { logRecord } from "./store-test-fixtures.ts";
+
+const JAN_1 = Date.parse("2026-01-01T00:00:00.000Z");
+
+describe("planner statistics on the embedded store", () => {
+  let database: TestDatabase;
+
+  afterAll(async () => {
+    await database?.cleanup();
+  });
+
+  it("lets a trace filter use the trace index once the store has been reopened with rows", async () => {
+    database = await sqliteTestDatabase();
+    const first = await openStore(database.url);
+    // Most requests are their own trace (trace id = log id); every tenth belongs to one of
+    // twenty shared traces, ten requests each.
+    const records = Array.from({ length: 2_000 }, (_, i) => {
+      const record = logRecord(JAN_1 + i, { workspaceId: "ws-big" });
+      return { ...record, traceId: i % 10 === 0 ? `trace-${(i / 10) % 20}` : record.id };
+    });
+    await first.logs.insertBatch(records);
+    await first.close();
+
+    const store = await openStore(database.url);
+    // The listing's own trace condition, as the repository builds it.
+    const listing = store.db
+      .selectFrom("logs")
+      .select("id")
+      .where("workspace_id", "=", "ws-big")
+      .where((eb) => inTrace(eb, "trace-3"))
+      .orderBy("id", "desc")
+      .compile();
+    const plan = await store.db.executeQuery<{ detail: string }>({ ...listing, sql: `EXPLAIN QUERY PLAN ${listing.sql}` });
+    expect(plan.rows.map((row) => row.detail).join("\n")).toContain("logs_workspace_trace_idx");
+
+    const { records: traced } = await store.logs.list({ workspaceId: "ws-big", traceId: "trace-3", limit: 500 });
+    expect(traced).toHaveLength(10);
+    const own = records[1]!;
+    const { records: alone } = await store.logs.list({ workspaceId: "ws-big", traceId: own.id, limit: 500 });
+    expect(alone.map((record) => record.id)).toEqual([own.id]);
+    await store.close();
+  });
+});
