@@ -6,6 +6,9 @@ import { BUSY_TIMEOUT_MS, filePath, PAGE_SIZE_BYTES } from "./sqlite-file.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
 
+/** Rows `ANALYZE` samples per index: enough to rank the indexes, and quick on any table size. */
+const ANALYSIS_ROW_LIMIT = 1_000;
+
 /**
  * Embedded libSQL (SQLite) for `file:` URLs (`file:data/gateway.db`, `file:/abs/x.db`,
  * `file:///abs/x.db`) and `:memory:`. For files it creates the parent folder first and turns
@@ -13,8 +16,6 @@ import { SerialLibsqlDialect } from "./serial-libsql-driver.ts";
  * one file; a new file gets 16 KiB pages. `synchronous=NORMAL` is the usual WAL pairing: a
  * power cut may lose the last commits but never corrupts the file.
  */
-const ANALYSIS_ROW_LIMIT = 1_000;
-
 export async function createLibsqlDialect(url: string): Promise<StoreDialect> {
   if (url !== ":memory:") await mkdir(dirname(filePath(url)), { recursive: true });
   const client = createClient({ url });
@@ -25,7 +26,6 @@ export async function createLibsqlDialect(url: string): Promise<StoreDialect> {
     await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
     await client.execute("PRAGMA synchronous=NORMAL");
   }
-  // ANALYZE samples this many rows per index, so it stays a few milliseconds on any size of table.
   await client.execute(`PRAGMA analysis_limit=${ANALYSIS_ROW_LIMIT}`);
   return {
     name: "sqlite",
