@@ -42,7 +42,7 @@ export class RequestLog {
   /** A stream finishes its own log when it ends; the middleware leaves it alone. */
   deferred = false;
 
-  /** Time-ordered like the log id, so the trace index grows at its end. */
+  /** The caller's trace id, or this request's log id when it sent none. */
   readonly traceId: string;
 
   constructor(
