@@ -31,9 +31,9 @@ export interface Gateway {
 export interface GatewayOptions {
   fetch?: FetchLike;
   /**
-   * Starts the log-store worker (`logging/log-store-worker.ts`). When given and the store is an
-   * embedded libSQL file, log batches are written on that thread: embedded libSQL executes
-   * synchronously and would otherwise stall the request thread while a batch is stored.
+   * Starts the log-store worker (`logging/log-store-worker.ts`, Bun only). When given and the
+   * store is an embedded SQLite file, log batches are written on that thread: embedded SQLite
+   * executes synchronously and would otherwise stall the request thread while a batch is stored.
    */
   startLogWorker?: () => WorkerLike;
 }

@@ -7,7 +7,7 @@ import type {
   PromptsRepository,
   VirtualKeysRepository,
 } from "./control-plane-repositories.ts";
-import { isLibsqlUrl, isPostgresUrl, type StoreDialect, type StoreDialectName } from "./dialects/store-dialect.ts";
+import { isEmbeddedUrl, isPostgresUrl, type StoreDialect, type StoreDialectName } from "./dialects/store-dialect.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -32,7 +32,8 @@ export interface Store {
 /**
  * Opens the store the URL names and migrates it to the latest schema.
  * - `postgres://…` / `postgresql://…`: PostgreSQL (tables in the connection's current schema).
- * - `file:<path>` / `:memory:`: embedded libSQL; the file's folder is created when missing.
+ * - `file:<path>` / `:memory:`: the embedded SQLite store; the file's folder is created when
+ *   missing. Its engine is the runtime's: Bun's built-in SQLite under Bun, libSQL under Node.
  * Rejects on any other URL, when the database cannot be reached, or when a migration fails.
  */
 export async function openStore(url: string): Promise<Store> {
@@ -80,9 +81,11 @@ async function keepPlannerStatisticsFresh(db: Kysely<Database>, dialect: StoreDi
 }
 
 async function pickDialect(url: string): Promise<StoreDialect> {
-  // Only the driver in use is loaded: the other would hold its memory for nothing.
+  // Only the driver in use is loaded: the other would hold its memory for nothing. Under Bun
+  // the embedded store must use Bun's SQLite, the engine of the log worker too (bun-sqlite.ts).
   if (isPostgresUrl(url)) return (await import("./dialects/postgres.ts")).createPostgresDialect(url);
-  if (isLibsqlUrl(url)) return (await import("./dialects/libsql.ts")).createLibsqlDialect(url);
+  if (isEmbeddedUrl(url) && process.versions.bun) return (await import("./dialects/bun-sqlite.ts")).createBunSqliteDialect(url);
+  if (isEmbeddedUrl(url)) return (await import("./dialects/libsql.ts")).createLibsqlDialect(url);
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url;
   throw new Error(`unsupported store URL "${scheme}…": use postgres://, postgresql://, file: or :memory:`);
 }

@@ -15,7 +15,7 @@ describe("the log worker's Bun SQLite inserter", () => {
     await removeSqliteTestDatabase(url);
   });
 
-  it("stores records in the libSQL store's file exactly as the repository reads them back, metadata included, and skips duplicates", async () => {
+  it("stores records in the store's file exactly as the repository reads them back, metadata included, and skips duplicates", async () => {
     url = sqliteTestUrl();
     store = await openStore(url);
     const workspaceId = scopeId("ws");

@@ -1,9 +1,9 @@
 /// <reference types="bun" />
 /**
  * Bun only: the log-store worker, which only the Bun entry point starts, loads this module.
- * It writes to the same SQLite file as the store's libSQL connection (same file format, same
- * WAL locking); Bun's built-in SQLite costs a worker far less memory and time per row than
- * loading a second libSQL engine into it.
+ * It writes the store's file through Bun's built-in SQLite, the engine the store itself uses
+ * under Bun (`bun-sqlite.ts`): SQLite keeps the connections of one process from corrupting
+ * the file only when they share one engine.
  */
 import { Database } from "bun:sqlite";
 import type { LogRecord } from "../../logging/log-record.ts";

@@ -27,7 +27,7 @@ export function isPostgresUrl(url: string): boolean {
   return url.startsWith("postgres://") || url.startsWith("postgresql://");
 }
 
-/** True for the URLs the embedded libSQL dialect opens: `:memory:` and `file:` URLs. */
-export function isLibsqlUrl(url: string): boolean {
+/** True for the URLs of the embedded SQLite store: `:memory:` and `file:` URLs. */
+export function isEmbeddedUrl(url: string): boolean {
   return url === ":memory:" || url.startsWith("file:");
 }

@@ -1,0 +1,98 @@
+/// <reference types="bun" />
+/**
+ * Bun only: the embedded store's engine under Bun, Bun's built-in SQLite.
+ *
+ * Why not libSQL here: the log worker writes the same file through Bun's SQLite, and SQLite
+ * coordinates the connections of one process through state inside its library (POSIX locks
+ * belong to the process, so they never exclude one another within it). Two engines in one
+ * process each keep their own, so neither sees the other's locks and the file is corrupted
+ * under load. One engine per process, on every thread, is what SQLite supports.
+ */
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { Database, type SQLQueryBindings } from "bun:sqlite";
+import {
+  CompiledQuery,
+  sql,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+} from "kysely";
+import { filePath, sqliteSetupStatements } from "./sqlite-file.ts";
+import type { StoreDialect } from "./store-dialect.ts";
+
+/** The embedded store for `file:` URLs and `:memory:` under Bun; set up as under libSQL. */
+export async function createBunSqliteDialect(url: string): Promise<StoreDialect> {
+  const path = url === ":memory:" ? ":memory:" : filePath(url);
+  if (path !== ":memory:") await mkdir(dirname(path), { recursive: true });
+  const database = new Database(path, { create: true });
+  for (const statement of sqliteSetupStatements(url)) database.run(statement);
+  return {
+    name: "sqlite",
+    dialect: new ImmediateSqliteDialect({ database: asKyselyDatabase(database) }),
+    migrationSchema: () => Promise.resolve(undefined),
+    refreshPlannerStatistics: async (db) => {
+      await sql`ANALYZE`.execute(db);
+    },
+  };
+}
+
+/**
+ * Bun's `Database` in the shape Kysely's SQLite driver expects. Statements are prepared per
+ * query and finalized at once: control-plane queries are few (their results are cached), and
+ * Bun's own statement cache would keep one entry per distinct SQL text for the process's life.
+ */
+function asKyselyDatabase(database: Database): SqliteDatabase {
+  return {
+    close: () => database.close(),
+    prepare(text: string): SqliteStatement {
+      const statement = database.prepare(text);
+      const bindings = (parameters: ReadonlyArray<unknown>) => parameters as SQLQueryBindings[];
+      const once = <T>(work: () => T): T => {
+        try {
+          return work();
+        } finally {
+          statement.finalize();
+        }
+      };
+      return {
+        reader: statement.columnNames.length > 0,
+        all: (parameters) => once(() => statement.all(...bindings(parameters))),
+        run: (parameters) => once(() => statement.run(...bindings(parameters))),
+        iterate: function* (parameters) {
+          try {
+            yield* statement.iterate(...bindings(parameters));
+          } finally {
+            statement.finalize();
+          }
+        },
+      };
+    },
+  };
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/** Kysely's SQLite driver (one connection, one user at a time) with write-locking transactions. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  // IMMEDIATE takes the write lock up front: a transaction that reads first and then writes
+  // could otherwise fail at once with SQLITE_BUSY while the log worker holds the lock.
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { dirname } from "node:path";
+import packageJson from "../../package.json" with { type: "json" };
+import { freePort } from "./harness.ts";
+
+/** A gateway process started the way `npm start` starts it. */
+export interface BunGateway {
+  url: string;
+  adminKey: string;
+  child: ChildProcess;
+  /** Everything the process printed on stderr so far. */
+  stderr(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * The command of `npm start` from package.json, with `bun` resolved to the project's own binary,
+ * so these tests run exactly what users run.
+ */
+function startCommand(): { command: string; args: string[] } {
+  const [program, ...args] = packageJson.scripts.start.split(/\s+/);
+  if (program !== "bun") throw new Error(`npm start runs "${program}", not bun: update test/support/bun-gateway.ts`);
+  return { command: "node_modules/.bin/bun", args };
+}
+
+/**
+ * Starts `npm start` on a free loopback port with the given database URL and extra environment,
+ * and waits until `/health` answers.
+ */
+export async function startBunGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<BunGateway> {
+  const port = await freePort();
+  const adminKey = `bun-e2e-${randomBytes(12).toString("hex")}`;
+  const { command, args } = startCommand();
+  const child = spawn(command, args, {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      GATEWAY_DATABASE_URL: databaseUrl,
+      GATEWAY_DATA_DIR: dirname(databaseUrl.slice("file:".length)),
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_QUIET: "1",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (data) => (stderr += String(data)));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`the gateway exited early with ${child.exitCode}: ${stderr}`);
+    if (await fetch(`${url}/health`).then((response) => response.ok, () => false)) break;
+    if (attempt >= 300) {
+      child.kill("SIGKILL");
+      throw new Error("the gateway did not become healthy within 15 s");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    adminKey,
+    child,
+    stderr: () => stderr,
+    stop: () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
