@@ -44,6 +44,13 @@ interface Layer {
   project?: string;
   customHost?: string;
   virtualKeyId?: string;
+  /**
+   * Set when the layer's `apiKey` is a stored credential (a virtual key, a stored config): it
+   * names the credential for errors. A stored credential goes only to the host stored with it.
+   */
+  storedCredential?: string;
+  /** Where the layer's custom host came from, for errors (a header or a config). */
+  customHostParam?: string;
 }
 
 /**
@@ -95,6 +102,8 @@ export async function resolveChatTarget(request: TargetRequest, deps: TargetReso
       organization: config.organization,
       project: config.project,
       customHost: config.customHost,
+      storedCredential: config.storedAs ? `config "${config.storedAs}"` : undefined,
+      customHostParam: CONFIG_HEADER,
     });
   }
   if (selection.virtualKey) {
@@ -107,9 +116,12 @@ export async function resolveChatTarget(request: TargetRequest, deps: TargetReso
     organization: trimmed(headers.organization),
     project: trimmed(headers.project),
     customHost: trimmed(headers.customHost),
+    customHostParam: "x-gateway-custom-host",
   });
 
   const merged = mergeLayers(layers);
+  const misdirected = hostOutsideStoredCredential(merged);
+  if (misdirected) return fail(misdirected);
   if (!merged.provider) {
     return fail(
       new GatewayError("unknown_provider", "No provider: send x-gateway-provider, a config or a virtual key, or use a model of the form @<provider>/<model>.", {
@@ -130,11 +142,8 @@ export async function resolveChatTarget(request: TargetRequest, deps: TargetReso
     baseUrl = checked.value.href.replace(/\/+$/, "");
   }
   if (!baseUrl) {
-    return fail(
-      new GatewayError("invalid_request", `Provider "${provider.id}" needs a base URL: send x-gateway-custom-host.`, {
-        param: "x-gateway-custom-host",
-      }),
-    );
+    const needs = merged.storedCredential ? `${merged.storedCredential} has no custom_host` : "send x-gateway-custom-host";
+    return fail(new GatewayError("invalid_request", `Provider "${provider.id}" needs a base URL: ${needs}.`, { param: "x-gateway-custom-host" }));
   }
 
   return ok({
@@ -180,23 +189,51 @@ async function virtualKeyLayer(slug: string, workspaceId: string, deps: VirtualK
     project: record.upstreamProject ?? undefined,
     customHost: record.customHost ?? undefined,
     virtualKeyId: record.id,
+    storedCredential: `virtual key "${record.slug}"`,
   });
 }
 
+/** The merged target, with the layer its key came from. */
+interface MergedLayer extends Layer {
+  /** The custom host of the layer the key came from (undefined: the provider's own base URL). */
+  keyHost?: string;
+}
+
 /** The winning provider is the last one named; other fields come from layers of that provider (or of none). */
-function mergeLayers(layers: Layer[]): Layer {
+function mergeLayers(layers: Layer[]): MergedLayer {
   const provider = layers.findLast((layer) => layer.provider !== undefined)?.provider;
-  const merged: Layer = { provider };
+  const merged: MergedLayer = { provider };
   for (const layer of layers) {
     if (layer.provider !== undefined && layer.provider !== provider) continue;
-    for (const field of ["organization", "project", "customHost"] as const) {
+    for (const field of ["organization", "project"] as const) {
       if (layer[field] !== undefined) merged[field] = layer[field];
     }
-    // The key and the virtual key it came from go together, so the log names the right one.
+    if (layer.customHost !== undefined) {
+      merged.customHost = layer.customHost;
+      merged.customHostParam = layer.customHostParam;
+    }
+    // The key travels with where it came from: the log names its virtual key, and a stored
+    // key keeps the host stored with it.
     if (layer.apiKey !== undefined) {
       merged.apiKey = layer.apiKey;
       merged.virtualKeyId = layer.virtualKeyId;
+      merged.storedCredential = layer.storedCredential;
+      merged.keyHost = layer.customHost;
     }
   }
   return merged;
+}
+
+/**
+ * A stored credential (virtual key, stored config) is sent only to the host stored with it, or to
+ * its provider's own base URL when none is: a caller who may use a key but not read it must not
+ * be able to aim it at a host of its choosing. Only a request's own key may go to its own host.
+ */
+function hostOutsideStoredCredential(merged: MergedLayer): GatewayError | null {
+  if (!merged.storedCredential || merged.customHost === merged.keyHost) return null;
+  return new GatewayError(
+    "forbidden_custom_host",
+    `The upstream key of ${merged.storedCredential} is only sent to the host stored with it; a custom host from the request or another config can only be used with the request's own key.`,
+    { param: merged.customHostParam ?? "x-gateway-custom-host" },
+  );
 }

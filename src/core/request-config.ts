@@ -19,6 +19,8 @@ export interface TargetSettings {
   inputGuardrails?: string[];
   outputGuardrails?: string[];
   requestTimeout?: number;
+  /** The slug of the stored config these settings come from; absent for an inline config. */
+  storedAs?: string;
 }
 
 export interface ConfigSourceDeps {
@@ -72,7 +74,7 @@ export async function loadRequestConfig(
   if (value) {
     const settings = await deps.controlPlane.get("config", workspaceId, value, async () => {
       const record = await deps.store.configs.getBySlug(workspaceId, value);
-      return record ? storedSettings(record.latest.config, deps.secrets) : null;
+      return record ? storedSettings(record.slug, record.latest.config, deps.secrets) : null;
     });
     if (!settings) {
       return fail(new GatewayError("invalid_request", `No config "${value.slice(0, 200)}" in this workspace.`, { param: CONFIG_HEADER }));
@@ -82,12 +84,12 @@ export async function loadRequestConfig(
   const fallback = await deps.controlPlane.get("default-config", workspaceId, "", async () => {
     const configs = await deps.store.configs.list(workspaceId);
     const chosen = configs.find((config) => config.isDefault);
-    return chosen ? storedSettings(chosen.latest.config, deps.secrets) : null;
+    return chosen ? storedSettings(chosen.slug, chosen.latest.config, deps.secrets) : null;
   });
   return ok(fallback);
 }
 
 /** The settings of a stored config, its sealed upstream keys opened (kept in memory only). */
-function storedSettings(text: string, secrets: SecretBox): TargetSettings {
-  return effectiveSettings(openConfigSecrets(JSON.parse(text) as GatewayConfig, secrets));
+function storedSettings(slug: string, text: string, secrets: SecretBox): TargetSettings {
+  return { ...effectiveSettings(openConfigSecrets(JSON.parse(text) as GatewayConfig, secrets)), storedAs: slug };
 }
