@@ -20,7 +20,7 @@ afterAll(async () => {
 describe("the Node entry point (npm run start:node)", () => {
   it("starts, prints the first-call banner with a bootstrap key, serves a chat completion and stops on SIGTERM", async () => {
     const port = await freePort();
-    const child = spawn("node_modules/.bin/tsx", ["src/server/node.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/server/node.ts"], {
       env: {
         ...process.env,
         PORT: String(port),

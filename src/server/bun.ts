@@ -2,12 +2,14 @@
 import { loadConfig } from "../config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
-import { onShutdownSignal } from "./shutdown.ts";
+import { closeWhileDraining, onShutdownSignal } from "./shutdown.ts";
 
 const config = loadConfig();
 const gateway = await createGateway(config, {
   startLogWorker: () => new Worker(new URL("../logging/log-store-worker.ts", import.meta.url)),
 });
+// Installed before the server exists; no signal is handled before `server` is assigned below.
+const shutdown = onShutdownSignal(gateway, () => server.stop());
 const server = Bun.serve({
   port: config.PORT,
   hostname: config.HOST,
@@ -15,13 +17,9 @@ const server = Bun.serve({
   idleTimeout: 255,
   fetch(request, bunServer) {
     bunServer.timeout(request, 0);
-    return gateway.app.fetch(request);
+    return closeWhileDraining(shutdown, gateway.app.fetch(request));
   },
 });
 
 const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${server.port}`;
 if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Bun ${Bun.version}`));
-
-onShutdownSignal(gateway, async () => {
-  await server.stop();
-});
