@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closeWhileDraining } from "./shutdown.ts";
+import { closeWhileDraining, waitUntilQuiet } from "./shutdown.ts";
 
 describe("closeWhileDraining", () => {
   it("leaves answers alone while the gateway serves", async () => {
@@ -27,5 +27,28 @@ describe("closeWhileDraining", () => {
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ a: 1 });
+  });
+});
+
+describe("waitUntilQuiet", () => {
+  const idle = { size: 0, idle: () => Promise.resolve(true) };
+
+  it("waits until no request has arrived for the quiet period", async () => {
+    const state = { draining: true, lastRequestAt: performance.now() };
+    const started = performance.now();
+    const late = setTimeout(() => (state.lastRequestAt = performance.now()), 60);
+    await waitUntilQuiet(state, idle, { quietMs: 100, maxMs: 2_000 });
+    clearTimeout(late);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(155);
+  });
+
+  it("gives up at the deadline while requests keep arriving", async () => {
+    const state = { draining: true, lastRequestAt: performance.now() };
+    const steady = setInterval(() => (state.lastRequestAt = performance.now()), 10);
+    const started = performance.now();
+    await waitUntilQuiet(state, idle, { quietMs: 100, maxMs: 300 });
+    clearInterval(steady);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

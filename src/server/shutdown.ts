@@ -1,27 +1,38 @@
+import type { InflightTracker } from "../core/inflight.ts";
 import type { Gateway } from "../gateway.ts";
 
 /** What the entry points ask of shutdown while they serve. */
 export interface ShutdownState {
   /** True from the signal on: every response then tells the client to drop the connection. */
-  readonly draining: boolean;
+  draining: boolean;
+  /** When the last request arrived while draining (`performance.now()`). */
+  lastRequestAt?: number;
 }
 
+/** Requests arriving this recently keep the listener open after the signal… */
+export const SETTLE_QUIET_MS = 250;
+/** …for at most this long. */
+export const SETTLE_MAX_MS = 2_000;
+
 /**
- * On SIGTERM or SIGINT: stop accepting connections, answer every request that has arrived
- * (streams included), flush every pending log record, close the store, exit 0.
+ * On SIGTERM or SIGINT: answer every request that has arrived (streams included), stop
+ * accepting connections, flush every pending log record, close the store, exit 0.
  *
- * `stopListening` must close idle keep-alive connections and close the others once their
- * response is sent. Responses sent while draining carry `Connection: close` (see
- * `closeWhileDraining`), so a client learns from the response itself that the connection ends
- * and never writes its next request into a socket the server is closing.
+ * Stopping the listener also closes the keep-alive connections that look idle, and a request a
+ * client has just written into one is then lost to a reset. So the gateway first keeps serving
+ * until no request has arrived for a moment (`waitUntilQuiet`), answering each with
+ * `Connection: close` (`closeWhileDraining`): a client learns from the answer itself that the
+ * connection ends. Only then does `stopListening` close what is left.
  */
 export function onShutdownSignal(gateway: Gateway, stopListening: () => Promise<void>): ShutdownState {
-  const state = { draining: false };
+  const state: ShutdownState = { draining: false };
   const shutdown = async (signal: string): Promise<void> => {
     if (state.draining) return;
     state.draining = true;
+    state.lastRequestAt = performance.now();
     const quiet = gateway.deps.config.GATEWAY_QUIET;
     if (!quiet) console.log(`[gateway] ${signal}: draining ${gateway.deps.inflight.size} in-flight request(s)`);
+    await waitUntilQuiet(state, gateway.deps.inflight);
     // Stop listening without waiting on open keep-alive connections; the drain waits for requests.
     const stopped = stopListening().catch(() => undefined);
     const { drained } = await gateway.drain();
@@ -36,6 +47,26 @@ export function onShutdownSignal(gateway: Gateway, stopListening: () => Promise<
 }
 
 /**
+ * Resolves once nothing is in flight and no request has arrived for `quietMs`, or after `maxMs`
+ * (a client that keeps sending must not hold the shutdown up). Never rejects.
+ */
+export async function waitUntilQuiet(
+  state: ShutdownState,
+  inflight: Pick<InflightTracker, "idle" | "size">,
+  { quietMs = SETTLE_QUIET_MS, maxMs = SETTLE_MAX_MS } = {},
+): Promise<void> {
+  const deadline = performance.now() + maxMs;
+  for (;;) {
+    const left = deadline - performance.now();
+    if (left <= 0) return;
+    await inflight.idle(left);
+    const quietFor = performance.now() - (state.lastRequestAt ?? 0);
+    if (quietFor >= quietMs && inflight.size === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(quietMs - quietFor, deadline - performance.now()))));
+  }
+}
+
+/**
  * The app's answer, with `Connection: close` added when it is ready while the gateway drains.
  * The check runs when the response is ready, not when the request arrived: a request that was
  * in flight at the signal must close its connection too. Never throws.
@@ -44,6 +75,7 @@ export function closeWhileDraining(
   state: ShutdownState,
   response: Response | Promise<Response>,
 ): Response | Promise<Response> {
+  if (state.draining) state.lastRequestAt = performance.now();
   if (response instanceof Response) return state.draining ? withConnectionClose(response) : response;
   return response.then((ready) => (state.draining ? withConnectionClose(ready) : ready));
 }
