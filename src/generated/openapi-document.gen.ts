@@ -3661,7 +3661,8 @@ export const openApiDocument = {
           },
           "params": {
             "type": "object",
-            "additionalProperties": true
+            "additionalProperties": true,
+            "description": "The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field."
           }
         }
       },

@@ -61,7 +61,7 @@ export type CreateConfigRequest = z.infer<typeof CreateConfigRequestSchema>;
 export const GuardrailActionSchema = z.object({ "deny": z.boolean().describe("A failed check denies the request (HTTP 446).") }).strict().openapi("GuardrailAction");
 export type GuardrailAction = z.infer<typeof GuardrailActionSchema>;
 
-export const GuardrailCheckSpecSchema = z.object({ "type": z.string().describe("regex_match, contains, word_count, sentence_count, character_count, json_schema, json_keys, valid_urls, contains_code, allowed_models, required_metadata_keys, pii, webhook"), "params": z.record(z.string(), z.any()).optional() }).strict().openapi("GuardrailCheckSpec");
+export const GuardrailCheckSpecSchema = z.object({ "type": z.string().describe("regex_match, contains, word_count, sentence_count, character_count, json_schema, json_keys, valid_urls, contains_code, allowed_models, required_metadata_keys, pii, webhook"), "params": z.record(z.string(), z.any()).describe("The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field.").optional() }).strict().openapi("GuardrailCheckSpec");
 export type GuardrailCheckSpec = z.infer<typeof GuardrailCheckSpecSchema>;
 
 export const CreateGuardrailRequestSchema = z.object({ "name": z.string().min(1).max(200), "checks": z.array(GuardrailCheckSpecSchema).min(1), "action": GuardrailActionSchema.optional() }).strict().openapi("CreateGuardrailRequest");
