@@ -872,7 +872,7 @@ export interface components {
             total: number;
         };
         PromptMessage: {
-            /** @description A Mustache template: {{variable}}. */
+            /** @description A Mustache template: {{variable}}. The templates of one prompt total at most 262,144 UTF-8 bytes (256 KiB) and sections nest at most 32 deep; past either, saving answers 400 naming messages.<i>.content. A render that would visit more than 200,000 template tokens (sections over lists repeat their contents per item) or produce more than 16,777,216 characters answers 400 naming variables. */
             content: string;
             /** @enum {string} */
             role: "system" | "developer" | "user" | "assistant";
