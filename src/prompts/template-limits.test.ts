@@ -20,7 +20,7 @@ describe("nestsDeeperThan", () => {
     const started = performance.now();
     expect(nestsDeeperThan(nested(20_000), MAX_SECTION_DEPTH)).toBe(true);
     expect(nestsDeeperThan("{{a}}".repeat(50_000), MAX_SECTION_DEPTH)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(performance.now() - started).toBeLessThan(500);
   });
 });
 

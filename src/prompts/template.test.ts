@@ -132,7 +132,7 @@ describe("limits", () => {
     for (const depth of [10_000, 20_000]) {
       const started = performance.now();
       const error = errorOf(validateTemplate([system("fine"), user(nested(depth))]));
-      expect(performance.now() - started).toBeLessThan(100);
+      expect(performance.now() - started).toBeLessThan(500);
       expect(error).toMatchObject({ status: 400, param: "messages.1.content" });
       expect(error.message).toContain(`deeper than ${MAX_SECTION_DEPTH} levels`);
     }
@@ -152,7 +152,7 @@ describe("limits", () => {
     const template = "{{#l}}{{#l}}{{#l}}{{#l}}{{x}}{{/l}}{{/l}}{{/l}}{{/l}}";
     const started = performance.now();
     const error = errorOf(renderMessages([user(template)], { l: Array.from({ length: 30 }, () => 0), x: "y" }));
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2_000);
     expect(error).toMatchObject({ status: 400, param: "variables" });
     expect(error.message).toContain(String(MAX_RENDER_STEPS));
     expect(renderMessages([user(template)], { l: [1, 2], x: "y" })).toMatchObject({ ok: true, value: [{ content: "y".repeat(16) }] });
