@@ -172,6 +172,55 @@ describe("what input guardrails judged is what goes upstream", () => {
   });
 });
 
+describe("user patterns cannot stall the gateway", () => {
+  // Each pattern backtracks exponentially in a backtracking engine on the attack text.
+  const CATASTROPHIC = ["^(a+)+$", "^(a|a)+$", "^(a*)*$", "^(a|aa)+$", "^(a+)*$", "^(?:a+)+$", "^((a+)+)+$", "^(a?a)+$"];
+  const ATTACK = `${"a".repeat(30)}!`;
+
+  it("a chat request with catastrophic regex_match checks and a concurrent /health both answer fast", async () => {
+    upstream.onMessage(ATTACK, { content: "Not a run of a" });
+    const checks = CATASTROPHIC.map((pattern) => ({ type: "regex_match", params: { pattern, not: true } }));
+    const guardrail = await createGuardrail({ name: "redos", checks, action: { deny: true } });
+    const config = await call(gateway, "POST", "/v1/configs", {
+      body: { name: "redos", config: { provider: "openai", custom_host: `${upstream.url}/v1`, input_guardrails: [guardrail.slug] } },
+    });
+    expect(config.status, JSON.stringify(config.body)).toBe(201);
+    const chat = () =>
+      call(gateway, "POST", "/v1/chat/completions", {
+        body: { model: "gpt-4o-mini", messages: [{ role: "user", content: ATTACK }] },
+        headers: { "x-gateway-config": config.body.slug, authorization: "Bearer sk-upstream-test" },
+      });
+    const timed = async <T>(work: () => Promise<T>) => {
+      const started = performance.now();
+      const value = await work();
+      return { value, ms: performance.now() - started };
+    };
+    const warm = await chat();
+    expect(warm.status, JSON.stringify(warm.body)).toBe(200);
+
+    const [answered, health] = await Promise.all([timed(chat), timed(() => call(gateway, "GET", "/health", { key: null }))]);
+    expect(answered.value.status, JSON.stringify(answered.value.body)).toBe(200);
+    expect(answered.value.body.choices[0].message.content).toBe("Not a run of a");
+    expect(health.value.status).toBe(200);
+    expect(answered.ms).toBeLessThan(200);
+    expect(health.ms).toBeLessThan(200);
+  });
+
+  it("a pattern the linear-time engine cannot run is refused at save, naming the check and the field", async () => {
+    const backreference = await post({ name: "x", checks: [SHORT, { type: "regex_match", params: { pattern: "(a)\\1" } }] });
+    expectBadRequest(backreference, "checks.1.params.pattern");
+    expect(backreference.body.error.message).toMatch(/regex_match.*no backreferences or lookaround/);
+
+    const lookahead = await post({ name: "x", checks: [{ type: "json_schema", params: { schema: { type: "string", pattern: "a(?=b)" } } }] });
+    expectBadRequest(lookahead, "checks.0.params.schema");
+    expect(lookahead.body.error.message).toContain("no backreferences or lookaround");
+
+    const guardrail = await createGuardrail();
+    expectBadRequest(await put(guardrail.slug, { checks: [{ type: "regex_match", params: { pattern: "(?<!a)b" } }] }), "checks.0.params.pattern");
+    expect((await get(guardrail.slug)).body).toEqual(guardrail);
+  });
+});
+
 describe("bad bodies name the field", () => {
   it("on create", async () => {
     expectBadRequest(await post({ checks: [SHORT] }), "name");

@@ -258,6 +258,66 @@ describe("bad bodies name the field", () => {
   });
 });
 
+describe("template limits keep the gateway answering", () => {
+  const nested = (depth: number) => `${"{{#a}}".repeat(depth)}x${"{{/a}}".repeat(depth)}`;
+  const timed = async <T>(work: () => Promise<T>) => {
+    const started = performance.now();
+    const value = await work();
+    return { value, ms: performance.now() - started };
+  };
+  const health = () => call(gateway, "GET", "/health", { key: null });
+
+  it("refuses 10,000 and 20,000 nested sections at create with a fast 400 naming the message, while /health answers", async () => {
+    for (const depth of [10_000, 20_000]) {
+      const body = supportPrompt({ messages: [SUPPORT_MESSAGES[0], { role: "user", content: nested(depth) }] });
+      const [created, alive] = await Promise.all([timed(() => call(gateway, "POST", "/v1/prompts", { body })), timed(health)]);
+      expectBadRequest(created.value, "messages.1.content");
+      expect(created.value.body.error.message).toContain("deeper than 32 levels");
+      expect(created.ms).toBeLessThan(500);
+      expect(alive.value.status).toBe(200);
+      expect(alive.ms).toBeLessThan(500);
+    }
+  });
+
+  it("refuses templates past 256 KiB together, on create and update", async () => {
+    const big = "x".repeat(200 * 1024);
+    const body = supportPrompt({ messages: [{ role: "system", content: big }, { role: "user", content: big }] });
+    expectBadRequest(await call(gateway, "POST", "/v1/prompts", { body }), "messages.1.content");
+    const prompt = await createPrompt();
+    expectBadRequest(await put(prompt.id, { messages: [{ role: "user", content: `${big}${big}` }] }), "messages.0.content");
+    expectBadRequest(await put(prompt.id, { messages: [{ role: "user", content: nested(33) }] }), "messages.0.content");
+    expect((await versions(prompt.id)).body.data).toHaveLength(1);
+  });
+
+  it("a template at the limits is stored and renders", async () => {
+    const atLimit = `${nested(32)} {{name}}`;
+    const filler = "y".repeat(256 * 1024 - Buffer.byteLength(atLimit));
+    const prompt = await createPrompt(supportPrompt({ messages: [{ role: "system", content: filler }, { role: "user", content: atLimit }] }));
+    expect(prompt.variables).toEqual(["a", "name"]);
+    const rendered = await call(gateway, "POST", `/v1/prompts/${prompt.id}/render`, { body: { variables: { a: true, name: "Ada" } } });
+    expect(rendered.status, JSON.stringify(rendered.body).slice(0, 300)).toBe(200);
+    expect(rendered.body.request.messages[1].content).toBe("x Ada");
+  });
+
+  it("a stored template past the limits is refused at render and publish with a 400, not a stall", async () => {
+    const prompt = await createPrompt();
+    const deep = [{ role: "user" as const, content: nested(10_000) }];
+    await gateway.gateway.deps.store.prompts.addVersion(DEFAULT_WORKSPACE_ID, prompt.id, {
+      version: { versionId: randomUUID(), model: "gpt-4o-mini", provider: "openai", virtualKey: null, messages: deep, hyperparameters: {}, variables: ["a"] },
+      publish: false,
+      updatedBy: null,
+      at: new Date().toISOString(),
+    });
+    const render = () => call(gateway, "POST", `/v1/prompts/${prompt.id}/render?version=2`, { body: { variables: { a: true } } });
+    const [rendered, alive] = await Promise.all([timed(render), timed(health)]);
+    expectBadRequest(rendered.value, "messages.0.content");
+    expect(rendered.ms).toBeLessThan(500);
+    expect(alive.ms).toBeLessThan(500);
+    expectBadRequest(await publish(prompt.id, { version: 2 }), "version");
+    expect((await get(prompt.id)).body.default_version).toBe(1);
+  });
+});
+
 describe("who may do what", () => {
   it("a service key may read prompts but not change them", async () => {
     const prompt = await createPrompt();

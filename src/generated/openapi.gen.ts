@@ -714,6 +714,7 @@ export interface components {
             deny: boolean;
         };
         GuardrailCheckSpec: {
+            /** @description The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. */
             params?: {
                 [key: string]: unknown;
             };
@@ -871,7 +872,7 @@ export interface components {
             total: number;
         };
         PromptMessage: {
-            /** @description A Mustache template: {{variable}}. */
+            /** @description A Mustache template: {{variable}}. The templates of one prompt total at most 262,144 UTF-8 bytes (256 KiB) and sections nest at most 32 deep; past either, saving answers 400 naming messages.<i>.content. A render that would visit more than 200,000 template tokens (sections over lists repeat their contents per item) or produce more than 16,777,216 characters answers 400 naming variables. */
             content: string;
             /** @enum {string} */
             role: "system" | "developer" | "user" | "assistant";

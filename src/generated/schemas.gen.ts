@@ -61,13 +61,13 @@ export type CreateConfigRequest = z.infer<typeof CreateConfigRequestSchema>;
 export const GuardrailActionSchema = z.object({ "deny": z.boolean().describe("A failed check denies the request (HTTP 446).") }).strict().openapi("GuardrailAction");
 export type GuardrailAction = z.infer<typeof GuardrailActionSchema>;
 
-export const GuardrailCheckSpecSchema = z.object({ "type": z.string().describe("regex_match, contains, word_count, sentence_count, character_count, json_schema, json_keys, valid_urls, contains_code, allowed_models, required_metadata_keys, pii, webhook"), "params": z.record(z.string(), z.any()).optional() }).strict().openapi("GuardrailCheckSpec");
+export const GuardrailCheckSpecSchema = z.object({ "type": z.string().describe("regex_match, contains, word_count, sentence_count, character_count, json_schema, json_keys, valid_urls, contains_code, allowed_models, required_metadata_keys, pii, webhook"), "params": z.record(z.string(), z.any()).describe("The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field.").optional() }).strict().openapi("GuardrailCheckSpec");
 export type GuardrailCheckSpec = z.infer<typeof GuardrailCheckSpecSchema>;
 
 export const CreateGuardrailRequestSchema = z.object({ "name": z.string().min(1).max(200), "checks": z.array(GuardrailCheckSpecSchema).min(1), "action": GuardrailActionSchema.optional() }).strict().openapi("CreateGuardrailRequest");
 export type CreateGuardrailRequest = z.infer<typeof CreateGuardrailRequestSchema>;
 
-export const PromptMessageSchema = z.object({ "role": z.enum(["system","developer","user","assistant"]), "content": z.string().describe("A Mustache template: {{variable}}.") }).strict().openapi("PromptMessage");
+export const PromptMessageSchema = z.object({ "role": z.enum(["system","developer","user","assistant"]), "content": z.string().describe("A Mustache template: {{variable}}. The templates of one prompt total at most 262,144 UTF-8 bytes (256 KiB) and sections nest at most 32 deep; past either, saving answers 400 naming messages.<i>.content. A render that would visit more than 200,000 template tokens (sections over lists repeat their contents per item) or produce more than 16,777,216 characters answers 400 naming variables.") }).strict().openapi("PromptMessage");
 export type PromptMessage = z.infer<typeof PromptMessageSchema>;
 
 export const CreatePromptRequestSchema = z.object({ "name": z.string().min(1).max(200), "model": z.string().min(1), "provider": z.string().min(1).describe("A catalogue provider; give this or virtual_key.").optional(), "virtual_key": z.string().min(1).describe("A virtual key slug; give this or provider.").optional(), "messages": z.array(PromptMessageSchema).min(1), "hyperparameters": z.record(z.string(), z.any()).describe("temperature, max_tokens, presence_penalty, top_p, …").optional() }).strict().openapi("CreatePromptRequest");

@@ -1,12 +1,14 @@
 /**
  * Compiles the JSON Schemas of `json_schema` checks with one shared Ajv (draft-07 plus
- * ajv-formats formats). Schema `pattern`s run through `safeTest`, so a catastrophic pattern
- * throws `RegexTimeoutError` instead of hanging. Compiled validators are kept in a small
- * bounded cache keyed by the schema's JSON, and dropped from Ajv's own cache so it cannot grow.
+ * ajv-formats formats). Every `pattern` and `patternProperties` key of a schema compiles on
+ * RE2 (`./linear-regex.ts`) when the schema does, so a pattern RE2 refuses makes the schema
+ * unusable at save time and no pattern can backtrack at run time. Compiled validators are kept
+ * in a small bounded cache keyed by the schema's JSON, and dropped from Ajv's own cache so it
+ * cannot grow.
  */
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
-import { safeTest } from "./safe-regex.ts";
+import { compilePattern } from "./linear-regex.ts";
 
 /** Serialized schemas longer than this are refused. */
 export const MAX_SCHEMA_CHARS = 100_000;
@@ -14,12 +16,19 @@ const MAX_CACHED = 200;
 
 type RegExpEngine = NonNullable<NonNullable<Options["code"]>["regExp"]>;
 
-const safeRegExp: RegExpEngine = Object.assign(
+/**
+ * The engine Ajv builds schema patterns with. Ajv passes the flag `u` (RE2 always matches by
+ * code point) and keys its pattern cache by `toString()`. Throwing makes `compile` fail with
+ * this message.
+ */
+const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string, flags: string) => {
-    const re = new RegExp(pattern, flags);
-    return { test: (text: string) => safeTest(re, text), toString: () => re.toString() };
+    const compiled = compilePattern(pattern, flags);
+    if (!compiled.ok) throw new Error(`the pattern ${JSON.stringify(pattern.slice(0, 100))} cannot be used: ${compiled.message}`);
+    const { regex } = compiled;
+    return { test: (text: string) => regex.test(text), toString: () => `${flags}/${pattern}` };
   },
-  { code: "safeRegExp" },
+  { code: "linearRegExp" },
 );
 
 // Loaded at the first compile: Ajv costs the process about 10 MB of memory, and most
@@ -31,7 +40,9 @@ function ajv(): Ajv {
   const require = createRequire(import.meta.url);
   const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
   const addFormats = require("ajv-formats") as { default: (instance: Ajv) => void };
-  shared = new AjvClass({ strict: false, allErrors: true, code: { regExp: safeRegExp } });
+  // `allowMatchingProperties` keeps Ajv from testing `patternProperties` keys against
+  // `properties` names with a native RegExp while compiling.
+  shared = new AjvClass({ strict: false, allErrors: true, allowMatchingProperties: true, code: { regExp: linearRegExp } });
   addFormats.default(shared);
   return shared;
 }

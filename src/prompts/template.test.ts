@@ -2,6 +2,7 @@ import Mustache from "mustache";
 import { describe, expect, it } from "vitest";
 import type { PromptMessage } from "../control-plane/records.ts";
 import { renderMessages, templateVariables, validateTemplate } from "./template.ts";
+import { MAX_RENDER_STEPS, MAX_SECTION_DEPTH } from "./template-limits.ts";
 
 const user = (content: string): PromptMessage => ({ role: "user", content });
 const system = (content: string): PromptMessage => ({ role: "system", content });
@@ -121,5 +122,44 @@ describe("renderMessages", () => {
 
   it("returns a syntax error as a 400 instead of throwing", () => {
     expect(errorOf(renderMessages([user("{{#a}}")], { a: 1 })).param).toBe("messages.0.content");
+  });
+});
+
+describe("limits", () => {
+  const nested = (depth: number) => `${"{{#a}}".repeat(depth)}x${"{{/a}}".repeat(depth)}`;
+
+  it("refuses 10,000 and 20,000 nested sections fast, naming the message", () => {
+    for (const depth of [10_000, 20_000]) {
+      const started = performance.now();
+      const error = errorOf(validateTemplate([system("fine"), user(nested(depth))]));
+      expect(performance.now() - started).toBeLessThan(500);
+      expect(error).toMatchObject({ status: 400, param: "messages.1.content" });
+      expect(error.message).toContain(`deeper than ${MAX_SECTION_DEPTH} levels`);
+    }
+  });
+
+  it("refuses deep nesting hidden behind changed delimiters", () => {
+    const hidden = `{{=<% %>=}}${"<%#a%>".repeat(40)}x${"<%/a%>".repeat(40)}`;
+    expect(errorOf(validateTemplate([user(hidden)])).message).toContain("deeper than");
+  });
+
+  it("renders a template nested exactly to the limit", () => {
+    const rendered = renderMessages([user(nested(MAX_SECTION_DEPTH))], { a: true });
+    expect(rendered).toMatchObject({ ok: true, value: [{ content: "x" }] });
+  });
+
+  it("refuses, on variables, a render that sections over lists would multiply", () => {
+    const template = "{{#l}}{{#l}}{{#l}}{{#l}}{{x}}{{/l}}{{/l}}{{/l}}{{/l}}";
+    const started = performance.now();
+    const error = errorOf(renderMessages([user(template)], { l: Array.from({ length: 30 }, () => 0), x: "y" }));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(error).toMatchObject({ status: 400, param: "variables" });
+    expect(error.message).toContain(String(MAX_RENDER_STEPS));
+    expect(renderMessages([user(template)], { l: [1, 2], x: "y" })).toMatchObject({ ok: true, value: [{ content: "y".repeat(16) }] });
+  });
+
+  it("refuses, on variables, a render whose output would be too large", () => {
+    const error = errorOf(renderMessages([user("{{#l}}{{big}}{{/l}}")], { l: Array.from({ length: 20 }, () => 1), big: "z".repeat(1024 * 1024) }));
+    expect(error).toMatchObject({ status: 400, param: "variables" });
   });
 });

@@ -2,11 +2,14 @@ import Mustache from "mustache";
 import type { OpeningAndClosingTags, TemplateCache } from "mustache";
 import type { PromptMessage } from "../control-plane/records.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import { MAX_RENDER_STEPS, MAX_RENDERED_CHARS, MAX_SECTION_DEPTH, templateLimitProblem } from "./template-limits.ts";
 
 /**
  * Prompt templates are Mustache (https://mustache.github.io/mustache.5.html), parsed and rendered
  * by the `mustache` library. Partials are refused: a prompt is self-contained. Chat text is not
- * HTML, so values are rendered as they are, never HTML-escaped.
+ * HTML, so values are rendered as they are, never HTML-escaped. Size and nesting are bounded
+ * (`./template-limits.ts`) and every walk over tokens is iterative, so no template can exhaust
+ * the stack or hold the event loop.
  */
 
 /** Fixed tags, so a process-wide change of `Mustache.tags` cannot change how prompts parse. */
@@ -63,11 +66,15 @@ function parse(template: string): Token[] {
   return writer.parse(template, TAGS) as Token[];
 }
 
-/** Every token, sections' children included, depth first. */
-function* walk(tokens: Token[]): Generator<Token> {
-  for (const token of tokens) {
-    yield token;
-    yield* walk(childrenOf(token));
+/** Every token with its section depth (0 at the top), sections' children included; iterative. */
+function* walk(tokens: Token[]): Generator<[Token, number]> {
+  const pending: Array<[Token[], number]> = [[tokens, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [list, depth] = next;
+    for (const token of list) {
+      yield [token, depth];
+      if (isSection(token)) pending.push([childrenOf(token), depth + 1]);
+    }
   }
 }
 
@@ -75,7 +82,7 @@ function templateError(index: number, message: string): GatewayError {
   return new GatewayError("invalid_request", `messages.${index}.content: ${message}`, { param: `messages.${index}.content` });
 }
 
-/** The problem with one template, or null when it parses and uses no partial or empty name. */
+/** The problem with one template, or null when it parses, nests within bounds and uses no partial or empty name. */
 function templateProblem(template: string): string | null {
   let tokens: Token[];
   try {
@@ -83,15 +90,21 @@ function templateProblem(template: string): string | null {
   } catch (error) {
     return `Mustache syntax error: ${error instanceof Error ? error.message : String(error)}.`;
   }
-  for (const token of walk(tokens)) {
+  for (const [token, depth] of walk(tokens)) {
+    if (depth >= MAX_SECTION_DEPTH && isSection(token)) return `sections nest deeper than ${MAX_SECTION_DEPTH} levels.`;
     if (token[0] === ">") return `partials ({{> ${token[1]}}}) are not supported in prompt templates.`;
     if (namesVariable(token) && rootName(token[1]) === "") return `a tag at offset ${token[2]} names no variable.`;
   }
   return null;
 }
 
-/** Parses every message template; a syntax error → 400 naming `messages.<i>.content`. Never throws. */
+/**
+ * Checks every message template: the size and depth limits first (before parsing), then the
+ * syntax. A problem → 400 naming `messages.<i>.content`. Never throws.
+ */
 export function validateTemplate(messages: PromptMessage[]): Result<void, GatewayError> {
+  const limit = templateLimitProblem(messages.map((message) => message.content));
+  if (limit) return fail(templateError(limit.index, limit.message));
   for (const [index, message] of messages.entries()) {
     const problem = templateProblem(message.content);
     if (problem !== null) return fail(templateError(index, problem));
@@ -114,7 +127,7 @@ export function templateVariables(messages: PromptMessage[]): string[] {
     } catch {
       continue;
     }
-    for (const token of walk(tokens)) {
+    for (const [token] of walk(tokens)) {
       const name = namesVariable(token) ? rootName(token[1]) : null;
       if (name) names.add(name);
     }
@@ -138,41 +151,81 @@ function lookup(stack: readonly unknown[], name: string): { found: boolean; valu
   return { found: false, value: undefined };
 }
 
+/** What rendering would do: the variables no context gives, and the work and output it takes so far. */
+interface RenderPlan {
+  missing: Set<string>;
+  steps: number;
+  chars: number;
+}
+
 /**
- * Adds to `missing` each variable the tokens would read that no context gives, following
- * Mustache: a section over a list renders its children once per item (the item first, then
- * the outer contexts), a falsy section or empty list renders nothing, an inverted section
- * renders only then. An absent section variable is missing too.
+ * Walks the tokens as Mustache renders them, iteratively: a section over a list renders its
+ * children once per item (the item first, then the outer contexts), a falsy section or empty
+ * list renders nothing, an inverted section renders only then. Records each variable no context
+ * gives (an absent section variable too), and counts visited tokens and output characters.
+ * Returns false as soon as either passes its bound (the render would be refused).
  */
-function collectMissing(tokens: Token[], stack: readonly unknown[], missing: Set<string>): void {
-  for (const token of tokens) {
-    if (!namesVariable(token)) continue;
-    const { found, value } = lookup(stack, token[1]);
-    if (!found) {
-      missing.add(rootName(token[1]) ?? token[1]);
-      continue;
-    }
-    const children = childrenOf(token);
-    const empty = !value || (Array.isArray(value) && value.length === 0);
-    if (token[0] === "^") {
-      if (empty) collectMissing(children, stack, missing);
-    } else if (token[0] === "#" && !empty) {
-      if (Array.isArray(value)) for (const item of value) collectMissing(children, [...stack, item], missing);
-      else collectMissing(children, typeof value === "boolean" ? stack : [...stack, value], missing);
+function planRender(tokens: Token[], variables: Record<string, unknown>, plan: RenderPlan): boolean {
+  const pending: Array<[Token[], readonly unknown[]]> = [[tokens, [variables]]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [list, stack] = next;
+    for (const token of list) {
+      plan.steps += 1;
+      if (plan.steps > MAX_RENDER_STEPS || plan.chars > MAX_RENDERED_CHARS) return false;
+      if (token[0] === "text") plan.chars += token[1].length;
+      if (!namesVariable(token)) continue;
+      const { found, value } = lookup(stack, token[1]);
+      if (!found) {
+        plan.missing.add(rootName(token[1]) ?? token[1]);
+        continue;
+      }
+      if (!isSection(token)) {
+        if (value !== null && value !== undefined) plan.chars += String(value).length;
+        continue;
+      }
+      const children = childrenOf(token);
+      const empty = !value || (Array.isArray(value) && value.length === 0);
+      if (token[0] === "^") {
+        if (empty) pending.push([children, stack]);
+      } else if (!empty) {
+        if (Array.isArray(value)) {
+          for (const item of value) {
+            pending.push([children, [...stack, item]]);
+            if (pending.length > MAX_RENDER_STEPS) return false;
+          }
+        } else {
+          pending.push([children, typeof value === "boolean" ? stack : [...stack, value]]);
+        }
+      }
     }
   }
+  return plan.chars <= MAX_RENDERED_CHARS;
 }
 
 /**
  * Renders each message with the variables, without HTML escaping (chat text is not HTML).
- * Missing variables → 400 (code invalid_request, param `variables`) naming each missing one;
- * a template that does not parse → 400 naming `messages.<i>.content`. Never throws.
+ * A template that breaks a limit or does not parse (one stored before a limit existed) → 400
+ * naming `messages.<i>.content`; missing variables → 400 (code invalid_request, param
+ * `variables`) naming each missing one; variables that would make the render visit more than
+ * `MAX_RENDER_STEPS` tokens or produce more than `MAX_RENDERED_CHARS` characters → 400 on
+ * `variables`, before any rendering. Never throws.
  */
 export function renderMessages(messages: PromptMessage[], variables: Record<string, unknown>): Result<PromptMessage[], GatewayError> {
   const valid = validateTemplate(messages);
   if (!valid.ok) return valid;
-  const missing = new Set<string>();
-  for (const message of messages) collectMissing(parse(message.content), [variables], missing);
+  const plan: RenderPlan = { missing: new Set(), steps: 0, chars: 0 };
+  for (const message of messages) {
+    if (!planRender(parse(message.content), variables, plan)) {
+      return fail(
+        new GatewayError(
+          "invalid_request",
+          `With these variables the prompt would render more than ${MAX_RENDERED_CHARS} characters or visit more than ${MAX_RENDER_STEPS} template tokens (sections over long lists multiply).`,
+          { param: "variables" },
+        ),
+      );
+    }
+  }
+  const { missing } = plan;
   if (missing.size > 0) {
     const names = [...missing].sort();
     const list = names.map((name) => `"${name.slice(0, 100)}"`).join(", ");

@@ -4,6 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { promptView } from "../control-plane/views.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
+import { validateTemplate } from "../prompts/template.ts";
 
 export function registerPublishPromptVersion(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(publishPromptVersionRoute, async (c) => {
@@ -12,9 +13,11 @@ export function registerPublishPromptVersion(app: GatewayApp, deps: GatewayDeps)
     const { version } = c.req.valid("json");
     const prompt = await deps.store.prompts.get(auth.workspaceId, id);
     if (!prompt) throw new GatewayError("not_found", `No prompt ${id} in this workspace.`, { param: "id" });
-    if (!prompt.versions.some((candidate) => candidate.versionNumber === version)) {
-      throw new GatewayError("not_found", `Prompt ${id} has no version ${version}.`, { param: "version" });
-    }
+    const chosen = prompt.versions.find((candidate) => candidate.versionNumber === version);
+    if (!chosen) throw new GatewayError("not_found", `Prompt ${id} has no version ${version}.`, { param: "version" });
+    // A version stored before a template limit existed is never made the default.
+    const valid = validateTemplate(chosen.messages);
+    if (!valid.ok) throw new GatewayError("invalid_request", `Version ${version} cannot be published: ${valid.error.message}`, { param: "version" });
     const published = await deps.store.prompts.publish(auth.workspaceId, id, version, auth.keyId, isoNow());
     if (!published) throw new GatewayError("not_found", `No prompt ${id} in this workspace.`, { param: "id" });
     deps.controlPlane.forget("prompt", auth.workspaceId, id);

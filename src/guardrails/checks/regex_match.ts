@@ -1,13 +1,13 @@
 /**
- * `regex_match` — passes when the text matches `pattern` (a JavaScript regular expression,
- * at most 1000 characters) with optional `flags` from `i`, `m`, `s`, `u`, `v` (`g`/`y` are
- * meaningless for a yes/no test and refused). `not: true` passes when it does not match.
- * Only the first 100,000 characters are tested, and a test is stopped after 100 ms (a
- * catastrophic pattern then fails the check rather than hanging the gateway).
+ * `regex_match` — passes when the text matches `pattern` (RE2 syntax, at most 1000 characters,
+ * see `../linear-regex.ts`) with optional `flags` from `i`, `m`, `s`, `u`. `not: true` passes
+ * when it does not match. Only the first 100,000 characters are tested. Matching takes time
+ * linear in the text, so no pattern can stall the gateway; a pattern RE2 cannot compile
+ * (backreferences, lookaround) is refused when the guardrail is saved.
  */
 import { z } from "zod";
 import { clip, MAX_CHECKED_CHARS } from "../limits.ts";
-import { regexError, RegexTimeoutError, safeTest } from "../safe-regex.ts";
+import { compilePattern, type LinearRegex, PATTERN_FLAGS } from "../linear-regex.ts";
 import { defineCheck } from "../types.ts";
 
 export const MAX_PATTERN_LENGTH = 1000;
@@ -17,31 +17,38 @@ const params = z
     pattern: z.string().min(1).max(MAX_PATTERN_LENGTH),
     flags: z
       .string()
-      .regex(/^[imsuv]*$/, "flags may only use i, m, s, u and v")
+      .regex(PATTERN_FLAGS, "flags may only use i, m, s and u")
       .refine((flags) => new Set(flags).size === flags.length, "flags must not repeat")
       .optional(),
     not: z.boolean().optional(),
   })
   .superRefine((value, ctx) => {
-    const error = regexError(value.pattern, value.flags);
-    if (error) ctx.addIssue({ code: "custom", path: ["pattern"], message: `not a valid regular expression (${error})` });
+    const compiled = compilePattern(value.pattern, value.flags);
+    if (!compiled.ok) ctx.addIssue({ code: "custom", path: ["pattern"], message: `regex_match cannot use this pattern: ${compiled.message}` });
   });
+
+type Params = z.output<typeof params>;
+
+/** Compiled once per params object: the runner keeps one parsed params object per stored check. */
+const compiledByParams = new WeakMap<Params, LinearRegex>();
+
+function regexFor(value: Params): LinearRegex {
+  const cached = compiledByParams.get(value);
+  if (cached) return cached;
+  const compiled = compilePattern(value.pattern, value.flags);
+  // Params reach `run` only after parsing, which compiled the same pattern.
+  if (!compiled.ok) throw new Error(compiled.message);
+  compiledByParams.set(value, compiled.regex);
+  return compiled.regex;
+}
 
 export const regexMatch = defineCheck({
   type: "regex_match",
   params,
-  run: ({ pattern, flags, not }, ctx) => {
-    let matched: boolean;
-    try {
-      matched = safeTest(new RegExp(pattern, flags), clip(ctx.text));
-    } catch (error) {
-      if (error instanceof RegexTimeoutError) {
-        return { verdict: false, explanation: "The pattern took too long to evaluate and was stopped." };
-      }
-      throw error;
-    }
+  run: (value, ctx) => {
+    const matched = regexFor(value).test(clip(ctx.text));
     const clipped = ctx.text.length > MAX_CHECKED_CHARS ? ` (first ${MAX_CHECKED_CHARS} characters checked)` : "";
     const explanation = `The text ${matched ? "matches" : "does not match"} the pattern${clipped}.`;
-    return { verdict: not ? !matched : matched, explanation, data: { matched } };
+    return { verdict: value.not ? !matched : matched, explanation, data: { matched } };
   },
 });
