@@ -65,7 +65,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     keys: new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS }),
     logWriter,
     inflight: new InflightTracker(),
-    checkCustomHost: (rawUrl) => guard.check(rawUrl),
+    checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     version: packageJson.version,
     controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
