@@ -512,6 +512,34 @@ export interface components {
             /** Format: uuid */
             version_id: string;
         };
+        /** @description Body fields a config sets on every chat request it applies to; they win over the request's own. The fields the gateway reads obey the same rules as in CreateChatCompletionRequest (kept identical), so a stored config can never make a request body invalid; other fields pass through to the upstream. */
+        ConfigOverrideParams: {
+            max_completion_tokens?: number | null;
+            max_tokens?: number | null;
+            messages?: components["schemas"]["ChatMessage"][];
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model?: string;
+            n?: number | null;
+            stream?: boolean | null;
+            stream_options?: ({
+                include_usage?: boolean;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            temperature?: number | null;
+            tool_choice?: string | {
+                [key: string]: unknown;
+            };
+            tools?: components["schemas"]["ChatTool"][];
+            top_p?: number | null;
+            /** @description End-user identifier; logged. */
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
         ConfigRetry: {
             attempts?: number;
             on_status_codes?: number[];
@@ -531,9 +559,7 @@ export interface components {
             input_guardrails?: string[];
             name?: string;
             output_guardrails?: string[];
-            override_params?: {
-                [key: string]: unknown;
-            };
+            override_params?: components["schemas"]["ConfigOverrideParams"];
             provider?: string;
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
@@ -675,9 +701,7 @@ export interface components {
             custom_host?: string;
             input_guardrails?: string[];
             output_guardrails?: string[];
-            override_params?: {
-                [key: string]: unknown;
-            };
+            override_params?: components["schemas"]["ConfigOverrideParams"];
             provider?: string;
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
