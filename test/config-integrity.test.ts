@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LLMock } from "@copilotkit/aimock";
+import { LLMock } from "@copilotkit/aimock";
 import { randomUUID } from "node:crypto";
-import { DEFAULT_ORGANISATION_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { isoNow, uuidv4 } from "../src/core/ids.ts";
+import { up as migrateSealedSecrets } from "../src/store/migrations/0006_structural_sealed_secrets.ts";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 
 /** Configs can never break the requests they apply to: validated when stored, and again when used. */
@@ -129,5 +130,80 @@ describe("configs: override_params the gateway reads are validated", () => {
     const response = await chat({ "x-gateway-config": inline });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(upstream.getRequests().at(-1)?.body?.model).toBe("gpt-4o");
+  });
+});
+
+describe("configs: stored api keys are told apart by structure", () => {
+  const TYPED = "sealed:sk-typed-by-the-user-0001";
+  const KEPT = "sk-config-key-to-keep-0002";
+  const MIGRATED = "sk-stored-by-an-earlier-version-0003";
+  /** Answers only these keys: a 200 proves which stored key reached it. */
+  let guarded: LLMock;
+
+  beforeAll(async () => {
+    guarded = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent", auth: { apiKeys: [TYPED, KEPT, MIGRATED] } });
+    guarded.onMessage("hello", { content: "Hello from the stored key" });
+    await guarded.start();
+  });
+
+  afterAll(async () => {
+    await guarded?.stop();
+  });
+
+  async function createWithKey(apiKey: string, key?: string): Promise<string> {
+    const config = { provider: "openai", api_key: apiKey, custom_host: `${guarded.url}/v1` };
+    const created = await call(gateway, "POST", "/v1/configs", { key, body: { name: "keyed", config } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body.slug;
+  }
+
+  it("seals a key whose text begins with sealed: and sends it upstream as typed", async () => {
+    const slug = await createWithKey(TYPED);
+    const stored = await gateway.gateway.deps.store.configs.getBySlug(DEFAULT_WORKSPACE_ID, slug);
+    expect(stored?.latest.config).not.toContain("sk-typed-by-the-user");
+    const response = await chat({ "x-gateway-config": slug });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+  });
+
+  it("keeps the stored key when an update sends back the masked config it was shown", async () => {
+    const slug = await createWithKey(KEPT);
+    const shown = await call(gateway, "GET", `/v1/configs/${slug}`);
+    expect(JSON.parse(shown.body.config).api_key).toBe("********");
+    const resent = await call(gateway, "PUT", `/v1/configs/${slug}`, { body: { config: shown.body.config } });
+    expect(resent.status, JSON.stringify(resent.body)).toBe(200);
+    expect((await call(gateway, "GET", `/v1/configs/${slug}/versions`)).body.total).toBe(2);
+    const response = await chat({ "x-gateway-config": slug });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+  });
+
+  it("refuses the mask where no key is stored", async () => {
+    const { slug } = (await call(gateway, "POST", "/v1/configs", { body: { name: "keyless", config: { provider: "openai" } } })).body;
+    const masked = { targets: [{ provider: "openai", api_key: "********" }] };
+    const updated = await call(gateway, "PUT", `/v1/configs/${slug}`, { body: { config: masked } });
+    expect(updated.status).toBe(400);
+    expect(updated.body.error).toMatchObject({ code: "invalid_request", param: "config.targets.0.api_key" });
+    const created = await call(gateway, "POST", "/v1/configs", { body: { name: "masked", config: masked } });
+    expect(created.status).toBe(400);
+    expect(created.body.error.param).toBe("config.targets.0.api_key");
+  });
+
+  it("answers a clear 400 for a stored key that does not open, never a 500", async () => {
+    const { key, workspaceId } = await workspaceAdmin();
+    const slug = await storeUnchecked(workspaceId, { provider: "openai", custom_host: `${upstream.url}/v1`, api_key: { $sealed: "v1.AAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBA.CCCC" } });
+    const response = await chat({ "x-gateway-config": slug }, key);
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.error).toMatchObject({ code: "invalid_request", param: "x-gateway-config" });
+    expect(response.body.error.message).toMatch(/api_key that cannot be decrypted/);
+  });
+
+  it("migrates keys stored in the former text form, and they keep working", async () => {
+    const { key, workspaceId } = await workspaceAdmin();
+    const former = `sealed:${gateway.gateway.deps.secrets.seal(MIGRATED)}`;
+    const slug = await storeUnchecked(workspaceId, { provider: "openai", custom_host: `${guarded.url}/v1`, targets: [{ api_key: former }] });
+    await migrateSealedSecrets(gateway.gateway.deps.store.db as never);
+    const stored = await gateway.gateway.deps.store.configs.getBySlug(workspaceId, slug);
+    expect(JSON.parse(stored?.latest.config ?? "{}").targets[0].api_key).toEqual({ $sealed: former.slice("sealed:".length) });
+    const response = await chat({ "x-gateway-config": slug }, key);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
   });
 });
