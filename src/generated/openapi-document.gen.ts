@@ -2560,7 +2560,8 @@ export const openApiDocument = {
           },
           "api_key": {
             "type": "string",
-            "minLength": 1
+            "minLength": 1,
+            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place."
           },
           "upstream_organization": {
             "type": "string"
@@ -2628,7 +2629,8 @@ export const openApiDocument = {
           },
           "api_key": {
             "type": "string",
-            "minLength": 1
+            "minLength": 1,
+            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place."
           },
           "upstream_organization": {
             "type": "string"
@@ -3763,7 +3765,8 @@ export const openApiDocument = {
           },
           "params": {
             "type": "object",
-            "additionalProperties": true
+            "additionalProperties": true,
+            "description": "The check's parameters. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check."
           }
         }
       },

@@ -554,6 +554,7 @@ export interface components {
             on_status_codes?: number[];
         };
         ConfigTarget: {
+            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place. */
             api_key?: string;
             custom_host?: string;
             input_guardrails?: string[];
@@ -696,6 +697,7 @@ export interface components {
         };
         /** @description A gateway config. The target keys may stand at the root or inside a target; `strategy`, `targets`, `retry`, `cache` and `request_timeout` are accepted and stored (routing runs the first target until the routing release). */
         GatewayConfig: {
+            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place. */
             api_key?: string;
             cache?: components["schemas"]["ConfigCache"];
             custom_host?: string;
@@ -738,6 +740,7 @@ export interface components {
             deny: boolean;
         };
         GuardrailCheckSpec: {
+            /** @description The check's parameters. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check. */
             params?: {
                 [key: string]: unknown;
             };
