@@ -14,7 +14,8 @@ export interface GatewayDeps {
   keys: GatewayKeyService;
   logWriter: LogWriter;
   inflight: InflightTracker;
-  checkCustomHost: (rawUrl: string) => Promise<Result<Readonly<URL>, GatewayError>>;
+  /** The SSRF guard (`core/custom-host.ts`); errors name `field`, by default `x-gateway-custom-host`. */
+  checkCustomHost: (rawUrl: string, field?: string) => Promise<Result<Readonly<URL>, GatewayError>>;
   fetch: FetchLike;
   version: string;
   /** Request-path reads of configs, virtual keys, guardrails and prompts; writers call `forget`. */

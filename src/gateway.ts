@@ -15,6 +15,7 @@ import type { GatewayDeps } from "./deps.ts";
 import { LogWriter } from "./logging/log-writer.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
+import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -42,6 +43,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   checkPriceTable();
   const masterKey = await loadMasterKey({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
   const store = await openStore(config.GATEWAY_DATABASE_URL);
+  const secrets = createSecretBox(masterKey);
+  await sealStoredGuardrailHeaders(store.db, secrets);
   const bootstrapKey = config.GATEWAY_ADMIN_KEY ? null : await createBootstrapKey(store);
   const workerSink =
     options.startLogWorker && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
@@ -65,11 +68,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     keys: new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS }),
     logWriter,
     inflight: new InflightTracker(),
-    checkCustomHost: (rawUrl) => guard.check(rawUrl),
+    checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     version: packageJson.version,
     controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
-    secrets: createSecretBox(masterKey),
+    secrets,
   };
   const app = createApp(deps);
 

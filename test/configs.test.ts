@@ -286,6 +286,8 @@ describe("configs: bad bodies", () => {
     { what: "unknown provider", body: { name: "x", config: { provider: "nope-ai" } }, param: "config.provider", code: "unknown_provider" },
     { what: "unknown provider in a target", body: { name: "x", config: { targets: [{ provider: "openai" }, { provider: "nope-ai" }] } }, param: "config.targets.1.provider", code: "unknown_provider" },
     { what: "refused custom host", body: { name: "x", config: { provider: "openai", custom_host: "http://169.254.169.254/latest" } }, param: "config.custom_host", code: "forbidden_custom_host" },
+    { what: "custom host that is not a URL", body: { name: "x", config: { provider: "openai", custom_host: "not a url" } }, param: "config.custom_host", message: /^config\.custom_host must be an absolute/ },
+    { what: "target custom host with credentials", body: { name: "x", config: { targets: [{ provider: "openai", custom_host: "http://u:p@127.0.0.1/v1" }] } }, param: "config.targets.0.custom_host", code: "forbidden_custom_host", message: /^config\.targets\.0\.custom_host must not contain/ },
     { what: "is_default of the wrong type", body: { name: "x", config: {}, is_default: "yes" }, param: "is_default" },
   ];
 
@@ -307,6 +309,7 @@ describe("configs: bad bodies", () => {
     { what: "config of the wrong type", body: { config: true }, param: "config" },
     { what: "empty name", body: { name: "" }, param: "name" },
     { what: "unknown provider", body: { config: JSON.stringify({ provider: "nope-ai" }) }, param: "config.provider", code: "unknown_provider" },
+    { what: "a custom host that is not a URL", body: { config: { provider: "openai", custom_host: "not a url" } }, param: "config.custom_host", message: /^config\.custom_host must be an absolute/ },
   ];
 
   for (const { what, body, param, code, message } of updateCases) {

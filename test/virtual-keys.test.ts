@@ -293,7 +293,7 @@ describe("virtual keys: bad bodies", () => {
   });
 
   const valid = { name: "x", provider: "openai", key: FIRST_SECRET };
-  const createCases: Array<{ what: string; body: unknown; param: string; code?: string }> = [
+  const createCases: Array<{ what: string; body: unknown; param: string; code?: string; message?: RegExp }> = [
     { what: "missing name", body: { provider: "openai", key: FIRST_SECRET }, param: "name" },
     { what: "missing provider", body: { name: "x", key: FIRST_SECRET }, param: "provider" },
     { what: "missing key", body: { name: "x", provider: "openai" }, param: "key" },
@@ -304,31 +304,38 @@ describe("virtual keys: bad bodies", () => {
     { what: "non-positive budget", body: { ...valid, budget: { credit_limit_usd: 0 } }, param: "budget.credit_limit_usd" },
     { what: "fractional rate limit", body: { ...valid, rate_limit: { requests_per_minute: 1.5 } }, param: "rate_limit.requests_per_minute" },
     { what: "refused custom host", body: { ...valid, custom_host: "http://169.254.169.254/latest" }, param: "custom_host", code: "forbidden_custom_host" },
-    { what: "custom host that is not a URL", body: { ...valid, custom_host: "not a url" }, param: "custom_host" },
+    { what: "custom host that is not a URL", body: { ...valid, custom_host: "not a url" }, param: "custom_host", message: /^custom_host must be an absolute/ },
+    { what: "custom host with credentials", body: { ...valid, custom_host: "http://user:pw@127.0.0.1/v1" }, param: "custom_host", code: "forbidden_custom_host", message: /^custom_host must not contain/ },
+    { what: "custom host of another scheme", body: { ...valid, custom_host: "ftp://127.0.0.1/v1" }, param: "custom_host", code: "forbidden_custom_host", message: /^custom_host must use http/ },
     { what: "a provider that needs a custom host without one", body: { ...valid, provider: "openai-compatible" }, param: "custom_host" },
   ];
 
-  for (const { what, body, param, code } of createCases) {
+  for (const { what, body, param, code, message } of createCases) {
     it(`POST refuses ${what}`, async () => {
       const response = await send("POST", "/v1/virtual-keys", { body });
       expect(response.status, JSON.stringify(response.body)).toBe(400);
       expectContract("createVirtualKey", response);
       expect(response.body.error.param).toBe(param);
       expect(response.body.error.code).toBe(code ?? "invalid_request");
+      // A body field is named as such, never as the request header of the same purpose.
+      expect(response.body.error.message).not.toContain("x-gateway-custom-host");
+      if (message) expect(response.body.error.message).toMatch(message);
     });
   }
 
   // `budget` and `rate_limit` may be null; a bad key inside them is still named exactly.
-  const updateCases: Array<{ what: string; body: unknown; param: string | RegExp; code?: string }> = [
+  const updateCases: Array<{ what: string; body: unknown; param: string | RegExp; code?: string; message?: RegExp }> = [
     { what: "an empty body", body: {}, param: "body" },
     { what: "bad budget period", body: { budget: { credit_limit_usd: 5, period: "yearly" } }, param: "budget.period" },
     { what: "empty key", body: { key: "" }, param: "key" },
     { what: "an empty organization", body: { upstream_organization: "" }, param: "upstream_organization" },
     { what: "a refused custom host", body: { custom_host: "http://10.1.2.3/v1" }, param: "custom_host", code: "forbidden_custom_host" },
+    { what: "a custom host that is not a URL", body: { custom_host: "not a url" }, param: "custom_host", message: /^custom_host must be an absolute/ },
+    { what: "a custom host with credentials", body: { custom_host: "http://user:pw@127.0.0.1/v1" }, param: "custom_host", code: "forbidden_custom_host", message: /^custom_host must not contain/ },
     { what: "rate limit of the wrong type", body: { rate_limit: { tokens_per_minute: "many" } }, param: "rate_limit.tokens_per_minute" },
   ];
 
-  for (const { what, body, param, code } of updateCases) {
+  for (const { what, body, param, code, message } of updateCases) {
     it(`PUT refuses ${what} and changes nothing`, async () => {
       const before = await send("GET", `/v1/virtual-keys/${slug}`);
       const response = await send("PUT", `/v1/virtual-keys/${slug}`, { body });
@@ -336,6 +343,8 @@ describe("virtual keys: bad bodies", () => {
       if (typeof param === "string") expect(response.body.error.param).toBe(param);
       else expect(response.body.error.param).toMatch(param);
       expect(response.body.error.code).toBe(code ?? "invalid_request");
+      expect(response.body.error.message).not.toContain("x-gateway-custom-host");
+      if (message) expect(response.body.error.message).toMatch(message);
       expect((await send("GET", `/v1/virtual-keys/${slug}`)).body).toEqual(before.body);
     });
   }

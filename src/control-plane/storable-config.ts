@@ -2,15 +2,21 @@ import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { parseGatewayConfig } from "./config-body.ts";
-import { sealConfigSecrets } from "./config-secrets.ts";
+import { sealConfigSecrets, type StoredConfig } from "./config-secrets.ts";
 import { allowedCustomHost } from "./virtual-key-fields.ts";
 
 /**
  * A config body (object or JSON text) as it is stored: validated, its providers in the
  * catalogue and its custom hosts allowed by the SSRF guard (at the root and in every target),
- * its upstream keys sealed. Throws a 400 GatewayError naming the field (`config.targets.0.provider`).
+ * its upstream keys sealed. `previous` is the stored text an update replaces: a key sent back
+ * masked keeps the one stored there. Throws a 400 GatewayError naming the field
+ * (`config.targets.0.provider`).
  */
-export async function storableConfig(input: unknown, deps: Pick<GatewayDeps, "checkCustomHost" | "secrets">): Promise<string> {
+export async function storableConfig(
+  input: unknown,
+  deps: Pick<GatewayDeps, "checkCustomHost" | "secrets">,
+  previous: string | null = null,
+): Promise<string> {
   const parsed = parseGatewayConfig(input, "config");
   if (!parsed.ok) throw parsed.error;
   const config = parsed.value.value;
@@ -21,5 +27,6 @@ export async function storableConfig(input: unknown, deps: Pick<GatewayDeps, "ch
     }
     if (part.custom_host !== undefined) await allowedCustomHost(part.custom_host, `${param}.custom_host`, deps);
   }
-  return JSON.stringify(sealConfigSecrets(config, deps.secrets));
+  const stored = previous === null ? null : (JSON.parse(previous) as StoredConfig);
+  return JSON.stringify(sealConfigSecrets(config, deps.secrets, stored));
 }

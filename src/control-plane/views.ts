@@ -15,6 +15,7 @@ import type {
 } from "./records.ts";
 import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
 import { maskConfigSecrets } from "./config-secrets.ts";
+import { maskCheckSecrets } from "./guardrail-secrets.ts";
 
 /** Records keep null for "no key"; the API always shows a UUID (the operator's for GATEWAY_ADMIN_KEY). */
 const keyIdOf = (id: string | null): string => id ?? OPERATOR_KEY_ID;
@@ -123,7 +124,7 @@ export function guardrailView(record: GuardrailRecord): Guardrail {
     object: "guardrail",
     slug: record.slug,
     name: record.name,
-    checks: record.checks,
+    checks: maskCheckSecrets(record.checks),
     action: record.action,
     organisation_id: record.organisationId,
     workspace_id: record.workspaceId,

@@ -13,11 +13,11 @@ export function requireBaseUrl(provider: ProviderDefinition): void {
 
 /**
  * Runs the SSRF guard on a custom host given in an admin write. A refusal (or a host that
- * cannot be resolved, so cannot be verified) is a 400 naming `param`; the guard's messages
- * never echo credentials, path or query.
+ * cannot be resolved, so cannot be verified) is a 400 naming the body field `param` in its
+ * message and as `param`; the guard's messages never echo credentials, path or query.
  */
 export async function allowedCustomHost(url: string, param: string, deps: Pick<GatewayDeps, "checkCustomHost">): Promise<void> {
-  const checked = await deps.checkCustomHost(url);
+  const checked = await deps.checkCustomHost(url, param);
   if (checked.ok) return;
   const code = checked.error.status === 400 ? checked.error.code : "invalid_request";
   throw new GatewayError(code, checked.error.message, { param });

@@ -7,6 +7,7 @@ import { createChatStreamAssembler } from "./chat-stream-assembler.ts";
 import { relayChatStream } from "./chat-stream-relay.ts";
 import { resolveChatTarget, type TargetHeaders, type TargetResolverDeps } from "./chat-target.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
+import { overrideParamsError } from "./config-overrides.ts";
 import { loadRequestConfig, type ConfigSourceDeps } from "./request-config.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
 import type { Store } from "../store/open-store.ts";
@@ -61,6 +62,8 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   if (!config.ok) return config;
   const settings = config.value;
   // The config's override_params win over the request's own fields.
+  const overrideError = settings?.overrideParams ? overrideParamsError(settings.overrideParams) : null;
+  if (overrideError) return fail(overrideError);
   const body = settings?.overrideParams ? { ...input.body, ...settings.overrideParams } : input.body;
   const stream = body.stream === true;
   log.stream = stream;

@@ -37,6 +37,16 @@ describe("createCustomHostGuard: URL shape", () => {
     }
   });
 
+  it("names the field the URL came from: the header by default, or the one given", async () => {
+    const header = await guard.check("not a url");
+    expect(header.ok ? null : [header.error.param, header.error.message]).toEqual(["x-gateway-custom-host", "x-gateway-custom-host must be an absolute http:// or https:// URL."]);
+    for (const raw of ["not a url", "ftp://api.example.com", "http://u:p@api.example.com", "http://10.0.0.1/v1", "http://unknown.example/v1"]) {
+      const field = await guard.check(raw, "custom_host");
+      expect(field.ok ? null : field.error.param, raw).toBe("custom_host");
+      expect(field.ok ? "" : field.error.message, raw).not.toContain("x-gateway-custom-host");
+    }
+  });
+
   it("refuses other schemes", async () => {
     for (const raw of ["ftp://api.example.com/", "file:///etc/passwd", "gopher://127.0.0.1:6379/_", "api.example.com:8080", "data:text/plain,x"]) {
       expect(await verdict(guard, raw), raw).toMatchObject({ ok: false, code: "forbidden_custom_host", status: 400 });

@@ -28,8 +28,10 @@ export interface CustomHostGuard {
    * non-public address; `upstream_unreachable` (502) when its hostname cannot be resolved, so
    * it cannot be verified. Messages never echo the URL's credentials, path or query. Never throws.
    * The URL may be shared with other callers that checked the same text: read it, never change it.
+   * `field` is where the URL came from (default `x-gateway-custom-host`, or a body field such as
+   * `custom_host`): errors name it in their message and as `param`.
    */
-  check(rawUrl: string): Promise<Result<Readonly<URL>, GatewayError>>;
+  check(rawUrl: string, field?: string): Promise<Result<Readonly<URL>, GatewayError>>;
 }
 
 const PARAM = "x-gateway-custom-host";
@@ -77,8 +79,8 @@ function notListed(hostname: string): string {
   return `Custom host "${shown(hostname)}" is not trusted: list it in GATEWAY_TRUSTED_CUSTOM_HOSTS.`;
 }
 
-function forbidden(message: string): GatewayError {
-  return new GatewayError("forbidden_custom_host", message, { param: PARAM });
+function forbidden(message: string, field: string): GatewayError {
+  return new GatewayError("forbidden_custom_host", message, { param: field });
 }
 
 /** Parses a trusted-host entry (`host`, `host:port`, `[v6]:port` or a bare IPv6 literal) into the URL parser's normal form. Throws on a malformed entry. */
@@ -198,20 +200,20 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
   };
 
   return {
-    async check(rawUrl: string): Promise<Result<Readonly<URL>, GatewayError>> {
+    async check(rawUrl: string, field = PARAM): Promise<Result<Readonly<URL>, GatewayError>> {
       const known = allowedByRule.get(rawUrl);
       if (known) return known;
       let url: URL;
       try {
         url = new URL(rawUrl);
       } catch {
-        return fail(new GatewayError("invalid_request", "x-gateway-custom-host must be an absolute http:// or https:// URL.", { param: PARAM }));
+        return fail(new GatewayError("invalid_request", `${field} must be an absolute http:// or https:// URL.`, { param: field }));
       }
       if (url.protocol !== "http:" && url.protocol !== "https:") {
-        return fail(forbidden(`x-gateway-custom-host must use http or https, not "${shown(url.protocol)}".`));
+        return fail(forbidden(`${field} must use http or https, not "${shown(url.protocol)}".`, field));
       }
       if (url.username !== "" || url.password !== "") {
-        return fail(forbidden("x-gateway-custom-host must not contain a username or password."));
+        return fail(forbidden(`${field} must not contain a username or password.`, field));
       }
       const host = withoutTrailingDot(url.hostname);
       const port = url.port || (url.protocol === "https:" ? "443" : "80");
@@ -221,15 +223,15 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
       if (literal) {
         const range = classify(literal);
         if (range === "loopback" || (range === "public" && allowPublicHosts)) return allowByRule(rawUrl, url);
-        if (range === "public") return fail(forbidden(notListed(url.hostname)));
-        return fail(forbidden(`Custom host "${shown(url.hostname)}" is a non-public address (${range}).`));
+        if (range === "public") return fail(forbidden(notListed(url.hostname), field));
+        return fail(forbidden(`Custom host "${shown(url.hostname)}" is a non-public address (${range}).`, field));
       }
-      if (!allowPublicHosts) return fail(forbidden(notListed(url.hostname)));
+      if (!allowPublicHosts) return fail(forbidden(notListed(url.hostname), field));
 
       const verdict = await hostVerdict(url.hostname);
       if (verdict.kind === "allowed") return ok(url);
-      if (verdict.kind === "forbidden") return fail(forbidden(verdict.message));
-      return fail(new GatewayError("upstream_unreachable", verdict.message, { param: PARAM }));
+      if (verdict.kind === "forbidden") return fail(forbidden(verdict.message, field));
+      return fail(new GatewayError("upstream_unreachable", verdict.message, { param: field }));
     },
   };
 }

@@ -3,7 +3,7 @@ import { parseGatewayConfig, type GatewayConfig } from "../control-plane/config-
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
 import type { SecretBox } from "../deps.ts";
-import { openConfigSecrets } from "../control-plane/config-secrets.ts";
+import { openConfigSecrets, type StoredConfig } from "../control-plane/config-secrets.ts";
 
 export const CONFIG_HEADER = "x-gateway-config";
 
@@ -74,22 +74,33 @@ export async function loadRequestConfig(
   if (value) {
     const settings = await deps.controlPlane.get("config", workspaceId, value, async () => {
       const record = await deps.store.configs.getBySlug(workspaceId, value);
-      return record ? storedSettings(record.slug, record.latest.config, deps.secrets) : null;
+      return record ? storedSettings(record.slug, record.latest.config, `Config "${record.slug}"`, deps.secrets) : null;
     });
     if (!settings) {
       return fail(new GatewayError("invalid_request", `No config "${value.slice(0, 200)}" in this workspace.`, { param: CONFIG_HEADER }));
     }
-    return ok(settings);
+    return settings;
   }
   const fallback = await deps.controlPlane.get("default-config", workspaceId, "", async () => {
     const configs = await deps.store.configs.list(workspaceId);
     const chosen = configs.find((config) => config.isDefault);
-    return chosen ? storedSettings(chosen.slug, chosen.latest.config, deps.secrets) : null;
+    return chosen ? storedSettings(chosen.slug, chosen.latest.config, `The default config "${chosen.slug}"`, deps.secrets) : null;
   });
-  return ok(fallback);
+  return fallback ?? ok(null);
 }
 
-/** The settings of a stored config, its sealed upstream keys opened (kept in memory only). */
-function storedSettings(slug: string, text: string, secrets: SecretBox): TargetSettings {
-  return { ...effectiveSettings(openConfigSecrets(JSON.parse(text) as GatewayConfig, secrets)), storedAs: slug };
+/**
+ * The settings of a stored config, its sealed upstream keys opened (kept in memory only). A key
+ * that does not open is a 400 naming the config and the key's place, cached like the settings.
+ */
+function storedSettings(slug: string, text: string, name: string, secrets: SecretBox): Result<TargetSettings, GatewayError> {
+  const opened = openConfigSecrets(JSON.parse(text) as StoredConfig, secrets);
+  if (opened.ok) return ok({ ...effectiveSettings(opened.value), storedAs: slug });
+  return fail(
+    new GatewayError(
+      "invalid_request",
+      `${name} holds a ${opened.error} that cannot be decrypted (it was altered, or sealed under another GATEWAY_ENCRYPTION_KEY): save the config again with the key.`,
+      { param: CONFIG_HEADER },
+    ),
+  );
 }

@@ -2560,7 +2560,8 @@ export const openApiDocument = {
           },
           "api_key": {
             "type": "string",
-            "minLength": 1
+            "minLength": 1,
+            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place."
           },
           "upstream_organization": {
             "type": "string"
@@ -2577,8 +2578,7 @@ export const openApiDocument = {
             "minLength": 1
           },
           "override_params": {
-            "type": "object",
-            "additionalProperties": true
+            "$ref": "#/components/schemas/ConfigOverrideParams"
           },
           "input_guardrails": {
             "type": "array",
@@ -2629,7 +2629,8 @@ export const openApiDocument = {
           },
           "api_key": {
             "type": "string",
-            "minLength": 1
+            "minLength": 1,
+            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place."
           },
           "upstream_organization": {
             "type": "string"
@@ -2646,8 +2647,7 @@ export const openApiDocument = {
             "minLength": 1
           },
           "override_params": {
-            "type": "object",
-            "additionalProperties": true
+            "$ref": "#/components/schemas/ConfigOverrideParams"
           },
           "input_guardrails": {
             "type": "array",
@@ -2673,6 +2673,110 @@ export const openApiDocument = {
           "request_timeout": {
             "type": "integer",
             "minimum": 1
+          }
+        }
+      },
+      "ConfigOverrideParams": {
+        "type": "object",
+        "additionalProperties": true,
+        "description": "Body fields a config sets on every chat request it applies to; they win over the request's own. The fields the gateway reads obey the same rules as in CreateChatCompletionRequest (kept identical), so a stored config can never make a request body invalid; other fields pass through to the upstream.",
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "messages": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/ChatMessage"
+            }
+          },
+          "stream": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "stream_options": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "include_usage": {
+                "type": "boolean"
+              }
+            }
+          },
+          "user": {
+            "type": "string",
+            "description": "End-user identifier; logged."
+          },
+          "max_completion_tokens": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1
+          },
+          "max_tokens": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1
+          },
+          "temperature": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 2
+          },
+          "top_p": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 1
+          },
+          "n": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1
+          },
+          "tools": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ChatTool"
+            }
+          },
+          "tool_choice": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "object",
+                "additionalProperties": true
+              }
+            ]
+          },
+          "metadata": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": {
+              "type": "string"
+            }
           }
         }
       },
@@ -3662,7 +3766,7 @@ export const openApiDocument = {
           "params": {
             "type": "object",
             "additionalProperties": true,
-            "description": "The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field."
+            "description": "The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check."
           }
         }
       },

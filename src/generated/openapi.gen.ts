@@ -512,6 +512,34 @@ export interface components {
             /** Format: uuid */
             version_id: string;
         };
+        /** @description Body fields a config sets on every chat request it applies to; they win over the request's own. The fields the gateway reads obey the same rules as in CreateChatCompletionRequest (kept identical), so a stored config can never make a request body invalid; other fields pass through to the upstream. */
+        ConfigOverrideParams: {
+            max_completion_tokens?: number | null;
+            max_tokens?: number | null;
+            messages?: components["schemas"]["ChatMessage"][];
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model?: string;
+            n?: number | null;
+            stream?: boolean | null;
+            stream_options?: ({
+                include_usage?: boolean;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            temperature?: number | null;
+            tool_choice?: string | {
+                [key: string]: unknown;
+            };
+            tools?: components["schemas"]["ChatTool"][];
+            top_p?: number | null;
+            /** @description End-user identifier; logged. */
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
         ConfigRetry: {
             attempts?: number;
             on_status_codes?: number[];
@@ -526,14 +554,13 @@ export interface components {
             on_status_codes?: number[];
         };
         ConfigTarget: {
+            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place. */
             api_key?: string;
             custom_host?: string;
             input_guardrails?: string[];
             name?: string;
             output_guardrails?: string[];
-            override_params?: {
-                [key: string]: unknown;
-            };
+            override_params?: components["schemas"]["ConfigOverrideParams"];
             provider?: string;
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
@@ -670,14 +697,13 @@ export interface components {
         };
         /** @description A gateway config. The target keys may stand at the root or inside a target; `strategy`, `targets`, `retry`, `cache` and `request_timeout` are accepted and stored (routing runs the first target until the routing release). */
         GatewayConfig: {
+            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place. */
             api_key?: string;
             cache?: components["schemas"]["ConfigCache"];
             custom_host?: string;
             input_guardrails?: string[];
             output_guardrails?: string[];
-            override_params?: {
-                [key: string]: unknown;
-            };
+            override_params?: components["schemas"]["ConfigOverrideParams"];
             provider?: string;
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
@@ -714,7 +740,7 @@ export interface components {
             deny: boolean;
         };
         GuardrailCheckSpec: {
-            /** @description The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. */
+            /** @description The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check. */
             params?: {
                 [key: string]: unknown;
             };

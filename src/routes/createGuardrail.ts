@@ -5,6 +5,7 @@ import { makeSlug } from "../control-plane/slugs.ts";
 import { guardrailView } from "../control-plane/views.ts";
 import { isoNow, uuidv4 } from "../core/ids.ts";
 import { validatedChecks } from "../control-plane/guardrail-checks.ts";
+import { sealCheckSecrets } from "../control-plane/guardrail-secrets.ts";
 
 export function registerCreateGuardrail(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createGuardrailRoute, async (c) => {
@@ -14,7 +15,7 @@ export function registerCreateGuardrail(app: GatewayApp, deps: GatewayDeps): voi
       id: uuidv4(),
       slug: makeSlug("pg", body.name),
       name: body.name,
-      checks: validatedChecks(body.checks),
+      checks: sealCheckSecrets(validatedChecks(body.checks), deps.secrets),
       action: body.action ?? { deny: false },
       organisationId: auth.organisationId,
       workspaceId: auth.workspaceId,

@@ -15,12 +15,18 @@ export function registerUpdateConfig(app: GatewayApp, deps: GatewayDeps): void {
     if (Object.keys(body).length === 0) {
       throw new GatewayError("invalid_request", "The body must set at least one of: name, config, is_default.", { param: "body" });
     }
+    const notFound = () => new GatewayError("not_found", `No config ${slug} in this workspace.`, { param: "slug" });
     const change: ConfigChange = { versionId: uuidv4(), updatedBy: auth.keyId, at: isoNow() };
     if (body.name !== undefined) change.name = body.name;
-    if (body.config !== undefined) change.config = await storableConfig(body.config, deps);
+    if (body.config !== undefined) {
+      // The version it replaces holds the keys that masked ones in the new body stand for.
+      const current = await deps.store.configs.getBySlug(auth.workspaceId, slug);
+      if (!current) throw notFound();
+      change.config = await storableConfig(body.config, deps, current.latest.config);
+    }
     if (body.is_default !== undefined) change.isDefault = body.is_default;
     const updated = await deps.store.configs.update(auth.workspaceId, slug, change);
-    if (!updated) throw new GatewayError("not_found", `No config ${slug} in this workspace.`, { param: "slug" });
+    if (!updated) throw notFound();
     deps.controlPlane.forget("config", auth.workspaceId, slug);
     deps.controlPlane.forget("default-config", auth.workspaceId, "");
     return c.json(configVersionView(updated), 200);

@@ -6,6 +6,7 @@ import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
 import type { GuardrailChange } from "../store/control-plane-repositories.ts";
 import { validatedChecks } from "../control-plane/guardrail-checks.ts";
+import { sealCheckSecrets } from "../control-plane/guardrail-secrets.ts";
 
 export function registerUpdateGuardrail(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateGuardrailRoute, async (c) => {
@@ -15,12 +16,19 @@ export function registerUpdateGuardrail(app: GatewayApp, deps: GatewayDeps): voi
     if (body.name === undefined && body.checks === undefined && body.action === undefined) {
       throw new GatewayError("invalid_request", "The body must set at least one of: name, checks, action.", { param: "body" });
     }
+    const notFound = () => new GatewayError("not_found", `No guardrail ${slug} in this workspace.`, { param: "slug" });
     const change: GuardrailChange = { updatedBy: auth.keyId, at: isoNow() };
     if (body.name !== undefined) change.name = body.name;
-    if (body.checks !== undefined) change.checks = validatedChecks(body.checks);
+    if (body.checks !== undefined) {
+      const checks = validatedChecks(body.checks);
+      // The stored checks hold the header values that masked ones in the new body stand for.
+      const current = await deps.store.guardrails.getBySlug(auth.workspaceId, slug);
+      if (!current) throw notFound();
+      change.checks = sealCheckSecrets(checks, deps.secrets, current.checks);
+    }
     if (body.action !== undefined) change.action = body.action;
     const updated = await deps.store.guardrails.update(auth.workspaceId, slug, change);
-    if (!updated) throw new GatewayError("not_found", `No guardrail ${slug} in this workspace.`, { param: "slug" });
+    if (!updated) throw notFound();
     // Requests read guardrails through the cache: the change applies to the next request.
     deps.controlPlane.forget("guardrail", auth.workspaceId, slug);
     return c.json(guardrailView(updated), 200);

@@ -1,0 +1,34 @@
+import { CreateChatCompletionRequestSchema } from "../generated/schemas.gen.ts";
+import { GatewayError } from "../errors.ts";
+import { CONFIG_HEADER } from "./request-config.ts";
+
+/**
+ * Each field of the chat body on its own. The chat schema has no rule that spans two fields,
+ * so a body that passed it still passes once `override_params` are merged in exactly when
+ * every override passes its own field's rule: checking the overrides checks the merged body
+ * without parsing the client's messages a second time.
+ */
+const CHAT_FIELDS = CreateChatCompletionRequestSchema.partial();
+
+/** Verdicts per overrides object: the settings of stored configs come from the control-plane cache. */
+const verdicts = new WeakMap<object, GatewayError | null>();
+
+/**
+ * Null when merging `overrides` into a valid chat body leaves it valid; else a 400 naming the
+ * config and the override (`override_params.model`). Configs are validated when stored, so
+ * this catches configs stored before that rule. Never throws.
+ */
+export function overrideParamsError(overrides: Record<string, unknown>): GatewayError | null {
+  const known = verdicts.get(overrides);
+  if (known !== undefined) return known;
+  const parsed = CHAT_FIELDS.safeParse(overrides);
+  const issue = parsed.success ? undefined : parsed.error.issues[0];
+  const field = ["override_params", ...(issue?.path.map(String) ?? [])].join(".");
+  const error = parsed.success
+    ? null
+    : new GatewayError("invalid_request", `The config's ${field} would make the request invalid: ${issue?.message ?? "invalid value"}. Fix the config.`, {
+        param: CONFIG_HEADER,
+      });
+  verdicts.set(overrides, error);
+  return error;
+}
