@@ -7,6 +7,11 @@ import { GatewayError } from "./errors.ts";
 
 /** The one place (with the validation hook) that turns errors into the JSON envelope. */
 export const handleError: ErrorHandler<GatewayEnv> = (error, c) => {
+  // A body read that fails because the client went away or broke off its body is the client's
+  // doing: answered (if anyone still listens) and never reported as the gateway's failure.
+  if (!(error instanceof GatewayError) && (c.req.raw.signal.aborted || error.name === "AbortError")) {
+    return respond(c, new GatewayError("client_closed", "The client closed the connection before its request was read."));
+  }
   const gatewayError = toGatewayError(error);
   if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
     // Only the error's name and message: request data may hold secrets.

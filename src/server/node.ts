@@ -1,15 +1,16 @@
-import { serve } from "@hono/node-server";
 import { loadConfig } from "../config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
+import { serveOnNode } from "./node-server.ts";
 import { closeWhileDraining, onShutdownSignal } from "./shutdown.ts";
 
 const config = loadConfig();
 const gateway = await createGateway(config);
 // Installed before the server exists; no signal is handled before `server` is assigned below.
 const shutdown = onShutdownSignal(gateway, () => new Promise<void>((resolve) => server.close(() => resolve())));
-const server = serve(
-  { fetch: (request) => closeWhileDraining(shutdown, gateway.app.fetch(request)), port: config.PORT, hostname: config.HOST },
+const server = serveOnNode(
+  (request) => closeWhileDraining(shutdown, gateway.app.fetch(request)),
+  { port: config.PORT, hostname: config.HOST },
   (info) => {
     const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${info.port}`;
     if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Node ${process.version}`));

@@ -1,10 +1,11 @@
-import { serve, type ServerType } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
 import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { randomBytes } from "node:crypto";
 import { createServer, type AddressInfo } from "node:net";
 import { configWith, type GatewayConfig } from "../../src/config.ts";
 import { createGateway, type Gateway } from "../../src/gateway.ts";
+import { serveOnNode } from "../../src/server/node-server.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./databases.ts";
 
 export interface RunningGateway {
@@ -16,7 +17,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** Starts the real gateway app on a loopback port (Node server), with an embedded store. */
+/** Starts the real gateway app on a loopback port (the Node entry point's server), with an embedded store. */
 export async function startGateway(overrides: Partial<GatewayConfig> = {}): Promise<RunningGateway> {
   const adminKey = `test-admin-${randomBytes(12).toString("hex")}`;
   const databaseUrl = overrides.GATEWAY_DATABASE_URL ?? sqliteTestUrl();
@@ -30,7 +31,7 @@ export async function startGateway(overrides: Partial<GatewayConfig> = {}): Prom
   });
   const gateway = await createGateway(config);
   const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: gateway.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+    const started = serveOnNode(gateway.app.fetch, { port: 0, hostname: "127.0.0.1" }, () => resolve(started));
   });
   const { port } = server.address() as AddressInfo;
   return {
