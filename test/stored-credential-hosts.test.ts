@@ -136,3 +136,14 @@ describe("a stored credential goes only to its own host", () => {
     expect(trapped).toEqual([]);
   });
 });
+
+describe("a stored credential that does not decrypt", () => {
+  it("answers 400 naming the virtual key, never a 500", async () => {
+    const created = await call(gateway, "POST", "/v1/virtual-keys", { body: { name: "altered", provider: "openai", key: STORED_SECRET, custom_host: `${upstream.url}/v1` } });
+    await gateway.gateway.deps.store.db.updateTable("virtual_keys").set({ encrypted_key: "v1.AAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBA.CCCC" }).where("slug", "=", created.body.slug).execute();
+    const response = await call(gateway, "POST", "/v1/chat/completions", { key: serviceKey, body: { ...chat, model: `@${created.body.slug}/gpt-4o-mini` } });
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.error).toMatchObject({ code: "invalid_request", param: "model" });
+    expect(response.body.error.message).toContain(created.body.slug);
+  });
+});

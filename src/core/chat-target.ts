@@ -33,7 +33,7 @@ export interface TargetRequest {
 }
 
 export interface TargetResolverDeps extends VirtualKeyDeps {
-  checkCustomHost: (rawUrl: string) => Promise<Result<Readonly<URL>, GatewayError>>;
+  checkCustomHost: (rawUrl: string, field?: string) => Promise<Result<Readonly<URL>, GatewayError>>;
 }
 
 /** What one source says about the target; later layers win field by field. */
@@ -137,7 +137,7 @@ export async function resolveChatTarget(request: TargetRequest, deps: TargetReso
 
   let baseUrl = provider.baseUrl;
   if (merged.customHost) {
-    const checked = await deps.checkCustomHost(merged.customHost);
+    const checked = await deps.checkCustomHost(merged.customHost, merged.customHostParam);
     if (!checked.ok) return checked;
     baseUrl = checked.value.href.replace(/\/+$/, "");
   }

@@ -18,7 +18,8 @@ export interface UsableVirtualKey {
 
 /**
  * A virtual key of the caller's workspace by slug, with its secret decrypted. Not found
- * (or deleted) → 400 naming where the slug came from.
+ * (or deleted) → 400 naming where the slug came from; a secret that does not decrypt (altered,
+ * or sealed under another master key) → 400 naming the virtual key, never a 500.
  */
 export async function loadVirtualKey(
   slug: string,
@@ -32,5 +33,15 @@ export async function loadVirtualKey(
   if (!record) {
     return fail(new GatewayError("unknown_provider", `No provider or virtual key "${slug.slice(0, 200)}" in this workspace.`, { param }));
   }
-  return ok({ record, apiKey: deps.secrets.open(record.encryptedKey) });
+  try {
+    return ok({ record, apiKey: deps.secrets.open(record.encryptedKey) });
+  } catch {
+    return fail(
+      new GatewayError(
+        "invalid_request",
+        `Virtual key "${record.slug}" holds a key that cannot be decrypted (it was altered, or sealed under another GATEWAY_ENCRYPTION_KEY): store the key again.`,
+        { param },
+      ),
+    );
+  }
 }

@@ -11,7 +11,7 @@ export interface CheckContext {
   metadata: Record<string, string>;
   fetch: FetchLike;
   /** SSRF gate for webhook URLs: the gateway's custom-host check. */
-  checkUrl: (rawUrl: string) => Promise<Result<Readonly<URL>, GatewayError>>;
+  checkUrl: (rawUrl: string, field?: string) => Promise<Result<Readonly<URL>, GatewayError>>;
   signal?: AbortSignal;
 }
 

@@ -61,7 +61,7 @@ export const webhook = defineCheck({
   // The call's own timeout, plus a margin, so the runner's limit never fires first.
   timeoutMs: (params) => (params.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS) + 1000,
   run: async (params, ctx) => {
-    const checked = await ctx.checkUrl(params.url);
+    const checked = await ctx.checkUrl(params.url, "The webhook url");
     if (!checked.ok) return failure(`The webhook URL was refused: ${checked.error.message}`);
     const timeoutMs = params.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     const timeout = AbortSignal.timeout(timeoutMs);
