@@ -8,6 +8,7 @@ import { relayChatStream } from "./chat-stream-relay.ts";
 import { resolveChatTarget, type TargetHeaders, type TargetResolverDeps } from "./chat-target.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
 import { loadRequestConfig, type ConfigSourceDeps } from "./request-config.ts";
+import { requestTimeout } from "./request-timeout.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
 import type { Store } from "../store/open-store.ts";
 
@@ -37,15 +38,6 @@ export interface ProxyResponse {
   body: string | ReadableStream<Uint8Array>;
 }
 
-function timeoutFrom(raw: string | undefined, fallback: number): Result<number, GatewayError> {
-  if (raw === undefined) return ok(fallback);
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    return fail(new GatewayError("invalid_request", "x-gateway-request-timeout must be a positive integer (ms).", { param: "x-gateway-request-timeout" }));
-  }
-  return ok(value);
-}
-
 /**
  * Proxies one chat completion: apply the request's config, resolve the target, run the input
  * guardrails, call the upstream, relay the answer (streams chunk by chunk), run the output
@@ -65,7 +57,7 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   const stream = body.stream === true;
   log.stream = stream;
 
-  const timeout = timeoutFrom(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
+  const timeout = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
   if (!timeout.ok) return timeout;
   const target = await resolveChatTarget({ model: body.model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
   if (!target.ok) return target;

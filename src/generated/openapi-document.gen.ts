@@ -1648,10 +1648,12 @@ export const openApiDocument = {
       "RequestTimeout": {
         "name": "x-gateway-request-timeout",
         "in": "header",
-        "description": "Upstream timeout in milliseconds for this request (answers 408 when exceeded).",
+        "description": "Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`.",
         "schema": {
           "type": "integer",
-          "minimum": 1
+          "minimum": 1,
+          "maximum": 3600000,
+          "pattern": "^[0-9]+$"
         }
       }
     },
@@ -2612,7 +2614,9 @@ export const openApiDocument = {
           },
           "request_timeout": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 3600000,
+            "description": "Upstream timeout in milliseconds, at most 3600000 (one hour)."
           }
         }
       },
@@ -2672,7 +2676,9 @@ export const openApiDocument = {
           },
           "request_timeout": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 3600000,
+            "description": "Upstream timeout in milliseconds, at most 3600000 (one hour)."
           }
         }
       },

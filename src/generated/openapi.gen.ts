@@ -535,6 +535,7 @@ export interface components {
                 [key: string]: unknown;
             };
             provider?: string;
+            /** @description Upstream timeout in milliseconds, at most 3600000 (one hour). */
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
             upstream_organization?: string;
@@ -679,6 +680,7 @@ export interface components {
                 [key: string]: unknown;
             };
             provider?: string;
+            /** @description Upstream timeout in milliseconds, at most 3600000 (one hour). */
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
             strategy?: components["schemas"]["ConfigStrategy"];
@@ -1099,7 +1101,7 @@ export interface components {
         PromptVersionQuery: number;
         /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
         Provider: string;
-        /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded). */
+        /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
         RequestTimeout: number;
         SpanId: string;
         SpanName: string;
@@ -1283,7 +1285,7 @@ export interface operations {
                 "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
                 /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
                 "x-gateway-provider"?: components["parameters"]["Provider"];
-                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded). */
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
                 "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
                 "x-gateway-span-id"?: components["parameters"]["SpanId"];
                 "x-gateway-span-name"?: components["parameters"]["SpanName"];
@@ -1815,7 +1817,7 @@ export interface operations {
             header?: {
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
-                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded). */
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
                 "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
                 /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
                 "x-gateway-trace-id"?: components["parameters"]["TraceId"];
