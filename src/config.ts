@@ -52,7 +52,7 @@ const ConfigSchema = z.object({
   GATEWAY_MAX_LOGGED_BODY_BYTES: wholeNumber(1024 * 1024, 0, MAX_BYTES),
   /** An upstream answer the gateway must read whole (output guardrails) may not be larger: 502. */
   GATEWAY_MAX_RESPONSE_BUFFER_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
-  GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, 60_000),
+  GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
   GATEWAY_SHUTDOWN_TIMEOUT_MS: wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_KEY_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
