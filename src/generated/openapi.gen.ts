@@ -763,12 +763,20 @@ export interface components {
             /** @description Every guardrail that ran on the request (input and output), with each check's verdict and latency. */
             guardrail_results: components["schemas"]["GuardrailResult"][];
             request: {
-                /** @description The request body as sent by the client (JSON). */
+                /** @description The request body as sent by the client (JSON); when `truncated`, its first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text. */
                 body: unknown;
+                /** @description The body's full size in bytes; null when there was none. */
+                size_bytes: number | null;
+                /** @description True when `body` holds only the first bytes of the body. */
+                truncated: boolean;
             };
             response: {
-                /** @description The response body (JSON); for a stream, assembled from its chunks. */
+                /** @description The response body (JSON); for a stream, assembled from its chunks. When `truncated`, the first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text (a stream's assembled content stops at that size; its usage is kept). */
                 body: unknown;
+                /** @description The upstream answer's full size in bytes as received (for a stream, its event-stream bytes); null when unknown (e.g. the gateway answered an error itself). */
+                size_bytes: number | null;
+                /** @description True when `body` holds only part of the answer. */
+                truncated: boolean;
             };
         };
         LogSummary: {
@@ -1070,13 +1078,14 @@ export interface components {
         /** @description An upstream error, with the upstream's status kept. */
         UpstreamError: {
             headers: {
+                "retry-after": components["headers"]["UpstreamRetryAfter"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The upstream could not be reached. */
+        /** @description The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). */
         UpstreamUnreachable: {
             headers: {
                 [name: string]: unknown;
@@ -1125,6 +1134,8 @@ export interface components {
         ServedProvider: string;
         /** @description The request's trace id. */
         TraceId: string;
+        /** @description The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams). */
+        UpstreamRetryAfter: string;
     };
     pathItems: never;
 }
@@ -1310,6 +1321,7 @@ export interface operations {
             /** @description The completion, or with `stream` a server-sent event stream of `chat.completion.chunk` objects ending with `data: [DONE]`. */
             200: {
                 headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
