@@ -24,6 +24,7 @@ export interface StreamRelayOptions {
 }
 
 const encoder = new TextEncoder();
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 
 /** The final usage chunk of an OpenAI stream: no choices, a usage object. */
 function isUsageOnlyChunk(data: string): boolean {
@@ -61,13 +62,20 @@ export function relayChatStream(call: UpstreamCall, log: RequestLog, options: St
   let overBuffer = false;
   const logged = { kind: "stream" as const, chunks, totalBytes: 0, truncated: false, maxBytes: options.maxLoggedBytes };
   log.response = logged;
-  /** Keeps a chunk's data while within the limit; past it only usage chunks (small, and needed for cost). */
+  let usageSlot = -1;
+  /**
+   * Keeps a chunk's data while within the limit (counted in UTF-16 units, what the strings
+   * hold); past it only the latest chunk with a usage object, which the cost needs. Some
+   * providers put usage in every chunk, so it takes one slot, not one per chunk.
+   */
   const keepChunk = (data: string): void => {
     keptBytes += data.length;
     if (keptBytes <= keep) return void chunks.push(data);
     if (options.beforeDone) overBuffer = true;
     logged.truncated = true;
-    if (data.includes('"usage"')) chunks.push(data);
+    if (!USAGE_OBJECT.test(data)) return;
+    if (usageSlot === -1) usageSlot = chunks.push(data) - 1;
+    else chunks[usageSlot] = data;
   };
 
   const end = (error: { code: string | null; message: string } | null): void => {
