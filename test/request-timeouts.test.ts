@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
@@ -64,5 +65,18 @@ describe("request timeouts", () => {
     expect(created.status).toBe(201);
     const response = await chat({ "x-gateway-config": created.body.slug });
     expect(response.status).toBe(200);
+  });
+});
+
+describe("GATEWAY_REQUEST_TIMEOUT_MS", () => {
+  it.each(["2147483648", "0x10", "1e3"])("stops the Bun entry point at start-up for %j, naming the variable without a stack", (value) => {
+    const started = spawnSync("node_modules/.bin/bun", ["src/server/bun.ts"], {
+      env: { ...process.env, GATEWAY_REQUEST_TIMEOUT_MS: value, PORT: "0", HOST: "127.0.0.1", GATEWAY_DATABASE_URL: "file:/nonexistent/never-opened.db" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(started.status).toBe(1);
+    expect(started.stderr).toContain("GATEWAY_REQUEST_TIMEOUT_MS: must be");
+    expect(started.stderr).not.toContain("at loadConfig");
   });
 });
