@@ -68,6 +68,26 @@ describe("request timeouts", () => {
   });
 });
 
+describe("x-gateway-request-timeout on a prompt run", () => {
+  it("is read as strictly as on chat completions", async () => {
+    const prompt = await call(gateway, "POST", "/v1/prompts", {
+      body: { name: "steady", model: "gpt-4o-mini", provider: "openai", messages: [{ role: "user", content: "steady answer" }] },
+    });
+    expect(prompt.status).toBe(201);
+    const run = (timeout: string) =>
+      call(gateway, "POST", `/v1/prompts/${prompt.body.id}/completions`, {
+        body: { variables: {} },
+        headers: { "x-gateway-custom-host": `${upstream.url}/v1`, authorization: "Bearer sk-test", "x-gateway-request-timeout": timeout },
+      });
+    for (const bad of ["2147483648", "1e3", "+5000"]) {
+      const response = await run(bad);
+      expect(response.status).toBe(400);
+      expect(response.body.error.param).toBe("x-gateway-request-timeout");
+    }
+    expect((await run("3600000")).status).toBe(200);
+  });
+});
+
 describe("GATEWAY_REQUEST_TIMEOUT_MS", () => {
   it.each(["2147483648", "0x10", "1e3"])("stops the Bun entry point at start-up for %j, naming the variable without a stack", (value) => {
     const started = spawnSync("node_modules/.bin/bun", ["src/server/bun.ts"], {
