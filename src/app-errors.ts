@@ -24,6 +24,7 @@ export const handleNotFound: NotFoundHandler<GatewayEnv> = (c) =>
   respond(c, new GatewayError("not_found", `No route ${c.req.method} ${c.req.path}.`));
 
 function respond(c: Context<GatewayEnv>, error: GatewayError): Response {
+  for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.json(error.toBody(), error.status as ContentfulStatusCode);
 }
 

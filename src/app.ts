@@ -25,8 +25,8 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   // Service keys may read and run prompts; changing them needs an admin key.
   app.use("/v1/prompts", requireAdminToChangePrompts);
   app.use("/v1/prompts/*", requireAdminToChangePrompts);
-  app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion" }));
-  app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion" }));
+  app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
+  app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
 
   speedUpValidation(Object.values(operations));
   registerRoutes(app, deps);

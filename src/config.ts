@@ -10,26 +10,52 @@ const csv = z
       .filter((item) => item.length > 0),
   );
 
+/**
+ * The longest upstream timeout the gateway accepts, from any source (env, config, header): one
+ * hour, far beyond any non-streamed call yet well under the 2^31-1 ms where timers fire at once.
+ */
+export const MAX_REQUEST_TIMEOUT_MS = 3_600_000;
+const ONE_DAY_MS = 86_400_000;
+/** 1 GiB: byte limits above it would let one request hold more memory than a gateway has. */
+const MAX_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * A whole number written in decimal digits only: no sign, space, exponent or hex, which
+ * `Number()` would quietly accept. Bounded, so a timer never receives a value it cannot hold.
+ */
+function wholeNumber(fallback: number, min: number, max: number) {
+  return z
+    .string()
+    .regex(/^[0-9]+$/, "must be written in decimal digits only")
+    .optional()
+    .transform((value) => (value === undefined ? fallback : Number(value)))
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
+
 const ConfigSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  PORT: wholeNumber(8787, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
   GATEWAY_DATABASE_URL: z.string().default("file:./data/gateway.db"),
   GATEWAY_ADMIN_KEY: z.string().min(16, "GATEWAY_ADMIN_KEY must be at least 16 characters").optional(),
   /** 32 bytes, base64 or hex: the master key for secrets at rest. Else one is generated in GATEWAY_DATA_DIR. */
   GATEWAY_ENCRYPTION_KEY: z.string().optional(),
   GATEWAY_DATA_DIR: z.string().default("./data"),
-  GATEWAY_CONTROL_PLANE_CACHE_TTL_MS: z.coerce.number().int().positive().default(60_000),
+  GATEWAY_CONTROL_PLANE_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
   GATEWAY_TRUSTED_CUSTOM_HOSTS: csv,
   GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS: z
     .enum(["0", "1", "true", "false"])
     .default("false")
     .transform((value) => value === "1" || value === "true"),
-  GATEWAY_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
-  GATEWAY_LOG_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(250),
-  GATEWAY_LOG_BATCH_SIZE: z.coerce.number().int().positive().default(200),
-  GATEWAY_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  GATEWAY_KEY_CACHE_TTL_MS: z.coerce.number().int().positive().default(60_000),
+  GATEWAY_REQUEST_TIMEOUT_MS: wholeNumber(600_000, 1, MAX_REQUEST_TIMEOUT_MS),
+  GATEWAY_MAX_BODY_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
+  /** The log keeps at most this many bytes of each request and response body (flagged when cut). */
+  GATEWAY_MAX_LOGGED_BODY_BYTES: wholeNumber(1024 * 1024, 0, MAX_BYTES),
+  /** An upstream answer the gateway must read whole (output guardrails) may not be larger: 502. */
+  GATEWAY_MAX_RESPONSE_BUFFER_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
+  GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS),
+  GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
+  GATEWAY_SHUTDOWN_TIMEOUT_MS: wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS),
+  GATEWAY_KEY_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
   GATEWAY_QUIET: z
     .enum(["0", "1", "true", "false"])
     .default("false")

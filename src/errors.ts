@@ -63,6 +63,8 @@ export class GatewayError extends Error {
   readonly upstream?: { type?: string; code?: string | null };
   /** Extra top-level fields of the error body (e.g. `hook_results` of a guardrail denial). */
   readonly details?: Record<string, unknown>;
+  /** Response headers to send with the error (an upstream's `Retry-After` and rate-limit headers). */
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(
     code: ErrorCode,
@@ -72,6 +74,7 @@ export class GatewayError extends Error {
       status?: number;
       upstream?: { type?: string; code?: string | null };
       details?: Record<string, unknown>;
+      headers?: Readonly<Record<string, string>>;
     } = {},
   ) {
     super(message);
@@ -81,6 +84,7 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.upstream = options.upstream;
     this.details = options.details;
+    this.headers = options.headers;
   }
 
   toBody(): ErrorBody {

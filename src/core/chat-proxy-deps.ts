@@ -8,6 +8,8 @@ export function chatProxyDeps(deps: GatewayDeps): ChatProxyDeps {
     fetch: deps.fetch,
     checkCustomHost: deps.checkCustomHost,
     defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
+    maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
+    maxResponseBufferBytes: deps.config.GATEWAY_MAX_RESPONSE_BUFFER_BYTES,
     store: deps.store,
     controlPlane: deps.controlPlane,
     secrets: deps.secrets,

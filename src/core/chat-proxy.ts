@@ -9,7 +9,10 @@ import { resolveChatTarget, type TargetHeaders, type TargetResolverDeps } from "
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
 import { overrideParamsError } from "./config-overrides.ts";
 import { loadRequestConfig, type ConfigSourceDeps } from "./request-config.ts";
+import { requestTimeout } from "./request-timeout.ts";
+import { readErrorText, readJsonAnswer } from "./json-answer.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
+import { passedOnHeaders } from "./upstream-headers.ts";
 import type { Store } from "../store/open-store.ts";
 
 export interface ChatProxyDeps
@@ -19,6 +22,10 @@ export interface ChatProxyDeps
   store: Pick<Store, "configs" | "virtualKeys" | "guardrails">;
   fetch: FetchLike;
   defaultTimeoutMs: number;
+  /** `GATEWAY_MAX_LOGGED_BODY_BYTES`. */
+  maxLoggedBodyBytes: number;
+  /** `GATEWAY_MAX_RESPONSE_BUFFER_BYTES`: the most of an answer held to judge it whole. */
+  maxResponseBufferBytes: number;
 }
 
 export interface ChatProxyInput {
@@ -36,15 +43,6 @@ export interface ProxyResponse {
   status: number;
   headers: Record<string, string>;
   body: string | ReadableStream<Uint8Array>;
-}
-
-function timeoutFrom(raw: string | undefined, fallback: number): Result<number, GatewayError> {
-  if (raw === undefined) return ok(fallback);
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    return fail(new GatewayError("invalid_request", "x-gateway-request-timeout must be a positive integer (ms).", { param: "x-gateway-request-timeout" }));
-  }
-  return ok(value);
 }
 
 /**
@@ -68,7 +66,7 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   const stream = body.stream === true;
   log.stream = stream;
 
-  const timeout = timeoutFrom(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
+  const timeout = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
   if (!timeout.ok) return timeout;
   const target = await resolveChatTarget({ model: body.model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
   if (!target.ok) return target;
@@ -113,7 +111,9 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   if (!called.ok) return called;
   const call = called.value;
   const upstream = call.response;
-  const headers = { "x-gateway-provider": provider.id };
+  const passed = passedOnHeaders(upstream.headers);
+  const headers = { "x-gateway-provider": provider.id, ...passed };
+  const limits = { maxLoggedBytes: deps.maxLoggedBodyBytes, maxBufferedBytes: deps.maxResponseBufferBytes };
 
   const isEventStream = (upstream.headers.get("content-type") ?? "").includes("text/event-stream");
   if (upstream.ok && stream && isEventStream) {
@@ -122,33 +122,34 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
     return ok({
       status: 200,
       headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-      body: relayChatStream(call, log, { dropUsageChunk, beforeDone }),
+      body: relayChatStream(call, log, { dropUsageChunk, beforeDone, ...limits }),
     });
   }
 
-  let text: string;
-  try {
-    text = await upstream.text();
-  } catch (error) {
-    return fail(call.classify(error));
-  } finally {
-    call.done();
+  if (upstream.status < 200 || upstream.status >= 300) {
+    const text = await readErrorText(call);
+    if (!text.ok) return text;
+    log.markFirstToken();
+    if (upstream.status >= 300 && upstream.status < 400) {
+      return fail(new GatewayError("upstream_error", `${provider.name} answered with a redirect (HTTP ${upstream.status}), which the gateway does not follow.`));
+    }
+    return fail(upstreamErrorFromBody(upstream.status, text.value, provider.name, passed));
   }
-  log.markFirstToken();
-  if (upstream.status >= 300 && upstream.status < 400) {
-    return fail(new GatewayError("upstream_error", `${provider.name} answered with a redirect (HTTP ${upstream.status}), which the gateway does not follow.`));
-  }
-  if (!upstream.ok) return fail(upstreamErrorFromBody(upstream.status, text, provider.name));
-  log.response = { kind: "json-text", text };
+  // Guardrail results go into the answer (`hook_results`), so a guarded answer is read whole.
+  const answer = await readJsonAnswer(call, log, { whole: guarded, ...limits, providerName: provider.name });
+  if (!answer.ok) return answer;
+  const json = { ...headers, "content-type": "application/json" };
+  if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
+  let { text } = answer.value;
   if (guarded) {
-    const completion = parseObject(text);
-    if (completion && outputGuardrails.value.length > 0) {
+    const completion = answer.value.value;
+    if (outputGuardrails.value.length > 0) {
       const denied = await runOutputGuardrails(outputText(completion));
       if (denied) return fail(denied);
     }
-    if (completion) text = JSON.stringify({ ...completion, hook_results: hookResults });
+    text = JSON.stringify({ ...completion, hook_results: hookResults });
   }
-  return ok({ status: upstream.status, headers: { ...headers, "content-type": "application/json" }, body: text });
+  return ok({ status: upstream.status, headers: json, body: text });
 }
 
 /** The assistant text of a streamed completion, assembled from its chunks. */

@@ -1,5 +1,6 @@
 import { createSseParser, formatSseEvent, type SseEvent } from "./sse.ts";
 import type { UpstreamCall } from "./upstream-call.ts";
+import { tooLargeToBuffer } from "./answer-limits.ts";
 import type { GatewayError } from "../errors.ts";
 import type { RequestLog } from "../logging/request-log.ts";
 
@@ -13,9 +14,17 @@ export interface StreamRelayOptions {
    * an error ends the stream with an error event instead (output guardrails).
    */
   beforeDone?: (chunks: readonly string[]) => Promise<GatewayError | null>;
+  /** The most the log keeps of the stream's data (`GATEWAY_MAX_LOGGED_BODY_BYTES`). */
+  maxLoggedBytes: number;
+  /**
+   * With `beforeDone`, every chunk must be kept for it: past this many bytes the stream ends
+   * with an error event instead (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).
+   */
+  maxBufferedBytes: number;
 }
 
 const encoder = new TextEncoder();
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 
 /** The final usage chunk of an OpenAI stream: no choices, a usage object. */
 function isUsageOnlyChunk(data: string): boolean {
@@ -34,9 +43,10 @@ function isErrorEvent(event: SseEvent): boolean {
 
 /**
  * Relays an upstream SSE stream to the client event by event as it arrives (pull-based, so
- * a slow client slows the upstream read instead of buffering). Keeps the data of every
- * chunk for the log, drops the usage chunk the client did not ask for, and ends a failed
- * or truncated stream with an explicit `event: error`. Client cancel aborts the upstream.
+ * a slow client slows the upstream read instead of buffering). Keeps the data of the chunks
+ * for the log up to its limit (then only usage chunks, and the log is flagged as cut), drops
+ * the usage chunk the client did not ask for, and ends a failed or truncated stream with an
+ * explicit `event: error`. Client cancel aborts the upstream.
  */
 export function relayChatStream(call: UpstreamCall, log: RequestLog, options: StreamRelayOptions): ReadableStream<Uint8Array> {
   const body = call.response.body;
@@ -47,7 +57,26 @@ export function relayChatStream(call: UpstreamCall, log: RequestLog, options: St
   let sawDone = false;
   let upstreamError: { code: string | null; message: string } | null = null;
   log.deferred = true;
-  log.response = { kind: "stream", chunks };
+  const keep = options.beforeDone ? options.maxBufferedBytes : options.maxLoggedBytes;
+  let keptBytes = 0;
+  let overBuffer = false;
+  const logged = { kind: "stream" as const, chunks, totalBytes: 0, truncated: false, maxBytes: options.maxLoggedBytes };
+  log.response = logged;
+  let usageSlot = -1;
+  /**
+   * Keeps a chunk's data while within the limit (counted in UTF-16 units, what the strings
+   * hold); past it only the latest chunk with a usage object, which the cost needs. Some
+   * providers put usage in every chunk, so it takes one slot, not one per chunk.
+   */
+  const keepChunk = (data: string): void => {
+    keptBytes += data.length;
+    if (keptBytes <= keep) return void chunks.push(data);
+    if (options.beforeDone) overBuffer = true;
+    logged.truncated = true;
+    if (!USAGE_OBJECT.test(data)) return;
+    if (usageSlot === -1) usageSlot = chunks.push(data) - 1;
+    else chunks[usageSlot] = data;
+  };
 
   const end = (error: { code: string | null; message: string } | null): void => {
     if (log.isFinished) return;
@@ -66,7 +95,7 @@ export function relayChatStream(call: UpstreamCall, log: RequestLog, options: St
       }
       log.markFirstToken();
       if (isErrorEvent(event)) upstreamError ??= { code: "upstream_stream_error", message: event.data.slice(0, 1000) };
-      else chunks.push(event.data);
+      else keepChunk(event.data);
       if (options.dropUsageChunk && isUsageOnlyChunk(event.data)) continue;
       out += formatSseEvent({ event: event.event ?? undefined, data: event.data });
     }
@@ -105,7 +134,13 @@ export function relayChatStream(call: UpstreamCall, log: RequestLog, options: St
             controller.close();
             return end(null);
           }
+          logged.totalBytes += value.byteLength;
           const out = render(parser.push(decoder.decode(value, { stream: true })));
+          if (overBuffer) {
+            call.abort();
+            void reader.cancel().catch(() => undefined);
+            return failWith(controller, tooLargeToBuffer(options.maxBufferedBytes));
+          }
           if (out) controller.enqueue(encoder.encode(out));
           if (sawDone) return await finishDone(controller);
           if (out) return;

@@ -194,6 +194,9 @@ export const openApiDocument = {
               },
               "x-gateway-provider": {
                 "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
               }
             },
             "content": {
@@ -1648,10 +1651,12 @@ export const openApiDocument = {
       "RequestTimeout": {
         "name": "x-gateway-request-timeout",
         "in": "header",
-        "description": "Upstream timeout in milliseconds for this request (answers 408 when exceeded).",
+        "description": "Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`.",
         "schema": {
           "type": "integer",
-          "minimum": 1
+          "minimum": 1,
+          "maximum": 3600000,
+          "pattern": "^[0-9]+$"
         }
       }
     },
@@ -1671,6 +1676,12 @@ export const openApiDocument = {
       },
       "ServedProvider": {
         "description": "The provider that served the request.",
+        "schema": {
+          "type": "string"
+        }
+      },
+      "UpstreamRetryAfter": {
+        "description": "The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams).",
         "schema": {
           "type": "string"
         }
@@ -1748,7 +1759,7 @@ export const openApiDocument = {
         }
       },
       "UpstreamUnreachable": {
-        "description": "The upstream could not be reached.",
+        "description": "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).",
         "content": {
           "application/json": {
             "schema": {
@@ -1759,6 +1770,11 @@ export const openApiDocument = {
       },
       "UpstreamError": {
         "description": "An upstream error, with the upstream's status kept.",
+        "headers": {
+          "retry-after": {
+            "$ref": "#/components/headers/UpstreamRetryAfter"
+          }
+        },
         "content": {
           "application/json": {
             "schema": {
@@ -2493,22 +2509,48 @@ export const openApiDocument = {
               "request": {
                 "type": "object",
                 "required": [
-                  "body"
+                  "body",
+                  "truncated",
+                  "size_bytes"
                 ],
                 "properties": {
                   "body": {
-                    "description": "The request body as sent by the client (JSON)."
+                    "description": "The request body as sent by the client (JSON); when `truncated`, its first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text."
+                  },
+                  "truncated": {
+                    "type": "boolean",
+                    "description": "True when `body` holds only the first bytes of the body."
+                  },
+                  "size_bytes": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "The body's full size in bytes; null when there was none."
                   }
                 }
               },
               "response": {
                 "type": "object",
                 "required": [
-                  "body"
+                  "body",
+                  "truncated",
+                  "size_bytes"
                 ],
                 "properties": {
                   "body": {
-                    "description": "The response body (JSON); for a stream, assembled from its chunks."
+                    "description": "The response body (JSON); for a stream, assembled from its chunks. When `truncated`, the first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text (a stream's assembled content stops at that size; its usage is kept)."
+                  },
+                  "truncated": {
+                    "type": "boolean",
+                    "description": "True when `body` holds only part of the answer."
+                  },
+                  "size_bytes": {
+                    "type": [
+                      "number",
+                      "null"
+                    ],
+                    "description": "The upstream answer's full size in bytes as received (for a stream, its event-stream bytes); null when unknown (e.g. the gateway answered an error itself)."
                   }
                 }
               }
@@ -2612,7 +2654,9 @@ export const openApiDocument = {
           },
           "request_timeout": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 3600000,
+            "description": "Upstream timeout in milliseconds, at most 3600000 (one hour)."
           }
         }
       },
@@ -2672,7 +2716,9 @@ export const openApiDocument = {
           },
           "request_timeout": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 3600000,
+            "description": "Upstream timeout in milliseconds, at most 3600000 (one hour)."
           }
         }
       },

@@ -562,6 +562,7 @@ export interface components {
             output_guardrails?: string[];
             override_params?: components["schemas"]["ConfigOverrideParams"];
             provider?: string;
+            /** @description Upstream timeout in milliseconds, at most 3600000 (one hour). */
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
             upstream_organization?: string;
@@ -705,6 +706,7 @@ export interface components {
             output_guardrails?: string[];
             override_params?: components["schemas"]["ConfigOverrideParams"];
             provider?: string;
+            /** @description Upstream timeout in milliseconds, at most 3600000 (one hour). */
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
             strategy?: components["schemas"]["ConfigStrategy"];
@@ -788,12 +790,20 @@ export interface components {
             /** @description Every guardrail that ran on the request (input and output), with each check's verdict and latency. */
             guardrail_results: components["schemas"]["GuardrailResult"][];
             request: {
-                /** @description The request body as sent by the client (JSON). */
+                /** @description The request body as sent by the client (JSON); when `truncated`, its first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text. */
                 body: unknown;
+                /** @description The body's full size in bytes; null when there was none. */
+                size_bytes: number | null;
+                /** @description True when `body` holds only the first bytes of the body. */
+                truncated: boolean;
             };
             response: {
-                /** @description The response body (JSON); for a stream, assembled from its chunks. */
+                /** @description The response body (JSON); for a stream, assembled from its chunks. When `truncated`, the first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text (a stream's assembled content stops at that size; its usage is kept). */
                 body: unknown;
+                /** @description The upstream answer's full size in bytes as received (for a stream, its event-stream bytes); null when unknown (e.g. the gateway answered an error itself). */
+                size_bytes: number | null;
+                /** @description True when `body` holds only part of the answer. */
+                truncated: boolean;
             };
         };
         LogSummary: {
@@ -1095,13 +1105,14 @@ export interface components {
         /** @description An upstream error, with the upstream's status kept. */
         UpstreamError: {
             headers: {
+                "retry-after": components["headers"]["UpstreamRetryAfter"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The upstream could not be reached. */
+        /** @description The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). */
         UpstreamUnreachable: {
             headers: {
                 [name: string]: unknown;
@@ -1126,7 +1137,7 @@ export interface components {
         PromptVersionQuery: number;
         /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
         Provider: string;
-        /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded). */
+        /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
         RequestTimeout: number;
         SpanId: string;
         SpanName: string;
@@ -1150,6 +1161,8 @@ export interface components {
         ServedProvider: string;
         /** @description The request's trace id. */
         TraceId: string;
+        /** @description The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams). */
+        UpstreamRetryAfter: string;
     };
     pathItems: never;
 }
@@ -1310,7 +1323,7 @@ export interface operations {
                 "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
                 /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
                 "x-gateway-provider"?: components["parameters"]["Provider"];
-                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded). */
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
                 "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
                 "x-gateway-span-id"?: components["parameters"]["SpanId"];
                 "x-gateway-span-name"?: components["parameters"]["SpanName"];
@@ -1335,6 +1348,7 @@ export interface operations {
             /** @description The completion, or with `stream` a server-sent event stream of `chat.completion.chunk` objects ending with `data: [DONE]`. */
             200: {
                 headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -1842,7 +1856,7 @@ export interface operations {
             header?: {
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
-                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded). */
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
                 "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
                 /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
                 "x-gateway-trace-id"?: components["parameters"]["TraceId"];

@@ -92,7 +92,7 @@ export const createChatCompletionRoute = createRoute({
     408: { description: "The upstream did not answer in time.", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });

@@ -2,8 +2,13 @@ import type { LogRecord } from "./log-record.ts";
 
 /** What the response was, kept raw until the record is built. */
 export type LoggedResponse =
-  | { kind: "json-text"; text: string }
-  | { kind: "stream"; chunks: string[] }
+  /** `text` is the answer's first bytes; when `truncated`, `tail` holds its last bytes (for `usage`). */
+  | { kind: "json-text"; text: string; totalBytes: number; truncated: boolean; tail: string | null }
+  /**
+   * The data of the stream's events; when `truncated`, content events past the log's limit were
+   * left out (usage chunks are kept). The assembled body is cut to `maxBytes`.
+   */
+  | { kind: "stream"; chunks: string[]; totalBytes: number; truncated: boolean; maxBytes: number }
   | { kind: "error"; body: unknown };
 
 /**
@@ -17,7 +22,7 @@ export type LogEntry = Pick<
   | "id" | "createdAt" | "organisationId" | "workspaceId" | "apiKeyId" | "virtualKeyId" | "provider"
   | "model" | "route" | "method" | "path" | "status" | "stream" | "latencyMs" | "timeToFirstTokenMs"
   | "user" | "metadata" | "traceId" | "spanId" | "parentSpanId" | "spanName" | "requestBody"
-  | "errorCode" | "errorMessage" | "promptId" | "promptVersion"
+  | "errorCode" | "errorMessage" | "promptId" | "promptVersion" | "requestBodyTruncated" | "requestBodyBytes"
 > & {
   response: LoggedResponse | null;
   /** Every guardrail check that ran, serialised when the record is built. */
@@ -29,7 +34,7 @@ const PLAIN_FIELDS = [
   "id", "createdAt", "organisationId", "workspaceId", "apiKeyId", "virtualKeyId", "provider",
   "model", "route", "method", "path", "status", "stream", "latencyMs", "timeToFirstTokenMs", "user",
   "traceId", "spanId", "parentSpanId", "spanName", "requestBody", "errorCode", "errorMessage",
-  "promptId", "promptVersion", "guardrailResults",
+  "promptId", "promptVersion", "guardrailResults", "requestBodyTruncated", "requestBodyBytes",
 ] as const satisfies ReadonlyArray<keyof LogEntry>;
 
 // Fails to compile when a field of LogEntry is packed nowhere.
@@ -45,7 +50,8 @@ void everyFieldPacked;
 export function packLogEntry(entry: LogEntry): unknown[] {
   const packed: unknown[] = PLAIN_FIELDS.map((field) => entry[field]);
   const { response } = entry;
-  packed.push(isEmpty(entry.metadata) ? null : entry.metadata, response?.kind ?? null, response === null ? null : payloadOf(response));
+  packed.push(isEmpty(entry.metadata) ? null : entry.metadata, response?.kind ?? null);
+  if (response !== null) packed.push(...payloadOf(response));
   return packed;
 }
 
@@ -54,20 +60,25 @@ export function unpackLogEntry(packed: readonly unknown[]): LogEntry {
   PLAIN_FIELDS.forEach((field, i) => (entry[field] = packed[i]));
   const at = PLAIN_FIELDS.length;
   entry.metadata = packed[at] ?? {};
-  entry.response = responseOf(packed[at + 1] as LoggedResponse["kind"] | null, packed[at + 2]);
+  entry.response = responseOf(packed[at + 1] as LoggedResponse["kind"] | null, packed.slice(at + 2));
   return entry as unknown as LogEntry;
 }
 
-function payloadOf(response: LoggedResponse): unknown {
-  if (response.kind === "json-text") return response.text;
-  if (response.kind === "stream") return response.chunks;
-  return response.body;
+function payloadOf(response: LoggedResponse): unknown[] {
+  if (response.kind === "json-text") return [response.text, response.totalBytes, response.truncated, response.tail];
+  if (response.kind === "stream") return [response.chunks, response.totalBytes, response.truncated, response.maxBytes];
+  return [response.body];
 }
 
-function responseOf(kind: LoggedResponse["kind"] | null, payload: unknown): LoggedResponse | null {
-  if (kind === "json-text") return { kind, text: payload as string };
-  if (kind === "stream") return { kind, chunks: payload as string[] };
-  if (kind === "error") return { kind, body: payload };
+function responseOf(kind: LoggedResponse["kind"] | null, payload: readonly unknown[]): LoggedResponse | null {
+  const [first, totalBytes, truncated, last] = payload;
+  if (kind === "json-text") {
+    return { kind, text: first as string, totalBytes: totalBytes as number, truncated: truncated as boolean, tail: last as string | null };
+  }
+  if (kind === "stream") {
+    return { kind, chunks: first as string[], totalBytes: totalBytes as number, truncated: truncated as boolean, maxBytes: last as number };
+  }
+  if (kind === "error") return { kind, body: first };
   return null;
 }
 

@@ -38,10 +38,18 @@ export interface LogRecord {
   spanId: string | null;
   parentSpanId: string | null;
   spanName: string | null;
-  /** Exact request body as JSON text (after secrets are removed). */
+  /** Exact request body as JSON text (after secrets are removed), cut to the log's body limit. */
   requestBody: string | null;
-  /** Response body as JSON text; a stream's is assembled from its chunks. */
+  /** True when `requestBody` holds only the first bytes of the body. */
+  requestBodyTruncated: boolean;
+  /** The request body's full size in bytes; null when there was none. */
+  requestBodyBytes: number | null;
+  /** Response body as JSON text, cut to the log's body limit; a stream's is assembled from its chunks. */
   responseBody: string | null;
+  /** True when `responseBody` holds only part of the answer. */
+  responseBodyTruncated: boolean;
+  /** The upstream answer's full size in bytes as received (a stream's event-stream bytes); null when unknown. */
+  responseBodyBytes: number | null;
   errorCode: string | null;
   errorMessage: string | null;
   /** Set when the request ran a stored prompt. */

@@ -45,8 +45,8 @@ export function logSummaryView(record: LogRecord): LogSummary {
 export function logRecordView(record: LogRecord): LogRecordView {
   return {
     ...logSummaryView(record),
-    request: { body: parseBody(record.requestBody) },
-    response: { body: parseBody(record.responseBody) },
+    request: { body: parseBody(record.requestBody), truncated: record.requestBodyTruncated, size_bytes: record.requestBodyBytes },
+    response: { body: parseBody(record.responseBody), truncated: record.responseBodyTruncated, size_bytes: record.responseBodyBytes },
     guardrail_results: guardrailResults(record.guardrailResults),
   };
 }

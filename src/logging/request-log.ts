@@ -1,4 +1,5 @@
 import { isoNow, uuidv7 } from "../core/ids.ts";
+import { capText } from "../core/body-capture.ts";
 import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 
 export interface RequestLogIdentity {
@@ -49,6 +50,8 @@ export class RequestLog {
     readonly identity: RequestLogIdentity,
     private readonly enqueue: (entry: LogEntry) => void,
     private readonly onFinished: () => void,
+    /** The log keeps at most this many bytes of each body (`GATEWAY_MAX_LOGGED_BODY_BYTES`). */
+    readonly maxBodyBytes = Number.POSITIVE_INFINITY,
   ) {
     this.traceId = identity.traceId ?? this.id;
   }
@@ -66,6 +69,7 @@ export class RequestLog {
     if (this.finished) return;
     this.finished = true;
     const { identity } = this;
+    const request = this.requestBody === null ? null : capText(this.requestBody, this.maxBodyBytes);
     this.enqueue({
       id: this.id,
       createdAt: this.createdAt,
@@ -88,7 +92,9 @@ export class RequestLog {
       spanId: identity.spanId,
       parentSpanId: identity.parentSpanId,
       spanName: identity.spanName,
-      requestBody: this.requestBody,
+      requestBody: request?.text ?? null,
+      requestBodyTruncated: request?.truncated ?? false,
+      requestBodyBytes: request?.totalBytes ?? null,
       response: this.response,
       errorCode: error?.code ?? null,
       errorMessage: error?.message ?? null,

@@ -21,8 +21,14 @@ function traceHeader(value: string | undefined, name: string): string | null {
  * proxy, echoes the trace and log ids, and counts the request in flight until its record is
  * queued (a stream queues it when it ends).
  */
-export function logRequests(options: { writer: LogWriter; inflight: InflightTracker; route: string }): MiddlewareHandler<GatewayEnv> {
-  const { writer, inflight, route } = options;
+export function logRequests(options: {
+  writer: LogWriter;
+  inflight: InflightTracker;
+  route: string;
+  /** `GATEWAY_MAX_LOGGED_BODY_BYTES`: the most the log keeps of each body. */
+  maxBodyBytes: number;
+}): MiddlewareHandler<GatewayEnv> {
+  const { writer, inflight, route, maxBodyBytes } = options;
   const enqueue = writer.enqueue.bind(writer);
   return async function logRequest(c, next) {
     const done = inflight.begin();
@@ -44,6 +50,7 @@ export function logRequests(options: { writer: LogWriter; inflight: InflightTrac
       },
       enqueue,
       done,
+      maxBodyBytes,
     );
     c.set("requestLog", log);
     c.header("x-gateway-trace-id", log.traceId);

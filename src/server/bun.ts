@@ -1,10 +1,10 @@
 /// <reference types="bun" />
-import { loadConfig } from "../config.ts";
+import { startupConfig } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { closeWhileDraining, onShutdownSignal } from "./shutdown.ts";
 
-const config = loadConfig();
+const config = startupConfig();
 const gateway = await createGateway(config, {
   startLogWorker: () => new Worker(new URL("../logging/log-store-worker.ts", import.meta.url)),
 });

@@ -1,10 +1,10 @@
-import { loadConfig } from "../config.ts";
+import { startupConfig } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { serveOnNode } from "./node-server.ts";
 import { closeWhileDraining, onShutdownSignal } from "./shutdown.ts";
 
-const config = loadConfig();
+const config = startupConfig();
 const gateway = await createGateway(config);
 // Installed before the server exists; no signal is handled before `server` is assigned below.
 const shutdown = onShutdownSignal(gateway, () => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -9,7 +9,8 @@ export const LOG_SUMMARY_COLUMNS = [
   "time_to_first_token_ms", "prompt_tokens", "completion_tokens", "total_tokens",
   "cached_tokens", "reasoning_tokens", "cost_usd", "end_user", "metadata", "trace_id",
   "span_id", "parent_span_id", "span_name", "error_code", "error_message", "prompt_id",
-  "prompt_version", "guardrail_results",
+  "prompt_version", "guardrail_results", "request_body_truncated", "request_body_bytes",
+  "response_body_truncated", "response_body_bytes",
 ] as const satisfies ReadonlyArray<keyof LogsTable>;
 
 /** A `logs` row as listing reads it; the bodies are present only when selected. */
@@ -48,7 +49,11 @@ export function toLogRow(record: LogRecord): LogsTable {
     parent_span_id: record.parentSpanId,
     span_name: record.spanName,
     request_body: record.requestBody,
+    request_body_truncated: record.requestBodyTruncated ? 1 : 0,
+    request_body_bytes: record.requestBodyBytes,
     response_body: record.responseBody,
+    response_body_truncated: record.responseBodyTruncated ? 1 : 0,
+    response_body_bytes: record.responseBodyBytes,
     error_code: record.errorCode,
     error_message: record.errorMessage,
     prompt_id: record.promptId,
@@ -99,7 +104,11 @@ export function fromLogRow(row: LogRow): LogRecord {
     parentSpanId: row.parent_span_id,
     spanName: row.span_name,
     requestBody: row.request_body ?? null,
+    requestBodyTruncated: row.request_body_truncated === 1,
+    requestBodyBytes: row.request_body_bytes,
     responseBody: row.response_body ?? null,
+    responseBodyTruncated: row.response_body_truncated === 1,
+    responseBodyBytes: row.response_body_bytes,
     errorCode: row.error_code,
     errorMessage: row.error_message,
     promptId: row.prompt_id,

@@ -71,8 +71,18 @@ export interface LogsTable {
   span_id: string | null;
   parent_span_id: string | null;
   span_name: string | null;
+  /** Cut to `GATEWAY_MAX_LOGGED_BODY_BYTES`; the two columns after it say whether and from what size. */
   request_body: string | null;
+  /** 0/1: `request_body` holds only the first bytes of the body. */
+  request_body_truncated: number;
+  /** The request body's full size in bytes. */
+  request_body_bytes: number | null;
+  /** Cut to `GATEWAY_MAX_LOGGED_BODY_BYTES`, like `request_body`. */
   response_body: string | null;
+  /** 0/1. */
+  response_body_truncated: number;
+  /** The upstream answer's full size in bytes as received. */
+  response_body_bytes: number | null;
   error_code: string | null;
   error_message: string | null;
   /** Set when the request ran a stored prompt. */

@@ -16,6 +16,7 @@ interface Seen {
 let server: Server;
 let base: string;
 let seen: Seen[] = [];
+let hugeSent = 0;
 const routes: Record<string, (res: ServerResponse) => void> = {
   "/pass": (res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ verdict: true, data: { score: 0.1 } })),
   "/deny": (res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ verdict: false, explanation: "Toxic content." })),
@@ -23,6 +24,20 @@ const routes: Record<string, (res: ServerResponse) => void> = {
   "/html": (res) => res.writeHead(200, { "content-type": "text/html" }).end("<p>hi</p>"),
   "/no-verdict": (res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ verdict: "yes" })),
   "/redirect": (res) => res.writeHead(302, { location: "/pass" }).end(),
+  // A chunked answer (no Content-Length) of 150 MB, written only as fast as it is read.
+  "/huge": (res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const write = (): void => {
+      while (hugeSent < 150 * 1024 * 1024 && !res.destroyed) {
+        hugeSent += chunk.length;
+        if (!res.write(chunk)) return void res.once("drain", write);
+      }
+      res.end();
+    };
+    res.write('{"verdict": true, "pad": "');
+    write();
+  },
   "/slow": (res) => {
     setTimeout(() => res.writeHead(200).end(JSON.stringify({ verdict: true })), 1_000).unref();
   },
@@ -86,6 +101,17 @@ describe("webhook", () => {
     expect(await run({ url: `${base}/error` })).toEqual({ verdict: false, explanation: "The webhook answered HTTP 500.", data: { status: 500 } });
     expect(await run({ url: `${base}/html` })).toMatchObject({ verdict: false, explanation: "The webhook's answer is not JSON." });
     expect(await run({ url: `${base}/no-verdict` })).toMatchObject({ verdict: false, explanation: "The webhook's answer has no boolean verdict." });
+  });
+
+  it("stops reading a chunked answer past 1 MB and fails the check, whatever the headers say", async () => {
+    const started = performance.now();
+    expect(await run({ url: `${base}/huge`, timeout_ms: 10_000 })).toEqual({
+      verdict: false,
+      explanation: "The webhook's answer is larger than 1000000 bytes.",
+      data: { status: 200 },
+    });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(hugeSent).toBeLessThan(20 * 1024 * 1024);
   });
 
   it("does not follow redirects", async () => {

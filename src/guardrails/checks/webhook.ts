@@ -8,7 +8,8 @@
  * - `timeout_ms`: 1–30000, default 3000, for the whole call (answer body included).
  * The gateway POSTs `{"text", "stage", "model", "metadata"}` as JSON, follows no redirect, and
  * expects a 2xx JSON answer `{"verdict": boolean, "explanation"?: string, "data"?: object}`.
- * Anything else (non-2xx, not JSON, no boolean verdict, unreachable, timeout) fails the check.
+ * Anything else (non-2xx, not JSON, no boolean verdict, an answer over 1 MB, unreachable, timeout)
+ * fails the check; an answer is read only up to 1 MB.
  */
 import { z } from "zod";
 import { shorten } from "../limits.ts";
@@ -51,6 +52,32 @@ function failure(explanation: string, status?: number) {
   return { verdict: false, explanation, ...(status === undefined ? {} : { data: { status } }) };
 }
 
+/**
+ * The answer's text, or null once it passes `maxBytes` (whatever `Content-Length` says, a
+ * chunked answer has none); the rest is then never read.
+ */
+async function readUpTo(response: Response, maxBytes: number): Promise<string | null> {
+  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 export const webhook = defineCheck({
   type: "webhook",
   params: z.strictObject({
@@ -83,12 +110,9 @@ export const webhook = defineCheck({
         await response.body?.cancel().catch(() => undefined);
         return failure(`The webhook answered HTTP ${status}.`, status);
       }
-      const length = Number(response.headers.get("content-length") ?? 0);
-      if (length > MAX_ANSWER_BYTES) {
-        await response.body?.cancel().catch(() => undefined);
-        return failure("The webhook's answer is too large.", status);
-      }
-      raw = await response.text();
+      const answer = await readUpTo(response, MAX_ANSWER_BYTES);
+      if (answer === null) return failure(`The webhook's answer is larger than ${MAX_ANSWER_BYTES} bytes.`, status);
+      raw = answer;
     } catch {
       if (timeout.aborted) return failure(`The webhook did not answer within ${timeoutMs} ms.`);
       if (ctx.signal?.aborted) return failure("The request was cancelled before the webhook answered.");

@@ -5,7 +5,8 @@
  */
 import { GatewayError } from "../../errors.ts";
 
-export function upstreamErrorFromBody(status: number, text: string, provider: string): GatewayError {
+/** `headers` are passed on to the client with the error (see `passedOnHeaders`). */
+export function upstreamErrorFromBody(status: number, text: string, provider: string, headers?: Readonly<Record<string, string>>): GatewayError {
   let parsed: unknown = null;
   try {
     parsed = JSON.parse(text);
@@ -23,12 +24,13 @@ export function upstreamErrorFromBody(status: number, text: string, provider: st
         type: typeof fields.type === "string" ? fields.type : "upstream_error",
         code: typeof fields.code === "string" ? fields.code : typeof fields.code === "number" ? String(fields.code) : null,
       },
+      headers,
     });
   }
   if (typeof error === "string") {
-    return new GatewayError("upstream_error", error, { status, upstream: { type: "upstream_error", code: null } });
+    return new GatewayError("upstream_error", error, { status, upstream: { type: "upstream_error", code: null }, headers });
   }
   const snippet = text.trim().slice(0, 500);
   const message = snippet ? `${provider} returned HTTP ${status}: ${snippet}` : `${provider} returned HTTP ${status}`;
-  return new GatewayError("upstream_error", message, { status, upstream: { type: "upstream_error", code: null } });
+  return new GatewayError("upstream_error", message, { status, upstream: { type: "upstream_error", code: null }, headers });
 }

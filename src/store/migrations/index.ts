@@ -3,6 +3,7 @@ import * as initial from "./0001_initial.ts";
 import * as controlPlane from "./0002_control_plane.ts";
 import * as partialLogIndexes from "./0003_partial_log_indexes.ts";
 import * as untracedLogIndex from "./0004_untraced_log_index.ts";
+import * as logBodySizes from "./0005_log_body_sizes.ts";
 import * as structuralSealedSecrets from "./0006_structural_sealed_secrets.ts";
 
 /**
@@ -14,6 +15,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0002_control_plane": controlPlane,
   "0003_partial_log_indexes": partialLogIndexes,
   "0004_untraced_log_index": untracedLogIndex,
+  "0005_log_body_sizes": logBodySizes,
   "0006_structural_sealed_secrets": structuralSealedSecrets,
 };
 

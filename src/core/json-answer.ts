@@ -1,0 +1,175 @@
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { RequestLog } from "../logging/request-log.ts";
+import { BodyCapture } from "./body-capture.ts";
+import { tooLargeToBuffer } from "./answer-limits.ts";
+import type { UpstreamCall } from "./upstream-call.ts";
+
+/**
+ * A successful non-streamed answer of this size or less is read whole and checked to be a
+ * JSON object before the client gets its status; a larger one is relayed as it arrives.
+ */
+export const CHECKED_ANSWER_BYTES = 1024 * 1024;
+
+export interface JsonAnswerOptions {
+  /** Read the whole answer (output guardrails or `hook_results` need it), up to `maxBufferedBytes`. */
+  whole: boolean;
+  maxBufferedBytes: number;
+  maxLoggedBytes: number;
+  providerName: string;
+}
+
+/** The whole answer, parsed; or a live body relaying one too large to hold. */
+export type JsonAnswer = { kind: "whole"; text: string; value: Record<string, unknown> } | { kind: "relayed"; body: ReadableStream<Uint8Array> };
+
+/**
+ * Reads a successful (2xx) non-streamed upstream answer. One that fits `CHECKED_ANSWER_BYTES`
+ * (or, when `whole`, `maxBufferedBytes`) must parse as a JSON object, else 502 (the body is not
+ * echoed; the log keeps it). A larger one that need not be read whole is relayed to the client
+ * as it arrives, checked only to begin like an object. `whole` past its limit is a 502. The log
+ * keeps the first `maxLoggedBytes` and the last bytes (for `usage`). Never throws.
+ */
+export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, options: JsonAnswerOptions): Promise<Result<JsonAnswer, GatewayError>> {
+  const reader = call.response.body?.getReader();
+  const capture = new BodyCapture(options.maxLoggedBytes);
+  const limit = options.whole ? options.maxBufferedBytes : CHECKED_ANSWER_BYTES;
+  const prefix: Uint8Array[] = [];
+  let ended = !reader;
+  try {
+    while (reader && capture.totalBytes <= limit) {
+      const { done, value } = await reader.read();
+      if (done) {
+        ended = true;
+        break;
+      }
+      capture.add(value);
+      prefix.push(value);
+    }
+  } catch (error) {
+    call.done();
+    return fail(call.classify(error));
+  }
+  log.markFirstToken();
+  const logResponse = (): void => {
+    const captured = capture.result();
+    log.response = { kind: "json-text", text: captured.head, totalBytes: captured.totalBytes, truncated: captured.truncated, tail: captured.tail };
+  };
+
+  if (ended) {
+    call.done();
+    const text = new TextDecoder().decode(prefix.length === 1 ? prefix[0] : Buffer.concat(prefix));
+    // The usual answer fits the log whole: its text serves both, decoded once.
+    if (capture.totalBytes <= options.maxLoggedBytes) log.response = { kind: "json-text", text, totalBytes: capture.totalBytes, truncated: false, tail: null };
+    else logResponse();
+    const value = parseObject(text);
+    return value ? ok({ kind: "whole", text, value }) : fail(notJson(options.providerName));
+  }
+  if (options.whole) {
+    call.abort();
+    void reader?.cancel().catch(() => undefined);
+    logResponse();
+    return fail(tooLargeToBuffer(options.maxBufferedBytes));
+  }
+  if (!beginsLikeObject(prefix)) {
+    call.abort();
+    void reader?.cancel().catch(() => undefined);
+    logResponse();
+    return fail(notJson(options.providerName));
+  }
+  return ok({ kind: "relayed", body: relay(call, reader!, prefix, capture, log, logResponse) });
+}
+
+function relay(
+  call: UpstreamCall,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  prefix: Uint8Array[],
+  capture: BodyCapture,
+  log: RequestLog,
+  logResponse: () => void,
+): ReadableStream<Uint8Array> {
+  log.deferred = true;
+  const end = (error: { code: string | null; message: string } | null): void => {
+    if (log.isFinished) return;
+    call.done();
+    logResponse();
+    log.finish(200, error);
+  };
+  let pending: Uint8Array[] | null = prefix;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (pending) {
+        for (const chunk of pending) controller.enqueue(chunk);
+        pending = null;
+        return;
+      }
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          return end(null);
+        }
+        capture.add(value);
+        controller.enqueue(value);
+      } catch (error) {
+        // The status is sent: all that is left is to cut the body short.
+        const failure = call.classify(error);
+        controller.error(failure);
+        end({ code: failure.code, message: failure.message });
+      }
+    },
+    cancel() {
+      call.abort();
+      void reader.cancel().catch(() => undefined);
+      end({ code: "client_closed", message: "The client closed the request." });
+    },
+  });
+}
+
+function notJson(providerName: string): GatewayError {
+  return new GatewayError("upstream_error", `${providerName} answered with a body that is not a JSON object; the gateway does not pass it on.`);
+}
+
+function beginsLikeObject(chunks: readonly Uint8Array[]): boolean {
+  for (const chunk of chunks) {
+    for (const byte of chunk) {
+      if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+      return byte === 0x7b;
+    }
+  }
+  return false;
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An upstream error answer's text, cut to `maxBytes` (what is beyond is not read; the upstream
+ * request is ended). Stops the call's clock. Never throws.
+ */
+export async function readErrorText(call: UpstreamCall, maxBytes = CHECKED_ANSWER_BYTES): Promise<Result<string, GatewayError>> {
+  const reader = call.response.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    while (reader && bytes <= maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+    }
+  } catch (error) {
+    return fail(call.classify(error));
+  } finally {
+    call.done();
+  }
+  if (bytes > maxBytes) {
+    call.abort();
+    void reader?.cancel().catch(() => undefined);
+  }
+  return ok(new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes)));
+}
