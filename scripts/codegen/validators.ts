@@ -13,7 +13,6 @@
  * - `format`, `allOf` and any keyword not listed below make that value zod's to judge;
  * - in an `anyOf`, zod keeps the first option that parses, so every option but the last
  *   must return its input unchanged.
- * Patterns compile without the `u` flag and lengths count code points, as in zod.
  */
 import { createRequire } from "node:module";
 import type { Ajv2020 as Ajv2020Type } from "ajv/dist/2020.js";
@@ -109,6 +108,21 @@ function isNullOption(option: Translated): boolean {
   return option.schema.type === "null" && Object.keys(option.schema).length === 1;
 }
 
+/**
+ * The Ajv the checks are compiled with: strict (an unknown keyword is an error), finite numbers
+ * only, patterns without the `u` flag (zod builds `new RegExp(pattern)`), lengths in code points.
+ */
+export function createAjv(): Ajv2020Type {
+  return new Ajv2020({
+    strict: true,
+    allErrors: false,
+    messages: false,
+    strictNumbers: true,
+    unicodeRegExp: false,
+    code: { source: true, esm: true, lines: true },
+  });
+}
+
 /** Operations with a JSON request body, in a stable order, each with its body schema. */
 export function jsonBodies(document: OpenApiDocument): Array<{ operationId: string; schema: JsonSchema }> {
   const bodies: Array<{ operationId: string; schema: JsonSchema }> = [];
@@ -146,14 +160,7 @@ function translateComponents(document: OpenApiDocument, order: string[]) {
  */
 export function renderBodyValidators(document: OpenApiDocument, componentOrder: string[]): string {
   const { defs, preserving } = translateComponents(document, componentOrder);
-  const ajv: Ajv2020Type = new Ajv2020({
-    strict: true,
-    allErrors: false,
-    messages: false,
-    strictNumbers: true,
-    unicodeRegExp: false,
-    code: { source: true, esm: true, lines: true },
-  });
+  const ajv = createAjv();
   ajv.addSchema({ $id: COMPONENTS_ID, $defs: defs });
   const bodies = jsonBodies(document);
   const exports: Record<string, string> = {};
