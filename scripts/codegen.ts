@@ -7,8 +7,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import openapiTS, { astToString } from "openapi-typescript";
-import { renderZodSchemas } from "./codegen/zod-schemas.ts";
+import { renderZodSchemas, topologicalOrder } from "./codegen/zod-schemas.ts";
 import { renderRoutes } from "./codegen/routes.ts";
+import { renderBodyValidators } from "./codegen/validators.ts";
 import type { OpenApiDocument } from "./codegen/document.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     "openapi-document.gen.ts": `${banner}export const openApiDocument = ${JSON.stringify(document, null, 2)} as const;\n`,
     "schemas.gen.ts": banner + renderZodSchemas(document),
     "routes.gen.ts": banner + renderRoutes(document),
+    "body-validators.gen.ts": banner + renderBodyValidators(document, topologicalOrder(document.components.schemas)),
   };
 
   await mkdir(outDir, { recursive: true });

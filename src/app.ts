@@ -2,13 +2,11 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { GatewayApp, GatewayEnv } from "./app-env.ts";
 import { handleError, handleNotFound, validationHook } from "./app-errors.ts";
 import type { GatewayDeps } from "./deps.ts";
-import { operations } from "./generated/routes.gen.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { limitBodySize } from "./middleware/limit-body-size.ts";
 import { logRequests } from "./middleware/log-requests.ts";
 import { requireAdmin, requireAdminToChangePrompts } from "./middleware/require-admin.ts";
 import { registerRoutes } from "./routes/index.ts";
-import { speedUpValidation } from "./validation/fast-validation.ts";
 
 /** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
 export function createApp(deps: GatewayDeps): GatewayApp {
@@ -28,7 +26,6 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
   app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
 
-  speedUpValidation(Object.values(operations));
   registerRoutes(app, deps);
   return app;
 }

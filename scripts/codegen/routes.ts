@@ -9,6 +9,7 @@ import {
   type ParameterObject,
   type ResponseObject,
 } from "./document.ts";
+import { bodySchemaConst, jsonBodies } from "./validators.ts";
 import { zodSource } from "./zod-schemas.ts";
 
 /** Query strings arrive as text: numbers and booleans are coerced, everything else is converted as is. */
@@ -43,9 +44,10 @@ function schemaSource(schema: JsonSchema | undefined): string {
   return zodSource(schema);
 }
 
-function contentSource(content: Record<string, { schema?: JsonSchema }>): string {
+function contentSource(content: Record<string, { schema?: JsonSchema }>, jsonBody?: string): string {
   const entries = Object.entries(content).map(
-    ([mediaType, media]) => `${JSON.stringify(mediaType)}: { schema: ${schemaSource(media.schema)} }`,
+    ([mediaType, media]) =>
+      `${JSON.stringify(mediaType)}: { schema: ${jsonBody && mediaType === "application/json" && media.schema ? jsonBody : schemaSource(media.schema)} }`,
   );
   return `{ ${entries.join(", ")} }`;
 }
@@ -59,7 +61,7 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
   if (query) request.push(`  query: ${query},`);
   if (operation.requestBody) {
     request.push(
-      `  body: { required: ${operation.requestBody.required === true}, content: ${contentSource(operation.requestBody.content)} },`,
+      `  body: { required: ${operation.requestBody.required === true}, content: ${contentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`,
     );
   }
   const responses = Object.entries(operation.responses).map(([status, item]) => {
@@ -98,8 +100,10 @@ export function renderRoutes(document: OpenApiDocument): string {
     }
   }
   const imports = [...usedSchemas].sort().join(", ");
+  const bodies = jsonBodies(document).map(({ operationId }) => bodySchemaConst(operationId)).sort();
   return [
     'import { createRoute, z } from "@hono/zod-openapi";',
+    `import { ${bodies.join(", ")} } from "./body-validators.gen.ts";`,
     `import { ${imports} } from "./schemas.gen.ts";`,
     "",
     ...blocks.flatMap((block) => [block, ""]),

@@ -35,7 +35,7 @@ function collectRefs(value: unknown, into: Set<string>): Set<string> {
 }
 
 /** Component names ordered so each schema comes after the ones it references. */
-function topologicalOrder(schemas: Record<string, JsonSchema>): string[] {
+export function topologicalOrder(schemas: Record<string, JsonSchema>): string[] {
   const ordered: string[] = [];
   const state = new Map<string, "visiting" | "done">();
   const visit = (name: string): void => {

@@ -1,0 +1,88 @@
+import { describe, expect, it, vi } from "vitest";
+import { z } from "@hono/zod-openapi";
+import * as bodies from "../generated/body-validators.gen.ts";
+import * as schemas from "../generated/schemas.gen.ts";
+import { compiledBody } from "./compiled-body.ts";
+
+/** The route's answer for a body next to a fresh zod parse of the same value with the document's schema. */
+async function bothAnswers(body: z.ZodType, schema: z.ZodType, value: unknown) {
+  const reference = schema.safeParse(structuredClone(value));
+  return { route: await body.safeParseAsync(value), reference };
+}
+
+async function expectSameAnswer(body: z.ZodType, schema: z.ZodType, value: unknown): Promise<void> {
+  const { route, reference } = await bothAnswers(body, schema, value);
+  expect({ value, success: route.success }).toEqual({ value, success: reference.success });
+  if (route.success) expect(route.data).toEqual(reference.data);
+  else expect(route.error?.issues).toEqual(reference.error?.issues);
+}
+
+const chatBodies: unknown[] = [
+  { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], temperature: 0.2, max_tokens: 128, future_field: { x: [1] } },
+  { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "hi" }, { type: "image_url", image_url: { url: "data:," } }] }] },
+  { model: "m", messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function" }] }], tools: [{ type: "function", function: { name: "f" } }], stream: true, stream_options: { include_usage: true } },
+  { model: "m", messages: [] },
+  { model: "", messages: [{ role: "user", content: "hi" }] },
+  { model: "m", messages: [{ role: "robot", content: "hi" }] },
+  { model: "m", messages: [{ role: "user", content: 5 }] },
+  { model: "m", messages: [{ role: "user" }], temperature: 3 },
+  { model: "m", messages: [{ role: "user" }], max_tokens: 1.5 },
+  { model: "m", messages: [{ role: "user" }], max_tokens: 1e20 },
+  { model: "m", messages: [{ role: "user" }], temperature: JSON.parse("1e400") },
+  { model: "m", messages: [{ role: "user" }], tools: [{ type: "function", function: { name: "" } }] },
+  { model: "m", messages: [{ role: "user" }], metadata: { a: 1 } },
+  { model: "😀", messages: [{ role: "user" }] },
+  { messages: [{ role: "user" }] },
+  [],
+  "text",
+  null,
+];
+
+describe("generated body schemas", () => {
+  it("answer chat bodies exactly as the document's zod schema does, valid and invalid", async () => {
+    for (const value of chatBodies) await expectSameAnswer(bodies.createChatCompletionBody, schemas.CreateChatCompletionRequestSchema, value);
+  });
+
+  it("use a chat body the check accepts as sent: the same object, unknown fields kept, zod not run", async () => {
+    const parse = vi.spyOn(schemas.CreateChatCompletionRequestSchema, "safeParse");
+    const body = { model: "m", messages: [{ role: "user", content: "hi", vendor_hint: 1 }], future_field: { x: [1] } };
+    const result = await bodies.createChatCompletionBody.safeParseAsync(body);
+    expect(result.success && result.data).toBe(body);
+    expect(parse).not.toHaveBeenCalled();
+    const bad = await bodies.createChatCompletionBody.safeParseAsync({ model: "m", messages: [] });
+    expect(bad.error?.issues[0]?.path).toEqual(["messages"]);
+    expect(parse).toHaveBeenCalledTimes(1);
+    parse.mockRestore();
+  });
+
+  it("leave to zod what it changes or checks itself: stripped keys, defaults, formats", async () => {
+    // zod fills `period` in: the check requires it, so zod's output is the answer.
+    const defaulted = await bothAnswers(bodies.createVirtualKeyBody, schemas.CreateVirtualKeyRequestSchema, {
+      name: "n", provider: "openai", key: "sk", budget: { credit_limit_usd: 5 },
+    });
+    expect(defaulted.route).toEqual({ success: true, data: { name: "n", provider: "openai", key: "sk", budget: { credit_limit_usd: 5, period: "none" } } });
+    const cases: Array<[z.ZodType, z.ZodType, unknown]> = [
+      [bodies.createApiKeyBody, schemas.CreateApiKeyRequestSchema, { name: "k", role: "service", workspace_id: "not-a-uuid" }],
+      [bodies.createApiKeyBody, schemas.CreateApiKeyRequestSchema, { name: "k", role: "service", workspace_id: "6f1f4a0e-4b7e-4c1a-9a53-0e0b2f6d8c11" }],
+      [bodies.createApiKeyBody, schemas.CreateApiKeyRequestSchema, { name: "k", role: "service", extra: 1 }],
+      [bodies.createApiKeyBody, schemas.CreateApiKeyRequestSchema, { name: "😀".repeat(200), role: "admin" }],
+      [bodies.createApiKeyBody, schemas.CreateApiKeyRequestSchema, { name: "😀".repeat(201), role: "admin" }],
+      [bodies.updateVirtualKeyBody, schemas.UpdateVirtualKeyRequestSchema, { budget: null, rate_limit: { requests_per_minute: 1 } }],
+      [bodies.updateVirtualKeyBody, schemas.UpdateVirtualKeyRequestSchema, { budget: { credit_limit_usd: 0 } }],
+      [bodies.updateConfigBody, schemas.UpdateConfigRequestSchema, {}],
+      [bodies.createConfigBody, schemas.CreateConfigRequestSchema, { name: "c", config: { provider: "openai" } }],
+      [bodies.createConfigBody, schemas.CreateConfigRequestSchema, { name: "c", config: 5 }],
+      [bodies.publishPromptVersionBody, schemas.PublishPromptRequestSchema, { version: 2 ** 60 }],
+      [bodies.createPromptCompletionBody, schemas.PromptCompletionRequestSchema, { variables: { a: 1 }, stream: true, seed: 4 }],
+    ];
+    for (const [body, schema, value] of cases) await expectSameAnswer(body, schema, value);
+  });
+
+  it("give zod's issues, paths and messages unchanged to the validation hook", async () => {
+    const schema = z.object({ a: z.object({ b: z.string().min(2, "too short") }) });
+    const body = compiledBody(schema, () => false);
+    const result = await body.safeParseAsync({ a: { b: "x" } });
+    expect(result.error?.issues).toEqual(schema.safeParse({ a: { b: "x" } }).error?.issues);
+    expect(result.error?.issues[0]).toMatchObject({ path: ["a", "b"], message: "too short" });
+  });
+});
