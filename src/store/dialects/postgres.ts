@@ -1,5 +1,6 @@
-import { sql, PostgresDialect } from "kysely";
+import { sql } from "kysely";
 import { Pool } from "pg";
+import { CurrentSchemaPostgresDialect } from "./postgres-introspector.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 
 /**
@@ -14,7 +15,7 @@ export function createPostgresDialect(url: string): StoreDialect {
   pool.on("error", () => {});
   return {
     name: "postgres",
-    dialect: new PostgresDialect({ pool }),
+    dialect: new CurrentSchemaPostgresDialect({ pool }),
     migrationSchema: async (db) => {
       const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
       const schema = rows[0]?.schema;
