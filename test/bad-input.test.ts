@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
@@ -175,5 +175,49 @@ describe("bad input gets a clear 4xx and the gateway keeps serving", () => {
     const response = await call(gateway, "GET", "/v1/nothing-here");
     expect(response.status).toBe(404);
     expectEnvelope(response.body, "not_found");
+  });
+});
+
+describe("deeply nested JSON gets a 400, never a 500", () => {
+  const deep = (levels: number): string => "[".repeat(levels) + "]".repeat(levels);
+  const chatText = (extra: string) => `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hello"}],"foo":${extra}}`;
+
+  it("refuses bodies nested past the limit on every JSON route, and accepts the limit", async () => {
+    const printed = vi.spyOn(console, "error");
+    const refused = [
+      await chat(undefined, { rawBody: chatText(deep(20_000)) }),
+      await chat(undefined, { rawBody: chatText(deep(128)) }),
+      await call(gateway, "POST", "/v1/configs", { rawBody: `{"name":"deep","config":{"override_params":{"foo":${deep(20_000)}}}}` }),
+      await call(gateway, "POST", "/v1/prompts", {
+        rawBody: `{"name":"deep","model":"gpt-4o-mini","provider":"openai","messages":[{"role":"user","content":"hi"}],"hyperparameters":{"foo":${deep(20_000)}}}`,
+      }),
+    ];
+    for (const response of refused) {
+      expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(400);
+      expectEnvelope(response.body, "invalid_request");
+      expect(response.body.error.message).toContain("nested deeper than 128 levels");
+    }
+    // The body itself is one level, "foo" another: 126 more still fit.
+    const atLimit = await chat(undefined, { rawBody: chatText(deep(126)) });
+    expect(atLimit.status).toBe(200);
+    const inline = await chat({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] }, {
+      headers: { "x-gateway-config": `{"override_params":{"foo":${deep(2_000)}}}` },
+    });
+    expect(inline.status).toBe(400);
+    expectEnvelope(inline.body, "invalid_request", "x-gateway-config");
+    expect(printed).not.toHaveBeenCalled();
+    printed.mockRestore();
+    await stillServes();
+  });
+
+  it("shows a stored body too deep to serialise as its text", async () => {
+    const answered = await chat({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] });
+    await gateway.flushLogs();
+    const id = answered.headers.get("x-gateway-log-id")!;
+    const text = chatText(deep(50_000));
+    await gateway.gateway.deps.store.db.updateTable("logs").set({ request_body: text }).where("id", "=", id).execute();
+    const log = await call(gateway, "GET", `/v1/logs/${id}`);
+    expect(log.status).toBe(200);
+    expect(log.body.request.body).toBe(text);
   });
 });

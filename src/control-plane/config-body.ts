@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { GatewayConfigSchema, type GatewayConfig } from "../generated/schemas.gen.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../validation/json-depth.ts";
 
 export type { GatewayConfig };
 
@@ -25,6 +26,9 @@ export function parseGatewayConfig(input: unknown, param = "config"): Result<Par
   }
   if (!candidate || typeof candidate !== "object" || Array.isArray(candidate)) {
     return fail(new GatewayError("invalid_request", `${param} must be a JSON object.`, { param }));
+  }
+  if (nestedDeeperThan(candidate)) {
+    return fail(new GatewayError("invalid_request", `${param} is nested deeper than ${MAX_JSON_DEPTH} levels.`, { param }));
   }
   const parsed = GatewayConfigSchema.safeParse(candidate);
   if (!parsed.success) return fail(configError(parsed.error, param));

@@ -1,5 +1,6 @@
 import type { GuardrailResult, LogRecord as LogRecordView, LogSummary } from "../generated/schemas.gen.ts";
 import type { LogRecord } from "./log-record.ts";
+import { nestedDeeperThan } from "../validation/json-depth.ts";
 
 /** The API shape of a log record without bodies (listing). */
 export function logSummaryView(record: LogRecord): LogSummary {
@@ -62,10 +63,12 @@ function guardrailResults(text: string | null): GuardrailResult[] {
   }
 }
 
+/** A stored body as JSON, or as its text when it is not JSON or too deep to serialise again. */
 function parseBody(text: string | null): unknown {
   if (text === null) return null;
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return nestedDeeperThan(value) ? text : value;
   } catch {
     return text;
   }
