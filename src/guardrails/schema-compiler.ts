@@ -63,6 +63,8 @@ export function compileSchema(schema: Record<string, unknown>): Compiled {
   const cached = cache.get(key);
   if (cached) return { ok: true, validate: cached };
   const copy = JSON.parse(key) as Record<string, unknown>;
+  const quadratic = quadraticKeyword(copy);
+  if (quadratic) return { ok: false, message: quadratic };
   try {
     const validate = ajv().compile(copy);
     if ((validate as { $async?: unknown }).$async) return { ok: false, message: "asynchronous schemas ($async) are not supported" };
@@ -74,6 +76,30 @@ export function compileSchema(schema: Record<string, unknown>): Compiled {
   } finally {
     ajv().removeSchema(copy);
   }
+}
+
+const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
+
+/**
+ * Why a schema would cost time growing with the square of its input, or null. Ajv checks
+ * `uniqueItems` with one pass over the array only when the same schema's `items` declares scalar
+ * types; otherwise it compares every pair of items, and a long array stalls the gateway.
+ */
+function quadraticKeyword(schema: unknown): string | null {
+  const pending: unknown[] = [schema];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (node === null || typeof node !== "object") continue;
+    const values = Array.isArray(node) ? node : Object.values(node);
+    pending.push(...values);
+    if (Array.isArray(node) || (node as { uniqueItems?: unknown }).uniqueItems !== true) continue;
+    const items = (node as { items?: unknown }).items;
+    const type = items !== null && typeof items === "object" ? (items as { type?: unknown }).type : undefined;
+    const types = Array.isArray(type) ? type : [type];
+    if (types.length === 0 || !types.every((item) => SCALAR_TYPES.has(item as string))) {
+      return "uniqueItems is only supported beside an items schema of scalar types (string, number, integer, boolean, null): comparing objects or arrays pairwise costs the square of the array's length";
+    }
+  }
+  return null;
 }
 
 /** Ajv errors as `{ path, message }` (no instance values are echoed). */

@@ -63,4 +63,23 @@ describe("json_schema", () => {
       expect(parsed.error?.issues[0]?.message).toContain("no backreferences or lookaround");
     }
   });
+
+  it("refuses uniqueItems where it would compare items pairwise, and keeps it for scalar items", () => {
+    for (const schema of [
+      { type: "array", uniqueItems: true },
+      { type: "array", uniqueItems: true, items: { type: "array" } },
+      { type: "object", properties: { tags: { type: "array", uniqueItems: true, items: { type: ["string", "object"] } } } },
+    ]) {
+      const parsed = jsonSchema.params.safeParse({ schema });
+      expect(parsed.success, JSON.stringify(schema)).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toContain("uniqueItems is only supported beside an items schema of scalar types");
+    }
+    const scalar = { type: "array", uniqueItems: true, items: { type: ["string", "integer"] } };
+    expect(jsonSchema.params.safeParse({ schema: scalar }).success).toBe(true);
+    const started = performance.now();
+    const long = JSON.stringify(Array.from({ length: 5_000 }, (_, i) => `item-${i}`));
+    expect(run(long, scalar).verdict).toBe(true);
+    expect(run(JSON.stringify(["a", "b", "a"]), scalar)).toMatchObject({ verdict: false, explanation: expect.stringContaining("duplicate items") });
+    expect(performance.now() - started).toBeLessThan(500);
+  });
 });
