@@ -9,6 +9,7 @@ import { parse as parseYaml } from "yaml";
 import openapiTS, { astToString } from "openapi-typescript";
 import { renderZodSchemas } from "./codegen/zod-schemas.ts";
 import { renderRoutes } from "./codegen/routes.ts";
+import { renderRouteModules } from "./codegen/route-modules.ts";
 import type { OpenApiDocument } from "./codegen/document.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     "openapi-document.gen.ts": `${banner}export const openApiDocument = ${JSON.stringify(document, null, 2)} as const;\n`,
     "schemas.gen.ts": banner + renderZodSchemas(document),
     "routes.gen.ts": banner + renderRoutes(document),
+    "route-modules.gen.ts": banner + renderRouteModules(document),
   };
 
   await mkdir(outDir, { recursive: true });
