@@ -10,6 +10,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { renderZodSchemas, topologicalOrder } from "./codegen/zod-schemas.ts";
 import { renderRoutes } from "./codegen/routes.ts";
 import { renderBodyValidators } from "./codegen/validators.ts";
+import { renderRouteModules } from "./codegen/route-modules.ts";
 import type { OpenApiDocument } from "./codegen/document.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     "schemas.gen.ts": banner + renderZodSchemas(document),
     "routes.gen.ts": banner + renderRoutes(document),
     "body-validators.gen.ts": banner + renderBodyValidators(document, topologicalOrder(document.components.schemas)),
+    "route-modules.gen.ts": banner + renderRouteModules(document),
   };
 
   await mkdir(outDir, { recursive: true });

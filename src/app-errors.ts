@@ -38,6 +38,8 @@ function toGatewayError(error: Error): GatewayError {
   return new GatewayError("internal_error", "Internal error.");
 }
 
+const WHERE: Record<string, string> = { query: "query parameter", param: "path parameter", header: "header" };
+
 /** zod-openapi validation hook: a 400 that names the first offending field. */
 export function validationHook(
   result: { success: true } | { success: false; error: ZodError; target?: string },
@@ -45,7 +47,7 @@ export function validationHook(
   if (result.success) return;
   const issue = result.error.issues[0];
   const param = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : null;
-  const where = result.target === "query" ? "query parameter" : result.target === "param" ? "path parameter" : "field";
+  const where = WHERE[result.target ?? ""] ?? "field";
   const message = issue
     ? param
       ? `Invalid ${where} '${param}': ${issue.message}`

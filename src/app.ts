@@ -5,7 +5,6 @@ import type { GatewayDeps } from "./deps.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { limitBodySize } from "./middleware/limit-body-size.ts";
 import { logRequests } from "./middleware/log-requests.ts";
-import { requireAdmin, requireAdminToChangePrompts } from "./middleware/require-admin.ts";
 import { registerRoutes } from "./routes/index.ts";
 
 /** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
@@ -15,14 +14,9 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.notFound(handleNotFound);
 
   app.use("/v1/*", limitBodySize(deps.config.GATEWAY_MAX_BODY_BYTES));
+  // Every /v1 request needs a key; each operation's scope (admin or any key) is checked on its
+  // generated route, from the operation's `security` in the document.
   app.use("/v1/*", authenticate(deps.keys));
-  for (const resource of ["/v1/api-keys", "/v1/configs", "/v1/virtual-keys", "/v1/guardrails"]) {
-    app.use(resource, requireAdmin);
-    app.use(`${resource}/*`, requireAdmin);
-  }
-  // Service keys may read and run prompts; changing them needs an admin key.
-  app.use("/v1/prompts", requireAdminToChangePrompts);
-  app.use("/v1/prompts/*", requireAdminToChangePrompts);
   app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
   app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
 

@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { openApiDocument } from "../src/generated/openapi-document.gen.ts";
@@ -29,6 +30,14 @@ describe("the OpenAPI document is the source of truth", () => {
       .map((route) => `${route.method} ${route.path}`);
     expect(new Set(registered)).toEqual(new Set(documented));
     expect(documented.length).toBe(new Set(documented).size);
+  });
+
+  it("every route file is an operation of the document", async () => {
+    const operationIds = Object.values(openApiDocument.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    const routeFiles = (await readdir(new URL("../src/routes/", import.meta.url)))
+      .filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts") && name !== "index.ts")
+      .map((name) => name.slice(0, -".ts".length));
+    expect(new Set(routeFiles)).toEqual(new Set(operationIds));
   });
 
   it("serves the document and a reference page", async () => {

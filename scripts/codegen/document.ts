@@ -25,6 +25,8 @@ export interface OperationObject {
   parameters?: Array<ParameterObject | { $ref: string }>;
   requestBody?: { required?: boolean; content: Record<string, MediaType> };
   responses: Record<string, ResponseObject | { $ref: string }>;
+  /** Security requirements: each maps a scheme name to the roles it needs. */
+  security?: Array<Record<string, string[]>>;
 }
 
 export interface OpenApiDocument {

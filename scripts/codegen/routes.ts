@@ -25,14 +25,36 @@ function queryValueSource(schema: JsonSchema): string {
   return zodSource(schema);
 }
 
-function parametersObject(parameters: ParameterObject[], location: "query" | "path"): string | null {
+/**
+ * Headers arrive as text. An integer header is read strictly: the document's pattern (decimal
+ * digits when it gives none), then the number within its bounds; one message states the whole rule.
+ */
+function headerValueSource(schema: JsonSchema): string {
+  if (schema.type !== "integer") return zodSource(schema);
+  const pattern = typeof schema.pattern === "string" ? schema.pattern : "^[0-9]+$";
+  const min = typeof schema.minimum === "number" ? schema.minimum : null;
+  const max = typeof schema.maximum === "number" ? schema.maximum : null;
+  const range = min !== null && max !== null ? ` from ${min} to ${max}` : min !== null ? ` of at least ${min}` : max !== null ? ` of at most ${max}` : "";
+  const message = JSON.stringify(`must be a whole number${range}, in decimal digits`);
+  let number = `z.number()`;
+  if (min !== null) number += `.min(${min}, ${message})`;
+  if (max !== null) number += `.max(${max}, ${message})`;
+  return `z.string().regex(new RegExp(${JSON.stringify(pattern)}), ${message}).transform(Number).pipe(${number})`;
+}
+
+const valueSource = { query: queryValueSource, path: zodSource, header: headerValueSource };
+
+/**
+ * The zod object of one parameter location. Header objects keep zod's default of ignoring
+ * unknown keys (requests carry many other headers); the validator matches names case-insensitively.
+ */
+function parametersObject(parameters: ParameterObject[], location: keyof typeof valueSource): string | null {
   // deepObject parameters (e.g. `metadata[key]=value`) have no single query key; the route reads them.
   const selected = parameters.filter((p) => p.in === location && p.style !== "deepObject");
   if (selected.length === 0) return null;
   const fields = selected.map((parameter) => {
-    const schema = parameter.schema ?? { type: "string" };
-    let source = location === "query" ? queryValueSource(schema) : zodSource(schema);
-    if (!parameter.required && location === "query") source += ".optional()";
+    let source = valueSource[location](parameter.schema ?? { type: "string" });
+    if (!parameter.required && location !== "path") source += ".optional()";
     return `    ${JSON.stringify(parameter.name)}: ${source},`;
   });
   return `z.object({\n${fields.join("\n")}\n  })`;
@@ -52,6 +74,21 @@ function contentSource(content: Record<string, { schema?: JsonSchema }>, jsonBod
   return `{ ${entries.join(", ")} }`;
 }
 
+/**
+ * The gateway scope an operation needs, from its own `security` (never the document-wide
+ * default, so a new operation cannot get one by accident): `[]` needs no key,
+ * `[{ gatewayApiKey: [] }]` any gateway key, `[{ gatewayApiKey: [admin] }]` an admin key.
+ */
+export function operationScope(operation: OperationObject): "none" | "service" | "admin" {
+  const { security, operationId } = operation;
+  if (!security) throw new Error(`${operationId}: state its security (none, any gateway key, or admin).`);
+  if (security.length === 0) return "none";
+  const roles = security.length === 1 ? security[0]?.gatewayApiKey : undefined;
+  if (roles?.length === 0) return "service";
+  if (roles?.length === 1 && roles[0] === "admin") return "admin";
+  throw new Error(`${operationId}: security must be [], [{ gatewayApiKey: [] }] or [{ gatewayApiKey: [admin] }].`);
+}
+
 function renderRoute(document: OpenApiDocument, method: string, path: string, operation: OperationObject): string {
   const parameters = (operation.parameters ?? []).map((p) => resolve<ParameterObject>(document, p, "parameters"));
   const request: string[] = [];
@@ -59,6 +96,8 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
   if (params) request.push(`  params: ${params},`);
   const query = parametersObject(parameters, "query");
   if (query) request.push(`  query: ${query},`);
+  const headers = parametersObject(parameters, "header");
+  if (headers) request.push(`  headers: ${headers},`);
   if (operation.requestBody) {
     request.push(
       `  body: { required: ${operation.requestBody.required === true}, content: ${contentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`,
@@ -75,6 +114,7 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
     `  operationId: ${JSON.stringify(operation.operationId)},`,
     `  method: ${JSON.stringify(method)},`,
     `  path: ${JSON.stringify(path)},`,
+    `  middleware: requireScope(${JSON.stringify(operationScope(operation))}),`,
     ...(request.length > 0 ? [`  request: {`, ...request.map((line) => `  ${line}`), `  },`] : []),
     `  responses: {`,
     ...responses,
@@ -104,6 +144,7 @@ export function renderRoutes(document: OpenApiDocument): string {
   return [
     'import { createRoute, z } from "@hono/zod-openapi";',
     `import { ${bodies.join(", ")} } from "./body-validators.gen.ts";`,
+    'import { requireScope } from "../middleware/require-scope.ts";',
     `import { ${imports} } from "./schemas.gen.ts";`,
     "",
     ...blocks.flatMap((block) => [block, ""]),

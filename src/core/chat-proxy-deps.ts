@@ -1,5 +1,6 @@
-import type { HonoRequest } from "hono";
+import type { z } from "@hono/zod-openapi";
 import type { GatewayDeps } from "../deps.ts";
+import type { createChatCompletionRoute } from "../generated/routes.gen.ts";
 import type { ChatProxyDeps, ChatProxyInput } from "./chat-proxy.ts";
 
 /** The services the chat pipeline uses, picked from the gateway's. */
@@ -16,16 +17,19 @@ export function chatProxyDeps(deps: GatewayDeps): ChatProxyDeps {
   };
 }
 
+/** The headers of a chat route (completion or prompt run), as its generated validator passes them. */
+export type ChatRouteHeaders = z.output<typeof createChatCompletionRoute.request.headers>;
+
 /** The gateway headers that steer a chat request. */
-export function chatTargetHeaders(request: HonoRequest): ChatProxyInput["headers"] {
+export function chatTargetHeaders(headers: ChatRouteHeaders): ChatProxyInput["headers"] {
   return {
-    provider: request.header("x-gateway-provider"),
-    authorization: request.header("authorization"),
-    organization: request.header("x-gateway-upstream-organization"),
-    project: request.header("x-gateway-upstream-project"),
-    customHost: request.header("x-gateway-custom-host"),
-    virtualKey: request.header("x-gateway-virtual-key"),
-    config: request.header("x-gateway-config"),
-    timeout: request.header("x-gateway-request-timeout"),
+    provider: headers["x-gateway-provider"],
+    authorization: headers.Authorization,
+    organization: headers["x-gateway-upstream-organization"],
+    project: headers["x-gateway-upstream-project"],
+    customHost: headers["x-gateway-custom-host"],
+    virtualKey: headers["x-gateway-virtual-key"],
+    config: headers["x-gateway-config"],
+    timeout: headers["x-gateway-request-timeout"],
   };
 }

@@ -32,7 +32,7 @@ export interface ChatProxyInput {
   body: Record<string, unknown> & { model: string };
   /** `body` as the client sent it (JSON text), when the body is the client's own. */
   rawBody?: string;
-  headers: TargetHeaders & { timeout?: string; config?: string };
+  headers: TargetHeaders & { timeout?: number; config?: string };
   workspaceId: string;
   clientSignal?: AbortSignal;
   log: RequestLog;
@@ -66,8 +66,7 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   const stream = body.stream === true;
   log.stream = stream;
 
-  const timeout = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
-  if (!timeout.ok) return timeout;
+  const timeoutMs = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
   const target = await resolveChatTarget({ model: body.model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
   if (!target.ok) return target;
   const { provider, model } = target.value;
@@ -103,7 +102,7 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
   const rawBody = body === input.body && inputGuardrails.value.length === 0 ? input.rawBody : undefined;
   const request = buildChatRequest({ provider, baseUrl: target.value.baseUrl, credentials: target.value.credentials, body, model, rawBody });
   const called = await callUpstream(request, {
-    timeoutMs: timeout.value,
+    timeoutMs,
     clientSignal: input.clientSignal,
     fetch: deps.fetch,
     providerName: provider.name,

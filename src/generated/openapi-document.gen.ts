@@ -129,6 +129,11 @@ export const openApiDocument = {
         "tags": [
           "Inference"
         ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
         "summary": "Create a chat completion through an upstream provider",
         "description": "The body is the OpenAI chat completions body. Unknown fields are passed upstream untouched.\nThe upstream is chosen by `x-gateway-provider` or by a model of the form `@<provider>/<model>`.\nWith `stream: true` the answer is a stream of server-sent events relayed chunk by chunk;\na mid-stream upstream failure ends the stream with an `event: error` whose data is the error envelope.\n",
         "parameters": [
@@ -242,6 +247,13 @@ export const openApiDocument = {
         "tags": [
           "Gateway keys"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Create a gateway key (admin)",
         "description": "Returns the secret once; only its hash is stored.",
         "requestBody": {
@@ -281,6 +293,13 @@ export const openApiDocument = {
         "tags": [
           "Gateway keys"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "List the workspace's gateway keys (admin)",
         "parameters": [
           {
@@ -319,6 +338,13 @@ export const openApiDocument = {
         "operationId": "deleteApiKey",
         "tags": [
           "Gateway keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Revoke a gateway key (admin); effective at once",
         "parameters": [
@@ -363,6 +389,11 @@ export const openApiDocument = {
         "operationId": "listLogs",
         "tags": [
           "Logs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
         ],
         "summary": "List the workspace's request logs, newest first",
         "description": "Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable) keeps\nrecords whose metadata has that key with that value. Pagination is by cursor: pass the\n`next_cursor` of one page as `cursor` to get the next.\n",
@@ -502,6 +533,11 @@ export const openApiDocument = {
         "tags": [
           "Logs"
         ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
         "summary": "One whole log record, with the request and response bodies",
         "parameters": [
           {
@@ -543,6 +579,13 @@ export const openApiDocument = {
         "tags": [
           "Configs"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Create a config (admin)",
         "description": "`config` may be an object or JSON text; it is validated and stored as text. Unknown top-level keys are refused.",
         "requestBody": {
@@ -582,6 +625,13 @@ export const openApiDocument = {
         "tags": [
           "Configs"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "List the workspace's configs, each at its latest version (admin)",
         "responses": {
           "200": {
@@ -608,6 +658,13 @@ export const openApiDocument = {
         "operationId": "getConfig",
         "tags": [
           "Configs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "A config at its latest version (admin)",
         "parameters": [
@@ -641,6 +698,13 @@ export const openApiDocument = {
         "operationId": "updateConfig",
         "tags": [
           "Configs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Update a config (admin); every update makes a new version",
         "parameters": [
@@ -688,6 +752,13 @@ export const openApiDocument = {
         "tags": [
           "Configs"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Delete a config and its versions (admin)",
         "parameters": [
           {
@@ -723,6 +794,13 @@ export const openApiDocument = {
         "tags": [
           "Configs"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Every version of a config, newest first (admin)",
         "parameters": [
           {
@@ -757,6 +835,13 @@ export const openApiDocument = {
         "operationId": "createVirtualKey",
         "tags": [
           "Virtual keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Store an upstream credential as a virtual key (admin)",
         "description": "The upstream key is encrypted at rest (AES-256-GCM) and never returned; responses show it masked.",
@@ -797,6 +882,13 @@ export const openApiDocument = {
         "tags": [
           "Virtual keys"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "List the workspace's virtual keys (admin)",
         "responses": {
           "200": {
@@ -823,6 +915,13 @@ export const openApiDocument = {
         "operationId": "getVirtualKey",
         "tags": [
           "Virtual keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "One virtual key (admin)",
         "parameters": [
@@ -856,6 +955,13 @@ export const openApiDocument = {
         "operationId": "updateVirtualKey",
         "tags": [
           "Virtual keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Update a virtual key (admin); sending `key` rotates the secret",
         "parameters": [
@@ -903,6 +1009,13 @@ export const openApiDocument = {
         "tags": [
           "Virtual keys"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Delete a virtual key (admin); it stops working at once",
         "parameters": [
           {
@@ -937,6 +1050,13 @@ export const openApiDocument = {
         "operationId": "createPrompt",
         "tags": [
           "Prompts"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Create a prompt template (admin); its first version is the default",
         "requestBody": {
@@ -976,6 +1096,11 @@ export const openApiDocument = {
         "tags": [
           "Prompts"
         ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
         "summary": "List the workspace's prompts at their default versions",
         "responses": {
           "200": {
@@ -999,6 +1124,11 @@ export const openApiDocument = {
         "operationId": "getPrompt",
         "tags": [
           "Prompts"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
         ],
         "summary": "A prompt at its default version",
         "parameters": [
@@ -1032,6 +1162,13 @@ export const openApiDocument = {
         "operationId": "updatePrompt",
         "tags": [
           "Prompts"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Make a new version of a prompt (admin); `publish` makes it the default",
         "parameters": [
@@ -1079,6 +1216,13 @@ export const openApiDocument = {
         "tags": [
           "Prompts"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Delete a prompt and its versions (admin)",
         "parameters": [
           {
@@ -1117,6 +1261,11 @@ export const openApiDocument = {
         "tags": [
           "Prompts"
         ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
         "summary": "Every version of a prompt, newest first",
         "parameters": [
           {
@@ -1151,6 +1300,13 @@ export const openApiDocument = {
         "operationId": "publishPromptVersion",
         "tags": [
           "Prompts"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Make a version the default (admin)",
         "parameters": [
@@ -1201,8 +1357,13 @@ export const openApiDocument = {
           "Prompts",
           "Inference"
         ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
         "summary": "Run a prompt by id through the chat pipeline",
-        "description": "Renders the default version (or `?version=N`) with `variables`, applies every other body\nfield as an override of the template's hyperparameters, and runs the result as a chat\ncompletion (streaming too). Missing variables → 400 naming each one.\n",
+        "description": "Renders the default version (or `?version=N`) with `variables`, applies every other body\nfield as an override of the template's hyperparameters, and runs the result as a chat\ncompletion (streaming too). Missing variables → 400 naming each one. The prompt's stored\nprovider or virtual key serves it unless the request names its own (`x-gateway-provider`,\n`x-gateway-virtual-key`); the other gateway headers apply as on a chat completion.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/PromptId"
@@ -1211,10 +1372,40 @@ export const openApiDocument = {
             "$ref": "#/components/parameters/PromptVersionQuery"
           },
           {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
             "$ref": "#/components/parameters/Metadata"
           },
           {
             "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
@@ -1270,6 +1461,11 @@ export const openApiDocument = {
         "tags": [
           "Prompts"
         ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
         "summary": "Render a prompt into the chat request it would send, without calling the upstream",
         "parameters": [
           {
@@ -1318,6 +1514,13 @@ export const openApiDocument = {
         "tags": [
           "Guardrails"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Create a guardrail (admin)",
         "requestBody": {
           "required": true,
@@ -1356,6 +1559,13 @@ export const openApiDocument = {
         "tags": [
           "Guardrails"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "List the workspace's guardrails (admin)",
         "responses": {
           "200": {
@@ -1382,6 +1592,13 @@ export const openApiDocument = {
         "operationId": "getGuardrail",
         "tags": [
           "Guardrails"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "One guardrail (admin)",
         "parameters": [
@@ -1415,6 +1632,13 @@ export const openApiDocument = {
         "operationId": "updateGuardrail",
         "tags": [
           "Guardrails"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
         ],
         "summary": "Update a guardrail (admin)",
         "parameters": [
@@ -1462,6 +1686,13 @@ export const openApiDocument = {
         "tags": [
           "Guardrails"
         ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
         "summary": "Delete a guardrail (admin)",
         "parameters": [
           {
@@ -1497,7 +1728,8 @@ export const openApiDocument = {
       "gatewayApiKey": {
         "type": "apiKey",
         "in": "header",
-        "name": "x-gateway-api-key"
+        "name": "x-gateway-api-key",
+        "description": "A gateway key. Every operation states its requirement: `security: []` needs no key, `gatewayApiKey: []` takes a service or an admin key, `gatewayApiKey: [admin]` takes only an admin key (a service key gets 403 `insufficient_scope`)."
       }
     },
     "parameters": {

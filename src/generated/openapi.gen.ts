@@ -296,7 +296,9 @@ export interface paths {
          * Run a prompt by id through the chat pipeline
          * @description Renders the default version (or `?version=N`) with `variables`, applies every other body
          *     field as an override of the template's hyperparameters, and runs the result as a chat
-         *     completion (streaming too). Missing variables → 400 naming each one.
+         *     completion (streaming too). Missing variables → 400 naming each one. The prompt's stored
+         *     provider or virtual key serves it unless the request names its own (`x-gateway-provider`,
+         *     `x-gateway-virtual-key`); the other gateway headers apply as on a chat completion.
          */
         post: operations["createPromptCompletion"];
         delete?: never;
@@ -1854,12 +1856,29 @@ export interface operations {
                 version?: components["parameters"]["PromptVersionQuery"];
             };
             header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
                 /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
                 "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
                 /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
                 "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
             };
             path: {
                 id: components["parameters"]["PromptId"];

@@ -43,9 +43,6 @@ export class RequestLog {
   /** A stream finishes its own log when it ends; the middleware leaves it alone. */
   deferred = false;
 
-  /** The caller's trace id, or this request's log id when it sent none. */
-  readonly traceId: string;
-
   constructor(
     readonly identity: RequestLogIdentity,
     private readonly enqueue: (entry: LogEntry) => void,
@@ -53,7 +50,11 @@ export class RequestLog {
     /** The log keeps at most this many bytes of each body (`GATEWAY_MAX_LOGGED_BODY_BYTES`). */
     readonly maxBodyBytes = Number.POSITIVE_INFINITY,
   ) {
-    this.traceId = identity.traceId ?? this.id;
+  }
+
+  /** The caller's trace id, or this request's log id when it sent none. */
+  get traceId(): string {
+    return this.identity.traceId ?? this.id;
   }
 
   markFirstToken(): void {

@@ -2,8 +2,10 @@ import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayKeyService } from "../auth/gateway-key-service.ts";
 import { GatewayError } from "../errors.ts";
+import { openApiDocument } from "../generated/openapi-document.gen.ts";
 
-export const GATEWAY_KEY_HEADER = "x-gateway-api-key";
+/** The header that carries the gateway key: the document's `gatewayApiKey` security scheme. */
+export const GATEWAY_KEY_HEADER = openApiDocument.components.securitySchemes.gatewayApiKey.name;
 
 /** Requires a valid `x-gateway-api-key` and sets `auth` on the context. */
 export function authenticate(keys: GatewayKeyService): MiddlewareHandler<GatewayEnv> {

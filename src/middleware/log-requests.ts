@@ -1,25 +1,20 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import type { ZodError } from "zod";
 import type { GatewayEnv } from "../app-env.ts";
+import { validationHook } from "../app-errors.ts";
 import { GatewayError } from "../errors.ts";
 import type { InflightTracker } from "../core/inflight.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
 import { RequestLog } from "../logging/request-log.ts";
 import { parseMetadataHeader } from "../logging/metadata-header.ts";
 
-const MAX_ID_LENGTH = 128;
-
-function traceHeader(value: string | undefined, name: string): string | null {
-  if (value === undefined || value === "") return null;
-  if (value.length > MAX_ID_LENGTH) {
-    throw new GatewayError("invalid_request", `${name} is longer than ${MAX_ID_LENGTH} characters.`, { param: name });
-  }
-  return value;
-}
+const TRACE_HEADER = "x-gateway-trace-id";
 
 /**
  * Logs every request of an inference route, success or failure. Sets `requestLog` for the
  * proxy, echoes the trace and log ids, and counts the request in flight until its record is
- * queued (a stream queues it when it ends).
+ * queued (a stream queues it when it ends). The caller's trace, spans and metadata reach the
+ * log through `logHeadersHook`, once the route's validator has passed its headers.
  */
 export function logRequests(options: {
   writer: LogWriter;
@@ -33,7 +28,6 @@ export function logRequests(options: {
   return async function logRequest(c, next) {
     const done = inflight.begin();
     const auth = c.get("auth");
-    const headerTrace = c.req.header("x-gateway-trace-id");
     const log = new RequestLog(
       {
         organisationId: auth.organisationId,
@@ -42,8 +36,8 @@ export function logRequests(options: {
         route,
         method: c.req.method,
         path: c.req.path,
-        // Without the header the request starts its own trace, named by its log id.
-        traceId: headerTrace && headerTrace.length <= MAX_ID_LENGTH ? headerTrace : null,
+        // Until its headers are read (and if they are refused) the request is its own trace.
+        traceId: null,
         spanId: null,
         parentSpanId: null,
         spanName: null,
@@ -53,22 +47,45 @@ export function logRequests(options: {
       maxBodyBytes,
     );
     c.set("requestLog", log);
-    c.header("x-gateway-trace-id", log.traceId);
+    c.header(TRACE_HEADER, log.traceId);
     c.header("x-gateway-log-id", log.id);
-    try {
-      traceHeader(headerTrace, "x-gateway-trace-id");
-      log.identity.spanId = traceHeader(c.req.header("x-gateway-span-id"), "x-gateway-span-id");
-      log.identity.parentSpanId = traceHeader(c.req.header("x-gateway-parent-span-id"), "x-gateway-parent-span-id");
-      log.identity.spanName = traceHeader(c.req.header("x-gateway-span-name"), "x-gateway-span-name");
-      log.metadata = parseMetadataHeader(c.req.header("x-gateway-metadata"));
-      await next();
-    } catch (error) {
-      // Thrown before the route ran (bad headers): the app's error handler answers it.
-      settle(log, 500, error instanceof Error ? error : new Error(String(error)));
-      throw error;
-    }
+    // Errors after this point (validation, the route) are answered by the app and land in `c.error`.
+    await next();
     if (!log.deferred || c.error) settle(log, c.res.status, c.error);
   };
+}
+
+/** The headers a logged route's document lists for the log: trace, spans and metadata. */
+export interface LogHeaders {
+  "x-gateway-trace-id"?: string;
+  "x-gateway-span-id"?: string;
+  "x-gateway-parent-span-id"?: string;
+  "x-gateway-span-name"?: string;
+  "x-gateway-metadata"?: string;
+}
+
+type ValidationResult<T> = { target: string } & ({ success: true; data: T } | { success: false; error: ZodError });
+
+/**
+ * Validation hook of the logged routes: the app's `validationHook`, and when the headers pass,
+ * the request log takes the caller's trace, spans and metadata from them. Headers are validated
+ * before the body, so a request refused for its body is still logged under the caller's trace.
+ * An empty header counts as absent.
+ */
+export function logHeadersHook<T>(result: ValidationResult<T>, c: Context<GatewayEnv>): undefined {
+  validationHook(result);
+  if (!result.success || result.target !== "header") return undefined;
+  // The header target's data is the route's validated header object, which lists these names.
+  const headers = result.data as LogHeaders;
+  const log = c.get("requestLog");
+  const { identity } = log;
+  identity.traceId = headers[TRACE_HEADER] || null;
+  identity.spanId = headers["x-gateway-span-id"] || null;
+  identity.parentSpanId = headers["x-gateway-parent-span-id"] || null;
+  identity.spanName = headers["x-gateway-span-name"] || null;
+  if (identity.traceId) c.header(TRACE_HEADER, log.traceId);
+  log.metadata = parseMetadataHeader(headers["x-gateway-metadata"]);
+  return undefined;
 }
 
 function settle(log: RequestLog, status: number, error: Error | undefined): void {

@@ -3,6 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { proxyChatCompletion } from "../core/chat-proxy.ts";
 import { chatProxyDeps, chatTargetHeaders } from "../core/chat-proxy-deps.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
 import { renderPromptRequest } from "../prompts/prompt-request.ts";
 
 export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDeps): void {
@@ -18,7 +19,7 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     log.promptVersion = rendered.value.version.versionNumber;
 
     // The prompt's provider or virtual key applies unless the request names its own.
-    const headers = chatTargetHeaders(c.req);
+    const headers = chatTargetHeaders(c.req.valid("header"));
     const stored = rendered.value.version;
     if (!headers.provider && !headers.virtualKey) {
       headers.provider = stored.virtualKey ? `@${stored.virtualKey}` : (stored.provider ?? undefined);
@@ -30,5 +31,5 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     if (!result.ok) throw result.error;
     const { status, headers: responseHeaders, body } = result.value;
     return c.body(body, status as 200, responseHeaders);
-  });
+  }, logHeadersHook);
 }

@@ -1,74 +1,11 @@
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { registerCreateApiKey } from "./createApiKey.ts";
-import { registerCreateChatCompletion } from "./createChatCompletion.ts";
-import { registerCreateConfig } from "./createConfig.ts";
-import { registerCreateGuardrail } from "./createGuardrail.ts";
-import { registerCreatePrompt } from "./createPrompt.ts";
-import { registerCreatePromptCompletion } from "./createPromptCompletion.ts";
-import { registerCreateVirtualKey } from "./createVirtualKey.ts";
-import { registerDeleteApiKey } from "./deleteApiKey.ts";
-import { registerDeleteConfig } from "./deleteConfig.ts";
-import { registerDeleteGuardrail } from "./deleteGuardrail.ts";
-import { registerDeletePrompt } from "./deletePrompt.ts";
-import { registerDeleteVirtualKey } from "./deleteVirtualKey.ts";
-import { registerGetApiReference } from "./getApiReference.ts";
-import { registerGetConfig } from "./getConfig.ts";
-import { registerGetGuardrail } from "./getGuardrail.ts";
-import { registerGetHealth } from "./getHealth.ts";
-import { registerGetLog } from "./getLog.ts";
-import { registerGetOpenApiDocument } from "./getOpenApiDocument.ts";
-import { registerGetPrompt } from "./getPrompt.ts";
-import { registerGetVirtualKey } from "./getVirtualKey.ts";
-import { registerListApiKeys } from "./listApiKeys.ts";
-import { registerListConfigs } from "./listConfigs.ts";
-import { registerListConfigVersions } from "./listConfigVersions.ts";
-import { registerListGuardrails } from "./listGuardrails.ts";
-import { registerListLogs } from "./listLogs.ts";
-import { registerListPrompts } from "./listPrompts.ts";
-import { registerListPromptVersions } from "./listPromptVersions.ts";
-import { registerListVirtualKeys } from "./listVirtualKeys.ts";
-import { registerPublishPromptVersion } from "./publishPromptVersion.ts";
-import { registerRenderPrompt } from "./renderPrompt.ts";
-import { registerUpdateConfig } from "./updateConfig.ts";
-import { registerUpdateGuardrail } from "./updateGuardrail.ts";
-import { registerUpdatePrompt } from "./updatePrompt.ts";
-import { registerUpdateVirtualKey } from "./updateVirtualKey.ts";
+import { routeRegistrations } from "../generated/route-modules.gen.ts";
 
-/** Every operation of openapi/gateway.yaml; a test checks this set against the document. */
+/**
+ * Registers every operation of openapi/gateway.yaml. The list is generated from the document:
+ * an operation's route file is `src/routes/<operationId>.ts`, exporting `register<OperationId>`.
+ */
 export function registerRoutes(app: GatewayApp, deps: GatewayDeps): void {
-  registerGetHealth(app, deps);
-  registerGetOpenApiDocument(app);
-  registerGetApiReference(app);
-  registerCreateChatCompletion(app, deps);
-  registerCreatePromptCompletion(app, deps);
-  registerRenderPrompt(app, deps);
-  registerCreateApiKey(app, deps);
-  registerListApiKeys(app, deps);
-  registerDeleteApiKey(app, deps);
-  registerCreateConfig(app, deps);
-  registerListConfigs(app, deps);
-  registerGetConfig(app, deps);
-  registerUpdateConfig(app, deps);
-  registerDeleteConfig(app, deps);
-  registerListConfigVersions(app, deps);
-  registerListLogs(app, deps);
-  registerGetLog(app, deps);
-  registerCreateVirtualKey(app, deps);
-  registerListVirtualKeys(app, deps);
-  registerGetVirtualKey(app, deps);
-  registerUpdateVirtualKey(app, deps);
-  registerDeleteVirtualKey(app, deps);
-  registerCreatePrompt(app, deps);
-  registerListPrompts(app, deps);
-  registerGetPrompt(app, deps);
-  registerUpdatePrompt(app, deps);
-  registerDeletePrompt(app, deps);
-  registerListPromptVersions(app, deps);
-  registerPublishPromptVersion(app, deps);
-  registerCreateGuardrail(app, deps);
-  registerListGuardrails(app, deps);
-  registerGetGuardrail(app, deps);
-  registerUpdateGuardrail(app, deps);
-  registerDeleteGuardrail(app, deps);
+  for (const register of routeRegistrations) register(app, deps);
 }

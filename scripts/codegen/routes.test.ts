@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import type { OpenApiDocument, OperationObject } from "./document.ts";
+import { operationScope, renderRoutes } from "./routes.ts";
+
+const ok = { "200": { description: "OK" } };
+
+function documentWith(operation: Partial<OperationObject>): OpenApiDocument {
+  return {
+    paths: { "/v1/things": { post: { operationId: "createThing", responses: ok, security: [{ gatewayApiKey: [] }], ...operation } } },
+    components: {
+      schemas: {},
+      parameters: {
+        Trace: { name: "x-trace", in: "header", schema: { type: "string", maxLength: 128 } },
+        Timeout: { name: "x-timeout", in: "header", schema: { type: "integer", minimum: 1, maximum: 60, pattern: "^[0-9]+$" } },
+      },
+    },
+  };
+}
+
+describe("renderRoutes", () => {
+  it("emits header parameters, inline and $ref'd, as an optional-field zod object that keeps zod's non-strict default", () => {
+    const source = renderRoutes(
+      documentWith({
+        parameters: [
+          { $ref: "#/components/parameters/Trace" },
+          { $ref: "#/components/parameters/Timeout" },
+          { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
+        ],
+      }),
+    );
+    const headers = /headers: (z\.object\(\{[\s\S]*?\n {2}\}\))/.exec(source)?.[1];
+    expect(headers).toBeDefined();
+    expect(headers).toContain('"x-trace": z.string().max(128).optional(),');
+    expect(headers).toContain('"Authorization": z.string(),');
+    expect(headers).toContain('"x-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 60, in decimal digits")');
+    expect(headers).toContain(".pipe(z.number().min(1, ");
+    expect(headers).not.toContain(".strict()");
+  });
+
+  it("emits each operation's scope with its route", () => {
+    expect(renderRoutes(documentWith({ security: [{ gatewayApiKey: ["admin"] }] }))).toContain('middleware: requireScope("admin"),');
+    expect(renderRoutes(documentWith({}))).toContain('middleware: requireScope("service"),');
+    expect(renderRoutes(documentWith({ security: [] }))).toContain('middleware: requireScope("none"),');
+  });
+});
+
+describe("operationScope", () => {
+  const operation = (security: OperationObject["security"]): OperationObject => ({ operationId: "op", responses: ok, security });
+
+  it("reads the operation's own security", () => {
+    expect(operationScope(operation([]))).toBe("none");
+    expect(operationScope(operation([{ gatewayApiKey: [] }]))).toBe("service");
+    expect(operationScope(operation([{ gatewayApiKey: ["admin"] }]))).toBe("admin");
+  });
+
+  it("refuses an operation that states no security, or one the gateway cannot enforce", () => {
+    expect(() => operationScope(operation(undefined))).toThrow("op: state its security");
+    expect(() => operationScope(operation([{ gatewayApiKey: ["owner"] }]))).toThrow("op: security must be");
+    expect(() => operationScope(operation([{ gatewayApiKey: [] }, { other: [] }]))).toThrow("op: security must be");
+  });
+});
