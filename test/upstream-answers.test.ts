@@ -33,11 +33,11 @@ beforeAll(async () => {
       return res.end(JSON.stringify({ error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } }));
     }
     if (prompt === "not json") {
-      res.writeHead(200, { "content-type": "application/json" });
+      res.writeHead(200, { ...common, "content-type": "application/json" });
       return res.end(NOT_JSON);
     }
     if (prompt === "array") {
-      res.writeHead(200, { "content-type": "application/json" });
+      res.writeHead(200, { ...common, "content-type": "application/json" });
       return res.end("[1, 2]");
     }
     if (body?.stream) {
@@ -111,6 +111,8 @@ describe("an upstream 200 that is not a JSON object", () => {
     expect(response.body.error).toMatchObject({ code: "upstream_error", type: "upstream_error" });
     expect(response.body.error.message).toContain("not a JSON object");
     expect(JSON.stringify(response.body)).not.toContain("secret-marker");
+    // The upstream's rate-limit state still reaches the client with the gateway's own answer.
+    expect(response.headers.get("x-ratelimit-remaining-requests")).toBe("0");
     const record = await logOf(response.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({ status: 502, success: false, errorCode: "upstream_error" });
   });

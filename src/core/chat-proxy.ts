@@ -135,7 +135,7 @@ export async function proxyChatCompletion(input: ChatProxyInput, deps: ChatProxy
     return fail(upstreamErrorFromBody(upstream.status, text.value, provider.name, passed));
   }
   // Guardrail results go into the answer (`hook_results`), so a guarded answer is read whole.
-  const answer = await readJsonAnswer(call, log, { whole: guarded, ...limits, providerName: provider.name });
+  const answer = await readJsonAnswer(call, log, { whole: guarded, ...limits, providerName: provider.name, passedHeaders: passed });
   if (!answer.ok) return answer;
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });

@@ -16,6 +16,8 @@ export interface JsonAnswerOptions {
   maxBufferedBytes: number;
   maxLoggedBytes: number;
   providerName: string;
+  /** The upstream's headers the client gets with any answer (`Retry-After`, rate limits). */
+  passedHeaders: Readonly<Record<string, string>>;
 }
 
 /** The whole answer, parsed; or a live body relaying one too large to hold. */
@@ -61,19 +63,19 @@ export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, option
     if (capture.totalBytes <= options.maxLoggedBytes) log.response = { kind: "json-text", text, totalBytes: capture.totalBytes, truncated: false, tail: null };
     else logResponse();
     const value = parseObject(text);
-    return value ? ok({ kind: "whole", text, value }) : fail(notJson(options.providerName));
+    return value ? ok({ kind: "whole", text, value }) : fail(notJson(options));
   }
   if (options.whole) {
     call.abort();
     void reader?.cancel().catch(() => undefined);
     logResponse();
-    return fail(tooLargeToBuffer(options.maxBufferedBytes));
+    return fail(tooLargeToBuffer(options.maxBufferedBytes, options.passedHeaders));
   }
   if (!beginsLikeObject(prefix)) {
     call.abort();
     void reader?.cancel().catch(() => undefined);
     logResponse();
-    return fail(notJson(options.providerName));
+    return fail(notJson(options));
   }
   return ok({ kind: "relayed", body: relay(call, reader!, prefix, capture, log, logResponse) });
 }
@@ -124,8 +126,10 @@ function relay(
   });
 }
 
-function notJson(providerName: string): GatewayError {
-  return new GatewayError("upstream_error", `${providerName} answered with a body that is not a JSON object; the gateway does not pass it on.`);
+function notJson({ providerName, passedHeaders }: JsonAnswerOptions): GatewayError {
+  return new GatewayError("upstream_error", `${providerName} answered with a body that is not a JSON object; the gateway does not pass it on.`, {
+    headers: passedHeaders,
+  });
 }
 
 function beginsLikeObject(chunks: readonly Uint8Array[]): boolean {
