@@ -55,16 +55,21 @@ type ConfigShape = Pick<GatewayConfig, "provider" | "custom_host"> & {
 };
 
 function destination(provider: string | undefined, host: string | undefined, hostParam: string, providerParam: string): Destination {
+  const baseUrl = provider === undefined ? undefined : findProvider(provider)?.baseUrl;
   let url: string;
   if (host !== undefined) url = normalisedUrl(host);
-  else if (provider === undefined) url = "provider: chosen by the request";
-  else url = normalisedUrl(findProvider(provider)?.baseUrl ?? `provider: ${provider}`);
+  else if (baseUrl) url = normalisedUrl(baseUrl);
+  else url = provider === undefined ? "(the provider the request names)" : `(provider ${provider} without a base URL)`;
   return { url, hosted: host !== undefined, hostParam, providerParam };
 }
 
-/** Where the root (`index` null) or target `index` of `config` sends a key: its fields, else the root's. */
-function partDestination(config: ConfigShape, index: number | null, param: string): Destination | null {
-  if (index === null) return destination(config.provider, config.custom_host, `${param}.custom_host`, `${param}.provider`);
+/** Where the root of `config` sends a key. */
+function rootDestination(config: ConfigShape, param: string): Destination {
+  return destination(config.provider, config.custom_host, `${param}.custom_host`, `${param}.provider`);
+}
+
+/** Where target `index` of `config` sends a key: its own provider and host, else the root's. Null when there is no such target. */
+function targetDestination(config: ConfigShape, index: number, param: string): Destination | null {
   const target = config.targets?.[index];
   if (!target) return null;
   const own = `${param}.targets.${index}`;
@@ -76,19 +81,26 @@ function partDestination(config: ConfigShape, index: number | null, param: strin
   );
 }
 
+interface Place {
+  /** The target (null: the root) that sends the key there. */
+  at: number | null;
+  to: Destination;
+}
+
 /**
  * Every place the key stored at the root (`index` null) or in target `index` is sent to: a
  * target's key goes to that target; the root's key goes to the root and to every target
  * without a key of its own.
  */
-function keyDestinations(config: ConfigShape, index: number | null, param: string): Array<{ at: number | null; to: Destination }> {
+function keyDestinations(config: ConfigShape, index: number | null, param: string): Place[] {
   if (index !== null) {
-    const to = partDestination(config, index, param);
+    const to = targetDestination(config, index, param);
     return to ? [{ at: index, to }] : [];
   }
-  const places: Array<{ at: number | null; to: Destination }> = [{ at: null, to: partDestination(config, null, param)! }];
+  const places: Place[] = [{ at: null, to: rootDestination(config, param) }];
   (config.targets ?? []).forEach((target, at) => {
-    if (target.api_key === undefined) places.push({ at, to: partDestination(config, at, param)! });
+    const to = targetDestination(config, at, param);
+    if (target.api_key === undefined && to) places.push({ at, to });
   });
   return places;
 }
@@ -102,7 +114,7 @@ export function movedConfigKey(next: ConfigShape, previous: ConfigShape, index: 
   const before = keyDestinations(previous, index, param);
   for (const { at, to } of keyDestinations(next, index, param)) {
     if (before.some((known) => known.to.url === to.url)) continue;
-    const counterpart = partDestination(previous, at, param);
+    const counterpart = at === null ? rootDestination(previous, param) : targetDestination(previous, at, param);
     const byHost = to.hosted || (counterpart?.hosted ?? false);
     const keyParam = index === null ? `${param}.api_key` : `${param}.targets.${index}.api_key`;
     return movedSecretError(byHost ? to.hostParam : to.providerParam, `the stored key ${keyParam}`, RESEND_KEY);
