@@ -219,8 +219,8 @@ describe("virtual keys: update and delete", () => {
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     expect(accepted.body.choices[0].message.content).toBe("Hello from the stored key");
 
-    // A new custom host is seen at once too: nothing listens on this port.
-    const moved = await send("PUT", `/v1/virtual-keys/${created.slug}`, { body: { custom_host: `http://127.0.0.1:${await freePort()}/v1` } });
+    // A new custom host (which takes the key itself) is seen at once too: nothing listens on this port.
+    const moved = await send("PUT", `/v1/virtual-keys/${created.slug}`, { body: { custom_host: `http://127.0.0.1:${await freePort()}/v1`, key: ROTATED_SECRET } });
     expect(moved.status).toBe(200);
     expect((await chatThrough(created.slug)).status).toBe(502);
   });

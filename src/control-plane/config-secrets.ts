@@ -1,6 +1,7 @@
 import type { SecretBox } from "../deps.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { ConfigTarget, GatewayConfig } from "../generated/schemas.gen.ts";
+import { movedConfigKey } from "./secret-destinations.ts";
 import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret, type SealedSecret } from "../crypto/sealed-secret.ts";
 
 /**
@@ -42,12 +43,19 @@ function apiKeyAt(config: Loose | null, path: KeyPath): unknown {
 /**
  * The config as stored: every `api_key` string sealed, whatever its text. The mask
  * (`********`) keeps the key `previous` (the stored version being replaced) holds at the same
- * place; with none there it is a 400 naming the field under `param`. Throws only GatewayError.
+ * place; with none there it is a 400 naming the field under `param`. A kept key goes only where
+ * it went before: a custom host or provider that sends it anywhere else is a 400 naming that
+ * field (`config.targets.0.custom_host`), since changing where a key goes takes the key itself.
+ * Throws only GatewayError.
  */
 export function sealConfigSecrets(config: GatewayConfig, box: SecretBox, previous: StoredConfig | null = null, param = "config"): StoredConfig {
   return mapApiKeys(config, (apiKey, path) => {
     if (apiKey !== MASKED_API_KEY) return sealSecret(String(apiKey), box);
     const kept = apiKeyAt(previous as Loose | null, path);
+    if (previous && (isSealedSecret(kept) || typeof kept === "string")) {
+      const moved = movedConfigKey(config, previous, path.length === 1 ? null : path[1], param);
+      if (moved) throw moved;
+    }
     if (isSealedSecret(kept)) return kept;
     if (typeof kept === "string") return sealSecret(kept, box);
     const field = [param, ...path].join(".");

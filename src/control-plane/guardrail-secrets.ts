@@ -2,6 +2,7 @@ import type { SecretBox } from "../deps.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret } from "../crypto/sealed-secret.ts";
 import type { GuardrailCheckSpec } from "./records.ts";
+import { movedSecretError, sameUrl } from "./secret-destinations.ts";
 
 /**
  * The secrets inside guardrail checks: the header values of `webhook` checks (an
@@ -27,6 +28,11 @@ function mapHeaders(checks: readonly GuardrailCheckSpec[], map: (value: unknown,
   });
 }
 
+function urlOf(check: GuardrailCheckSpec | undefined): string | null {
+  const url = check?.params.url;
+  return typeof url === "string" ? url : null;
+}
+
 /** The stored value of header `name` (any case) in the webhook check at `index` of `checks`. */
 function storedHeader(checks: readonly GuardrailCheckSpec[] | null, index: number, name: string): unknown {
   const headers = headersOf(checks?.[index]);
@@ -39,12 +45,17 @@ function storedHeader(checks: readonly GuardrailCheckSpec[] | null, index: numbe
  * The checks as stored: every header value sealed, whatever its text. The mask (`********`)
  * keeps the value stored for the same header of the same check in `previous` (the checks an
  * update replaces); with none there it is a 400 naming `checks.<i>.params.headers.<name>`.
+ * A kept value goes only to the URL it went to: a new `url` for that check is a 400 naming
+ * `checks.<i>.params.url`, since changing where a secret goes takes the secret itself.
  * Throws only GatewayError.
  */
 export function sealCheckSecrets(checks: readonly GuardrailCheckSpec[], box: SecretBox, previous: readonly GuardrailCheckSpec[] | null = null): GuardrailCheckSpec[] {
   return mapHeaders(checks, (value, name, index) => {
     if (value !== MASKED_SECRET) return sealSecret(String(value), box);
     const kept = storedHeader(previous, index, name);
+    if ((isSealedSecret(kept) || typeof kept === "string") && !sameUrl(urlOf(checks[index]), urlOf(previous?.[index]))) {
+      throw movedSecretError(`checks.${index}.params.url`, `the stored header values of checks.${index}`, "send the header values again (in clear) to change their URL.");
+    }
     if (isSealedSecret(kept)) return kept;
     if (typeof kept === "string") return sealSecret(kept, box);
     const param = `checks.${index}.params.headers.${name}`;

@@ -2835,7 +2835,7 @@ export const openApiDocument = {
           "api_key": {
             "type": "string",
             "minLength": 1,
-            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place."
+            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place, only while the host it is sent to is unchanged."
           },
           "upstream_organization": {
             "type": "string"
@@ -2906,7 +2906,7 @@ export const openApiDocument = {
           "api_key": {
             "type": "string",
             "minLength": 1,
-            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place."
+            "description": "Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place, only while the host it is sent to is unchanged."
           },
           "upstream_organization": {
             "type": "string"
@@ -3165,6 +3165,7 @@ export const openApiDocument = {
         "type": "object",
         "additionalProperties": false,
         "minProperties": 1,
+        "description": "An `api_key` sent back as ******** keeps the key stored at that place, but only to send it where it went before: a `custom_host` (or, without one, a `provider`) that would send a kept key anywhere else is refused with 400 naming that field (`config.custom_host`, `config.targets.N.custom_host`); send the key again in clear to change its host. The root's key goes to the root and to every target without a key of its own; a target's key goes to the target's host, else the root's. Hosts compare as URLs after normalisation.",
         "properties": {
           "name": {
             "type": "string",
@@ -3420,6 +3421,7 @@ export const openApiDocument = {
         "type": "object",
         "additionalProperties": false,
         "minProperties": 1,
+        "description": "Changing where the stored key goes requires sending it again: a `custom_host` that adds, alters or removes the host without `key` is refused with 400 naming `custom_host`. The same host after URL normalisation needs no `key`.",
         "properties": {
           "name": {
             "type": "string",
@@ -3453,7 +3455,7 @@ export const openApiDocument = {
               "null"
             ],
             "minLength": 1,
-            "description": "null clears it."
+            "description": "null clears it. Changing the host (to another or to null) needs `key` in the same update."
           },
           "budget": {
             "anyOf": [
@@ -4044,7 +4046,7 @@ export const openApiDocument = {
           "params": {
             "type": "object",
             "additionalProperties": true,
-            "description": "The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check."
+            "description": "The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check, only while the check's `url` is unchanged."
           }
         }
       },
@@ -4090,6 +4092,7 @@ export const openApiDocument = {
         "type": "object",
         "additionalProperties": false,
         "minProperties": 1,
+        "description": "A webhook header value sent back as ******** keeps the stored value only while the check's `url` is unchanged (compared as URLs after normalisation); a new `url` with a kept value is refused with 400 naming `checks.N.params.url`: send the header values again in clear to change it.",
         "properties": {
           "name": {
             "type": "string",

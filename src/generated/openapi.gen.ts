@@ -556,7 +556,7 @@ export interface components {
             on_status_codes?: number[];
         };
         ConfigTarget: {
-            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place. */
+            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place, only while the host it is sent to is unchanged. */
             api_key?: string;
             custom_host?: string;
             input_guardrails?: string[];
@@ -700,7 +700,7 @@ export interface components {
         };
         /** @description A gateway config. The target keys may stand at the root or inside a target; `strategy`, `targets`, `retry`, `cache` and `request_timeout` are accepted and stored (routing runs the first target until the routing release). */
         GatewayConfig: {
-            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place. */
+            /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place, only while the host it is sent to is unchanged. */
             api_key?: string;
             cache?: components["schemas"]["ConfigCache"];
             custom_host?: string;
@@ -744,7 +744,7 @@ export interface components {
             deny: boolean;
         };
         GuardrailCheckSpec: {
-            /** @description The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check. */
+            /** @description The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check, only while the check's `url` is unchanged. */
             params?: {
                 [key: string]: unknown;
             };
@@ -957,6 +957,7 @@ export interface components {
             };
             version: number;
         };
+        /** @description An `api_key` sent back as ******** keeps the key stored at that place, but only to send it where it went before: a `custom_host` (or, without one, a `provider`) that would send a kept key anywhere else is refused with 400 naming that field (`config.custom_host`, `config.targets.N.custom_host`); send the key again in clear to change its host. The root's key goes to the root and to every target without a key of its own; a target's key goes to the target's host, else the root's. Hosts compare as URLs after normalisation. */
         UpdateConfigRequest: {
             config?: {
                 [key: string]: unknown;
@@ -964,6 +965,7 @@ export interface components {
             is_default?: boolean;
             name?: string;
         };
+        /** @description A webhook header value sent back as ******** keeps the stored value only while the check's `url` is unchanged (compared as URLs after normalisation); a new `url` with a kept value is refused with 400 naming `checks.N.params.url`: send the header values again in clear to change it. */
         UpdateGuardrailRequest: {
             action?: components["schemas"]["GuardrailAction"];
             checks?: components["schemas"]["GuardrailCheckSpec"][];
@@ -981,9 +983,10 @@ export interface components {
             publish?: boolean;
             virtual_key?: string | null;
         };
+        /** @description Changing where the stored key goes requires sending it again: a `custom_host` that adds, alters or removes the host without `key` is refused with 400 naming `custom_host`. The same host after URL normalisation needs no `key`. */
         UpdateVirtualKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"] | null;
-            /** @description null clears it. */
+            /** @description null clears it. Changing the host (to another or to null) needs `key` in the same update. */
             custom_host?: string | null;
             key?: string;
             name?: string;

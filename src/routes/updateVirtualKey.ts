@@ -6,6 +6,7 @@ import type { VirtualKeyChange } from "../store/control-plane-repositories.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
+import { movedSecretError, RESEND_KEY, sameUrl } from "../control-plane/secret-destinations.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 
 const FIELDS = ["name", "key", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
@@ -32,13 +33,15 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     if (body.upstream_organization !== undefined) change.upstreamOrganization = body.upstream_organization;
     if (body.upstream_project !== undefined) change.upstreamProject = body.upstream_project;
     if (body.custom_host !== undefined) {
-      if (body.custom_host === null) {
-        const current = await deps.store.virtualKeys.getBySlug(auth.workspaceId, slug);
-        if (!current) throw notFound();
-        const provider = findProvider(current.provider);
-        if (provider) requireBaseUrl(provider);
-      } else {
-        await allowedCustomHost(body.custom_host, "custom_host", deps);
+      if (body.custom_host !== null) await allowedCustomHost(body.custom_host, "custom_host", deps);
+      const current = await deps.store.virtualKeys.getBySlug(auth.workspaceId, slug);
+      if (!current) throw notFound();
+      const provider = findProvider(current.provider);
+      if (body.custom_host === null && provider) requireBaseUrl(provider);
+      // The stored key goes only where it went (its provider's own base URL when no host is stored): a new host takes the key itself.
+      const own = provider?.baseUrl ?? null;
+      if (body.key === undefined && !sameUrl(body.custom_host ?? own, current.customHost ?? own)) {
+        throw movedSecretError("custom_host", "the virtual key's stored key", RESEND_KEY);
       }
       change.customHost = body.custom_host;
     }
