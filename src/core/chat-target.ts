@@ -197,6 +197,8 @@ async function virtualKeyLayer(slug: string, workspaceId: string, deps: VirtualK
 interface MergedLayer extends Layer {
   /** The custom host of the layer the key came from (undefined: the provider's own base URL). */
   keyHost?: string;
+  /** The provider the layer the key came from names, if any. */
+  keyProvider?: string;
 }
 
 /** The winning provider is the last one named; other fields come from layers of that provider (or of none). */
@@ -219,6 +221,7 @@ function mergeLayers(layers: Layer[]): MergedLayer {
       merged.virtualKeyId = layer.virtualKeyId;
       merged.storedCredential = layer.storedCredential;
       merged.keyHost = layer.customHost;
+      merged.keyProvider = layer.provider;
     }
   }
   return merged;
@@ -226,11 +229,18 @@ function mergeLayers(layers: Layer[]): MergedLayer {
 
 /**
  * A stored credential (virtual key, stored config) is sent only to the host stored with it, or to
- * its provider's own base URL when none is: a caller who may use a key but not read it must not
+ * the base URL of the provider stored with it when none is: a caller who may use a key but not read it must not
  * be able to aim it at a host of its choosing. Only a request's own key may go to its own host.
  */
 function hostOutsideStoredCredential(merged: MergedLayer): GatewayError | null {
-  if (!merged.storedCredential || merged.customHost === merged.keyHost) return null;
+  if (!merged.storedCredential) return null;
+  // A stored key that names no provider would go to whichever provider the request names.
+  if (merged.keyProvider === undefined) {
+    return new GatewayError("invalid_request", `The upstream key of ${merged.storedCredential} names no provider, so the gateway cannot tell where it may go: add "provider" beside it.`, {
+      param: CONFIG_HEADER,
+    });
+  }
+  if (merged.customHost === merged.keyHost) return null;
   return new GatewayError(
     "forbidden_custom_host",
     `The upstream key of ${merged.storedCredential} is only sent to the host stored with it; a custom host from the request or another config can only be used with the request's own key.`,
