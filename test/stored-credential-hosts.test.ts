@@ -152,10 +152,11 @@ describe("a stored config key that names no provider", () => {
   it("is refused rather than sent to whichever provider the request names", async () => {
     const created = await call(gateway, "POST", "/v1/configs", { body: { name: "keyed, no provider", config: { api_key: CONFIG_SECRET } } });
     expect(created.status).toBe(201);
-    for (const headers of [
+    const attempts: Array<Record<string, string>> = [
       { "x-gateway-config": created.body.slug, "x-gateway-provider": "groq" },
       { "x-gateway-config": created.body.slug, "x-gateway-provider": "openai", "x-gateway-custom-host": trapUrl },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const response = await call(gateway, "POST", "/v1/chat/completions", { key: serviceKey, body: chat, headers });
       expect(response.status, JSON.stringify(response.body)).toBe(400);
       expect(response.body.error).toMatchObject({ code: "invalid_request", param: "x-gateway-config" });
