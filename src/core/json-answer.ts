@@ -31,12 +31,20 @@ export type JsonAnswer = { kind: "whole"; text: string; value: Record<string, un
  * keeps the first `maxLoggedBytes` and the last bytes (for `usage`). Never throws.
  */
 export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, options: JsonAnswerOptions): Promise<Result<JsonAnswer, GatewayError>> {
-  const reader = call.response.body?.getReader();
   const capture = new BodyCapture(options.maxLoggedBytes);
   const limit = options.whole ? options.maxBufferedBytes : CHECKED_ANSWER_BYTES;
+  // A length the limit allows, declared up front, is all the HTTP client will deliver: such an
+  // answer (the usual one) is read in one native call instead of chunk by chunk.
+  const whole = declaredLength(call.response) <= limit;
+  const reader = whole ? undefined : call.response.body?.getReader();
   const prefix: Uint8Array[] = [];
   let ended = !reader;
   try {
+    if (whole) {
+      const bytes = new Uint8Array(await call.response.arrayBuffer());
+      capture.add(bytes);
+      prefix.push(bytes);
+    }
     while (reader && capture.totalBytes <= limit) {
       const { done, value } = await reader.read();
       if (done) {
@@ -124,6 +132,12 @@ function relay(
       end({ code: "client_closed", message: "The client closed the request." });
     },
   });
+}
+
+/** The answer's declared `Content-Length`, or Infinity when it declares none (chunked). */
+function declaredLength(response: Response): number {
+  const header = response.headers.get("content-length");
+  return header !== null && /^[0-9]+$/.test(header) ? Number(header) : Number.POSITIVE_INFINITY;
 }
 
 function notJson({ providerName, passedHeaders }: JsonAnswerOptions): GatewayError {
