@@ -12,8 +12,7 @@ export const BUSY_TIMEOUT_MS = 5_000;
 /**
  * Page size of a newly created database file (SQLite fixes it when the first table is made,
  * and WAL mode keeps it). Log rows carry both bodies, about 2 KB; on 16 KiB pages a batch of
- * them takes a quarter of the write calls 4 KiB pages need, which cut the log worker's cost
- * per row by about a quarter. Existing files keep their page size.
+ * them takes a quarter of the write calls 4 KiB pages need. Existing files keep their page size.
  */
 export const PAGE_SIZE_BYTES = 16_384;
 
