@@ -10,7 +10,7 @@ import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage
 import { overrideParamsError } from "./config-overrides.ts";
 import { loadRequestConfig, type ConfigSourceDeps } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
-import { readErrorText, readJsonAnswer } from "./json-answer.ts";
+import { parseObject, readErrorText, readJsonAnswer } from "./json-answer.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
 import { passedOnHeaders } from "./upstream-headers.ts";
 import type { Store } from "../store/open-store.ts";
@@ -156,13 +156,4 @@ function streamedText(chunks: readonly string[]): string {
   const assembler = createChatStreamAssembler();
   for (const chunk of chunks) assembler.add(parseObject(chunk));
   return outputText(assembler.result().completion as Record<string, unknown>);
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

@@ -156,7 +156,8 @@ function beginsLikeObject(chunks: readonly Uint8Array[]): boolean {
   return false;
 }
 
-function parseObject(text: string): Record<string, unknown> | null {
+/** `text` parsed, when it is a JSON object; null otherwise. Never throws. */
+export function parseObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text);
     return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;

@@ -20,7 +20,7 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 /** The end index (exclusive) of the balanced value starting at `start`, string-aware; -1 if unbalanced. */
-function balancedEnd(text: string, start: number): number {
+export function balancedEnd(text: string, start: number): number {
   const stack: string[] = [];
   let inString = false;
   for (let i = start; i < text.length; i++) {

@@ -3,6 +3,7 @@ import { capText } from "../core/body-capture.ts";
 import { computeCostUsd } from "../core/cost.ts";
 import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 import type { LogRecord } from "./log-record.ts";
+import { balancedEnd } from "../guardrails/json-extract.ts";
 
 const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
 
@@ -92,18 +93,8 @@ export function lastObjectValue(text: string, key: string): string | null {
   const match = [...text.matchAll(new RegExp(`"${key}"\\s*:\\s*\\{`, "g"))].at(-1);
   if (!match) return null;
   const start = match.index + match[0].length - 1;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === "\\") i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === "{") depth++;
-    else if (char === "}" && --depth === 0) return text.slice(start, i + 1);
-  }
-  return null;
+  const end = balancedEnd(text, start);
+  return end === -1 ? null : text.slice(start, end);
 }
 
 /** The first string value of `"<key>":` in `text` (JSON that may be cut off), or null. */
