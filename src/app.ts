@@ -4,7 +4,6 @@ import { handleError, handleNotFound, validationHook } from "./app-errors.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { limitBodySize } from "./middleware/limit-body-size.ts";
-import { logRequests } from "./middleware/log-requests.ts";
 import { registerRoutes } from "./routes/index.ts";
 
 /** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
@@ -17,8 +16,6 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   // Every /v1 request needs a key; each operation's scope (admin or any key) is checked on its
   // generated route, from the operation's `security` in the document.
   app.use("/v1/*", authenticate(deps.keys));
-  app.use("/v1/chat/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createChatCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
-  app.use("/v1/prompts/:id/completions", logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: "createPromptCompletion", maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES }));
 
   registerRoutes(app, deps);
   return app;

@@ -1,11 +1,11 @@
 import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import type { VirtualKeyBudget, VirtualKeyRateLimit } from "../generated/schemas.gen.ts";
-import type { ProviderDefinition } from "../providers/catalogue.ts";
+import type { Provider } from "../providers/provider.ts";
 import type { NewVirtualKey } from "../store/control-plane-repositories.ts";
 
 /** A provider without a default base URL (`openai-compatible`) is unusable without a custom host. */
-export function requireBaseUrl(provider: ProviderDefinition): void {
+export function requireBaseUrl(provider: Provider): void {
   if (provider.baseUrl === null) {
     throw new GatewayError("invalid_request", `Provider "${provider.id}" needs a custom_host.`, { param: "custom_host" });
   }

@@ -88,6 +88,26 @@ export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, option
   return ok({ kind: "relayed", body: relay(call, reader!, prefix, capture, log, logResponse) });
 }
 
+/**
+ * Relays an answer of any type to the client as it arrives (its status and headers are the
+ * caller's to send). The log keeps a textual answer's first and last bytes, as for JSON, and of
+ * any other only its size is known to the stream. Never throws.
+ */
+export function relayAsSent(call: UpstreamCall, log: RequestLog, options: { maxLoggedBytes: number; textual: boolean }): ReadableStream<Uint8Array> {
+  const reader = call.response.body?.getReader();
+  if (!reader) {
+    call.done();
+    return new ReadableStream({ start: (controller) => controller.close() });
+  }
+  const capture = new BodyCapture(options.textual ? options.maxLoggedBytes : 0, options.textual ? undefined : 0);
+  const logResponse = (): void => {
+    if (!options.textual) return;
+    const captured = capture.result();
+    log.response = { kind: "json-text", text: captured.head, totalBytes: captured.totalBytes, truncated: captured.truncated, tail: captured.tail };
+  };
+  return relay(call, reader, [], capture, log, logResponse);
+}
+
 function relay(
   call: UpstreamCall,
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -103,7 +123,7 @@ function relay(
     logResponse();
     log.finish(200, error);
   };
-  let pending: Uint8Array[] | null = prefix;
+  let pending: Uint8Array[] | null = prefix.length > 0 ? prefix : null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (pending) {

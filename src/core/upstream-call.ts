@@ -1,5 +1,5 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { UpstreamRequest } from "../providers/openai/chat-request.ts";
+import type { UpstreamRequest } from "../providers/provider.ts";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -51,14 +51,17 @@ export async function callUpstream(request: UpstreamRequest, options: UpstreamCa
   };
 
   try {
-    const response = await options.fetch(request.url, {
-      method: "POST",
+    const init: RequestInit & { duplex?: "half" } = {
+      method: request.method,
       headers: request.headers,
       body: request.body,
       signal: controller.signal,
       // A redirect could lead past the custom-host guard (e.g. to a metadata address).
       redirect: "manual",
-    });
+    };
+    // A body passed as the client sends it streams upstream as it arrives (fetch requires saying so).
+    if (request.body instanceof ReadableStream) init.duplex = "half";
+    const response = await options.fetch(request.url, init);
     return ok({ response, abort: onClientAbort, done, classify });
   } catch (error) {
     done();

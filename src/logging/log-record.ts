@@ -81,3 +81,17 @@ export interface LogFilters {
   before?: string;
   limit: number;
 }
+
+/** One try of an upstream target, in the order tried. */
+export interface AttemptRecord {
+  /** Index of the target in the request's list of candidate targets. */
+  target: number;
+  provider: string;
+  /** The model as sent upstream; null when the operation names none. */
+  model: string | null;
+  /** The upstream's HTTP status; null when none came (timeout, connection error, client gone). */
+  status: number | null;
+  latencyMs: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+}

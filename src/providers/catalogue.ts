@@ -1,21 +1,11 @@
 /**
- * Providers that speak the OpenAI chat completions format, kept as data. Adding one is a
- * new entry here: the OpenAI transforms serve them all.
+ * The providers the gateway reaches. OpenAI-format providers are data: adding one is a new
+ * entry here. A provider with its own format is a folder beside this file, listed below.
  */
-export interface ProviderDefinition {
-  id: string;
-  name: string;
-  /** Default base URL (ending before `/chat/completions`); null when only a custom host makes sense. */
-  baseUrl: string | null;
-  /**
-   * How the final usage of a stream is obtained: `stream_options` asks for the usage chunk;
-   * `always` means the provider sends usage unasked (and may reject `stream_options`).
-   */
-  streamUsage: "stream_options" | "always";
-  docs: string;
-}
+import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
+import type { Provider } from "./provider.ts";
 
-const entries: ProviderDefinition[] = [
+const openaiFormatEntries: OpenAiFormatEntry[] = [
   { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
   { id: "groq", name: "Groq", baseUrl: "https://api.groq.com/openai/v1", streamUsage: "stream_options", docs: "https://console.groq.com/docs/openai" },
   { id: "mistral", name: "Mistral AI", baseUrl: "https://api.mistral.ai/v1", streamUsage: "always", docs: "https://docs.mistral.ai/api/" },
@@ -30,8 +20,8 @@ const entries: ProviderDefinition[] = [
   { id: "openai-compatible", name: "Any OpenAI-compatible server", baseUrl: null, streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
 ];
 
-export const PROVIDERS: ReadonlyMap<string, ProviderDefinition> = new Map(entries.map((entry) => [entry.id, entry]));
+export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(openaiFormatEntries.map((entry) => [entry.id, openaiFormatProvider(entry)]));
 
-export function findProvider(id: string): ProviderDefinition | undefined {
+export function findProvider(id: string): Provider | undefined {
   return PROVIDERS.get(id.toLowerCase());
 }

@@ -1,27 +1,42 @@
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { proxyChatCompletion } from "../core/chat-proxy.ts";
-import { chatProxyDeps, chatTargetHeaders } from "../core/chat-proxy-deps.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
+import { createChatStreamAssembler } from "../core/chat-stream-assembler.ts";
+import { parseObject } from "../core/json-answer.ts";
+import { inputText, outputText } from "../guardrails/index.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 
+export const chatCompletionOperation: OperationDescriptor = {
+  id: "createChatCompletion",
+  method: "POST",
+  upstreamPath: "/chat/completions",
+  body: "json",
+  answer: "json",
+  format: "chat",
+  guardrails: { input: inputText, output: outputText, streamOutput: streamedText },
+};
+
 export function registerCreateChatCompletion(app: GatewayApp, deps: GatewayDeps): void {
-  const proxyDeps = chatProxyDeps(deps);
-  app.openapi(createChatCompletionRoute, async (c) => {
-    const result = await proxyChatCompletion(
-      {
-        body: c.req.valid("json"),
-        // Cached by the body validator: the exact text, for the log and the upstream.
-        rawBody: await c.req.text(),
-        headers: chatTargetHeaders(c.req.valid("header")),
-        workspaceId: c.get("auth").workspaceId,
-        clientSignal: c.req.raw.signal,
-        log: c.get("requestLog"),
-      },
-      proxyDeps,
-    );
-    if (!result.ok) throw result.error;
-    const { status, headers, body } = result.value;
-    return c.body(body, status as 200, headers);
+  const core = proxyDeps(deps);
+  app.openapi(loggedRoute(createChatCompletionRoute, deps), async (c) => {
+    const input = {
+      // The text is cached by the body validator: the exact bytes, for the log and the upstream.
+      body: { kind: "json" as const, value: c.req.valid("json"), raw: await c.req.text() },
+      headers: targetHeaders(c.req.valid("header")),
+      workspaceId: c.get("auth").workspaceId,
+      clientSignal: c.req.raw.signal,
+      log: c.get("requestLog"),
+    };
+    return proxyResponse(c, await proxyOperation(chatCompletionOperation, input, core));
   }, logHeadersHook);
+}
+
+/** The assistant text of a streamed completion, assembled from its chunks. */
+function streamedText(chunks: readonly string[]): string {
+  const assembler = createChatStreamAssembler();
+  for (const chunk of chunks) assembler.add(parseObject(chunk));
+  return outputText(assembler.result().completion as Record<string, unknown>);
 }

@@ -1,14 +1,16 @@
 import { createPromptCompletionRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { proxyChatCompletion } from "../core/chat-proxy.ts";
-import { chatProxyDeps, chatTargetHeaders } from "../core/chat-proxy-deps.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 import { renderPromptRequest } from "../prompts/prompt-request.ts";
+import { chatCompletionOperation } from "./createChatCompletion.ts";
 
+/** A prompt run is a chat completion whose body the stored prompt renders. */
 export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDeps): void {
-  const proxyDeps = chatProxyDeps(deps);
-  app.openapi(createPromptCompletionRoute, async (c) => {
+  const core = proxyDeps(deps);
+  app.openapi(loggedRoute(createPromptCompletionRoute, deps), async (c) => {
     const { id } = c.req.valid("param");
     const { version } = c.req.valid("query");
     const workspaceId = c.get("auth").workspaceId;
@@ -19,17 +21,12 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     log.promptVersion = rendered.value.version.versionNumber;
 
     // The prompt's provider or virtual key applies unless the request names its own.
-    const headers = chatTargetHeaders(c.req.valid("header"));
+    const headers = targetHeaders(c.req.valid("header"));
     const stored = rendered.value.version;
     if (!headers.provider && !headers.virtualKey) {
       headers.provider = stored.virtualKey ? `@${stored.virtualKey}` : (stored.provider ?? undefined);
     }
-    const result = await proxyChatCompletion(
-      { body: rendered.value.body, headers, workspaceId, clientSignal: c.req.raw.signal, log },
-      proxyDeps,
-    );
-    if (!result.ok) throw result.error;
-    const { status, headers: responseHeaders, body } = result.value;
-    return c.body(body, status as 200, responseHeaders);
+    const input = { body: { kind: "json" as const, value: rendered.value.body }, headers, workspaceId, clientSignal: c.req.raw.signal, log };
+    return proxyResponse(c, await proxyOperation(chatCompletionOperation, input, core));
   }, logHeadersHook);
 }

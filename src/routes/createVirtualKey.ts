@@ -7,7 +7,8 @@ import { virtualKeyView } from "../control-plane/views.ts";
 import type { NewVirtualKey } from "../store/control-plane-repositories.ts";
 import { isoNow, uuidv4 } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
-import { findProvider, type ProviderDefinition } from "../providers/catalogue.ts";
+import { findProvider } from "../providers/catalogue.ts";
+import type { Provider } from "../providers/provider.ts";
 
 export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createVirtualKeyRoute, async (c) => {
@@ -41,7 +42,7 @@ export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
 }
 
 /** The catalogue entry of `provider`; a name outside the catalogue is a 400 naming `provider`. */
-function catalogueProvider(name: string): ProviderDefinition {
+function catalogueProvider(name: string): Provider {
   const provider = findProvider(name);
   if (!provider) throw new GatewayError("unknown_provider", `Unknown provider "${name.slice(0, 100)}".`, { param: "provider" });
   return provider;

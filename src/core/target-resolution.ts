@@ -1,16 +1,17 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import { findProvider, type ProviderDefinition } from "../providers/catalogue.ts";
-import type { UpstreamCredentials } from "../providers/openai/chat-request.ts";
+import { findProvider } from "../providers/catalogue.ts";
+import type { Credentials, Provider } from "../providers/provider.ts";
 import { CONFIG_HEADER, type TargetSettings } from "./request-config.ts";
+import { ANSWER_AS_IS, type Candidate } from "./routing-loop.ts";
 import { loadVirtualKey, type VirtualKeyDeps } from "./virtual-key-lookup.ts";
 
-/** Where one chat request goes, and with which credentials. */
-export interface ChatTarget {
-  provider: ProviderDefinition;
+/** One concrete upstream: provider, base URL, credentials and the model as sent there. */
+export interface Target {
+  provider: Provider;
   baseUrl: string;
-  credentials: UpstreamCredentials;
-  /** Model id as sent upstream. */
-  model: string;
+  credentials: Credentials;
+  /** Model id as sent upstream; null when the request names none (a body without `model`). */
+  model: string | null;
   /** Set when a stored virtual key supplied the credentials. */
   virtualKeyId: string | null;
 }
@@ -25,7 +26,8 @@ export interface TargetHeaders {
 }
 
 export interface TargetRequest {
-  model: string;
+  /** The request's model, when its body names one. */
+  model: string | null;
   headers: TargetHeaders;
   /** The settings of the request's config, if one applies. */
   config: TargetSettings | null;
@@ -71,7 +73,16 @@ function bearer(authorization: string | undefined): string | undefined {
 const trimmed = (value: string | undefined): string | undefined => value?.trim() || undefined;
 
 /**
- * Resolves provider, base URL, credentials and model for a chat request from layers, each
+ * The request's ordered list of candidate targets: one today, the target its headers, config
+ * and virtual keys resolve to (see `resolveTarget`).
+ */
+export async function resolveCandidates(request: TargetRequest, deps: TargetResolverDeps): Promise<Result<Candidate[], GatewayError>> {
+  const target = await resolveTarget(request, deps);
+  return target.ok ? ok([{ index: 0, target: target.value, fallback: ANSWER_AS_IS }]) : target;
+}
+
+/**
+ * Resolves provider, base URL, credentials and model for a request from layers, each
  * winning over the ones before it, field by field:
  * 1. `Authorization: Bearer …` — the upstream key only, used when nothing else gives one
  *    (OpenAI clients always send this header, so it must not outrank a chosen virtual key);
@@ -81,12 +92,12 @@ const trimmed = (value: string | undefined): string | undefined => value?.trim()
  * Credentials of a layer whose provider differs from the winning provider are not used, so a
  * key is never sent to another provider's upstream.
  */
-export async function resolveChatTarget(request: TargetRequest, deps: TargetResolverDeps): Promise<Result<ChatTarget, GatewayError>> {
+async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): Promise<Result<Target, GatewayError>> {
   const { headers, config } = request;
-  if (request.model.startsWith("@") && !splitProviderModel(request.model)) {
+  const fromModel = request.model === null ? null : splitProviderModel(request.model);
+  if (request.model?.startsWith("@") && !fromModel) {
     return fail(new GatewayError("invalid_request", "A model starting with @ must have the form @<provider>/<model>.", { param: "model" }));
   }
-  const fromModel = splitProviderModel(request.model);
   const selection = selectFromRequest(fromModel?.provider, headers);
 
   const layers: Layer[] = [{ apiKey: bearer(headers.authorization) }];
@@ -149,7 +160,7 @@ export async function resolveChatTarget(request: TargetRequest, deps: TargetReso
   return ok({
     provider,
     baseUrl,
-    credentials: { apiKey: merged.apiKey ?? null, organization: merged.organization ?? null, project: merged.project ?? null },
+    credentials: { style: "bearer", apiKey: merged.apiKey ?? null, organization: merged.organization ?? null, project: merged.project ?? null },
     model: fromModel?.model ?? request.model,
     virtualKeyId: merged.virtualKeyId ?? null,
   });

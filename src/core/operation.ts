@@ -1,0 +1,39 @@
+/**
+ * An operation the gateway proxies (chat completions, embeddings, the pass-through…), told to
+ * the core by a small descriptor in its route file. `proxyOperation` runs them all.
+ */
+import type { AnswerFormat } from "../logging/answer-formats.ts";
+import type { JsonObject } from "../providers/provider.ts";
+
+export interface OperationDescriptor {
+  /** The operationId: the log's route, and the key of a provider's transforms. */
+  id: string;
+  method: string;
+  /** Appended to the provider's base URL, unless the provider's transform names its own path. */
+  upstreamPath: string;
+  /**
+   * `json`: parsed once, checked, sent as the client's exact bytes unless something changed it;
+   * `as-sent`: passed upstream as it arrives (multipart, binary), with its content type;
+   * `none`: no body.
+   */
+  body: "json" | "as-sent" | "none";
+  /**
+   * `json`: a JSON object (or server-sent events when the request streams), checked before the
+   * client gets it; `as-sent`: relayed as it arrives whatever its type (server-sent events still
+   * go event by event).
+   */
+  answer: "json" | "as-sent";
+  /** How the log reads the answer's model and usage (and assembles a stream). */
+  format: AnswerFormat;
+  /**
+   * The text guardrails judge. An operation without it refuses configs that attach guardrails
+   * (400) rather than serve them unchecked.
+   */
+  guardrails?: {
+    input(body: JsonObject): string;
+    /** The answer's text; without it, output guardrails are refused. */
+    output?(answer: JsonObject): string;
+    /** A stream's text from the logged events' data; without it, streams refuse output guardrails. */
+    streamOutput?(chunks: readonly string[]): string;
+  };
+}

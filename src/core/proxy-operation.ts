@@ -1,0 +1,159 @@
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { RequestLog } from "../logging/request-log.ts";
+import type { GuardrailRecord } from "../control-plane/records.ts";
+import type { JsonObject } from "../providers/provider.ts";
+import type { Store } from "../store/open-store.ts";
+import { overrideParamsError } from "./config-overrides.ts";
+import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
+import type { OperationDescriptor } from "./operation.ts";
+import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps, type TargetSettings } from "./request-config.ts";
+import { requestTimeout } from "./request-timeout.ts";
+import { tryTargets } from "./routing-loop.ts";
+import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "./target-resolution.ts";
+import { answerFrom, type ProxyResponse } from "./upstream-answer.ts";
+import { callUpstream, type FetchLike } from "./upstream-call.ts";
+import { buildUpstreamRequest, type RequestBody } from "./upstream-request.ts";
+
+export type { ProxyResponse } from "./upstream-answer.ts";
+
+export interface ProxyDeps
+  extends Omit<TargetResolverDeps, "store">,
+    Omit<GuardrailStageDeps, "store">,
+    Omit<ConfigSourceDeps, "store"> {
+  store: Pick<Store, "configs" | "virtualKeys" | "guardrails">;
+  fetch: FetchLike;
+  defaultTimeoutMs: number;
+  /** `GATEWAY_MAX_LOGGED_BODY_BYTES`. */
+  maxLoggedBodyBytes: number;
+  /** `GATEWAY_MAX_RESPONSE_BUFFER_BYTES`: the most of an answer held to judge it whole. */
+  maxResponseBufferBytes: number;
+}
+
+export interface ProxyInput {
+  body: RequestBody;
+  headers: TargetHeaders & { timeout?: number; config?: string };
+  workspaceId: string;
+  clientSignal?: AbortSignal;
+  log: RequestLog;
+}
+
+/**
+ * Proxies one request of an operation: apply the request's config, resolve its candidate
+ * targets, run the input guardrails, try the targets in order (`tryTargets`), relay the answer
+ * (streams event by event), run the output guardrails and fill in the request's log. Expected
+ * failures are results.
+ */
+export async function proxyOperation(operation: OperationDescriptor, input: ProxyInput, deps: ProxyDeps): Promise<Result<ProxyResponse, GatewayError>> {
+  const { log } = input;
+  log.format = operation.format;
+  const clientJson = input.body.kind === "json" ? input.body.value : null;
+  if (input.body.kind === "json") log.requestBody ??= input.body.raw ?? JSON.stringify(input.body.value);
+  if (clientJson) describeRequest(clientJson, log);
+
+  const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
+  if (!config.ok) return config;
+  const settings = config.value;
+  const body = withOverrides(input.body, settings);
+  if (!body.ok) return body;
+  const json = body.value.kind === "json" ? body.value.value : null;
+  const stream = json?.stream === true;
+  log.stream = stream;
+
+  const timeoutMs = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
+  const model = typeof json?.model === "string" ? json.model : null;
+  const candidates = await resolveCandidates({ model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
+  if (!candidates.ok) return candidates;
+  const first = candidates.value[0]!.target;
+  log.provider = first.provider.id;
+  log.model = first.model;
+  log.virtualKeyId = first.virtualKeyId;
+
+  const guarded = await guardrailsOf(operation, settings, input.workspaceId, deps, json !== null);
+  if (!guarded.ok) return guarded;
+  const { inputChecks, outputChecks } = guarded.value;
+  const hookResults: HookResults | null = inputChecks.length + outputChecks.length > 0 ? { input: [], output: [] } : null;
+  if (hookResults) log.guardrailResults = [];
+  const checkContext = { model: first.model ?? "", metadata: log.metadata, fetch: deps.fetch, checkUrl: deps.checkCustomHost, signal: input.clientSignal };
+  if (hookResults && json && operation.guardrails && inputChecks.length > 0) {
+    const outcome = await runGuardrailStage(inputChecks, { ...checkContext, text: operation.guardrails.input(json) }, "input");
+    hookResults.input = outcome.results;
+    log.guardrailResults?.push(...outcome.results);
+    if (outcome.denied) return fail(guardrailDenial(hookResults, "input"));
+  }
+  const judgeOutput =
+    hookResults && outputChecks.length > 0
+      ? async (text: string): Promise<GatewayError | null> => {
+          const outcome = await runGuardrailStage(outputChecks, { ...checkContext, text }, "output");
+          hookResults.output = outcome.results;
+          log.guardrailResults?.push(...outcome.results);
+          return outcome.denied ? guardrailDenial(hookResults, "output") : null;
+        }
+      : null;
+
+  // Input guardrails judged the parsed body: raw text with a duplicate key could read
+  // differently upstream, so what they judged is what is sent.
+  const sent: RequestBody = body.value.kind === "json" && inputChecks.length > 0 ? { kind: "json", value: body.value.value } : body.value;
+  const answered = await tryTargets(
+    candidates.value,
+    async ({ target }) => {
+      const request = await buildUpstreamRequest(operation, target, sent, stream);
+      if (!request.ok) return request;
+      return callUpstream(request.value, { timeoutMs, clientSignal: input.clientSignal, fetch: deps.fetch, providerName: target.provider.name });
+    },
+    log.attempts,
+  );
+  if (!answered.ok) return answered;
+  const { target } = answered.value.candidate;
+  log.provider = target.provider.id;
+  log.model = target.model ?? log.model;
+  log.virtualKeyId = target.virtualKeyId;
+  return answerFrom(answered.value, {
+    operation,
+    clientBody: json,
+    stream,
+    log,
+    maxLoggedBytes: deps.maxLoggedBodyBytes,
+    maxBufferedBytes: deps.maxResponseBufferBytes,
+    hookResults,
+    judgeOutput,
+  });
+}
+
+/** The request's model and end user, for the log. */
+function describeRequest(body: JsonObject, log: RequestLog): void {
+  if (typeof body.model === "string") log.model = body.model;
+  log.user = typeof body.user === "string" ? body.user : null;
+}
+
+/** The config's `override_params` win over a JSON body's own fields; other bodies pass as they are. */
+function withOverrides(body: RequestBody, settings: TargetSettings | null): Result<RequestBody, GatewayError> {
+  const overrides = settings?.overrideParams;
+  if (!overrides || body.kind !== "json") return ok(body);
+  const error = overrideParamsError(overrides);
+  return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });
+}
+
+/**
+ * The config's guardrails, loaded; refused (400) when the operation cannot give them the text
+ * they judge, so that no request is served unchecked.
+ */
+async function guardrailsOf(
+  operation: OperationDescriptor,
+  settings: TargetSettings | null,
+  workspaceId: string,
+  deps: ProxyDeps,
+  hasJsonBody: boolean,
+): Promise<Result<{ inputChecks: GuardrailRecord[]; outputChecks: GuardrailRecord[] }, GatewayError>> {
+  const inputChecks = await loadGuardrails(settings?.inputGuardrails, workspaceId, deps);
+  if (!inputChecks.ok) return inputChecks;
+  const outputChecks = await loadGuardrails(settings?.outputGuardrails, workspaceId, deps);
+  if (!outputChecks.ok) return outputChecks;
+  const judges = hasJsonBody ? operation.guardrails : undefined;
+  const inputRefused = inputChecks.value.length > 0 && !judges;
+  const outputRefused = outputChecks.value.length > 0 && (!judges?.output || !judges.streamOutput);
+  if (inputRefused || outputRefused) {
+    const stage = inputRefused ? "input" : "output";
+    return fail(new GatewayError("invalid_request", `The config attaches ${stage} guardrails, which ${operation.id} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
+  }
+  return ok({ inputChecks: inputChecks.value, outputChecks: outputChecks.value });
+}

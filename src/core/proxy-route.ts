@@ -1,0 +1,68 @@
+import type { RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { GatewayEnv } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { Result, GatewayError } from "../errors.ts";
+import { logRequests } from "../middleware/log-requests.ts";
+import type { ProxyDeps, ProxyInput, ProxyResponse } from "./proxy-operation.ts";
+
+/** The services the proxy core uses, picked from the gateway's. */
+export function proxyDeps(deps: GatewayDeps): ProxyDeps {
+  return {
+    fetch: deps.fetch,
+    checkCustomHost: deps.checkCustomHost,
+    defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
+    maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
+    maxResponseBufferBytes: deps.config.GATEWAY_MAX_RESPONSE_BUFFER_BYTES,
+    store: deps.store,
+    controlPlane: deps.controlPlane,
+    secrets: deps.secrets,
+  };
+}
+
+/** The gateway headers that steer a proxied request, as a route's generated validator passes them. */
+export interface ProxyRouteHeaders {
+  "x-gateway-provider"?: string;
+  Authorization?: string;
+  "x-gateway-upstream-organization"?: string;
+  "x-gateway-upstream-project"?: string;
+  "x-gateway-custom-host"?: string;
+  "x-gateway-virtual-key"?: string;
+  "x-gateway-config"?: string;
+  "x-gateway-request-timeout"?: number;
+}
+
+export function targetHeaders(headers: ProxyRouteHeaders): ProxyInput["headers"] {
+  return {
+    provider: headers["x-gateway-provider"],
+    authorization: headers.Authorization,
+    organization: headers["x-gateway-upstream-organization"],
+    project: headers["x-gateway-upstream-project"],
+    customHost: headers["x-gateway-custom-host"],
+    virtualKey: headers["x-gateway-virtual-key"],
+    config: headers["x-gateway-config"],
+    timeout: headers["x-gateway-request-timeout"],
+  };
+}
+
+/**
+ * A proxied operation's route with the request log in front of it, so every request is logged,
+ * those refused by the route's own checks included.
+ */
+export function loggedRoute<R extends RouteConfig>(route: R, deps: GatewayDeps): R {
+  const log = logRequests({
+    writer: deps.logWriter,
+    inflight: deps.inflight,
+    route: route.operationId ?? route.path,
+    maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
+  });
+  const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
+  return { ...route, middleware: [log, ...own] };
+}
+
+/** The proxy's answer as the route's response; an expected failure goes to the app's error handler. */
+export function proxyResponse(c: Context<GatewayEnv>, result: Result<ProxyResponse, GatewayError>): Response {
+  if (!result.ok) throw result.error;
+  const { status, headers, body } = result.value;
+  return c.body(body, status as 200, headers);
+}

@@ -1,0 +1,68 @@
+/**
+ * How an upstream frames its streams, and how they are translated for the client. A provider
+ * names its protocol (server-sent events, or AWS's binary event stream for Bedrock); an
+ * operation's transforms give a translator. The relay (`stream-relay.ts`) knows neither.
+ */
+import { createSseParser } from "./sse.ts";
+
+/** One upstream event: its type, when the framing has one, and its data as text. */
+export interface StreamEvent {
+  event: string | null;
+  data: string;
+}
+
+/** Turns the bytes of a stream into events, whatever their splits. Never throws. */
+export interface StreamDecoder {
+  push(bytes: Uint8Array): StreamEvent[];
+  /** The events left at the end of the stream. */
+  flush(): StreamEvent[];
+}
+
+export interface StreamProtocol {
+  /** The answer's content type that marks a stream (compared by prefix). */
+  contentType: string;
+  createDecoder(): StreamDecoder;
+  /** The event that ends a stream cleanly; nothing after it is read. */
+  isEnd(event: StreamEvent): boolean;
+  /** True when the stream also ends cleanly where the bytes end, without an end event. */
+  endsAtEof: boolean;
+  /** An event that reports an upstream failure inside the stream. */
+  isError(event: StreamEvent): boolean;
+}
+
+/** One event for the client. `to` says who gets it: the client, the log, or both (the default). */
+export interface ClientEvent {
+  event?: string;
+  data: string;
+  to?: "client" | "log" | "both";
+}
+
+/**
+ * Translates one stream's events into the client's format. Without a translator, events pass
+ * as they are and the upstream's end event is forwarded to the client.
+ */
+export interface StreamTranslator {
+  event(event: StreamEvent): ClientEvent[];
+  /** The client's closing events (a final usage chunk, the end marker), written once the stream ended cleanly. */
+  end?(): ClientEvent[];
+}
+
+/** Server-sent events that end with `data: [DONE]` (the OpenAI format), or where the bytes end. */
+export const openaiSseProtocol: StreamProtocol = {
+  contentType: "text/event-stream",
+  createDecoder: createSseDecoder,
+  isEnd: (event) => event.data === "[DONE]",
+  endsAtEof: false,
+  isError: (event) => event.event === "error" || event.data.startsWith('{"error"'),
+};
+
+/** An SSE decoder over bytes: UTF-8 decoded across chunk splits, then the WHATWG event-stream rules. */
+export function createSseDecoder(): StreamDecoder {
+  const decoder = new TextDecoder();
+  const parser = createSseParser();
+  const events = (parsed: ReturnType<typeof parser.push>): StreamEvent[] => parsed.map(({ event, data }) => ({ event, data }));
+  return {
+    push: (bytes) => events(parser.push(decoder.decode(bytes, { stream: true }))),
+    flush: () => events(parser.push(decoder.decode()).concat(parser.flush())),
+  };
+}

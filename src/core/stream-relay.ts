@@ -1,0 +1,165 @@
+import { formatSseEvent } from "./sse.ts";
+import type { ClientEvent, StreamEvent, StreamProtocol, StreamTranslator } from "./stream-protocol.ts";
+import type { UpstreamCall } from "./upstream-call.ts";
+import { tooLargeToBuffer } from "./answer-limits.ts";
+import type { GatewayError } from "../errors.ts";
+import type { RequestLog } from "../logging/request-log.ts";
+
+export interface StreamRelayOptions {
+  /** How the upstream frames, ends and fails its stream. */
+  protocol: StreamProtocol;
+  /** Translates the upstream's events into the client's format; null passes them as they are. */
+  translator: StreamTranslator | null;
+  /**
+   * Runs on the logged events' data once the stream ended cleanly, before the client gets its
+   * closing events: an error ends the stream with an error event instead (output guardrails).
+   */
+  beforeEnd?: (chunks: readonly string[]) => Promise<GatewayError | null>;
+  /** The most the log keeps of the stream's data (`GATEWAY_MAX_LOGGED_BODY_BYTES`). */
+  maxLoggedBytes: number;
+  /**
+   * With `beforeEnd`, every event must be kept for it: past this many bytes the stream ends
+   * with an error event instead (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).
+   */
+  maxBufferedBytes: number;
+}
+
+const encoder = new TextEncoder();
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+
+/**
+ * Relays an upstream stream to the client as server-sent events, event by event as it arrives
+ * (pull-based, so a slow client slows the upstream read instead of buffering). The provider's
+ * protocol decodes and ends the stream; the translator turns each event into the client's.
+ * The log keeps the events' data up to its limit (then only those carrying usage, and the log is
+ * flagged as cut). A failed or truncated stream ends with an explicit `event: error`. Client
+ * cancel aborts the upstream.
+ */
+export function relayStream(call: UpstreamCall, log: RequestLog, options: StreamRelayOptions): ReadableStream<Uint8Array> {
+  const { protocol, translator } = options;
+  const body = call.response.body;
+  const reader = body ? body.getReader() : null;
+  const decoder = protocol.createDecoder();
+  const chunks: string[] = [];
+  let endEvent: StreamEvent | null = null;
+  let upstreamError: { code: string | null; message: string } | null = null;
+  log.deferred = true;
+  log.stream = true;
+  const keep = options.beforeEnd ? options.maxBufferedBytes : options.maxLoggedBytes;
+  let keptBytes = 0;
+  let overBuffer = false;
+  const logged = { kind: "stream" as const, chunks, totalBytes: 0, truncated: false, maxBytes: options.maxLoggedBytes };
+  log.response = logged;
+  let usageSlot = -1;
+  /**
+   * Keeps an event's data while within the limit (counted in UTF-16 units, what the strings
+   * hold); past it only the latest event with a usage object, which the cost needs. Some
+   * providers put usage in every event, so it takes one slot, not one per event.
+   */
+  const keepChunk = (data: string): void => {
+    keptBytes += data.length;
+    if (keptBytes <= keep) return void chunks.push(data);
+    if (options.beforeEnd) overBuffer = true;
+    logged.truncated = true;
+    if (!USAGE_OBJECT.test(data)) return;
+    if (usageSlot === -1) usageSlot = chunks.push(data) - 1;
+    else chunks[usageSlot] = data;
+  };
+
+  const finishLog = (error: { code: string | null; message: string } | null): void => {
+    if (log.isFinished) return;
+    call.done();
+    log.finish(200, error ?? upstreamError);
+  };
+
+  const write = (events: readonly ClientEvent[]): string => {
+    let out = "";
+    for (const event of events) {
+      if (event.to !== "client") keepChunk(event.data);
+      if (event.to !== "log") out += formatSseEvent(event);
+    }
+    return out;
+  };
+
+  /** The client's events for a batch of upstream ones, up to the end event. */
+  const render = (events: readonly StreamEvent[]): string => {
+    let out = "";
+    for (const event of events) {
+      if (protocol.isEnd(event)) {
+        endEvent = event;
+        break;
+      }
+      log.markFirstToken();
+      if (protocol.isError(event)) {
+        upstreamError ??= { code: "upstream_stream_error", message: event.data.slice(0, 1000) };
+        out += translator ? write(translator.event(event).map((e) => ({ ...e, to: "client" as const }))) : formatSseEvent(withType(event));
+        continue;
+      }
+      out += translator ? write(translator.event(event)) : write([withType(event)]);
+    }
+    return out;
+  };
+  /** The upstream's end event for a stream passed as it is; the translator's closing events otherwise. */
+  const closing = (): ClientEvent[] => {
+    if (translator) return translator.end?.() ?? [];
+    return endEvent ? [{ ...withType(endEvent), to: "client" }] : [];
+  };
+
+  const failWith = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError): void => {
+    controller.enqueue(encoder.encode(formatSseEvent({ event: "error", data: JSON.stringify(error.toBody()) })));
+    controller.close();
+    finishLog({ code: error.code, message: error.message });
+  };
+
+  const finishClean = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
+    call.done();
+    void reader?.cancel().catch(() => undefined);
+    const events = closing();
+    const denied = options.beforeEnd ? await options.beforeEnd(chunks.concat(events.filter((e) => e.to !== "client").map((e) => e.data))) : null;
+    if (denied) return failWith(controller, denied);
+    const out = write(events);
+    if (out) controller.enqueue(encoder.encode(out));
+    controller.close();
+    finishLog(null);
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!reader) return failWith(controller, call.classify(new Error("empty body")));
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            const tail = render(decoder.flush());
+            if (tail) controller.enqueue(encoder.encode(tail));
+            if (endEvent || (protocol.endsAtEof && !upstreamError)) return await finishClean(controller);
+            if (!upstreamError) return failWith(controller, call.classify(new Error("stream ended before its end event")));
+            controller.close();
+            return finishLog(null);
+          }
+          logged.totalBytes += value.byteLength;
+          const out = render(decoder.push(value));
+          if (overBuffer) {
+            call.abort();
+            void reader.cancel().catch(() => undefined);
+            return failWith(controller, tooLargeToBuffer(options.maxBufferedBytes));
+          }
+          if (out) controller.enqueue(encoder.encode(out));
+          if (endEvent) return await finishClean(controller);
+          if (out) return;
+        }
+      } catch (error) {
+        failWith(controller, call.classify(error));
+      }
+    },
+    cancel() {
+      call.abort();
+      void reader?.cancel().catch(() => undefined);
+      finishLog({ code: "client_closed", message: "The client closed the stream." });
+    },
+  });
+}
+
+function withType(event: StreamEvent): ClientEvent {
+  return event.event === null ? { data: event.data } : { event: event.event, data: event.data };
+}

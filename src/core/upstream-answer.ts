@@ -1,0 +1,107 @@
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { RequestLog } from "../logging/request-log.ts";
+import type { JsonObject } from "../providers/provider.ts";
+import { capText } from "./body-capture.ts";
+import type { HookResults } from "./guardrail-stage.ts";
+import { readErrorText, readJsonAnswer, relayAsSent } from "./json-answer.ts";
+import type { OperationDescriptor } from "./operation.ts";
+import type { Answered } from "./routing-loop.ts";
+import { relayStream } from "./stream-relay.ts";
+import { passedOnHeaders } from "./upstream-headers.ts";
+
+/** What the route sends back: status, headers and a body (text or a live stream). */
+export interface ProxyResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | ReadableStream<Uint8Array>;
+}
+
+export interface AnswerContext {
+  operation: OperationDescriptor;
+  /** The client's JSON body, when it sent one (stream translators read it). */
+  clientBody: JsonObject | null;
+  /** The client asked for a stream. */
+  stream: boolean;
+  log: RequestLog;
+  maxLoggedBytes: number;
+  maxBufferedBytes: number;
+  /** Set when guardrails ran: their results go into a JSON answer as `hook_results`. */
+  hookResults: HookResults | null;
+  /** Output guardrails on the answer's text; null when there are none. */
+  judgeOutput: ((text: string) => Promise<GatewayError | null>) | null;
+}
+
+/**
+ * The client's answer from the upstream's: a stream relayed event by event through the
+ * provider's protocol and translator, an error mapped by the provider, a JSON answer checked
+ * (and translated, and judged), anything else relayed as it arrives.
+ */
+export async function answerFrom({ candidate, call }: Answered, context: AnswerContext): Promise<Result<ProxyResponse, GatewayError>> {
+  const { operation, log } = context;
+  const { provider } = candidate.target;
+  const transforms = provider.operations[operation.id];
+  const upstream = call.response;
+  const passed = passedOnHeaders(upstream.headers);
+  const headers = { "x-gateway-provider": provider.id, ...passed };
+  const contentType = upstream.headers.get("content-type") ?? "";
+  const limits = { maxLoggedBytes: context.maxLoggedBytes, maxBufferedBytes: context.maxBufferedBytes };
+
+  if (upstream.ok && contentType.startsWith(provider.streamProtocol.contentType) && (context.stream || operation.answer === "as-sent")) {
+    const { judgeOutput } = context;
+    const streamOutput = operation.guardrails?.streamOutput;
+    const beforeEnd = judgeOutput && streamOutput ? (chunks: readonly string[]) => judgeOutput(streamOutput(chunks)) : undefined;
+    const translator = transforms?.stream?.(context.clientBody ?? {}) ?? null;
+    return ok({
+      status: 200,
+      headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+      body: relayStream(call, log, { protocol: provider.streamProtocol, translator, beforeEnd, ...limits }),
+    });
+  }
+
+  if (upstream.status < 200 || upstream.status >= 300) {
+    const text = await readErrorText(call);
+    if (!text.ok) return text;
+    log.markFirstToken();
+    const error =
+      upstream.status >= 300 && upstream.status < 400
+        ? new GatewayError("upstream_error", `${provider.name} answered with a redirect (HTTP ${upstream.status}), which the gateway does not follow.`)
+        : provider.error(upstream.status, text.value, passed);
+    const attempt = log.attempts.at(-1);
+    if (attempt) {
+      attempt.errorCode = error.upstream?.code ?? error.code;
+      attempt.errorMessage = error.message;
+    }
+    return fail(error);
+  }
+
+  if (operation.answer === "as-sent") {
+    log.markFirstToken();
+    const textual = /json|^text\//.test(contentType);
+    const sentHeaders: Record<string, string> = { ...headers };
+    for (const name of ["content-type", "content-disposition"]) {
+      const value = upstream.headers.get(name);
+      if (value !== null) sentHeaders[name] = value;
+    }
+    return ok({ status: upstream.status, headers: sentHeaders, body: relayAsSent(call, log, { maxLoggedBytes: context.maxLoggedBytes, textual }) });
+  }
+
+  // A translated or judged answer is read whole; the usual one is checked and passed as it came.
+  const whole = context.hookResults !== null || transforms?.response !== undefined;
+  const answer = await readJsonAnswer(call, log, { whole, ...limits, providerName: provider.name, passedHeaders: passed });
+  if (!answer.ok) return answer;
+  const json = { ...headers, "content-type": "application/json" };
+  if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
+  if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
+  const value = transforms?.response ? transforms.response(answer.value.value) : answer.value.value;
+  if (transforms?.response) {
+    // The log keeps the answer as the client gets it.
+    const logged = capText(JSON.stringify(value), context.maxLoggedBytes);
+    log.response = { kind: "json-text", text: logged.text, totalBytes: logged.totalBytes, truncated: logged.truncated, tail: null };
+  }
+  if (context.judgeOutput && operation.guardrails?.output) {
+    const denied = await context.judgeOutput(operation.guardrails.output(value));
+    if (denied) return fail(denied);
+  }
+  const body = context.hookResults ? { ...value, hook_results: context.hookResults } : value;
+  return ok({ status: upstream.status, headers: json, body: JSON.stringify(body) });
+}

@@ -1,0 +1,46 @@
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { JsonObject, UpstreamRequest } from "../providers/provider.ts";
+import type { OperationDescriptor } from "./operation.ts";
+import type { Target } from "./target-resolution.ts";
+
+/** The request's body as the core holds it. */
+export type RequestBody =
+  /** `raw` is the client's exact text of `value`, when `value` is the client's own body. */
+  | { kind: "json"; value: JsonObject; raw?: string }
+  | { kind: "as-sent"; stream: ReadableStream<Uint8Array> | null; contentType: string | null }
+  | { kind: "none" };
+
+/**
+ * The request for one target: the provider's transform of the operation (when it has one) on
+ * the body, the model as the target names it, the provider's path, then its authorisation. A
+ * JSON body nothing changed goes as the client's exact bytes. A provider outside the OpenAI
+ * format that has no transform for the operation cannot serve it: 400.
+ */
+export async function buildUpstreamRequest(
+  operation: OperationDescriptor,
+  target: Target,
+  body: RequestBody,
+  stream: boolean,
+): Promise<Result<UpstreamRequest, GatewayError>> {
+  const { provider } = target;
+  const transforms = provider.operations[operation.id];
+  if (!transforms && !provider.openaiFormat) {
+    return fail(new GatewayError("invalid_request", `${provider.name} does not serve ${operation.id} through the gateway.`, { param: "x-gateway-provider" }));
+  }
+  let path = operation.upstreamPath;
+  const headers: Record<string, string> = {};
+  let sent: UpstreamRequest["body"] = null;
+  if (body.kind === "json") {
+    const named = target.model !== null && body.value.model !== target.model ? { ...body.value, model: target.model } : body.value;
+    const transformed = transforms?.request?.(named, { model: target.model ?? "", stream }) ?? { body: named };
+    path = transformed.path ?? path;
+    sent = transformed.body === body.value && body.raw !== undefined ? body.raw : JSON.stringify(transformed.body);
+    headers["content-type"] = "application/json";
+    headers.accept = stream ? "text/event-stream" : "application/json";
+  } else if (body.kind === "as-sent") {
+    sent = body.stream;
+    if (body.contentType) headers["content-type"] = body.contentType;
+  }
+  const request: UpstreamRequest = { method: operation.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
+  return ok(await provider.authorize(request, target.credentials));
+}

@@ -1,0 +1,66 @@
+/**
+ * What a provider is to the proxy core: data (where it lives, how it authenticates) plus
+ * optional pure transforms per operation. The core never names a provider; it looks up the
+ * transforms of the operation it runs and otherwise passes requests and answers as they are.
+ */
+import type { GatewayError } from "../errors.ts";
+import type { StreamProtocol, StreamTranslator } from "../core/stream-protocol.ts";
+
+/** A JSON object body (request or answer). */
+export type JsonObject = Record<string, unknown>;
+
+/**
+ * The upstream credentials of one target, by auth style. Each style is what one family of
+ * providers needs to authorise a request; a provider reads only its own.
+ */
+export type Credentials = BearerCredentials;
+
+/** OpenAI-style: `Authorization: Bearer <key>`, with optional organisation and project headers. */
+export interface BearerCredentials {
+  style: "bearer";
+  apiKey: string | null;
+  organization: string | null;
+  project: string | null;
+}
+
+/** One request as it leaves for the upstream. A provider's `authorize` sees it final (SigV4 signs URL, headers and body). */
+export interface UpstreamRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Text for JSON bodies; a stream for bodies passed as the client sends them; null when none. */
+  body: string | ReadableStream<Uint8Array> | null;
+}
+
+/** The pure transforms of one operation for one provider; each is optional. */
+export interface OperationTransforms {
+  /**
+   * The body to send (the same object when nothing changes, so the client's exact bytes can go)
+   * and, when the provider's path differs from the operation's, that path.
+   */
+  request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string };
+  /** A successful JSON answer in the client's format. */
+  response?(answer: JsonObject): JsonObject;
+  /** A new translator of the provider's stream events into the client's, one per stream. */
+  stream?(clientBody: JsonObject): StreamTranslator;
+}
+
+export interface Provider {
+  id: string;
+  name: string;
+  /** Default base URL (the operation's path is appended); null when only a custom host makes sense. */
+  baseUrl: string | null;
+  docs: string;
+  /**
+   * True when the provider speaks the OpenAI format: operations without transforms here pass
+   * as they are. False: only the operations listed in `operations` can reach it.
+   */
+  openaiFormat: boolean;
+  operations: Readonly<Record<string, OperationTransforms>>;
+  /** How the provider's streams are framed, end and report errors. */
+  streamProtocol: StreamProtocol;
+  /** Adds the credentials to a final request; may sign it. Pure apart from the clock a signature reads. */
+  authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | Promise<UpstreamRequest>;
+  /** An upstream error answer (status and body text) as the gateway's error. Never throws. */
+  error(status: number, text: string, headers: Readonly<Record<string, string>>): GatewayError;
+}
