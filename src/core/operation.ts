@@ -23,6 +23,12 @@ export interface OperationDescriptor {
    * go event by event).
    */
   answer: "json" | "as-sent";
+  /**
+   * True when the operation's streams may end where the bytes end, with no end event (the
+   * pass-through, whose upstream paths have their own conventions); otherwise a stream that
+   * stops short of its provider's end event is cut and ends with an error event.
+   */
+  streamEndsAtEof?: boolean;
   /** How the log reads the answer's model and usage (and assembles a stream). */
   format: AnswerFormat;
   /**

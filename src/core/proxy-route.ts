@@ -1,5 +1,5 @@
 import type { RouteConfig } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler, TypedResponse } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { Result, GatewayError } from "../errors.ts";
@@ -50,19 +50,22 @@ export function targetHeaders(headers: ProxyRouteHeaders): ProxyInput["headers"]
  * those refused by the route's own checks included.
  */
 export function loggedRoute<R extends RouteConfig>(route: R, deps: GatewayDeps): R {
-  const log = logRequests({
-    writer: deps.logWriter,
-    inflight: deps.inflight,
-    route: route.operationId ?? route.path,
-    maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
-  });
   const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
-  return { ...route, middleware: [log, ...own] };
+  return { ...route, middleware: [requestLogger(route.operationId ?? route.path, deps), ...own] };
 }
 
-/** The proxy's answer as the route's response; an expected failure goes to the app's error handler. */
-export function proxyResponse(c: Context<GatewayEnv>, result: Result<ProxyResponse, GatewayError>): Response {
+/** The request log middleware of one operation (`logRequests` with the gateway's writer and limits). */
+export function requestLogger(operationId: string, deps: GatewayDeps): MiddlewareHandler<GatewayEnv> {
+  return logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: operationId, maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES });
+}
+
+/**
+ * The proxy's answer as the route's response; an expected failure goes to the app's error
+ * handler. The body is the upstream's (checked by the core, relayed as it arrives), not an object
+ * built here, so it is typed as fitting any JSON answer the route documents.
+ */
+export function proxyResponse(c: Context<GatewayEnv>, result: Result<ProxyResponse, GatewayError>): Response & TypedResponse<never, 200, "json"> {
   if (!result.ok) throw result.error;
   const { status, headers, body } = result.value;
-  return c.body(body, status as 200, headers);
+  return c.body(body, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;
 }

@@ -8,6 +8,8 @@ import type { RequestLog } from "../logging/request-log.ts";
 export interface StreamRelayOptions {
   /** How the upstream frames, ends and fails its stream. */
   protocol: StreamProtocol;
+  /** True when the stream also ends cleanly where the bytes end (the protocol's or the operation's rule). */
+  endsAtEof: boolean;
   /** Translates the upstream's events into the client's format; null passes them as they are. */
   translator: StreamTranslator | null;
   /**
@@ -132,7 +134,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
           if (done) {
             const tail = render(decoder.flush());
             if (tail) controller.enqueue(encoder.encode(tail));
-            if (endEvent || (protocol.endsAtEof && !upstreamError)) return await finishClean(controller);
+            if (endEvent || (options.endsAtEof && !upstreamError)) return await finishClean(controller);
             if (!upstreamError) return failWith(controller, call.classify(new Error("stream ended before its end event")));
             controller.close();
             return finishLog(null);

@@ -54,7 +54,13 @@ export async function answerFrom({ candidate, call }: Answered, context: AnswerC
     return ok({
       status: 200,
       headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-      body: relayStream(call, log, { protocol: provider.streamProtocol, translator, beforeEnd, ...limits }),
+      body: relayStream(call, log, {
+        protocol: provider.streamProtocol,
+        endsAtEof: provider.streamProtocol.endsAtEof || operation.streamEndsAtEof === true,
+        translator,
+        beforeEnd,
+        ...limits,
+      }),
     });
   }
 

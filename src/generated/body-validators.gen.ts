@@ -3,7 +3,7 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CreateApiKeyRequestSchema, CreateChatCompletionRequestSchema, CreateConfigRequestSchema, CreateGuardrailRequestSchema, CreatePromptRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdatePromptRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
+import { CreateApiKeyRequestSchema, CreateChatCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateGuardrailRequestSchema, CreatePromptRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdatePromptRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
 export const createApiKeyBodyCheck = validate20;
@@ -1209,16 +1209,462 @@ return errors === 0;
 }
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createGuardrailBodyCheck = validate31;
-const schema44 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
-const schema45 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
-const schema46 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema47 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+export const createEmbeddingBodyCheck = validate31;
+const schema44 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
+const schema45 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createEmbedding.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.model === undefined) && (missing0 = "model")) || ((data.input === undefined) && (missing0 = "input"))){
+validate31.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+validate31.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.input !== undefined){
+let data1 = data.input;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data1)){
+if(data1.length > 2048){
+const err1 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 2048}};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+if(data1.length < 1){
+const err2 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/1/minItems",keyword:"minItems",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+var valid3 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs11 = errors;
+if(typeof data1[i0] !== "string"){
+const err3 = {instancePath:instancePath+"/input/" + i0,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/1/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var valid3 = _errs11 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/1/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs9 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+var items0 = true;
+}
+const _errs13 = errors;
+if(errors === _errs13){
+if(Array.isArray(data1)){
+if(data1.length > 2048){
+const err5 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/2/maxItems",keyword:"maxItems",params:{limit: 2048}};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+if(data1.length < 1){
+const err6 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/2/minItems",keyword:"minItems",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+var valid4 = true;
+const len1 = data1.length;
+for(let i1=0; i1<len1; i1++){
+let data3 = data1[i1];
+const _errs15 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err7 = {instancePath:instancePath+"/input/" + i1,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/2/items/type",keyword:"type",params:{type: "integer"}};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(errors === _errs15){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err8 = {instancePath:instancePath+"/input/" + i1,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/2/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+else {
+if(data3 < -9007199254740991 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/input/" + i1,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/2/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+var valid4 = _errs15 === errors;
+if(!valid4){
+break;
+}
+}
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/2/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+var _valid0 = _errs13 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+if(items0 !== true){
+items0 = true;
+}
+}
+const _errs17 = errors;
+if(errors === _errs17){
+if(Array.isArray(data1)){
+if(data1.length > 2048){
+const err11 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/maxItems",keyword:"maxItems",params:{limit: 2048}};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+if(data1.length < 1){
+const err12 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/minItems",keyword:"minItems",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+var valid5 = true;
+const len2 = data1.length;
+for(let i2=0; i2<len2; i2++){
+let data4 = data1[i2];
+const _errs19 = errors;
+if(errors === _errs19){
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err13 = {instancePath:instancePath+"/input/" + i2,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/items/minItems",keyword:"minItems",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+else {
+var valid6 = true;
+const len3 = data4.length;
+for(let i3=0; i3<len3; i3++){
+let data5 = data4[i3];
+const _errs21 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err14 = {instancePath:instancePath+"/input/" + i2+"/" + i3,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/items/items/type",keyword:"type",params:{type: "integer"}};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(errors === _errs21){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 9007199254740991 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/input/" + i2+"/" + i3,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/items/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+else {
+if(data5 < -9007199254740991 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/input/" + i2+"/" + i3,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/items/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+}
+var valid6 = _errs21 === errors;
+if(!valid6){
+break;
+}
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/input/" + i2,schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/items/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+var valid5 = _errs19 === errors;
+if(!valid5){
+break;
+}
+}
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf/3/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+var _valid0 = _errs17 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+if(items0 !== true){
+items0 = true;
+}
+}
+if(!valid2){
+const err19 = {instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/input/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate31.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.encoding_format !== undefined){
+let data6 = data.encoding_format;
+const _errs23 = errors;
+if(typeof data6 !== "string"){
+validate31.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!((data6 === "float") || (data6 === "base64"))){
+validate31.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema45.properties.encoding_format.enum}}];
+return false;
+}
+var valid1 = _errs23 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.dimensions !== undefined){
+let data7 = data.dimensions;
+const _errs25 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate31.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs25){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 9007199254740991 || isNaN(data7)){
+validate31.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data7 < 1 || isNaN(data7)){
+validate31.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs25 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.user !== undefined){
+const _errs27 = errors;
+if(typeof data.user !== "string"){
+validate31.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid1 = _errs27 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createGuardrailBodyCheck = validate32;
+const schema46 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
+const schema47 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema48 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema49 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1229,14 +1675,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.checks === undefined) && (missing0 = "checks"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -1248,18 +1694,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1275,7 +1721,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate32.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
+validate33.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -1289,14 +1735,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.type === undefined) && (missing1 = "type")){
-validate32.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
+validate33.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!((key1 === "type") || (key1 === "params"))){
-validate32.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate33.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -1305,7 +1751,7 @@ if(_errs9 === errors){
 if(data2.type !== undefined){
 const _errs10 = errors;
 if(typeof data2.type !== "string"){
-validate32.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate33.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -1321,7 +1767,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
+validate33.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1335,7 +1781,7 @@ var valid3 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
+validate33.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1347,7 +1793,7 @@ break;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
+validate33.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1365,14 +1811,14 @@ if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if((data5.deny === undefined) && (missing2 = "deny")){
-validate32.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
+validate33.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key2 in data5){
 if(!(key2 === "deny")){
-validate32.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate33.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -1380,7 +1826,7 @@ break;
 if(_errs18 === errors){
 if(data5.deny !== undefined){
 if(typeof data5.deny !== "boolean"){
-validate32.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
+validate33.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -1388,7 +1834,7 @@ return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
+validate33.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1403,44 +1849,44 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
-validate31.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateGuardrailBodyCheck = validate34;
-const schema48 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
-const schema49 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+export const updateGuardrailBodyCheck = validate35;
+const schema50 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
+const schema51 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1450,14 +1896,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate35.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate36.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
-validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -1469,18 +1915,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1496,7 +1942,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate35.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
+validate36.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -1510,14 +1956,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing0;
 if((data2.type === undefined) && (missing0 = "type")){
-validate35.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
+validate36.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!((key1 === "type") || (key1 === "params"))){
-validate35.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate36.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -1526,7 +1972,7 @@ if(_errs9 === errors){
 if(data2.type !== undefined){
 const _errs10 = errors;
 if(typeof data2.type !== "string"){
-validate35.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate36.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -1542,7 +1988,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
+validate36.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1556,7 +2002,7 @@ var valid3 = true;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
+validate36.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1568,7 +2014,7 @@ break;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
+validate36.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1586,14 +2032,14 @@ if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((data5.deny === undefined) && (missing1 = "deny")){
-validate35.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
+validate36.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key2 in data5){
 if(!(key2 === "deny")){
-validate35.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate36.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -1601,7 +2047,7 @@ break;
 if(_errs18 === errors){
 if(data5.deny !== undefined){
 if(typeof data5.deny !== "boolean"){
-validate35.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
+validate36.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -1609,7 +2055,7 @@ return false;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
+validate36.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1624,45 +2070,45 @@ var valid0 = true;
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate36(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
-validate34.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptBodyCheck = validate37;
-const schema52 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
-const schema53 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema54 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
+export const createPromptBodyCheck = validate38;
+const schema54 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
+const schema55 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema56 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1673,14 +2119,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters"))){
-validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -1692,18 +2138,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1719,12 +2165,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1740,12 +2186,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate38.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate39.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1761,12 +2207,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate38.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate39.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1782,7 +2228,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate38.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate39.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -1796,14 +2242,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.role === undefined) && (missing1 = "role")) || ((data5.content === undefined) && (missing1 = "content"))){
-validate38.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
+validate39.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate38.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate39.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -1813,11 +2259,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate38.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate38.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema54.properties.role.enum}}];
+validate39.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema56.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -1829,7 +2275,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate38.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -1842,7 +2288,7 @@ var valid3 = true;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate39.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1854,7 +2300,7 @@ break;
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate39.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1871,7 +2317,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate39.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1889,44 +2335,44 @@ var valid0 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createPrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate38(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate39(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updatePromptBodyCheck = validate40;
-const schema55 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
-const schema56 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
+export const updatePromptBodyCheck = validate41;
+const schema57 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
+const schema58 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1936,14 +2382,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate41.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate42.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters")) || (key0 === "publish"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -1955,18 +2401,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate42.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1982,12 +2428,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate41.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2001,13 +2447,13 @@ if(data.provider !== undefined){
 let data2 = data.provider;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate41.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema56.properties.provider.type}}];
+validate42.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema58.properties.provider.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate41.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -2022,13 +2468,13 @@ if(data.virtual_key !== undefined){
 let data3 = data.virtual_key;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate41.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema56.properties.virtual_key.type}}];
+validate42.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema58.properties.virtual_key.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate41.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -2045,7 +2491,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate41.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -2059,14 +2505,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing0;
 if(((data5.role === undefined) && (missing0 = "role")) || ((data5.content === undefined) && (missing0 = "content"))){
-validate41.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
+validate42.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate41.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate42.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -2076,11 +2522,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate41.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate41.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema54.properties.role.enum}}];
+validate42.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema56.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -2092,7 +2538,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate41.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -2105,7 +2551,7 @@ var valid3 = true;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate42.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2117,7 +2563,7 @@ break;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate42.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -2134,7 +2580,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate42.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2147,7 +2593,7 @@ if(valid0){
 if(data.publish !== undefined){
 const _errs23 = errors;
 if(typeof data.publish !== "boolean"){
-validate41.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
+validate42.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -2165,163 +2611,42 @@ var valid0 = true;
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updatePrompt.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate42(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
 }
 validate41.errors = vErrors;
 return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updatePrompt.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate40.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-validate40.errors = vErrors;
-return errors === 0;
-}
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createPromptCompletionBodyCheck = validate43;
-const schema58 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
-const schema59 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
-
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createPromptCompletion.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.variables === undefined) && (missing0 = "variables")){
-validate43.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.variables !== undefined){
-let data0 = data.variables;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-}
-else {
-validate43.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.stream !== undefined){
-const _errs6 = errors;
-if(typeof data.stream !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs6 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.max_tokens !== undefined){
-let data2 = data.max_tokens;
-const _errs8 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate43.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs8){
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 9007199254740991 || isNaN(data2)){
-validate43.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data2 < 1 || isNaN(data2)){
-validate43.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.presence_penalty !== undefined){
-let data3 = data.presence_penalty;
-const _errs10 = errors;
-if(errors === _errs10){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 2 || isNaN(data3)){
-validate43.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
-return false;
-}
-else {
-if(data3 < -2 || isNaN(data3)){
-validate43.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
-return false;
-}
-}
-}
-else {
-validate43.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate43.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate43.errors = vErrors;
-return errors === 0;
-}
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const publishPromptVersionBodyCheck = validate44;
-const schema60 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
-const schema61 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+export const createPromptCompletionBodyCheck = validate44;
+const schema60 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema61 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="publishPromptVersion.body" */;
+/*# sourceURL="createPromptCompletion.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate44.evaluated;
@@ -2335,75 +2660,8 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.version === undefined) && (missing0 = "version")){
-validate44.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(key0 === "version")){
-validate44.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.version !== undefined){
-let data0 = data.version;
-const _errs3 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate44.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs3){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 9007199254740991 || isNaN(data0)){
-validate44.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data0 < 1 || isNaN(data0)){
-validate44.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate44.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate44.errors = vErrors;
-return errors === 0;
-}
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const renderPromptBodyCheck = validate45;
-const schema62 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
-
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="renderPrompt.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate45.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate45.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate44.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -2414,7 +2672,7 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+validate44.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2427,7 +2685,7 @@ if(valid1){
 if(data.stream !== undefined){
 const _errs6 = errors;
 if(typeof data.stream !== "boolean"){
-validate45.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate44.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -2440,18 +2698,18 @@ if(data.max_tokens !== undefined){
 let data2 = data.max_tokens;
 const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate45.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate44.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate45.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate44.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate45.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate44.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -2469,18 +2727,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate45.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate44.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data3 < -2 || isNaN(data3)){
-validate45.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+validate44.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
 return false;
 }
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+validate44.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -2495,7 +2753,75 @@ var valid1 = true;
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate44.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const publishPromptVersionBodyCheck = validate45;
+const schema62 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema63 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="publishPromptVersion.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.version === undefined) && (missing0 = "version")){
+validate45.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(key0 === "version")){
+validate45.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.version !== undefined){
+let data0 = data.version;
+const _errs3 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate45.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate45.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate45.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate45.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2504,16 +2830,136 @@ return errors === 0;
 }
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVirtualKeyBodyCheck = validate46;
-const schema64 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema65 = {"type":"object","required":["name","provider","key"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema66 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","exclusiveMinimum":0},"period":{"type":"string","enum":["none","weekly","monthly"]}},"additionalProperties":false};
-const schema67 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+export const renderPromptBodyCheck = validate46;
+const schema64 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="renderPrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate46.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.variables === undefined) && (missing0 = "variables")){
+validate46.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.variables !== undefined){
+let data0 = data.variables;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.stream !== undefined){
+const _errs6 = errors;
+if(typeof data.stream !== "boolean"){
+validate46.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.max_tokens !== undefined){
+let data2 = data.max_tokens;
+const _errs8 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate46.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate46.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data2 < 1 || isNaN(data2)){
+validate46.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.presence_penalty !== undefined){
+let data3 = data.presence_penalty;
+const _errs10 = errors;
+if(errors === _errs10){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2 || isNaN(data3)){
+validate46.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+return false;
+}
+else {
+if(data3 < -2 || isNaN(data3)){
+validate46.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+return false;
+}
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate46.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createVirtualKeyBodyCheck = validate47;
+const schema66 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema67 = {"type":"object","required":["name","provider","key"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema68 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","exclusiveMinimum":0},"period":{"type":"string","enum":["none","weekly","monthly"]}},"additionalProperties":false};
+const schema69 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2524,14 +2970,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.key === undefined) && (missing0 = "key"))){
-validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "name") || (key0 === "provider")) || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2543,18 +2989,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2570,12 +3016,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate47.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2591,18 +3037,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate47.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate48.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate47.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2618,12 +3064,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate47.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2639,12 +3085,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate47.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2660,12 +3106,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate47.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2683,14 +3129,14 @@ if(errors === _errs15){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data6.period === undefined) && (missing1 = "period"))){
-validate47.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate48.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data6){
 if(!((key1 === "credit_limit_usd") || (key1 === "period"))){
-validate47.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate48.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -2702,12 +3148,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 <= 0 || isNaN(data7)){
-validate47.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
+validate48.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate48.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -2721,11 +3167,11 @@ if(data6.period !== undefined){
 let data8 = data6.period;
 const _errs20 = errors;
 if(typeof data8 !== "string"){
-validate47.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data8 === "none") || (data8 === "weekly")) || (data8 === "monthly"))){
-validate47.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema66.properties.period.enum}}];
+validate48.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema68.properties.period.enum}}];
 return false;
 }
 var valid2 = _errs20 === errors;
@@ -2738,7 +3184,7 @@ var valid2 = true;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate48.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2757,7 +3203,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 const _errs25 = errors;
 for(const key2 in data9){
 if(!((key2 === "requests_per_minute") || (key2 === "tokens_per_minute"))){
-validate47.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -2767,18 +3213,18 @@ if(data9.requests_per_minute !== undefined){
 let data10 = data9.requests_per_minute;
 const _errs26 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate47.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate47.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 1 || isNaN(data10)){
-validate47.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -2794,18 +3240,18 @@ if(data9.tokens_per_minute !== undefined){
 let data11 = data9.tokens_per_minute;
 const _errs28 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate47.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate47.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 1 || isNaN(data11)){
-validate47.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -2820,7 +3266,7 @@ var valid4 = true;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate48.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2840,44 +3286,44 @@ var valid0 = true;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate47.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
-validate46.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVirtualKeyBodyCheck = validate49;
-const schema68 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema69 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+export const updateVirtualKeyBodyCheck = validate50;
+const schema70 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema71 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2887,14 +3333,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate50.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate51.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2906,18 +3352,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate50.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate51.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate50.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2933,18 +3379,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 8192){
-validate50.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate51.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate50.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2958,13 +3404,13 @@ if(data.upstream_organization !== undefined){
 let data2 = data.upstream_organization;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate50.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema69.properties.upstream_organization.type}}];
+validate51.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema71.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate50.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -2979,13 +3425,13 @@ if(data.upstream_project !== undefined){
 let data3 = data.upstream_project;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate50.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema69.properties.upstream_project.type}}];
+validate51.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema71.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate50.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -3000,13 +3446,13 @@ if(data.custom_host !== undefined){
 let data4 = data.custom_host;
 const _errs10 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate50.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema69.properties.custom_host.type}}];
+validate51.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema71.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate50.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -3100,7 +3546,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((data7 === "none") || (data7 === "weekly")) || (data7 === "monthly"))){
-const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema66.properties.period.enum}};
+const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema68.properties.period.enum}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3153,7 +3599,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return false;
 }
 else {
@@ -3324,7 +3770,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return false;
 }
 else {
@@ -3353,40 +3799,41 @@ var valid0 = true;
 }
 }
 else {
-validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck);
 export const createChatCompletionBody = compiledBody(CreateChatCompletionRequestSchema, createChatCompletionBodyCheck as BodyCheck);
 export const createConfigBody = compiledBody(CreateConfigRequestSchema, createConfigBodyCheck as BodyCheck);
 export const updateConfigBody = compiledBody(UpdateConfigRequestSchema, updateConfigBodyCheck as BodyCheck);
+export const createEmbeddingBody = compiledBody(CreateEmbeddingRequestSchema, createEmbeddingBodyCheck as BodyCheck);
 export const createGuardrailBody = compiledBody(CreateGuardrailRequestSchema, createGuardrailBodyCheck as BodyCheck);
 export const updateGuardrailBody = compiledBody(UpdateGuardrailRequestSchema, updateGuardrailBodyCheck as BodyCheck);
 export const createPromptBody = compiledBody(CreatePromptRequestSchema, createPromptBodyCheck as BodyCheck);

@@ -241,6 +241,119 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/embeddings": {
+      "post": {
+        "operationId": "createEmbedding",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create embeddings through an upstream provider",
+        "description": "The body is the OpenAI embeddings body; unknown fields are passed upstream untouched. The\nupstream is chosen as for chat completions. Tokens and cost are logged from the answer's\n`usage`. Input guardrails judge the `input` strings; output guardrails do not apply, and a\nconfig that attaches them is refused with 400.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateEmbeddingRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The embeddings, as the upstream answered them.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/EmbeddingList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
     "/v1/api-keys": {
       "post": {
         "operationId": "createApiKey",
@@ -2280,6 +2393,141 @@ export const openApiDocument = {
             ],
             "additionalProperties": {
               "type": "string"
+            }
+          }
+        }
+      },
+      "CreateEmbeddingRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "input"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "input": {
+            "description": "A string, an array of strings, an array of tokens, or an array of token arrays.",
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 2048,
+                "items": {
+                  "type": "string"
+                }
+              },
+              {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 2048,
+                "items": {
+                  "type": "integer"
+                }
+              },
+              {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 2048,
+                "items": {
+                  "type": "array",
+                  "minItems": 1,
+                  "items": {
+                    "type": "integer"
+                  }
+                }
+              }
+            ]
+          },
+          "encoding_format": {
+            "type": "string",
+            "enum": [
+              "float",
+              "base64"
+            ]
+          },
+          "dimensions": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "user": {
+            "type": "string",
+            "description": "End-user identifier; logged."
+          }
+        }
+      },
+      "EmbeddingList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data",
+          "model"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "model": {
+            "type": "string"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "object",
+                "index",
+                "embedding"
+              ],
+              "additionalProperties": true,
+              "properties": {
+                "object": {
+                  "type": "string",
+                  "enum": [
+                    "embedding"
+                  ]
+                },
+                "index": {
+                  "type": "integer"
+                },
+                "embedding": {
+                  "description": "Floats, or a base64 string with `encoding_format: base64`.",
+                  "anyOf": [
+                    {
+                      "type": "array",
+                      "items": {
+                        "type": "number"
+                      }
+                    },
+                    {
+                      "type": "string"
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "usage": {
+            "type": "object",
+            "additionalProperties": true,
+            "properties": {
+              "prompt_tokens": {
+                "type": "integer"
+              },
+              "total_tokens": {
+                "type": "integer"
+              }
             }
           }
         }

@@ -170,6 +170,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create embeddings through an upstream provider
+         * @description The body is the OpenAI embeddings body; unknown fields are passed upstream untouched. The
+         *     upstream is chosen as for chat completions. Tokens and cost are logged from the answer's
+         *     `usage`. Input guardrails judge the `input` strings; output guardrails do not apply, and a
+         *     config that attaches them is refused with 400.
+         */
+        post: operations["createEmbedding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/guardrails": {
         parameters: {
             query?: never;
@@ -654,6 +677,19 @@ export interface components {
             is_default?: boolean;
             name: string;
         };
+        CreateEmbeddingRequest: {
+            dimensions?: number;
+            /** @enum {string} */
+            encoding_format?: "float" | "base64";
+            /** @description A string, an array of strings, an array of tokens, or an array of token arrays. */
+            input: string | string[] | number[] | number[][];
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model: string;
+            /** @description End-user identifier; logged. */
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
         CreateGuardrailRequest: {
             action?: components["schemas"]["GuardrailAction"];
             checks: components["schemas"]["GuardrailCheckSpec"][];
@@ -688,6 +724,28 @@ export interface components {
             deleted: boolean;
             id: string;
             object: string;
+        };
+        EmbeddingList: {
+            data: ({
+                /** @description Floats, or a base64 string with `encoding_format: base64`. */
+                embedding: number[] | string;
+                index: number;
+                /** @enum {string} */
+                object: "embedding";
+            } & {
+                [key: string]: unknown;
+            })[];
+            model: string;
+            /** @enum {string} */
+            object: "list";
+            usage?: {
+                prompt_tokens?: number;
+                total_tokens?: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         ErrorBody: {
             error: components["schemas"]["ErrorDetail"];
@@ -1525,6 +1583,65 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createEmbedding: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEmbeddingRequest"];
+            };
+        };
+        responses: {
+            /** @description The embeddings, as the upstream answered them. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmbeddingList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
         };
     };
     listGuardrails: {

@@ -4,6 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { registerCreateApiKey } from "../routes/createApiKey.ts";
 import { registerCreateChatCompletion } from "../routes/createChatCompletion.ts";
 import { registerCreateConfig } from "../routes/createConfig.ts";
+import { registerCreateEmbedding } from "../routes/createEmbedding.ts";
 import { registerCreateGuardrail } from "../routes/createGuardrail.ts";
 import { registerCreatePrompt } from "../routes/createPrompt.ts";
 import { registerCreatePromptCompletion } from "../routes/createPromptCompletion.ts";
@@ -54,6 +55,7 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerUpdateConfig,
   registerDeleteConfig,
   registerListConfigVersions,
+  registerCreateEmbedding,
   registerListGuardrails,
   registerCreateGuardrail,
   registerGetGuardrail,

@@ -61,6 +61,9 @@ export type CreateChatCompletionRequest = z.infer<typeof CreateChatCompletionReq
 export const CreateConfigRequestSchema = z.object({ "name": z.string().min(1).max(200), "config": z.union([z.record(z.string(), z.any()), z.string()]).describe("The config, as an object or as JSON text."), "is_default": z.boolean().describe("The workspace's default config applies to requests that send no x-gateway-config.").optional() }).strict().openapi("CreateConfigRequest");
 export type CreateConfigRequest = z.infer<typeof CreateConfigRequestSchema>;
 
+export const CreateEmbeddingRequestSchema = z.object({ "model": z.string().min(1).describe("Model id; `@<provider>/<model>` also selects the provider."), "input": z.union([z.string(), z.array(z.string()).min(1).max(2048), z.array(z.number().int()).min(1).max(2048), z.array(z.array(z.number().int()).min(1)).min(1).max(2048)]).describe("A string, an array of strings, an array of tokens, or an array of token arrays."), "encoding_format": z.enum(["float","base64"]).optional(), "dimensions": z.number().int().gte(1).optional(), "user": z.string().describe("End-user identifier; logged.").optional() }).catchall(z.any()).openapi("CreateEmbeddingRequest");
+export type CreateEmbeddingRequest = z.infer<typeof CreateEmbeddingRequestSchema>;
+
 export const GuardrailActionSchema = z.object({ "deny": z.boolean().describe("A failed check denies the request (HTTP 446).") }).strict().openapi("GuardrailAction");
 export type GuardrailAction = z.infer<typeof GuardrailActionSchema>;
 
@@ -87,6 +90,9 @@ export type CreateVirtualKeyRequest = z.infer<typeof CreateVirtualKeyRequestSche
 
 export const DeletedObjectSchema = z.object({ "id": z.string(), "object": z.string(), "deleted": z.boolean() }).strict().openapi("DeletedObject");
 export type DeletedObject = z.infer<typeof DeletedObjectSchema>;
+
+export const EmbeddingListSchema = z.object({ "object": z.literal("list"), "model": z.string(), "data": z.array(z.object({ "object": z.literal("embedding"), "index": z.number().int(), "embedding": z.union([z.array(z.number()), z.string()]).describe("Floats, or a base64 string with `encoding_format: base64`.") }).catchall(z.any())), "usage": z.object({ "prompt_tokens": z.number().int().optional(), "total_tokens": z.number().int().optional() }).catchall(z.any()).optional() }).catchall(z.any()).openapi("EmbeddingList");
+export type EmbeddingList = z.infer<typeof EmbeddingListSchema>;
 
 export const ErrorDetailSchema = z.object({ "message": z.string(), "type": z.string(), "code": z.union([z.string(), z.null()]), "param": z.union([z.string(), z.null()]) }).strict().openapi("ErrorDetail");
 export type ErrorDetail = z.infer<typeof ErrorDetailSchema>;

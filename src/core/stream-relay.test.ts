@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { GatewayError } from "../errors.ts";
+import type { LogEntry } from "../logging/log-entry.ts";
+import { RequestLog } from "../logging/request-log.ts";
+import { createSseDecoder, openaiSseProtocol, type StreamProtocol, type StreamTranslator } from "./stream-protocol.ts";
+import { relayStream } from "./stream-relay.ts";
+import type { UpstreamCall } from "./upstream-call.ts";
+
+/** A protocol shaped like Anthropic's: typed events, ended by `message_stop`, no `[DONE]`. */
+const typedProtocol: StreamProtocol = {
+  contentType: "text/event-stream",
+  createDecoder: createSseDecoder,
+  isEnd: (event) => event.event === "message_stop",
+  endsAtEof: false,
+  isError: (event) => event.event === "error",
+};
+
+/** Turns `text` events into chat chunks and closes with a usage chunk and `[DONE]`. */
+function chatTranslator(): StreamTranslator {
+  let characters = 0;
+  return {
+    event(event) {
+      if (event.event !== "text") return [];
+      characters += event.data.length;
+      return [{ data: JSON.stringify({ choices: [{ index: 0, delta: { content: event.data } }] }) }];
+    },
+    end: () => [{ data: JSON.stringify({ choices: [], usage: { completion_tokens: characters } }) }, { data: "[DONE]", to: "client" }],
+  };
+}
+
+function upstreamCall(text: string): UpstreamCall {
+  const bytes = new TextEncoder().encode(text);
+  // Split mid-event, as a network would.
+  const parts = [bytes.subarray(0, 7), bytes.subarray(7)];
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const part = parts.shift();
+      if (part) controller.enqueue(part);
+      else controller.close();
+    },
+  });
+  return {
+    response: new Response(body, { headers: { "content-type": "text/event-stream" } }),
+    abort() {},
+    done() {},
+    classify: () => new GatewayError("upstream_error", "The upstream's stream broke off."),
+  };
+}
+
+function requestLog(entries: LogEntry[]): RequestLog {
+  const identity = { organisationId: "o", workspaceId: "w", apiKeyId: null, route: "createChatCompletion", method: "POST", path: "/v1/chat/completions", traceId: null, spanId: null, parentSpanId: null, spanName: null };
+  return new RequestLog(identity, (entry) => entries.push(entry), () => undefined);
+}
+
+const limits = { maxLoggedBytes: 1 << 20, maxBufferedBytes: 1 << 20 };
+
+describe("relayStream", () => {
+  it("decodes with the provider's protocol, translates event by event and closes with the translator's events", async () => {
+    const entries: LogEntry[] = [];
+    const call = upstreamCall("event: text\ndata: Hel\n\nevent: ping\ndata: {}\n\nevent: text\ndata: lo\n\nevent: message_stop\ndata: {}\n\nevent: text\ndata: after the end\n\n");
+    const out = await new Response(relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), ...limits })).text();
+    const data = out.split("\n\n").filter(Boolean).map((event) => event.replace(/^data: /, ""));
+    expect(data).toEqual([
+      JSON.stringify({ choices: [{ index: 0, delta: { content: "Hel" } }] }),
+      JSON.stringify({ choices: [{ index: 0, delta: { content: "lo" } }] }),
+      JSON.stringify({ choices: [], usage: { completion_tokens: 5 } }),
+      "[DONE]",
+    ]);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.errorMessage).toBeNull();
+    // The log keeps what the client got, the usage chunk included, without the end marker.
+    expect(entries[0]!.response).toMatchObject({ kind: "stream", chunks: data.slice(0, 3) });
+  });
+
+  it("ends a stream cut before its end event with an error event, unless the rule lets the bytes end it", async () => {
+    const cut = "event: text\ndata: partial\n\n";
+    const entries: LogEntry[] = [];
+    const failed = await new Response(relayStream(upstreamCall(cut), requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), ...limits })).text();
+    expect(failed).toContain("event: error");
+    expect(failed).not.toContain("[DONE]");
+    expect(entries[0]!.errorMessage).toBe("The upstream's stream broke off.");
+
+    const endedEntries: LogEntry[] = [];
+    const ended = await new Response(relayStream(upstreamCall(cut), requestLog(endedEntries), { protocol: typedProtocol, endsAtEof: true, translator: chatTranslator(), ...limits })).text();
+    expect(ended).not.toContain("event: error");
+    expect(ended.trim().endsWith("data: [DONE]")).toBe(true);
+    expect(endedEntries[0]!.errorMessage).toBeNull();
+  });
+
+  it("without a translator passes events as they are and forwards the upstream's own end event", async () => {
+    const entries: LogEntry[] = [];
+    const text = 'data: {"a":1}\n\nevent: custom\ndata: {"b":2}\n\ndata: [DONE]\n\n';
+    const out = await new Response(relayStream(upstreamCall(text), requestLog(entries), { protocol: openaiSseProtocol, endsAtEof: false, translator: null, ...limits })).text();
+    expect(out).toBe(text);
+    expect(entries[0]!.response).toMatchObject({ chunks: ['{"a":1}', '{"b":2}'] });
+  });
+
+  it("lets output guardrails judge the logged events before the client gets the closing ones", async () => {
+    const entries: LogEntry[] = [];
+    const judged: string[][] = [];
+    const beforeEnd = async (chunks: readonly string[]) => {
+      judged.push([...chunks]);
+      return new GatewayError("guardrail_denied", "denied");
+    };
+    const call = upstreamCall("event: text\ndata: Hi\n\nevent: message_stop\ndata: {}\n\n");
+    const out = await new Response(relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), beforeEnd, ...limits })).text();
+    expect(judged[0]).toHaveLength(2);
+    expect(out).toContain("event: error");
+    expect(out).not.toContain("[DONE]");
+    expect(entries[0]!.errorCode).toBe("guardrail_denied");
+  });
+});

@@ -1,0 +1,105 @@
+import type { Context } from "hono";
+import type { GatewayApp, GatewayEnv } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { handleError } from "../app-errors.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { proxyDeps, requestLogger, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
+import type { RequestBody } from "../core/upstream-request.ts";
+import { GatewayError } from "../errors.ts";
+import { openApiDocument } from "../generated/openapi-document.gen.ts";
+import { createChatCompletionRoute } from "../generated/routes.gen.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
+import { nestedDeeperThan } from "../validation/json-depth.ts";
+
+/**
+ * The pass-through: any `/v1/*` request no documented route serves goes to the selected
+ * provider's base URL with the same method, path (after `/v1`), query and body, and is logged
+ * like the rest. It is the one route outside the document: its paths are the upstream's.
+ */
+export const passThroughOperation: OperationDescriptor = {
+  id: "passThrough",
+  method: "GET",
+  upstreamPath: "/",
+  body: "as-sent",
+  answer: "as-sent",
+  streamEndsAtEof: true,
+  format: "json",
+};
+
+/** The pass-through takes the gateway headers every proxied operation takes. */
+const headerSchema = createChatCompletionRoute.request.headers;
+
+/**
+ * First path segments under `/v1` that belong to the gateway's own resources (keys, logs,
+ * configs…): an unknown path there is a 404, never a request to an upstream.
+ */
+const RESERVED_SEGMENTS: ReadonlySet<string> = new Set(
+  Object.entries(openApiDocument.paths)
+    .filter(([path, item]) => path.startsWith("/v1/") && !Object.values(item).some((operation) => (operation.tags as readonly string[] | undefined)?.includes("Inference")))
+    .map(([path]) => path.split("/")[2]!),
+);
+
+export function registerPassThrough(app: GatewayApp, deps: GatewayDeps): void {
+  const core = proxyDeps(deps);
+  const logRequest = requestLogger(passThroughOperation.id, deps);
+  app.all("/v1/*", async (c, next) => {
+    const url = new URL(c.req.url);
+    const segment = url.pathname.split("/")[2] ?? "";
+    if (RESERVED_SEGMENTS.has(segment)) return next();
+    // Called here rather than chained, so reserved paths fall through to "not found"; errors are
+    // answered inside it, as the chain would, so the log sees them.
+    await logRequest(c, async () => {
+      try {
+        c.res = proxyResponse(c, await passThrough(c, url, core));
+      } catch (error) {
+        if (!(error instanceof Error)) throw error;
+        c.error = error;
+        c.res = await handleError(error, c);
+      }
+    });
+    return c.res;
+  });
+}
+
+async function passThrough(c: Context<GatewayEnv>, url: URL, core: ReturnType<typeof proxyDeps>) {
+  const sent = Object.fromEntries(Object.keys(headerSchema.shape).map((name) => [name, c.req.header(name)]));
+  const headers = headerSchema.safeParse(sent);
+  logHeadersHook(headers.success ? { target: "header", success: true, data: headers.data } : { target: "header", success: false, error: headers.error }, c);
+  if (!headers.success) throw new GatewayError("invalid_request", "Invalid header.");
+  const path = upstreamPath(url);
+  const body = await requestBody(c);
+  const operation = { ...passThroughOperation, method: c.req.method, upstreamPath: path, body: body.kind === "json" ? ("json" as const) : body.kind };
+  const log = c.get("requestLog");
+  return proxyOperation(operation, { body, headers: targetHeaders(headers.data), workspaceId: c.get("auth").workspaceId, clientSignal: c.req.raw.signal, log }, core);
+}
+
+/**
+ * The path after `/v1` with the query. Dot segments (also percent-encoded) and backslashes are
+ * refused: the path stays under the provider's base URL.
+ */
+function upstreamPath(url: URL): string {
+  const rest = url.pathname.slice("/v1".length);
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(rest) || /\\|%5c|%2f/i.test(rest) || rest.includes("//")) {
+    throw new GatewayError("invalid_request", "The path may not hold dot segments, backslashes, encoded slashes or empty segments.", { param: "path" });
+  }
+  return `${rest}${url.search}`;
+}
+
+/** A JSON body is read and parsed once (the log keeps it, the model in it selects); any other passes as it arrives. */
+async function requestBody(c: Context<GatewayEnv>): Promise<RequestBody> {
+  if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.raw.body === null) return { kind: "none" };
+  const contentType = c.req.header("content-type") ?? null;
+  if (!contentType || !/^application\/json\b/i.test(contentType)) return { kind: "as-sent", stream: c.req.raw.body, contentType };
+  const raw = await c.req.text();
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new GatewayError("invalid_json", "The request body is not valid JSON.");
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value) || nestedDeeperThan(value)) {
+    throw new GatewayError("invalid_request", "A JSON body must be an object nested at most 128 levels deep.");
+  }
+  return { kind: "json", value: value as Record<string, unknown>, raw };
+}

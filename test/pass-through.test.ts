@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LLMock } from "@copilotkit/aimock";
+import OpenAI from "openai";
+import { request as httpRequest } from "node:http";
+import { toFile } from "openai";
+import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { call, openaiClient, startGateway, startUpstream, upstreamHeaders, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+
+let gateway: RunningGateway;
+let upstream: LLMock;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  upstream.onMessage("responses hello", { content: "Hello from the Responses operation" });
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.stop();
+});
+
+async function storedLog(logId: string) {
+  await gateway.flushLogs();
+  const record = await gateway.gateway.deps.store.logs.get(logId, DEFAULT_WORKSPACE_ID);
+  expect(record).toBeDefined();
+  return record!;
+}
+
+/** A raw request, so the path reaches the gateway exactly as written (fetch would normalise it). */
+function rawGet(path: string): Promise<{ status: number; body: any }> {
+  const url = new URL(gateway.url);
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest({ host: url.hostname, port: url.port, path, headers: { ...upstreamHeaders(gateway, upstream) } }, (response) => {
+      let text = "";
+      response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    sent.on("error", reject);
+    sent.end();
+  });
+}
+
+describe("the /v1/* pass-through to an OpenAI-format provider", () => {
+  it("passes a GET with its query to the provider and logs it as the pass-through", async () => {
+    const client = openaiClient(gateway, upstream);
+    const { data, response } = await client.models.list().withResponse();
+    expect(data.data.length).toBeGreaterThan(0);
+    expect(data.data[0]).toHaveProperty("id");
+    const record = await storedLog(response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ route: "passThrough", method: "GET", path: "/v1/models", provider: "openai", status: 200, success: true, requestBody: null });
+    expect(JSON.parse(record.responseBody!).object).toBe("list");
+  });
+
+  it("sends the upstream key from Authorization", async () => {
+    // This upstream accepts only the right key: a 200 proves the header arrived intact.
+    const guarded = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent", auth: { apiKeys: [UPSTREAM_KEY] } });
+    await guarded.start();
+    try {
+      const right = await openaiClient(gateway, guarded).models.list();
+      expect(right.data.length).toBeGreaterThan(0);
+      const wrong = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "sk-wrong", maxRetries: 0, defaultHeaders: upstreamHeaders(gateway, guarded) });
+      await expect(wrong.models.list()).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it("streams a multipart upload upstream as it arrives and relays the answer", async () => {
+    const client = openaiClient(gateway, upstream);
+    const file = await client.files.create({ file: await toFile(Buffer.from('{"prompt":"a"}\n'), "train.jsonl"), purpose: "fine-tune" });
+    expect(file.object).toBe("file");
+    expect(file.filename).toBe("train.jsonl");
+    const listed = await client.files.list();
+    expect(listed.data.map((entry) => entry.id)).toContain(file.id);
+  });
+
+  it("passes a JSON body once parsed: the model selects and is logged, the body is logged, a stream is relayed event by event", async () => {
+    const client = openaiClient(gateway, upstream);
+    const stream = await client.responses.create({ model: "gpt-4o-mini", input: "responses hello", stream: true });
+    let text = "";
+    let completed = false;
+    for await (const event of stream) {
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.completed") completed = true;
+    }
+    expect(text).toBe("Hello from the Responses operation");
+    expect(completed).toBe(true);
+
+    const plain = await client.responses.create({ model: "@openai/gpt-4o-mini", input: "responses hello" }).withResponse();
+    expect(plain.data.output_text).toBe("Hello from the Responses operation");
+    const record = await storedLog(plain.response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ route: "passThrough", method: "POST", path: "/v1/responses", provider: "openai", model: "gpt-4o-mini", status: 200 });
+    expect(JSON.parse(record.requestBody!)).toMatchObject({ model: "@openai/gpt-4o-mini", input: "responses hello" });
+    const received = upstream.getRequests().at(-1)!;
+    expect(received.path).toBe("/v1/responses");
+    expect(received.body).toMatchObject({ model: "gpt-4o-mini" });
+  });
+
+  it("keeps the upstream's error status and body in the error envelope", async () => {
+    const missing = await call(gateway, "GET", "/v1/files/file-does-not-exist", { headers: upstreamHeaders(gateway, upstream) });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toHaveProperty("message");
+  });
+
+  it("never passes the gateway's own resource paths, dot segments or malformed JSON", async () => {
+    for (const path of ["/v1/logs/a/b", "/v1/api-keys/a/b", "/v1/configs/a/b/c", "/v1/virtual-keys/x/y"]) {
+      const answered = await call(gateway, "GET", path, { headers: upstreamHeaders(gateway, upstream) });
+      expect(answered.status, path).toBe(404);
+      expect(answered.body.error.code).toBe("not_found");
+    }
+    const before = upstream.getRequests().length;
+    // Dot segments resolve before routing, to a path outside /v1 that nothing serves.
+    for (const path of ["/v1/models/../../admin", "/v1/%2e%2e/admin", "/v1/models/%2e%2E/%2e%2e/x"]) {
+      const answered = await rawGet(path);
+      expect(answered.status, path).toBe(404);
+    }
+    for (const path of ["/v1/models/%2F..%2Fadmin", "/v1//models", "/v1/models/..%5cadmin"]) {
+      const answered = await rawGet(path);
+      expect(answered.status, path).toBe(400);
+      expect(answered.body.error).toMatchObject({ code: "invalid_request", param: "path" });
+    }
+    const badJson = await call(gateway, "POST", "/v1/moderations", { rawBody: "{not json", headers: upstreamHeaders(gateway, upstream) });
+    expect(badJson.status).toBe(400);
+    expect(badJson.body.error.code).toBe("invalid_json");
+    const deep = await call(gateway, "POST", "/v1/moderations", { rawBody: `${"[".repeat(200)}${"]".repeat(200)}`, headers: upstreamHeaders(gateway, upstream) });
+    expect(deep.status).toBe(400);
+    const badHeader = await call(gateway, "GET", "/v1/models", { headers: { ...upstreamHeaders(gateway, upstream), "x-gateway-request-timeout": "soon" } });
+    expect(badHeader.status).toBe(400);
+    expect(badHeader.body.error.param).toBe("x-gateway-request-timeout");
+    expect(upstream.getRequests().length).toBe(before);
+    const stillServing = await call(gateway, "GET", "/v1/models", { headers: upstreamHeaders(gateway, upstream) });
+    expect(stillServing.status).toBe(200);
+  });
+
+  it("needs a gateway key and a provider", async () => {
+    const noKey = await call(gateway, "GET", "/v1/models", { key: null, headers: { "x-gateway-provider": "openai" } });
+    expect(noKey.status).toBe(401);
+    const noProvider = await call(gateway, "GET", "/v1/models");
+    expect(noProvider.status).toBe(400);
+    expect(noProvider.body.error.code).toBe("unknown_provider");
+  });
+});
