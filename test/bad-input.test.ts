@@ -171,10 +171,15 @@ describe("bad input gets a clear 4xx and the gateway keeps serving", () => {
     expectEnvelope(response.body, "invalid_request", "x-gateway-request-timeout");
   });
 
-  it("unknown routes → 404 envelope", async () => {
-    const response = await call(gateway, "GET", "/v1/nothing-here");
-    expect(response.status).toBe(404);
-    expectEnvelope(response.body, "not_found");
+  it("unknown routes → 404 envelope; other /v1 paths are the pass-through's, which needs a provider", async () => {
+    for (const path of ["/nothing-here", "/v2/chat/completions", "/v1/logs/a/b"]) {
+      const response = await call(gateway, "GET", path);
+      expect(response.status, path).toBe(404);
+      expectEnvelope(response.body, "not_found");
+    }
+    const passed = await call(gateway, "GET", "/v1/nothing-here");
+    expect(passed.status).toBe(400);
+    expectEnvelope(passed.body, "unknown_provider");
   });
 });
 
