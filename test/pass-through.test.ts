@@ -87,7 +87,7 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
     expect(text).toBe("Hello from the Responses operation");
     expect(completed).toBe(true);
 
-    const plain = await client.responses.create({ model: "@openai/gpt-4o-mini", input: "responses hello" }).withResponse();
+    const plain = await client.responses.create({ model: "@openai/gpt-4o-mini", input: "responses hello" }, { headers: { "OpenAI-Beta": "responses=v1", "x-custom": "not passed" } }).withResponse();
     expect(plain.data.output_text).toBe("Hello from the Responses operation");
     const record = await storedLog(plain.response.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({ route: "passThrough", method: "POST", path: "/v1/responses", provider: "openai", model: "gpt-4o-mini", status: 200 });
@@ -95,6 +95,10 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
     const received = upstream.getRequests().at(-1)!;
     expect(received.path).toBe("/v1/responses");
     expect(received.body).toMatchObject({ model: "gpt-4o-mini" });
+    // Only the listed client headers go upstream; the gateway's own never do.
+    expect(received.headers["openai-beta"]).toBe("responses=v1");
+    expect(received.headers).not.toHaveProperty("x-custom");
+    expect(Object.keys(received.headers).filter((name) => name.startsWith("x-gateway"))).toEqual([]);
   });
 
   it("keeps the upstream's error status and body in the error envelope", async () => {

@@ -32,6 +32,8 @@ export interface ProxyDeps
 export interface ProxyInput {
   body: RequestBody;
   headers: TargetHeaders & { timeout?: number; config?: string };
+  /** Client headers passed upstream as they are (the pass-through's `OpenAI-Beta`). */
+  forwardedHeaders?: Readonly<Record<string, string>>;
   workspaceId: string;
   clientSignal?: AbortSignal;
   log: RequestLog;
@@ -96,7 +98,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const answered = await tryTargets(
     candidates.value,
     async ({ target }) => {
-      const request = await buildUpstreamRequest(operation, target, sent, stream);
+      const request = await buildUpstreamRequest(operation, target, sent, stream, input.forwardedHeaders);
       if (!request.ok) return request;
       return callUpstream(request.value, { timeoutMs, clientSignal: input.clientSignal, fetch: deps.fetch, providerName: target.provider.name });
     },

@@ -21,6 +21,8 @@ export async function buildUpstreamRequest(
   target: Target,
   body: RequestBody,
   stream: boolean,
+  /** Client headers the operation passes upstream as they are (never credentials). */
+  forwarded: Readonly<Record<string, string>> = {},
 ): Promise<Result<UpstreamRequest, GatewayError>> {
   const { provider } = target;
   const transforms = provider.operations[operation.id];
@@ -28,7 +30,7 @@ export async function buildUpstreamRequest(
     return fail(new GatewayError("invalid_request", `${provider.name} does not serve ${operation.id} through the gateway.`, { param: "x-gateway-provider" }));
   }
   let path = operation.upstreamPath;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...forwarded };
   let sent: UpstreamRequest["body"] = null;
   if (body.kind === "json") {
     const named = target.model !== null && body.value.model !== target.model ? { ...body.value, model: target.model } : body.value;

@@ -71,8 +71,12 @@ async function passThrough(c: Context<GatewayEnv>, url: URL, core: ReturnType<ty
   const body = await requestBody(c);
   const operation = { ...passThroughOperation, method: c.req.method, upstreamPath: path, body: body.kind === "json" ? ("json" as const) : body.kind };
   const log = c.get("requestLog");
-  return proxyOperation(operation, { body, headers: targetHeaders(headers.data), workspaceId: c.get("auth").workspaceId, clientSignal: c.req.raw.signal, log }, core);
+  const forwardedHeaders = Object.fromEntries(FORWARDED_HEADERS.flatMap((name) => (c.req.header(name) === undefined ? [] : [[name, c.req.header(name)!]])));
+  return proxyOperation(operation, { body, headers: targetHeaders(headers.data), forwardedHeaders, workspaceId: c.get("auth").workspaceId, clientSignal: c.req.raw.signal, log }, core);
 }
+
+/** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */
+const FORWARDED_HEADERS = ["openai-beta"] as const;
 
 /**
  * The path after `/v1` with the query. Dot segments (also percent-encoded) and backslashes are
