@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { computeCostUsd } from "../core/cost.ts";
 import { packLogEntry, unpackLogEntry, type LogEntry, type LoggedResponse } from "./log-entry.ts";
 import { BodyCapture } from "../core/body-capture.ts";
-import { lastObjectValue, toLogRecord } from "./log-record-builder.ts";
+import { lastObjectValue } from "./answer-formats.ts";
+import { toLogRecord } from "./log-record-builder.ts";
 
 function entry(overrides: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -36,6 +37,8 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     promptId: null,
     promptVersion: null,
     guardrailResults: null,
+    attempts: [],
+    format: "chat",
     ...overrides,
   };
 }

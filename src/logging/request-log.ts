@@ -1,6 +1,8 @@
 import { isoNow, uuidv7 } from "../core/ids.ts";
 import { capText } from "../core/body-capture.ts";
+import type { AnswerFormat } from "./answer-formats.ts";
 import type { LogEntry, LoggedResponse } from "./log-entry.ts";
+import type { AttemptRecord } from "./log-record.ts";
 
 export interface RequestLogIdentity {
   organisationId: string;
@@ -40,6 +42,10 @@ export class RequestLog {
   promptVersion: number | null = null;
   /** Every guardrail check that ran (input and output). */
   guardrailResults: unknown[] | null = null;
+  /** Every upstream try, in order; the core appends one per try. */
+  attempts: AttemptRecord[] = [];
+  /** How the record builder reads the answer. */
+  format: AnswerFormat = "chat";
   /** A stream finishes its own log when it ends; the middleware leaves it alone. */
   deferred = false;
 
@@ -102,6 +108,8 @@ export class RequestLog {
       promptId: this.promptId,
       promptVersion: this.promptVersion,
       guardrailResults: this.guardrailResults,
+      attempts: this.attempts,
+      format: this.format,
     });
     this.onFinished();
   }
