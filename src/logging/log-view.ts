@@ -85,8 +85,14 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Fail to compile when the field table and the document's LogSummary/LogRecord disagree on a property.
 const summaryMatches: Same<ApiHead<Exclude<LogFieldName, LogDetailFieldName>> | "object", keyof LogSummary> = true;
 const recordMatches: Same<ApiHead<LogFieldName> | "object", keyof LogRecordView> = true;
+// Fail to compile when a field's `view` takes another type than the field's.
+type ViewFits<F extends LogFieldName> = (typeof LOG_FIELDS)[F] extends { view: infer V extends keyof typeof VIEWS }
+  ? LogRecord[F] extends Parameters<(typeof VIEWS)[V]>[0] ? true : false
+  : true;
+const viewsFit: Same<{ [F in LogFieldName]: ViewFits<F> }[LogFieldName], true> = true;
 void summaryMatches;
 void recordMatches;
+void viewsFit;
 
 /** Cursors are opaque to clients: the base64url of the last log id of a page. */
 export function encodeCursor(logId: string): string {

@@ -1,3 +1,8 @@
+import type { LogsTable } from "../logging/log-fields.ts";
+
+/** One logged request, derived from the log field table (`logging/log-fields.ts`). */
+export type { LogsTable };
+
 /**
  * The one Kysely `Database` interface of the gateway's store.
  *
@@ -8,10 +13,6 @@
  *
  * Migrations never import this file: they are frozen in time, this interface moves on.
  */
-import type { LogsTable } from "../logging/log-fields.ts";
-
-export type { LogsTable };
-
 export interface Database {
   api_keys: ApiKeysTable;
   logs: LogsTable;
