@@ -2807,7 +2807,8 @@ export const openApiDocument = {
           "span_name",
           "prompt_id",
           "prompt_version",
-          "error"
+          "error",
+          "attempts"
         ],
         "properties": {
           "id": {
@@ -2963,6 +2964,64 @@ export const openApiDocument = {
                 ]
               }
             }
+          },
+          "attempts": {
+            "type": "array",
+            "description": "Every try of an upstream target, in the order tried; empty when the gateway answered without one.",
+            "items": {
+              "$ref": "#/components/schemas/LogAttempt"
+            }
+          }
+        }
+      },
+      "LogAttempt": {
+        "type": "object",
+        "required": [
+          "target",
+          "provider",
+          "model",
+          "status",
+          "latency_ms",
+          "error_code",
+          "error_message"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "target": {
+            "type": "integer",
+            "description": "Index of the target in the request's list of candidate targets."
+          },
+          "provider": {
+            "type": "string"
+          },
+          "model": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The model as sent upstream; null when the operation names none."
+          },
+          "status": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "The upstream's HTTP status; null when none came (timeout, connection error, client gone)."
+          },
+          "latency_ms": {
+            "type": "number"
+          },
+          "error_code": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "error_message": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       },

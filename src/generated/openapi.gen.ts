@@ -839,6 +839,18 @@ export interface components {
             input: components["schemas"]["GuardrailResult"][];
             output: components["schemas"]["GuardrailResult"][];
         };
+        LogAttempt: {
+            error_code: string | null;
+            error_message: string | null;
+            latency_ms: number;
+            /** @description The model as sent upstream; null when the operation names none. */
+            model: string | null;
+            provider: string;
+            /** @description The upstream's HTTP status; null when none came (timeout, connection error, client gone). */
+            status: number | null;
+            /** @description Index of the target in the request's list of candidate targets. */
+            target: number;
+        };
         LogList: {
             data: components["schemas"]["LogSummary"][];
             has_more: boolean;
@@ -868,6 +880,8 @@ export interface components {
         };
         LogSummary: {
             api_key_id: string | null;
+            /** @description Every try of an upstream target, in the order tried; empty when the gateway answered without one. */
+            attempts: components["schemas"]["LogAttempt"][];
             /** @description Null when no price is known for the model. */
             cost_usd: number | null;
             /** Format: date-time */

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { computeCostUsd } from "../core/cost.ts";
 import { packLogEntry, unpackLogEntry, type LogEntry, type LoggedResponse } from "./log-entry.ts";
 import { BodyCapture } from "../core/body-capture.ts";
-import { lastObjectValue, toLogRecord } from "./log-record-builder.ts";
+import { lastObjectValue } from "./answer-formats.ts";
+import { toLogRecord } from "./log-record-builder.ts";
 
 function entry(overrides: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -36,6 +37,8 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     promptId: null,
     promptVersion: null,
     guardrailResults: null,
+    attempts: [],
+    format: "chat",
     ...overrides,
   };
 }
@@ -57,6 +60,7 @@ describe("packLogEntry / unpackLogEntry", () => {
       entry({ response: jsonText("{\"id\":\"x\"}"), metadata: {} }),
       entry({ response: { kind: "error", body: { error: { message: "m", code: "c" } } }, errorCode: "c", errorMessage: "m", status: 502 }),
       entry({ response: null, user: null, metadata: { a: "1", b: "2" } }),
+      entry({ response: jsonText("{}"), format: "json", attempts: [{ target: 1, provider: "p", model: null, status: null, latencyMs: 3, errorCode: "e", errorMessage: "m" }] }),
     ];
     for (const original of originals) {
       const packed = structuredClone(packLogEntry(original));

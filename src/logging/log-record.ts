@@ -57,6 +57,22 @@ export interface LogRecord {
   promptVersion: number | null;
   /** Guardrail results (verdict, check, latency) as JSON text; null when none ran. */
   guardrailResults: string | null;
+  /** Every upstream try, in order; empty when none was made (e.g. the gateway answered itself). */
+  attempts: AttemptRecord[];
+}
+
+/** One try of an upstream target, in the order tried. */
+export interface AttemptRecord {
+  /** Index of the target in the request's list of candidate targets. */
+  target: number;
+  provider: string;
+  /** The model as sent upstream; null when the operation names none. */
+  model: string | null;
+  /** The upstream's HTTP status; null when none came (timeout, connection error, client gone). */
+  status: number | null;
+  latencyMs: number;
+  errorCode: string | null;
+  errorMessage: string | null;
 }
 
 /** Filters of `GET /v1/logs`; every field narrows the result. */
@@ -80,18 +96,4 @@ export interface LogFilters {
   /** Return records older than this log id (cursor). */
   before?: string;
   limit: number;
-}
-
-/** One try of an upstream target, in the order tried. */
-export interface AttemptRecord {
-  /** Index of the target in the request's list of candidate targets. */
-  target: number;
-  provider: string;
-  /** The model as sent upstream; null when the operation names none. */
-  model: string | null;
-  /** The upstream's HTTP status; null when none came (timeout, connection error, client gone). */
-  status: number | null;
-  latencyMs: number;
-  errorCode: string | null;
-  errorMessage: string | null;
 }

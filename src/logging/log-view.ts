@@ -1,54 +1,59 @@
-import type { GuardrailResult, LogRecord as LogRecordView, LogSummary } from "../generated/schemas.gen.ts";
-import type { LogRecord } from "./log-record.ts";
+import type { GuardrailResult, LogAttempt, LogRecord as LogRecordView, LogSummary } from "../generated/schemas.gen.ts";
 import { nestedDeeperThan } from "../validation/json-depth.ts";
+import {
+  LOG_DETAIL_FIELD_NAMES,
+  LOG_FIELDS,
+  LOG_SUMMARY_FIELD_NAMES,
+  type LogDetailFieldName,
+  type LogFieldName,
+} from "./log-fields.ts";
+import type { AttemptRecord, LogRecord } from "./log-record.ts";
+
+/** How a field marked `view` in `log-fields.ts` is shown. */
+const VIEWS = {
+  "json-body": (text: string | null): unknown => parseBody(text),
+  "guardrail-results": (text: string | null): GuardrailResult[] => guardrailResults(text),
+  attempts: (attempts: AttemptRecord[]): LogAttempt[] => attempts.map(attemptView),
+} as const;
+
+/** Groups shown as null when none of their members has a value. */
+const NULL_WHEN_EMPTY = new Set(["error"]);
 
 /** The API shape of a log record without bodies (listing). */
 export function logSummaryView(record: LogRecord): LogSummary {
-  return {
-    id: record.id,
-    object: "log",
-    created_at: record.createdAt,
-    organisation_id: record.organisationId,
-    workspace_id: record.workspaceId,
-    api_key_id: record.apiKeyId,
-    virtual_key_id: record.virtualKeyId,
-    provider: record.provider,
-    model: record.model,
-    route: record.route,
-    method: record.method,
-    path: record.path,
-    status: record.status,
-    success: record.success,
-    stream: record.stream,
-    latency_ms: record.latencyMs,
-    time_to_first_token_ms: record.timeToFirstTokenMs,
-    usage: {
-      prompt_tokens: record.promptTokens,
-      completion_tokens: record.completionTokens,
-      total_tokens: record.totalTokens,
-      cached_tokens: record.cachedTokens,
-      reasoning_tokens: record.reasoningTokens,
-    },
-    cost_usd: record.costUsd,
-    user: record.user,
-    metadata: record.metadata,
-    trace_id: record.traceId,
-    span_id: record.spanId,
-    parent_span_id: record.parentSpanId,
-    span_name: record.spanName,
-    prompt_id: record.promptId,
-    prompt_version: record.promptVersion,
-    error: record.errorCode || record.errorMessage ? { code: record.errorCode, message: record.errorMessage } : null,
-  };
+  return { object: "log", ...viewOf(record, LOG_SUMMARY_FIELD_NAMES) } as LogSummary;
 }
 
 /** The whole record, bodies parsed back into JSON. */
 export function logRecordView(record: LogRecord): LogRecordView {
+  return { ...logSummaryView(record), ...viewOf(record, LOG_DETAIL_FIELD_NAMES) } as LogRecordView;
+}
+
+function viewOf(record: LogRecord, names: readonly LogFieldName[]): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  for (const name of names) {
+    const field: { api: string; view?: keyof typeof VIEWS } = LOG_FIELDS[name];
+    const value = field.view ? (VIEWS[field.view] as (value: unknown) => unknown)(record[name]) : record[name];
+    const [group, member] = field.api.split(".") as [string, string | undefined];
+    if (member === undefined) view[group] = value;
+    else ((view[group] ??= {}) as Record<string, unknown>)[member] = value;
+  }
+  for (const group of NULL_WHEN_EMPTY) {
+    const members = view[group] as Record<string, unknown> | undefined;
+    if (members && Object.values(members).every((value) => value === null || value === "")) view[group] = null;
+  }
+  return view;
+}
+
+function attemptView(attempt: AttemptRecord): LogAttempt {
   return {
-    ...logSummaryView(record),
-    request: { body: parseBody(record.requestBody), truncated: record.requestBodyTruncated, size_bytes: record.requestBodyBytes },
-    response: { body: parseBody(record.responseBody), truncated: record.responseBodyTruncated, size_bytes: record.responseBodyBytes },
-    guardrail_results: guardrailResults(record.guardrailResults),
+    target: attempt.target,
+    provider: attempt.provider,
+    model: attempt.model,
+    status: attempt.status,
+    latency_ms: attempt.latencyMs,
+    error_code: attempt.errorCode,
+    error_message: attempt.errorMessage,
   };
 }
 
@@ -73,6 +78,21 @@ function parseBody(text: string | null): unknown {
     return text;
   }
 }
+
+type Head<P> = P extends `${infer H}.${string}` ? H : P;
+type ApiHead<F extends LogFieldName> = Head<(typeof LOG_FIELDS)[F]["api"]>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// Fail to compile when the field table and the document's LogSummary/LogRecord disagree on a property.
+const summaryMatches: Same<ApiHead<Exclude<LogFieldName, LogDetailFieldName>> | "object", keyof LogSummary> = true;
+const recordMatches: Same<ApiHead<LogFieldName> | "object", keyof LogRecordView> = true;
+// Fail to compile when a field's `view` takes another type than the field's.
+type ViewFits<F extends LogFieldName> = (typeof LOG_FIELDS)[F] extends { view: infer V extends keyof typeof VIEWS }
+  ? LogRecord[F] extends Parameters<(typeof VIEWS)[V]>[0] ? true : false
+  : true;
+const viewsFit: Same<{ [F in LogFieldName]: ViewFits<F> }[LogFieldName], true> = true;
+void summaryMatches;
+void recordMatches;
+void viewsFit;
 
 /** Cursors are opaque to clients: the base64url of the last log id of a page. */
 export function encodeCursor(logId: string): string {

@@ -1,7 +1,7 @@
 import { isoNow, uuidv7 } from "../core/ids.ts";
 import { capText } from "../core/body-capture.ts";
-import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 import type { AnswerFormat } from "./answer-formats.ts";
+import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 import type { AttemptRecord } from "./log-record.ts";
 
 export interface RequestLogIdentity {
@@ -42,7 +42,7 @@ export class RequestLog {
   promptVersion: number | null = null;
   /** Every guardrail check that ran (input and output). */
   guardrailResults: unknown[] | null = null;
-  /** Every upstream try, in order. */
+  /** Every upstream try, in order; the core appends one per try. */
   attempts: AttemptRecord[] = [];
   /** How the record builder reads the answer. */
   format: AnswerFormat = "chat";
@@ -108,6 +108,8 @@ export class RequestLog {
       promptId: this.promptId,
       promptVersion: this.promptVersion,
       guardrailResults: this.guardrailResults,
+      attempts: this.attempts,
+      format: this.format,
     });
     this.onFinished();
   }

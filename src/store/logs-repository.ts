@@ -1,11 +1,12 @@
 import type { ExpressionBuilder, Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../logging/log-record.ts";
-import { fromLogRow, LOG_SUMMARY_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
+import { fromLogRow, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
+import type { LogRowsInsert } from "./dialects/store-dialect.ts";
 import type { Database } from "./schema.ts";
 
 /**
- * Rows per multi-row INSERT. A `logs` row binds 35 parameters: 500 rows bind 17,500, under
- * SQLite's 32,766 and PostgreSQL's 65,535 limits. Metadata rows bind 4 each.
+ * Rows per multi-row INSERT. A `logs` row binds one parameter per column, about 40: 500 rows
+ * bind about 20,000, under SQLite's 32,766 and PostgreSQL's 65,535 limits. Metadata rows bind 4 each.
  */
 const LOG_ROWS_PER_INSERT = 500;
 const METADATA_ROWS_PER_INSERT = 2_000;
@@ -42,12 +43,18 @@ export interface LogsRepository {
   count(workspaceId?: string): Promise<number>;
 }
 
-/** The repository over `logs` and `log_metadata`. */
-export function createLogsRepository(db: Kysely<Database>): LogsRepository {
+/** The repository over `logs` and `log_metadata`; `insertRows` is the dialect's own batch insert, if any. */
+export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsInsert): LogsRepository {
   return {
     async insertBatch(records) {
       if (records.length === 0) return;
       const metadataRows = records.flatMap(toMetadataRows);
+      if (insertRows) {
+        const rows = records.map(toLogRow);
+        // Holding the connection keeps every other query of this store out while it runs.
+        await db.connection().execute(async () => insertRows(rows, metadataRows));
+        return;
+      }
       await db.transaction().execute(async (trx) => {
         for (const chunk of chunked(records.map(toLogRow), LOG_ROWS_PER_INSERT)) {
           await trx.insertInto("logs").values(chunk).onConflict((oc) => oc.column("id").doNothing()).execute();
@@ -65,7 +72,7 @@ export function createLogsRepository(db: Kysely<Database>): LogsRepository {
     async list(filters) {
       const limit = Math.max(1, Math.trunc(filters.limit));
       const { workspaceId } = filters;
-      let query = db.selectFrom("logs").select(LOG_SUMMARY_COLUMNS).where("workspace_id", "=", workspaceId);
+      let query = db.selectFrom("logs").select(LOG_LISTED_COLUMNS).where("workspace_id", "=", workspaceId);
       if (filters.user !== undefined) query = query.where("end_user", "=", filters.user);
       if (filters.model !== undefined) query = query.where("model", "=", filters.model);
       if (filters.provider !== undefined) query = query.where("provider", "=", filters.provider);

@@ -50,7 +50,7 @@ export async function openStore(url: string): Promise<Store> {
     db,
     dialect: dialect.name,
     apiKeys: createApiKeysRepository(db),
-    logs: createLogsRepository(db),
+    logs: createLogsRepository(db, dialect.insertLogRows),
     configs: createConfigsRepository(db),
     virtualKeys: createVirtualKeysRepository(db),
     prompts: createPromptsRepository(db),
@@ -60,6 +60,23 @@ export async function openStore(url: string): Promise<Store> {
       return db.destroy();
     },
   };
+}
+
+/** The logs repository alone, for a writer on another thread. */
+export interface LogsStore {
+  logs: LogsRepository;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the logs repository over a store that `openStore` has already opened and migrated
+ * elsewhere in the process (the log worker's own connection): same dialect, no migration, no
+ * planner statistics. Rejects as `openStore` does on an unsupported URL.
+ */
+export async function openLogsStore(url: string): Promise<LogsStore> {
+  const dialect = await pickDialect(url);
+  const db = new Kysely<Database>({ dialect: dialect.dialect });
+  return { logs: createLogsRepository(db, dialect.insertLogRows), close: () => db.destroy() };
 }
 
 /** How often the planner's statistics are refreshed where the engine does not do it itself. */

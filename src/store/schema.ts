@@ -1,3 +1,8 @@
+import type { LogsTable } from "../logging/log-fields.ts";
+
+/** One logged request, derived from the log field table (`logging/log-fields.ts`). */
+export type { LogsTable };
+
 /**
  * The one Kysely `Database` interface of the gateway's store.
  *
@@ -35,61 +40,6 @@ export interface ApiKeysTable {
   created_at: string;
   created_by: string | null;
   revoked_at: string | null;
-}
-
-/** One logged request. `id` is a UUIDv7, so ordering by id is ordering by time. */
-export interface LogsTable {
-  id: string;
-  created_at: string;
-  organisation_id: string;
-  workspace_id: string;
-  api_key_id: string | null;
-  virtual_key_id: string | null;
-  provider: string | null;
-  model: string | null;
-  route: string;
-  method: string;
-  path: string;
-  status: number;
-  /** 0/1. */
-  success: number;
-  /** 0/1. */
-  stream: number;
-  latency_ms: number;
-  time_to_first_token_ms: number | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  cached_tokens: number;
-  reasoning_tokens: number;
-  cost_usd: number | null;
-  /** The request's `user` field (`user` is a reserved word in PostgreSQL). */
-  end_user: string | null;
-  /** JSON object text, `Record<string, string>`; mirrored row by row in `log_metadata`. */
-  metadata: string;
-  trace_id: string;
-  span_id: string | null;
-  parent_span_id: string | null;
-  span_name: string | null;
-  /** Cut to `GATEWAY_MAX_LOGGED_BODY_BYTES`; the two columns after it say whether and from what size. */
-  request_body: string | null;
-  /** 0/1: `request_body` holds only the first bytes of the body. */
-  request_body_truncated: number;
-  /** The request body's full size in bytes. */
-  request_body_bytes: number | null;
-  /** Cut to `GATEWAY_MAX_LOGGED_BODY_BYTES`, like `request_body`. */
-  response_body: string | null;
-  /** 0/1. */
-  response_body_truncated: number;
-  /** The upstream answer's full size in bytes as received. */
-  response_body_bytes: number | null;
-  error_code: string | null;
-  error_message: string | null;
-  /** Set when the request ran a stored prompt. */
-  prompt_id: string | null;
-  prompt_version: number | null;
-  /** JSON array text of guardrail results; null when none ran. */
-  guardrail_results: string | null;
 }
 
 /**

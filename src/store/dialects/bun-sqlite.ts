@@ -22,8 +22,9 @@ import {
   type SqliteDialectConfig,
   type SqliteStatement,
 } from "kysely";
+import { LOG_COLUMNS } from "../log-rows.ts";
 import { filePath, sqliteSetupStatements } from "./sqlite-file.ts";
-import type { StoreDialect } from "./store-dialect.ts";
+import type { LogRowsInsert, StoreDialect } from "./store-dialect.ts";
 
 /** The embedded store for `file:` URLs and `:memory:` under Bun; set up as under libSQL. */
 export async function createBunSqliteDialect(url: string): Promise<StoreDialect> {
@@ -38,6 +39,31 @@ export async function createBunSqliteDialect(url: string): Promise<StoreDialect>
     refreshPlannerStatistics: async (db) => {
       await sql`ANALYZE`.execute(db);
     },
+    insertLogRows: preparedLogInsert(database),
+  };
+}
+
+/**
+ * Log rows through two statements prepared on first use and kept: a batch binds each row's
+ * values directly, where Kysely would compile one large multi-row statement per batch.
+ */
+function preparedLogInsert(database: Database): LogRowsInsert {
+  let insertAll: ((...args: Parameters<LogRowsInsert>) => void) | null = null;
+  const prepare = () => {
+    const insertLog = database.prepare<unknown, SQLQueryBindings[]>(
+      `INSERT INTO logs (${LOG_COLUMNS.join(", ")}) VALUES (${LOG_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`,
+    );
+    const insertMetadata = database.prepare<unknown, [string, string, string, string]>(
+      "INSERT INTO log_metadata (log_id, workspace_id, key, value) VALUES (?, ?, ?, ?) ON CONFLICT (log_id, key) DO NOTHING",
+    );
+    return database.transaction((logs: Parameters<LogRowsInsert>[0], metadata: Parameters<LogRowsInsert>[1]) => {
+      for (const row of logs) insertLog.run(...LOG_COLUMNS.map((column) => row[column] as SQLQueryBindings));
+      for (const pair of metadata) insertMetadata.run(pair.log_id, pair.workspace_id, pair.key, pair.value);
+    }).immediate;
+  };
+  return (logs, metadata) => {
+    insertAll ??= prepare();
+    insertAll(logs, metadata);
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Dialect, Kysely } from "kysely";
-import type { Database } from "../schema.ts";
+import type { Database, LogMetadataTable, LogsTable } from "../schema.ts";
 
 /** The SQL engines the store runs on. */
 export type StoreDialectName = "sqlite" | "postgres";
@@ -20,7 +20,16 @@ export interface StoreDialect {
    * workspace in id order rather than through the filter's index.
    */
   refreshPlannerStatistics?(db: Kysely<Database>): Promise<void>;
+  /**
+   * Stores log rows and their metadata rows in one transaction, skipping ids already stored,
+   * through statements prepared once: for an engine where that beats Kysely's multi-row insert,
+   * which the logs repository uses otherwise. Runs synchronously; the caller must hold the
+   * dialect's connection (Kysely's `db.connection()`) so no other query interleaves.
+   */
+  insertLogRows?: LogRowsInsert;
 }
+
+export type LogRowsInsert = (logs: readonly LogsTable[], metadata: readonly LogMetadataTable[]) => void;
 
 /** True for the URLs the PostgreSQL dialect opens. */
 export function isPostgresUrl(url: string): boolean {

@@ -5,6 +5,7 @@ import * as partialLogIndexes from "./0003_partial_log_indexes.ts";
 import * as untracedLogIndex from "./0004_untraced_log_index.ts";
 import * as logBodySizes from "./0005_log_body_sizes.ts";
 import * as structuralSealedSecrets from "./0006_structural_sealed_secrets.ts";
+import * as logAttempts from "./0007_log_attempts.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -17,6 +18,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0004_untraced_log_index": untracedLogIndex,
   "0005_log_body_sizes": logBodySizes,
   "0006_structural_sealed_secrets": structuralSealedSecrets,
+  "0007_log_attempts": logAttempts,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { readAnswer, readUsage } from "./answer-formats.ts";
+import type { LoggedResponse } from "./log-entry.ts";
+
+function jsonText(text: string | null, totalBytes = text?.length ?? 0): LoggedResponse {
+  return { kind: "json-text", text, totalBytes, truncated: false, tail: null };
+}
+
+function stream(chunks: string[], maxBytes = 1024 * 1024): LoggedResponse {
+  return { kind: "stream", chunks, totalBytes: chunks.join("").length, truncated: false, maxBytes };
+}
+
+describe("readUsage", () => {
+  it("reads the embeddings' prompt and total tokens without completion tokens", () => {
+    expect(readUsage({ prompt_tokens: 8, total_tokens: 8 })).toEqual({ promptTokens: 8, completionTokens: 0, totalTokens: 8, cachedTokens: 0, reasoningTokens: 0 });
+  });
+
+  it("reads the Responses API's input and output tokens with their details", () => {
+    const usage = { input_tokens: 36, input_tokens_details: { cached_tokens: 6 }, output_tokens: 87, output_tokens_details: { reasoning_tokens: 12 }, total_tokens: 123 };
+    expect(readUsage(usage)).toEqual({ promptTokens: 36, completionTokens: 87, totalTokens: 123, cachedTokens: 6, reasoningTokens: 12 });
+  });
+
+  it("finds nothing in what is not a usage object", () => {
+    expect(readUsage(null)).toBeNull();
+    expect(readUsage({ other: 1 })).toBeNull();
+    expect(readUsage([1, 2])).toBeNull();
+  });
+});
+
+describe("the json format", () => {
+  it("reads an embeddings answer's usage and served model, keeping its text", () => {
+    const text = JSON.stringify({ object: "list", data: [{ object: "embedding", index: 0, embedding: [0.1] }], model: "text-embedding-3-small", usage: { prompt_tokens: 5, total_tokens: 5 } });
+    const read = readAnswer(jsonText(text), "json");
+    expect(read).toEqual({ body: text, usage: { promptTokens: 5, completionTokens: 0, totalTokens: 5, cachedTokens: 0, reasoningTokens: 0 }, servedModel: "text-embedding-3-small", totalBytes: text.length, truncated: false });
+  });
+
+  it("logs a stream as the array of its events' data, parsed when JSON, with the last usage and the model", () => {
+    const events = [
+      { type: "response.created", response: { id: "r", model: "gpt-4o-mini", usage: null } },
+      { type: "response.output_text.delta", delta: "Hi" },
+      { type: "response.completed", response: { id: "r", model: "gpt-4o-mini", usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } } },
+    ];
+    const chunks = [...events.map((event) => JSON.stringify(event)), "[DONE]"];
+    const read = readAnswer(stream(chunks), "json");
+    expect(JSON.parse(read.body ?? "null")).toEqual([...events, "[DONE]"]);
+    expect(read).toMatchObject({ usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 }, servedModel: "gpt-4o-mini", truncated: false });
+  });
+
+  it("takes a top-level usage object from a stream's event too, and cuts the array to the limit", () => {
+    const chunks = [JSON.stringify({ model: "m", text: "x".repeat(3000) }), JSON.stringify({ usage: { prompt_tokens: 4, completion_tokens: 1 } })];
+    const read = readAnswer(stream(chunks, 1000), "json");
+    expect(Buffer.byteLength(read.body ?? "")).toBeLessThanOrEqual(1000);
+    expect(read).toMatchObject({ usage: { promptTokens: 4, completionTokens: 1, totalTokens: 5 }, servedModel: "m", truncated: true });
+  });
+
+  it("keeps only the size of an answer that is not text (binary, e.g. audio)", () => {
+    expect(readAnswer(jsonText(null, 48_000), "json")).toEqual({ body: null, usage: null, servedModel: null, totalBytes: 48_000, truncated: false });
+    expect(readAnswer(jsonText(null, 48_000), "chat").body).toBeNull();
+  });
+});
+
+describe("the chat format", () => {
+  it("assembles a stream into one completion, as before", () => {
+    const chunk = (delta: object) => JSON.stringify({ id: "c", object: "chat.completion.chunk", model: "gpt-4o-mini", choices: [{ index: 0, delta, finish_reason: null }] });
+    const read = readAnswer(stream([chunk({ role: "assistant", content: "a" }), chunk({ content: "b" })]), "chat");
+    expect(JSON.parse(read.body ?? "null").choices[0].message.content).toBe("ab");
+    expect(read.servedModel).toBe("gpt-4o-mini");
+  });
+
+  it("does not assemble the events of another operation: the json format keeps them", () => {
+    const chunks = [JSON.stringify({ type: "response.output_text.delta", delta: "Hi" })];
+    expect(JSON.parse(readAnswer(stream(chunks), "chat").body ?? "null").object).toBe("chat.completion");
+    expect(JSON.parse(readAnswer(stream(chunks), "json").body ?? "null")).toEqual([{ type: "response.output_text.delta", delta: "Hi" }]);
+  });
+});

@@ -1,0 +1,120 @@
+import type { LogRecord } from "./log-record.ts";
+import { parseAttempts, parseMetadata } from "./stored-json.ts";
+
+/**
+ * The one declaration of a log record's fields. The stored row (`LogsTable`), the row mapping
+ * both ways, the listing's columns, the entry the request thread hands over and its packed form,
+ * and the API view all follow from this table; `LogRecord` documents what each field means.
+ */
+
+/** How a field is stored: booleans as 0/1, JSON as text. */
+export type ColumnKind = "text" | "integer" | "real" | "boolean" | "json";
+
+interface Field<K extends ColumnKind> {
+  column: string;
+  kind: K;
+  /** Where the API view puts it: `name`, or `group.name` inside an object. */
+  api: string;
+  /** A body column: listing does not read it, only `get` does. */
+  body?: true;
+  /** Only in the full view (`GET /v1/logs/{id}`), not in the listing's summaries. */
+  detail?: true;
+  /** Handed over by the request thread as is; the others are built by `toLogRecord`. */
+  entry?: true;
+  /** How the view shows the value, when not as it is (see `log-view.ts`). */
+  view?: "json-body" | "guardrail-results" | "attempts";
+}
+
+/** The spec a field of type `T` may have: the kind must fit the type, and JSON needs a reader. */
+type FieldFor<T> = [T] extends [boolean]
+  ? Field<"boolean">
+  : [T] extends [number | null]
+    ? Field<"integer" | "real">
+    : [T] extends [string | null]
+      ? Field<"text">
+      : Field<"json"> & { parse(text: string): T };
+
+export const LOG_FIELDS = {
+  id: { column: "id", kind: "text", api: "id", entry: true },
+  createdAt: { column: "created_at", kind: "text", api: "created_at", entry: true },
+  organisationId: { column: "organisation_id", kind: "text", api: "organisation_id", entry: true },
+  workspaceId: { column: "workspace_id", kind: "text", api: "workspace_id", entry: true },
+  apiKeyId: { column: "api_key_id", kind: "text", api: "api_key_id", entry: true },
+  virtualKeyId: { column: "virtual_key_id", kind: "text", api: "virtual_key_id", entry: true },
+  provider: { column: "provider", kind: "text", api: "provider", entry: true },
+  model: { column: "model", kind: "text", api: "model", entry: true },
+  route: { column: "route", kind: "text", api: "route", entry: true },
+  method: { column: "method", kind: "text", api: "method", entry: true },
+  path: { column: "path", kind: "text", api: "path", entry: true },
+  status: { column: "status", kind: "integer", api: "status", entry: true },
+  success: { column: "success", kind: "boolean", api: "success" },
+  stream: { column: "stream", kind: "boolean", api: "stream", entry: true },
+  latencyMs: { column: "latency_ms", kind: "real", api: "latency_ms", entry: true },
+  timeToFirstTokenMs: { column: "time_to_first_token_ms", kind: "real", api: "time_to_first_token_ms", entry: true },
+  promptTokens: { column: "prompt_tokens", kind: "integer", api: "usage.prompt_tokens" },
+  completionTokens: { column: "completion_tokens", kind: "integer", api: "usage.completion_tokens" },
+  totalTokens: { column: "total_tokens", kind: "integer", api: "usage.total_tokens" },
+  cachedTokens: { column: "cached_tokens", kind: "integer", api: "usage.cached_tokens" },
+  reasoningTokens: { column: "reasoning_tokens", kind: "integer", api: "usage.reasoning_tokens" },
+  costUsd: { column: "cost_usd", kind: "real", api: "cost_usd" },
+  // `user` is a reserved word in PostgreSQL.
+  user: { column: "end_user", kind: "text", api: "user", entry: true },
+  // Mirrored row by row in `log_metadata`, so metadata filters are plain indexed SQL.
+  metadata: { column: "metadata", kind: "json", api: "metadata", entry: true, parse: parseMetadata },
+  traceId: { column: "trace_id", kind: "text", api: "trace_id", entry: true },
+  spanId: { column: "span_id", kind: "text", api: "span_id", entry: true },
+  parentSpanId: { column: "parent_span_id", kind: "text", api: "parent_span_id", entry: true },
+  spanName: { column: "span_name", kind: "text", api: "span_name", entry: true },
+  requestBody: { column: "request_body", kind: "text", api: "request.body", body: true, detail: true, entry: true, view: "json-body" },
+  requestBodyTruncated: { column: "request_body_truncated", kind: "boolean", api: "request.truncated", detail: true, entry: true },
+  // `double precision`, so a body past 2 GiB still fits.
+  requestBodyBytes: { column: "request_body_bytes", kind: "real", api: "request.size_bytes", detail: true, entry: true },
+  responseBody: { column: "response_body", kind: "text", api: "response.body", body: true, detail: true, view: "json-body" },
+  responseBodyTruncated: { column: "response_body_truncated", kind: "boolean", api: "response.truncated", detail: true },
+  responseBodyBytes: { column: "response_body_bytes", kind: "real", api: "response.size_bytes", detail: true },
+  errorCode: { column: "error_code", kind: "text", api: "error.code", entry: true },
+  errorMessage: { column: "error_message", kind: "text", api: "error.message", entry: true },
+  promptId: { column: "prompt_id", kind: "text", api: "prompt_id", entry: true },
+  promptVersion: { column: "prompt_version", kind: "integer", api: "prompt_version", entry: true },
+  guardrailResults: { column: "guardrail_results", kind: "text", api: "guardrail_results", detail: true, view: "guardrail-results" },
+  attempts: { column: "attempts", kind: "json", api: "attempts", entry: true, view: "attempts", parse: parseAttempts },
+} as const satisfies { [F in keyof LogRecord]: FieldFor<LogRecord[F]> };
+
+export type LogFieldName = keyof typeof LOG_FIELDS;
+type Spec<F extends LogFieldName> = (typeof LOG_FIELDS)[F];
+
+/** The field names in declaration order, which is the column order of an insert. */
+export const LOG_FIELD_NAMES = Object.keys(LOG_FIELDS) as LogFieldName[];
+
+/** How a field's value is stored: 0/1 for booleans, text for JSON, as it is otherwise. */
+type ColumnValue<F extends LogFieldName> = Spec<F>["kind"] extends "boolean" ? number : Spec<F>["kind"] extends "json" ? string : LogRecord[F];
+
+/** One `logs` row. `id` is a UUIDv7, so ordering by id is ordering by time. */
+export type LogsTable = { [F in LogFieldName as Spec<F>["column"]]: ColumnValue<F> };
+
+type ColumnOf<F> = F extends LogFieldName ? Spec<F>["column"] : never;
+type FieldsWith<Flag extends string> = { [F in LogFieldName]: Spec<F> extends Record<Flag, true> ? F : never }[LogFieldName];
+
+/** The body columns, which only `get` reads. */
+export type LogBodyColumn = ColumnOf<FieldsWith<"body">>;
+/** The fields the request thread hands over as they are. */
+export type LogEntryFieldName = FieldsWith<"entry">;
+/** The fields only the full view shows. */
+export type LogDetailFieldName = FieldsWith<"detail">;
+
+function names(keep: (name: LogFieldName) => boolean): LogFieldName[] {
+  return LOG_FIELD_NAMES.filter(keep);
+}
+
+const has = (name: LogFieldName, flag: "body" | "detail" | "entry"): boolean => flag in LOG_FIELDS[name];
+
+export const LOG_ENTRY_FIELD_NAMES = names((name) => has(name, "entry")) as LogEntryFieldName[];
+export const LOG_SUMMARY_FIELD_NAMES = names((name) => !has(name, "detail"));
+export const LOG_DETAIL_FIELD_NAMES = names((name) => has(name, "detail")) as LogDetailFieldName[];
+
+/** Every `logs` column, in declaration order. */
+export const LOG_COLUMNS = LOG_FIELD_NAMES.map((name) => LOG_FIELDS[name].column) as ReadonlyArray<keyof LogsTable>;
+/** Every `logs` column but the bodies: what listing selects. */
+export const LOG_LISTED_COLUMNS = names((name) => !has(name, "body")).map((name) => LOG_FIELDS[name].column) as ReadonlyArray<
+  Exclude<keyof LogsTable, LogBodyColumn>
+>;

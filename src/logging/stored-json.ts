@@ -1,0 +1,44 @@
+import type { AttemptRecord } from "./log-record.ts";
+
+/** The stored JSON object, keeping only string values; anything unreadable becomes `{}`. Never throws. */
+export function parseMetadata(text: string): Record<string, string> {
+  const parsed = parseJson(text);
+  const metadata: Record<string, string> = {};
+  if (!isObject(parsed)) return metadata;
+  for (const [key, value] of Object.entries(parsed)) {
+    if (typeof value === "string") metadata[key] = value;
+  }
+  return metadata;
+}
+
+/** The stored JSON array of attempts, keeping only well-formed ones; anything unreadable becomes `[]`. Never throws. */
+export function parseAttempts(text: string): AttemptRecord[] {
+  const parsed = parseJson(text);
+  return Array.isArray(parsed) ? parsed.filter(isAttempt) : [];
+}
+
+function isAttempt(value: unknown): value is AttemptRecord {
+  if (!isObject(value)) return false;
+  const { target, provider, model, status, latencyMs, errorCode, errorMessage } = value;
+  return (
+    typeof target === "number" &&
+    typeof provider === "string" &&
+    (model === null || typeof model === "string") &&
+    (status === null || typeof status === "number") &&
+    typeof latencyMs === "number" &&
+    (errorCode === null || typeof errorCode === "string") &&
+    (errorMessage === null || typeof errorMessage === "string")
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
