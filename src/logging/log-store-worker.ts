@@ -4,7 +4,7 @@
  * Embedded SQLite runs statements synchronously, so writing on the request thread would stall
  * every request while a batch is stored; here it stalls nobody. Protocol: worker-log-sink.ts.
  */
-import { openLogsStore, type LogsStore } from "../store/open-store.ts";
+import { openLogsStore, type LogsStore } from "../store/open-logs-store.ts";
 import { unpackLogEntry } from "./log-entry.ts";
 import { toLogRecord } from "./log-record-builder.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./worker-log-sink.ts";

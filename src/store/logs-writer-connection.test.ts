@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TEST_DATABASES, type TestDatabase } from "../../test/support/databases.ts";
-import { openLogsStore, openStore, type LogsStore, type Store } from "./open-store.ts";
+import { openLogsStore, type LogsStore } from "./open-logs-store.ts";
+import { openStore, type Store } from "./open-store.ts";
 import { logRecord, scopeId } from "./store-test-fixtures.ts";
 
 const T0 = Date.parse("2026-06-01T00:00:00.000Z");

@@ -7,7 +7,8 @@ import type {
   PromptsRepository,
   VirtualKeysRepository,
 } from "./control-plane-repositories.ts";
-import { isEmbeddedUrl, isPostgresUrl, type StoreDialect, type StoreDialectName } from "./dialects/store-dialect.ts";
+import { pickDialect } from "./dialects/pick-dialect.ts";
+import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -62,23 +63,6 @@ export async function openStore(url: string): Promise<Store> {
   };
 }
 
-/** The logs repository alone, for a writer on another thread. */
-export interface LogsStore {
-  logs: LogsRepository;
-  close(): Promise<void>;
-}
-
-/**
- * Opens the logs repository over a store that `openStore` has already opened and migrated
- * elsewhere in the process (the log worker's own connection): same dialect, no migration, no
- * planner statistics. Rejects as `openStore` does on an unsupported URL.
- */
-export async function openLogsStore(url: string): Promise<LogsStore> {
-  const dialect = await pickDialect(url);
-  const db = new Kysely<Database>({ dialect: dialect.dialect });
-  return { logs: createLogsRepository(db, dialect.insertLogRows), close: () => db.destroy() };
-}
-
 /** How often the planner's statistics are refreshed where the engine does not do it itself. */
 const STATISTICS_INTERVAL_MS = 10 * 60_000;
 
@@ -95,14 +79,4 @@ async function keepPlannerStatisticsFresh(db: Kysely<Database>, dialect: StoreDi
   const timer = setInterval(() => void run(), STATISTICS_INTERVAL_MS);
   timer.unref?.();
   return () => clearInterval(timer);
-}
-
-async function pickDialect(url: string): Promise<StoreDialect> {
-  // Only the driver in use is loaded: the other would hold its memory for nothing. Under Bun
-  // the embedded store must use Bun's SQLite, the engine of the log worker too (bun-sqlite.ts).
-  if (isPostgresUrl(url)) return (await import("./dialects/postgres.ts")).createPostgresDialect(url);
-  if (isEmbeddedUrl(url) && process.versions.bun) return (await import("./dialects/bun-sqlite.ts")).createBunSqliteDialect(url);
-  if (isEmbeddedUrl(url)) return (await import("./dialects/libsql.ts")).createLibsqlDialect(url);
-  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? url;
-  throw new Error(`unsupported store URL "${scheme}…": use postgres://, postgresql://, file: or :memory:`);
 }
