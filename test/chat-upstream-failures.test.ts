@@ -40,6 +40,9 @@ describe("upstream failures", () => {
     expect(apiError.code).toBe("rate_limit_exceeded");
     const record = await logOf(apiError.headers?.get("x-gateway-log-id") ?? "");
     expect(record).toMatchObject({ status: 429, success: false, provider: "openai" });
+    expect(record!.attempts).toEqual([
+      expect.objectContaining({ target: 0, provider: "openai", model: "gpt-4o-mini", status: 429, errorCode: "rate_limit_exceeded", errorMessage: expect.stringContaining("Rate limit reached") }),
+    ]);
   });
 
   it("answers 502 when the upstream cannot be reached", async () => {
@@ -52,6 +55,10 @@ describe("upstream failures", () => {
     expect(response.body.error.code).toBe("upstream_unreachable");
     const record = await logOf(response.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({ status: 502, success: false, errorCode: "upstream_unreachable" });
+    expect(record!.attempts).toEqual([expect.objectContaining({ target: 0, provider: "openai", status: null, errorCode: "upstream_unreachable" })]);
+    // The view shows the attempts too.
+    const view = await call(gateway, "GET", `/v1/logs/${response.headers.get("x-gateway-log-id")}`);
+    expect(view.body.attempts).toEqual([expect.objectContaining({ target: 0, provider: "openai", status: null, error_code: "upstream_unreachable" })]);
   });
 
   it("answers 408 when the upstream is slower than x-gateway-request-timeout", async () => {
