@@ -3,10 +3,9 @@ import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { computeCostUsd } from "../src/core/cost.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
-import { call, openaiClient, startGateway, startUpstream, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { call, openaiClient, startGateway, startUpstream, UPSTREAM_KEY, storedLog, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;
 let upstream: LLMock;
@@ -45,13 +44,6 @@ afterAll(async () => {
   await new Promise((resolve) => counting?.close(resolve));
 });
 
-async function storedLog(logId: string) {
-  await gateway.flushLogs();
-  const record = await gateway.gateway.deps.store.logs.get(logId, DEFAULT_WORKSPACE_ID);
-  expect(record).toBeDefined();
-  return record!;
-}
-
 describe("embeddings through the official openai client", () => {
   it("proxies an embedding to aimock, answers in the documented shape and logs the operation", async () => {
     const client = openaiClient(gateway, upstream, { "x-gateway-metadata": JSON.stringify({ team: "search" }) });
@@ -62,7 +54,7 @@ describe("embeddings through the official openai client", () => {
     expect(data.data[0]?.embedding).toEqual([0.1, 0.2, 0.3]);
     expect(response.headers.get("x-gateway-provider")).toBe("openai");
 
-    const record = await storedLog(response.headers.get("x-gateway-log-id")!);
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({
       route: "createEmbedding",
       path: "/v1/embeddings",
@@ -89,7 +81,7 @@ describe("embeddings through the official openai client", () => {
     expect(data.data).toHaveLength(2);
     expect(countingRequests.at(-1)).toMatchObject({ path: "/v1/embeddings", authorization: `Bearer ${UPSTREAM_KEY}`, body: { model: "text-embedding-3-small", input: ["a", "b"] } });
 
-    const record = await storedLog(response.headers.get("x-gateway-log-id")!);
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({ provider: "openai", model: "text-embedding-3-small", promptTokens: 1_000_000, completionTokens: 0, totalTokens: 1_000_000 });
     const expected = computeCostUsd("openai", "text-embedding-3-small-v2", { promptTokens: 1_000_000, completionTokens: 0, totalTokens: 1_000_000, cachedTokens: 0, reasoningTokens: 0 });
     // One million input tokens of text-embedding-3-small cost $0.02 in the price table.

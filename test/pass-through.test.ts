@@ -3,8 +3,7 @@ import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { request as httpRequest } from "node:http";
 import { toFile } from "openai";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
-import { call, openaiClient, startGateway, startUpstream, upstreamHeaders, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { call, openaiClient, startGateway, startUpstream, upstreamHeaders, UPSTREAM_KEY, storedLog, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;
 let upstream: LLMock;
@@ -19,13 +18,6 @@ afterAll(async () => {
   await gateway?.close();
   await upstream?.stop();
 });
-
-async function storedLog(logId: string) {
-  await gateway.flushLogs();
-  const record = await gateway.gateway.deps.store.logs.get(logId, DEFAULT_WORKSPACE_ID);
-  expect(record).toBeDefined();
-  return record!;
-}
 
 /** A raw request, so the path reaches the gateway exactly as written (fetch would normalise it). */
 function rawGet(path: string): Promise<{ status: number; body: any }> {
@@ -47,7 +39,7 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
     const { data, response } = await client.models.list().withResponse();
     expect(data.data.length).toBeGreaterThan(0);
     expect(data.data[0]).toHaveProperty("id");
-    const record = await storedLog(response.headers.get("x-gateway-log-id")!);
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({ route: "passThrough", method: "GET", path: "/v1/models", provider: "openai", status: 200, success: true, requestBody: null });
     expect(JSON.parse(record.responseBody!).object).toBe("list");
   });
@@ -89,7 +81,7 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
 
     const plain = await client.responses.create({ model: "@openai/gpt-4o-mini", input: "responses hello" }, { headers: { "OpenAI-Beta": "responses=v1", "x-custom": "not passed" } }).withResponse();
     expect(plain.data.output_text).toBe("Hello from the Responses operation");
-    const record = await storedLog(plain.response.headers.get("x-gateway-log-id")!);
+    const record = await storedLog(gateway, plain.response.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({ route: "passThrough", method: "POST", path: "/v1/responses", provider: "openai", model: "gpt-4o-mini", status: 200 });
     expect(JSON.parse(record.requestBody!)).toMatchObject({ model: "@openai/gpt-4o-mini", input: "responses hello" });
     const received = upstream.getRequests().at(-1)!;

@@ -46,6 +46,20 @@ export function targetHeaders(headers: ProxyRouteHeaders): ProxyInput["headers"]
 }
 
 /**
+ * The proxy input of a route whose body is JSON: the body its validator parsed, with the
+ * client's exact text (cached by the validator) for the log and the upstream.
+ */
+export async function jsonProxyInput(c: Context<GatewayEnv>, body: Record<string, unknown>, headers: ProxyRouteHeaders): Promise<ProxyInput> {
+  return {
+    body: { kind: "json", value: body, raw: await c.req.text() },
+    headers: targetHeaders(headers),
+    workspaceId: c.get("auth").workspaceId,
+    clientSignal: c.req.raw.signal,
+    log: c.get("requestLog"),
+  };
+}
+
+/**
  * A proxied operation's route with the request log in front of it, so every request is logged,
  * those refused by the route's own checks included.
  */

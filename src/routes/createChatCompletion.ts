@@ -3,7 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
-import { loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
+import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { createChatStreamAssembler } from "../core/chat-stream-assembler.ts";
 import { parseObject } from "../core/json-answer.ts";
 import { inputText, outputText } from "../guardrails/index.ts";
@@ -21,17 +21,11 @@ export const chatCompletionOperation: OperationDescriptor = {
 
 export function registerCreateChatCompletion(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  app.openapi(loggedRoute(createChatCompletionRoute, deps), async (c) => {
-    const input = {
-      // The text is cached by the body validator: the exact bytes, for the log and the upstream.
-      body: { kind: "json" as const, value: c.req.valid("json"), raw: await c.req.text() },
-      headers: targetHeaders(c.req.valid("header")),
-      workspaceId: c.get("auth").workspaceId,
-      clientSignal: c.req.raw.signal,
-      log: c.get("requestLog"),
-    };
-    return proxyResponse(c, await proxyOperation(chatCompletionOperation, input, core));
-  }, logHeadersHook);
+  app.openapi(
+    loggedRoute(createChatCompletionRoute, deps),
+    async (c) => proxyResponse(c, await proxyOperation(chatCompletionOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
+    logHeadersHook,
+  );
 }
 
 /** The assistant text of a streamed completion, assembled from its chunks. */

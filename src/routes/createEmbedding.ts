@@ -3,7 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
-import { loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
+import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
@@ -19,16 +19,11 @@ export const embeddingOperation: OperationDescriptor = {
 
 export function registerCreateEmbedding(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  app.openapi(loggedRoute(createEmbeddingRoute, deps), async (c) => {
-    const input = {
-      body: { kind: "json" as const, value: c.req.valid("json"), raw: await c.req.text() },
-      headers: targetHeaders(c.req.valid("header")),
-      workspaceId: c.get("auth").workspaceId,
-      clientSignal: c.req.raw.signal,
-      log: c.get("requestLog"),
-    };
-    return proxyResponse(c, await proxyOperation(embeddingOperation, input, core));
-  }, logHeadersHook);
+  app.openapi(
+    loggedRoute(createEmbeddingRoute, deps),
+    async (c) => proxyResponse(c, await proxyOperation(embeddingOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
+    logHeadersHook,
+  );
 }
 
 /** The strings to embed, joined by newlines; token arrays carry no text to judge. */

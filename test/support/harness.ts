@@ -3,7 +3,9 @@ import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { randomBytes } from "node:crypto";
 import { createServer, type AddressInfo } from "node:net";
+import { DEFAULT_WORKSPACE_ID } from "../../src/auth/auth-context.ts";
 import { configWith, type GatewayConfig } from "../../src/config.ts";
+import type { LogRecord } from "../../src/logging/log-record.ts";
 import { createGateway, type Gateway } from "../../src/gateway.ts";
 import { serveOnNode } from "../../src/server/node-server.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./databases.ts";
@@ -48,6 +50,14 @@ export async function startGateway(overrides: Partial<GatewayConfig> = {}): Prom
       if (!overrides.GATEWAY_DATABASE_URL) await removeSqliteTestDatabase(databaseUrl);
     },
   };
+}
+
+/** The stored log record of a request, once every pending record is written. */
+export async function storedLog(gateway: RunningGateway, logId: string): Promise<LogRecord> {
+  await gateway.flushLogs();
+  const record = await gateway.gateway.deps.store.logs.get(logId, DEFAULT_WORKSPACE_ID);
+  if (!record) throw new Error(`no log record ${logId}`);
+  return record;
 }
 
 /** aimock as the upstream, on a loopback port. */
