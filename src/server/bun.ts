@@ -2,7 +2,7 @@
 import { startupConfig } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
-import { closeWhileDraining, onShutdownSignal } from "./shutdown.ts";
+import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
 
 const config = startupConfig();
 const gateway = await createGateway(config, {
@@ -17,7 +17,7 @@ const server = Bun.serve({
   idleTimeout: 255,
   fetch(request, bunServer) {
     bunServer.timeout(request, 0);
-    return closeWhileDraining(shutdown, gateway.app.fetch(request));
+    return serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request));
   },
 });
 

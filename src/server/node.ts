@@ -2,14 +2,14 @@ import { startupConfig } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { serveOnNode } from "./node-server.ts";
-import { closeWhileDraining, onShutdownSignal } from "./shutdown.ts";
+import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
 
 const config = startupConfig();
 const gateway = await createGateway(config);
 // Installed before the server exists; no signal is handled before `server` is assigned below.
 const shutdown = onShutdownSignal(gateway, () => new Promise<void>((resolve) => server.close(() => resolve())));
 const server = serveOnNode(
-  (request) => closeWhileDraining(shutdown, gateway.app.fetch(request)),
+  (request) => serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request)),
   { port: config.PORT, hostname: config.HOST },
   (info) => {
     const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${info.port}`;

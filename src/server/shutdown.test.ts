@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { closeWhileDraining, waitUntilQuiet } from "./shutdown.ts";
+import { InflightTracker } from "../core/inflight.ts";
+import { closeWhileDraining, serveUntilClosed, waitUntilQuiet } from "./shutdown.ts";
 
 describe("closeWhileDraining", () => {
   it("leaves answers alone while the gateway serves", async () => {
@@ -27,6 +28,34 @@ describe("closeWhileDraining", () => {
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ a: 1 });
+  });
+});
+
+describe("serveUntilClosed", () => {
+  it("counts a request in flight from its arrival until its answer is ready", async () => {
+    const inflight = new InflightTracker();
+    let answer: (response: Response) => void = () => undefined;
+    const pending = serveUntilClosed({ draining: false }, inflight, () => new Promise<Response>((resolve) => (answer = resolve)));
+    expect(inflight.size).toBe(1);
+    answer(new Response("ok"));
+    await pending;
+    expect(inflight.size).toBe(0);
+    serveUntilClosed({ draining: false }, inflight, () => new Response("at once"));
+    expect(inflight.size).toBe(0);
+  });
+
+  it("refuses requests with 503 and the error envelope once the final drain began, without calling the app", async () => {
+    const inflight = new InflightTracker();
+    let called = false;
+    const response = (await serveUntilClosed({ draining: true, closed: true }, inflight, () => {
+      called = true;
+      return new Response("served");
+    })) as Response;
+    expect(called).toBe(false);
+    expect(inflight.size).toBe(0);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("connection")).toBe("close");
+    expect(await response.json()).toEqual({ error: { message: expect.stringContaining("shutting down"), type: "server_error", code: "service_unavailable", param: null } });
   });
 });
 

@@ -1,4 +1,5 @@
 import type { InflightTracker } from "../core/inflight.ts";
+import { errorEnvelope, GatewayError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 
 /** What the entry points ask of shutdown while they serve. */
@@ -7,6 +8,8 @@ export interface ShutdownState {
   draining: boolean;
   /** When the last request arrived while draining (`performance.now()`). */
   lastRequestAt?: number;
+  /** True once the final drain began: a request arriving later is refused, not served unlogged. */
+  closed?: boolean;
 }
 
 /** Requests arriving this recently keep the listener open after the signal… */
@@ -33,10 +36,11 @@ export function onShutdownSignal(gateway: Gateway, stopListening: () => Promise<
     const quiet = gateway.deps.config.GATEWAY_QUIET;
     if (!quiet) console.log(`[gateway] ${signal}: draining ${gateway.deps.inflight.size} in-flight request(s)`);
     await waitUntilQuiet(state, gateway.deps.inflight);
-    // Stop listening without waiting on open keep-alive connections; the drain waits for requests.
-    const stopped = stopListening().catch(() => undefined);
+    // Stop listening, waiting at most a second on open keep-alive connections; then refuse what
+    // still arrives on them, so that every request served is one the drain waits for and logs.
+    await Promise.race([stopListening().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))]);
+    state.closed = true;
     const { drained } = await gateway.drain();
-    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 1000))]);
     if (!drained) console.error("[gateway] shutdown timeout: some requests were still in flight");
     if (!quiet) console.log("[gateway] logs flushed; bye");
     process.exit(0);
@@ -64,6 +68,37 @@ export async function waitUntilQuiet(
     if (quietFor >= quietMs && inflight.size === 0) return;
     await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(quietMs - quietFor, deadline - performance.now()))));
   }
+}
+
+/**
+ * Serves one request through `handle`, counted in flight from its arrival until its answer is
+ * ready (the request log counts a stream on until it ends), so the drain never misses a request
+ * still on its way to its log. Once the final drain began, the request gets 503 instead.
+ */
+export function serveUntilClosed(
+  state: ShutdownState,
+  inflight: Pick<InflightTracker, "begin">,
+  handle: () => Response | Promise<Response>,
+): Response | Promise<Response> {
+  if (state.closed) return refusedWhileClosing();
+  const done = inflight.begin();
+  let response: Response | Promise<Response>;
+  try {
+    response = handle();
+  } catch (error) {
+    done();
+    throw error;
+  }
+  if (response instanceof Response) {
+    done();
+    return closeWhileDraining(state, response);
+  }
+  return closeWhileDraining(state, response.finally(done));
+}
+
+function refusedWhileClosing(): Response {
+  const error = new GatewayError("service_unavailable", "The gateway is shutting down; send the request again.");
+  return new Response(JSON.stringify(errorEnvelope(error)), { status: error.status, headers: { "content-type": "application/json", connection: "close" } });
 }
 
 /**
