@@ -20,13 +20,13 @@ afterAll(async () => {
 });
 
 /** A raw request, so the path reaches the gateway exactly as written (fetch would normalise it). */
-function rawGet(path: string): Promise<{ status: number; body: any }> {
+function rawGet(path: string, method = "GET"): Promise<{ status: number; body: any; allow: string | undefined }> {
   const url = new URL(gateway.url);
   return new Promise((resolve, reject) => {
-    const sent = httpRequest({ host: url.hostname, port: url.port, path, headers: { ...upstreamHeaders(gateway, upstream) } }, (response) => {
+    const sent = httpRequest({ host: url.hostname, port: url.port, path, method, headers: { ...upstreamHeaders(gateway, upstream) } }, (response) => {
       let text = "";
       response.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text), allow: response.headers.allow }));
     });
     sent.on("error", reject);
     sent.end();
@@ -127,6 +127,32 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
     expect(upstream.getRequests().length).toBe(before);
     const stillServing = await call(gateway, "GET", "/v1/models", { headers: upstreamHeaders(gateway, upstream) });
     expect(stillServing.status).toBe(200);
+  });
+
+  it("never passes a gateway resource path however it is cased, encoded or decorated", async () => {
+    const before = upstream.getRequests().length;
+    for (const path of ["/v1/Virtual-Keys", "/v1/VIRTUAL-KEYS", "/v1/virtual-keys.", "/v1/virtual-keys;x", "/v1/Configs", "/v1/API-KEYS", "/v1/LOGS/x", "/v1/logs%3Bx", "/v1/logs.json", "/v1/%6Cogs"]) {
+      const answered = await call(gateway, "POST", path, { body: { key: "sk-must-stay-here" }, headers: upstreamHeaders(gateway, upstream) });
+      expect(answered.status, path).toBe(404);
+    }
+    expect(upstream.getRequests().length).toBe(before);
+  });
+
+  it("sends only the methods upstream APIs use", async () => {
+    const before = upstream.getRequests().length;
+    const answered = await rawGet("/v1/models", "TRACE");
+    expect(answered.status).toBe(405);
+    expect(answered.body.error.code).toBe("method_not_allowed");
+    expect(answered.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE");
+    expect(upstream.getRequests().length).toBe(before);
+  });
+
+  it("refuses a custom host with a query or fragment, which would swallow the path", async () => {
+    for (const host of [`${upstream.url}/v1?x=`, `${upstream.url}/v1#x`]) {
+      const answered = await call(gateway, "GET", "/v1/models", { headers: { ...upstreamHeaders(gateway, upstream), "x-gateway-custom-host": host } });
+      expect(answered.status, host).toBe(400);
+      expect(answered.body.error.param).toBe("x-gateway-custom-host");
+    }
   });
 
   it("needs a gateway key and a provider", async () => {

@@ -78,7 +78,7 @@ describe("relayStream", () => {
     const failed = await new Response(relayStream(upstreamCall(cut), requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), ...limits })).text();
     expect(failed).toContain("event: error");
     expect(failed).not.toContain("[DONE]");
-    expect(entries[0]!.errorMessage).toBe("The upstream's stream broke off.");
+    expect(entries[0]!).toMatchObject({ errorCode: "upstream_error", errorMessage: "The upstream's stream ended before its end event." });
 
     const endedEntries: LogEntry[] = [];
     const ended = await new Response(relayStream(upstreamCall(cut), requestLog(endedEntries), { protocol: typedProtocol, endsAtEof: true, translator: chatTranslator(), ...limits })).text();

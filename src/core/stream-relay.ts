@@ -2,7 +2,7 @@ import { formatSseEvent } from "./sse.ts";
 import type { ClientEvent, StreamEvent, StreamProtocol, StreamTranslator } from "./stream-protocol.ts";
 import type { UpstreamCall } from "./upstream-call.ts";
 import { tooLargeToBuffer } from "./answer-limits.ts";
-import type { GatewayError } from "../errors.ts";
+import { GatewayError } from "../errors.ts";
 import type { RequestLog } from "../logging/request-log.ts";
 
 export interface StreamRelayOptions {
@@ -127,7 +127,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (!reader) return failWith(controller, call.classify(new Error("empty body")));
+      if (!reader) return failWith(controller, endedEarly());
       try {
         for (;;) {
           const { done, value } = await reader.read();
@@ -135,7 +135,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
             const tail = render(decoder.flush());
             if (tail) controller.enqueue(encoder.encode(tail));
             if (endEvent || (options.endsAtEof && !upstreamError)) return await finishClean(controller);
-            if (!upstreamError) return failWith(controller, call.classify(new Error("stream ended before its end event")));
+            if (!upstreamError) return failWith(controller, endedEarly());
             controller.close();
             return finishLog(null);
           }
@@ -160,6 +160,11 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
       finishLog({ code: "client_closed", message: "The client closed the stream." });
     },
   });
+}
+
+/** A stream whose bytes ended before its end event: cut short, or not a stream of this protocol at all. */
+function endedEarly(): GatewayError {
+  return new GatewayError("upstream_error", "The upstream's stream ended before its end event.");
 }
 
 function withType(event: StreamEvent): ClientEvent {

@@ -150,6 +150,10 @@ async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): 
   if (merged.customHost) {
     const checked = await deps.checkCustomHost(merged.customHost, merged.customHostParam);
     if (!checked.ok) return checked;
+    // A base URL: operation paths are appended to it, which a query or fragment would swallow.
+    if (checked.value.search !== "" || checked.value.hash !== "" || /[?#]/.test(merged.customHost)) {
+      return fail(new GatewayError("invalid_request", "A custom host is a base URL: it may not carry a query or fragment.", { param: merged.customHostParam ?? "x-gateway-custom-host" }));
+    }
     baseUrl = checked.value.href.replace(/\/+$/, "");
   }
   if (!baseUrl) {

@@ -46,6 +46,9 @@ export async function callUpstream(request: UpstreamRequest, options: UpstreamCa
       return new GatewayError("request_timeout", `${options.providerName} did not answer within ${options.timeoutMs} ms.`);
     }
     if (reason === "client") return new GatewayError("client_closed", "The client closed the request.");
+    // A body passed as it arrives can fail on the client's side (too large, broken off).
+    const own = error instanceof GatewayError ? error : (error as { cause?: unknown } | null)?.cause;
+    if (own instanceof GatewayError) return own;
     const detail = error instanceof Error ? describeNetworkError(error) : "connection failed";
     return new GatewayError("upstream_unreachable", `Could not reach ${options.providerName}: ${detail}.`);
   };

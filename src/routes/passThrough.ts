@@ -40,13 +40,28 @@ const RESERVED_SEGMENTS: ReadonlySet<string> = new Set(
     .map(([path]) => path.split("/")[2]!),
 );
 
+/**
+ * Whether a first path segment names one of the gateway's own resources, however it is cased,
+ * encoded or decorated (`Logs`, `logs.json`, `virtual-keys;x`, `logs%3Bx`): a client's slip
+ * must not send a control-plane body (a virtual key's secret, say) to the provider.
+ */
+function isReserved(segment: string): boolean {
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // Not valid percent-encoding: judged as written.
+  }
+  const name = /^[a-z0-9-]*/i.exec(decoded)![0].toLowerCase();
+  return RESERVED_SEGMENTS.has(name);
+}
+
 export function registerPassThrough(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
   const logRequest = requestLogger(passThroughOperation.id, deps);
   app.all("/v1/*", async (c, next) => {
     const url = new URL(c.req.url);
-    const segment = url.pathname.split("/")[2] ?? "";
-    if (RESERVED_SEGMENTS.has(segment)) return next();
+    if (isReserved(url.pathname.split("/")[2] ?? "")) return next();
     // Called here rather than chained, so reserved paths fall through to "not found"; errors are
     // answered inside it, as the chain would, so the log sees them.
     await logRequest(c, async () => {
@@ -62,7 +77,13 @@ export function registerPassThrough(app: GatewayApp, deps: GatewayDeps): void {
   });
 }
 
+/** The methods upstream APIs use; others (TRACE, CONNECT…) are not sent anywhere. */
+const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
+
 async function passThrough(c: Context<GatewayEnv>, url: URL, core: ReturnType<typeof proxyDeps>) {
+  if (!METHODS.has(c.req.method)) {
+    throw new GatewayError("method_not_allowed", `The pass-through sends ${[...METHODS].join(", ")} only.`, { headers: { allow: [...METHODS].join(", ") } });
+  }
   const sent = Object.fromEntries(Object.keys(headerSchema.shape).map((name) => [name, c.req.header(name)]));
   const headers = headerSchema.safeParse(sent);
   logHeadersHook(headers.success ? { target: "header", success: true, data: headers.data } : { target: "header", success: false, error: headers.error }, c);

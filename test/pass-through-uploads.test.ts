@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { startGateway, storedLog, type RunningGateway } from "./support/harness.ts";
+
+/** Uploads on the pass-through: streamed upstream as they arrive, within the body limit. */
+
+const LIMIT = 64 * 1024;
+let gateway: RunningGateway;
+let upstream: Server;
+let upstreamUrl: string;
+/** Resolves when the upstream has received the first bytes of the current upload. */
+let firstBytes: Promise<void>;
+let sawFirstBytes: () => void = () => undefined;
+const received: Array<{ bytes: number; complete: boolean }> = [];
+
+function expectUpload(): void {
+  firstBytes = new Promise((resolve) => (sawFirstBytes = resolve));
+}
+
+beforeAll(async () => {
+  upstream = createServer((request, response) => {
+    const upload = { bytes: 0, complete: false };
+    received.push(upload);
+    request.on("data", (chunk: Buffer) => {
+      upload.bytes += chunk.byteLength;
+      sawFirstBytes();
+    });
+    request.on("end", () => {
+      upload.complete = true;
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ object: "file", bytes: upload.bytes }));
+    });
+    request.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  gateway = await startGateway({ GATEWAY_MAX_BODY_BYTES: LIMIT });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  upstream?.closeAllConnections();
+  await new Promise((resolve) => upstream?.close(resolve));
+});
+
+/** A chunked upload whose second part is sent only once the upstream saw the first (or after 5 s). */
+function chunkedUpload(parts: Uint8Array[]): { body: ReadableStream<Uint8Array>; streamedAhead: () => boolean } {
+  let ahead = false;
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent === 1) {
+        ahead = await Promise.race([firstBytes.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000))]);
+      }
+      const part = parts[sent++];
+      if (part) controller.enqueue(part);
+      else controller.close();
+    },
+  });
+  return { body, streamedAhead: () => ahead };
+}
+
+const headers = (extra: Record<string, string> = {}) => ({
+  "x-gateway-api-key": gateway.adminKey,
+  "x-gateway-provider": "openai",
+  "x-gateway-custom-host": upstreamUrl,
+  "content-type": "application/octet-stream",
+  ...extra,
+});
+
+describe("uploads on the pass-through", () => {
+  it("streams a chunked upload upstream before the client has finished sending it", async () => {
+    expectUpload();
+    const upload = chunkedUpload([new Uint8Array(10_000), new Uint8Array(10_000)]);
+    const response = await fetch(`${gateway.url}/v1/files`, { method: "POST", headers: headers(), body: upload.body, duplex: "half" } as RequestInit);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ object: "file", bytes: 20_000 });
+    expect(upload.streamedAhead()).toBe(true);
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ route: "passThrough", path: "/v1/files", status: 200, requestBody: null });
+  });
+
+  it("refuses a chunked upload past the body limit with 413, and the upstream never gets it whole", async () => {
+    expectUpload();
+    const upload = chunkedUpload([new Uint8Array(LIMIT - 10), new Uint8Array(100), new Uint8Array(100)]);
+    const response = await fetch(`${gateway.url}/v1/files`, { method: "POST", headers: headers(), body: upload.body, duplex: "half" } as RequestInit);
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe("body_too_large");
+    expect(received.at(-1)!.complete).toBe(false);
+    const declared = await fetch(`${gateway.url}/v1/files`, { method: "POST", headers: headers(), body: new Uint8Array(LIMIT + 1) });
+    expect(declared.status).toBe(413);
+  });
+
+  it("still reads a chunked JSON body whole and refuses it past the limit", async () => {
+    const json = (size: number) =>
+      new Blob([JSON.stringify({ model: "text-embedding-3-small", input: "x".repeat(size) })]).stream();
+    const over = await fetch(`${gateway.url}/v1/embeddings`, { method: "POST", headers: headers({ "content-type": "application/json" }), body: json(LIMIT), duplex: "half" } as RequestInit);
+    expect(over.status).toBe(413);
+    expect((await over.json()).error.code).toBe("body_too_large");
+  });
+});
