@@ -1,6 +1,7 @@
 /**
  * The providers the gateway reaches. OpenAI-format providers are data: adding one is a new
- * entry here. A provider with its own format is a folder beside this file, listed below.
+ * entry here. A provider with its own format is a folder beside this file exporting a
+ * `Provider`, added to `PROVIDERS` below.
  */
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
 import type { Provider } from "./provider.ts";
@@ -20,7 +21,9 @@ const openaiFormatEntries: OpenAiFormatEntry[] = [
   { id: "openai-compatible", name: "Any OpenAI-compatible server", baseUrl: null, streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
 ];
 
-export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(openaiFormatEntries.map((entry) => [entry.id, openaiFormatProvider(entry)]));
+const providers: Provider[] = openaiFormatEntries.map(openaiFormatProvider);
+
+export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map((provider) => [provider.id, provider]));
 
 export function findProvider(id: string): Provider | undefined {
   return PROVIDERS.get(id.toLowerCase());
