@@ -2,9 +2,10 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler, TypedResponse } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { Result, GatewayError } from "../errors.ts";
+import { GatewayError, type Result } from "../errors.ts";
 import { logRequests } from "../middleware/log-requests.ts";
 import type { ProxyDeps, ProxyInput, ProxyResponse } from "./proxy-operation.ts";
+import type { RequestBody } from "./upstream-request.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
 export function proxyDeps(deps: GatewayDeps): ProxyDeps {
@@ -57,6 +58,54 @@ export async function jsonProxyInput(c: Context<GatewayEnv>, body: Record<string
     clientSignal: c.req.raw.signal,
     log: c.get("requestLog"),
   };
+}
+
+/**
+ * The proxy input of a request whose body goes upstream as it arrives (a multipart upload, a
+ * binary body) or that has none (GET, HEAD, DELETE without a body), with the client headers
+ * upstream APIs need passed along.
+ */
+export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteHeaders): ProxyInput {
+  return {
+    body: forwardedBody(c),
+    headers: targetHeaders(headers),
+    forwardedHeaders: forwardedHeaders(c),
+    workspaceId: c.get("auth").workspaceId,
+    clientSignal: c.req.raw.signal,
+    log: c.get("requestLog"),
+  };
+}
+
+/** The request's body as it arrives, with its content type; none for GET and HEAD. */
+export function forwardedBody(c: Context<GatewayEnv>): RequestBody {
+  const { body } = c.req.raw;
+  if (c.req.method === "GET" || c.req.method === "HEAD" || body === null) return { kind: "none" };
+  return { kind: "as-sent", stream: body, contentType: c.req.header("content-type") ?? null };
+}
+
+/** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */
+const FORWARDED_HEADERS = ["openai-beta"] as const;
+
+export function forwardedHeaders(c: Context<GatewayEnv>): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = c.req.header(name);
+    if (value !== undefined) found[name] = value;
+  }
+  return found;
+}
+
+/**
+ * The request's path after `/v1`, with its query: where a forwarded operation goes under the
+ * provider's base URL. Dot segments (also percent-encoded), encoded slashes and backslashes and
+ * empty segments are refused (400), so the path stays under that base URL.
+ */
+export function pathAfterV1(url: URL): string {
+  const rest = url.pathname.slice("/v1".length);
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(rest) || /\\|%5c|%2f/i.test(rest) || rest.includes("//")) {
+    throw new GatewayError("invalid_request", "The path may not hold dot segments, backslashes, encoded slashes or empty segments.", { param: "path" });
+  }
+  return `${rest}${url.search}`;
 }
 
 /**

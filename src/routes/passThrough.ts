@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { handleError } from "../app-errors.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
-import { proxyDeps, requestLogger, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
+import { forwardedBody, forwardedProxyInput, pathAfterV1, proxyDeps, proxyResponse, requestLogger } from "../core/proxy-route.ts";
 import type { RequestBody } from "../core/upstream-request.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
@@ -88,34 +88,16 @@ async function passThrough(c: Context<GatewayEnv>, url: URL, core: ReturnType<ty
   const headers = headerSchema.safeParse(sent);
   logHeadersHook(headers.success ? { target: "header", success: true, data: headers.data } : { target: "header", success: false, error: headers.error }, c);
   if (!headers.success) throw new GatewayError("invalid_request", "Invalid header.");
-  const path = upstreamPath(url);
+  const path = pathAfterV1(url);
   const body = await requestBody(c);
   const operation = { ...passThroughOperation, method: c.req.method, upstreamPath: path, body: body.kind === "json" ? ("json" as const) : body.kind };
-  const log = c.get("requestLog");
-  const forwardedHeaders = Object.fromEntries(FORWARDED_HEADERS.flatMap((name) => (c.req.header(name) === undefined ? [] : [[name, c.req.header(name)!]])));
-  return proxyOperation(operation, { body, headers: targetHeaders(headers.data), forwardedHeaders, workspaceId: c.get("auth").workspaceId, clientSignal: c.req.raw.signal, log }, core);
-}
-
-/** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */
-const FORWARDED_HEADERS = ["openai-beta"] as const;
-
-/**
- * The path after `/v1` with the query. Dot segments (also percent-encoded) and backslashes are
- * refused: the path stays under the provider's base URL.
- */
-function upstreamPath(url: URL): string {
-  const rest = url.pathname.slice("/v1".length);
-  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(rest) || /\\|%5c|%2f/i.test(rest) || rest.includes("//")) {
-    throw new GatewayError("invalid_request", "The path may not hold dot segments, backslashes, encoded slashes or empty segments.", { param: "path" });
-  }
-  return `${rest}${url.search}`;
+  return proxyOperation(operation, { ...forwardedProxyInput(c, headers.data), body }, core);
 }
 
 /** A JSON body is read and parsed once (the log keeps it, the model in it selects); any other passes as it arrives. */
 async function requestBody(c: Context<GatewayEnv>): Promise<RequestBody> {
-  if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.raw.body === null) return { kind: "none" };
-  const contentType = c.req.header("content-type") ?? null;
-  if (!contentType || !/^application\/json\b/i.test(contentType)) return { kind: "as-sent", stream: c.req.raw.body, contentType };
+  const forwarded = forwardedBody(c);
+  if (forwarded.kind !== "as-sent" || !/^application\/json\b/i.test(forwarded.contentType ?? "")) return forwarded;
   const raw = await c.req.text();
   let value: unknown;
   try {
