@@ -78,7 +78,9 @@ describe("uploads on the pass-through", () => {
     expect(await response.json()).toEqual({ object: "file", bytes: 20_000 });
     expect(upload.streamedAhead()).toBe(true);
     const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
-    expect(record).toMatchObject({ route: "passThrough", path: "/v1/files", status: 200, requestBody: null });
+    expect(record).toMatchObject({ route: "passThrough", path: "/v1/files", status: 200, requestBodyBytes: 20_000 });
+    // The upload is logged as what it was, never its bytes.
+    expect(JSON.parse(record.requestBody!)).toEqual({ content_type: "application/octet-stream", size_bytes: 20_000 });
   });
 
   it("refuses a chunked upload past the body limit with 413, and the upstream never gets it whole", async () => {

@@ -37,6 +37,16 @@ describe("renderRoutes", () => {
     expect(headers).not.toContain(".strict()");
   });
 
+  it("gives a multipart body a plain schema object, not zod, so the route leaves it unread to stream", () => {
+    const source = renderRoutes(
+      documentWith({
+        requestBody: { required: true, content: { "multipart/form-data": { schema: { $ref: "#/components/schemas/Upload" } } } },
+      }),
+    );
+    expect(source).toContain('body: { required: true, content: { "multipart/form-data": { schema: {"$ref":"#/components/schemas/Upload"} } } },');
+    expect(source).not.toContain("createThingBody");
+  });
+
   it("emits each operation's scope with its route", () => {
     expect(renderRoutes(documentWith({ security: [{ gatewayApiKey: ["admin"] }] }))).toContain('middleware: requireScope("admin"),');
     expect(renderRoutes(documentWith({}))).toContain('middleware: requireScope("service"),');

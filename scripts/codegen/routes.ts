@@ -75,6 +75,21 @@ function contentSource(content: Record<string, { schema?: JsonSchema }>, jsonBod
 }
 
 /**
+ * A request body's media types: JSON is validated by its compiled zod schema; any other (a
+ * multipart upload) is described by a plain OpenAPI schema object, not zod, so that
+ * @hono/zod-openapi, which validates only zod schemas, neither reads nor parses the body and
+ * the route can pass it upstream as it streams in. The upstream checks those fields.
+ */
+function requestContentSource(content: Record<string, { schema?: JsonSchema }>, jsonBody: string): string {
+  const entries = Object.entries(content).map(([mediaType, media]) =>
+    mediaType === "application/json"
+      ? `${JSON.stringify(mediaType)}: { schema: ${media.schema ? jsonBody : "z.unknown()"} }`
+      : `${JSON.stringify(mediaType)}: { schema: ${JSON.stringify(media.schema ?? {})} }`,
+  );
+  return `{ ${entries.join(", ")} }`;
+}
+
+/**
  * The gateway scope an operation needs, from its own `security` (never the document-wide
  * default, so a new operation cannot get one by accident): `[]` needs no key,
  * `[{ gatewayApiKey: [] }]` any gateway key, `[{ gatewayApiKey: [admin] }]` an admin key.
@@ -100,7 +115,7 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
   if (headers) request.push(`  headers: ${headers},`);
   if (operation.requestBody) {
     request.push(
-      `  body: { required: ${operation.requestBody.required === true}, content: ${contentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`,
+      `  body: { required: ${operation.requestBody.required === true}, content: ${requestContentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`,
     );
   }
   const responses = Object.entries(operation.responses).map(([status, item]) => {

@@ -91,9 +91,13 @@ export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, option
 /**
  * Relays an answer of any type to the client as it arrives (its status and headers are the
  * caller's to send). The log keeps a textual answer's first and last bytes, as for JSON, and of
- * any other only its size is known to the stream. Never throws.
+ * any other (audio, say) never a byte: its content type and size, as JSON text. Never throws.
  */
-export function relayAsSent(call: UpstreamCall, log: RequestLog, options: { maxLoggedBytes: number; textual: boolean }): ReadableStream<Uint8Array> {
+export function relayAsSent(
+  call: UpstreamCall,
+  log: RequestLog,
+  options: { maxLoggedBytes: number; textual: boolean; contentType?: string },
+): ReadableStream<Uint8Array> {
   const reader = call.response.body?.getReader();
   if (!reader) {
     call.done();
@@ -101,8 +105,12 @@ export function relayAsSent(call: UpstreamCall, log: RequestLog, options: { maxL
   }
   const capture = new BodyCapture(options.textual ? options.maxLoggedBytes : 0, options.textual ? undefined : 0);
   const logResponse = (): void => {
-    if (!options.textual) return;
     const captured = capture.result();
+    if (!options.textual) {
+      const text = JSON.stringify({ content_type: options.contentType ?? null, size_bytes: captured.totalBytes });
+      log.response = { kind: "json-text", text, totalBytes: captured.totalBytes, truncated: false, tail: null };
+      return;
+    }
     log.response = { kind: "json-text", text: captured.head, totalBytes: captured.totalBytes, truncated: captured.truncated, tail: captured.tail };
   };
   return relay(call, reader, [], capture, log, logResponse);

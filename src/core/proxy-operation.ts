@@ -12,6 +12,7 @@ import { tryTargets } from "./routing-loop.ts";
 import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "./target-resolution.ts";
 import { answerFrom, type ProxyResponse } from "./upstream-answer.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
+import { meteredUpload } from "./upload-meter.ts";
 import { buildUpstreamRequest, type RequestBody } from "./upstream-request.ts";
 
 export type { ProxyResponse } from "./upstream-answer.ts";
@@ -94,7 +95,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
 
   // Input guardrails judged the parsed body: raw text with a duplicate key could read
   // differently upstream, so what they judged is what is sent.
-  const sent: RequestBody = body.value.kind === "json" && inputChecks.length > 0 ? { kind: "json", value: body.value.value } : body.value;
+  const sent: RequestBody = body.value.kind === "json" && inputChecks.length > 0 ? { kind: "json", value: body.value.value } : meteredUpload(body.value, log);
   const answered = await tryTargets(
     candidates.value,
     async ({ target }) => {

@@ -88,7 +88,7 @@ export async function answerFrom({ candidate, call }: Answered, context: AnswerC
       const value = upstream.headers.get(name);
       if (value !== null) sentHeaders[name] = value;
     }
-    return ok({ status: upstream.status, headers: sentHeaders, body: relayAsSent(call, log, { maxLoggedBytes: context.maxLoggedBytes, textual }) });
+    return ok({ status: upstream.status, headers: sentHeaders, body: relayAsSent(call, log, { maxLoggedBytes: context.maxLoggedBytes, textual, contentType }) });
   }
 
   // A translated or judged answer is read whole; the usual one is checked and passed as it came.

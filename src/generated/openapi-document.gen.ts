@@ -497,6 +497,814 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/images/generations": {
+      "post": {
+        "operationId": "createImage",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create images through an upstream provider",
+        "description": "The body is the OpenAI image generation body; unknown fields are passed upstream untouched.\nThe upstream is chosen as for chat completions. Cost is logged per image, by model, size and\nquality (`src/providers/prices.json`); null when the size or quality is `auto`. Input\nguardrails judge the `prompt`; output guardrails do not apply.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateImageRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The images, as the upstream answered them.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ImagesAnswer"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/images/edits": {
+      "post": {
+        "operationId": "createImageEdit",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Edit an image through an upstream provider",
+        "description": "The OpenAI image edit upload. The multipart body is passed upstream as it arrives, never held whole; the document\ndescribes its fields but the gateway does not check them (the upstream does). The log keeps\nthe upload's content type and size (and its `model` and file name, read from the part headers\nas they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches\nthem is refused with 400. Cost is logged per image, as for generations, from the\n`model`, `size` and `quality` fields.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateImageEditRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The edited images, as the upstream answered them.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ImagesAnswer"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/images/variations": {
+      "post": {
+        "operationId": "createImageVariation",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create image variations through an upstream provider",
+        "description": "The OpenAI image variation upload (`dall-e-2`). The multipart body is passed upstream as it arrives, never held whole; the document\ndescribes its fields but the gateway does not check them (the upstream does). The log keeps\nthe upload's content type and size (and its `model` and file name, read from the part headers\nas they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches\nthem is refused with 400.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateImageVariationRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The variations, as the upstream answered them.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ImagesAnswer"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/audio/speech": {
+      "post": {
+        "operationId": "createSpeech",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create speech through an upstream provider",
+        "description": "The body is the OpenAI speech body; unknown fields are passed upstream untouched. The audio\nis relayed to the client as it arrives; the log keeps its content type and size, never its\nbytes. Cost is logged per million input characters (`tts-1`, `tts-1-hd`), or per token when\nthe answer reports `usage` (`gpt-4o-mini-tts` with `stream_format: sse`). Input guardrails\njudge the `input`; output guardrails do not apply.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateSpeechRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The audio, as the upstream sends it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/octet-stream": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              },
+              "audio/*": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/audio/transcriptions": {
+      "post": {
+        "operationId": "createTranscription",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Transcribe audio through an upstream provider",
+        "description": "The OpenAI transcription upload. The multipart body is passed upstream as it arrives, never held whole; the document\ndescribes its fields but the gateway does not check them (the upstream does). The log keeps\nthe upload's content type and size (and its `model` and file name, read from the part headers\nas they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches\nthem is refused with 400. The answer (JSON or text, per `response_format`) is relayed as it\narrives. Cost is logged per minute from the answer's `duration` or `usage.seconds`, or per\ntoken from its token `usage`; null when the answer reports neither (the gateway does not\ndecode audio).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateTranscriptionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The transcript, as the upstream answered it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TranscriptionAnswer"
+                }
+              },
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/audio/translations": {
+      "post": {
+        "operationId": "createTranslation",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Translate audio into English text through an upstream provider",
+        "description": "The OpenAI translation upload. The multipart body is passed upstream as it arrives, never held whole; the document\ndescribes its fields but the gateway does not check them (the upstream does). The log keeps\nthe upload's content type and size (and its `model` and file name, read from the part headers\nas they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches\nthem is refused with 400. Priced as transcriptions.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateTranslationRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The English text, as the upstream answered it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TranscriptionAnswer"
+                }
+              },
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/moderations": {
+      "post": {
+        "operationId": "createModeration",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Classify text or images through an upstream moderation model",
+        "description": "The body is the OpenAI moderations body; unknown fields are passed upstream untouched.\nModerations are free upstream: the log records no cost. Input guardrails judge the `input`\nstrings; output guardrails do not apply.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateModerationRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The moderation results, as the upstream answered them.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ModerationAnswer"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
     "/v1/logs": {
       "get": {
         "operationId": "listLogs",
@@ -2746,6 +3554,381 @@ export const openApiDocument = {
           },
           "deleted": {
             "type": "boolean"
+          }
+        }
+      },
+      "CreateImageRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "prompt"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "prompt": {
+            "type": "string",
+            "minLength": 1
+          },
+          "size": {
+            "type": "string",
+            "pattern": "^([0-9]+x[0-9]+|auto)$",
+            "description": "`<width>x<height>` or `auto`."
+          },
+          "n": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10
+          },
+          "quality": {
+            "type": "string",
+            "description": "`standard`, `hd`, `low`, `medium`, `high` or `auto`, by model."
+          },
+          "response_format": {
+            "type": "string",
+            "enum": [
+              "url",
+              "b64_json"
+            ]
+          },
+          "style": {
+            "type": "string",
+            "enum": [
+              "vivid",
+              "natural"
+            ]
+          },
+          "background": {
+            "type": "string",
+            "enum": [
+              "transparent",
+              "opaque",
+              "auto"
+            ]
+          },
+          "output_format": {
+            "type": "string",
+            "enum": [
+              "png",
+              "jpeg",
+              "webp"
+            ]
+          },
+          "user": {
+            "type": "string",
+            "description": "End-user identifier; logged."
+          }
+        }
+      },
+      "CreateImageEditRequest": {
+        "type": "object",
+        "required": [
+          "image",
+          "prompt"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "image": {
+            "type": "string",
+            "format": "binary",
+            "description": "The image (or images) to edit."
+          },
+          "mask": {
+            "type": "string",
+            "format": "binary"
+          },
+          "prompt": {
+            "type": "string"
+          },
+          "model": {
+            "type": "string"
+          },
+          "n": {
+            "type": "integer"
+          },
+          "size": {
+            "type": "string"
+          },
+          "quality": {
+            "type": "string"
+          },
+          "response_format": {
+            "type": "string",
+            "enum": [
+              "url",
+              "b64_json"
+            ]
+          },
+          "user": {
+            "type": "string"
+          }
+        }
+      },
+      "CreateImageVariationRequest": {
+        "type": "object",
+        "required": [
+          "image"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "image": {
+            "type": "string",
+            "format": "binary"
+          },
+          "model": {
+            "type": "string"
+          },
+          "n": {
+            "type": "integer"
+          },
+          "size": {
+            "type": "string"
+          },
+          "response_format": {
+            "type": "string",
+            "enum": [
+              "url",
+              "b64_json"
+            ]
+          },
+          "user": {
+            "type": "string"
+          }
+        }
+      },
+      "ImagesAnswer": {
+        "type": "object",
+        "required": [
+          "created"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "created": {
+            "type": "integer"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": true,
+              "properties": {
+                "url": {
+                  "type": "string"
+                },
+                "b64_json": {
+                  "type": "string"
+                },
+                "revised_prompt": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "usage": {
+            "type": "object",
+            "additionalProperties": true
+          }
+        }
+      },
+      "CreateSpeechRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "input",
+          "voice"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "input": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4096
+          },
+          "voice": {
+            "type": "string",
+            "minLength": 1
+          },
+          "response_format": {
+            "type": "string",
+            "enum": [
+              "mp3",
+              "opus",
+              "aac",
+              "flac",
+              "wav",
+              "pcm"
+            ]
+          },
+          "speed": {
+            "type": "number",
+            "minimum": 0.25,
+            "maximum": 4
+          },
+          "instructions": {
+            "type": "string"
+          }
+        }
+      },
+      "CreateTranscriptionRequest": {
+        "type": "object",
+        "required": [
+          "file",
+          "model"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "file": {
+            "type": "string",
+            "format": "binary",
+            "description": "The audio file."
+          },
+          "model": {
+            "type": "string"
+          },
+          "language": {
+            "type": "string"
+          },
+          "prompt": {
+            "type": "string"
+          },
+          "response_format": {
+            "type": "string",
+            "enum": [
+              "json",
+              "text",
+              "srt",
+              "verbose_json",
+              "vtt"
+            ]
+          },
+          "temperature": {
+            "type": "number"
+          }
+        }
+      },
+      "CreateTranslationRequest": {
+        "type": "object",
+        "required": [
+          "file",
+          "model"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "file": {
+            "type": "string",
+            "format": "binary",
+            "description": "The audio file."
+          },
+          "model": {
+            "type": "string"
+          },
+          "prompt": {
+            "type": "string"
+          },
+          "response_format": {
+            "type": "string",
+            "enum": [
+              "json",
+              "text",
+              "srt",
+              "verbose_json",
+              "vtt"
+            ]
+          },
+          "temperature": {
+            "type": "number"
+          }
+        }
+      },
+      "TranscriptionAnswer": {
+        "type": "object",
+        "required": [
+          "text"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "text": {
+            "type": "string"
+          },
+          "language": {
+            "type": "string"
+          },
+          "duration": {
+            "type": "number",
+            "description": "Seconds of audio (`verbose_json`)."
+          },
+          "usage": {
+            "type": "object",
+            "additionalProperties": true
+          }
+        }
+      },
+      "CreateModerationRequest": {
+        "type": "object",
+        "required": [
+          "input"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "input": {
+            "description": "A string, an array of strings, or an array of text and image parts.",
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "string"
+                }
+              },
+              {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "object",
+                  "additionalProperties": true
+                }
+              }
+            ]
+          },
+          "model": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      },
+      "ModerationAnswer": {
+        "type": "object",
+        "required": [
+          "id",
+          "model",
+          "results"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "model": {
+            "type": "string"
+          },
+          "results": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": true
+            }
           }
         }
       },

@@ -90,6 +90,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audio/speech": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create speech through an upstream provider
+         * @description The body is the OpenAI speech body; unknown fields are passed upstream untouched. The audio
+         *     is relayed to the client as it arrives; the log keeps its content type and size, never its
+         *     bytes. Cost is logged per million input characters (`tts-1`, `tts-1-hd`), or per token when
+         *     the answer reports `usage` (`gpt-4o-mini-tts` with `stream_format: sse`). Input guardrails
+         *     judge the `input`; output guardrails do not apply.
+         */
+        post: operations["createSpeech"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/transcriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcribe audio through an upstream provider
+         * @description The OpenAI transcription upload. The multipart body is passed upstream as it arrives, never held whole; the document
+         *     describes its fields but the gateway does not check them (the upstream does). The log keeps
+         *     the upload's content type and size (and its `model` and file name, read from the part headers
+         *     as they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches
+         *     them is refused with 400. The answer (JSON or text, per `response_format`) is relayed as it
+         *     arrives. Cost is logged per minute from the answer's `duration` or `usage.seconds`, or per
+         *     token from its token `usage`; null when the answer reports neither (the gateway does not
+         *     decode audio).
+         */
+        post: operations["createTranscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audio/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Translate audio into English text through an upstream provider
+         * @description The OpenAI translation upload. The multipart body is passed upstream as it arrives, never held whole; the document
+         *     describes its fields but the gateway does not check them (the upstream does). The log keeps
+         *     the upload's content type and size (and its `model` and file name, read from the part headers
+         *     as they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches
+         *     them is refused with 400. Priced as transcriptions.
+         */
+        post: operations["createTranslation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -230,6 +305,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/images/edits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit an image through an upstream provider
+         * @description The OpenAI image edit upload. The multipart body is passed upstream as it arrives, never held whole; the document
+         *     describes its fields but the gateway does not check them (the upstream does). The log keeps
+         *     the upload's content type and size (and its `model` and file name, read from the part headers
+         *     as they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches
+         *     them is refused with 400. Cost is logged per image, as for generations, from the
+         *     `model`, `size` and `quality` fields.
+         */
+        post: operations["createImageEdit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create images through an upstream provider
+         * @description The body is the OpenAI image generation body; unknown fields are passed upstream untouched.
+         *     The upstream is chosen as for chat completions. Cost is logged per image, by model, size and
+         *     quality (`src/providers/prices.json`); null when the size or quality is `auto`. Input
+         *     guardrails judge the `prompt`; output guardrails do not apply.
+         */
+        post: operations["createImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/images/variations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create image variations through an upstream provider
+         * @description The OpenAI image variation upload (`dall-e-2`). The multipart body is passed upstream as it arrives, never held whole; the document
+         *     describes its fields but the gateway does not check them (the upstream does). The log keeps
+         *     the upload's content type and size (and its `model` and file name, read from the part headers
+         *     as they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches
+         *     them is refused with 400.
+         */
+        post: operations["createImageVariation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs": {
         parameters: {
             query?: never;
@@ -263,6 +410,28 @@ export interface paths {
         get: operations["getLog"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Classify text or images through an upstream moderation model
+         * @description The body is the OpenAI moderations body; unknown fields are passed upstream untouched.
+         *     Moderations are free upstream: the log records no cost. Input guardrails judge the `input`
+         *     strings; output guardrails do not apply.
+         */
+        post: operations["createModeration"];
         delete?: never;
         options?: never;
         head?: never;
@@ -695,6 +864,68 @@ export interface components {
             checks: components["schemas"]["GuardrailCheckSpec"][];
             name: string;
         };
+        CreateImageEditRequest: {
+            /**
+             * Format: binary
+             * @description The image (or images) to edit.
+             */
+            image: string;
+            /** Format: binary */
+            mask?: string;
+            model?: string;
+            n?: number;
+            prompt: string;
+            quality?: string;
+            /** @enum {string} */
+            response_format?: "url" | "b64_json";
+            size?: string;
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateImageRequest: {
+            /** @enum {string} */
+            background?: "transparent" | "opaque" | "auto";
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model: string;
+            n?: number;
+            /** @enum {string} */
+            output_format?: "png" | "jpeg" | "webp";
+            prompt: string;
+            /** @description `standard`, `hd`, `low`, `medium`, `high` or `auto`, by model. */
+            quality?: string;
+            /** @enum {string} */
+            response_format?: "url" | "b64_json";
+            /** @description `<width>x<height>` or `auto`. */
+            size?: string;
+            /** @enum {string} */
+            style?: "vivid" | "natural";
+            /** @description End-user identifier; logged. */
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateImageVariationRequest: {
+            /** Format: binary */
+            image: string;
+            model?: string;
+            n?: number;
+            /** @enum {string} */
+            response_format?: "url" | "b64_json";
+            size?: string;
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateModerationRequest: {
+            /** @description A string, an array of strings, or an array of text and image parts. */
+            input: string | string[] | {
+                [key: string]: unknown;
+            }[];
+            model?: string;
+        } & {
+            [key: string]: unknown;
+        };
         CreatePromptRequest: {
             /** @description temperature, max_tokens, presence_penalty, top_p, … */
             hyperparameters?: {
@@ -707,6 +938,47 @@ export interface components {
             provider?: string;
             /** @description A virtual key slug; give this or provider. */
             virtual_key?: string;
+        };
+        CreateSpeechRequest: {
+            input: string;
+            instructions?: string;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model: string;
+            /** @enum {string} */
+            response_format?: "mp3" | "opus" | "aac" | "flac" | "wav" | "pcm";
+            speed?: number;
+            voice: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateTranscriptionRequest: {
+            /**
+             * Format: binary
+             * @description The audio file.
+             */
+            file: string;
+            language?: string;
+            model: string;
+            prompt?: string;
+            /** @enum {string} */
+            response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt";
+            temperature?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateTranslationRequest: {
+            /**
+             * Format: binary
+             * @description The audio file.
+             */
+            file: string;
+            model: string;
+            prompt?: string;
+            /** @enum {string} */
+            response_format?: "json" | "text" | "srt" | "verbose_json" | "vtt";
+            temperature?: number;
+        } & {
+            [key: string]: unknown;
         };
         CreateVirtualKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"];
@@ -839,6 +1111,21 @@ export interface components {
             input: components["schemas"]["GuardrailResult"][];
             output: components["schemas"]["GuardrailResult"][];
         };
+        ImagesAnswer: {
+            created: number;
+            data?: ({
+                b64_json?: string;
+                revised_prompt?: string;
+                url?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            usage?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         LogAttempt: {
             error_code: string | null;
             error_message: string | null;
@@ -929,6 +1216,15 @@ export interface components {
             prompt_tokens: number;
             reasoning_tokens: number;
             total_tokens: number;
+        };
+        ModerationAnswer: {
+            id: string;
+            model: string;
+            results: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
         };
         Prompt: {
             /** Format: date-time */
@@ -1028,6 +1324,17 @@ export interface components {
                 [key: string]: unknown;
             };
             version: number;
+        };
+        TranscriptionAnswer: {
+            /** @description Seconds of audio (`verbose_json`). */
+            duration?: number;
+            language?: string;
+            text: string;
+            usage?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         /** @description An `api_key` sent back as ******** keeps the key stored at that place, but only to send it where it went before: a `custom_host` (or, without one, a `provider`) that would send a kept key anywhere else is refused with 400 naming that field (`config.custom_host`, `config.targets.N.custom_host`); send the key again in clear to change its host. The root's key goes to the root and to every target without a key of its own; a target's key goes to the target's host, else the root's. Hosts compare as URLs after normalisation. */
         UpdateConfigRequest: {
@@ -1383,6 +1690,186 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createSpeech: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSpeechRequest"];
+            };
+        };
+        responses: {
+            /** @description The audio, as the upstream sends it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                    "audio/*": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createTranscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["CreateTranscriptionRequest"];
+            };
+        };
+        responses: {
+            /** @description The transcript, as the upstream answered it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptionAnswer"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createTranslation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["CreateTranslationRequest"];
+            };
+        };
+        responses: {
+            /** @description The English text, as the upstream answered it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptionAnswer"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
         };
     };
     createChatCompletion: {
@@ -1787,6 +2274,183 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    createImageEdit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["CreateImageEditRequest"];
+            };
+        };
+        responses: {
+            /** @description The edited images, as the upstream answered them. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImagesAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The images, as the upstream answered them. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImagesAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createImageVariation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["CreateImageVariationRequest"];
+            };
+        };
+        responses: {
+            /** @description The variations, as the upstream answered them. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImagesAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
     listLogs: {
         parameters: {
             query?: {
@@ -1852,6 +2516,65 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createModeration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateModerationRequest"];
+            };
+        };
+        responses: {
+            /** @description The moderation results, as the upstream answered them. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
         };
     };
     listPrompts: {

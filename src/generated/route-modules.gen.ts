@@ -6,8 +6,15 @@ import { registerCreateChatCompletion } from "../routes/createChatCompletion.ts"
 import { registerCreateConfig } from "../routes/createConfig.ts";
 import { registerCreateEmbedding } from "../routes/createEmbedding.ts";
 import { registerCreateGuardrail } from "../routes/createGuardrail.ts";
+import { registerCreateImage } from "../routes/createImage.ts";
+import { registerCreateImageEdit } from "../routes/createImageEdit.ts";
+import { registerCreateImageVariation } from "../routes/createImageVariation.ts";
+import { registerCreateModeration } from "../routes/createModeration.ts";
 import { registerCreatePrompt } from "../routes/createPrompt.ts";
 import { registerCreatePromptCompletion } from "../routes/createPromptCompletion.ts";
+import { registerCreateSpeech } from "../routes/createSpeech.ts";
+import { registerCreateTranscription } from "../routes/createTranscription.ts";
+import { registerCreateTranslation } from "../routes/createTranslation.ts";
 import { registerCreateVirtualKey } from "../routes/createVirtualKey.ts";
 import { registerDeleteApiKey } from "../routes/deleteApiKey.ts";
 import { registerDeleteConfig } from "../routes/deleteConfig.ts";
@@ -48,6 +55,9 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerListApiKeys,
   registerCreateApiKey,
   registerDeleteApiKey,
+  registerCreateSpeech,
+  registerCreateTranscription,
+  registerCreateTranslation,
   registerCreateChatCompletion,
   registerListConfigs,
   registerCreateConfig,
@@ -61,8 +71,12 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetGuardrail,
   registerUpdateGuardrail,
   registerDeleteGuardrail,
+  registerCreateImageEdit,
+  registerCreateImage,
+  registerCreateImageVariation,
   registerListLogs,
   registerGetLog,
+  registerCreateModeration,
   registerListPrompts,
   registerCreatePrompt,
   registerGetPrompt,

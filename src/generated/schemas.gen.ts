@@ -73,11 +73,32 @@ export type GuardrailCheckSpec = z.infer<typeof GuardrailCheckSpecSchema>;
 export const CreateGuardrailRequestSchema = z.object({ "name": z.string().min(1).max(200), "checks": z.array(GuardrailCheckSpecSchema).min(1), "action": GuardrailActionSchema.optional() }).strict().openapi("CreateGuardrailRequest");
 export type CreateGuardrailRequest = z.infer<typeof CreateGuardrailRequestSchema>;
 
+export const CreateImageEditRequestSchema = z.object({ "image": z.string().base64().describe("The image (or images) to edit."), "mask": z.string().base64().optional(), "prompt": z.string(), "model": z.string().optional(), "n": z.number().int().optional(), "size": z.string().optional(), "quality": z.string().optional(), "response_format": z.enum(["url","b64_json"]).optional(), "user": z.string().optional() }).catchall(z.any()).openapi("CreateImageEditRequest");
+export type CreateImageEditRequest = z.infer<typeof CreateImageEditRequestSchema>;
+
+export const CreateImageRequestSchema = z.object({ "model": z.string().min(1).describe("Model id; `@<provider>/<model>` also selects the provider."), "prompt": z.string().min(1), "size": z.string().regex(new RegExp("^([0-9]+x[0-9]+|auto)$")).describe("`<width>x<height>` or `auto`.").optional(), "n": z.number().int().gte(1).lte(10).optional(), "quality": z.string().describe("`standard`, `hd`, `low`, `medium`, `high` or `auto`, by model.").optional(), "response_format": z.enum(["url","b64_json"]).optional(), "style": z.enum(["vivid","natural"]).optional(), "background": z.enum(["transparent","opaque","auto"]).optional(), "output_format": z.enum(["png","jpeg","webp"]).optional(), "user": z.string().describe("End-user identifier; logged.").optional() }).catchall(z.any()).openapi("CreateImageRequest");
+export type CreateImageRequest = z.infer<typeof CreateImageRequestSchema>;
+
+export const CreateImageVariationRequestSchema = z.object({ "image": z.string().base64(), "model": z.string().optional(), "n": z.number().int().optional(), "size": z.string().optional(), "response_format": z.enum(["url","b64_json"]).optional(), "user": z.string().optional() }).catchall(z.any()).openapi("CreateImageVariationRequest");
+export type CreateImageVariationRequest = z.infer<typeof CreateImageVariationRequestSchema>;
+
+export const CreateModerationRequestSchema = z.object({ "input": z.union([z.string(), z.array(z.string()).min(1), z.array(z.record(z.string(), z.any())).min(1)]).describe("A string, an array of strings, or an array of text and image parts."), "model": z.string().min(1).optional() }).catchall(z.any()).openapi("CreateModerationRequest");
+export type CreateModerationRequest = z.infer<typeof CreateModerationRequestSchema>;
+
 export const PromptMessageSchema = z.object({ "role": z.enum(["system","developer","user","assistant"]), "content": z.string().describe("A Mustache template: {{variable}}. The templates of one prompt total at most 262,144 UTF-8 bytes (256 KiB) and sections nest at most 32 deep; past either, saving answers 400 naming messages.<i>.content. A render that would visit more than 200,000 template tokens (sections over lists repeat their contents per item) or produce more than 16,777,216 characters answers 400 naming variables.") }).strict().openapi("PromptMessage");
 export type PromptMessage = z.infer<typeof PromptMessageSchema>;
 
 export const CreatePromptRequestSchema = z.object({ "name": z.string().min(1).max(200), "model": z.string().min(1), "provider": z.string().min(1).describe("A catalogue provider; give this or virtual_key.").optional(), "virtual_key": z.string().min(1).describe("A virtual key slug; give this or provider.").optional(), "messages": z.array(PromptMessageSchema).min(1), "hyperparameters": z.record(z.string(), z.any()).describe("temperature, max_tokens, presence_penalty, top_p, …").optional() }).strict().openapi("CreatePromptRequest");
 export type CreatePromptRequest = z.infer<typeof CreatePromptRequestSchema>;
+
+export const CreateSpeechRequestSchema = z.object({ "model": z.string().min(1).describe("Model id; `@<provider>/<model>` also selects the provider."), "input": z.string().min(1).max(4096), "voice": z.string().min(1), "response_format": z.enum(["mp3","opus","aac","flac","wav","pcm"]).optional(), "speed": z.number().gte(0.25).lte(4).optional(), "instructions": z.string().optional() }).catchall(z.any()).openapi("CreateSpeechRequest");
+export type CreateSpeechRequest = z.infer<typeof CreateSpeechRequestSchema>;
+
+export const CreateTranscriptionRequestSchema = z.object({ "file": z.string().base64().describe("The audio file."), "model": z.string(), "language": z.string().optional(), "prompt": z.string().optional(), "response_format": z.enum(["json","text","srt","verbose_json","vtt"]).optional(), "temperature": z.number().optional() }).catchall(z.any()).openapi("CreateTranscriptionRequest");
+export type CreateTranscriptionRequest = z.infer<typeof CreateTranscriptionRequestSchema>;
+
+export const CreateTranslationRequestSchema = z.object({ "file": z.string().base64().describe("The audio file."), "model": z.string(), "prompt": z.string().optional(), "response_format": z.enum(["json","text","srt","verbose_json","vtt"]).optional(), "temperature": z.number().optional() }).catchall(z.any()).openapi("CreateTranslationRequest");
+export type CreateTranslationRequest = z.infer<typeof CreateTranslationRequestSchema>;
 
 export const VirtualKeyBudgetSchema = z.object({ "credit_limit_usd": z.number().gt(0), "period": z.enum(["none","weekly","monthly"]).default("none") }).strict().openapi("VirtualKeyBudget");
 export type VirtualKeyBudget = z.infer<typeof VirtualKeyBudgetSchema>;
@@ -121,6 +142,9 @@ export type GuardrailList = z.infer<typeof GuardrailListSchema>;
 export const HealthSchema = z.object({ "status": z.literal("ok"), "version": z.string() }).openapi("Health");
 export type Health = z.infer<typeof HealthSchema>;
 
+export const ImagesAnswerSchema = z.object({ "created": z.number().int(), "data": z.array(z.object({ "url": z.string().optional(), "b64_json": z.string().optional(), "revised_prompt": z.string().optional() }).catchall(z.any())).optional(), "usage": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("ImagesAnswer");
+export type ImagesAnswer = z.infer<typeof ImagesAnswerSchema>;
+
 export const LogAttemptSchema = z.object({ "target": z.number().int().describe("Index of the target in the request's list of candidate targets."), "provider": z.string(), "model": z.union([z.string().describe("The model as sent upstream; null when the operation names none."), z.null().describe("The model as sent upstream; null when the operation names none.")]).describe("The model as sent upstream; null when the operation names none."), "status": z.union([z.number().int().describe("The upstream's HTTP status; null when none came (timeout, connection error, client gone)."), z.null().describe("The upstream's HTTP status; null when none came (timeout, connection error, client gone).")]).describe("The upstream's HTTP status; null when none came (timeout, connection error, client gone)."), "latency_ms": z.number(), "error_code": z.union([z.string(), z.null()]), "error_message": z.union([z.string(), z.null()]) }).strict().openapi("LogAttempt");
 export type LogAttempt = z.infer<typeof LogAttemptSchema>;
 
@@ -135,6 +159,9 @@ export type LogList = z.infer<typeof LogListSchema>;
 
 export const LogRecordSchema = z.intersection(LogSummarySchema, z.object({ "guardrail_results": z.array(GuardrailResultSchema).describe("Every guardrail that ran on the request (input and output), with each check's verdict and latency."), "request": z.object({ "body": z.any().describe("The request body as sent by the client (JSON); when `truncated`, its first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text."), "truncated": z.boolean().describe("True when `body` holds only the first bytes of the body."), "size_bytes": z.union([z.number().describe("The body's full size in bytes; null when there was none."), z.null().describe("The body's full size in bytes; null when there was none.")]).describe("The body's full size in bytes; null when there was none.") }), "response": z.object({ "body": z.any().describe("The response body (JSON); for a stream, assembled from its chunks. When `truncated`, the first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text (a stream's assembled content stops at that size; its usage is kept)."), "truncated": z.boolean().describe("True when `body` holds only part of the answer."), "size_bytes": z.union([z.number().describe("The upstream answer's full size in bytes as received (for a stream, its event-stream bytes); null when unknown (e.g. the gateway answered an error itself)."), z.null().describe("The upstream answer's full size in bytes as received (for a stream, its event-stream bytes); null when unknown (e.g. the gateway answered an error itself).")]).describe("The upstream answer's full size in bytes as received (for a stream, its event-stream bytes); null when unknown (e.g. the gateway answered an error itself).") }) })).openapi("LogRecord");
 export type LogRecord = z.infer<typeof LogRecordSchema>;
+
+export const ModerationAnswerSchema = z.object({ "id": z.string(), "model": z.string(), "results": z.array(z.record(z.string(), z.any())) }).catchall(z.any()).openapi("ModerationAnswer");
+export type ModerationAnswer = z.infer<typeof ModerationAnswerSchema>;
 
 export const PromptSchema = z.object({ "id": z.string().uuid(), "object": z.literal("prompt"), "name": z.string(), "default_version": z.number().int(), "version_id": z.string().uuid().describe("Id of the default version."), "model": z.string(), "provider": z.union([z.string(), z.null()]), "virtual_key": z.union([z.string(), z.null()]), "messages": z.array(PromptMessageSchema), "hyperparameters": z.record(z.string(), z.any()), "variables": z.array(z.string()), "versions_count": z.number().int(), "organisation_id": z.string().uuid(), "workspace_id": z.string().uuid(), "owner_id": z.string().uuid(), "updated_by": z.string().uuid(), "created_at": z.string().datetime({ offset: true }), "updated_at": z.string().datetime({ offset: true }) }).strict().openapi("Prompt");
 export type Prompt = z.infer<typeof PromptSchema>;
@@ -156,6 +183,9 @@ export type PublishPromptRequest = z.infer<typeof PublishPromptRequestSchema>;
 
 export const RenderedPromptSchema = z.object({ "object": z.literal("prompt.render"), "prompt_id": z.string().uuid(), "version": z.number().int(), "request": z.record(z.string(), z.any()).describe("The chat completions body that would be sent.") }).strict().openapi("RenderedPrompt");
 export type RenderedPrompt = z.infer<typeof RenderedPromptSchema>;
+
+export const TranscriptionAnswerSchema = z.object({ "text": z.string(), "language": z.string().optional(), "duration": z.number().describe("Seconds of audio (`verbose_json`).").optional(), "usage": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("TranscriptionAnswer");
+export type TranscriptionAnswer = z.infer<typeof TranscriptionAnswerSchema>;
 
 export const UpdateConfigRequestSchema = z.object({ "name": z.string().min(1).max(200).optional(), "config": z.union([z.record(z.string(), z.any()), z.string()]).optional(), "is_default": z.boolean().optional() }).strict().describe("An `api_key` sent back as ******** keeps the key stored at that place, but only to send it where it went before: a `custom_host` (or, without one, a `provider`) that would send a kept key anywhere else is refused with 400 naming that field (`config.custom_host`, `config.targets.N.custom_host`); send the key again in clear to change its host. The root's key goes to the root and to every target without a key of its own; a target's key goes to the target's host, else the root's. Hosts compare as URLs after normalisation.").openapi("UpdateConfigRequest");
 export type UpdateConfigRequest = z.infer<typeof UpdateConfigRequestSchema>;

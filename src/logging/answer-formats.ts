@@ -13,7 +13,10 @@ import type { LoggedResponse } from "./log-entry.ts";
  * `chat`: an OpenAI chat completion, a stream assembled into one. `json`: any other JSON
  * operation (embeddings, responses, the pass-through), a stream kept as the array of its events.
  */
-export type AnswerFormat = "chat" | "json";
+export type AnswerFormat = "chat" | "json" | MediaFormat;
+
+/** Read as `json`, and priced per image, character or minute (`media-answers.ts`). */
+export type MediaFormat = "image" | "speech" | "transcription";
 
 /** What the log keeps of an answer. */
 export interface ReadAnswer {
@@ -53,6 +56,9 @@ const STREAM_READERS: Record<AnswerFormat, StreamReader> = {
     }
     return { body: events, usage, servedModel };
   },
+  image: (chunks) => STREAM_READERS.json(chunks),
+  speech: (chunks) => STREAM_READERS.json(chunks),
+  transcription: (chunks) => STREAM_READERS.json(chunks),
 };
 
 /** The log's reading of a response in the given format. Never throws. */

@@ -4,6 +4,7 @@ import { readAnswer } from "./answer-formats.ts";
 import type { LogEntry } from "./log-entry.ts";
 import { LOG_ENTRY_FIELD_NAMES } from "./log-fields.ts";
 import type { LogRecord } from "./log-record.ts";
+import { MEDIA_FORMATS, mediaCostUsd } from "./media-answers.ts";
 
 const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
 
@@ -11,10 +12,15 @@ const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0
 export function toLogRecord(entry: LogEntry): LogRecord {
   const { body, usage, servedModel, totalBytes, truncated } = readAnswer(entry.response, entry.format);
   const costModel = servedModel ?? entry.model;
-  const costUsd = entry.provider && costModel && usage ? computeCostUsd(entry.provider, costModel, usage) : null;
+  const succeeded = entry.errorMessage === null && entry.status < 400;
+  const costUsd = MEDIA_FORMATS.has(entry.format)
+    ? mediaCostUsd({ ...entry, model: costModel, answerBody: body, succeeded })
+    : entry.provider && costModel && usage
+      ? computeCostUsd(entry.provider, costModel, usage)
+      : null;
   const counted = usage ?? ZERO_USAGE;
   const record: Omit<LogRecord, (typeof LOG_ENTRY_FIELD_NAMES)[number]> = {
-    success: entry.errorMessage === null && entry.status < 400,
+    success: succeeded,
     promptTokens: counted.promptTokens,
     completionTokens: counted.completionTokens,
     totalTokens: counted.totalTokens,

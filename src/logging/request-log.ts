@@ -35,8 +35,10 @@ export class RequestLog {
   user: string | null = null;
   stream = false;
   metadata: Record<string, string> = {};
-  /** The request body as JSON text. */
+  /** The request body as JSON text (an upload's metadata, `core/upload-meter.ts`). */
   requestBody: string | null = null;
+  /** The body's size when `requestBody` is not the body itself (an upload); else the text's. */
+  requestBodyBytes: number | null = null;
   response: LoggedResponse | null = null;
   promptId: string | null = null;
   promptVersion: number | null = null;
@@ -101,7 +103,7 @@ export class RequestLog {
       spanName: identity.spanName,
       requestBody: request?.text ?? null,
       requestBodyTruncated: request?.truncated ?? false,
-      requestBodyBytes: request?.totalBytes ?? null,
+      requestBodyBytes: this.requestBodyBytes ?? request?.totalBytes ?? null,
       response: this.response,
       errorCode: error?.code ?? null,
       errorMessage: error?.message ?? null,

@@ -10,6 +10,46 @@ const PriceSchema = z
   .object({ input: z.number().nonnegative(), cached_input: z.number().nonnegative().optional(), output: z.number().nonnegative() })
   .strict();
 
+const usd = z.number().nonnegative();
+
+/** Images per image by quality then size; speech per character or token; transcription per minute or token. */
+export const MediaPriceTableSchema = z
+  .object({
+    as_of: z.iso.date(),
+    note: z.string().min(1),
+    sources: z.record(z.string(), z.url()),
+    providers: z.record(
+      z.string(),
+      z
+        .object({
+          images: z.record(
+            z.string(),
+            z
+              .object({
+                defaults: z.object({ size: z.string(), quality: z.string() }).strict().optional(),
+                per_image: z.record(z.string(), z.record(z.string().regex(/^[0-9]+x[0-9]+$/), usd)),
+              })
+              .strict(),
+          ),
+          speech: z.record(
+            z.string(),
+            z
+              .object({ per_million_characters: usd.optional(), per_million_tokens: z.object({ input: usd, output: usd }).strict().optional() })
+              .strict(),
+          ),
+          transcription: z.record(
+            z.string(),
+            z
+              .object({ per_minute: usd.optional(), per_million_tokens: z.object({ input: usd, audio_input: usd, output: usd }).strict().optional() })
+              .strict(),
+          ),
+        })
+        .partial()
+        .strict(),
+    ),
+  })
+  .strict();
+
 export const PriceTableSchema = z
   .object({
     as_of: z.iso.date(),
@@ -18,8 +58,12 @@ export const PriceTableSchema = z
     note: z.string().min(1),
     sources: z.record(z.string(), z.url()),
     providers: z.record(z.string(), z.record(z.string(), PriceSchema.nullable())),
+    media: MediaPriceTableSchema,
   })
   .strict();
+
+/** The `media` section: prices not (only) per token. */
+export type MediaPriceTable = z.infer<typeof MediaPriceTableSchema>;
 
 /** USD per million tokens, as the table lists them. */
 export type PriceTable = z.infer<typeof PriceTableSchema>;

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { MAX_FIELD_BYTES, multipartBoundary, MultipartSniffer } from "./multipart-fields.ts";
+
+const boundary = "----form-7d1a";
+const file = new Uint8Array(3000).map((_, i) => (i * 31) % 256);
+const body = Buffer.concat([
+  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n`),
+  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="talk \\"one\\".mp3"\r\nContent-Type: audio/mpeg\r\n\r\n`),
+  file,
+  Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\nline one\r\nline two\r\n--${boundary}--\r\n`),
+]);
+const expected = {
+  fields: { model: "whisper-1", prompt: "line one\r\nline two" },
+  files: [{ field: "file", filename: 'talk "one".mp3', content_type: "audio/mpeg" }],
+};
+
+describe("MultipartSniffer", () => {
+  it("reads fields and file names in one chunk", () => {
+    const sniffer = new MultipartSniffer(boundary);
+    sniffer.push(body);
+    expect(sniffer.summary()).toEqual(expected);
+  });
+
+  it("reads the same whatever the chunking, a delimiter split included", () => {
+    for (const size of [1, 2, 7, 13, 64, 1000]) {
+      const sniffer = new MultipartSniffer(boundary);
+      for (let at = 0; at < body.byteLength; at += size) sniffer.push(body.subarray(at, at + size));
+      expect(sniffer.summary(), `chunks of ${size}`).toEqual(expected);
+    }
+  });
+
+  it("keeps only the first bytes of a long field, and no file bytes", () => {
+    const long = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\n${"p".repeat(MAX_FIELD_BYTES * 3)}\r\n--${boundary}--`);
+    const sniffer = new MultipartSniffer(boundary);
+    sniffer.push(long);
+    expect(sniffer.summary().fields.prompt).toBe("p".repeat(MAX_FIELD_BYTES));
+  });
+
+  it("reads the boundary of a multipart content type only", () => {
+    expect(multipartBoundary(`multipart/form-data; boundary=${boundary}`)).toBe(boundary);
+    expect(multipartBoundary('multipart/form-data; boundary="a b"')).toBe("a b");
+    expect(multipartBoundary("application/octet-stream")).toBeNull();
+    expect(multipartBoundary(null)).toBeNull();
+  });
+});

@@ -1,0 +1,31 @@
+import { createTranslationRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { forwardedProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
+
+/**
+ * Translations: a multipart upload passed upstream as it arrives (the generated route does not read it);
+ * the log keeps its content type, size and small form fields, never the file. No guardrails:
+ * a config that attaches them is refused (400).
+ * The answer is JSON or text (per `response_format`), relayed as it arrives.
+ */
+export const translationOperation: OperationDescriptor = {
+  id: "createTranslation",
+  method: "POST",
+  upstreamPath: "/audio/translations",
+  body: "as-sent",
+  answer: "as-sent",
+  format: "transcription",
+};
+
+export function registerCreateTranslation(app: GatewayApp, deps: GatewayDeps): void {
+  const core = proxyDeps(deps);
+  app.openapi(
+    loggedRoute(createTranslationRoute, deps),
+    async (c) => proxyResponse(c, await proxyOperation(translationOperation, forwardedProxyInput(c, c.req.valid("header")), core)),
+    logHeadersHook,
+  );
+}
