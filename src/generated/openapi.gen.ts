@@ -179,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Create a legacy completion
-         * @description The body is OpenAI's legacy completions body; unknown fields are passed upstream untouched. The upstream is chosen as for chat completions. With `stream: true` the answer is a stream of server-sent events relayed event by event, ending with `data: [DONE]`. Input guardrails judge the `prompt` strings; output guardrails are refused (400).
+         * @description The body is OpenAI's legacy completions body; unknown fields are passed upstream untouched. The upstream is chosen as for chat completions. With `stream: true` the answer is a stream of server-sent events relayed event by event, ending with `data: [DONE]`. Input guardrails judge the `prompt` strings, output guardrails the choices' `text` (of a stream too).
          */
         post: operations["createCompletion"];
         delete?: never;
