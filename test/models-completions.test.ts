@@ -116,4 +116,15 @@ describe("legacy completions", () => {
     expect(allowed.status).toBe(200);
     expect(allowed.body.choices[0].text).toBe("plain answer");
   });
+
+  it("judges the choices' text with output guardrails, plain and streamed", async () => {
+    const guardrail = await call(gateway, "POST", "/v1/guardrails", { body: { name: "no answers", checks: [{ type: "contains", params: { words: ["answer"], operator: "none" } }], action: { deny: true } } });
+    expect(guardrail.status).toBe(201);
+    const headers = { "x-gateway-config": JSON.stringify({ provider: "openai", custom_host: recorder.url, output_guardrails: [guardrail.body.slug] }), authorization: `Bearer ${UPSTREAM_KEY}` };
+    const plain = await call(gateway, "POST", "/v1/completions", { body: { model: "gpt-3.5-turbo-instruct", prompt: "hi" }, headers });
+    expect(plain.status).toBe(446);
+    const streamed = await call(gateway, "POST", "/v1/completions", { body: { model: "gpt-3.5-turbo-instruct", prompt: "hi", stream: true }, headers });
+    expect(streamed.body).toContain("event: error");
+    expect(streamed.body).not.toContain("data: [DONE]");
+  });
 });
