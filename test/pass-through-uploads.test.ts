@@ -73,12 +73,12 @@ describe("uploads on the pass-through", () => {
   it("streams a chunked upload upstream before the client has finished sending it", async () => {
     expectUpload();
     const upload = chunkedUpload([new Uint8Array(10_000), new Uint8Array(10_000)]);
-    const response = await fetch(`${gateway.url}/v1/files`, { method: "POST", headers: headers(), body: upload.body, duplex: "half" } as RequestInit);
+    const response = await fetch(`${gateway.url}/v1/containers/cntr_1/files`, { method: "POST", headers: headers(), body: upload.body, duplex: "half" } as RequestInit);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ object: "file", bytes: 20_000 });
     expect(upload.streamedAhead()).toBe(true);
     const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
-    expect(record).toMatchObject({ route: "passThrough", path: "/v1/files", status: 200, requestBodyBytes: 20_000 });
+    expect(record).toMatchObject({ route: "passThrough", path: "/v1/containers/cntr_1/files", status: 200, requestBodyBytes: 20_000 });
     // The upload is logged as what it was, never its bytes.
     expect(JSON.parse(record.requestBody!)).toEqual({ content_type: "application/octet-stream", size_bytes: 20_000 });
   });
@@ -86,11 +86,11 @@ describe("uploads on the pass-through", () => {
   it("refuses a chunked upload past the body limit with 413, and the upstream never gets it whole", async () => {
     expectUpload();
     const upload = chunkedUpload([new Uint8Array(LIMIT - 10), new Uint8Array(100), new Uint8Array(100)]);
-    const response = await fetch(`${gateway.url}/v1/files`, { method: "POST", headers: headers(), body: upload.body, duplex: "half" } as RequestInit);
+    const response = await fetch(`${gateway.url}/v1/containers/cntr_1/files`, { method: "POST", headers: headers(), body: upload.body, duplex: "half" } as RequestInit);
     expect(response.status).toBe(413);
     expect((await response.json()).error.code).toBe("body_too_large");
     expect(received.at(-1)!.complete).toBe(false);
-    const declared = await fetch(`${gateway.url}/v1/files`, { method: "POST", headers: headers(), body: new Uint8Array(LIMIT + 1) });
+    const declared = await fetch(`${gateway.url}/v1/containers/cntr_1/files`, { method: "POST", headers: headers(), body: new Uint8Array(LIMIT + 1) });
     expect(declared.status).toBe(413);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { OpenApiDocument, OperationObject } from "./document.ts";
-import { operationScope, renderRoutes } from "./routes.ts";
+import { operationScope, renderRoutes, streamedMediaTypes } from "./routes.ts";
 
 const ok = { "200": { description: "OK" } };
 
@@ -37,20 +37,29 @@ describe("renderRoutes", () => {
     expect(headers).not.toContain(".strict()");
   });
 
-  it("gives a multipart body a plain schema object, not zod, so the route leaves it unread to stream", () => {
-    const source = renderRoutes(
-      documentWith({
-        requestBody: { required: true, content: { "multipart/form-data": { schema: { $ref: "#/components/schemas/Upload" } } } },
-      }),
-    );
-    expect(source).toContain('body: { required: true, content: { "multipart/form-data": { schema: {"$ref":"#/components/schemas/Upload"} } } },');
-    expect(source).not.toContain("createThingBody");
-  });
-
   it("emits each operation's scope with its route", () => {
     expect(renderRoutes(documentWith({ security: [{ gatewayApiKey: ["admin"] }] }))).toContain('middleware: requireScope("admin"),');
     expect(renderRoutes(documentWith({}))).toContain('middleware: requireScope("service"),');
     expect(renderRoutes(documentWith({ security: [] }))).toContain('middleware: requireScope("none"),');
+  });
+});
+
+describe("bodies that stream upstream unread", () => {
+  const form = { required: true, content: { "multipart/form-data": { schema: { type: "object" } } } };
+
+  it("a multipart-only body gets no body validator (which would parse it whole) but a content-type check", () => {
+    const source = renderRoutes(documentWith({ requestBody: form }));
+    expect(source).toContain('middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],');
+    expect(source).toContain('import { requireMediaType } from "../middleware/require-media-type.ts";');
+    expect(source).not.toContain("body: {");
+  });
+
+  it("a JSON body keeps its validator, and no content-type check is imported", () => {
+    const source = renderRoutes(documentWith({ requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } } }));
+    expect(source).toContain("body: { required: true");
+    expect(source).not.toContain("requireMediaType");
+    expect(streamedMediaTypes({ operationId: "x", responses: ok, requestBody: { content: { "application/json": {}, "multipart/form-data": {} } } })).toBeNull();
+    expect(streamedMediaTypes({ operationId: "x", responses: ok })).toBeNull();
   });
 });
 

@@ -75,21 +75,6 @@ function contentSource(content: Record<string, { schema?: JsonSchema }>, jsonBod
 }
 
 /**
- * A request body's media types: JSON is validated by its compiled zod schema; any other (a
- * multipart upload) is described by a plain OpenAPI schema object, not zod, so that
- * @hono/zod-openapi, which validates only zod schemas, neither reads nor parses the body and
- * the route can pass it upstream as it streams in. The upstream checks those fields.
- */
-function requestContentSource(content: Record<string, { schema?: JsonSchema }>, jsonBody: string): string {
-  const entries = Object.entries(content).map(([mediaType, media]) =>
-    mediaType === "application/json"
-      ? `${JSON.stringify(mediaType)}: { schema: ${media.schema ? jsonBody : "z.unknown()"} }`
-      : `${JSON.stringify(mediaType)}: { schema: ${JSON.stringify(media.schema ?? {})} }`,
-  );
-  return `{ ${entries.join(", ")} }`;
-}
-
-/**
  * The gateway scope an operation needs, from its own `security` (never the document-wide
  * default, so a new operation cannot get one by accident): `[]` needs no key,
  * `[{ gatewayApiKey: [] }]` any gateway key, `[{ gatewayApiKey: [admin] }]` an admin key.
@@ -104,6 +89,18 @@ export function operationScope(operation: OperationObject): "none" | "service" |
   throw new Error(`${operationId}: security must be [], [{ gatewayApiKey: [] }] or [{ gatewayApiKey: [admin] }].`);
 }
 
+/**
+ * The media types of a body that streams upstream unread: an operation's request body when
+ * none of its media types is JSON (a multipart upload). Its route gets no body validator,
+ * which would parse the form whole, but a check of the `Content-Type` header
+ * (`requireMediaType`); the document still describes the form to clients. Null otherwise.
+ */
+export function streamedMediaTypes(operation: OperationObject): string[] | null {
+  const types = Object.keys(operation.requestBody?.content ?? {});
+  if (types.length === 0 || types.some((type) => /^application\/([a-z.-]+\+)?json$/i.test(type))) return null;
+  return types;
+}
+
 function renderRoute(document: OpenApiDocument, method: string, path: string, operation: OperationObject): string {
   const parameters = (operation.parameters ?? []).map((p) => resolve<ParameterObject>(document, p, "parameters"));
   const request: string[] = [];
@@ -113,9 +110,10 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
   if (query) request.push(`  query: ${query},`);
   const headers = parametersObject(parameters, "header");
   if (headers) request.push(`  headers: ${headers},`);
-  if (operation.requestBody) {
+  const streamed = streamedMediaTypes(operation);
+  if (operation.requestBody && !streamed) {
     request.push(
-      `  body: { required: ${operation.requestBody.required === true}, content: ${requestContentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`,
+      `  body: { required: ${operation.requestBody.required === true}, content: ${contentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`,
     );
   }
   const responses = Object.entries(operation.responses).map(([status, item]) => {
@@ -129,7 +127,9 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
     `  operationId: ${JSON.stringify(operation.operationId)},`,
     `  method: ${JSON.stringify(method)},`,
     `  path: ${JSON.stringify(path)},`,
-    `  middleware: requireScope(${JSON.stringify(operationScope(operation))}),`,
+    streamed
+      ? `  middleware: [requireScope(${JSON.stringify(operationScope(operation))}), requireMediaType(${JSON.stringify(streamed)})],`
+      : `  middleware: requireScope(${JSON.stringify(operationScope(operation))}),`,
     ...(request.length > 0 ? [`  request: {`, ...request.map((line) => `  ${line}`), `  },`] : []),
     `  responses: {`,
     ...responses,
@@ -159,6 +159,7 @@ export function renderRoutes(document: OpenApiDocument): string {
   return [
     'import { createRoute, z } from "@hono/zod-openapi";',
     `import { ${bodies.join(", ")} } from "./body-validators.gen.ts";`,
+    ...(blocks.some((block) => block.includes("requireMediaType(")) ? ['import { requireMediaType } from "../middleware/require-media-type.ts";'] : []),
     'import { requireScope } from "../middleware/require-scope.ts";',
     `import { ${imports} } from "./schemas.gen.ts";`,
     "",

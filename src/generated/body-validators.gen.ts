@@ -3,7 +3,7 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CreateApiKeyRequestSchema, CreateChatCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateGuardrailRequestSchema, CreateImageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateSpeechRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdatePromptRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
+import { CompleteUploadRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdatePromptRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
 export const createApiKeyBodyCheck = validate20;
@@ -293,17 +293,146 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createChatCompletionBodyCheck = validate25;
-const schema37 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
-const schema38 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema41 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema39 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
-const schema40 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
+export const createBatchBodyCheck = validate25;
+const schema37 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
+const schema38 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string","minLength":1},"endpoint":{"type":"string","minLength":1},"completion_window":{"type":"string","minLength":1},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createBatch.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.input_file_id === undefined) && (missing0 = "input_file_id")) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))){
+validate25.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.input_file_id !== undefined){
+let data0 = data.input_file_id;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+validate25.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"components#/$defs/CreateBatchRequest/properties/input_file_id/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"components#/$defs/CreateBatchRequest/properties/input_file_id/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.endpoint !== undefined){
+let data1 = data.endpoint;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+validate25.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"components#/$defs/CreateBatchRequest/properties/endpoint/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"components#/$defs/CreateBatchRequest/properties/endpoint/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.completion_window !== undefined){
+let data2 = data.completion_window;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+validate25.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"components#/$defs/CreateBatchRequest/properties/completion_window/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"components#/$defs/CreateBatchRequest/properties/completion_window/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.metadata !== undefined){
+let data3 = data.metadata;
+const _errs9 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate25.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/type",keyword:"type",params:{type: schema38.properties.metadata.type}}];
+return false;
+}
+if(errors === _errs9){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+for(const key0 in data3){
+const _errs12 = errors;
+if(typeof data3[key0] !== "string"){
+validate25.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createChatCompletionBodyCheck = validate26;
+const schema39 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
+const schema40 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema43 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema41 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
+const schema42 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -314,7 +443,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.role === undefined) && (missing0 = "role")){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -322,11 +451,11 @@ if(data.role !== undefined){
 let data0 = data.role;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate28.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((((data0 === "system") || (data0 === "developer")) || (data0 === "user")) || (data0 === "assistant")) || (data0 === "tool")) || (data0 === "function"))){
-validate27.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema39.properties.role.enum}}];
+validate28.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema41.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -442,7 +571,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate27.errors = vErrors;
+validate28.errors = vErrors;
 return false;
 }
 else {
@@ -465,7 +594,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs18 = errors;
 if(typeof data.name !== "string"){
-validate27.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate28.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -477,7 +606,7 @@ if(valid0){
 if(data.tool_call_id !== undefined){
 const _errs20 = errors;
 if(typeof data.tool_call_id !== "string"){
-validate27.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"}}];
+validate28.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -500,7 +629,7 @@ if(errors === _errs24){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/properties/tool_calls/items/type",keyword:"type",params:{type: "object"}}];
+validate28.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/properties/tool_calls/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -511,7 +640,7 @@ break;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"}}];
+validate28.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -527,20 +656,20 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -551,7 +680,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -561,12 +690,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate26.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate27.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate27.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -582,7 +711,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate26.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate27.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -590,8 +719,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate27(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate28(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -602,7 +731,7 @@ break;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate27.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -616,7 +745,7 @@ if(data.stream !== undefined){
 let data3 = data.stream;
 const _errs7 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate26.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema38.properties.stream.type}}];
+validate27.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema40.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -629,14 +758,14 @@ if(data.stream_options !== undefined){
 let data4 = data.stream_options;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate26.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema38.properties.stream_options.type}}];
+validate27.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema40.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs9){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.include_usage !== undefined){
 if(typeof data4.include_usage !== "boolean"){
-validate26.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
+validate27.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -651,7 +780,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs14 = errors;
 if(typeof data.user !== "string"){
-validate26.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate27.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -664,18 +793,18 @@ if(data.max_completion_tokens !== undefined){
 let data7 = data.max_completion_tokens;
 const _errs16 = errors;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate26.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema38.properties.max_completion_tokens.type}}];
+validate27.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema40.properties.max_completion_tokens.type}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate26.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate27.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data7 < 1 || isNaN(data7)){
-validate26.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate27.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -691,18 +820,18 @@ if(data.max_tokens !== undefined){
 let data8 = data.max_tokens;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate26.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema38.properties.max_tokens.type}}];
+validate27.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema40.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 9007199254740991 || isNaN(data8)){
-validate26.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate27.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data8 < 1 || isNaN(data8)){
-validate26.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate27.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -718,18 +847,18 @@ if(data.temperature !== undefined){
 let data9 = data.temperature;
 const _errs20 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate26.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema38.properties.temperature.type}}];
+validate27.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema40.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 2 || isNaN(data9)){
-validate26.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate27.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate26.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate27.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -745,18 +874,18 @@ if(data.top_p !== undefined){
 let data10 = data.top_p;
 const _errs22 = errors;
 if((!((typeof data10 == "number") && (isFinite(data10)))) && (data10 !== null)){
-validate26.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema38.properties.top_p.type}}];
+validate27.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema40.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs22){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 1 || isNaN(data10)){
-validate26.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate27.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate26.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate27.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -772,18 +901,18 @@ if(data.n !== undefined){
 let data11 = data.n;
 const _errs24 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate26.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema38.properties.n.type}}];
+validate27.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema40.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate26.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate27.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 1 || isNaN(data11)){
-validate26.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate27.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -810,14 +939,14 @@ if(errors === _errs29){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing1;
 if((data13.type === undefined) && (missing1 = "type")){
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data13.type !== undefined){
 const _errs32 = errors;
 if(typeof data13.type !== "string"){
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ChatTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ChatTool/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -833,7 +962,7 @@ if(errors === _errs34){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing2;
 if((data15.name === undefined) && (missing2 = "name")){
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/required",keyword:"required",params:{missingProperty: missing2}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -843,12 +972,12 @@ const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data16 === "string"){
 if(func1(data16) < 1){
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -861,7 +990,7 @@ if(valid6){
 if(data15.description !== undefined){
 const _errs39 = errors;
 if(typeof data15.description !== "string"){
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"components#/$defs/ChatTool/properties/function/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"components#/$defs/ChatTool/properties/function/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -877,7 +1006,7 @@ if(errors === _errs41){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"components#/$defs/ChatTool/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"components#/$defs/ChatTool/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -891,7 +1020,7 @@ if(data15.strict !== undefined){
 let data19 = data15.strict;
 const _errs44 = errors;
 if((typeof data19 !== "boolean") && (data19 !== null)){
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema41.properties.function.properties.strict.type}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema43.properties.function.properties.strict.type}}];
 return false;
 }
 var valid6 = _errs44 === errors;
@@ -905,7 +1034,7 @@ var valid6 = true;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/type",keyword:"type",params:{type: "object"}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -918,7 +1047,7 @@ var valid5 = true;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/type",keyword:"type",params:{type: "object"}}];
+validate27.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -929,7 +1058,7 @@ break;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate27.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -983,7 +1112,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate26.errors = vErrors;
+validate27.errors = vErrors;
 return false;
 }
 else {
@@ -1007,7 +1136,7 @@ if(data.metadata !== undefined){
 let data21 = data.metadata;
 const _errs53 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate26.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema38.properties.metadata.type}}];
+validate27.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema40.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs53){
@@ -1015,7 +1144,7 @@ if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 for(const key0 in data21){
 const _errs56 = errors;
 if(typeof data21[key0] !== "string"){
-validate26.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate27.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid8 = _errs56 === errors;
@@ -1045,45 +1174,685 @@ var valid0 = true;
 }
 }
 else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate26.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createChatCompletion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate26(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
-validate25.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createConfigBodyCheck = validate30;
-const schema42 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
-const schema43 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+export const createCompletionBodyCheck = validate31;
+const schema44 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
+const schema45 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string","minLength":1},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createCompletion.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.model === undefined) && (missing0 = "model")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
+validate31.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+validate31.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.prompt !== undefined){
+let data1 = data.prompt;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+const _errs7 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs7 === errors;
+valid2 = valid2 || _valid0;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data1)){
+var valid3 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs11 = errors;
+if(typeof data1[i0] !== "string"){
+const err1 = {instancePath:instancePath+"/prompt/" + i0,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/1/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid3 = _errs11 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/1/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid0 = _errs9 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+var items0 = true;
+}
+const _errs13 = errors;
+if(errors === _errs13){
+if(Array.isArray(data1)){
+if(data1.length < 1){
+const err3 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/2/minItems",keyword:"minItems",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+var valid4 = true;
+const len1 = data1.length;
+for(let i1=0; i1<len1; i1++){
+let data3 = data1[i1];
+const _errs15 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err4 = {instancePath:instancePath+"/prompt/" + i1,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/2/items/type",keyword:"type",params:{type: "integer"}};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(errors === _errs15){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err5 = {instancePath:instancePath+"/prompt/" + i1,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/2/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+if(data3 < -9007199254740991 || isNaN(data3)){
+const err6 = {instancePath:instancePath+"/prompt/" + i1,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/2/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+var valid4 = _errs15 === errors;
+if(!valid4){
+break;
+}
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/2/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+var _valid0 = _errs13 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+if(items0 !== true){
+items0 = true;
+}
+}
+const _errs17 = errors;
+if(errors === _errs17){
+if(Array.isArray(data1)){
+if(data1.length < 1){
+const err8 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/3/minItems",keyword:"minItems",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+else {
+var valid5 = true;
+const len2 = data1.length;
+for(let i2=0; i2<len2; i2++){
+let data4 = data1[i2];
+const _errs19 = errors;
+if(errors === _errs19){
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err9 = {instancePath:instancePath+"/prompt/" + i2,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/3/items/minItems",keyword:"minItems",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+else {
+var valid6 = true;
+const len3 = data4.length;
+for(let i3=0; i3<len3; i3++){
+let data5 = data4[i3];
+const _errs21 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err10 = {instancePath:instancePath+"/prompt/" + i2+"/" + i3,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/3/items/items/type",keyword:"type",params:{type: "integer"}};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(errors === _errs21){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 9007199254740991 || isNaN(data5)){
+const err11 = {instancePath:instancePath+"/prompt/" + i2+"/" + i3,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/3/items/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+if(data5 < -9007199254740991 || isNaN(data5)){
+const err12 = {instancePath:instancePath+"/prompt/" + i2+"/" + i3,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/3/items/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+}
+var valid6 = _errs21 === errors;
+if(!valid6){
+break;
+}
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/prompt/" + i2,schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/3/items/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var valid5 = _errs19 === errors;
+if(!valid5){
+break;
+}
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/3/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+var _valid0 = _errs17 === errors;
+valid2 = valid2 || _valid0;
+if(_valid0){
+if(items0 !== true){
+items0 = true;
+}
+}
+const _errs23 = errors;
+if(data1 !== null){
+const err15 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf/4/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+var _valid0 = _errs23 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err16 = {instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateCompletionRequest/properties/prompt/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+validate31.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.stream !== undefined){
+let data6 = data.stream;
+const _errs25 = errors;
+if((typeof data6 !== "boolean") && (data6 !== null)){
+validate31.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema45.properties.stream.type}}];
+return false;
+}
+var valid1 = _errs25 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.stream_options !== undefined){
+let data7 = data.stream_options;
+const _errs27 = errors;
+if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
+validate31.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema45.properties.stream_options.type}}];
+return false;
+}
+if(errors === _errs27){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.include_usage !== undefined){
+if(typeof data7.include_usage !== "boolean"){
+validate31.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs27 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.suffix !== undefined){
+let data9 = data.suffix;
+const _errs32 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate31.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema45.properties.suffix.type}}];
+return false;
+}
+var valid1 = _errs32 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.max_tokens !== undefined){
+let data10 = data.max_tokens;
+const _errs34 = errors;
+if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
+validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema45.properties.max_tokens.type}}];
+return false;
+}
+if(errors === _errs34){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 9007199254740991 || isNaN(data10)){
+validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data10 < 0 || isNaN(data10)){
+validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs34 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.temperature !== undefined){
+let data11 = data.temperature;
+const _errs36 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+validate31.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema45.properties.temperature.type}}];
+return false;
+}
+if(errors === _errs36){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 2 || isNaN(data11)){
+validate31.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+return false;
+}
+else {
+if(data11 < 0 || isNaN(data11)){
+validate31.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs36 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.top_p !== undefined){
+let data12 = data.top_p;
+const _errs38 = errors;
+if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
+validate31.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema45.properties.top_p.type}}];
+return false;
+}
+if(errors === _errs38){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 1 || isNaN(data12)){
+validate31.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+return false;
+}
+else {
+if(data12 < 0 || isNaN(data12)){
+validate31.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs38 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.n !== undefined){
+let data13 = data.n;
+const _errs40 = errors;
+if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
+validate31.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema45.properties.n.type}}];
+return false;
+}
+if(errors === _errs40){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 128 || isNaN(data13)){
+validate31.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128}}];
+return false;
+}
+else {
+if(data13 < 1 || isNaN(data13)){
+validate31.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs40 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.echo !== undefined){
+let data14 = data.echo;
+const _errs42 = errors;
+if((typeof data14 !== "boolean") && (data14 !== null)){
+validate31.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema45.properties.echo.type}}];
+return false;
+}
+var valid1 = _errs42 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.stop !== undefined){
+let data15 = data.stop;
+const _errs44 = errors;
+const _errs45 = errors;
+let valid8 = false;
+const _errs46 = errors;
+if(typeof data15 !== "string"){
+const err17 = {instancePath:instancePath+"/stop",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stop/anyOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid1 = _errs46 === errors;
+valid8 = valid8 || _valid1;
+const _errs48 = errors;
+if(errors === _errs48){
+if(Array.isArray(data15)){
+var valid9 = true;
+const len4 = data15.length;
+for(let i4=0; i4<len4; i4++){
+const _errs50 = errors;
+if(typeof data15[i4] !== "string"){
+const err18 = {instancePath:instancePath+"/stop/" + i4,schemaPath:"components#/$defs/CreateCompletionRequest/properties/stop/anyOf/1/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var valid9 = _errs50 === errors;
+if(!valid9){
+break;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/stop",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stop/anyOf/1/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+var _valid1 = _errs48 === errors;
+valid8 = valid8 || _valid1;
+const _errs52 = errors;
+if(data15 !== null){
+const err20 = {instancePath:instancePath+"/stop",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stop/anyOf/2/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid1 = _errs52 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const err21 = {instancePath:instancePath+"/stop",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stop/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate31.errors = vErrors;
+return false;
+}
+else {
+errors = _errs45;
+if(vErrors !== null){
+if(_errs45){
+vErrors.length = _errs45;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid1 = _errs44 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.user !== undefined){
+const _errs54 = errors;
+if(typeof data.user !== "string"){
+validate31.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateCompletionRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid1 = _errs54 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createConfigBodyCheck = validate32;
+const schema46 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
+const schema47 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createConfig.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1095,14 +1864,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.config === undefined) && (missing0 = "config"))){
-validate30.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate32.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "config")) || (key0 === "is_default"))){
-validate30.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate32.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -1114,18 +1883,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1179,7 +1948,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate30.errors = vErrors;
+validate32.errors = vErrors;
 return false;
 }
 else {
@@ -1202,7 +1971,7 @@ if(valid1){
 if(data.is_default !== undefined){
 const _errs12 = errors;
 if(typeof data.is_default !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/CreateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
+validate32.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/CreateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -1216,24 +1985,24 @@ var valid1 = true;
 }
 }
 else {
-validate30.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/type",keyword:"type",params:{type: "object"}}];
+validate32.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate30.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateConfigBodyCheck = validate31;
-const schema44 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
-const schema45 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+export const updateConfigBodyCheck = validate33;
+const schema48 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
+const schema49 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateConfig.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1244,14 +2013,14 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate31.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate33.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "config")) || (key0 === "is_default"))){
-validate31.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate33.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -1263,18 +2032,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate31.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate31.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1328,7 +2097,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate31.errors = vErrors;
+validate33.errors = vErrors;
 return false;
 }
 else {
@@ -1351,7 +2120,7 @@ if(valid1){
 if(data.is_default !== undefined){
 const _errs12 = errors;
 if(typeof data.is_default !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/UpdateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
+validate33.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/UpdateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -1365,24 +2134,24 @@ var valid1 = true;
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/type",keyword:"type",params:{type: "object"}}];
+validate33.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate31.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createEmbeddingBodyCheck = validate32;
-const schema46 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
-const schema47 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
+export const createEmbeddingBodyCheck = validate34;
+const schema50 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
+const schema51 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEmbedding.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1394,7 +2163,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.input === undefined) && (missing0 = "input"))){
-validate32.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate34.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -1404,12 +2173,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate32.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate34.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1729,7 +2498,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate32.errors = vErrors;
+validate34.errors = vErrors;
 return false;
 }
 else {
@@ -1753,11 +2522,11 @@ if(data.encoding_format !== undefined){
 let data6 = data.encoding_format;
 const _errs23 = errors;
 if(typeof data6 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "float") || (data6 === "base64"))){
-validate32.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema47.properties.encoding_format.enum}}];
+validate34.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema51.properties.encoding_format.enum}}];
 return false;
 }
 var valid1 = _errs23 === errors;
@@ -1770,18 +2539,18 @@ if(data.dimensions !== undefined){
 let data7 = data.dimensions;
 const _errs25 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate32.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/type",keyword:"type",params:{type: "integer"}}];
+validate34.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate32.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate34.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data7 < 1 || isNaN(data7)){
-validate32.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate34.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1796,7 +2565,7 @@ if(valid1){
 if(data.user !== undefined){
 const _errs27 = errors;
 if(typeof data.user !== "string"){
-validate32.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs27 === errors;
@@ -1811,210 +2580,7 @@ var valid1 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createGuardrailBodyCheck = validate33;
-const schema48 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
-const schema49 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
-const schema50 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema51 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
-
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.name === undefined) && (missing0 = "name")) || ((data.checks === undefined) && (missing0 = "checks"))){
-validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
-validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.name !== undefined){
-let data0 = data.name;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func1(data0) > 200){
-validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
-return false;
-}
-else {
-if(func1(data0) < 1){
-validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-else {
-validate34.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.checks !== undefined){
-let data1 = data.checks;
-const _errs4 = errors;
-if(errors === _errs4){
-if(Array.isArray(data1)){
-if(data1.length < 1){
-validate34.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs7){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((data2.type === undefined) && (missing1 = "type")){
-validate34.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
-return false;
-}
-else {
-const _errs9 = errors;
-for(const key1 in data2){
-if(!((key1 === "type") || (key1 === "params"))){
-validate34.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
-return false;
-break;
-}
-}
-if(_errs9 === errors){
-if(data2.type !== undefined){
-const _errs10 = errors;
-if(typeof data2.type !== "string"){
-validate34.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid3 = _errs10 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data2.params !== undefined){
-let data4 = data2.params;
-const _errs12 = errors;
-if(errors === _errs12){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-}
-else {
-validate34.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid3 = _errs12 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-else {
-validate34.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid1 = _errs6 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-else {
-validate34.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.action !== undefined){
-let data5 = data.action;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing2;
-if((data5.deny === undefined) && (missing2 = "deny")){
-validate34.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
-return false;
-}
-else {
-const _errs18 = errors;
-for(const key2 in data5){
-if(!(key2 === "deny")){
-validate34.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
-return false;
-break;
-}
-}
-if(_errs18 === errors){
-if(data5.deny !== undefined){
-if(typeof data5.deny !== "boolean"){
-validate34.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate34.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate34.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2023,30 +2589,192 @@ return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const createFineTuningJobBodyCheck = validate35;
+const schema52 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
+const schema53 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string","minLength":1},"training_file":{"type":"string","minLength":1},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createGuardrail.body" */;
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createFineTuningJob.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate34(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
-errors = vErrors.length;
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.model === undefined) && (missing0 = "model")) || ((data.training_file === undefined) && (missing0 = "training_file"))){
+validate35.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
 }
-validate33.errors = vErrors;
+else {
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+validate35.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.training_file !== undefined){
+let data1 = data.training_file;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+validate35.errors = [{instancePath:instancePath+"/training_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/training_file/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/training_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/training_file/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.validation_file !== undefined){
+let data2 = data.validation_file;
+const _errs7 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate35.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/validation_file/type",keyword:"type",params:{type: schema53.properties.validation_file.type}}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.suffix !== undefined){
+let data3 = data.suffix;
+const _errs9 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate35.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/suffix/type",keyword:"type",params:{type: schema53.properties.suffix.type}}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.seed !== undefined){
+let data4 = data.seed;
+const _errs11 = errors;
+if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
+validate35.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/type",keyword:"type",params:{type: schema53.properties.seed.type}}];
+return false;
+}
+if(errors === _errs11){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+validate35.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data4 < -9007199254740991 || isNaN(data4)){
+validate35.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.method !== undefined){
+let data5 = data.method;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/method",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/method/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.metadata !== undefined){
+let data6 = data.metadata;
+const _errs16 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate35.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/type",keyword:"type",params:{type: schema53.properties.metadata.type}}];
+return false;
+}
+if(errors === _errs16){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key0 in data6){
+const _errs19 = errors;
+if(typeof data6[key0] !== "string"){
+validate35.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid2 = _errs19 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+var valid1 = _errs16 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate35.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateGuardrailBodyCheck = validate36;
-const schema52 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
-const schema53 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+export const createGuardrailBodyCheck = validate36;
+const schema54 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
+const schema55 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema56 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema57 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2060,8 +2788,9 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate37.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.checks === undefined) && (missing0 = "checks"))){
+validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -2119,9 +2848,9 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing0;
-if((data2.type === undefined) && (missing0 = "type")){
-validate37.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
+let missing1;
+if((data2.type === undefined) && (missing1 = "type")){
+validate37.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -2195,9 +2924,9 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing1;
-if((data5.deny === undefined) && (missing1 = "deny")){
-validate37.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
+let missing2;
+if((data5.deny === undefined) && (missing2 = "deny")){
+validate37.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -2246,7 +2975,7 @@ validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateGuardrail.body" */;
+/*# sourceURL="createGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate36.evaluated;
@@ -2265,16 +2994,237 @@ return errors === 0;
 }
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createImageBodyCheck = validate39;
-const schema56 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
-const schema57 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"size":{"type":"string","pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":"integer","minimum":1,"maximum":10},"quality":{"type":"string"},"response_format":{"type":"string","enum":["url","b64_json"]},"style":{"type":"string","enum":["vivid","natural"]},"background":{"type":"string","enum":["transparent","opaque","auto"]},"output_format":{"type":"string","enum":["png","jpeg","webp"]},"user":{"type":"string"}},"additionalProperties":true};
-const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
+export const updateGuardrailBodyCheck = validate39;
+const schema58 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
+const schema59 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate40.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
+validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) > 200){
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.checks !== undefined){
+let data1 = data.checks;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+if(data1.length < 1){
+validate40.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing0;
+if((data2.type === undefined) && (missing0 = "type")){
+validate40.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs9 = errors;
+for(const key1 in data2){
+if(!((key1 === "type") || (key1 === "params"))){
+validate40.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+return false;
+break;
+}
+}
+if(_errs9 === errors){
+if(data2.type !== undefined){
+const _errs10 = errors;
+if(typeof data2.type !== "string"){
+validate40.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid3 = _errs10 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data2.params !== undefined){
+let data4 = data2.params;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid3 = _errs12 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.action !== undefined){
+let data5 = data.action;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if((data5.deny === undefined) && (missing1 = "deny")){
+validate40.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
+return false;
+}
+else {
+const _errs18 = errors;
+for(const key2 in data5){
+if(!(key2 === "deny")){
+validate40.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+return false;
+break;
+}
+}
+if(_errs18 === errors){
+if(data5.deny !== undefined){
+if(typeof data5.deny !== "boolean"){
+validate40.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createImage.body" */;
+/*# sourceURL="updateGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate40(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createImageBodyCheck = validate42;
+const schema62 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
+const schema63 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"size":{"type":"string","pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":"integer","minimum":1,"maximum":10},"quality":{"type":"string"},"response_format":{"type":"string","enum":["url","b64_json"]},"style":{"type":"string","enum":["vivid","natural"]},"background":{"type":"string","enum":["transparent","opaque","auto"]},"output_format":{"type":"string","enum":["png","jpeg","webp"]},"user":{"type":"string"}},"additionalProperties":true};
+const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createImage.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2286,7 +3236,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate42.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -2296,12 +3246,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2317,12 +3267,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate39.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2338,12 +3288,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern4.test(data2)){
-validate39.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/pattern",keyword:"pattern",params:{pattern: "^([0-9]+x[0-9]+|auto)$"}}];
+validate42.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/pattern",keyword:"pattern",params:{pattern: "^([0-9]+x[0-9]+|auto)$"}}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2357,18 +3307,18 @@ if(data.n !== undefined){
 let data3 = data.n;
 const _errs9 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate39.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: "integer"}}];
+validate42.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 10 || isNaN(data3)){
-validate39.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
+validate42.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
 return false;
 }
 else {
 if(data3 < 1 || isNaN(data3)){
-validate39.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate42.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -2383,7 +3333,7 @@ if(valid1){
 if(data.quality !== undefined){
 const _errs11 = errors;
 if(typeof data.quality !== "string"){
-validate39.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -2396,11 +3346,11 @@ if(data.response_format !== undefined){
 let data5 = data.response_format;
 const _errs13 = errors;
 if(typeof data5 !== "string"){
-validate39.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data5 === "url") || (data5 === "b64_json"))){
-validate39.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema57.properties.response_format.enum}}];
+validate42.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema63.properties.response_format.enum}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -2413,11 +3363,11 @@ if(data.style !== undefined){
 let data6 = data.style;
 const _errs15 = errors;
 if(typeof data6 !== "string"){
-validate39.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "vivid") || (data6 === "natural"))){
-validate39.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema57.properties.style.enum}}];
+validate42.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema63.properties.style.enum}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -2430,11 +3380,11 @@ if(data.background !== undefined){
 let data7 = data.background;
 const _errs17 = errors;
 if(typeof data7 !== "string"){
-validate39.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto"))){
-validate39.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema57.properties.background.enum}}];
+validate42.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema63.properties.background.enum}}];
 return false;
 }
 var valid1 = _errs17 === errors;
@@ -2447,11 +3397,11 @@ if(data.output_format !== undefined){
 let data8 = data.output_format;
 const _errs19 = errors;
 if(typeof data8 !== "string"){
-validate39.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp"))){
-validate39.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema57.properties.output_format.enum}}];
+validate42.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema63.properties.output_format.enum}}];
 return false;
 }
 var valid1 = _errs19 === errors;
@@ -2463,7 +3413,7 @@ if(valid1){
 if(data.user !== undefined){
 const _errs21 = errors;
 if(typeof data.user !== "string"){
-validate39.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateImageRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate42.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateImageRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs21 === errors;
@@ -2483,24 +3433,24 @@ var valid1 = true;
 }
 }
 else {
-validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/type",keyword:"type",params:{type: "object"}}];
+validate42.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate39.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createModerationBodyCheck = validate40;
-const schema58 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
-const schema59 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string","minLength":1}},"additionalProperties":true};
+export const createModerationBodyCheck = validate43;
+const schema64 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
+const schema65 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string","minLength":1}},"additionalProperties":true};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createModeration.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2512,7 +3462,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.input === undefined) && (missing0 = "input")){
-validate40.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate43.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -2652,7 +3602,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return false;
 }
 else {
@@ -2678,12 +3628,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate40.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate43.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate43.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2696,283 +3646,19 @@ var valid1 = true;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
+validate43.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptBodyCheck = validate41;
-const schema60 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
-const schema61 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema62 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
-
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate42.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.name === undefined) && (missing0 = "name")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters"))){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.name !== undefined){
-let data0 = data.name;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func1(data0) > 200){
-validate42.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
-return false;
-}
-else {
-if(func1(data0) < 1){
-validate42.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.model !== undefined){
-let data1 = data.model;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.provider !== undefined){
-let data2 = data.provider;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate42.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.virtual_key !== undefined){
-let data3 = data.virtual_key;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate42.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.messages !== undefined){
-let data4 = data.messages;
-const _errs10 = errors;
-if(errors === _errs10){
-if(Array.isArray(data4)){
-if(data4.length < 1){
-validate42.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data4.length;
-for(let i0=0; i0<len0; i0++){
-let data5 = data4[i0];
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing1;
-if(((data5.role === undefined) && (missing1 = "role")) || ((data5.content === undefined) && (missing1 = "content"))){
-validate42.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
-return false;
-}
-else {
-const _errs15 = errors;
-for(const key1 in data5){
-if(!((key1 === "role") || (key1 === "content"))){
-validate42.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
-return false;
-break;
-}
-}
-if(_errs15 === errors){
-if(data5.role !== undefined){
-let data6 = data5.role;
-const _errs16 = errors;
-if(typeof data6 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate42.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema62.properties.role.enum}}];
-return false;
-}
-var valid3 = _errs16 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data5.content !== undefined){
-const _errs18 = errors;
-if(typeof data5.content !== "string"){
-validate42.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid3 = _errs18 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid1 = _errs12 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hyperparameters !== undefined){
-let data8 = data.hyperparameters;
-const _errs20 = errors;
-if(errors === _errs20){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate42.errors = vErrors;
-return errors === 0;
-}
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createPrompt.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate42(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
-errors = vErrors.length;
-}
-validate41.errors = vErrors;
-return errors === 0;
-}
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const updatePromptBodyCheck = validate44;
-const schema63 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
-const schema64 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
+export const createPromptBodyCheck = validate44;
+const schema66 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
+const schema67 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema68 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2986,14 +3672,15 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate45.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+let missing0;
+if((((data.name === undefined) && (missing0 = "name")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))){
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters")) || (key0 === "publish"))){
+if(!((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters"))){
 validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -3051,16 +3738,16 @@ if(valid0){
 if(data.provider !== undefined){
 let data2 = data.provider;
 const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate45.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema64.properties.provider.type}}];
-return false;
-}
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
 validate45.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+return false;
 }
 }
 var valid0 = _errs6 === errors;
@@ -3072,16 +3759,16 @@ if(valid0){
 if(data.virtual_key !== undefined){
 let data3 = data.virtual_key;
 const _errs8 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate45.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema64.properties.virtual_key.type}}];
-return false;
-}
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
 validate45.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
+return false;
 }
 }
 var valid0 = _errs8 === errors;
@@ -3108,9 +3795,9 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing0;
-if(((data5.role === undefined) && (missing0 = "role")) || ((data5.content === undefined) && (missing0 = "content"))){
-validate45.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
+let missing1;
+if(((data5.role === undefined) && (missing1 = "role")) || ((data5.content === undefined) && (missing1 = "content"))){
+validate45.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -3131,7 +3818,7 @@ validate45.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schema
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate45.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema62.properties.role.enum}}];
+validate45.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema68.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -3194,19 +3881,6 @@ var valid0 = _errs20 === errors;
 else {
 var valid0 = true;
 }
-if(valid0){
-if(data.publish !== undefined){
-const _errs23 = errors;
-if(typeof data.publish !== "boolean"){
-validate45.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid0 = _errs23 === errors;
-}
-else {
-var valid0 = true;
-}
-}
 }
 }
 }
@@ -3227,7 +3901,7 @@ validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updatePrompt.body" */;
+/*# sourceURL="createPrompt.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate44.evaluated;
@@ -3246,133 +3920,11 @@ return errors === 0;
 }
 validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptCompletionBodyCheck = validate47;
-const schema66 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
-const schema67 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
-
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createPromptCompletion.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate47.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.variables === undefined) && (missing0 = "variables")){
-validate47.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.variables !== undefined){
-let data0 = data.variables;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-}
-else {
-validate47.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.stream !== undefined){
-const _errs6 = errors;
-if(typeof data.stream !== "boolean"){
-validate47.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs6 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.max_tokens !== undefined){
-let data2 = data.max_tokens;
-const _errs8 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate47.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs8){
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 9007199254740991 || isNaN(data2)){
-validate47.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data2 < 1 || isNaN(data2)){
-validate47.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.presence_penalty !== undefined){
-let data3 = data.presence_penalty;
-const _errs10 = errors;
-if(errors === _errs10){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 2 || isNaN(data3)){
-validate47.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
-return false;
-}
-else {
-if(data3 < -2 || isNaN(data3)){
-validate47.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
-return false;
-}
-}
-}
-else {
-validate47.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate47.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate47.errors = vErrors;
-return errors === 0;
-}
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const publishPromptVersionBodyCheck = validate48;
-const schema68 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
-const schema69 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+export const updatePromptBodyCheck = validate47;
+const schema69 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
+const schema70 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="publishPromptVersion.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate48.evaluated;
@@ -3382,207 +3934,17 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.version === undefined) && (missing0 = "version")){
-validate48.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(key0 === "version")){
-validate48.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.version !== undefined){
-let data0 = data.version;
-const _errs3 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate48.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs3){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 9007199254740991 || isNaN(data0)){
-validate48.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data0 < 1 || isNaN(data0)){
-validate48.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate48.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate48.errors = vErrors;
-return errors === 0;
-}
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const renderPromptBodyCheck = validate49;
-const schema70 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
-
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="renderPrompt.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate49.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.variables === undefined) && (missing0 = "variables")){
-validate49.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.variables !== undefined){
-let data0 = data.variables;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-}
-else {
-validate49.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.stream !== undefined){
-const _errs6 = errors;
-if(typeof data.stream !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs6 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.max_tokens !== undefined){
-let data2 = data.max_tokens;
-const _errs8 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate49.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs8){
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 9007199254740991 || isNaN(data2)){
-validate49.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data2 < 1 || isNaN(data2)){
-validate49.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.presence_penalty !== undefined){
-let data3 = data.presence_penalty;
-const _errs10 = errors;
-if(errors === _errs10){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 2 || isNaN(data3)){
-validate49.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
-return false;
-}
-else {
-if(data3 < -2 || isNaN(data3)){
-validate49.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
-return false;
-}
-}
-}
-else {
-validate49.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate49.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate49.errors = vErrors;
-return errors === 0;
-}
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createVirtualKeyBodyCheck = validate50;
-const schema72 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema73 = {"type":"object","required":["name","provider","key"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema74 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","exclusiveMinimum":0},"period":{"type":"string","enum":["none","weekly","monthly"]}},"additionalProperties":false};
-const schema75 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
-
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate51.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.key === undefined) && (missing0 = "key"))){
-validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+if(Object.keys(data).length < 1){
+validate48.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "name") || (key0 === "provider")) || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters")) || (key0 === "publish"))){
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3594,18 +3956,812 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate51.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate51.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+let data1 = data.model;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+validate48.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.provider !== undefined){
+let data2 = data.provider;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate48.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema70.properties.provider.type}}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+validate48.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.virtual_key !== undefined){
+let data3 = data.virtual_key;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate48.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema70.properties.virtual_key.type}}];
+return false;
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+validate48.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messages !== undefined){
+let data4 = data.messages;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data4)){
+if(data4.length < 1){
+validate48.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing0;
+if(((data5.role === undefined) && (missing0 = "role")) || ((data5.content === undefined) && (missing0 = "content"))){
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key1 in data5){
+if(!((key1 === "role") || (key1 === "content"))){
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data5.role !== undefined){
+let data6 = data5.role;
+const _errs16 = errors;
+if(typeof data6 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema68.properties.role.enum}}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data5.content !== undefined){
+const _errs18 = errors;
+if(typeof data5.content !== "string"){
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs12 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hyperparameters !== undefined){
+let data8 = data.hyperparameters;
+const _errs20 = errors;
+if(errors === _errs20){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.publish !== undefined){
+const _errs23 = errors;
+if(typeof data.publish !== "boolean"){
+validate48.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid0 = _errs23 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updatePrompt.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate47.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+errors = vErrors.length;
+}
+validate47.errors = vErrors;
+return errors === 0;
+}
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createPromptCompletionBodyCheck = validate50;
+const schema72 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema73 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createPromptCompletion.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate50.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.variables === undefined) && (missing0 = "variables")){
+validate50.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.variables !== undefined){
+let data0 = data.variables;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+}
+else {
+validate50.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.stream !== undefined){
+const _errs6 = errors;
+if(typeof data.stream !== "boolean"){
+validate50.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.max_tokens !== undefined){
+let data2 = data.max_tokens;
+const _errs8 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate50.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate50.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data2 < 1 || isNaN(data2)){
+validate50.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.presence_penalty !== undefined){
+let data3 = data.presence_penalty;
+const _errs10 = errors;
+if(errors === _errs10){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2 || isNaN(data3)){
+validate50.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+return false;
+}
+else {
+if(data3 < -2 || isNaN(data3)){
+validate50.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+return false;
+}
+}
+}
+else {
+validate50.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate50.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const publishPromptVersionBodyCheck = validate51;
+const schema74 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema75 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="publishPromptVersion.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate51.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.version === undefined) && (missing0 = "version")){
+validate51.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(key0 === "version")){
+validate51.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.version !== undefined){
+let data0 = data.version;
+const _errs3 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate51.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate51.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate51.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate51.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const renderPromptBodyCheck = validate52;
+const schema76 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="renderPrompt.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.variables === undefined) && (missing0 = "variables")){
+validate52.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.variables !== undefined){
+let data0 = data.variables;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+}
+else {
+validate52.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.stream !== undefined){
+const _errs6 = errors;
+if(typeof data.stream !== "boolean"){
+validate52.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.max_tokens !== undefined){
+let data2 = data.max_tokens;
+const _errs8 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate52.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate52.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data2 < 1 || isNaN(data2)){
+validate52.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.presence_penalty !== undefined){
+let data3 = data.presence_penalty;
+const _errs10 = errors;
+if(errors === _errs10){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2 || isNaN(data3)){
+validate52.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+return false;
+}
+else {
+if(data3 < -2 || isNaN(data3)){
+validate52.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+return false;
+}
+}
+}
+else {
+validate52.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate52.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createUploadBodyCheck = validate53;
+const schema78 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema79 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string","minLength":1},"purpose":{"type":"string","minLength":1},"bytes":{"type":"integer","minimum":0,"maximum":9007199254740991},"mime_type":{"type":"string","minLength":1}},"additionalProperties":true};
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createUpload.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.filename === undefined) && (missing0 = "filename")) || ((data.purpose === undefined) && (missing0 = "purpose"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.mime_type === undefined) && (missing0 = "mime_type"))){
+validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.filename !== undefined){
+let data0 = data.filename;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+validate53.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.purpose !== undefined){
+let data1 = data.purpose;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+validate53.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.bytes !== undefined){
+let data2 = data.bytes;
+const _errs7 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate53.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs7){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate53.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data2 < 0 || isNaN(data2)){
+validate53.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.mime_type !== undefined){
+let data3 = data.mime_type;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+validate53.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const completeUploadBodyCheck = validate54;
+const schema80 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema81 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="completeUpload.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.part_ids === undefined) && (missing0 = "part_ids")){
+validate54.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.part_ids !== undefined){
+let data0 = data.part_ids;
+const _errs3 = errors;
+if(errors === _errs3){
+if(Array.isArray(data0)){
+var valid2 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs5 = errors;
+if(typeof data0[i0] !== "string"){
+validate54.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.md5 !== undefined){
+const _errs7 = errors;
+if(typeof data.md5 !== "string"){
+validate54.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createVirtualKeyBodyCheck = validate55;
+const schema82 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema83 = {"type":"object","required":["name","provider","key"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema84 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","exclusiveMinimum":0},"period":{"type":"string","enum":["none","weekly","monthly"]}},"additionalProperties":false};
+const schema85 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.key === undefined) && (missing0 = "key"))){
+validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "name") || (key0 === "provider")) || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
+validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) > 200){
+validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3621,12 +4777,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate51.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate56.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate56.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3642,18 +4798,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate51.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate56.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate51.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate56.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate56.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3669,12 +4825,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate51.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate56.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate56.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3690,12 +4846,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate51.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate56.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
+validate56.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3711,12 +4867,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate51.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate56.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
+validate56.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3734,14 +4890,14 @@ if(errors === _errs15){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data6.period === undefined) && (missing1 = "period"))){
-validate51.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate56.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data6){
 if(!((key1 === "credit_limit_usd") || (key1 === "period"))){
-validate51.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate56.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -3753,12 +4909,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 <= 0 || isNaN(data7)){
-validate51.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
+validate56.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate56.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -3772,11 +4928,11 @@ if(data6.period !== undefined){
 let data8 = data6.period;
 const _errs20 = errors;
 if(typeof data8 !== "string"){
-validate51.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate56.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data8 === "none") || (data8 === "weekly")) || (data8 === "monthly"))){
-validate51.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema74.properties.period.enum}}];
+validate56.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema84.properties.period.enum}}];
 return false;
 }
 var valid2 = _errs20 === errors;
@@ -3789,7 +4945,7 @@ var valid2 = true;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate56.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3808,7 +4964,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 const _errs25 = errors;
 for(const key2 in data9){
 if(!((key2 === "requests_per_minute") || (key2 === "tokens_per_minute"))){
-validate51.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -3818,18 +4974,18 @@ if(data9.requests_per_minute !== undefined){
 let data10 = data9.requests_per_minute;
 const _errs26 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate51.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate51.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 1 || isNaN(data10)){
-validate51.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -3845,18 +5001,18 @@ if(data9.tokens_per_minute !== undefined){
 let data11 = data9.tokens_per_minute;
 const _errs28 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate51.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate51.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 1 || isNaN(data11)){
-validate51.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -3871,7 +5027,7 @@ var valid4 = true;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate56.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3891,44 +5047,44 @@ var valid0 = true;
 }
 }
 else {
-validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate51.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
-validate50.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVirtualKeyBodyCheck = validate53;
-const schema76 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema77 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+export const updateVirtualKeyBodyCheck = validate58;
+const schema86 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema87 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3938,14 +5094,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate54.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate59.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3957,18 +5113,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate54.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate59.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate54.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate59.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate59.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3984,18 +5140,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 8192){
-validate54.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate59.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate54.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate59.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate59.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4009,13 +5165,13 @@ if(data.upstream_organization !== undefined){
 let data2 = data.upstream_organization;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate54.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema77.properties.upstream_organization.type}}];
+validate59.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema87.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate54.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate59.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -4030,13 +5186,13 @@ if(data.upstream_project !== undefined){
 let data3 = data.upstream_project;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate54.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema77.properties.upstream_project.type}}];
+validate59.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema87.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate54.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate59.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -4051,13 +5207,13 @@ if(data.custom_host !== undefined){
 let data4 = data.custom_host;
 const _errs10 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate54.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema77.properties.custom_host.type}}];
+validate59.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema87.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate54.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate59.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -4151,7 +5307,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((data7 === "none") || (data7 === "weekly")) || (data7 === "monthly"))){
-const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema74.properties.period.enum}};
+const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema84.properties.period.enum}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4204,7 +5360,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate54.errors = vErrors;
+validate59.errors = vErrors;
 return false;
 }
 else {
@@ -4375,7 +5531,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate54.errors = vErrors;
+validate59.errors = vErrors;
 return false;
 }
 else {
@@ -4404,42 +5560,45 @@ var valid0 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
-validate53.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck);
 export const createSpeechBody = compiledBody(CreateSpeechRequestSchema, createSpeechBodyCheck as BodyCheck);
+export const createBatchBody = compiledBody(CreateBatchRequestSchema, createBatchBodyCheck as BodyCheck);
 export const createChatCompletionBody = compiledBody(CreateChatCompletionRequestSchema, createChatCompletionBodyCheck as BodyCheck);
+export const createCompletionBody = compiledBody(CreateCompletionRequestSchema, createCompletionBodyCheck as BodyCheck);
 export const createConfigBody = compiledBody(CreateConfigRequestSchema, createConfigBodyCheck as BodyCheck);
 export const updateConfigBody = compiledBody(UpdateConfigRequestSchema, updateConfigBodyCheck as BodyCheck);
 export const createEmbeddingBody = compiledBody(CreateEmbeddingRequestSchema, createEmbeddingBodyCheck as BodyCheck);
+export const createFineTuningJobBody = compiledBody(CreateFineTuningJobRequestSchema, createFineTuningJobBodyCheck as BodyCheck);
 export const createGuardrailBody = compiledBody(CreateGuardrailRequestSchema, createGuardrailBodyCheck as BodyCheck);
 export const updateGuardrailBody = compiledBody(UpdateGuardrailRequestSchema, updateGuardrailBodyCheck as BodyCheck);
 export const createImageBody = compiledBody(CreateImageRequestSchema, createImageBodyCheck as BodyCheck);
@@ -4449,5 +5608,7 @@ export const updatePromptBody = compiledBody(UpdatePromptRequestSchema, updatePr
 export const createPromptCompletionBody = compiledBody(PromptCompletionRequestSchema, createPromptCompletionBodyCheck as BodyCheck);
 export const publishPromptVersionBody = compiledBody(PublishPromptRequestSchema, publishPromptVersionBodyCheck as BodyCheck);
 export const renderPromptBody = compiledBody(PromptCompletionRequestSchema, renderPromptBodyCheck as BodyCheck);
+export const createUploadBody = compiledBody(CreateUploadRequestSchema, createUploadBodyCheck as BodyCheck);
+export const completeUploadBody = compiledBody(CompleteUploadRequestSchema, completeUploadBodyCheck as BodyCheck);
 export const createVirtualKeyBody = compiledBody(CreateVirtualKeyRequestSchema, createVirtualKeyBodyCheck as BodyCheck);
 export const updateVirtualKeyBody = compiledBody(UpdateVirtualKeyRequestSchema, updateVirtualKeyBodyCheck as BodyCheck);

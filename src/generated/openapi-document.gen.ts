@@ -1494,6 +1494,2668 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/files": {
+      "post": {
+        "operationId": "createFile",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Upload a file to the upstream provider",
+        "description": "The multipart form (`file`, `purpose`) streams upstream as it arrives: the gateway checks only that the body is `multipart/form-data`, never reads it, and does not log it. It counts against `GATEWAY_MAX_BODY_BYTES` as it streams.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateFileRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FileObject"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listFiles",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List the upstream's files",
+        "description": "Sent upstream with its query as the client wrote it.",
+        "parameters": [
+          {
+            "name": "purpose",
+            "in": "query",
+            "description": "Only files of this purpose.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "How many objects to return (the upstream's default is 10000).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 10000
+            }
+          },
+          {
+            "name": "order",
+            "in": "query",
+            "description": "By `created_at`.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "asc",
+                "desc"
+              ]
+            }
+          },
+          {
+            "name": "after",
+            "in": "query",
+            "description": "A cursor: the id of the last object of the previous page.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FileList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/files/{file_id}": {
+      "get": {
+        "operationId": "retrieveFile",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Retrieve a file's description",
+        "parameters": [
+          {
+            "name": "file_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FileObject"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteFile",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Delete a file",
+        "parameters": [
+          {
+            "name": "file_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedFile"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/files/{file_id}/content": {
+      "get": {
+        "operationId": "downloadFile",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Download a file's content",
+        "description": "The upstream's bytes, relayed as they arrive with its content type (never held whole, never logged beyond the log's body limit).",
+        "parameters": [
+          {
+            "name": "file_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The file's content, as the upstream sent it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/octet-stream": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/uploads": {
+      "post": {
+        "operationId": "createUpload",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Start a multipart upload",
+        "description": "The body is OpenAI's; unknown fields are passed upstream untouched.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateUploadRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Upload"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/uploads/{upload_id}/parts": {
+      "post": {
+        "operationId": "addUploadPart",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Add a part to an upload",
+        "description": "The multipart form (`data`) streams upstream as it arrives, as for `createFile`.",
+        "parameters": [
+          {
+            "name": "upload_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/AddUploadPartRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UploadPart"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/uploads/{upload_id}/complete": {
+      "post": {
+        "operationId": "completeUpload",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Complete an upload",
+        "description": "The body lists the part ids in order; unknown fields are passed upstream untouched.",
+        "parameters": [
+          {
+            "name": "upload_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CompleteUploadRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Upload"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/uploads/{upload_id}/cancel": {
+      "post": {
+        "operationId": "cancelUpload",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Cancel an upload",
+        "parameters": [
+          {
+            "name": "upload_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Upload"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/batches": {
+      "post": {
+        "operationId": "createBatch",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create a batch",
+        "description": "The body is OpenAI's; unknown fields are passed upstream untouched.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateBatchRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Batch"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listBatches",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List batches",
+        "parameters": [
+          {
+            "name": "after",
+            "in": "query",
+            "description": "A cursor: the id of the last object of the previous page.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "How many objects to return (the upstream's default is 20).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BatchList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/batches/{batch_id}": {
+      "get": {
+        "operationId": "retrieveBatch",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Retrieve a batch",
+        "parameters": [
+          {
+            "name": "batch_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Batch"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/batches/{batch_id}/cancel": {
+      "post": {
+        "operationId": "cancelBatch",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Cancel a batch",
+        "parameters": [
+          {
+            "name": "batch_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Batch"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/fine_tuning/jobs": {
+      "post": {
+        "operationId": "createFineTuningJob",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create a fine-tuning job",
+        "description": "The body is OpenAI's; unknown fields are passed upstream untouched. `model` is the upstream's model (a `@<provider>/<model>` form also selects the provider).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateFineTuningJobRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningJob"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listFineTuningJobs",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List fine-tuning jobs",
+        "parameters": [
+          {
+            "name": "after",
+            "in": "query",
+            "description": "A cursor: the id of the last object of the previous page.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "How many objects to return (the upstream's default is 20).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          },
+          {
+            "name": "metadata",
+            "in": "query",
+            "style": "deepObject",
+            "explode": true,
+            "description": "Only jobs with this metadata (`metadata[key]=value`); passed upstream as written.",
+            "schema": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningJobList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}": {
+      "get": {
+        "operationId": "retrieveFineTuningJob",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Retrieve a fine-tuning job",
+        "parameters": [
+          {
+            "name": "fine_tuning_job_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningJob"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/events": {
+      "get": {
+        "operationId": "listFineTuningEvents",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List a fine-tuning job's events",
+        "parameters": [
+          {
+            "name": "fine_tuning_job_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "name": "after",
+            "in": "query",
+            "description": "A cursor: the id of the last object of the previous page.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "How many objects to return (the upstream's default is 20).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningEventList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints": {
+      "get": {
+        "operationId": "listFineTuningJobCheckpoints",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List a fine-tuning job's checkpoints",
+        "parameters": [
+          {
+            "name": "fine_tuning_job_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "name": "after",
+            "in": "query",
+            "description": "A cursor: the id of the last object of the previous page.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "How many objects to return (the upstream's default is 10).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningCheckpointList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/cancel": {
+      "post": {
+        "operationId": "cancelFineTuningJob",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Cancel a fine-tuning job",
+        "parameters": [
+          {
+            "name": "fine_tuning_job_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningJob"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/pause": {
+      "post": {
+        "operationId": "pauseFineTuningJob",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Pause a fine-tuning job",
+        "parameters": [
+          {
+            "name": "fine_tuning_job_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningJob"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/resume": {
+      "post": {
+        "operationId": "resumeFineTuningJob",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Resume a paused fine-tuning job",
+        "parameters": [
+          {
+            "name": "fine_tuning_job_id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FineTuningJob"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/models": {
+      "get": {
+        "operationId": "listModels",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List models",
+        "description": "With a provider selected (`x-gateway-provider`, a config, the workspace's default config or a virtual key) the upstream's list, as it answered. With none, the gateway's own catalogue: every model of its price table, per provider, with an id of the form `@<provider>/<model>` that selects the provider when used as a request's `model`.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ModelList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/models/{model}": {
+      "get": {
+        "operationId": "retrieveModel",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Retrieve a model",
+        "description": "The upstream's description of the model. The id is sent upstream as written.",
+        "parameters": [
+          {
+            "name": "model",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "As the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Model"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/completions": {
+      "post": {
+        "operationId": "createCompletion",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create a legacy completion",
+        "description": "The body is OpenAI's legacy completions body; unknown fields are passed upstream untouched. The upstream is chosen as for chat completions. With `stream: true` the answer is a stream of server-sent events relayed event by event, ending with `data: [DONE]`. Input guardrails judge the `prompt` strings, output guardrails the choices' `text` (of a stream too).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateCompletionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The completion, or with `stream` a server-sent event stream of `text_completion` objects ending with `data: [DONE]`.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Completion"
+                }
+              },
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
     "/v1/configs": {
       "post": {
         "operationId": "createConfig",
@@ -4310,6 +6972,779 @@ export const openApiDocument = {
               "string",
               "null"
             ]
+          }
+        }
+      },
+      "CreateFileRequest": {
+        "type": "object",
+        "required": [
+          "file",
+          "purpose"
+        ],
+        "additionalProperties": true,
+        "description": "A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.",
+        "properties": {
+          "file": {
+            "type": "string",
+            "format": "binary",
+            "description": "The file's bytes",
+            "with its file name.": null
+          },
+          "purpose": {
+            "type": "string",
+            "description": "assistants, batch, fine-tune, vision, user_data or evals."
+          },
+          "expires_after": {
+            "type": "object",
+            "additionalProperties": true,
+            "properties": {
+              "anchor": {
+                "type": "string",
+                "enum": [
+                  "created_at"
+                ]
+              },
+              "seconds": {
+                "type": "integer"
+              }
+            }
+          }
+        }
+      },
+      "FileObject": {
+        "type": "object",
+        "required": [
+          "id",
+          "object"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "file"
+            ]
+          },
+          "bytes": {
+            "type": "integer"
+          },
+          "created_at": {
+            "type": "integer"
+          },
+          "filename": {
+            "type": "string"
+          },
+          "purpose": {
+            "type": "string"
+          }
+        }
+      },
+      "FileList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/FileObject"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "DeletedFile": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "deleted"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "file"
+            ]
+          },
+          "deleted": {
+            "type": "boolean"
+          }
+        }
+      },
+      "CreateUploadRequest": {
+        "type": "object",
+        "required": [
+          "filename",
+          "purpose",
+          "bytes",
+          "mime_type"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "filename": {
+            "type": "string",
+            "minLength": 1
+          },
+          "purpose": {
+            "type": "string",
+            "minLength": 1
+          },
+          "bytes": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "mime_type": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      },
+      "AddUploadPartRequest": {
+        "type": "object",
+        "required": [
+          "data"
+        ],
+        "additionalProperties": true,
+        "description": "A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.",
+        "properties": {
+          "data": {
+            "type": "string",
+            "format": "binary",
+            "description": "The part's bytes."
+          }
+        }
+      },
+      "CompleteUploadRequest": {
+        "type": "object",
+        "required": [
+          "part_ids"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "part_ids": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "md5": {
+            "type": "string"
+          }
+        }
+      },
+      "Upload": {
+        "type": "object",
+        "required": [
+          "id",
+          "object"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "upload"
+            ]
+          },
+          "status": {
+            "type": "string"
+          },
+          "file": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/FileObject"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "UploadPart": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "upload_id"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "upload.part"
+            ]
+          },
+          "upload_id": {
+            "type": "string"
+          }
+        }
+      },
+      "CreateBatchRequest": {
+        "type": "object",
+        "required": [
+          "input_file_id",
+          "endpoint",
+          "completion_window"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "input_file_id": {
+            "type": "string",
+            "minLength": 1
+          },
+          "endpoint": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The path each line of the input file goes to, e.g. `/v1/chat/completions`."
+          },
+          "completion_window": {
+            "type": "string",
+            "minLength": 1,
+            "description": "`24h`."
+          },
+          "metadata": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "Batch": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "status"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "batch"
+            ]
+          },
+          "endpoint": {
+            "type": "string"
+          },
+          "input_file_id": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          }
+        }
+      },
+      "BatchList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Batch"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "CreateFineTuningJobRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "training_file"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The base model; `@<provider>/<model>` also selects the provider."
+          },
+          "training_file": {
+            "type": "string",
+            "minLength": 1
+          },
+          "validation_file": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "suffix": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "seed": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "method": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "metadata": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "FineTuningJob": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "status"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "fine_tuning.job"
+            ]
+          },
+          "model": {
+            "type": "string"
+          },
+          "status": {
+            "type": "string"
+          },
+          "training_file": {
+            "type": "string"
+          },
+          "fine_tuned_model": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "FineTuningJobList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/FineTuningJob"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "FineTuningEventList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "object"
+              ],
+              "additionalProperties": true,
+              "properties": {
+                "id": {
+                  "type": "string"
+                },
+                "object": {
+                  "type": "string",
+                  "enum": [
+                    "fine_tuning.job.event"
+                  ]
+                },
+                "level": {
+                  "type": "string"
+                },
+                "message": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "FineTuningCheckpointList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "object"
+              ],
+              "additionalProperties": true,
+              "properties": {
+                "id": {
+                  "type": "string"
+                },
+                "object": {
+                  "type": "string",
+                  "enum": [
+                    "fine_tuning.job.checkpoint"
+                  ]
+                },
+                "fine_tuned_model_checkpoint": {
+                  "type": "string"
+                },
+                "step_number": {
+                  "type": "integer"
+                }
+              }
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          }
+        }
+      },
+      "Model": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "created",
+          "owned_by"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "Without a provider selected, `@<provider>/<model>`: usable as a request's `model` as it is."
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "model"
+            ]
+          },
+          "created": {
+            "type": "integer"
+          },
+          "owned_by": {
+            "type": "string"
+          }
+        }
+      },
+      "ModelList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Model"
+            }
+          }
+        }
+      },
+      "CreateCompletionRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "prompt"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "prompt": {
+            "description": "A string, an array of strings, an array of tokens, or an array of token arrays.",
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "integer"
+                }
+              },
+              {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                  "type": "array",
+                  "minItems": 1,
+                  "items": {
+                    "type": "integer"
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "stream": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "stream_options": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "include_usage": {
+                "type": "boolean"
+              }
+            }
+          },
+          "suffix": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "max_tokens": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0
+          },
+          "temperature": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 2
+          },
+          "top_p": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 1
+          },
+          "n": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "maximum": 128
+          },
+          "echo": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "stop": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "user": {
+            "type": "string",
+            "description": "End-user identifier; logged."
+          }
+        }
+      },
+      "Completion": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "created",
+          "model",
+          "choices"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "text_completion"
+            ]
+          },
+          "created": {
+            "type": "integer"
+          },
+          "model": {
+            "type": "string"
+          },
+          "choices": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "index",
+                "text",
+                "finish_reason"
+              ],
+              "additionalProperties": true,
+              "properties": {
+                "index": {
+                  "type": "integer"
+                },
+                "text": {
+                  "type": "string"
+                },
+                "finish_reason": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                }
+              }
+            }
+          },
+          "usage": {
+            "type": "object",
+            "additionalProperties": true,
+            "properties": {
+              "prompt_tokens": {
+                "type": "integer"
+              },
+              "completion_tokens": {
+                "type": "integer"
+              },
+              "total_tokens": {
+                "type": "integer"
+              }
+            }
           }
         }
       },

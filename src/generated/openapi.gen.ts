@@ -165,6 +165,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List batches */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Create a batch
+         * @description The body is OpenAI's; unknown fields are passed upstream untouched.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a batch */
+        get: operations["retrieveBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a batch */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -182,6 +237,26 @@ export interface paths {
          *     a mid-stream upstream failure ends the stream with an `event: error` whose data is the error envelope.
          */
         post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a legacy completion
+         * @description The body is OpenAI's legacy completions body; unknown fields are passed upstream untouched. The upstream is chosen as for chat completions. With `stream: true` the answer is a stream of server-sent events relayed event by event, ending with `data: [DONE]`. Input guardrails judge the `prompt` strings, output guardrails the choices' `text` (of a stream too).
+         */
+        post: operations["createCompletion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -262,6 +337,191 @@ export interface paths {
          *     config that attaches them is refused with 400.
          */
         post: operations["createEmbedding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the upstream's files
+         * @description Sent upstream with its query as the client wrote it.
+         */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Upload a file to the upstream provider
+         * @description The multipart form (`file`, `purpose`) streams upstream as it arrives: the gateway checks only that the body is `multipart/form-data`, never reads it, and does not log it. It counts against `GATEWAY_MAX_BODY_BYTES` as it streams.
+         */
+        post: operations["createFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a file's description */
+        get: operations["retrieveFile"];
+        put?: never;
+        post?: never;
+        /** Delete a file */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/files/{file_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file's content
+         * @description The upstream's bytes, relayed as they arrive with its content type (never held whole, never logged beyond the log's body limit).
+         */
+        get: operations["downloadFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fine_tuning/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List fine-tuning jobs */
+        get: operations["listFineTuningJobs"];
+        put?: never;
+        /**
+         * Create a fine-tuning job
+         * @description The body is OpenAI's; unknown fields are passed upstream untouched. `model` is the upstream's model (a `@<provider>/<model>` form also selects the provider).
+         */
+        post: operations["createFineTuningJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a fine-tuning job */
+        get: operations["retrieveFineTuningJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a fine-tuning job */
+        post: operations["cancelFineTuningJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a fine-tuning job's checkpoints */
+        get: operations["listFineTuningJobCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a fine-tuning job's events */
+        get: operations["listFineTuningEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a fine-tuning job */
+        post: operations["pauseFineTuningJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fine_tuning/jobs/{fine_tuning_job_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused fine-tuning job */
+        post: operations["resumeFineTuningJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -416,6 +676,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List models
+         * @description With a provider selected (`x-gateway-provider`, a config, the workspace's default config or a virtual key) the upstream's list, as it answered. With none, the gateway's own catalogue: every model of its price table, per provider, with an id of the form `@<provider>/<model>` that selects the provider when used as a request's `model`.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a model
+         * @description The upstream's description of the model. The id is sent upstream as written.
+         */
+        get: operations["retrieveModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/moderations": {
         parameters: {
             query?: never;
@@ -550,6 +850,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a multipart upload
+         * @description The body is OpenAI's; unknown fields are passed upstream untouched.
+         */
+        post: operations["createUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/uploads/{upload_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an upload */
+        post: operations["cancelUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/uploads/{upload_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an upload
+         * @description The body lists the part ids in order; unknown fields are passed upstream untouched.
+         */
+        post: operations["completeUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/uploads/{upload_id}/parts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a part to an upload
+         * @description The multipart form (`data`) streams upstream as it arrives, as for `createFile`.
+         */
+        post: operations["addUploadPart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/virtual-keys": {
         parameters: {
             query?: never;
@@ -594,6 +971,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields. */
+        AddUploadPartRequest: {
+            /**
+             * Format: binary
+             * @description The part's bytes.
+             */
+            data: string;
+        } & {
+            [key: string]: unknown;
+        };
         ApiKey: {
             /** Format: date-time */
             created_at: string;
@@ -625,6 +1012,24 @@ export interface components {
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             /** @description The secret. Shown only in this response. */
             key: string;
+        };
+        Batch: {
+            endpoint?: string;
+            id: string;
+            input_file_id?: string;
+            /** @enum {string} */
+            object: "batch";
+            status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        BatchList: {
+            data: components["schemas"]["Batch"][];
+            has_more?: boolean;
+            /** @enum {string} */
+            object: "list";
+        } & {
+            [key: string]: unknown;
         };
         ChatCompletion: {
             choices: ({
@@ -693,6 +1098,35 @@ export interface components {
             latency_ms: number;
             /** @description true when the check passed. */
             verdict: boolean;
+        };
+        CompleteUploadRequest: {
+            md5?: string;
+            part_ids: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        Completion: {
+            choices: ({
+                finish_reason: string | null;
+                index: number;
+                text: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            created: number;
+            id: string;
+            model: string;
+            /** @enum {string} */
+            object: "text_completion";
+            usage?: {
+                completion_tokens?: number;
+                prompt_tokens?: number;
+                total_tokens?: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         ConfigCache: {
             max_age?: number;
@@ -810,6 +1244,18 @@ export interface components {
              */
             workspace_id?: string;
         };
+        CreateBatchRequest: {
+            /** @description `24h`. */
+            completion_window: string;
+            /** @description The path each line of the input file goes to, e.g. `/v1/chat/completions`. */
+            endpoint: string;
+            input_file_id: string;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
         CreateChatCompletionRequest: {
             max_completion_tokens?: number | null;
             max_tokens?: number | null;
@@ -837,6 +1283,29 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CreateCompletionRequest: {
+            echo?: boolean | null;
+            max_tokens?: number | null;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model: string;
+            n?: number | null;
+            /** @description A string, an array of strings, an array of tokens, or an array of token arrays. */
+            prompt: string | string[] | number[] | number[][] | null;
+            stop?: string | string[] | null;
+            stream?: boolean | null;
+            stream_options?: ({
+                include_usage?: boolean;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            suffix?: string | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            /** @description End-user identifier; logged. */
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
         CreateConfigRequest: {
             /** @description The config, as an object or as JSON text. */
             config: {
@@ -856,6 +1325,41 @@ export interface components {
             model: string;
             /** @description End-user identifier; logged. */
             user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields. */
+        CreateFileRequest: {
+            expires_after?: {
+                /** @enum {string} */
+                anchor?: "created_at";
+                seconds?: number;
+            } & {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: binary
+             * @description The file's bytes
+             */
+            file: string;
+            /** @description assistants, batch, fine-tune, vision, user_data or evals. */
+            purpose: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateFineTuningJobRequest: {
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            method?: {
+                [key: string]: unknown;
+            };
+            /** @description The base model; `@<provider>/<model>` also selects the provider. */
+            model: string;
+            seed?: number | null;
+            suffix?: string | null;
+            training_file: string;
+            validation_file?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -980,6 +1484,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CreateUploadRequest: {
+            bytes: number;
+            filename: string;
+            mime_type: string;
+            purpose: string;
+        } & {
+            [key: string]: unknown;
+        };
         CreateVirtualKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"];
             custom_host?: string;
@@ -991,6 +1503,14 @@ export interface components {
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"];
             upstream_organization?: string;
             upstream_project?: string;
+        };
+        DeletedFile: {
+            deleted: boolean;
+            id: string;
+            /** @enum {string} */
+            object: "file";
+        } & {
+            [key: string]: unknown;
         };
         DeletedObject: {
             deleted: boolean;
@@ -1027,6 +1547,76 @@ export interface components {
             message: string;
             param: string | null;
             type: string;
+        };
+        FileList: {
+            data: components["schemas"]["FileObject"][];
+            has_more?: boolean;
+            /** @enum {string} */
+            object: "list";
+        } & {
+            [key: string]: unknown;
+        };
+        FileObject: {
+            bytes?: number;
+            created_at?: number;
+            filename?: string;
+            id: string;
+            /** @enum {string} */
+            object: "file";
+            purpose?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        FineTuningCheckpointList: {
+            data: ({
+                fine_tuned_model_checkpoint?: string;
+                id: string;
+                /** @enum {string} */
+                object: "fine_tuning.job.checkpoint";
+                step_number?: number;
+            } & {
+                [key: string]: unknown;
+            })[];
+            has_more?: boolean;
+            /** @enum {string} */
+            object: "list";
+        } & {
+            [key: string]: unknown;
+        };
+        FineTuningEventList: {
+            data: ({
+                id: string;
+                level?: string;
+                message?: string;
+                /** @enum {string} */
+                object: "fine_tuning.job.event";
+            } & {
+                [key: string]: unknown;
+            })[];
+            has_more?: boolean;
+            /** @enum {string} */
+            object: "list";
+        } & {
+            [key: string]: unknown;
+        };
+        FineTuningJob: {
+            fine_tuned_model?: string | null;
+            id: string;
+            model?: string;
+            /** @enum {string} */
+            object: "fine_tuning.job";
+            status: string;
+            training_file?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        FineTuningJobList: {
+            data: components["schemas"]["FineTuningJob"][];
+            has_more?: boolean;
+            /** @enum {string} */
+            object: "list";
+        } & {
+            [key: string]: unknown;
         };
         /** @description A gateway config. The target keys may stand at the root or inside a target; `strategy`, `targets`, `retry`, `cache` and `request_timeout` are accepted and stored (routing runs the first target until the routing release). */
         GatewayConfig: {
@@ -1217,6 +1807,23 @@ export interface components {
             reasoning_tokens: number;
             total_tokens: number;
         };
+        Model: {
+            created: number;
+            /** @description Without a provider selected, `@<provider>/<model>`: usable as a request's `model` as it is. */
+            id: string;
+            /** @enum {string} */
+            object: "model";
+            owned_by: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ModelList: {
+            data: components["schemas"]["Model"][];
+            /** @enum {string} */
+            object: "list";
+        } & {
+            [key: string]: unknown;
+        };
         ModerationAnswer: {
             id: string;
             model: string;
@@ -1374,6 +1981,23 @@ export interface components {
             upstream_organization?: string | null;
             /** @description null clears it. */
             upstream_project?: string | null;
+        };
+        Upload: {
+            file?: components["schemas"]["FileObject"] | null;
+            id: string;
+            /** @enum {string} */
+            object: "upload";
+            status?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        UploadPart: {
+            id: string;
+            /** @enum {string} */
+            object: "upload.part";
+            upload_id: string;
+        } & {
+            [key: string]: unknown;
         };
         VirtualKey: {
             budget: components["schemas"]["VirtualKeyBudget"] | null;
@@ -1872,6 +2496,232 @@ export interface operations {
             default: components["responses"]["UpstreamError"];
         };
     };
+    listBatches: {
+        parameters: {
+            query?: {
+                /** @description A cursor: the id of the last object of the previous page. */
+                after?: string;
+                /** @description How many objects to return (the upstream's default is 20). */
+                limit?: number;
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    retrieveBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
     createChatCompletion: {
         parameters: {
             query?: never;
@@ -1920,6 +2770,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, or with `stream` a server-sent event stream of `text_completion` objects ending with `data: [DONE]`. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Completion"];
                     "text/event-stream": string;
                 };
             };
@@ -2141,6 +3051,751 @@ export interface operations {
             408: components["responses"]["Timeout"];
             413: components["responses"]["TooLarge"];
             446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                /** @description A cursor: the id of the last object of the previous page. */
+                after?: string;
+                /** @description How many objects to return (the upstream's default is 10000). */
+                limit?: number;
+                /** @description By `created_at`. */
+                order?: "asc" | "desc";
+                /** @description Only files of this purpose. */
+                purpose?: string;
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["CreateFileRequest"];
+            };
+        };
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    retrieveFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedFile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's content, as the upstream sent it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    listFineTuningJobs: {
+        parameters: {
+            query?: {
+                /** @description A cursor: the id of the last object of the previous page. */
+                after?: string;
+                /** @description How many objects to return (the upstream's default is 20). */
+                limit?: number;
+                /** @description Only jobs with this metadata (`metadata[key]=value`); passed upstream as written. */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningJobList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createFineTuningJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFineTuningJobRequest"];
+            };
+        };
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    retrieveFineTuningJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                fine_tuning_job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    cancelFineTuningJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                fine_tuning_job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    listFineTuningJobCheckpoints: {
+        parameters: {
+            query?: {
+                /** @description A cursor: the id of the last object of the previous page. */
+                after?: string;
+                /** @description How many objects to return (the upstream's default is 10). */
+                limit?: number;
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                fine_tuning_job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningCheckpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    listFineTuningEvents: {
+        parameters: {
+            query?: {
+                /** @description A cursor: the id of the last object of the previous page. */
+                after?: string;
+                /** @description How many objects to return (the upstream's default is 20). */
+                limit?: number;
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                fine_tuning_job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    pauseFineTuningJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                fine_tuning_job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    resumeFineTuningJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                fine_tuning_job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FineTuningJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
             502: components["responses"]["UpstreamUnreachable"];
             default: components["responses"]["UpstreamError"];
         };
@@ -2518,6 +4173,114 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
     createModeration: {
         parameters: {
             query?: never;
@@ -2850,6 +4613,239 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    cancelUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    completeUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    addUploadPart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AddUploadPartRequest"];
+            };
+        };
+        responses: {
+            /** @description As the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadPart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
         };
     };
     listVirtualKeys: {

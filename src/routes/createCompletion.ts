@@ -1,0 +1,66 @@
+import { createCompletionRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
+import type { JsonObject } from "../providers/provider.ts";
+
+/**
+ * `POST /v1/completions`, the legacy completions: a JSON answer, or with `stream` server-sent
+ * events ending in `[DONE]`. Guardrails judge the `prompt` strings and the choices' `text`.
+ * https://platform.openai.com/docs/api-reference/completions
+ */
+export const completionOperation: OperationDescriptor = {
+  id: "createCompletion",
+  method: "POST",
+  upstreamPath: "/completions",
+  body: "json",
+  answer: "json",
+  format: "json",
+  guardrails: { input: promptStrings, output: choiceTexts, streamOutput: streamedTexts },
+};
+
+export function registerCreateCompletion(app: GatewayApp, deps: GatewayDeps): void {
+  const core = proxyDeps(deps);
+  app.openapi(
+    loggedRoute(createCompletionRoute, deps),
+    async (c) => proxyResponse(c, await proxyOperation(completionOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
+    logHeadersHook,
+  );
+}
+
+/** The prompt strings, joined by newlines; token arrays carry no text to judge. */
+function promptStrings(body: JsonObject): string {
+  const { prompt } = body;
+  if (typeof prompt === "string") return prompt;
+  return Array.isArray(prompt) ? prompt.filter((item): item is string => typeof item === "string").join("\n") : "";
+}
+
+/** Each choice's `text`, joined by newlines. */
+function choiceTexts(answer: JsonObject): string {
+  const { choices } = answer;
+  if (!Array.isArray(choices)) return "";
+  return choices.map((choice: unknown) => (isObject(choice) && typeof choice.text === "string" ? choice.text : "")).join("\n");
+}
+
+/** A stream's text: every chunk's choice texts, in order (the end marker and unparsable data skipped). */
+function streamedTexts(chunks: readonly string[]): string {
+  let text = "";
+  for (const chunk of chunks) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(chunk);
+    } catch {
+      continue;
+    }
+    if (!isObject(parsed) || !Array.isArray(parsed.choices)) continue;
+    for (const choice of parsed.choices as unknown[]) if (isObject(choice) && typeof choice.text === "string") text += choice.text;
+  }
+  return text;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
