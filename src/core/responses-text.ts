@@ -5,11 +5,23 @@
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import { parseObject } from "./json-answer.ts";
+import type { StreamEvent } from "./stream-protocol.ts";
 
 type JsonRecord = Record<string, unknown>;
 
 /** The stream events that carry the finished response object; nothing of the response follows them. */
 export const TERMINAL_RESPONSE_EVENTS: ReadonlySet<string> = new Set(["response.completed", "response.failed", "response.incomplete"]);
+
+/**
+ * Whether a stream event is a terminal one, by its `event:` line, or without one by its data's
+ * `type` (parsed only when the data names a terminal type at all).
+ */
+export function isResponsesStreamEnd(event: StreamEvent): boolean {
+  if (event.event !== null) return TERMINAL_RESPONSE_EVENTS.has(event.event);
+  if (![...TERMINAL_RESPONSE_EVENTS].some((type) => event.data.includes(`"${type}"`))) return false;
+  const type = parseObject(event.data)?.type;
+  return typeof type === "string" && TERMINAL_RESPONSE_EVENTS.has(type);
+}
 
 /**
  * The text a request gives the model: `instructions`, then `input` (a string, or the text of its

@@ -4,13 +4,13 @@ import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
 import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { responsesInputText, responsesOutputText, responsesStreamText } from "../core/responses-text.ts";
+import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText } from "../core/responses-text.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 
 /**
  * The Responses API. Its streams are typed events (`event: response.output_text.delta`…) with no
- * `[DONE]`: they end after `response.completed` (or `failed`, `incomplete`, `error`) where the
- * bytes end, so a stream ending at EOF is clean.
+ * `[DONE]`: they end with `response.completed` (or `failed`, `incomplete`), which is held back
+ * while output guardrails judge the stream, or where the bytes end, which is clean too.
  */
 export const responseOperation: OperationDescriptor = {
   id: "createResponse",
@@ -19,6 +19,7 @@ export const responseOperation: OperationDescriptor = {
   body: "json",
   answer: "json",
   streamEndsAtEof: true,
+  isStreamEnd: isResponsesStreamEnd,
   format: "responses",
   guardrails: { input: responsesInputText, output: responsesOutputText, streamOutput: responsesStreamText },
 };
