@@ -94,6 +94,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => local.listen(0, "127.0.0.1", resolve));
   localUrl = `http://127.0.0.1:${(local.address() as AddressInfo).port}/v1`;
+  // Compiling the official schemas blocks for seconds: done before any connection is open, so no
+  // keep-alive socket outlives its timeout meanwhile (the next request would meet a reset).
+  for (const schema of ["Response", "ResponseStreamEvent", "ResponseItemList"]) openaiContractProblems(schema, {});
   gateway = await startGateway();
 });
 
