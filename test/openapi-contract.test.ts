@@ -12,6 +12,9 @@ beforeAll(async () => {
   upstream = await startUpstream();
   upstream.onMessage("hello", { content: "Hello back", usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } });
   upstream.onMessage("stream it", { content: "a streamed answer" });
+  // Compiling the official schemas blocks for seconds: done before any connection is open, so no
+  // keep-alive socket outlives its timeout meanwhile (the next request would meet a reset).
+  for (const schema of ["CreateChatCompletionResponse", "CreateChatCompletionStreamResponse"]) openaiContractProblems(schema, {});
   gateway = await startGateway();
 });
 

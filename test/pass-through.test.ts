@@ -58,25 +58,29 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
   });
 
   it("passes a JSON body once parsed: the model selects and is logged, the body is logged, a stream is relayed event by event", async () => {
-    const client = openaiClient(gateway, upstream);
-    const stream = await client.responses.create({ model: "gpt-4o-mini", input: "responses hello", stream: true });
-    let text = "";
-    let completed = false;
-    for await (const event of stream) {
-      if (event.type === "response.output_text.delta") text += event.delta;
-      if (event.type === "response.completed") completed = true;
-    }
+    // `/v1/messages` has no route of its own here: aimock serves it in Anthropic's format, with typed events.
+    const messages = [{ role: "user", content: "responses hello" }];
+    const streamed = await call(gateway, "POST", "/v1/messages", { body: { model: "claude-sonnet-4", max_tokens: 64, stream: true, messages }, headers: upstreamHeaders(gateway, upstream) });
+    expect(streamed.status).toBe(200);
+    const events = String(streamed.body).split("\n\n").filter(Boolean);
+    expect(events[0]).toMatch(/^event: message_start\n/);
+    expect(events.at(-1)).toMatch(/^event: message_stop\n/);
+    const text = events
+      .filter((event) => event.startsWith("event: content_block_delta\n"))
+      .map((event) => JSON.parse(event.split("\ndata: ")[1]!).delta.text)
+      .join("");
     expect(text).toBe("Hello from the Responses operation");
-    expect(completed).toBe(true);
 
-    const plain = await client.responses.create({ model: "@openai/gpt-4o-mini", input: "responses hello" }, { headers: { "OpenAI-Beta": "responses=v1", "x-custom": "not passed" } }).withResponse();
-    expect(plain.data.output_text).toBe("Hello from the Responses operation");
-    const record = await storedLog(gateway, plain.response.headers.get("x-gateway-log-id")!);
-    expect(record).toMatchObject({ route: "passThrough", method: "POST", path: "/v1/responses", provider: "openai", model: "gpt-4o-mini", status: 200 });
-    expect(JSON.parse(record.requestBody!)).toMatchObject({ model: "@openai/gpt-4o-mini", input: "responses hello" });
+    const headers = { ...upstreamHeaders(gateway, upstream), "OpenAI-Beta": "responses=v1", "x-custom": "not passed" };
+    const plain = await call(gateway, "POST", "/v1/messages", { body: { model: "@openai/claude-sonnet-4", max_tokens: 64, messages }, headers });
+    expect(plain.status).toBe(200);
+    expect(plain.body.content[0].text).toBe("Hello from the Responses operation");
+    const record = await storedLog(gateway, plain.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ route: "passThrough", method: "POST", path: "/v1/messages", provider: "openai", model: "claude-sonnet-4", status: 200 });
+    expect(JSON.parse(record.requestBody!)).toMatchObject({ model: "@openai/claude-sonnet-4", messages });
     const received = upstream.getRequests().at(-1)!;
-    expect(received.path).toBe("/v1/responses");
-    expect(received.body).toMatchObject({ model: "gpt-4o-mini" });
+    expect(received.path).toBe("/v1/messages");
+    expect(received.body).toMatchObject({ model: "claude-sonnet-4" });
     // Only the listed client headers go upstream; the gateway's own never do.
     expect(received.headers["openai-beta"]).toBe("responses=v1");
     expect(received.headers).not.toHaveProperty("x-custom");

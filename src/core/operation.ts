@@ -3,6 +3,7 @@
  * the core by a small descriptor in its route file. `proxyOperation` runs them all.
  */
 import type { AnswerFormat } from "../logging/answer-formats.ts";
+import type { StreamEvent } from "./stream-protocol.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 export interface OperationDescriptor {
@@ -29,6 +30,12 @@ export interface OperationDescriptor {
    * stops short of its provider's end event is cut and ends with an error event.
    */
   streamEndsAtEof?: boolean;
+  /**
+   * The operation's own end events, for streams whose framing has no end marker (the Responses
+   * API's `response.completed`): nothing after one is read, it is logged like any event, and it
+   * reaches the client only once output guardrails have judged the stream.
+   */
+  isStreamEnd?(event: StreamEvent): boolean;
   /** How the log reads the answer's model and usage (and assembles a stream). */
   format: AnswerFormat;
   /**

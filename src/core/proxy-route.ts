@@ -76,10 +76,16 @@ export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteH
   };
 }
 
-/** The request's body as it arrives, with its content type; none for GET and HEAD. */
+/**
+ * The request's body as it arrives, with its content type; none for GET and HEAD, and none when
+ * the request declares no body (no `transfer-encoding`, a `content-length` absent or 0: an empty
+ * POST such as a cancel), so that none is sent upstream rather than an empty chunked one.
+ */
 export function forwardedBody(c: Context<GatewayEnv>): RequestBody {
   const { body } = c.req.raw;
   if (c.req.method === "GET" || c.req.method === "HEAD" || body === null) return { kind: "none" };
+  const length = c.req.header("content-length");
+  if (c.req.header("transfer-encoding") === undefined && (length === undefined || length.trim() === "0")) return { kind: "none" };
   return { kind: "as-sent", stream: body, contentType: c.req.header("content-type") ?? null };
 }
 

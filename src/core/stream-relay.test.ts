@@ -109,4 +109,25 @@ describe("relayStream", () => {
     expect(out).not.toContain("[DONE]");
     expect(entries[0]!.errorCode).toBe("guardrail_denied");
   });
+
+  it("ends at an operation's own end event: logged, nothing after it read, held back while guardrails judge", async () => {
+    const isOperationEnd = (event: { event: string | null }) => event.event === "response.completed";
+    const text = 'event: response.output_text.delta\ndata: {"delta":"Hi"}\n\nevent: response.completed\ndata: {"done":1}\n\nevent: response.output_text.delta\ndata: {"delta":"late"}\n\n';
+    const entries: LogEntry[] = [];
+    const log = requestLog(entries);
+    const passed = await new Response(relayStream(upstreamCall(text), log, { protocol: openaiSseProtocol, endsAtEof: true, isOperationEnd, translator: null, ...limits })).text();
+    expect(passed).toBe('event: response.output_text.delta\ndata: {"delta":"Hi"}\n\nevent: response.completed\ndata: {"done":1}\n\n');
+    expect(entries[0]!.response).toMatchObject({ kind: "stream", chunks: ['{"delta":"Hi"}', '{"done":1}'] });
+    expect(entries[0]!.errorCode).toBeNull();
+
+    const judged: string[][] = [];
+    const beforeEnd = async (chunks: readonly string[]) => {
+      judged.push([...chunks]);
+      return new GatewayError("guardrail_denied", "denied");
+    };
+    const denied = await new Response(relayStream(upstreamCall(text), requestLog([]), { protocol: openaiSseProtocol, endsAtEof: true, isOperationEnd, translator: null, beforeEnd, ...limits })).text();
+    expect(judged[0]).toEqual(['{"delta":"Hi"}', '{"done":1}']);
+    expect(denied).not.toContain("response.completed");
+    expect(denied).toContain("event: error");
+  });
 });

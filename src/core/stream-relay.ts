@@ -10,6 +10,11 @@ export interface StreamRelayOptions {
   protocol: StreamProtocol;
   /** True when the stream also ends cleanly where the bytes end (the protocol's or the operation's rule). */
   endsAtEof: boolean;
+  /**
+   * The operation's own end events (`response.completed`): they end the stream as the protocol's
+   * end event does, but are logged and reach the client (after `beforeEnd`), translated if need be.
+   */
+  isOperationEnd?: (event: StreamEvent) => boolean;
   /** Translates the upstream's events into the client's format; null passes them as they are. */
   translator: StreamTranslator | null;
   /**
@@ -44,6 +49,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
   const decoder = protocol.createDecoder();
   const chunks: string[] = [];
   let endEvent: StreamEvent | null = null;
+  let operationEnd = false;
   let upstreamError: { code: string | null; message: string } | null = null;
   log.deferred = true;
   log.stream = true;
@@ -87,8 +93,9 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
   const render = (events: readonly StreamEvent[]): string => {
     let out = "";
     for (const event of events) {
-      if (protocol.isEnd(event)) {
+      if (protocol.isEnd(event) || options.isOperationEnd?.(event)) {
         endEvent = event;
+        operationEnd = !protocol.isEnd(event);
         break;
       }
       log.markFirstToken();
@@ -101,9 +108,14 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
     }
     return out;
   };
-  /** The upstream's end event for a stream passed as it is; the translator's closing events otherwise. */
+  /**
+   * The upstream's end event for a stream passed as it is (logged too when it is the operation's
+   * own); the translator's closing events otherwise, after its reading of an operation's end event.
+   */
   const closing = (): ClientEvent[] => {
-    if (translator) return translator.end?.() ?? [];
+    const ownEnd = operationEnd && endEvent ? endEvent : null;
+    if (translator) return [...(ownEnd ? translator.event(ownEnd) : []), ...(translator.end?.() ?? [])];
+    if (ownEnd) return [withType(ownEnd)];
     return endEvent ? [{ ...withType(endEvent), to: "client" }] : [];
   };
 

@@ -57,6 +57,7 @@ export async function answerFrom({ candidate, call }: Answered, context: AnswerC
       body: relayStream(call, log, {
         protocol: provider.streamProtocol,
         endsAtEof: provider.streamProtocol.endsAtEof || operation.streamEndsAtEof === true,
+        isOperationEnd: operation.isStreamEnd,
         translator,
         beforeEnd,
         ...limits,

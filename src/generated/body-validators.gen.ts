@@ -3,7 +3,7 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CompleteUploadRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdatePromptRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
+import { CompleteUploadRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdatePromptRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
 export const createApiKeyBodyCheck = validate20;
@@ -4505,15 +4505,1005 @@ return errors === 0;
 }
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createUploadBodyCheck = validate53;
-const schema78 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema79 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string","minLength":1},"purpose":{"type":"string","minLength":1},"bytes":{"type":"integer","minimum":0,"maximum":9007199254740991},"mime_type":{"type":"string","minLength":1}},"additionalProperties":true};
+export const createResponseBodyCheck = validate53;
+const schema78 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
+const schema79 = {"type":"object","required":["model"],"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema82 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"}},"additionalProperties":true};
+const schema80 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
+const schema81 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate55.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type !== undefined){
+const _errs2 = errors;
+if(typeof data.type !== "string"){
+validate55.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.role !== undefined){
+let data1 = data.role;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate55.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!((((data1 === "user") || (data1 === "assistant")) || (data1 === "system")) || (data1 === "developer"))){
+validate55.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema80.properties.role.enum}}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.content !== undefined){
+let data2 = data.content;
+const _errs6 = errors;
+const _errs7 = errors;
+let valid1 = false;
+const _errs8 = errors;
+if(typeof data2 !== "string"){
+const err0 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing0;
+if((data3.type === undefined) && (missing0 = "type")){
+const err1 = {instancePath:instancePath+"/content/" + i0,schemaPath:"components#/$defs/ResponseInputContent/required",keyword:"required",params:{missingProperty: missing0}};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+else {
+if(data3.type !== undefined){
+const _errs16 = errors;
+if(typeof data3.type !== "string"){
+const err2 = {instancePath:instancePath+"/content/" + i0+"/type",schemaPath:"components#/$defs/ResponseInputContent/properties/type/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid4 = _errs16 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data3.text !== undefined){
+const _errs18 = errors;
+if(typeof data3.text !== "string"){
+const err3 = {instancePath:instancePath+"/content/" + i0+"/text",schemaPath:"components#/$defs/ResponseInputContent/properties/text/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data3.image_url !== undefined){
+let data6 = data3.image_url;
+const _errs20 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema81.properties.image_url.type}};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var valid4 = _errs20 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data3.detail !== undefined){
+let data7 = data3.detail;
+const _errs22 = errors;
+if(typeof data7 !== "string"){
+const err5 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!(((data7 === "low") || (data7 === "high")) || (data7 === "auto"))){
+const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema81.properties.detail.enum}};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var valid4 = _errs22 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/content/" + i0,schemaPath:"components#/$defs/ResponseInputContent/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/1/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err9 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate55.errors = vErrors;
+return false;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate55.errors = vErrors;
+return errors === 0;
+}
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.model === undefined) && (missing0 = "model")){
+validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data1 = data.input;
+const _errs4 = errors;
+const _errs5 = errors;
+let valid1 = false;
+const _errs6 = errors;
+if(typeof data1 !== "string"){
+const err0 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/anyOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+valid1 = valid1 || _valid0;
+const _errs8 = errors;
+if(errors === _errs8){
+if(Array.isArray(data1)){
+var valid2 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs10 = errors;
+if(!(validate55(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs10 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/anyOf/1/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err2 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate54.errors = vErrors;
+return false;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.instructions !== undefined){
+let data3 = data.instructions;
+const _errs11 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate54.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema79.properties.instructions.type}}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stream !== undefined){
+let data4 = data.stream;
+const _errs13 = errors;
+if((typeof data4 !== "boolean") && (data4 !== null)){
+validate54.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema79.properties.stream.type}}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tools !== undefined){
+let data5 = data.tools;
+const _errs15 = errors;
+if(errors === _errs15){
+if(Array.isArray(data5)){
+var valid3 = true;
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+let data6 = data5[i1];
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing1;
+if((data6.type === undefined) && (missing1 = "type")){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing1}}];
+return false;
+}
+else {
+if(data6.type !== undefined){
+const _errs21 = errors;
+if(typeof data6.type !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid5 = _errs21 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.name !== undefined){
+const _errs23 = errors;
+if(typeof data6.name !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid5 = _errs23 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.description !== undefined){
+let data9 = data6.description;
+const _errs25 = errors;
+if((typeof data9 !== "string") && (data9 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema82.properties.description.type}}];
+return false;
+}
+var valid5 = _errs25 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.parameters !== undefined){
+let data10 = data6.parameters;
+const _errs27 = errors;
+if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema82.properties.parameters.type}}];
+return false;
+}
+var valid5 = _errs27 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.strict !== undefined){
+let data11 = data6.strict;
+const _errs30 = errors;
+if((typeof data11 !== "boolean") && (data11 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema82.properties.strict.type}}];
+return false;
+}
+var valid5 = _errs30 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.search_context_size !== undefined){
+let data12 = data6.search_context_size;
+const _errs32 = errors;
+if(typeof data12 !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!(((data12 === "low") || (data12 === "medium")) || (data12 === "high"))){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema82.properties.search_context_size.enum}}];
+return false;
+}
+var valid5 = _errs32 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.user_location !== undefined){
+let data13 = data6.user_location;
+const _errs34 = errors;
+if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema82.properties.user_location.type}}];
+return false;
+}
+if(errors === _errs34){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.type !== undefined){
+let data14 = data13.type;
+const _errs37 = errors;
+if(typeof data14 !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!(data14 === "approximate")){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.user_location.properties.type.enum}}];
+return false;
+}
+var valid6 = _errs37 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data13.country !== undefined){
+let data15 = data13.country;
+const _errs39 = errors;
+if((typeof data15 !== "string") && (data15 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema82.properties.user_location.properties.country.type}}];
+return false;
+}
+var valid6 = _errs39 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data13.city !== undefined){
+let data16 = data13.city;
+const _errs41 = errors;
+if((typeof data16 !== "string") && (data16 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema82.properties.user_location.properties.city.type}}];
+return false;
+}
+var valid6 = _errs41 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data13.region !== undefined){
+let data17 = data13.region;
+const _errs43 = errors;
+if((typeof data17 !== "string") && (data17 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema82.properties.user_location.properties.region.type}}];
+return false;
+}
+var valid6 = _errs43 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data13.timezone !== undefined){
+let data18 = data13.timezone;
+const _errs45 = errors;
+if((typeof data18 !== "string") && (data18 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema82.properties.user_location.properties.timezone.type}}];
+return false;
+}
+var valid6 = _errs45 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+}
+}
+}
+var valid5 = _errs34 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.vector_store_ids !== undefined){
+let data19 = data6.vector_store_ids;
+const _errs47 = errors;
+if(errors === _errs47){
+if(Array.isArray(data19)){
+var valid7 = true;
+const len2 = data19.length;
+for(let i2=0; i2<len2; i2++){
+const _errs49 = errors;
+if(typeof data19[i2] !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid7 = _errs49 === errors;
+if(!valid7){
+break;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
+return false;
+}
+}
+var valid5 = _errs47 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.max_num_results !== undefined){
+let data21 = data6.max_num_results;
+const _errs51 = errors;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs51){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 50 || isNaN(data21)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+return false;
+}
+else {
+if(data21 < 1 || isNaN(data21)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid5 = _errs51 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.filters !== undefined){
+let data22 = data6.filters;
+const _errs53 = errors;
+if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema82.properties.filters.type}}];
+return false;
+}
+var valid5 = _errs53 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.display_width !== undefined){
+let data23 = data6.display_width;
+const _errs56 = errors;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs56){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 9007199254740991 || isNaN(data23)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data23 < -9007199254740991 || isNaN(data23)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+return false;
+}
+}
+}
+}
+var valid5 = _errs56 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.display_height !== undefined){
+let data24 = data6.display_height;
+const _errs58 = errors;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs58){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 9007199254740991 || isNaN(data24)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data24 < -9007199254740991 || isNaN(data24)){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+return false;
+}
+}
+}
+}
+var valid5 = _errs58 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.environment !== undefined){
+const _errs60 = errors;
+if(typeof data6.environment !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid5 = _errs60 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.server_label !== undefined){
+const _errs62 = errors;
+if(typeof data6.server_label !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid5 = _errs62 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.server_url !== undefined){
+const _errs64 = errors;
+if(typeof data6.server_url !== "string"){
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid5 = _errs64 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid3 = _errs17 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tool_choice !== undefined){
+let data28 = data.tool_choice;
+const _errs66 = errors;
+const _errs67 = errors;
+let valid8 = false;
+const _errs68 = errors;
+if(typeof data28 !== "string"){
+const err3 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid1 = _errs68 === errors;
+valid8 = valid8 || _valid1;
+const _errs70 = errors;
+if(errors === _errs70){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+}
+else {
+const err4 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid1 = _errs70 === errors;
+valid8 = valid8 || _valid1;
+if(!valid8){
+const err5 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate54.errors = vErrors;
+return false;
+}
+else {
+errors = _errs67;
+if(vErrors !== null){
+if(_errs67){
+vErrors.length = _errs67;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs66 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reasoning !== undefined){
+let data29 = data.reasoning;
+const _errs73 = errors;
+if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
+validate54.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema79.properties.reasoning.type}}];
+return false;
+}
+if(errors === _errs73){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.effort !== undefined){
+let data30 = data29.effort;
+if((typeof data30 !== "string") && (data30 !== null)){
+validate54.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema79.properties.reasoning.properties.effort.type}}];
+return false;
+}
+if(!(((((data30 === "minimal") || (data30 === "low")) || (data30 === "medium")) || (data30 === "high")) || (data30 === null))){
+validate54.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema79.properties.reasoning.properties.effort.enum}}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs73 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.previous_response_id !== undefined){
+let data31 = data.previous_response_id;
+const _errs78 = errors;
+if((typeof data31 !== "string") && (data31 !== null)){
+validate54.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema79.properties.previous_response_id.type}}];
+return false;
+}
+var valid0 = _errs78 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.store !== undefined){
+let data32 = data.store;
+const _errs80 = errors;
+if((typeof data32 !== "boolean") && (data32 !== null)){
+validate54.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema79.properties.store.type}}];
+return false;
+}
+var valid0 = _errs80 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+let data33 = data.background;
+const _errs82 = errors;
+if((typeof data33 !== "boolean") && (data33 !== null)){
+validate54.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema79.properties.background.type}}];
+return false;
+}
+var valid0 = _errs82 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.user !== undefined){
+const _errs84 = errors;
+if(typeof data.user !== "string"){
+validate54.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs84 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data35 = data.metadata;
+const _errs86 = errors;
+if((!(data35 && typeof data35 == "object" && !Array.isArray(data35))) && (data35 !== null)){
+validate54.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema79.properties.metadata.type}}];
+return false;
+}
+if(errors === _errs86){
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+for(const key0 in data35){
+const _errs89 = errors;
+if(typeof data35[key0] !== "string"){
+validate54.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid10 = _errs89 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+var valid0 = _errs86 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createUpload.body" */;
+/*# sourceURL="createResponse.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createUploadBodyCheck = validate58;
+const schema83 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema84 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string","minLength":1},"purpose":{"type":"string","minLength":1},"bytes":{"type":"integer","minimum":0,"maximum":9007199254740991},"mime_type":{"type":"string","minLength":1}},"additionalProperties":true};
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createUpload.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4525,7 +5515,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.filename === undefined) && (missing0 = "filename")) || ((data.purpose === undefined) && (missing0 = "purpose"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.mime_type === undefined) && (missing0 = "mime_type"))){
-validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate58.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -4535,12 +5525,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate53.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/minLength",keyword:"minLength",params:{limit: 1}}];
+validate58.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
+validate58.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4556,12 +5546,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate53.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/minLength",keyword:"minLength",params:{limit: 1}}];
+validate58.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
+validate58.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4575,18 +5565,18 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate53.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
+validate58.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate53.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate58.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate53.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate58.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -4604,12 +5594,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate53.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/minLength",keyword:"minLength",params:{limit: 1}}];
+validate58.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
+validate58.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4624,24 +5614,24 @@ var valid1 = true;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate58.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate53.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const completeUploadBodyCheck = validate54;
-const schema80 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
-const schema81 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+export const completeUploadBodyCheck = validate59;
+const schema85 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema86 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4653,7 +5643,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.part_ids === undefined) && (missing0 = "part_ids")){
-validate54.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate59.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -4667,7 +5657,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate54.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate59.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -4677,7 +5667,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
+validate59.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4690,7 +5680,7 @@ if(valid1){
 if(data.md5 !== undefined){
 const _errs7 = errors;
 if(typeof data.md5 !== "string"){
-validate54.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
+validate59.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -4702,25 +5692,25 @@ var valid1 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate59.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVirtualKeyBodyCheck = validate55;
-const schema82 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema83 = {"type":"object","required":["name","provider","key"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema84 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","exclusiveMinimum":0},"period":{"type":"string","enum":["none","weekly","monthly"]}},"additionalProperties":false};
-const schema85 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+export const createVirtualKeyBodyCheck = validate60;
+const schema87 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema88 = {"type":"object","required":["name","provider","key"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema89 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","exclusiveMinimum":0},"period":{"type":"string","enum":["none","weekly","monthly"]}},"additionalProperties":false};
+const schema90 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4731,14 +5721,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.key === undefined) && (missing0 = "key"))){
-validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "name") || (key0 === "provider")) || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -4750,18 +5740,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate61.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4777,12 +5767,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate56.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4798,18 +5788,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate56.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate61.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate56.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4825,12 +5815,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate56.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4846,12 +5836,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate56.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4867,12 +5857,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate56.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4890,14 +5880,14 @@ if(errors === _errs15){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data6.period === undefined) && (missing1 = "period"))){
-validate56.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate61.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data6){
 if(!((key1 === "credit_limit_usd") || (key1 === "period"))){
-validate56.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate61.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -4909,12 +5899,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 <= 0 || isNaN(data7)){
-validate56.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
+validate61.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
 return false;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate61.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -4928,11 +5918,11 @@ if(data6.period !== undefined){
 let data8 = data6.period;
 const _errs20 = errors;
 if(typeof data8 !== "string"){
-validate56.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data8 === "none") || (data8 === "weekly")) || (data8 === "monthly"))){
-validate56.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema84.properties.period.enum}}];
+validate61.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema89.properties.period.enum}}];
 return false;
 }
 var valid2 = _errs20 === errors;
@@ -4945,7 +5935,7 @@ var valid2 = true;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4964,7 +5954,7 @@ if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 const _errs25 = errors;
 for(const key2 in data9){
 if(!((key2 === "requests_per_minute") || (key2 === "tokens_per_minute"))){
-validate56.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -4974,18 +5964,18 @@ if(data9.requests_per_minute !== undefined){
 let data10 = data9.requests_per_minute;
 const _errs26 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate56.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs26){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate56.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 1 || isNaN(data10)){
-validate56.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -5001,18 +5991,18 @@ if(data9.tokens_per_minute !== undefined){
 let data11 = data9.tokens_per_minute;
 const _errs28 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate56.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate56.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 1 || isNaN(data11)){
-validate56.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -5027,7 +6017,7 @@ var valid4 = true;
 }
 }
 else {
-validate56.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5047,44 +6037,44 @@ var valid0 = true;
 }
 }
 else {
-validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate56.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate61(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
-validate55.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVirtualKeyBodyCheck = validate58;
-const schema86 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema87 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+export const updateVirtualKeyBodyCheck = validate63;
+const schema91 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema92 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5094,14 +6084,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate59.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate64.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -5113,18 +6103,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate59.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate59.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate64.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5140,18 +6130,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 8192){
-validate59.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate64.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate59.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate64.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate64.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5165,13 +6155,13 @@ if(data.upstream_organization !== undefined){
 let data2 = data.upstream_organization;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate59.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema87.properties.upstream_organization.type}}];
+validate64.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema92.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate59.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate64.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -5186,13 +6176,13 @@ if(data.upstream_project !== undefined){
 let data3 = data.upstream_project;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate59.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema87.properties.upstream_project.type}}];
+validate64.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema92.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate59.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate64.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -5207,13 +6197,13 @@ if(data.custom_host !== undefined){
 let data4 = data.custom_host;
 const _errs10 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate59.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema87.properties.custom_host.type}}];
+validate64.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema92.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate59.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate64.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -5307,7 +6297,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((data7 === "none") || (data7 === "weekly")) || (data7 === "monthly"))){
-const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema84.properties.period.enum}};
+const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema89.properties.period.enum}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5360,7 +6350,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate59.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -5531,7 +6521,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate59.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -5560,35 +6550,35 @@ var valid0 = true;
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate59.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
-validate58.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck);
 export const createSpeechBody = compiledBody(CreateSpeechRequestSchema, createSpeechBodyCheck as BodyCheck);
@@ -5608,6 +6598,7 @@ export const updatePromptBody = compiledBody(UpdatePromptRequestSchema, updatePr
 export const createPromptCompletionBody = compiledBody(PromptCompletionRequestSchema, createPromptCompletionBodyCheck as BodyCheck);
 export const publishPromptVersionBody = compiledBody(PublishPromptRequestSchema, publishPromptVersionBodyCheck as BodyCheck);
 export const renderPromptBody = compiledBody(PromptCompletionRequestSchema, renderPromptBodyCheck as BodyCheck);
+export const createResponseBody = compiledBody(CreateResponseRequestSchema, createResponseBodyCheck as BodyCheck);
 export const createUploadBody = compiledBody(CreateUploadRequestSchema, createUploadBodyCheck as BodyCheck);
 export const completeUploadBody = compiledBody(CompleteUploadRequestSchema, completeUploadBodyCheck as BodyCheck);
 export const createVirtualKeyBody = compiledBody(CreateVirtualKeyRequestSchema, createVirtualKeyBodyCheck as BodyCheck);

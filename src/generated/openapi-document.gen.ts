@@ -354,6 +354,633 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/responses": {
+      "post": {
+        "operationId": "createResponse",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create a model response (the Responses API) through an upstream provider",
+        "description": "The body is the OpenAI Responses body; unknown fields are passed upstream untouched. The\nupstream is chosen as for chat completions. With `stream: true` the answer is a stream of\ntyped server-sent events (`event: response.created` … `event: response.completed`) relayed\nevent by event; it has no `[DONE]` and ends where the upstream's bytes end. Tokens and cost\nare logged from the answer's `usage`; a stream is logged as its final response object.\nInput guardrails judge `instructions` and the text of `input`; output guardrails judge the\n`output_text` parts of the output.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateResponseRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The response object, or with `stream` a server-sent event stream of typed Responses events ending after `response.completed` (or `response.failed`, `response.incomplete`, `error`).",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Response"
+                }
+              },
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/responses/{response_id}": {
+      "get": {
+        "operationId": "getResponse",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "A stored model response, from the upstream provider",
+        "description": "Passed to the upstream as it is (with its query); the answer is relayed and logged.",
+        "parameters": [
+          {
+            "name": "response_id",
+            "in": "path",
+            "required": true,
+            "description": "The response id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The response object, as the upstream answered it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Response"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteResponse",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Delete a stored model response at the upstream provider",
+        "description": "Passed to the upstream as it is; the answer is relayed and logged.",
+        "parameters": [
+          {
+            "name": "response_id",
+            "in": "path",
+            "required": true,
+            "description": "The response id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The deletion, as the upstream answered it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ResponseDeleted"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/responses/{response_id}/input_items": {
+      "get": {
+        "operationId": "listResponseInputItems",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "The input items of a stored model response, from the upstream provider",
+        "description": "Passed to the upstream as it is, with its query; the answer is relayed and logged.",
+        "parameters": [
+          {
+            "name": "response_id",
+            "in": "path",
+            "required": true,
+            "description": "The response id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "after",
+            "in": "query",
+            "description": "An item id to list items after.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "before",
+            "in": "query",
+            "description": "An item id to list items before.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "How many items (1 to 100; the upstream's default is 20).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          },
+          {
+            "name": "order",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "asc",
+                "desc"
+              ]
+            }
+          },
+          {
+            "name": "include",
+            "in": "query",
+            "description": "Additional fields to include (`include[]=…` as the OpenAI clients send it, or `include=…`).",
+            "schema": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              ]
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of input items, as the upstream answered it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ResponseItemList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/responses/{response_id}/cancel": {
+      "post": {
+        "operationId": "cancelResponse",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Cancel a background model response at the upstream provider",
+        "description": "Takes no body (one sent is passed on as it is); the answer is relayed and logged.",
+        "parameters": [
+          {
+            "name": "response_id",
+            "in": "path",
+            "required": true,
+            "description": "The response id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The cancelled response object, as the upstream answered it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Response"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
     "/v1/api-keys": {
       "post": {
         "operationId": "createApiKey",
@@ -6069,6 +6696,442 @@ export const openApiDocument = {
                 "type": "integer"
               }
             }
+          }
+        }
+      },
+      "CreateResponseRequest": {
+        "type": "object",
+        "required": [
+          "model"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "input": {
+            "description": "A string, or an array of input items (messages, function call outputs, other item types).",
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ResponseInputItem"
+                }
+              }
+            ]
+          },
+          "instructions": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "stream": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "tools": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ResponseTool"
+            }
+          },
+          "tool_choice": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "object",
+                "additionalProperties": true
+              }
+            ]
+          },
+          "reasoning": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "effort": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "enum": [
+                  "minimal",
+                  "low",
+                  "medium",
+                  "high",
+                  null
+                ]
+              }
+            }
+          },
+          "previous_response_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "store": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "background": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "user": {
+            "type": "string",
+            "description": "End-user identifier; logged."
+          },
+          "metadata": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "ResponseInputItem": {
+        "description": "A message (`role` and a string or an array of content parts), or another item type (`function_call_output`, `item_reference`…) passed as it is.",
+        "type": "object",
+        "additionalProperties": true,
+        "properties": {
+          "type": {
+            "type": "string"
+          },
+          "role": {
+            "type": "string",
+            "enum": [
+              "user",
+              "assistant",
+              "system",
+              "developer"
+            ]
+          },
+          "content": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ResponseInputContent"
+                }
+              }
+            ]
+          }
+        }
+      },
+      "ResponseInputContent": {
+        "description": "`input_text` with `text`, `input_image` with `image_url` (or `file_id`), or another part type passed as it is.",
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "type": {
+            "type": "string"
+          },
+          "text": {
+            "type": "string"
+          },
+          "image_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "detail": {
+            "type": "string",
+            "enum": [
+              "low",
+              "high",
+              "auto"
+            ]
+          }
+        }
+      },
+      "ResponseTool": {
+        "description": "A tool: `function` (`name`, `description`, `parameters`), `web_search_preview`, `file_search`, `computer_use_preview`, `mcp`, or another type passed as it is.",
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "type": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string",
+            "description": "`function`: the function's name."
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "parameters": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "description": "`function`: a JSON Schema of the arguments."
+          },
+          "strict": {
+            "type": [
+              "boolean",
+              "null"
+            ]
+          },
+          "search_context_size": {
+            "type": "string",
+            "enum": [
+              "low",
+              "medium",
+              "high"
+            ],
+            "description": "`web_search_preview`."
+          },
+          "user_location": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "description": "`web_search_preview`: where the user is, approximately.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "approximate"
+                ]
+              },
+              "country": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "city": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "region": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "timezone": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          },
+          "vector_store_ids": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "`file_search`."
+          },
+          "max_num_results": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 50,
+            "description": "`file_search`."
+          },
+          "filters": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "description": "`file_search`."
+          },
+          "display_width": {
+            "type": "integer",
+            "description": "`computer_use_preview`."
+          },
+          "display_height": {
+            "type": "integer",
+            "description": "`computer_use_preview`."
+          },
+          "environment": {
+            "type": "string",
+            "description": "`computer_use_preview`."
+          },
+          "server_label": {
+            "type": "string",
+            "description": "`mcp`."
+          },
+          "server_url": {
+            "type": "string",
+            "description": "`mcp`."
+          }
+        }
+      },
+      "Response": {
+        "description": "A model response, as the upstream answered it.",
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "created_at",
+          "status",
+          "model",
+          "output"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "response"
+            ]
+          },
+          "created_at": {
+            "type": "number"
+          },
+          "status": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "model": {
+            "type": "string"
+          },
+          "output": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": true
+            }
+          },
+          "usage": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "input_tokens": {
+                "type": "integer"
+              },
+              "input_tokens_details": {
+                "type": "object",
+                "additionalProperties": true,
+                "properties": {
+                  "cached_tokens": {
+                    "type": "integer"
+                  }
+                }
+              },
+              "output_tokens": {
+                "type": "integer"
+              },
+              "output_tokens_details": {
+                "type": "object",
+                "additionalProperties": true,
+                "properties": {
+                  "reasoning_tokens": {
+                    "type": "integer"
+                  }
+                }
+              },
+              "total_tokens": {
+                "type": "integer"
+              }
+            }
+          }
+        }
+      },
+      "ResponseDeleted": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "deleted"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string"
+          },
+          "deleted": {
+            "type": "boolean"
+          }
+        }
+      },
+      "ResponseItemList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": true
+            }
+          },
+          "first_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "last_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "has_more": {
+            "type": "boolean"
           }
         }
       },

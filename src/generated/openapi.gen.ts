@@ -850,6 +850,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a model response (the Responses API) through an upstream provider
+         * @description The body is the OpenAI Responses body; unknown fields are passed upstream untouched. The
+         *     upstream is chosen as for chat completions. With `stream: true` the answer is a stream of
+         *     typed server-sent events (`event: response.created` … `event: response.completed`) relayed
+         *     event by event; it has no `[DONE]` and ends where the upstream's bytes end. Tokens and cost
+         *     are logged from the answer's `usage`; a stream is logged as its final response object.
+         *     Input guardrails judge `instructions` and the text of `input`; output guardrails judge the
+         *     `output_text` parts of the output.
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A stored model response, from the upstream provider
+         * @description Passed to the upstream as it is (with its query); the answer is relayed and logged.
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored model response at the upstream provider
+         * @description Passed to the upstream as it is; the answer is relayed and logged.
+         */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a background model response at the upstream provider
+         * @description Takes no body (one sent is passed on as it is); the answer is relayed and logged.
+         */
+        post: operations["cancelResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The input items of a stored model response, from the upstream provider
+         * @description Passed to the upstream as it is, with its query; the answer is relayed and logged.
+         */
+        get: operations["listResponseInputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -1443,6 +1533,34 @@ export interface components {
             /** @description A virtual key slug; give this or provider. */
             virtual_key?: string;
         };
+        CreateResponseRequest: {
+            background?: boolean | null;
+            /** @description A string, or an array of input items (messages, function call outputs, other item types). */
+            input?: string | components["schemas"]["ResponseInputItem"][];
+            instructions?: string | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model: string;
+            previous_response_id?: string | null;
+            reasoning?: ({
+                /** @enum {string|null} */
+                effort?: "minimal" | "low" | "medium" | "high" | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            store?: boolean | null;
+            stream?: boolean | null;
+            tool_choice?: string | {
+                [key: string]: unknown;
+            };
+            tools?: components["schemas"]["ResponseTool"][];
+            /** @description End-user identifier; logged. */
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
         CreateSpeechRequest: {
             input: string;
             instructions?: string;
@@ -1931,6 +2049,123 @@ export interface components {
                 [key: string]: unknown;
             };
             version: number;
+        };
+        /** @description A model response, as the upstream answered it. */
+        Response: {
+            created_at: number;
+            id: string;
+            model: string;
+            /** @enum {string} */
+            object: "response";
+            output: {
+                [key: string]: unknown;
+            }[];
+            status: string | null;
+            usage?: ({
+                input_tokens?: number;
+                input_tokens_details?: {
+                    cached_tokens?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                output_tokens?: number;
+                output_tokens_details?: {
+                    reasoning_tokens?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+                total_tokens?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ResponseDeleted: {
+            deleted: boolean;
+            id: string;
+            object: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description `input_text` with `text`, `input_image` with `image_url` (or `file_id`), or another part type passed as it is. */
+        ResponseInputContent: {
+            /** @enum {string} */
+            detail?: "low" | "high" | "auto";
+            image_url?: string | null;
+            text?: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A message (`role` and a string or an array of content parts), or another item type (`function_call_output`, `item_reference`…) passed as it is. */
+        ResponseInputItem: {
+            content?: string | components["schemas"]["ResponseInputContent"][];
+            /** @enum {string} */
+            role?: "user" | "assistant" | "system" | "developer";
+            type?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ResponseItemList: {
+            data: {
+                [key: string]: unknown;
+            }[];
+            first_id?: string | null;
+            has_more?: boolean;
+            last_id?: string | null;
+            /** @enum {string} */
+            object: "list";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A tool: `function` (`name`, `description`, `parameters`), `web_search_preview`, `file_search`, `computer_use_preview`, `mcp`, or another type passed as it is. */
+        ResponseTool: {
+            description?: string | null;
+            /** @description `computer_use_preview`. */
+            display_height?: number;
+            /** @description `computer_use_preview`. */
+            display_width?: number;
+            /** @description `computer_use_preview`. */
+            environment?: string;
+            /** @description `file_search`. */
+            filters?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description `file_search`. */
+            max_num_results?: number;
+            /** @description `function`: the function's name. */
+            name?: string;
+            /** @description `function`: a JSON Schema of the arguments. */
+            parameters?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description `web_search_preview`.
+             * @enum {string}
+             */
+            search_context_size?: "low" | "medium" | "high";
+            /** @description `mcp`. */
+            server_label?: string;
+            /** @description `mcp`. */
+            server_url?: string;
+            strict?: boolean | null;
+            type: string;
+            /** @description `web_search_preview`: where the user is, approximately. */
+            user_location?: ({
+                city?: string | null;
+                country?: string | null;
+                region?: string | null;
+                timezone?: string | null;
+                /** @enum {string} */
+                type?: "approximate";
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description `file_search`. */
+            vector_store_ids?: string[];
+        } & {
+            [key: string]: unknown;
         };
         TranscriptionAnswer: {
             /** @description Seconds of audio (`verbose_json`). */
@@ -4613,6 +4848,308 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The response object, or with `stream` a server-sent event stream of typed Responses events ending after `response.completed` (or `response.failed`, `response.incomplete`, `error`). */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                /** @description The response id. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response object, as the upstream answered it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                /** @description The response id. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion, as the upstream answered it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    cancelResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                /** @description The response id. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled response object, as the upstream answered it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: {
+                /** @description An item id to list items after. */
+                after?: string;
+                /** @description An item id to list items before. */
+                before?: string;
+                /** @description Additional fields to include (`include[]=…` as the OpenAI clients send it, or `include=…`). */
+                include?: string | string[];
+                /** @description How many items (1 to 100; the upstream's default is 20). */
+                limit?: number;
+                order?: "asc" | "desc";
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path: {
+                /** @description The response id. */
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of input items, as the upstream answered it. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseItemList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
         };
     };
     createUpload: {

@@ -4,6 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { registerAddUploadPart } from "../routes/addUploadPart.ts";
 import { registerCancelBatch } from "../routes/cancelBatch.ts";
 import { registerCancelFineTuningJob } from "../routes/cancelFineTuningJob.ts";
+import { registerCancelResponse } from "../routes/cancelResponse.ts";
 import { registerCancelUpload } from "../routes/cancelUpload.ts";
 import { registerCompleteUpload } from "../routes/completeUpload.ts";
 import { registerCreateApiKey } from "../routes/createApiKey.ts";
@@ -21,6 +22,7 @@ import { registerCreateImageVariation } from "../routes/createImageVariation.ts"
 import { registerCreateModeration } from "../routes/createModeration.ts";
 import { registerCreatePrompt } from "../routes/createPrompt.ts";
 import { registerCreatePromptCompletion } from "../routes/createPromptCompletion.ts";
+import { registerCreateResponse } from "../routes/createResponse.ts";
 import { registerCreateSpeech } from "../routes/createSpeech.ts";
 import { registerCreateTranscription } from "../routes/createTranscription.ts";
 import { registerCreateTranslation } from "../routes/createTranslation.ts";
@@ -31,6 +33,7 @@ import { registerDeleteConfig } from "../routes/deleteConfig.ts";
 import { registerDeleteFile } from "../routes/deleteFile.ts";
 import { registerDeleteGuardrail } from "../routes/deleteGuardrail.ts";
 import { registerDeletePrompt } from "../routes/deletePrompt.ts";
+import { registerDeleteResponse } from "../routes/deleteResponse.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
@@ -40,6 +43,7 @@ import { registerGetHealth } from "../routes/getHealth.ts";
 import { registerGetLog } from "../routes/getLog.ts";
 import { registerGetOpenApiDocument } from "../routes/getOpenApiDocument.ts";
 import { registerGetPrompt } from "../routes/getPrompt.ts";
+import { registerGetResponse } from "../routes/getResponse.ts";
 import { registerGetVirtualKey } from "../routes/getVirtualKey.ts";
 import { registerListApiKeys } from "../routes/listApiKeys.ts";
 import { registerListBatches } from "../routes/listBatches.ts";
@@ -54,6 +58,7 @@ import { registerListLogs } from "../routes/listLogs.ts";
 import { registerListModels } from "../routes/listModels.ts";
 import { registerListPromptVersions } from "../routes/listPromptVersions.ts";
 import { registerListPrompts } from "../routes/listPrompts.ts";
+import { registerListResponseInputItems } from "../routes/listResponseInputItems.ts";
 import { registerListVirtualKeys } from "../routes/listVirtualKeys.ts";
 import { registerPauseFineTuningJob } from "../routes/pauseFineTuningJob.ts";
 import { registerPublishPromptVersion } from "../routes/publishPromptVersion.ts";
@@ -130,6 +135,11 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerPublishPromptVersion,
   registerRenderPrompt,
   registerListPromptVersions,
+  registerCreateResponse,
+  registerGetResponse,
+  registerDeleteResponse,
+  registerCancelResponse,
+  registerListResponseInputItems,
   registerCreateUpload,
   registerCancelUpload,
   registerCompleteUpload,

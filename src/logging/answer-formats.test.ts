@@ -73,3 +73,48 @@ describe("the chat format", () => {
     expect(JSON.parse(readAnswer(stream(chunks), "json").body ?? "null")).toEqual([{ type: "response.output_text.delta", delta: "Hi" }]);
   });
 });
+
+describe("the responses format", () => {
+  const usage = { input_tokens: 36, input_tokens_details: { cached_tokens: 6 }, output_tokens: 87, output_tokens_details: { reasoning_tokens: 12 }, total_tokens: 123 };
+  const final = { id: "resp_1", object: "response", status: "completed", model: "gpt-4o-mini-2024-07-18", output: [{ type: "message", content: [{ type: "output_text", text: "Hi" }] }], usage };
+  const counted = { promptTokens: 36, completionTokens: 87, totalTokens: 123, cachedTokens: 6, reasoningTokens: 12 };
+  const events = [
+    { type: "response.created", sequence_number: 0, response: { ...final, status: "in_progress", output: [], usage: null } },
+    { type: "response.output_text.delta", sequence_number: 1, delta: "Hi" },
+    { type: "response.completed", sequence_number: 2, response: final },
+  ];
+
+  it("keeps a non-streamed answer as it is, with usage from input and output tokens and the served model", () => {
+    const text = JSON.stringify(final);
+    expect(readAnswer(jsonText(text), "responses")).toEqual({ body: text, usage: counted, servedModel: "gpt-4o-mini-2024-07-18", totalBytes: text.length, truncated: false });
+  });
+
+  it("logs a stream as the final response object of its response.completed event, with its usage", () => {
+    const read = readAnswer(stream(events.map((event) => JSON.stringify(event))), "responses");
+    expect(JSON.parse(read.body ?? "null")).toEqual(final);
+    expect(read).toMatchObject({ usage: counted, servedModel: "gpt-4o-mini-2024-07-18", truncated: false });
+  });
+
+  it("takes the response of a failed or incomplete stream too", () => {
+    const failed = { ...final, status: "failed", error: { code: "server_error", message: "boom" } };
+    const read = readAnswer(stream([JSON.stringify(events[0]), JSON.stringify({ type: "response.failed", response: failed })]), "responses");
+    expect(JSON.parse(read.body ?? "null")).toEqual(failed);
+    const incomplete = { ...final, status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
+    expect(JSON.parse(readAnswer(stream([JSON.stringify({ type: "response.incomplete", response: incomplete })]), "responses").body ?? "null").status).toBe("incomplete");
+  });
+
+  it("keeps a cut stream's events, as the json format does", () => {
+    const chunks = events.slice(0, 2).map((event) => JSON.stringify(event));
+    const read = readAnswer(stream(chunks), "responses");
+    expect(JSON.parse(read.body ?? "null")).toEqual(events.slice(0, 2));
+    expect(read).toMatchObject({ usage: null, servedModel: "gpt-4o-mini-2024-07-18" });
+  });
+
+  it("the stored format keeps an answer about earlier work without counting its usage", () => {
+    const text = JSON.stringify(final);
+    expect(readAnswer(jsonText(text), "stored")).toMatchObject({ body: text, usage: null, servedModel: "gpt-4o-mini-2024-07-18" });
+    const read = readAnswer(stream(events.map((event) => JSON.stringify(event))), "stored");
+    expect(JSON.parse(read.body ?? "null")).toEqual(final);
+    expect(read.usage).toBeNull();
+  });
+});

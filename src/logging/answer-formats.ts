@@ -6,14 +6,19 @@
  */
 import { createChatStreamAssembler, normaliseUsage, type Usage } from "../core/chat-stream-assembler.ts";
 import { capText } from "../core/body-capture.ts";
+import { terminalResponse } from "../core/responses-text.ts";
 import { balancedEnd } from "../guardrails/json-extract.ts";
 import type { LoggedResponse } from "./log-entry.ts";
 
 /**
- * `chat`: an OpenAI chat completion, a stream assembled into one. `json`: any other JSON
- * operation (embeddings, responses, the pass-through), a stream kept as the array of its events.
+ * `chat`: an OpenAI chat completion, a stream assembled into one. `responses`: a Responses API
+ * answer, a stream logged as its final response object (its events when it was cut before
+ * one). `stored`: an answer about work done earlier (a stored response read back, cancelled,
+ * deleted, listed), kept as is without usage, so its tokens are not counted and priced twice.
+ * `json`: any other JSON operation (embeddings, the pass-through), a stream kept as the array of
+ * its events.
  */
-export type AnswerFormat = "chat" | "json" | MediaFormat;
+export type AnswerFormat = "chat" | "responses" | "stored" | "json" | MediaFormat;
 
 /** Read as `json`, and priced per image, character or minute (`media-answers.ts`). */
 export type MediaFormat = "image" | "speech" | "transcription";
@@ -46,6 +51,15 @@ const STREAM_READERS: Record<AnswerFormat, StreamReader> = {
     const { completion, usage } = assembler.result();
     return { body: completion, usage, servedModel: stringField(completion, "model") };
   },
+  responses(chunks) {
+    const events = chunks.map((chunk) => safeParse(chunk) ?? chunk);
+    const final = terminalResponse(events);
+    if (!final) return STREAM_READERS.json(chunks);
+    return { body: final, usage: readUsage(final.usage), servedModel: stringField(final, "model") };
+  },
+  stored(chunks) {
+    return { ...STREAM_READERS.responses(chunks), usage: null };
+  },
   json(chunks) {
     const events = chunks.map((chunk) => safeParse(chunk) ?? chunk);
     let usage: Usage | null = null;
@@ -73,12 +87,13 @@ export function readAnswer(response: LoggedResponse | null, format: AnswerFormat
   }
   const { text, truncated } = response;
   if (text === null) return { body: null, usage: null, servedModel: null, totalBytes, truncated };
+  const counted = format !== "stored";
   if (!truncated) {
     const parsed = safeParse(text);
-    return { body: text, usage: readUsage(field(parsed, "usage")), servedModel: stringField(parsed, "model"), totalBytes, truncated };
+    return { body: text, usage: counted ? readUsage(field(parsed, "usage")) : null, servedModel: stringField(parsed, "model"), totalBytes, truncated };
   }
   // Only the ends were kept: `usage` comes from the tail, the served model from the head.
-  const usage = readUsage(safeParse(lastObjectValue(response.tail ?? "", "usage") ?? ""));
+  const usage = counted ? readUsage(safeParse(lastObjectValue(response.tail ?? "", "usage") ?? "")) : null;
   return { body: text, usage, servedModel: firstStringValue(text, "model"), totalBytes, truncated };
 }
 
