@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkPriceTable, PriceTableSchema } from "../providers/price-table.ts";
 import priceData from "../providers/prices.json" with { type: "json" };
-import { imageCostUsd, MEDIA_PRICES_AS_OF, speechCostUsd, transcriptionCostUsd } from "./media-cost.ts";
+import { imageCostUsd, MEDIA_PRICES_AS_OF, speechCostUsd, transcriptionCostUsd, videoCostUsd } from "./media-cost.ts";
 
 describe("imageCostUsd", () => {
   it("prices each image by model, size and quality", () => {
@@ -56,6 +56,28 @@ describe("transcriptionCostUsd", () => {
   });
 });
 
+describe("videoCostUsd", () => {
+  it("prices each second of video by model and size", () => {
+    expect(videoCostUsd("openai", "sora-2", { seconds: 8, size: "1280x720" })).toBeCloseTo(0.8, 10);
+    expect(videoCostUsd("openai", "sora-2-pro", { seconds: 12, size: "720x1280" })).toBeCloseTo(3.6, 10);
+    expect(videoCostUsd("openai", "sora-2-pro", { seconds: 4, size: "1792x1024" })).toBeCloseTo(2, 10);
+    expect(videoCostUsd("openai", "sora-2-pro-2025-10-06", { seconds: 8, size: "1024x1792" })).toBeCloseTo(4, 10);
+  });
+
+  it("takes the upstream's defaults (4 seconds, 720x1280) for what the job leaves out", () => {
+    expect(videoCostUsd("openai", "sora-2", { seconds: null, size: null })).toBeCloseTo(0.4, 10);
+    expect(videoCostUsd("openai", "sora-2-pro", { seconds: 8, size: null })).toBeCloseTo(2.4, 10);
+  });
+
+  it("is null for a size the model does not make, an unlisted model or provider, or no seconds", () => {
+    expect(videoCostUsd("openai", "sora-2", { seconds: 4, size: "1024x1792" })).toBeNull();
+    expect(videoCostUsd("openai", "veo-3", { seconds: 4, size: "1280x720" })).toBeNull();
+    expect(videoCostUsd("groq", "sora-2", { seconds: 4, size: "1280x720" })).toBeNull();
+    expect(videoCostUsd("openai", "sora-2", { seconds: Number.NaN, size: "1280x720" })).toBeNull();
+    expect(videoCostUsd("openai", "sora-2", { seconds: 0, size: "1280x720" })).toBeNull();
+  });
+});
+
 describe("the media price table", () => {
   it("is dated, sourced and checked", () => {
     expect(MEDIA_PRICES_AS_OF).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -66,5 +88,13 @@ describe("the media price table", () => {
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.path.slice(0, 5)).toEqual(["media", "providers", "openai", "images", "dall-e-3"]);
     for (const provider of Object.keys(priceData.media.providers)) expect(Object.keys(priceData.media.sources)).toContain(provider);
+  });
+
+  it("dates each video entry and names its source", () => {
+    const broken = structuredClone(priceData) as { media: { providers: { openai: { video: Record<string, Record<string, unknown>> } } } };
+    delete broken.media.providers.openai.video["sora-2"]!.source;
+    const result = PriceTableSchema.safeParse(broken);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(["media", "providers", "openai", "video", "sora-2", "source"]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Prices the operations not billed (only) per token: images per image, speech per character,
- * transcriptions per minute, from the `media` section of `src/providers/prices.json` (its
+ * transcriptions per minute, video per second, from the `media` section of `src/providers/prices.json` (its
  * `sources` name the pricing pages). Each rule returns null when a figure it needs is unknown
  * (an `auto` size, an upload whose duration the answer does not state): the log then says no
  * cost rather than a guess. Never throws.
@@ -83,6 +83,20 @@ export function transcriptionCostUsd(provider: string, model: string, answer: { 
   }
   if (seconds === null || prices.per_minute === undefined) return null;
   return usd((count(seconds) / 60) * prices.per_minute);
+}
+
+/**
+ * A video job (created or remixed): per second of video at its size, for the model. `seconds`
+ * and `size` left out (null) take the entry's defaults, the upstream's own. Null for an unlisted
+ * model or size, or seconds that are not a positive number.
+ */
+export function videoCostUsd(provider: string, model: string, job: { seconds: number | null; size: string | null }): number | null {
+  const prices = priced(section(provider, "video"), model);
+  if (!prices) return null;
+  const seconds = job.seconds ?? prices.defaults.seconds;
+  const each = prices.per_second[job.size ?? prices.defaults.size];
+  if (each === undefined || !Number.isFinite(seconds) || seconds <= 0) return null;
+  return usd(each * seconds);
 }
 
 /** The date the media prices were last checked against their sources. */

@@ -6,6 +6,7 @@ import { registerCancelBatch } from "../routes/cancelBatch.ts";
 import { registerCancelFineTuningJob } from "../routes/cancelFineTuningJob.ts";
 import { registerCancelResponse } from "../routes/cancelResponse.ts";
 import { registerCancelUpload } from "../routes/cancelUpload.ts";
+import { registerCancelVectorStoreFileBatch } from "../routes/cancelVectorStoreFileBatch.ts";
 import { registerCompleteUpload } from "../routes/completeUpload.ts";
 import { registerCreateApiKey } from "../routes/createApiKey.ts";
 import { registerCreateBatch } from "../routes/createBatch.ts";
@@ -27,6 +28,10 @@ import { registerCreateSpeech } from "../routes/createSpeech.ts";
 import { registerCreateTranscription } from "../routes/createTranscription.ts";
 import { registerCreateTranslation } from "../routes/createTranslation.ts";
 import { registerCreateUpload } from "../routes/createUpload.ts";
+import { registerCreateVectorStore } from "../routes/createVectorStore.ts";
+import { registerCreateVectorStoreFile } from "../routes/createVectorStoreFile.ts";
+import { registerCreateVectorStoreFileBatch } from "../routes/createVectorStoreFileBatch.ts";
+import { registerCreateVideo } from "../routes/createVideo.ts";
 import { registerCreateVirtualKey } from "../routes/createVirtualKey.ts";
 import { registerDeleteApiKey } from "../routes/deleteApiKey.ts";
 import { registerDeleteConfig } from "../routes/deleteConfig.ts";
@@ -34,8 +39,12 @@ import { registerDeleteFile } from "../routes/deleteFile.ts";
 import { registerDeleteGuardrail } from "../routes/deleteGuardrail.ts";
 import { registerDeletePrompt } from "../routes/deletePrompt.ts";
 import { registerDeleteResponse } from "../routes/deleteResponse.ts";
+import { registerDeleteVectorStore } from "../routes/deleteVectorStore.ts";
+import { registerDeleteVectorStoreFile } from "../routes/deleteVectorStoreFile.ts";
+import { registerDeleteVideo } from "../routes/deleteVideo.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
+import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
@@ -44,12 +53,16 @@ import { registerGetLog } from "../routes/getLog.ts";
 import { registerGetOpenApiDocument } from "../routes/getOpenApiDocument.ts";
 import { registerGetPrompt } from "../routes/getPrompt.ts";
 import { registerGetResponse } from "../routes/getResponse.ts";
+import { registerGetVectorStore } from "../routes/getVectorStore.ts";
+import { registerGetVectorStoreFile } from "../routes/getVectorStoreFile.ts";
+import { registerGetVectorStoreFileBatch } from "../routes/getVectorStoreFileBatch.ts";
 import { registerGetVirtualKey } from "../routes/getVirtualKey.ts";
 import { registerListApiKeys } from "../routes/listApiKeys.ts";
 import { registerListBatches } from "../routes/listBatches.ts";
 import { registerListConfigVersions } from "../routes/listConfigVersions.ts";
 import { registerListConfigs } from "../routes/listConfigs.ts";
 import { registerListFiles } from "../routes/listFiles.ts";
+import { registerListFilesInVectorStoreBatch } from "../routes/listFilesInVectorStoreBatch.ts";
 import { registerListFineTuningEvents } from "../routes/listFineTuningEvents.ts";
 import { registerListFineTuningJobCheckpoints } from "../routes/listFineTuningJobCheckpoints.ts";
 import { registerListFineTuningJobs } from "../routes/listFineTuningJobs.ts";
@@ -59,18 +72,27 @@ import { registerListModels } from "../routes/listModels.ts";
 import { registerListPromptVersions } from "../routes/listPromptVersions.ts";
 import { registerListPrompts } from "../routes/listPrompts.ts";
 import { registerListResponseInputItems } from "../routes/listResponseInputItems.ts";
+import { registerListVectorStoreFiles } from "../routes/listVectorStoreFiles.ts";
+import { registerListVectorStores } from "../routes/listVectorStores.ts";
+import { registerListVideos } from "../routes/listVideos.ts";
 import { registerListVirtualKeys } from "../routes/listVirtualKeys.ts";
+import { registerModifyVectorStore } from "../routes/modifyVectorStore.ts";
 import { registerPauseFineTuningJob } from "../routes/pauseFineTuningJob.ts";
 import { registerPublishPromptVersion } from "../routes/publishPromptVersion.ts";
+import { registerRemixVideo } from "../routes/remixVideo.ts";
 import { registerRenderPrompt } from "../routes/renderPrompt.ts";
 import { registerResumeFineTuningJob } from "../routes/resumeFineTuningJob.ts";
 import { registerRetrieveBatch } from "../routes/retrieveBatch.ts";
 import { registerRetrieveFile } from "../routes/retrieveFile.ts";
 import { registerRetrieveFineTuningJob } from "../routes/retrieveFineTuningJob.ts";
 import { registerRetrieveModel } from "../routes/retrieveModel.ts";
+import { registerRetrieveVectorStoreFileContent } from "../routes/retrieveVectorStoreFileContent.ts";
+import { registerRetrieveVideo } from "../routes/retrieveVideo.ts";
+import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
 import { registerUpdateGuardrail } from "../routes/updateGuardrail.ts";
 import { registerUpdatePrompt } from "../routes/updatePrompt.ts";
+import { registerUpdateVectorStoreFileAttributes } from "../routes/updateVectorStoreFileAttributes.ts";
 import { registerUpdateVirtualKey } from "../routes/updateVirtualKey.ts";
 
 /** Registers one operation's route on the app. */
@@ -144,6 +166,28 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerCancelUpload,
   registerCompleteUpload,
   registerAddUploadPart,
+  registerListVectorStores,
+  registerCreateVectorStore,
+  registerGetVectorStore,
+  registerModifyVectorStore,
+  registerDeleteVectorStore,
+  registerCreateVectorStoreFileBatch,
+  registerGetVectorStoreFileBatch,
+  registerCancelVectorStoreFileBatch,
+  registerListFilesInVectorStoreBatch,
+  registerListVectorStoreFiles,
+  registerCreateVectorStoreFile,
+  registerGetVectorStoreFile,
+  registerUpdateVectorStoreFileAttributes,
+  registerDeleteVectorStoreFile,
+  registerRetrieveVectorStoreFileContent,
+  registerSearchVectorStore,
+  registerListVideos,
+  registerCreateVideo,
+  registerRetrieveVideo,
+  registerDeleteVideo,
+  registerDownloadVideoContent,
+  registerRemixVideo,
   registerListVirtualKeys,
   registerCreateVirtualKey,
   registerGetVirtualKey,

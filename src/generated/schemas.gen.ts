@@ -142,6 +142,21 @@ export type CreateTranslationRequest = z.infer<typeof CreateTranslationRequestSc
 export const CreateUploadRequestSchema = z.object({ "filename": z.string().min(1), "purpose": z.string().min(1), "bytes": z.number().int().gte(0), "mime_type": z.string().min(1) }).catchall(z.any()).openapi("CreateUploadRequest");
 export type CreateUploadRequest = z.infer<typeof CreateUploadRequestSchema>;
 
+export const CreateVectorStoreFileBatchRequestSchema = z.object({ "file_ids": z.array(z.string()).min(1).optional(), "files": z.array(z.record(z.string(), z.any())).min(1).optional(), "chunking_strategy": z.record(z.string(), z.any()).optional(), "attributes": z.union([z.record(z.string(), z.any()), z.null()]).optional() }).catchall(z.any()).describe("`file_ids` (with shared `attributes` and `chunking_strategy`) or `files` (each with its own); the upstream checks that one is given.").openapi("CreateVectorStoreFileBatchRequest");
+export type CreateVectorStoreFileBatchRequest = z.infer<typeof CreateVectorStoreFileBatchRequestSchema>;
+
+export const CreateVectorStoreFileRequestSchema = z.object({ "file_id": z.string().min(1), "chunking_strategy": z.record(z.string(), z.any()).optional(), "attributes": z.union([z.record(z.string(), z.any()), z.null()]).optional() }).catchall(z.any()).openapi("CreateVectorStoreFileRequest");
+export type CreateVectorStoreFileRequest = z.infer<typeof CreateVectorStoreFileRequestSchema>;
+
+export const VectorStoreExpiresAfterSchema = z.object({ "anchor": z.literal("last_active_at"), "days": z.number().int().gte(1).lte(365) }).catchall(z.any()).openapi("VectorStoreExpiresAfter");
+export type VectorStoreExpiresAfter = z.infer<typeof VectorStoreExpiresAfterSchema>;
+
+export const CreateVectorStoreRequestSchema = z.object({ "name": z.string().optional(), "description": z.string().optional(), "file_ids": z.array(z.string()).optional(), "expires_after": VectorStoreExpiresAfterSchema.optional(), "chunking_strategy": z.record(z.string(), z.any()).describe("`auto` or `static` (with its chunk sizes).").optional(), "metadata": z.union([z.record(z.string(), z.string()), z.null()]).optional() }).catchall(z.any()).openapi("CreateVectorStoreRequest");
+export type CreateVectorStoreRequest = z.infer<typeof CreateVectorStoreRequestSchema>;
+
+export const CreateVideoRequestSchema = z.object({ "prompt": z.string().describe("What the video shows."), "model": z.string().describe("`sora-2` (the upstream's default) or `sora-2-pro`.").optional(), "seconds": z.string().describe("The clip's length: `4` (the upstream's default), `8` or `12`.").optional(), "size": z.string().describe("`720x1280` (the upstream's default), `1280x720`, `1024x1792` or `1792x1024`.").optional(), "input_reference": z.string().base64().describe("An optional image the video starts from.").optional() }).catchall(z.any()).describe("A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.").openapi("CreateVideoRequest");
+export type CreateVideoRequest = z.infer<typeof CreateVideoRequestSchema>;
+
 export const VirtualKeyBudgetSchema = z.object({ "credit_limit_usd": z.number().gt(0), "period": z.enum(["none","weekly","monthly"]).default("none") }).strict().openapi("VirtualKeyBudget");
 export type VirtualKeyBudget = z.infer<typeof VirtualKeyBudgetSchema>;
 
@@ -156,6 +171,15 @@ export type DeletedFile = z.infer<typeof DeletedFileSchema>;
 
 export const DeletedObjectSchema = z.object({ "id": z.string(), "object": z.string(), "deleted": z.boolean() }).strict().openapi("DeletedObject");
 export type DeletedObject = z.infer<typeof DeletedObjectSchema>;
+
+export const DeletedVectorStoreSchema = z.object({ "id": z.string(), "object": z.literal("vector_store.deleted"), "deleted": z.boolean() }).catchall(z.any()).openapi("DeletedVectorStore");
+export type DeletedVectorStore = z.infer<typeof DeletedVectorStoreSchema>;
+
+export const DeletedVectorStoreFileSchema = z.object({ "id": z.string(), "object": z.literal("vector_store.file.deleted"), "deleted": z.boolean() }).catchall(z.any()).openapi("DeletedVectorStoreFile");
+export type DeletedVectorStoreFile = z.infer<typeof DeletedVectorStoreFileSchema>;
+
+export const DeletedVideoSchema = z.object({ "id": z.string(), "object": z.literal("video.deleted"), "deleted": z.boolean() }).catchall(z.any()).openapi("DeletedVideo");
+export type DeletedVideo = z.infer<typeof DeletedVideoSchema>;
 
 export const EmbeddingListSchema = z.object({ "object": z.literal("list"), "model": z.string(), "data": z.array(z.object({ "object": z.literal("embedding"), "index": z.number().int(), "embedding": z.union([z.array(z.number()), z.string()]).describe("Floats, or a base64 string with `encoding_format: base64`.") }).catchall(z.any())), "usage": z.object({ "prompt_tokens": z.number().int().optional(), "total_tokens": z.number().int().optional() }).catchall(z.any()).optional() }).catchall(z.any()).openapi("EmbeddingList");
 export type EmbeddingList = z.infer<typeof EmbeddingListSchema>;
@@ -250,6 +274,9 @@ export type PromptVersionList = z.infer<typeof PromptVersionListSchema>;
 export const PublishPromptRequestSchema = z.object({ "version": z.number().int().gte(1) }).strict().openapi("PublishPromptRequest");
 export type PublishPromptRequest = z.infer<typeof PublishPromptRequestSchema>;
 
+export const RemixVideoRequestSchema = z.object({ "prompt": z.string().min(1).describe("What to change in the finished video.") }).catchall(z.any()).openapi("RemixVideoRequest");
+export type RemixVideoRequest = z.infer<typeof RemixVideoRequestSchema>;
+
 export const RenderedPromptSchema = z.object({ "object": z.literal("prompt.render"), "prompt_id": z.string().uuid(), "version": z.number().int(), "request": z.record(z.string(), z.any()).describe("The chat completions body that would be sent.") }).strict().openapi("RenderedPrompt");
 export type RenderedPrompt = z.infer<typeof RenderedPromptSchema>;
 
@@ -261,6 +288,9 @@ export type ResponseDeleted = z.infer<typeof ResponseDeletedSchema>;
 
 export const ResponseItemListSchema = z.object({ "object": z.literal("list"), "data": z.array(z.record(z.string(), z.any())), "first_id": z.union([z.string(), z.null()]).optional(), "last_id": z.union([z.string(), z.null()]).optional(), "has_more": z.boolean().optional() }).catchall(z.any()).openapi("ResponseItemList");
 export type ResponseItemList = z.infer<typeof ResponseItemListSchema>;
+
+export const SearchVectorStoreRequestSchema = z.object({ "query": z.union([z.string(), z.array(z.string())]).describe("A query string, or several."), "max_num_results": z.number().int().gte(1).lte(50).optional(), "rewrite_query": z.boolean().optional(), "filters": z.record(z.string(), z.any()).optional(), "ranking_options": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("SearchVectorStoreRequest");
+export type SearchVectorStoreRequest = z.infer<typeof SearchVectorStoreRequestSchema>;
 
 export const TranscriptionAnswerSchema = z.object({ "text": z.string(), "language": z.string().optional(), "duration": z.number().describe("Seconds of audio (`verbose_json`).").optional(), "usage": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("TranscriptionAnswer");
 export type TranscriptionAnswer = z.infer<typeof TranscriptionAnswerSchema>;
@@ -274,6 +304,12 @@ export type UpdateGuardrailRequest = z.infer<typeof UpdateGuardrailRequestSchema
 export const UpdatePromptRequestSchema = z.object({ "name": z.string().min(1).max(200).optional(), "model": z.string().min(1).optional(), "provider": z.union([z.string().min(1), z.null()]).optional(), "virtual_key": z.union([z.string().min(1), z.null()]).optional(), "messages": z.array(PromptMessageSchema).min(1).optional(), "hyperparameters": z.record(z.string(), z.any()).optional(), "publish": z.boolean().describe("Make the new version the default.").optional() }).strict().openapi("UpdatePromptRequest");
 export type UpdatePromptRequest = z.infer<typeof UpdatePromptRequestSchema>;
 
+export const UpdateVectorStoreFileAttributesRequestSchema = z.object({ "attributes": z.union([z.record(z.string(), z.any()), z.null()]) }).catchall(z.any()).openapi("UpdateVectorStoreFileAttributesRequest");
+export type UpdateVectorStoreFileAttributesRequest = z.infer<typeof UpdateVectorStoreFileAttributesRequestSchema>;
+
+export const UpdateVectorStoreRequestSchema = z.object({ "name": z.union([z.string(), z.null()]).optional(), "expires_after": VectorStoreExpiresAfterSchema.nullable().optional(), "metadata": z.union([z.record(z.string(), z.string()), z.null()]).optional() }).catchall(z.any()).openapi("UpdateVectorStoreRequest");
+export type UpdateVectorStoreRequest = z.infer<typeof UpdateVectorStoreRequestSchema>;
+
 export const UpdateVirtualKeyRequestSchema = z.object({ "name": z.string().min(1).max(200).optional(), "key": z.string().min(1).max(8192).optional(), "upstream_organization": z.union([z.string().min(1).describe("null clears it."), z.null().describe("null clears it.")]).describe("null clears it.").optional(), "upstream_project": z.union([z.string().min(1).describe("null clears it."), z.null().describe("null clears it.")]).describe("null clears it.").optional(), "custom_host": z.union([z.string().min(1).describe("null clears it. Changing the host (to another or to null) needs `key` in the same update."), z.null().describe("null clears it. Changing the host (to another or to null) needs `key` in the same update.")]).describe("null clears it. Changing the host (to another or to null) needs `key` in the same update.").optional(), "budget": VirtualKeyBudgetSchema.nullable().optional(), "rate_limit": VirtualKeyRateLimitSchema.nullable().optional() }).strict().describe("Changing where the stored key goes requires sending it again: a `custom_host` that adds, alters or removes the host without `key` is refused with 400 naming `custom_host`. The same host after URL normalisation needs no `key`.").openapi("UpdateVirtualKeyRequest");
 export type UpdateVirtualKeyRequest = z.infer<typeof UpdateVirtualKeyRequestSchema>;
 
@@ -282,6 +318,33 @@ export type Upload = z.infer<typeof UploadSchema>;
 
 export const UploadPartSchema = z.object({ "id": z.string(), "object": z.literal("upload.part"), "upload_id": z.string() }).catchall(z.any()).openapi("UploadPart");
 export type UploadPart = z.infer<typeof UploadPartSchema>;
+
+export const VectorStoreSchema = z.object({ "id": z.string(), "object": z.literal("vector_store"), "name": z.string().optional(), "status": z.string().describe("expired, in_progress or completed.").optional(), "created_at": z.number().int().optional(), "usage_bytes": z.number().int().optional(), "file_counts": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("VectorStore");
+export type VectorStore = z.infer<typeof VectorStoreSchema>;
+
+export const VectorStoreFileSchema = z.object({ "id": z.string(), "object": z.literal("vector_store.file"), "vector_store_id": z.string().optional(), "status": z.string().optional(), "usage_bytes": z.number().int().optional(), "attributes": z.union([z.record(z.string(), z.any()), z.null()]).optional() }).catchall(z.any()).openapi("VectorStoreFile");
+export type VectorStoreFile = z.infer<typeof VectorStoreFileSchema>;
+
+export const VectorStoreFileBatchSchema = z.object({ "id": z.string(), "object": z.literal("vector_store.files_batch"), "vector_store_id": z.string().optional(), "status": z.string().optional(), "file_counts": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("VectorStoreFileBatch");
+export type VectorStoreFileBatch = z.infer<typeof VectorStoreFileBatchSchema>;
+
+export const VectorStoreFileContentSchema = z.object({ "object": z.literal("vector_store.file_content.page"), "data": z.array(z.record(z.string(), z.any())), "has_more": z.boolean().optional(), "next_page": z.union([z.string(), z.null()]).optional() }).catchall(z.any()).openapi("VectorStoreFileContent");
+export type VectorStoreFileContent = z.infer<typeof VectorStoreFileContentSchema>;
+
+export const VectorStoreFileListSchema = z.object({ "object": z.literal("list"), "data": z.array(VectorStoreFileSchema), "first_id": z.union([z.string(), z.null()]).optional(), "last_id": z.union([z.string(), z.null()]).optional(), "has_more": z.boolean().optional() }).catchall(z.any()).openapi("VectorStoreFileList");
+export type VectorStoreFileList = z.infer<typeof VectorStoreFileListSchema>;
+
+export const VectorStoreListSchema = z.object({ "object": z.literal("list"), "data": z.array(VectorStoreSchema), "first_id": z.union([z.string(), z.null()]).optional(), "last_id": z.union([z.string(), z.null()]).optional(), "has_more": z.boolean().optional() }).catchall(z.any()).openapi("VectorStoreList");
+export type VectorStoreList = z.infer<typeof VectorStoreListSchema>;
+
+export const VectorStoreSearchResultsSchema = z.object({ "object": z.literal("vector_store.search_results.page"), "search_query": z.array(z.string()).optional(), "data": z.array(z.record(z.string(), z.any())), "has_more": z.boolean().optional(), "next_page": z.union([z.string(), z.null()]).optional() }).catchall(z.any()).openapi("VectorStoreSearchResults");
+export type VectorStoreSearchResults = z.infer<typeof VectorStoreSearchResultsSchema>;
+
+export const VideoSchema = z.object({ "id": z.string(), "object": z.literal("video"), "model": z.string().optional(), "status": z.string().describe("queued, in_progress, completed or failed.").optional(), "progress": z.number().optional(), "created_at": z.number().int().optional(), "completed_at": z.union([z.number().int(), z.null()]).optional(), "expires_at": z.union([z.number().int(), z.null()]).optional(), "prompt": z.union([z.string(), z.null()]).optional(), "seconds": z.string().optional(), "size": z.string().optional(), "remixed_from_video_id": z.union([z.string(), z.null()]).optional(), "error": z.union([z.record(z.string(), z.any()), z.null()]).optional() }).catchall(z.any()).openapi("Video");
+export type Video = z.infer<typeof VideoSchema>;
+
+export const VideoListSchema = z.object({ "object": z.literal("list"), "data": z.array(VideoSchema), "first_id": z.union([z.string(), z.null()]).optional(), "last_id": z.union([z.string(), z.null()]).optional(), "has_more": z.boolean().optional() }).catchall(z.any()).openapi("VideoList");
+export type VideoList = z.infer<typeof VideoListSchema>;
 
 export const VirtualKeySchema = z.object({ "id": z.string().uuid(), "object": z.literal("virtual_key"), "slug": z.string().regex(new RegExp("^vk-[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{8}$")), "name": z.string(), "provider": z.string(), "masked_key": z.string().describe("The upstream key masked: only its last four characters."), "upstream_organization": z.union([z.string(), z.null()]), "upstream_project": z.union([z.string(), z.null()]), "custom_host": z.union([z.string(), z.null()]), "budget": VirtualKeyBudgetSchema.nullable(), "rate_limit": VirtualKeyRateLimitSchema.nullable(), "organisation_id": z.string().uuid(), "workspace_id": z.string().uuid(), "owner_id": z.string().uuid(), "updated_by": z.string().uuid(), "created_at": z.string().datetime({ offset: true }), "updated_at": z.string().datetime({ offset: true }) }).strict().openapi("VirtualKey");
 export type VirtualKey = z.infer<typeof VirtualKeySchema>;

@@ -20,8 +20,11 @@ import type { LoggedResponse } from "./log-entry.ts";
  */
 export type AnswerFormat = "chat" | "responses" | "stored" | "json" | MediaFormat;
 
-/** Read as `json`, and priced per image, character or minute (`media-answers.ts`). */
-export type MediaFormat = "image" | "speech" | "transcription";
+/**
+ * Read as `json`, and priced per image, character, minute (`media-answers.ts`) or, for `video`
+ * (a video job created or remixed), per second of video.
+ */
+export type MediaFormat = "image" | "speech" | "transcription" | "video";
 
 /** What the log keeps of an answer. */
 export interface ReadAnswer {
@@ -73,6 +76,7 @@ const STREAM_READERS: Record<AnswerFormat, StreamReader> = {
   image: (chunks) => STREAM_READERS.json(chunks),
   speech: (chunks) => STREAM_READERS.json(chunks),
   transcription: (chunks) => STREAM_READERS.json(chunks),
+  video: (chunks) => STREAM_READERS.json(chunks),
 };
 
 /** The log's reading of a response in the given format. Never throws. */

@@ -17,6 +17,17 @@ describe("mediaCostUsd", () => {
     expect(mediaCostUsd({ ...base, model: "dall-e-2", requestBody, answerBody: '{"created":1,"data":[{"url":"a"}]}' })).toBeCloseTo(0.018, 10);
   });
 
+  it("prices a video job from its answer's seconds and size, else from the request's form fields", () => {
+    const video = { ...base, format: "video" as const, model: "sora-2-pro" };
+    const answerBody = JSON.stringify({ id: "video_1", object: "video", model: "sora-2-pro", status: "queued", seconds: "8", size: "1792x1024" });
+    expect(mediaCostUsd({ ...video, answerBody })).toBeCloseTo(4, 10);
+    // An answer that leaves them out (or was not JSON) falls back to the upload's fields.
+    const requestBody = JSON.stringify({ content_type: "multipart/form-data; boundary=x", size_bytes: 10, fields: { model: "sora-2-pro", seconds: "12", size: "1280x720" }, files: [] });
+    expect(mediaCostUsd({ ...video, requestBody, answerBody: '{"id":"video_1","status":"queued"}' })).toBeCloseTo(3.6, 10);
+    expect(mediaCostUsd({ ...video, model: "sora-2", answerBody: '{"id":"video_1"}' })).toBeCloseTo(0.4, 10);
+    expect(mediaCostUsd({ ...video, answerBody, succeeded: false })).toBeNull();
+  });
+
   it("prices speech by the request's input, or by a streamed answer's usage", () => {
     const requestBody = JSON.stringify({ model: "tts-1", input: "hello", voice: "alloy" });
     const answerBody = JSON.stringify({ content_type: "audio/mpeg", size_bytes: 1234 });

@@ -1,13 +1,13 @@
 /**
- * The cost of an `image`, `speech` or `transcription` answer (`answer-formats.ts`), read from
+ * The cost of an `image`, `speech`, `transcription` or `video` answer (`answer-formats.ts`), read from
  * the logged request (a JSON body, or an upload's metadata with its form `fields`) and the
  * logged answer. https://platform.openai.com/docs/api-reference/images
  * https://platform.openai.com/docs/api-reference/audio
  */
-import { imageCostUsd, speechCostUsd, transcriptionCostUsd, type MediaTokens } from "../core/media-cost.ts";
+import { imageCostUsd, speechCostUsd, transcriptionCostUsd, videoCostUsd, type MediaTokens } from "../core/media-cost.ts";
 import type { AnswerFormat } from "./answer-formats.ts";
 
-export const MEDIA_FORMATS: ReadonlySet<AnswerFormat> = new Set<AnswerFormat>(["image", "speech", "transcription"]);
+export const MEDIA_FORMATS: ReadonlySet<AnswerFormat> = new Set<AnswerFormat>(["image", "speech", "transcription", "video"]);
 
 export interface MediaCostInput {
   format: AnswerFormat;
@@ -38,6 +38,15 @@ export function mediaCostUsd({ format, provider, model, requestBody, answerBody,
     const usage = objectOf(answer?.usage);
     const seconds = typeof answer?.duration === "number" ? answer.duration : usage?.type === "duration" && typeof usage.seconds === "number" ? usage.seconds : null;
     return transcriptionCostUsd(provider, model, { seconds, tokens: usage?.type === "duration" ? null : tokensOf(usage) });
+  }
+  if (format === "video") {
+    // The job as the answer describes it, else as the request asked for it.
+    const seconds = answer?.seconds ?? request.seconds;
+    const size = answer?.size ?? request.size;
+    return videoCostUsd(provider, model, {
+      seconds: seconds === undefined || seconds === null ? null : Number(seconds),
+      size: typeof size === "string" ? size : null,
+    });
   }
   return null;
 }

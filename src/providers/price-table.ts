@@ -43,6 +43,17 @@ export const MediaPriceTableSchema = z
               .object({ per_minute: usd.optional(), per_million_tokens: z.object({ input: usd, audio_input: usd, output: usd }).strict().optional() })
               .strict(),
           ),
+          video: z.record(
+            z.string(),
+            z
+              .object({
+                as_of: z.iso.date(),
+                source: z.url(),
+                defaults: z.object({ size: z.string(), seconds: z.number().positive() }).strict(),
+                per_second: z.record(z.string().regex(/^[0-9]+x[0-9]+$/), usd),
+              })
+              .strict(),
+          ),
         })
         .partial()
         .strict(),

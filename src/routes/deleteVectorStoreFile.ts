@@ -1,0 +1,32 @@
+import { deleteVectorStoreFileRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { forwardedProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
+
+/**
+ * `DELETE /v1/vector_stores/{vector_store_id}/files/{file_id}` removes a file from a vector store (the file itself stays). Sent to the path the client used (after `/v1`).
+ * https://platform.openai.com/docs/api-reference/vector-stores-files
+ */
+export const deleteVectorStoreFileOperation: OperationDescriptor = {
+  id: "deleteVectorStoreFile",
+  method: "DELETE",
+  upstreamPath: "/vector_stores/{vector_store_id}/files/{file_id}",
+  body: "none",
+  answer: "json",
+  format: "stored",
+};
+
+export function registerDeleteVectorStoreFile(app: GatewayApp, deps: GatewayDeps): void {
+  const core = proxyDeps(deps);
+  app.openapi(
+    loggedRoute(deleteVectorStoreFileRoute, deps),
+    async (c) => {
+      const operation = { ...deleteVectorStoreFileOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
+      return proxyResponse(c, await proxyOperation(operation, forwardedProxyInput(c, c.req.valid("header")), core));
+    },
+    logHeadersHook,
+  );
+}
