@@ -54,6 +54,7 @@ export async function jsonProxyInput(c: Context<GatewayEnv>, body: Record<string
   return {
     body: { kind: "json", value: body, raw: await c.req.text() },
     headers: targetHeaders(headers),
+    forwardedHeaders: forwardedHeaders(c),
     workspaceId: c.get("auth").workspaceId,
     clientSignal: c.req.raw.signal,
     log: c.get("requestLog"),

@@ -3,7 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
-import { forwardedHeaders, jsonProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { jsonProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 
 /**
@@ -25,8 +25,7 @@ export function registerCreateVectorStoreFile(app: GatewayApp, deps: GatewayDeps
     loggedRoute(createVectorStoreFileRoute, deps),
     async (c) => {
       const operation = { ...createVectorStoreFileOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
-      // The OpenAI-Beta header passes along, as on the operations without a JSON body.
-      const input = { ...(await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header"))), forwardedHeaders: forwardedHeaders(c) };
+      const input = await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header"));
       return proxyResponse(c, await proxyOperation(operation, input, core));
     },
     logHeadersHook,
