@@ -8,6 +8,7 @@ import { measure, loadRunner, warmUp } from "./bench/measure.ts";
 import { readCpuSeconds } from "./bench/cpu.ts";
 import { readVm, sampleRss, type RssSampler } from "./bench/memory.ts";
 import { readOptions } from "./bench/options.ts";
+import { measureOperations } from "./bench/operations.ts";
 import { preflight } from "./bench/preflight.ts";
 import { bunPath, installCleanup, killAll, repoRoot } from "./bench/processes.ts";
 import { render, summarize, verdicts, writeResults, type Results } from "./bench/report.ts";
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
     return pid === undefined ? Number.NaN : readCpuSeconds(pid);
   };
   const samples = await measure(running.targets, options, load, log, cpuSeconds);
+  const pids = Object.fromEntries(Object.entries(running.processes).map(([name, child]) => [name, child.pid]));
+  const operations = await measureOperations(running.targets, pids, { streams: options.responsesRequests, uploads: options.uploads }, log);
 
   const peakRss: Partial<Record<TargetName, number>> = {};
   for (const [name, sampler] of samplers) {
@@ -69,7 +72,8 @@ async function main(): Promise<void> {
     },
     options,
     targets: figures,
-    verdicts: verdicts(figures),
+    operations,
+    verdicts: verdicts(figures, operations),
   };
   console.log(`\n${render(results)}`);
   console.log(`\nfigures written to ${writeResults(repoRoot, results)}`);

@@ -12,7 +12,7 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.onError(handleError);
   app.notFound(handleNotFound);
 
-  app.use("/v1/*", limitBodySize(deps.config.GATEWAY_MAX_BODY_BYTES));
+  app.use("/v1/*", limitBodySize({ maxJsonBytes: deps.config.GATEWAY_MAX_BODY_BYTES, maxUploadBytes: deps.config.GATEWAY_MAX_UPLOAD_BYTES }));
   // Every /v1 request needs a key; each operation's scope (admin or any key) is checked on its
   // generated route, from the operation's `security` in the document.
   app.use("/v1/*", authenticate(deps.keys));

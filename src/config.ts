@@ -47,7 +47,13 @@ const ConfigSchema = z.object({
     .default("false")
     .transform((value) => value === "1" || value === "true"),
   GATEWAY_REQUEST_TIMEOUT_MS: wholeNumber(600_000, 1, MAX_REQUEST_TIMEOUT_MS),
+  /** A JSON body (read whole and parsed) may not be larger: 413. */
   GATEWAY_MAX_BODY_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
+  /**
+   * Any other body (a multipart upload, a binary body), passed upstream as it arrives, may not be
+   * larger: 413 and the upstream request cut off. 512 MiB is the upstream's own largest file.
+   */
+  GATEWAY_MAX_UPLOAD_BYTES: wholeNumber(512 * 1024 * 1024, 1, MAX_BYTES),
   /** The log keeps at most this many bytes of each request and response body (flagged when cut). */
   GATEWAY_MAX_LOGGED_BODY_BYTES: wholeNumber(1024 * 1024, 0, MAX_BYTES),
   /** An upstream answer the gateway must read whole (output guardrails) may not be larger: 502. */

@@ -99,3 +99,45 @@ export const usageEvent = `data: ${JSON.stringify({
 })}\n\n`;
 
 export const doneEvent = "data: [DONE]\n\n";
+
+/** A streamed Responses API request (`POST /v1/responses`). */
+export const responsesStreamBody = JSON.stringify({
+  model: "gpt-4o-mini",
+  input: "Explain in two sentences why a reverse proxy adds latency.",
+  stream: true,
+});
+
+const RESPONSE_ID = "resp_bench000000000000000000000000";
+const fifth = Math.ceil(words.length / 5);
+const response = (status: string, extra: Record<string, unknown>): Record<string, unknown> => ({
+  id: RESPONSE_ID,
+  object: "response",
+  created_at: CREATED,
+  status,
+  model: MODEL,
+  ...extra,
+});
+const typed = (type: string, data: Record<string, unknown>, sequence: number): string =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence, ...data })}\n\n`;
+
+/** The typed events of a streamed Responses answer: created, five text deltas, completed with usage. */
+export const responsesEvents: string[] = [
+  typed("response.created", { response: response("in_progress", { output: [], usage: null }) }, 0),
+  ...Array.from({ length: 5 }, (_, i) =>
+    typed("response.output_text.delta", { item_id: "msg_bench", output_index: 0, content_index: 0, delta: words.slice(i * fifth, (i + 1) * fifth).join("") }, i + 1),
+  ),
+  typed(
+    "response.completed",
+    {
+      response: response("completed", {
+        output: [{ id: "msg_bench", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: answer, annotations: [] }] }],
+        usage: { input_tokens: 31, output_tokens: 42, total_tokens: 73, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+      }),
+    },
+    6,
+  ),
+];
+
+/** The small answer of the bench upstream to an upload (`POST /v1/files`), with the bytes it read. */
+export const fileJson = (bytes: number): string =>
+  JSON.stringify({ id: "file-bench", object: "file", bytes, created_at: CREATED, filename: "bench.jsonl", purpose: "batch" });

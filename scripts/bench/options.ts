@@ -10,6 +10,10 @@ export interface BenchOptions {
   latencyRequests: number;
   /** Sequential streamed requests per target, across all rounds. */
   streamRequests: number;
+  /** Sequential streamed Responses requests per target (time to first event). */
+  responsesRequests: number;
+  /** 100 MiB uploads per target (direct and gateway). */
+  uploads: number;
   warmupSeconds: number;
   driver: "auto" | "wrk" | "node";
   wrkThreads: number;
@@ -49,6 +53,8 @@ export function readOptions(): BenchOptions {
     connections: Math.round(positive("BENCH_CONNECTIONS", 16)),
     latencyRequests: Math.round(positive("BENCH_LATENCY_REQUESTS", 2000)),
     streamRequests: Math.round(positive("BENCH_STREAM_REQUESTS", 1000)),
+    responsesRequests: Math.round(positive("BENCH_RESPONSES_REQUESTS", 500)),
+    uploads: Math.round(positive("BENCH_UPLOADS", 3)),
     warmupSeconds: positive("BENCH_WARMUP_SECONDS", 2),
     driver: driver(),
     // One wrk thread leaves the second core to the proxy and upstream under test.

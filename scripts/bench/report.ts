@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Samples } from "./measure.ts";
+import { UPLOAD_MIB, type OperationFigures } from "./operations.ts";
 import type { BenchOptions } from "./options.ts";
 import { median, quantile, round } from "./stats.ts";
 import type { TargetName } from "./targets.ts";
@@ -39,6 +40,8 @@ export interface Results {
   environment: { cpus: number; node: string; bun: string; platform: string };
   options: BenchOptions;
   targets: Partial<Record<TargetName, TargetFigures>>;
+  /** The Responses stream and the upload, direct and gateway. */
+  operations: Partial<Record<TargetName, OperationFigures>>;
   verdicts: Verdict[];
 }
 
@@ -73,8 +76,8 @@ export function summarize(samples: Samples, peakRss: Partial<Record<TargetName, 
   return figures;
 }
 
-/** The three goals the gateway is held to; empty when the gateway was not measured. */
-export function verdicts(targets: Results["targets"]): Verdict[] {
+/** The goals the gateway is held to; empty when the gateway was not measured. */
+export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}): Verdict[] {
   const { gateway, floor } = targets;
   if (gateway === undefined) return [];
   const list: Verdict[] = [];
@@ -96,6 +99,10 @@ export function verdicts(targets: Results["targets"]): Verdict[] {
     goal: "≤ 150 MB",
     pass: gateway.peakRssMb <= 150,
   });
+  const growth = operations.gateway?.uploadRssGrowthMib;
+  if (growth !== undefined) {
+    list.push({ name: `gateway RSS growth during a ${UPLOAD_MIB} MiB upload`, value: growth, unit: "MiB", goal: "≤ 32 MiB", pass: growth <= 32 });
+  }
   return list;
 }
 
@@ -149,10 +156,11 @@ export function render(results: Results): string {
     "",
     table(rows),
     "",
+    ...operationLines(results.operations),
   ];
   if (results.verdicts.length === 0) lines.push("gateway not measured: no verdicts");
   for (const verdict of results.verdicts) {
-    const value = `${fixed(verdict.value, verdict.unit === "MB" ? 1 : 3)}${verdict.unit === "" ? "" : ` ${verdict.unit}`}`;
+    const value = `${fixed(verdict.value, verdict.unit === "MB" || verdict.unit === "MiB" ? 1 : 3)}${verdict.unit === "" ? "" : ` ${verdict.unit}`}`;
     lines.push(`${verdict.pass ? "PASS" : "MISS"}  ${verdict.name}: ${value} (goal ${verdict.goal})`);
   }
   const { gateway, floor } = results.targets;
@@ -161,6 +169,28 @@ export function render(results: Results): string {
     lines.push(`note  at 1 connection the floor adds ${signed(floor.addedP50Ms)} ms p50; the gateway adds ${signed(round(gateway.addedP50Ms - floor.addedP50Ms))} ms over the floor`);
   }
   return lines.join("\n");
+}
+
+/** The Responses stream and upload table, direct and gateway; nothing when neither was measured. */
+function operationLines(operations: Results["operations"]): string[] {
+  const entries = Object.entries(operations) as Array<[TargetName, OperationFigures]>;
+  if (entries.length === 0) return [];
+  const directFirst = operations.direct?.firstEventP50Ms ?? Number.NaN;
+  const directRate = operations.direct?.uploadMibPerSecond ?? Number.NaN;
+  const rows = [["target", "Responses 1st event p50 ms", "added", `${UPLOAD_MIB} MiB upload MiB/s`, "per run", "vs direct", "RSS growth MiB", "errors"]];
+  for (const [name, f] of entries) {
+    rows.push([
+      name,
+      fixed(f.firstEventP50Ms, 3),
+      name === "direct" ? "—" : signed(round(f.firstEventP50Ms - directFirst)),
+      fixed(f.uploadMibPerSecond, 0),
+      f.uploadRuns.map((rate) => fixed(rate, 0)).join(" / "),
+      name === "direct" ? "—" : fixed(f.uploadMibPerSecond / directRate, 2),
+      name === "direct" ? "—" : fixed(f.uploadRssGrowthMib, 1),
+      String(f.errors),
+    ]);
+  }
+  return [table(rows), ""];
 }
 
 /** Writes the figures as JSON and returns the file's path. */

@@ -2,12 +2,13 @@
  * Zero-delay OpenAI-like upstream for the bench, run under Bun: `PORT=n bun scripts/bench/upstream.ts`.
  * Answers are precomputed so the upstream's own cost stays flat and small for every target.
  */
-import { completionJson, doneEvent, streamEvents, usageEvent } from "./fixtures.ts";
+import { completionJson, doneEvent, fileJson, responsesEvents, streamEvents, usageEvent } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
 const completionBytes = encoder.encode(completionJson);
 const eventsWithUsage = [...streamEvents, usageEvent, doneEvent].map((event) => encoder.encode(event));
 const eventsWithoutUsage = [...streamEvents, doneEvent].map((event) => encoder.encode(event));
+const responsesStream = responsesEvents.map((event) => encoder.encode(event));
 
 interface ChatRequest {
   stream?: boolean;
@@ -27,11 +28,32 @@ function sse(events: Uint8Array[]): Response {
   });
 }
 
+/** Reads an upload as it arrives and keeps none of it: only its size. */
+async function discard(body: ReadableStream<Uint8Array> | null): Promise<number> {
+  let bytes = 0;
+  const reader = body?.getReader();
+  for (;;) {
+    const read = await reader?.read();
+    if (!read || read.done) return bytes;
+    bytes += read.value.byteLength;
+  }
+}
+
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: Number(process.env.PORT ?? 0),
+  // The 100 MiB upload and its form's framing; Bun's default stops at 128 MiB.
+  maxRequestBodySize: 1024 * 1024 * 1024,
   async fetch(request) {
     const { pathname } = new URL(request.url);
+    if (request.method === "POST" && pathname === "/v1/files") {
+      return new Response(fileJson(await discard(request.body)), { headers: { "content-type": "application/json" } });
+    }
+    if (request.method === "POST" && pathname === "/v1/responses") {
+      const body = (await request.json()) as { stream?: boolean };
+      if (body.stream === true) return sse(responsesStream);
+      return new Response("only streamed responses here", { status: 400 });
+    }
     if (request.method !== "POST" || pathname !== "/v1/chat/completions") {
       return new Response("not found", { status: 404 });
     }

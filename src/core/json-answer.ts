@@ -125,11 +125,12 @@ function relay(
   logResponse: () => void,
 ): ReadableStream<Uint8Array> {
   log.deferred = true;
-  const end = (error: { code: string | null; message: string } | null): void => {
+  /** The status was sent; a client that left is logged as 499 all the same (what it got was cut short). */
+  const end = (error: { code: string | null; message: string } | null, status = 200): void => {
     if (log.isFinished) return;
     call.done();
     logResponse();
-    log.finish(200, error);
+    log.finish(status, error);
   };
   let pending: Uint8Array[] | null = prefix.length > 0 ? prefix : null;
   return new ReadableStream<Uint8Array>({
@@ -157,7 +158,7 @@ function relay(
     cancel() {
       call.abort();
       void reader.cancel().catch(() => undefined);
-      end({ code: "client_closed", message: "The client closed the request." });
+      end({ code: "client_closed", message: "The client closed the request." }, 499);
     },
   });
 }

@@ -74,10 +74,11 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
     else chunks[usageSlot] = data;
   };
 
-  const finishLog = (error: { code: string | null; message: string } | null): void => {
+  /** The status was sent; a client that left is logged as 499 all the same (its stream was cut short). */
+  const finishLog = (error: { code: string | null; message: string } | null, status = 200): void => {
     if (log.isFinished) return;
     call.done();
-    log.finish(200, error ?? upstreamError);
+    log.finish(status, error ?? upstreamError);
   };
 
   const write = (events: readonly ClientEvent[]): string => {
@@ -169,7 +170,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
     cancel() {
       call.abort();
       void reader?.cancel().catch(() => undefined);
-      finishLog({ code: "client_closed", message: "The client closed the stream." });
+      finishLog({ code: "client_closed", message: "The client closed the stream." }, 499);
     },
   });
 }

@@ -3,35 +3,63 @@ import { bodyLimit } from "hono/body-limit";
 import type { GatewayEnv } from "../app-env.ts";
 import { GatewayError } from "../errors.ts";
 
+/** The media types the routes read and parse as JSON (`application/json`, `application/*+json`). */
+const JSON_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/** True for a JSON body's content type: such a body is read whole, within `GATEWAY_MAX_BODY_BYTES`. */
+export function isJsonContentType(contentType: string | null | undefined): boolean {
+  return JSON_TYPE.test(contentType ?? "");
+}
+
+export interface BodyLimits {
+  /** A JSON body, read whole and parsed (`GATEWAY_MAX_BODY_BYTES`). */
+  maxJsonBytes: number;
+  /** Any other body, passed upstream as it arrives: an upload, a binary body (`GATEWAY_MAX_UPLOAD_BYTES`). */
+  maxUploadBytes: number;
+}
+
 /**
- * Refuses bodies over `maxSize` bytes with 413. A declared `content-length` is checked from
- * the header alone: touching the body stream here would make the runtime read the body
- * through a stream instead of its faster buffered path. A chunked JSON body is read whole and
- * counted (it is parsed whole anyway); any other chunked body (an upload on the pass-through)
- * is counted as it streams through, and fails with the 413 once past the limit.
+ * Refuses bodies over their limit with 413. The middleware runs before routing, so it cannot
+ * know which route takes an upload: it decides by content type. A JSON body gets the JSON limit;
+ * any other (or one without a type) the upload limit, since the routes pass those upstream as
+ * they arrive and never hold them. A declared `content-length` is checked from the header
+ * alone: touching the body stream here would make the runtime read the body through a stream
+ * instead of its faster buffered path (and the HTTP parser holds the body to its length). A
+ * chunked JSON body is read whole and counted (it is parsed whole anyway); any other chunked
+ * body is counted as it streams through, and fails with the 413 once past the limit, which
+ * errors the stream the upstream request is reading: that request is cut off, never completed.
  */
-export function limitBodySize(maxSize: number): MiddlewareHandler<GatewayEnv> {
-  const tooLarge = (): GatewayError => new GatewayError("body_too_large", `The request body is larger than ${maxSize} bytes.`);
-  const counted = bodyLimit({
-    maxSize,
+export function limitBodySize(limits: BodyLimits): MiddlewareHandler<GatewayEnv> {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`limitBodySize: ${name} must be a positive whole number`);
+  }
+  const tooLarge = (json: boolean): GatewayError =>
+    json
+      ? new GatewayError("body_too_large", `The JSON request body is larger than GATEWAY_MAX_BODY_BYTES (${limits.maxJsonBytes} bytes).`)
+      : new GatewayError("body_too_large", `The upload is larger than GATEWAY_MAX_UPLOAD_BYTES (${limits.maxUploadBytes} bytes).`);
+  const countedJson = bodyLimit({
+    maxSize: limits.maxJsonBytes,
     onError: () => {
-      throw tooLarge();
+      throw tooLarge(true);
     },
   });
   return async function limitBody(c, next) {
+    const json = isJsonContentType(c.req.header("content-type"));
+    const maxSize = json ? limits.maxJsonBytes : limits.maxUploadBytes;
     const declared = c.req.header("content-length");
     if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
-      if (Number(declared) > maxSize) throw tooLarge();
+      if (Number(declared) > maxSize) throw tooLarge(json);
       return next();
     }
     const body = c.req.raw.body;
-    if (!body || /^application\/json\b/i.test(c.req.header("content-type") ?? "")) return counted(c, next);
+    if (!body) return next();
+    if (json) return countedJson(c, next);
     let size = 0;
     const limited = body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           size += chunk.byteLength;
-          if (size > maxSize) controller.error(tooLarge());
+          if (size > maxSize) controller.error(tooLarge(false));
           else controller.enqueue(chunk);
         },
       }),

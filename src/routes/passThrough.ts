@@ -10,6 +10,7 @@ import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
+import { isJsonContentType } from "../middleware/limit-body-size.ts";
 import { nestedDeeperThan } from "../validation/json-depth.ts";
 
 /**
@@ -97,7 +98,7 @@ async function passThrough(c: Context<GatewayEnv>, url: URL, core: ReturnType<ty
 /** A JSON body is read and parsed once (the log keeps it, the model in it selects); any other passes as it arrives. */
 async function requestBody(c: Context<GatewayEnv>): Promise<RequestBody> {
   const forwarded = forwardedBody(c);
-  if (forwarded.kind !== "as-sent" || !/^application\/json\b/i.test(forwarded.contentType ?? "")) return forwarded;
+  if (forwarded.kind !== "as-sent" || !isJsonContentType(forwarded.contentType)) return forwarded;
   const raw = await c.req.text();
   let value: unknown;
   try {

@@ -15,6 +15,9 @@ const server = Bun.serve({
   hostname: config.HOST,
   // Streams and slow upstreams may be silent for long; the gateway's own timeout governs.
   idleTimeout: 255,
+  // Bun refuses bodies past 128 MiB by default, itself and without the envelope: the gateway's
+  // own limits (JSON and upload) govern instead, one byte past the larger so the app answers.
+  maxRequestBodySize: Math.max(config.GATEWAY_MAX_BODY_BYTES, config.GATEWAY_MAX_UPLOAD_BYTES) + 1,
   fetch(request, bunServer) {
     bunServer.timeout(request, 0);
     return serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request));
