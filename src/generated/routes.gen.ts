@@ -1519,6 +1519,44 @@ export const listPromptVersionsRoute = createRoute({
   },
 });
 
+export const createRealtimeSessionRoute = createRoute({
+  operationId: "createRealtimeSession",
+  method: "get",
+  path: "/v1/realtime",
+  middleware: requireScope("service"),
+  request: {
+    query: z.object({
+    "model": z.string().min(1).max(200),
+  }),
+    headers: z.object({
+    "Sec-WebSocket-Protocol": z.string().optional(),
+    "OpenAI-Beta": z.string().optional(),
+    "x-gateway-provider": z.string().optional(),
+    "x-gateway-config": z.string().optional(),
+    "x-gateway-virtual-key": z.string().optional(),
+    "Authorization": z.string().optional(),
+    "x-gateway-upstream-organization": z.string().optional(),
+    "x-gateway-upstream-project": z.string().optional(),
+    "x-gateway-custom-host": z.string().url().optional(),
+    "x-gateway-metadata": z.string().optional(),
+    "x-gateway-trace-id": z.string().max(128).optional(),
+    "x-gateway-span-id": z.string().max(128).optional(),
+    "x-gateway-parent-span-id": z.string().max(128).optional(),
+    "x-gateway-span-name": z.string().max(256).optional(),
+    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
+  }),
+  },
+  responses: {
+    101: { description: "Switching Protocols: the session is open; the subprotocol answered is `realtime` when the client offered it." },
+    400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
+    401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    408: { description: "The upstream did not answer in time.", content: { "application/json": { schema: ErrorBodySchema } } },
+    426: { description: "The request is not a WebSocket upgrade.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
+  },
+});
+
 export const createResponseRoute = createRoute({
   operationId: "createResponse",
   method: "post",
@@ -1936,4 +1974,4 @@ export const deleteVirtualKeyRoute = createRoute({
 });
 
 /** Every operation of the document, by operationId. */
-export const operations = { getApiReference: getApiReferenceRoute, getHealth: getHealthRoute, getOpenApiDocument: getOpenApiDocumentRoute, listApiKeys: listApiKeysRoute, createApiKey: createApiKeyRoute, deleteApiKey: deleteApiKeyRoute, createSpeech: createSpeechRoute, createTranscription: createTranscriptionRoute, createTranslation: createTranslationRoute, listBatches: listBatchesRoute, createBatch: createBatchRoute, retrieveBatch: retrieveBatchRoute, cancelBatch: cancelBatchRoute, createChatCompletion: createChatCompletionRoute, createCompletion: createCompletionRoute, listConfigs: listConfigsRoute, createConfig: createConfigRoute, getConfig: getConfigRoute, updateConfig: updateConfigRoute, deleteConfig: deleteConfigRoute, listConfigVersions: listConfigVersionsRoute, createEmbedding: createEmbeddingRoute, listFiles: listFilesRoute, createFile: createFileRoute, retrieveFile: retrieveFileRoute, deleteFile: deleteFileRoute, downloadFile: downloadFileRoute, listFineTuningJobs: listFineTuningJobsRoute, createFineTuningJob: createFineTuningJobRoute, retrieveFineTuningJob: retrieveFineTuningJobRoute, cancelFineTuningJob: cancelFineTuningJobRoute, listFineTuningJobCheckpoints: listFineTuningJobCheckpointsRoute, listFineTuningEvents: listFineTuningEventsRoute, pauseFineTuningJob: pauseFineTuningJobRoute, resumeFineTuningJob: resumeFineTuningJobRoute, listGuardrails: listGuardrailsRoute, createGuardrail: createGuardrailRoute, getGuardrail: getGuardrailRoute, updateGuardrail: updateGuardrailRoute, deleteGuardrail: deleteGuardrailRoute, createImageEdit: createImageEditRoute, createImage: createImageRoute, createImageVariation: createImageVariationRoute, listLogs: listLogsRoute, getLog: getLogRoute, listModels: listModelsRoute, retrieveModel: retrieveModelRoute, createModeration: createModerationRoute, listPrompts: listPromptsRoute, createPrompt: createPromptRoute, getPrompt: getPromptRoute, updatePrompt: updatePromptRoute, deletePrompt: deletePromptRoute, createPromptCompletion: createPromptCompletionRoute, publishPromptVersion: publishPromptVersionRoute, renderPrompt: renderPromptRoute, listPromptVersions: listPromptVersionsRoute, createResponse: createResponseRoute, getResponse: getResponseRoute, deleteResponse: deleteResponseRoute, cancelResponse: cancelResponseRoute, listResponseInputItems: listResponseInputItemsRoute, createUpload: createUploadRoute, cancelUpload: cancelUploadRoute, completeUpload: completeUploadRoute, addUploadPart: addUploadPartRoute, listVirtualKeys: listVirtualKeysRoute, createVirtualKey: createVirtualKeyRoute, getVirtualKey: getVirtualKeyRoute, updateVirtualKey: updateVirtualKeyRoute, deleteVirtualKey: deleteVirtualKeyRoute } as const;
+export const operations = { getApiReference: getApiReferenceRoute, getHealth: getHealthRoute, getOpenApiDocument: getOpenApiDocumentRoute, listApiKeys: listApiKeysRoute, createApiKey: createApiKeyRoute, deleteApiKey: deleteApiKeyRoute, createSpeech: createSpeechRoute, createTranscription: createTranscriptionRoute, createTranslation: createTranslationRoute, listBatches: listBatchesRoute, createBatch: createBatchRoute, retrieveBatch: retrieveBatchRoute, cancelBatch: cancelBatchRoute, createChatCompletion: createChatCompletionRoute, createCompletion: createCompletionRoute, listConfigs: listConfigsRoute, createConfig: createConfigRoute, getConfig: getConfigRoute, updateConfig: updateConfigRoute, deleteConfig: deleteConfigRoute, listConfigVersions: listConfigVersionsRoute, createEmbedding: createEmbeddingRoute, listFiles: listFilesRoute, createFile: createFileRoute, retrieveFile: retrieveFileRoute, deleteFile: deleteFileRoute, downloadFile: downloadFileRoute, listFineTuningJobs: listFineTuningJobsRoute, createFineTuningJob: createFineTuningJobRoute, retrieveFineTuningJob: retrieveFineTuningJobRoute, cancelFineTuningJob: cancelFineTuningJobRoute, listFineTuningJobCheckpoints: listFineTuningJobCheckpointsRoute, listFineTuningEvents: listFineTuningEventsRoute, pauseFineTuningJob: pauseFineTuningJobRoute, resumeFineTuningJob: resumeFineTuningJobRoute, listGuardrails: listGuardrailsRoute, createGuardrail: createGuardrailRoute, getGuardrail: getGuardrailRoute, updateGuardrail: updateGuardrailRoute, deleteGuardrail: deleteGuardrailRoute, createImageEdit: createImageEditRoute, createImage: createImageRoute, createImageVariation: createImageVariationRoute, listLogs: listLogsRoute, getLog: getLogRoute, listModels: listModelsRoute, retrieveModel: retrieveModelRoute, createModeration: createModerationRoute, listPrompts: listPromptsRoute, createPrompt: createPromptRoute, getPrompt: getPromptRoute, updatePrompt: updatePromptRoute, deletePrompt: deletePromptRoute, createPromptCompletion: createPromptCompletionRoute, publishPromptVersion: publishPromptVersionRoute, renderPrompt: renderPromptRoute, listPromptVersions: listPromptVersionsRoute, createRealtimeSession: createRealtimeSessionRoute, createResponse: createResponseRoute, getResponse: getResponseRoute, deleteResponse: deleteResponseRoute, cancelResponse: cancelResponseRoute, listResponseInputItems: listResponseInputItemsRoute, createUpload: createUploadRoute, cancelUpload: cancelUploadRoute, completeUpload: completeUploadRoute, addUploadPart: addUploadPartRoute, listVirtualKeys: listVirtualKeysRoute, createVirtualKey: createVirtualKeyRoute, getVirtualKey: getVirtualKeyRoute, updateVirtualKey: updateVirtualKeyRoute, deleteVirtualKey: deleteVirtualKeyRoute } as const;
