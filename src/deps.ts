@@ -2,6 +2,7 @@ import type { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { ControlPlaneCache } from "./control-plane/cache.ts";
 import type { InflightTracker } from "./core/inflight.ts";
+import type { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
@@ -14,6 +15,8 @@ export interface GatewayDeps {
   keys: GatewayKeyService;
   logWriter: LogWriter;
   inflight: InflightTracker;
+  /** Open realtime sessions (WebSocket), closed with 1001 when the gateway stops. */
+  realtime: RealtimeSessions;
   /** The SSRF guard (`core/custom-host.ts`); errors name `field`, by default `x-gateway-custom-host`. */
   checkCustomHost: (rawUrl: string, field?: string) => Promise<Result<Readonly<URL>, GatewayError>>;
   fetch: FetchLike;

@@ -10,6 +10,7 @@ import { openWorkerLogSink, type WorkerLike } from "./logging/worker-log-sink.ts
 import { createCustomHostGuard } from "./core/custom-host.ts";
 import { isoNow, uuidv4 } from "./core/ids.ts";
 import { InflightTracker } from "./core/inflight.ts";
+import { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { LogWriter } from "./logging/log-writer.ts";
@@ -68,6 +69,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     keys: new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS }),
     logWriter,
     inflight: new InflightTracker(),
+    realtime: new RealtimeSessions(),
     checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     version: packageJson.version,
@@ -79,6 +81,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   let draining: Promise<{ drained: boolean }> | null = null;
   const drain = (): Promise<{ drained: boolean }> => {
     draining ??= (async () => {
+      // A realtime session has no natural end to wait for: it is closed (1001) and logged.
+      deps.realtime.closeAll();
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await logWriter.close();
       await workerSink?.close();

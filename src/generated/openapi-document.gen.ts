@@ -7875,6 +7875,132 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/realtime": {
+      "get": {
+        "operationId": "createRealtimeSession",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "A realtime session (WebSocket), relayed to the upstream's realtime endpoint",
+        "description": "Opens a WebSocket session (OpenAI Realtime): send `Connection: Upgrade` and `Upgrade: websocket`. The target is resolved as for any operation (provider header, `@slug/model`, virtual key, config, custom host), with the query's `model` as the model; the gateway opens a WebSocket to `<base URL>/realtime?model=<model>` with the provider's credentials and relays every message both ways as it arrives, text and binary. A close on one side closes the other.\nBrowsers cannot set headers on a WebSocket: the gateway key may instead be offered as a subprotocol, `Sec-WebSocket-Protocol: realtime, gateway-key.<key>` (the form of OpenAI's `openai-insecure-api-key.<key>`); the gateway answers `realtime` and never logs the key.\nRefusals (missing or invalid key, no provider, a refused custom host, an upstream that refuses the handshake) are answered before the upgrade, as JSON errors. A plain GET without the upgrade is answered 426. One log record covers the whole session (status 101, latency the session's length, usage summed from the upstream's `response.done` events, the body a count of events by type).\n",
+        "parameters": [
+          {
+            "name": "model",
+            "in": "query",
+            "required": true,
+            "description": "The realtime model (or `@<provider or virtual key>/<model>`).",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "Sec-WebSocket-Protocol",
+            "in": "header",
+            "required": false,
+            "description": "Subprotocols offered: `realtime`, and optionally `gateway-key.<key>` in place of the `x-gateway-api-key` header.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "OpenAI-Beta",
+            "in": "header",
+            "required": false,
+            "description": "Passed to the upstream as it is (e.g. `realtime=v1` for the beta protocol).",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "responses": {
+          "101": {
+            "description": "Switching Protocols: the session is open; the subprotocol answered is `realtime` when the client offered it.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "426": {
+            "description": "The request is not a WebSocket upgrade.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ErrorBody"
+                }
+              }
+            }
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
     "/v1/prompts": {
       "post": {
         "operationId": "createPrompt",

@@ -850,6 +850,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A realtime session (WebSocket), relayed to the upstream's realtime endpoint
+         * @description Opens a WebSocket session (OpenAI Realtime): send `Connection: Upgrade` and `Upgrade: websocket`. The target is resolved as for any operation (provider header, `@slug/model`, virtual key, config, custom host), with the query's `model` as the model; the gateway opens a WebSocket to `<base URL>/realtime?model=<model>` with the provider's credentials and relays every message both ways as it arrives, text and binary. A close on one side closes the other.
+         *     Browsers cannot set headers on a WebSocket: the gateway key may instead be offered as a subprotocol, `Sec-WebSocket-Protocol: realtime, gateway-key.<key>` (the form of OpenAI's `openai-insecure-api-key.<key>`); the gateway answers `realtime` and never logs the key.
+         *     Refusals (missing or invalid key, no provider, a refused custom host, an upstream that refuses the handshake) are answered before the upgrade, as JSON errors. A plain GET without the upgrade is answered 426. One log record covers the whole session (status 101, latency the session's length, usage summed from the upstream's `response.done` events, the body a count of events by type).
+         */
+        get: operations["createRealtimeSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/responses": {
         parameters: {
             query?: never;
@@ -5361,6 +5383,72 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createRealtimeSession: {
+        parameters: {
+            query: {
+                /** @description The realtime model (or `@<provider or virtual key>/<model>`). */
+                model: string;
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description Passed to the upstream as it is (e.g. `realtime=v1` for the beta protocol). */
+                "OpenAI-Beta"?: string;
+                /** @description Subprotocols offered: `realtime`, and optionally `gateway-key.<key>` in place of the `x-gateway-api-key` header. */
+                "Sec-WebSocket-Protocol"?: string;
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the session is open; the subprotocol answered is `realtime` when the client offered it. */
+            101: {
+                headers: {
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            /** @description The request is not a WebSocket upgrade. */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            502: components["responses"]["UpstreamUnreachable"];
+            default: components["responses"]["UpstreamError"];
         };
     };
     createResponse: {

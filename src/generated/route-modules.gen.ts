@@ -23,6 +23,7 @@ import { registerCreateImageVariation } from "../routes/createImageVariation.ts"
 import { registerCreateModeration } from "../routes/createModeration.ts";
 import { registerCreatePrompt } from "../routes/createPrompt.ts";
 import { registerCreatePromptCompletion } from "../routes/createPromptCompletion.ts";
+import { registerCreateRealtimeSession } from "../routes/createRealtimeSession.ts";
 import { registerCreateResponse } from "../routes/createResponse.ts";
 import { registerCreateSpeech } from "../routes/createSpeech.ts";
 import { registerCreateTranscription } from "../routes/createTranscription.ts";
@@ -157,6 +158,7 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerPublishPromptVersion,
   registerRenderPrompt,
   registerListPromptVersions,
+  registerCreateRealtimeSession,
   registerCreateResponse,
   registerGetResponse,
   registerDeleteResponse,

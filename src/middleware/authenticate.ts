@@ -1,16 +1,20 @@
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayKeyService } from "../auth/gateway-key-service.ts";
+import { gatewayKeyFromProtocols } from "../core/realtime-session.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 
 /** The header that carries the gateway key: the document's `gatewayApiKey` security scheme. */
 export const GATEWAY_KEY_HEADER = openApiDocument.components.securitySchemes.gatewayApiKey.name;
 
-/** Requires a valid `x-gateway-api-key` and sets `auth` on the context. */
+/**
+ * Requires a valid `x-gateway-api-key` and sets `auth` on the context. A WebSocket upgrade may
+ * carry the key as the subprotocol `gateway-key.<key>` instead (browsers cannot set headers).
+ */
 export function authenticate(keys: GatewayKeyService): MiddlewareHandler<GatewayEnv> {
   return async function authenticateGatewayKey(c, next) {
-    const secret = c.req.header(GATEWAY_KEY_HEADER);
+    const secret = c.req.header(GATEWAY_KEY_HEADER) ?? subprotocolKey(c.req.header("upgrade"), c.req.header("sec-websocket-protocol"));
     if (!secret) {
       throw new GatewayError("missing_api_key", `Missing gateway key: send it in the ${GATEWAY_KEY_HEADER} header.`);
     }
@@ -21,4 +25,9 @@ export function authenticate(keys: GatewayKeyService): MiddlewareHandler<Gateway
     c.set("auth", auth);
     await next();
   };
+}
+
+/** The key a WebSocket upgrade offers as a subprotocol; only upgrades may use that form. */
+function subprotocolKey(upgrade: string | undefined, protocols: string | undefined): string | undefined {
+  return upgrade?.toLowerCase() === "websocket" ? gatewayKeyFromProtocols(protocols) : undefined;
 }

@@ -3,6 +3,8 @@ import { startupConfig } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
+import { bunRealtime, realtimeWebSocket } from "./realtime-bun.ts";
+import type { RealtimeSession } from "../core/realtime-session.ts";
 
 const config = startupConfig();
 const gateway = await createGateway(config, {
@@ -10,7 +12,7 @@ const gateway = await createGateway(config, {
 });
 // Installed before the server exists; no signal is handled before `server` is assigned below.
 const shutdown = onShutdownSignal(gateway, () => server.stop());
-const server = Bun.serve({
+const server = Bun.serve<RealtimeSession>({
   port: config.PORT,
   hostname: config.HOST,
   // Streams and slow upstreams may be silent for long; the gateway's own timeout governs.
@@ -20,8 +22,10 @@ const server = Bun.serve({
   maxRequestBodySize: Math.max(config.GATEWAY_MAX_BODY_BYTES, config.GATEWAY_MAX_UPLOAD_BYTES) + 1,
   fetch(request, bunServer) {
     bunServer.timeout(request, 0);
-    return serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request));
+    // A realtime session's upgrade is done by its route; Bun ignores the answer after it.
+    return serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request, { realtime: bunRealtime(bunServer, request) }));
   },
+  websocket: realtimeWebSocket,
 });
 
 const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${server.port}`;

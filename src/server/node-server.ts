@@ -1,20 +1,24 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import type { Server } from "node:http";
 import { GatewayError } from "../errors.ts";
+import { acceptRealtimeUpgrades, type BoundFetch } from "./realtime-node.ts";
 
 /**
  * The gateway's HTTP server under Node: @hono/node-server, plus answers in the error envelope
  * for requests Node's HTTP parser refuses before the app sees them (oversized headers, a
- * malformed request line, headers or chunked body, conflicting framing headers).
+ * malformed request line, headers or chunked body, conflicting framing headers), plus WebSocket
+ * upgrades (realtime sessions, `realtime-node.ts`).
  */
 export function serveOnNode(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: BoundFetch,
   options: { port: number; hostname: string },
   onListening?: (info: AddressInfo) => void,
 ): ServerType {
-  const server = serve({ fetch, port: options.port, hostname: options.hostname }, onListening);
+  const server = serve({ fetch: (request) => fetch(request), port: options.port, hostname: options.hostname }, onListening);
   server.on("clientError", answerClientError);
+  acceptRealtimeUpgrades(server as Server, fetch);
   return server;
 }
 

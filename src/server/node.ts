@@ -9,7 +9,7 @@ const gateway = await createGateway(config);
 // Installed before the server exists; no signal is handled before `server` is assigned below.
 const shutdown = onShutdownSignal(gateway, () => new Promise<void>((resolve) => server.close(() => resolve())));
 const server = serveOnNode(
-  (request) => serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request)),
+  (request, env) => serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request, env)),
   { port: config.PORT, hostname: config.HOST },
   (info) => {
     const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${info.port}`;

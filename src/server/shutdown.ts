@@ -33,6 +33,8 @@ export function onShutdownSignal(gateway: Gateway, stopListening: () => Promise<
     if (state.draining) return;
     state.draining = true;
     state.lastRequestAt = performance.now();
+    // Realtime sessions would hold the drain until they end: they are closed (1001) and logged now.
+    gateway.deps.realtime.closeAll();
     const quiet = gateway.deps.config.GATEWAY_QUIET;
     if (!quiet) console.log(`[gateway] ${signal}: draining ${gateway.deps.inflight.size} in-flight request(s)`);
     await waitUntilQuiet(state, gateway.deps.inflight);

@@ -1,0 +1,100 @@
+/**
+ * Opening a realtime session: the request's config and target resolved as for every operation
+ * (the query's `model` is the model), the upstream's WebSocket opened with the provider's
+ * credentials, then the client's connection upgraded. Every refusal happens before the upgrade.
+ * https://platform.openai.com/docs/guides/realtime-websocket
+ */
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { RequestLog } from "../logging/request-log.ts";
+import type { ProxyDeps } from "./proxy-operation.ts";
+import { CONFIG_HEADER, loadRequestConfig } from "./request-config.ts";
+import { requestTimeout } from "./request-timeout.ts";
+import { REALTIME_PROTOCOL, offeredProtocols, RealtimeSession, type RealtimeRuntime, type RealtimeSessions } from "./realtime-session.ts";
+import { resolveCandidates, type TargetHeaders } from "./target-resolution.ts";
+
+export const REALTIME_OPERATION_ID = "createRealtimeSession";
+
+export interface RealtimeOpenInput {
+  model: string;
+  headers: TargetHeaders & { timeout?: number; config?: string };
+  /** The client's `OpenAI-Beta`, passed upstream as it is. */
+  beta: string | undefined;
+  /** The client's `Sec-WebSocket-Protocol`. */
+  protocols: string | undefined;
+  workspaceId: string;
+  log: RequestLog;
+}
+
+export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "defaultTimeoutMs" | "store" | "controlPlane" | "secrets"> {
+  runtime: RealtimeRuntime;
+  sessions: RealtimeSessions;
+}
+
+/**
+ * Resolves the target, opens the upstream's socket and upgrades the client's connection; the
+ * session then runs (and logs itself) until one side closes. Expected failures are results,
+ * answered by the route as JSON errors before any upgrade.
+ */
+export async function openRealtimeSession(input: RealtimeOpenInput, deps: RealtimeOpenDeps): Promise<Result<RealtimeSession, GatewayError>> {
+  const { log } = input;
+  log.format = "json";
+  log.stream = true;
+  log.model = input.model;
+
+  const offered = offeredProtocols(input.protocols);
+  if (offered.length > 0 && !offered.includes(REALTIME_PROTOCOL)) {
+    return fail(new GatewayError("invalid_request", `Offer the subprotocol "${REALTIME_PROTOCOL}" (with gateway-key.<key> if the key is not in a header).`, { param: "Sec-WebSocket-Protocol" }));
+  }
+  const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
+  if (!config.ok) return config;
+  const settings = config.value;
+  if ((settings?.inputGuardrails?.length ?? 0) > 0 || (settings?.outputGuardrails?.length ?? 0) > 0) {
+    return fail(new GatewayError("invalid_request", `The config attaches guardrails, which ${REALTIME_OPERATION_ID} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
+  }
+  const candidates = await resolveCandidates({ model: input.model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
+  if (!candidates.ok) return candidates;
+  const { target } = candidates.value[0]!;
+  const { provider } = target;
+  log.provider = provider.id;
+  log.model = target.model;
+  log.virtualKeyId = target.virtualKeyId;
+  if (!provider.openaiFormat && !provider.operations[REALTIME_OPERATION_ID]) {
+    return fail(new GatewayError("invalid_request", `${provider.name} does not serve ${REALTIME_OPERATION_ID} through the gateway.`, { param: "x-gateway-provider" }));
+  }
+
+  const httpUrl = new URL(`${target.baseUrl.replace(/\/+$/, "")}/realtime`);
+  httpUrl.searchParams.set("model", target.model ?? input.model);
+  const authorized = await provider.authorize(
+    { method: "GET", url: httpUrl.href, headers: input.beta === undefined ? {} : { "openai-beta": input.beta }, body: null },
+    target.credentials,
+  );
+  const upstreamUrl = new URL(authorized.url);
+  upstreamUrl.protocol = upstreamUrl.protocol === "http:" ? "ws:" : "wss:";
+
+  const session = new RealtimeSession(log, deps.sessions, offered.length > 0 ? REALTIME_PROTOCOL : null, {
+    "x-gateway-trace-id": log.traceId,
+    "x-gateway-log-id": log.id,
+    "x-gateway-provider": provider.id,
+  });
+  const timeoutMs = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
+  const upstream = await deps.runtime.connect(
+    { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, text, {}) },
+    session.upstreamListener,
+  );
+  if (!upstream.ok) {
+    session.abandon();
+    return upstream;
+  }
+  session.upstreamOpened(upstream.value);
+  if (session.upstreamGone) {
+    session.abandon();
+    return fail(new GatewayError("upstream_unreachable", `${provider.name} closed the realtime session as it opened.`));
+  }
+  if (!deps.runtime.upgrade(session)) {
+    session.abandon();
+    return fail(new GatewayError("invalid_request", "The connection could not be upgraded to a WebSocket."));
+  }
+  // The session finishes its own log when it ends.
+  log.deferred = true;
+  return ok(session);
+}

@@ -1,0 +1,41 @@
+import { createRealtimeSessionRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { GatewayError } from "../errors.ts";
+import { loggedRoute, proxyDeps, targetHeaders } from "../core/proxy-route.ts";
+import { openRealtimeSession } from "../core/realtime-open.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
+
+/**
+ * A realtime session over WebSocket (`core/realtime-open.ts`). The entry points lend the app the
+ * upgrade (the `realtime` binding); a request that is no WebSocket upgrade, or reaches the app
+ * without that binding, is answered 426.
+ */
+export function registerCreateRealtimeSession(app: GatewayApp, deps: GatewayDeps): void {
+  const core = proxyDeps(deps);
+  app.openapi(
+    loggedRoute(createRealtimeSessionRoute, deps),
+    async (c) => {
+      const runtime = c.env?.realtime;
+      if (c.req.header("upgrade")?.toLowerCase() !== "websocket" || !runtime) {
+        throw new GatewayError("upgrade_required", "GET /v1/realtime opens a WebSocket: send Connection: Upgrade and Upgrade: websocket.");
+      }
+      const headers = c.req.valid("header");
+      const result = await openRealtimeSession(
+        {
+          model: c.req.valid("query").model,
+          headers: targetHeaders(headers),
+          beta: headers["OpenAI-Beta"],
+          protocols: headers["Sec-WebSocket-Protocol"],
+          workspaceId: c.get("auth").workspaceId,
+          log: c.get("requestLog"),
+        },
+        { ...core, runtime, sessions: deps.realtime },
+      );
+      if (!result.ok) throw result.error;
+      // The runtime has upgraded the connection; this answer is not sent.
+      return c.body(null, 200) as never;
+    },
+    logHeadersHook,
+  );
+}
