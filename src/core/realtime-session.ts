@@ -14,9 +14,20 @@ export type RealtimeMessage = string | Uint8Array;
 export interface RealtimeLink {
   /** Sends one message as it is; a closed socket drops it. Never throws. */
   send(data: RealtimeMessage): void;
+  /** Bytes sent but not yet taken by the peer: what piles up when the peer does not read. */
+  buffered(): number;
   /** Closes the socket with a code that may be sent (`sendableCode`). Never throws. */
   close(code: number, reason: string): void;
+  /** Drops the socket at once, with whatever it still had to send. Never throws. */
+  terminate(): void;
 }
+
+/**
+ * The most a session lets wait for a side that does not read (in its socket's send buffer, or
+ * for a client not yet attached). Past it the session ends with 1008: relaying on would hold
+ * whatever the other side sends, without bound.
+ */
+export const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 /** What the session hears from the upstream's socket. */
 export interface UpstreamListener {
@@ -122,6 +133,7 @@ export class RealtimeSession {
   private client: RealtimeLink | null = null;
   private upstream: RealtimeLink | null = null;
   private waiting: RealtimeMessage[] = [];
+  private waitingBytes = 0;
   private ended = false;
   private upstreamClose: { code: number; reason: string } | null = null;
   private readonly counts = { client: { events: {}, binary: 0 } as SideCounts, upstream: { events: {}, binary: 0 } as SideCounts };
@@ -171,6 +183,7 @@ export class RealtimeSession {
     }
     this.client = link;
     for (const data of this.waiting.splice(0)) link.send(data);
+    this.waitingBytes = 0;
     if (this.closedBy?.side === "gateway") {
       link.close(1001, this.closedBy.reason);
       this.end();
@@ -184,8 +197,21 @@ export class RealtimeSession {
 
   /** A message from the client, passed upstream. */
   fromClient(data: RealtimeMessage): void {
+    if (this.ended) return;
     this.count(this.counts.client, data);
-    this.upstream?.send(data);
+    if (!this.upstream) return;
+    this.upstream.send(data);
+    if (this.upstream.buffered() > MAX_WAITING_BYTES) this.overflow("upstream");
+  }
+
+  /** A side stopped reading: both sockets are dropped, the client told why when it can be. */
+  private overflow(slow: "client" | "upstream"): void {
+    const reason = `The ${slow} is not reading: more than ${MAX_WAITING_BYTES} bytes waiting for it.`;
+    this.closedBy = { side: "gateway", code: 1008, reason };
+    this.upstream?.terminate();
+    if (slow === "client") this.client?.terminate();
+    else this.client?.close(1008, reason);
+    this.end();
   }
 
   /** The client's socket closed (or failed: 1006): the upstream's is closed too. */
@@ -217,8 +243,14 @@ export class RealtimeSession {
     this.log.markFirstToken();
     const type = this.count(this.counts.upstream, data);
     if (type === "response.done" && typeof data === "string") this.addUsage(data);
-    if (this.client) this.client.send(data);
-    else this.waiting.push(data);
+    if (this.client) {
+      this.client.send(data);
+      if (this.client.buffered() > MAX_WAITING_BYTES) this.overflow("client");
+      return;
+    }
+    this.waiting.push(data);
+    this.waitingBytes += typeof data === "string" ? data.length : data.byteLength;
+    if (this.waitingBytes > MAX_WAITING_BYTES) this.overflow("client");
   }
 
   private upstreamClosed(code: number, reason: string): void {

@@ -41,9 +41,11 @@ function linkOf(ws: ServerWebSocket<RealtimeSession>): RealtimeLink {
     send(data: RealtimeMessage) {
       if (ws.readyState === 1) ws.send(data);
     },
+    buffered: () => ws.getBufferedAmount(),
     close(code, reason) {
       if (ws.readyState === 0 || ws.readyState === 1) ws.close(code, reason);
     },
+    terminate: () => ws.terminate(),
   };
 }
 
@@ -69,8 +71,15 @@ export const connectWithBun: ConnectUpstream = (request, listener) =>
           send(data) {
             if (socket.readyState === WebSocket.OPEN) socket.send(data);
           },
+          buffered: () => socket.bufferedAmount,
           close(code, reason) {
             if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.close(code, reason);
+          },
+          // Bun's client drops its connection at once with terminate(); close() would wait on a peer that does not read.
+          terminate() {
+            const { terminate } = socket as WebSocket & { terminate?: () => void };
+            if (terminate) terminate.call(socket);
+            else socket.close();
           },
         }),
       );

@@ -106,9 +106,11 @@ function linkOf(socket: WebSocket): RealtimeLink {
     send(data: RealtimeMessage) {
       if (socket.readyState === WebSocket.OPEN) socket.send(data, { binary: typeof data !== "string" });
     },
+    buffered: () => socket.bufferedAmount,
     close(code, reason) {
       if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.close(code, reason);
     },
+    terminate: () => socket.terminate(),
   };
 }
 
