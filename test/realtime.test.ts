@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import type { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
@@ -104,6 +105,22 @@ describe("GET /v1/realtime (WebSocket) under Node", () => {
     const plain = await fetch(`${gateway.url}/v1/realtime?model=gpt-realtime`, { headers: upstreamHeaders(gateway, upstream) });
     expect(plain.status).toBe(426);
     expect((await plain.json()).error.code).toBe("upgrade_required");
+  });
+
+  it("refuses an upgrade without a valid WebSocket key or version before opening anything upstream", async () => {
+    const before = upstream.getRequests().filter((entry) => entry.path === "/v1/realtime").length;
+    for (const extra of [{ "sec-websocket-version": "13" }, { "sec-websocket-key": "not-a-key", "sec-websocket-version": "13" }, { "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "8" }]) {
+      const answered = await new Promise<number>((resolve, reject) => {
+        const url = new URL(wsUrl(gateway, "gpt-realtime").replace("ws", "http"));
+        const sent = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { ...upstreamHeaders(gateway, upstream), connection: "Upgrade", upgrade: "websocket", ...extra } });
+        sent.on("response", (response) => resolve(response.statusCode ?? 0));
+        sent.on("upgrade", () => resolve(101));
+        sent.on("error", reject);
+        sent.end();
+      });
+      expect(answered, JSON.stringify(extra)).toBe(400);
+    }
+    expect(upstream.getRequests().filter((entry) => entry.path === "/v1/realtime").length).toBe(before);
   });
 
   it("takes the gateway key as a subprotocol and answers realtime", async () => {

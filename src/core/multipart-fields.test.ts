@@ -36,6 +36,25 @@ describe("MultipartSniffer", () => {
     expect(sniffer.summary().fields.prompt).toBe("p".repeat(MAX_FIELD_BYTES));
   });
 
+  it("never keeps the bytes of a part that is not a plain text field, and masks fields named like secrets", () => {
+    const part = (headers: string, content: string) => `--${boundary}\r\n${headers}\r\n\r\n${content}\r\n`;
+    const form = Buffer.from(
+      part(`Content-Disposition: form-data; name="a"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`, "FILE-BYTES-1") +
+        part(`Content-Disposition: form-data; name="b"\r\nContent-Type: application/octet-stream`, "FILE-BYTES-2") +
+        part(`Content-Disposition: form-data; name="c"\r\nContent-Type: multipart/mixed; boundary=inner`, "--inner\r\n\r\nFILE-BYTES-3\r\n--inner--") +
+        part(`Content-Disposition: form-data; name="api_key"`, "sk-form-secret") +
+        part(`Content-Disposition: form-data; name="language"\r\nContent-Type: text/plain; charset=utf-8`, "en") +
+        `--${boundary}--\r\n`,
+    );
+    const sniffer = new MultipartSniffer(boundary);
+    sniffer.push(form);
+    const summary = sniffer.summary();
+    expect(JSON.stringify(summary)).not.toMatch(/FILE-BYTES|sk-form-secret/);
+    expect(summary.fields).toEqual({ api_key: "********", language: "en" });
+    expect(summary.files.map((entry) => entry.field)).toEqual(["a", "b", "c"]);
+    expect(summary.files[0]!.filename).toBe("UTF-8''r%C3%A9sum%C3%A9.pdf");
+  });
+
   it("reads the boundary of a multipart content type only", () => {
     expect(multipartBoundary(`multipart/form-data; boundary=${boundary}`)).toBe(boundary);
     expect(multipartBoundary('multipart/form-data; boundary="a b"')).toBe("a b");

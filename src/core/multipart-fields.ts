@@ -90,16 +90,29 @@ export class MultipartSniffer {
     this.field = null;
   }
 
+  /**
+   * A part is a text field only when it looks like one: a name, no file name of either form
+   * (`filename`, `filename*`), and no content type or a `text/plain` one. Anything else is a file,
+   * of which only the name and type are kept. A field whose name suggests a secret keeps its
+   * name with a masked value.
+   */
   private startPart(headerText: string): void {
     const disposition = /^content-disposition:[^\r\n]*/im.exec(headerText)?.[0] ?? "";
     const name = parameter(disposition, "name");
-    const filename = parameter(disposition, "filename");
+    const filename = parameter(disposition, "filename") ?? parameter(disposition, "filename\\*");
     const type = /^content-type:\s*([^\r\n]*)/im.exec(headerText)?.[1]?.trim() || null;
-    if (name === null) this.field = null;
-    else if (filename !== null) {
-      this.found.files.push({ field: name, filename, content_type: type });
-      this.field = null;
-    } else this.field = { name, chunks: [], bytes: 0 };
+    this.field = null;
+    if (name === null) return;
+    const text = type === null || /^text\/plain\b/i.test(type);
+    if (filename !== null || !text) {
+      this.found.files.push({ field: name, filename: (filename ?? "").slice(0, MAX_NAME_LENGTH), content_type: type?.slice(0, MAX_NAME_LENGTH) ?? null });
+      return;
+    }
+    if (SECRET_NAME.test(name)) {
+      this.found.fields[name.slice(0, MAX_NAME_LENGTH)] = MASKED;
+      return;
+    }
+    this.field = { name: name.slice(0, MAX_NAME_LENGTH), chunks: [], bytes: 0 };
   }
 
   private keepFieldBytes(bytes: Uint8Array): void {
@@ -117,6 +130,12 @@ export class MultipartSniffer {
     this.field = null;
   }
 }
+
+/** Field names whose values are not logged. */
+const SECRET_NAME = /key|secret|token|password|passwd|auth|credential|signature/i;
+const MASKED = "********";
+/** The longest field name, file name or content type kept. */
+const MAX_NAME_LENGTH = 256;
 
 /** A `name="value"` (or bare token) parameter of a Content-Disposition header, or null. */
 function parameter(header: string, key: string): string | null {

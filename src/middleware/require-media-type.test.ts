@@ -19,10 +19,12 @@ describe("requireMediaType", () => {
   it("passes a listed media type with its boundary, the body unread", async () => {
     expect(await answer("multipart/form-data; boundary=x")).toEqual({ status: 200, unread: true });
     expect(await answer("Multipart/Form-Data;boundary=----formdata-undici-0123")).toEqual({ status: 200, unread: true });
+    expect(await answer('multipart/form-data; boundary="a b"')).toEqual({ status: 200, unread: true });
   });
 
   it("refuses another type, a multipart type without its boundary, or none, with 400 naming content-type", async () => {
-    for (const type of ["application/json", "multipart/form-data", "multipart/form-dataX; boundary=x", "text/plain; boundary=x", null]) {
+    const empty = ["multipart/form-data; boundary=", 'multipart/form-data; boundary=""', `multipart/form-data; boundary=${"b".repeat(71)}`];
+    for (const type of ["application/json", "multipart/form-data", "multipart/form-dataX; boundary=x", "text/plain; boundary=x", null, ...empty]) {
       expect(await answer(type), String(type)).toEqual({ status: 400, param: "content-type" });
     }
   });

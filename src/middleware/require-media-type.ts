@@ -17,7 +17,8 @@ export function requireMediaType(mediaTypes: readonly string[]): MiddlewareHandl
     const header = c.req.header("content-type") ?? "";
     const [essence = "", ...parameters] = header.split(";").map((part) => part.trim());
     const type = essence.toLowerCase();
-    const boundary = parameters.some((parameter) => /^boundary=.+/i.test(parameter));
+    // A boundary of 1 to 70 characters, quoted or not (RFC 2046): an empty one delimits nothing.
+    const boundary = parameters.some((parameter) => /^boundary=("[^"]{1,70}"|[^"\s]{1,70})$/i.test(parameter));
     if (!accepted.has(type) || (type.startsWith("multipart/") && !boundary)) {
       throw new GatewayError("invalid_request", `The body must be ${listed}${listed.includes("multipart/") ? " with its boundary" : ""}.`, { param: "content-type" });
     }

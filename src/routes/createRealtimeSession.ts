@@ -20,6 +20,10 @@ export function registerCreateRealtimeSession(app: GatewayApp, deps: GatewayDeps
       if (c.req.header("upgrade")?.toLowerCase() !== "websocket" || !runtime) {
         throw new GatewayError("upgrade_required", "GET /v1/realtime opens a WebSocket: send Connection: Upgrade and Upgrade: websocket.");
       }
+      // Checked before the upstream session opens, so a handshake that cannot succeed costs nothing upstream.
+      if (!/^[A-Za-z0-9+/]{22}==$/.test(c.req.header("sec-websocket-key") ?? "") || c.req.header("sec-websocket-version") !== "13") {
+        throw new GatewayError("invalid_request", "A WebSocket upgrade needs a Sec-WebSocket-Key and Sec-WebSocket-Version: 13.", { param: "Sec-WebSocket-Key" });
+      }
       const headers = c.req.valid("header");
       const result = await openRealtimeSession(
         {
