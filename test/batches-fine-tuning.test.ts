@@ -20,6 +20,9 @@ beforeAll(async () => {
     const status = request.path.endsWith("/pause") ? "paused" : "running";
     return { id: "ftjob_1", object: "fine_tuning.job", model: "gpt-4o-mini", status, training_file: "file-1" };
   });
+  // Compiling the official schemas blocks for seconds: done before any connection is open, so
+  // none is left idle long enough to be reset mid-test.
+  for (const schema of ["Batch", "ListFineTuningJobCheckpointsResponse"]) openaiContractProblems(schema, {});
   gateway = await startGateway();
 });
 

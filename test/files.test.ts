@@ -19,6 +19,9 @@ beforeAll(async () => {
     const status = request.path.endsWith("/complete") ? "completed" : request.path.endsWith("/cancel") ? "cancelled" : "pending";
     return { id, object: "upload", bytes: 6, created_at: 1, expires_at: 2, filename: "data.jsonl", purpose: "batch", status, file: null };
   });
+  // Compiling the official schemas blocks for seconds: done before any connection is open, so
+  // none is left idle long enough to be reset mid-test.
+  for (const schema of ["DeleteFileResponse", "OpenAIFile", "Upload"]) openaiContractProblems(schema, {});
   gateway = await startGateway();
 });
 

@@ -24,6 +24,9 @@ beforeAll(async () => {
     const usage = `data: ${JSON.stringify({ ...completion(""), choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })}\n\n`;
     return { headers: { "content-type": "text/event-stream" }, body: `${chunks.join("")}${usage}data: [DONE]\n\n` };
   });
+  // Compiling the official schemas blocks for seconds: done before any connection is open, so
+  // none is left idle long enough to be reset mid-test.
+  for (const schema of ["CreateCompletionResponse", "ListModelsResponse", "Model"]) openaiContractProblems(schema, {});
   gateway = await startGateway();
 });
 
