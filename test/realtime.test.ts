@@ -3,11 +3,10 @@ import type { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import type { AddressInfo } from "node:net";
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { openStore } from "../src/store/open-store.ts";
+import { startBunGateway } from "./support/bun-gateway.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
-import { freePort, startGateway, startUpstream, storedLog, upstreamHeaders, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { startGateway, startUpstream, storedLog, upstreamHeaders, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;
 let upstream: LLMock;
@@ -173,32 +172,11 @@ describe("GET /v1/realtime (WebSocket) under Node", () => {
 describe("GET /v1/realtime (WebSocket) under Bun", () => {
   it("relays a session through bun src/server/bun.ts, and SIGTERM closes an open one with 1001 and logs both", async () => {
     const databaseUrl = sqliteTestUrl();
-    const port = await freePort();
-    const adminKey = `realtime-${randomBytes(12).toString("hex")}`;
-    const url = `http://127.0.0.1:${port}`;
-    const child = spawn("node_modules/.bin/bun", ["src/server/bun.ts"], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        GATEWAY_DATABASE_URL: databaseUrl,
-        GATEWAY_DATA_DIR: databaseUrl.slice("file:".length).replace(/\/[^/]+$/, ""),
-        GATEWAY_ADMIN_KEY: adminKey,
-        GATEWAY_QUIET: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr?.on("data", (data) => (stderr += String(data)));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const bun = await startBunGateway(databaseUrl);
+    const { adminKey } = bun;
     try {
-      for (let attempt = 0; ; attempt++) {
-        if (await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) break;
-        if (attempt > 200 || child.exitCode !== null) throw new Error(`gateway did not start: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
       const headers = { "x-gateway-provider": "openai", "x-gateway-custom-host": `${upstream.url}/v1`, authorization: `Bearer ${UPSTREAM_KEY}` };
-      const endpoint = `ws://127.0.0.1:${port}/v1/realtime?model=gpt-realtime`;
+      const endpoint = `${bun.url.replace("http", "ws")}/v1/realtime?model=gpt-realtime`;
 
       const refused = await open(endpoint, { ...headers, "x-gateway-api-key": "wrong" }).catch((error) => error);
       expect(refused.status).toBe(401);
@@ -216,10 +194,10 @@ describe("GET /v1/realtime (WebSocket) under Bun", () => {
 
       const open2 = await open(endpoint, { ...headers, "x-gateway-api-key": adminKey });
       await open2.next("session.created");
-      child.kill("SIGTERM");
+      const exited = bun.stop();
       expect((await open2.closed).code).toBe(1001);
       expect(await exited).toBe(0);
-      expect(stderr).toBe("");
+      expect(bun.stderr()).toBe("");
 
       const store = await openStore(databaseUrl);
       try {
@@ -233,7 +211,7 @@ describe("GET /v1/realtime (WebSocket) under Bun", () => {
         await store.close();
       }
     } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
+      if (bun.child.exitCode === null) bun.child.kill("SIGKILL");
       await removeSqliteTestDatabase(databaseUrl);
     }
   }, 60_000);
