@@ -86,8 +86,11 @@ export function forwardedBody(c: Context<GatewayEnv>): RequestBody {
   const { body } = c.req.raw;
   if (c.req.method === "GET" || c.req.method === "HEAD" || body === null) return { kind: "none" };
   const length = c.req.header("content-length");
-  if (c.req.header("transfer-encoding") === undefined && (length === undefined || length.trim() === "0")) return { kind: "none" };
-  return { kind: "as-sent", stream: body, contentType: c.req.header("content-type") ?? null };
+  const chunked = c.req.header("transfer-encoding") !== undefined;
+  if (!chunked && (length === undefined || length.trim() === "0")) return { kind: "none" };
+  // With a transfer-encoding the length is not the body's (and the HTTP server refused a mix).
+  const declared = chunked || length === undefined || !/^\s*\d+\s*$/.test(length) ? null : Number(length);
+  return { kind: "as-sent", stream: body, contentType: c.req.header("content-type") ?? null, length: declared };
 }
 
 /** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */
