@@ -3,7 +3,9 @@ import type { Context, MiddlewareHandler, TypedResponse } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { GatewayError, type Result } from "../errors.ts";
+import { isJsonContentType } from "../middleware/limit-body-size.ts";
 import { logRequests } from "../middleware/log-requests.ts";
+import type { OperationDescriptor } from "./operation.ts";
 import type { ProxyDeps, ProxyInput, ProxyResponse } from "./proxy-operation.ts";
 import type { RequestBody } from "./upstream-request.ts";
 
@@ -75,6 +77,22 @@ export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteH
     clientSignal: c.req.raw.signal,
     log: c.get("requestLog"),
   };
+}
+
+/**
+ * The proxy input of an operation that takes JSON or a form: a JSON body as its validator
+ * parsed it, any other as it arrives. The operation's body kind follows the one sent.
+ */
+export async function jsonOrForwardedProxyInput(
+  c: Context<GatewayEnv>,
+  operation: OperationDescriptor,
+  headers: ProxyRouteHeaders,
+): Promise<{ operation: OperationDescriptor; input: ProxyInput }> {
+  if (!isJsonContentType(c.req.header("content-type"))) return { operation: { ...operation, body: "as-sent" }, input: forwardedProxyInput(c, headers) };
+  // The route's JSON validator ran (it runs for a JSON body only); its type is lost because the
+  // route also declares a form without a schema, which keeps the form from being parsed.
+  const validated = c.req as unknown as { valid(target: "json"): Record<string, unknown> };
+  return { operation: { ...operation, body: "json" }, input: await jsonProxyInput(c, validated.valid("json"), headers) };
 }
 
 /**
