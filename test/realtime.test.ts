@@ -230,6 +230,9 @@ describe("GET /v1/realtime (WebSocket) under Bun", () => {
         }
         const first = await store.logs.get(session.logId!, "00000000-0000-4000-8000-000000000002");
         expect(JSON.parse(first!.responseBody!).events.upstream["response.done"]).toBe(1);
+        expect(JSON.parse(first!.responseBody!).closed_by).toMatchObject({ side: "client", code: 1000 });
+        const second = await store.logs.get(open2.logId!, "00000000-0000-4000-8000-000000000002");
+        expect(JSON.parse(second!.responseBody!).closed_by).toMatchObject({ side: "gateway", code: 1001 });
       } finally {
         await store.close();
       }
