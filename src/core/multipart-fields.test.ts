@@ -43,6 +43,13 @@ describe("MultipartSniffer", () => {
     }
   });
 
+  it("keeps a field named __proto__ as a field", () => {
+    const form = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\nx\r\n--${boundary}--\r\n`);
+    const sniffer = new MultipartSniffer(boundary);
+    sniffer.push(form);
+    expect(JSON.parse(JSON.stringify(sniffer.summary().fields))).toEqual(JSON.parse('{"__proto__":"x"}'));
+  });
+
   it("keeps only the first bytes of a long field, and no file bytes", () => {
     const long = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\n${"p".repeat(MAX_FIELD_BYTES * 3)}\r\n--${boundary}--`);
     const sniffer = new MultipartSniffer(boundary);

@@ -35,7 +35,8 @@ export class MultipartSniffer {
   private parts = 0;
   /** The part being read: a text field's name and kept bytes, or null for a file or the preamble. */
   private field: { name: string; chunks: Buffer[]; bytes: number } | null = null;
-  private readonly found: MultipartSummary = { fields: {}, files: [] };
+  // Without a prototype, so a field named `__proto__` is kept like any other.
+  private readonly found: MultipartSummary = { fields: Object.create(null) as Record<string, string>, files: [] };
 
   constructor(boundary: string) {
     this.delimiter = Buffer.from(`\r\n--${boundary}`);
