@@ -1,6 +1,7 @@
 import type { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { ControlPlaneCache } from "./control-plane/cache.ts";
+import type { CircuitBreakers } from "./core/circuit-breaker.ts";
 import type { InflightTracker } from "./core/inflight.ts";
 import type { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   secrets: SecretBox;
   /** Shared state across replicas (`GATEWAY_REDIS_URL`); null runs everything in process. */
   redis: SharedRedis | null;
+  /** Circuit breakers of config targets (`cb_config`), through `redis` when there is one. */
+  breakers: CircuitBreakers;
 }
 
 export interface SecretBox {

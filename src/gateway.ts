@@ -17,6 +17,7 @@ import { LogWriter } from "./logging/log-writer.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
+import { LocalCircuitBreakers, sharedCircuitBreakers } from "./core/circuit-breaker.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -64,6 +65,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     trustedHosts: config.GATEWAY_TRUSTED_CUSTOM_HOSTS,
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
   });
+  const redis = config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
   const deps: GatewayDeps = {
     config,
     store,
@@ -76,7 +78,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     version: packageJson.version,
     controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
     secrets,
-    redis: config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null,
+    redis,
+    breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
   };
   const app = createApp(deps);
 

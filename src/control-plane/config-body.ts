@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { GatewayConfigSchema, type GatewayConfig } from "../generated/schemas.gen.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../validation/json-depth.ts";
+import { buildRoutePlan } from "../core/routing-plan.ts";
 
 export type { GatewayConfig };
 
@@ -32,6 +33,9 @@ export function parseGatewayConfig(input: unknown, param = "config"): Result<Par
   }
   const parsed = GatewayConfigSchema.safeParse(candidate);
   if (!parsed.success) return fail(configError(parsed.error, param));
+  // What the schema cannot say: names that conditions point at, weights, queries and patterns.
+  const plan = buildRoutePlan(parsed.data, undefined, param);
+  if (!plan.ok) return plan;
   return ok({ text: JSON.stringify(parsed.data), value: parsed.data });
 }
 

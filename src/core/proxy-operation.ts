@@ -8,7 +8,8 @@ import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage
 import type { OperationDescriptor } from "./operation.ts";
 import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps, type TargetSettings } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
-import { tryTargets } from "./routing-loop.ts";
+import type { CircuitBreakers } from "./circuit-breaker.ts";
+import { tryTargets, type Answered } from "./routing-loop.ts";
 import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "./target-resolution.ts";
 import { answerFrom, type ProxyResponse } from "./upstream-answer.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
@@ -23,6 +24,8 @@ export interface ProxyDeps
     Omit<ConfigSourceDeps, "store"> {
   store: Pick<Store, "configs" | "virtualKeys" | "guardrails">;
   fetch: FetchLike;
+  /** Circuit breakers of targets with `cb_config`: shared through Redis when the gateway has it. */
+  breakers: CircuitBreakers;
   defaultTimeoutMs: number;
   /** `GATEWAY_MAX_LOGGED_BODY_BYTES`. */
   maxLoggedBodyBytes: number;
@@ -55,16 +58,16 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
 
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
   if (!config.ok) return config;
-  const settings = config.value;
-  const body = withOverrides(input.body, settings);
+  const settings = config.value?.settings ?? null;
+  const body = withOverrides(input.body, config.value?.rootOverrides);
   if (!body.ok) return body;
   const json = body.value.kind === "json" ? body.value.value : null;
   const stream = json?.stream === true;
   log.stream = stream;
 
-  const timeoutMs = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
   const model = typeof json?.model === "string" ? json.model : null;
-  const candidates = await resolveCandidates({ model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
+  const facts = { metadata: log.metadata, params: clientJson ?? {}, route: operation.id };
+  const candidates = await resolveCandidates({ model, headers: input.headers, config: config.value, workspaceId: input.workspaceId, facts }, deps);
   if (!candidates.ok) return candidates;
   const first = candidates.value[0]!.target;
   log.provider = first.provider.id;
@@ -98,12 +101,16 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const sent: RequestBody = body.value.kind === "json" && inputChecks.length > 0 ? { kind: "json", value: body.value.value } : meteredUpload(body.value, log);
   const answered = await tryTargets(
     candidates.value,
-    async ({ target }) => {
-      const request = await buildUpstreamRequest(operation, target, sent, stream, input.forwardedHeaders);
+    async ({ target, settings: targetSettings }) => {
+      // The target's override_params (they include the root's, which are in `sent` already).
+      const targetBody = withOverrides(sent, targetSettings.overrideParams);
+      if (!targetBody.ok) return targetBody;
+      const request = await buildUpstreamRequest(operation, target, targetBody.value, stream, input.forwardedHeaders);
       if (!request.ok) return request;
+      const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
       return callUpstream(request.value, { timeoutMs, clientSignal: input.clientSignal, fetch: deps.fetch, providerName: target.provider.name });
     },
-    log.attempts,
+    { attempts: log.attempts, breakers: deps.breakers, replayable: sent.kind !== "as-sent", clientSignal: input.clientSignal },
   );
   if (!answered.ok) return answered;
   const { target } = answered.value.candidate;
@@ -129,8 +136,7 @@ function describeRequest(body: JsonObject, log: RequestLog): void {
 }
 
 /** The config's `override_params` win over a JSON body's own fields; other bodies pass as they are. */
-function withOverrides(body: RequestBody, settings: TargetSettings | null): Result<RequestBody, GatewayError> {
-  const overrides = settings?.overrideParams;
+function withOverrides(body: RequestBody, overrides: Record<string, unknown> | undefined): Result<RequestBody, GatewayError> {
   if (!overrides || body.kind !== "json") return ok(body);
   const error = overrideParamsError(overrides);
   return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });

@@ -13,6 +13,7 @@ import type { RequestBody } from "./upstream-request.ts";
 export function proxyDeps(deps: GatewayDeps): ProxyDeps {
   return {
     fetch: deps.fetch,
+    breakers: deps.breakers,
     checkCustomHost: deps.checkCustomHost,
     defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,

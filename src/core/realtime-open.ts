@@ -47,13 +47,15 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   }
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
   if (!config.ok) return config;
-  const settings = config.value;
+  const settings = config.value?.settings ?? null;
   if ((settings?.inputGuardrails?.length ?? 0) > 0 || (settings?.outputGuardrails?.length ?? 0) > 0) {
     return fail(new GatewayError("invalid_request", `The config attaches guardrails, which ${REALTIME_OPERATION_ID} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
   }
-  const candidates = await resolveCandidates({ model: input.model, headers: input.headers, config: settings, workspaceId: input.workspaceId }, deps);
+  const facts = { metadata: log.metadata, params: { model: input.model }, route: REALTIME_OPERATION_ID };
+  const candidates = await resolveCandidates({ model: input.model, headers: input.headers, config: config.value, workspaceId: input.workspaceId, facts }, deps);
   if (!candidates.ok) return candidates;
-  const { target } = candidates.value[0]!;
+  // A session is one connection: it goes to the plan's first target (no retry or fallback).
+  const { target, settings: targetSettings } = candidates.value[0]!;
   const { provider } = target;
   log.provider = provider.id;
   log.model = target.model;
@@ -76,7 +78,7 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
     "x-gateway-log-id": log.id,
     "x-gateway-provider": provider.id,
   });
-  const timeoutMs = requestTimeout(input.headers.timeout, settings?.requestTimeout ?? deps.defaultTimeoutMs);
+  const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
   const upstream = await deps.runtime.connect(
     { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, text, {}) },
     session.upstreamListener,

@@ -4,6 +4,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
 import type { SecretBox } from "../deps.ts";
 import { openConfigSecrets, type StoredConfig } from "../control-plane/config-secrets.ts";
+import { buildRoutePlan, type RouteNode } from "./routing-plan.ts";
 
 export const CONFIG_HEADER = "x-gateway-config";
 
@@ -23,6 +24,15 @@ export interface TargetSettings {
   storedAs?: string;
 }
 
+/** A request's config: the settings guardrails and defaults read, and its routing plan. */
+export interface RequestConfig {
+  /** The root merged with the first target: guardrails, overrides and timeout of a single-target config. */
+  settings: TargetSettings;
+  /** The root's `override_params`: applied before targets are chosen; each target adds its own. */
+  rootOverrides?: Record<string, unknown>;
+  plan: RouteNode;
+}
+
 export interface ConfigSourceDeps {
   store: Pick<Store, "configs">;
   controlPlane: ControlPlaneCache;
@@ -30,8 +40,9 @@ export interface ConfigSourceDeps {
 }
 
 /**
- * The settings a config gives: root keys, overridden by the first target's when the config
- * has targets (fallback and load balancing over all targets come with routing).
+ * The settings a config gives for what is decided once per request (guardrails): root keys,
+ * overridden by the first target's when the config has targets. Each target's own settings are
+ * in the plan.
  */
 function effectiveSettings(config: GatewayConfig): TargetSettings {
   const target = config.targets?.[0] ?? {};
@@ -65,11 +76,11 @@ export async function loadRequestConfig(
   header: string | undefined,
   workspaceId: string,
   deps: ConfigSourceDeps,
-): Promise<Result<TargetSettings | null, GatewayError>> {
+): Promise<Result<RequestConfig | null, GatewayError>> {
   const value = header?.trim();
   if (value && value.startsWith("{")) {
     const parsed = parseGatewayConfig(value, CONFIG_HEADER);
-    return parsed.ok ? ok(effectiveSettings(parsed.value.value)) : parsed;
+    return parsed.ok ? requestConfig(parsed.value.value, undefined) : parsed;
   }
   if (value) {
     const settings = await deps.controlPlane.get("config", workspaceId, value, async () => {
@@ -93,9 +104,9 @@ export async function loadRequestConfig(
  * The settings of a stored config, its sealed upstream keys opened (kept in memory only). A key
  * that does not open is a 400 naming the config and the key's place, cached like the settings.
  */
-function storedSettings(slug: string, text: string, name: string, secrets: SecretBox): Result<TargetSettings, GatewayError> {
+function storedSettings(slug: string, text: string, name: string, secrets: SecretBox): Result<RequestConfig, GatewayError> {
   const opened = openConfigSecrets(JSON.parse(text) as StoredConfig, secrets);
-  if (opened.ok) return ok({ ...effectiveSettings(opened.value), storedAs: slug });
+  if (opened.ok) return requestConfig(opened.value, slug);
   return fail(
     new GatewayError(
       "invalid_request",
@@ -103,4 +114,12 @@ function storedSettings(slug: string, text: string, name: string, secrets: Secre
       { param: CONFIG_HEADER },
     ),
   );
+}
+
+/** A parsed config's settings and plan; a stored config built when it was saved, so this fails only for an inline one. */
+function requestConfig(config: GatewayConfig, storedAs: string | undefined): Result<RequestConfig, GatewayError> {
+  const plan = buildRoutePlan(config, storedAs, CONFIG_HEADER);
+  if (!plan.ok) return plan;
+  const settings = effectiveSettings(config);
+  return ok({ settings: storedAs ? { ...settings, storedAs } : settings, rootOverrides: config.override_params, plan: plan.value });
 }

@@ -1,7 +1,9 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { Credentials, Provider } from "../providers/provider.ts";
-import { CONFIG_HEADER, type TargetSettings } from "./request-config.ts";
+import { CONFIG_HEADER, type RequestConfig, type TargetSettings } from "./request-config.ts";
+import type { RouteFacts } from "./route-conditions.ts";
+import { planLeaves, type RouteLeaf } from "./routing-plan.ts";
 import { ANSWER_AS_IS, type Candidate } from "./routing-loop.ts";
 import { loadVirtualKey, type VirtualKeyDeps } from "./virtual-key-lookup.ts";
 
@@ -29,9 +31,15 @@ export interface TargetRequest {
   /** The request's model, when its body names one. */
   model: string | null;
   headers: TargetHeaders;
-  /** The settings of the request's config, if one applies. */
+  /** The settings of one target of the request's config, if one applies. */
   config: TargetSettings | null;
   workspaceId: string;
+}
+
+export interface CandidatesRequest extends Omit<TargetRequest, "config"> {
+  config: RequestConfig | null;
+  /** What a conditional strategy's queries read. */
+  facts: RouteFacts;
 }
 
 export interface TargetResolverDeps extends VirtualKeyDeps {
@@ -72,13 +80,27 @@ function bearer(authorization: string | undefined): string | undefined {
 
 const trimmed = (value: string | undefined): string | undefined => value?.trim() || undefined;
 
+const NO_CONFIG_LEAF: RouteLeaf = { path: "", settings: {}, retry: { attempts: 0, statuses: new Set() }, breaker: null };
+
 /**
- * The request's ordered list of candidate targets: one today, the target its headers, config
- * and virtual keys resolve to (see `resolveTarget`).
+ * The request's ordered list of candidate targets: the config's plan for this request
+ * (`planLeaves`), each leaf resolved with the request's headers and virtual keys (see
+ * `resolveTarget`); without a config, the one target the request names. A leaf's
+ * `override_params.model` is the model it resolves. Any leaf that does not resolve fails the
+ * request: a config that names a missing virtual key is an error to fix, not a target to skip.
  */
-export async function resolveCandidates(request: TargetRequest, deps: TargetResolverDeps): Promise<Result<Candidate[], GatewayError>> {
-  const target = await resolveTarget(request, deps);
-  return target.ok ? ok([{ index: 0, target: target.value, fallback: ANSWER_AS_IS }]) : target;
+export async function resolveCandidates(request: CandidatesRequest, deps: TargetResolverDeps): Promise<Result<Candidate[], GatewayError>> {
+  const planned = request.config ? planLeaves(request.config.plan, request.facts) : ok([{ ...NO_CONFIG_LEAF, fallback: ANSWER_AS_IS }]);
+  if (!planned.ok) return planned;
+  const candidates: Candidate[] = [];
+  for (const [index, leaf] of planned.value.entries()) {
+    const override = leaf.settings.overrideParams?.model;
+    const model = typeof override === "string" ? override : request.model;
+    const target = await resolveTarget({ ...request, model, config: request.config ? leaf.settings : null }, deps);
+    if (!target.ok) return target;
+    candidates.push({ index, path: leaf.path, target: target.value, settings: leaf.settings, fallback: leaf.fallback, retry: leaf.retry, breaker: leaf.breaker });
+  }
+  return ok(candidates);
 }
 
 /**

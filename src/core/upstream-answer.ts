@@ -36,13 +36,18 @@ export interface AnswerContext {
  * provider's protocol and translator, an error mapped by the provider, a JSON answer checked
  * (and translated, and judged), anything else relayed as it arrives.
  */
-export async function answerFrom({ candidate, call }: Answered, context: AnswerContext): Promise<Result<ProxyResponse, GatewayError>> {
+export async function answerFrom({ candidate, call, retries }: Answered, context: AnswerContext): Promise<Result<ProxyResponse, GatewayError>> {
   const { operation, log } = context;
   const { provider } = candidate.target;
   const transforms = provider.operations[operation.id];
   const upstream = call.response;
   const passed = passedOnHeaders(upstream.headers);
-  const headers = { "x-gateway-provider": provider.id, ...passed };
+  const headers: Record<string, string> = {
+    "x-gateway-provider": provider.id,
+    "x-gateway-retry-attempt-count": String(retries),
+    "x-gateway-last-used-option-index": candidate.path === "" ? "0" : candidate.path,
+    ...passed,
+  };
   const contentType = upstream.headers.get("content-type") ?? "";
   const limits = { maxLoggedBytes: context.maxLoggedBytes, maxBufferedBytes: context.maxBufferedBytes };
 

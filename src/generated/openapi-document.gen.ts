@@ -10702,6 +10702,8 @@ export const openApiDocument = {
         "type": "object",
         "required": [
           "target",
+          "path",
+          "retry",
           "provider",
           "model",
           "status",
@@ -10714,6 +10716,15 @@ export const openApiDocument = {
           "target": {
             "type": "integer",
             "description": "Index of the target in the request's list of candidate targets."
+          },
+          "path": {
+            "type": "string",
+            "description": "The target's place in the config: `1` for `targets[1]`, `1.0` for the first target nested in it; empty for the config's root, or without a config."
+          },
+          "retry": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "0 for the target's first try, then 1, 2… for its retries."
           },
           "provider": {
             "type": "string"
@@ -11630,7 +11641,7 @@ export const openApiDocument = {
       "GatewayConfig": {
         "type": "object",
         "additionalProperties": false,
-        "description": "A gateway config. The target keys may stand at the root or inside a target; `strategy`, `targets`, `retry`, `cache` and `request_timeout` are accepted and stored (routing runs the first target until the routing release).",
+        "description": "A gateway config. The target keys may stand at the root or inside a target, and a target inherits what it does not set from the root (and a nested target from its parent). `strategy` decides how `targets` serve a request: `single` (the first), `fallback` (in order), `loadbalance` (one by `weight`) or `conditional` (the first condition that matches names the target). Targets nest one level: a target may hold its own `strategy` and `targets`.",
         "properties": {
           "provider": {
             "type": "string",
@@ -11684,6 +11695,9 @@ export const openApiDocument = {
           },
           "retry": {
             "$ref": "#/components/schemas/ConfigRetry"
+          },
+          "cb_config": {
+            "$ref": "#/components/schemas/ConfigCircuitBreaker"
           },
           "cache": {
             "$ref": "#/components/schemas/ConfigCache"
@@ -11745,16 +11759,78 @@ export const openApiDocument = {
           },
           "weight": {
             "type": "number",
-            "minimum": 0
+            "minimum": 0,
+            "description": "The target's share under `loadbalance` (default 1); 0 never picks it."
           },
           "retry": {
             "$ref": "#/components/schemas/ConfigRetry"
+          },
+          "cb_config": {
+            "$ref": "#/components/schemas/ConfigCircuitBreaker"
           },
           "request_timeout": {
             "type": "integer",
             "minimum": 1,
             "maximum": 3600000,
             "description": "Upstream timeout in milliseconds, at most 3600000 (one hour)."
+          },
+          "strategy": {
+            "$ref": "#/components/schemas/ConfigStrategy"
+          },
+          "targets": {
+            "type": "array",
+            "minItems": 1,
+            "description": "Nested targets, routed by this target's `strategy`; they inherit this target's settings.",
+            "items": {
+              "$ref": "#/components/schemas/ConfigNestedTarget"
+            }
+          }
+        }
+      },
+      "ConfigNestedTarget": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "A target inside a target. It holds no `api_key` of its own (use a virtual key, or the parent's key) and no further targets.",
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "provider": {
+            "type": "string",
+            "minLength": 1
+          },
+          "upstream_organization": {
+            "type": "string"
+          },
+          "upstream_project": {
+            "type": "string"
+          },
+          "custom_host": {
+            "type": "string",
+            "minLength": 1
+          },
+          "virtual_key": {
+            "type": "string",
+            "minLength": 1
+          },
+          "override_params": {
+            "$ref": "#/components/schemas/ConfigOverrideParams"
+          },
+          "weight": {
+            "type": "number",
+            "minimum": 0,
+            "description": "The target's share under `loadbalance` (default 1); 0 never picks it."
+          },
+          "retry": {
+            "$ref": "#/components/schemas/ConfigRetry"
+          },
+          "cb_config": {
+            "$ref": "#/components/schemas/ConfigCircuitBreaker"
+          },
+          "request_timeout": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 3600000
           }
         }
       },
@@ -11880,6 +11956,8 @@ export const openApiDocument = {
           },
           "on_status_codes": {
             "type": "array",
+            "maxItems": 100,
+            "description": "Under `fallback`: the upstream statuses that move on to the next target (default 429 and every 5xx). A connection failure or a timeout always moves on.",
             "items": {
               "type": "integer",
               "minimum": 100,
@@ -11888,27 +11966,88 @@ export const openApiDocument = {
           },
           "conditions": {
             "type": "array",
+            "maxItems": 50,
+            "description": "Under `conditional`, tried in order: the first whose `query` matches routes to the target named by `then`.",
             "items": {
-              "type": "object",
-              "additionalProperties": true
+              "$ref": "#/components/schemas/ConfigCondition"
             }
           },
           "default": {
-            "type": "string"
+            "type": "string",
+            "description": "Under `conditional`, the target named when no condition matches; without it such a request gets 400."
+          }
+        }
+      },
+      "ConfigCondition": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "query",
+          "then"
+        ],
+        "properties": {
+          "query": {
+            "type": "object",
+            "additionalProperties": true,
+            "description": "Fields as `metadata.<key>`, `params.<body field>` (dots go deeper) or `route` (the operation id), each compared with `$eq $ne $gt $gte $lt $lte $in $nin $regex` (a plain value means `$eq`), combined with `$and` and `$or` lists. `$regex` is RE2 syntax. Checked when the config is saved or sent."
+          },
+          "then": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The `name` of a target of the same list."
+          }
+        }
+      },
+      "ConfigCircuitBreaker": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Skips a target that keeps failing: after `failure_threshold` failures within `window_ms` it is left out for `cooldown_ms`, then one request tries it again. Shared across replicas when GATEWAY_REDIS_URL is set.",
+        "properties": {
+          "failure_threshold": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10000,
+            "default": 5
+          },
+          "window_ms": {
+            "type": "integer",
+            "minimum": 1000,
+            "maximum": 3600000,
+            "default": 60000
+          },
+          "cooldown_ms": {
+            "type": "integer",
+            "minimum": 1000,
+            "maximum": 3600000,
+            "default": 30000
+          },
+          "on_status_codes": {
+            "type": "array",
+            "maxItems": 100,
+            "description": "Upstream statuses that count as failures (default 429 and every 5xx); connection failures and timeouts always count.",
+            "items": {
+              "type": "integer",
+              "minimum": 100,
+              "maximum": 599
+            }
           }
         }
       },
       "ConfigRetry": {
         "type": "object",
         "additionalProperties": false,
+        "description": "Retries of one target before the next is tried: exponential backoff from 250 ms with full jitter (at most 8 s a wait), or the upstream's `Retry-After` when it asks for at most 30 s (a longer one ends the retries). Only a body the gateway holds (JSON, or none) can be sent again: an upload is tried once.",
         "properties": {
           "attempts": {
             "type": "integer",
             "minimum": 0,
-            "maximum": 10
+            "maximum": 10,
+            "description": "Retries after the first try (default 0)."
           },
           "on_status_codes": {
             "type": "array",
+            "maxItems": 100,
+            "description": "Statuses that are retried (default 429, 500, 502, 503, 504); a connection failure is always retried, a timeout never.",
             "items": {
               "type": "integer",
               "minimum": 100,

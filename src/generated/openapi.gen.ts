@@ -1519,12 +1519,46 @@ export interface components {
             /** @enum {string} */
             mode?: "simple" | "semantic";
         };
+        /** @description Skips a target that keeps failing: after `failure_threshold` failures within `window_ms` it is left out for `cooldown_ms`, then one request tries it again. Shared across replicas when GATEWAY_REDIS_URL is set. */
+        ConfigCircuitBreaker: {
+            /** @default 30000 */
+            cooldown_ms: number;
+            /** @default 5 */
+            failure_threshold: number;
+            /** @description Upstream statuses that count as failures (default 429 and every 5xx); connection failures and timeouts always count. */
+            on_status_codes?: number[];
+            /** @default 60000 */
+            window_ms: number;
+        };
+        ConfigCondition: {
+            /** @description Fields as `metadata.<key>`, `params.<body field>` (dots go deeper) or `route` (the operation id), each compared with `$eq $ne $gt $gte $lt $lte $in $nin $regex` (a plain value means `$eq`), combined with `$and` and `$or` lists. `$regex` is RE2 syntax. Checked when the config is saved or sent. */
+            query: {
+                [key: string]: unknown;
+            };
+            /** @description The `name` of a target of the same list. */
+            then: string;
+        };
         ConfigCreated: {
             /** Format: uuid */
             id: string;
             slug: string;
             /** Format: uuid */
             version_id: string;
+        };
+        /** @description A target inside a target. It holds no `api_key` of its own (use a virtual key, or the parent's key) and no further targets. */
+        ConfigNestedTarget: {
+            cb_config?: components["schemas"]["ConfigCircuitBreaker"];
+            custom_host?: string;
+            name?: string;
+            override_params?: components["schemas"]["ConfigOverrideParams"];
+            provider?: string;
+            request_timeout?: number;
+            retry?: components["schemas"]["ConfigRetry"];
+            upstream_organization?: string;
+            upstream_project?: string;
+            virtual_key?: string;
+            /** @description The target's share under `loadbalance` (default 1); 0 never picks it. */
+            weight?: number;
         };
         /** @description Body fields a config sets on every chat request it applies to; they win over the request's own. The fields the gateway reads obey the same rules as in CreateChatCompletionRequest (kept identical), so a stored config can never make a request body invalid; other fields pass through to the upstream. */
         ConfigOverrideParams: {
@@ -1554,22 +1588,27 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Retries of one target before the next is tried: exponential backoff from 250 ms with full jitter (at most 8 s a wait), or the upstream's `Retry-After` when it asks for at most 30 s (a longer one ends the retries). Only a body the gateway holds (JSON, or none) can be sent again: an upload is tried once. */
         ConfigRetry: {
+            /** @description Retries after the first try (default 0). */
             attempts?: number;
+            /** @description Statuses that are retried (default 429, 500, 502, 503, 504); a connection failure is always retried, a timeout never. */
             on_status_codes?: number[];
         };
         ConfigStrategy: {
-            conditions?: {
-                [key: string]: unknown;
-            }[];
+            /** @description Under `conditional`, tried in order: the first whose `query` matches routes to the target named by `then`. */
+            conditions?: components["schemas"]["ConfigCondition"][];
+            /** @description Under `conditional`, the target named when no condition matches; without it such a request gets 400. */
             default?: string;
             /** @enum {string} */
             mode: "single" | "fallback" | "loadbalance" | "conditional";
+            /** @description Under `fallback`: the upstream statuses that move on to the next target (default 429 and every 5xx). A connection failure or a timeout always moves on. */
             on_status_codes?: number[];
         };
         ConfigTarget: {
             /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place, only while the host it is sent to is unchanged. */
             api_key?: string;
+            cb_config?: components["schemas"]["ConfigCircuitBreaker"];
             custom_host?: string;
             input_guardrails?: string[];
             name?: string;
@@ -1579,9 +1618,13 @@ export interface components {
             /** @description Upstream timeout in milliseconds, at most 3600000 (one hour). */
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
+            strategy?: components["schemas"]["ConfigStrategy"];
+            /** @description Nested targets, routed by this target's `strategy`; they inherit this target's settings. */
+            targets?: components["schemas"]["ConfigNestedTarget"][];
             upstream_organization?: string;
             upstream_project?: string;
             virtual_key?: string;
+            /** @description The target's share under `loadbalance` (default 1); 0 never picks it. */
             weight?: number;
         };
         ConfigVersion: {
@@ -2144,11 +2187,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description A gateway config. The target keys may stand at the root or inside a target; `strategy`, `targets`, `retry`, `cache` and `request_timeout` are accepted and stored (routing runs the first target until the routing release). */
+        /** @description A gateway config. The target keys may stand at the root or inside a target, and a target inherits what it does not set from the root (and a nested target from its parent). `strategy` decides how `targets` serve a request: `single` (the first), `fallback` (in order), `loadbalance` (one by `weight`) or `conditional` (the first condition that matches names the target). Targets nest one level: a target may hold its own `strategy` and `targets`. */
         GatewayConfig: {
             /** @description Encrypted at rest; shown as ********. Sent back as ******** in an update, it keeps the key stored at the same place, only while the host it is sent to is unchanged. */
             api_key?: string;
             cache?: components["schemas"]["ConfigCache"];
+            cb_config?: components["schemas"]["ConfigCircuitBreaker"];
             custom_host?: string;
             input_guardrails?: string[];
             output_guardrails?: string[];
@@ -2255,7 +2299,11 @@ export interface components {
             latency_ms: number;
             /** @description The model as sent upstream; null when the operation names none. */
             model: string | null;
+            /** @description The target's place in the config: `1` for `targets[1]`, `1.0` for the first target nested in it; empty for the config's root, or without a config. */
+            path: string;
             provider: string;
+            /** @description 0 for the target's first try, then 1, 2… for its retries. */
+            retry: number;
             /** @description The upstream's HTTP status; null when none came (timeout, connection error, client gone). */
             status: number | null;
             /** @description Index of the target in the request's list of candidate targets. */

@@ -65,6 +65,10 @@ export interface LogRecord {
 export interface AttemptRecord {
   /** Index of the target in the request's list of candidate targets. */
   target: number;
+  /** The target's place in the config (`"1"`, `"1.0"`); `""` for the config's root or no config. */
+  path: string;
+  /** 0 for a target's first try, then 1, 2… for its retries. */
+  retry: number;
   provider: string;
   /** The model as sent upstream; null when the operation names none. */
   model: string | null;

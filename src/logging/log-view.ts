@@ -48,6 +48,8 @@ function viewOf(record: LogRecord, names: readonly LogFieldName[]): Record<strin
 function attemptView(attempt: AttemptRecord): LogAttempt {
   return {
     target: attempt.target,
+    path: attempt.path,
+    retry: attempt.retry,
     provider: attempt.provider,
     model: attempt.model,
     status: attempt.status,

@@ -14,14 +14,18 @@ export function parseMetadata(text: string): Record<string, string> {
 /** The stored JSON array of attempts, keeping only well-formed ones; anything unreadable becomes `[]`. Never throws. */
 export function parseAttempts(text: string): AttemptRecord[] {
   const parsed = parseJson(text);
-  return Array.isArray(parsed) ? parsed.filter(isAttempt) : [];
+  if (!Array.isArray(parsed)) return [];
+  // Records written before retries and config paths were logged read as first tries of the root.
+  return parsed.map((item: unknown) => (isObject(item) ? { path: "", retry: 0, ...item } : item)).filter(isAttempt);
 }
 
 function isAttempt(value: unknown): value is AttemptRecord {
   if (!isObject(value)) return false;
-  const { target, provider, model, status, latencyMs, errorCode, errorMessage } = value;
+  const { target, path, retry, provider, model, status, latencyMs, errorCode, errorMessage } = value;
   return (
     typeof target === "number" &&
+    typeof path === "string" &&
+    typeof retry === "number" &&
     typeof provider === "string" &&
     (model === null || typeof model === "string") &&
     (status === null || typeof status === "number") &&
