@@ -51,7 +51,10 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   const contentType = upstream.headers.get("content-type") ?? "";
   const limits = { maxLoggedBytes: context.maxLoggedBytes, maxBufferedBytes: context.maxBufferedBytes };
 
-  if (upstream.ok && contentType.startsWith(provider.streamProtocol.contentType) && (context.stream || operation.answer === "as-sent")) {
+  // A body passed as it arrives (a multipart image edit) is never read for its `stream` field: the
+  // upstream's content type tells.
+  const streamed = context.stream || operation.answer === "as-sent" || operation.body === "as-sent";
+  if (upstream.ok && contentType.startsWith(provider.streamProtocol.contentType) && streamed) {
     const { judgeOutput } = context;
     const streamOutput = operation.guardrails?.streamOutput;
     const beforeEnd = judgeOutput && streamOutput ? (chunks: readonly string[]) => judgeOutput(streamOutput(chunks)) : undefined;

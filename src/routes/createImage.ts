@@ -3,6 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
+import { streamEndsAt } from "../core/stream-end.ts";
 import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 import type { JsonObject } from "../providers/provider.ts";
@@ -17,6 +18,7 @@ export const imageOperation: OperationDescriptor = {
   upstreamPath: "/images/generations",
   body: "json",
   answer: "json",
+  isStreamEnd: streamEndsAt("image_generation.completed"),
   format: "image",
   guardrails: { input: promptText },
 };

@@ -3,6 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
+import { streamEndsAt } from "../core/stream-end.ts";
 import { jsonOrForwardedProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 
@@ -18,6 +19,7 @@ export const imageEditOperation: OperationDescriptor = {
   upstreamPath: "/images/edits",
   body: "as-sent",
   answer: "json",
+  isStreamEnd: streamEndsAt("image_edit.completed"),
   format: "image",
 };
 

@@ -3,6 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
+import { streamEndsAt } from "../core/stream-end.ts";
 import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 import type { JsonObject } from "../providers/provider.ts";
@@ -17,6 +18,7 @@ export const speechOperation: OperationDescriptor = {
   upstreamPath: "/audio/speech",
   body: "json",
   answer: "as-sent",
+  isStreamEnd: streamEndsAt("speech.audio.done"),
   format: "speech",
   guardrails: { input: inputText },
 };

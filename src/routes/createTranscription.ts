@@ -3,6 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
+import { streamEndsAt } from "../core/stream-end.ts";
 import { forwardedProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 
@@ -18,6 +19,7 @@ export const transcriptionOperation: OperationDescriptor = {
   upstreamPath: "/audio/transcriptions",
   body: "as-sent",
   answer: "as-sent",
+  isStreamEnd: streamEndsAt("transcript.text.done"),
   format: "transcription",
 };
 

@@ -41,12 +41,20 @@ export function gatewayContractProblems(operationId: string, status: number, bod
 /**
  * The official document still carries OpenAPI 3.0 `nullable: true` beside `$ref`/`anyOf`
  * and beside `enum`, which JSON Schema 2020-12 does not know: rewrite it as a null type or branch.
+ * Its 3.0 boolean `exclusiveMinimum`/`exclusiveMaximum` (fine-tuning hyperparameters) become
+ * the 2020-12 numeric bound.
  */
 function liftNullable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(liftNullable);
   if (!value || typeof value !== "object") return value;
   const { nullable, ...rest } = value as Record<string, unknown>;
   const lifted = Object.fromEntries(Object.entries(rest).map(([key, item]) => [key, liftNullable(item)]));
+  for (const [exclusive, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    if (typeof lifted[exclusive] !== "boolean") continue;
+    if (lifted[exclusive] === true) lifted[exclusive] = lifted[bound];
+    else delete lifted[exclusive];
+    if (lifted[exclusive] !== undefined) delete lifted[bound];
+  }
   if (nullable !== true) return lifted;
   if (!("type" in lifted)) return { anyOf: [lifted, { type: "null" }] };
   const types = Array.isArray(lifted.type) ? lifted.type : [lifted.type];
