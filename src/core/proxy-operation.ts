@@ -56,6 +56,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
   if (!config.ok) return config;
   const settings = config.value;
+  log.configId = settings?.storedConfig?.id ?? null;
+  log.configVersion = settings?.storedConfig?.version ?? null;
   const body = withOverrides(input.body, settings);
   if (!body.ok) return body;
   const json = body.value.kind === "json" ? body.value.value : null;

@@ -1,4 +1,5 @@
 import type { ControlPlaneCache } from "../control-plane/cache.ts";
+import type { ConfigRecord } from "../control-plane/records.ts";
 import { parseGatewayConfig, type GatewayConfig } from "../control-plane/config-body.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
@@ -21,6 +22,8 @@ export interface TargetSettings {
   requestTimeout?: number;
   /** The slug of the stored config these settings come from; absent for an inline config. */
   storedAs?: string;
+  /** The id and version of that stored config, for the request's log. */
+  storedConfig?: { id: string; version: number };
 }
 
 export interface ConfigSourceDeps {
@@ -74,7 +77,7 @@ export async function loadRequestConfig(
   if (value) {
     const settings = await deps.controlPlane.get("config", workspaceId, value, async () => {
       const record = await deps.store.configs.getBySlug(workspaceId, value);
-      return record ? storedSettings(record.slug, record.latest.config, `Config "${record.slug}"`, deps.secrets) : null;
+      return record ? storedSettings(record, `Config "${record.slug}"`, deps.secrets) : null;
     });
     if (!settings) {
       return fail(new GatewayError("invalid_request", `No config "${value.slice(0, 200)}" in this workspace.`, { param: CONFIG_HEADER }));
@@ -84,7 +87,7 @@ export async function loadRequestConfig(
   const fallback = await deps.controlPlane.get("default-config", workspaceId, "", async () => {
     const configs = await deps.store.configs.list(workspaceId);
     const chosen = configs.find((config) => config.isDefault);
-    return chosen ? storedSettings(chosen.slug, chosen.latest.config, `The default config "${chosen.slug}"`, deps.secrets) : null;
+    return chosen ? storedSettings(chosen, `The default config "${chosen.slug}"`, deps.secrets) : null;
   });
   return fallback ?? ok(null);
 }
@@ -93,9 +96,12 @@ export async function loadRequestConfig(
  * The settings of a stored config, its sealed upstream keys opened (kept in memory only). A key
  * that does not open is a 400 naming the config and the key's place, cached like the settings.
  */
-function storedSettings(slug: string, text: string, name: string, secrets: SecretBox): Result<TargetSettings, GatewayError> {
-  const opened = openConfigSecrets(JSON.parse(text) as StoredConfig, secrets);
-  if (opened.ok) return ok({ ...effectiveSettings(opened.value), storedAs: slug });
+function storedSettings(record: ConfigRecord, name: string, secrets: SecretBox): Result<TargetSettings, GatewayError> {
+  const opened = openConfigSecrets(JSON.parse(record.latest.config) as StoredConfig, secrets);
+  if (opened.ok) {
+    const storedConfig = { id: record.id, version: record.latest.versionNumber };
+    return ok({ ...effectiveSettings(opened.value), storedAs: record.slug, storedConfig });
+  }
   return fail(
     new GatewayError(
       "invalid_request",
