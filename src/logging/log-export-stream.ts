@@ -9,6 +9,11 @@ export type ReadLogPage = (before: string | undefined, limit: number) => Promise
  * (the stream's pull), so the export holds about one page at a time whatever its length.
  */
 export const EXPORT_PAGE_ROWS = 500;
+/**
+ * Rows per query when the bodies are read: each body may be up to the logged-body limit
+ * (1 MiB by default), so a page stays within about 50 MiB at worst.
+ */
+export const EXPORT_PAGE_ROWS_WITH_BODIES = 25;
 
 const encoder = new TextEncoder();
 
