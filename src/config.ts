@@ -62,6 +62,13 @@ const ConfigSchema = z.object({
   GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
   GATEWAY_SHUTDOWN_TIMEOUT_MS: wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_KEY_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
+  /** Shared state across replicas (rate limits, spend reservations, cache, circuit breakers); in process when unset. */
+  GATEWAY_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  /** When Redis cannot be reached: `open` keeps serving with in-process limits, `closed` refuses with 503. */
+  GATEWAY_REDIS_FAILURE_POLICY: z.enum(["open", "closed"]).default("open"),
   GATEWAY_QUIET: z
     .enum(["0", "1", "true", "false"])
     .default("false")

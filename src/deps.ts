@@ -6,6 +6,7 @@ import type { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
+import type { SharedRedis } from "./shared-state/redis.ts";
 import type { Store } from "./store/open-store.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
@@ -25,6 +26,8 @@ export interface GatewayDeps {
   controlPlane: ControlPlaneCache;
   /** Encryption at rest of upstream secrets (virtual keys). */
   secrets: SecretBox;
+  /** Shared state across replicas (`GATEWAY_REDIS_URL`); null runs everything in process. */
+  redis: SharedRedis | null;
 }
 
 export interface SecretBox {

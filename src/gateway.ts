@@ -16,6 +16,7 @@ import type { GatewayDeps } from "./deps.ts";
 import { LogWriter } from "./logging/log-writer.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
+import { connectRedis } from "./shared-state/redis.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -75,6 +76,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     version: packageJson.version,
     controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
     secrets,
+    redis: config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null,
   };
   const app = createApp(deps);
 
@@ -87,6 +89,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       await logWriter.close();
       await workerSink?.close();
       await store.close();
+      await deps.redis?.close();
       return { drained };
     })();
     return draining;

@@ -146,5 +146,6 @@ describe("a client that disconnects aborts the upstream call, within a second, l
     expect(record).toMatchObject({ route: "createFile", status: 499, errorCode: "client_closed" });
     // The upload's size is never final: it was not sent whole.
     expect(JSON.parse(record.requestBody!)).toMatchObject({ content_type: `multipart/form-data; boundary=${boundary}`, size_bytes: null });
+    expect(record.requestBodyBytes).toBeNull();
   });
 });

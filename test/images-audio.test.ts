@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
-import { toFile } from "openai";
+import OpenAI, { toFile } from "openai";
 import { gatewayContractProblems } from "./support/contract.ts";
+import { startRecordingUpstream } from "./support/recording-upstream.ts";
 import { call, openaiClient, startGateway, startUpstream, storedLog, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;
@@ -55,6 +56,30 @@ describe("images", () => {
     expect(logged.files).toEqual([{ field: "image", filename: "harbour.png", content_type: "image/png" }]);
     expect(record.requestBody).not.toContain("PNG");
     expect(record.costUsd).toBeCloseTo(0.018, 10);
+  });
+
+  it("edits from image references sent as JSON, validated and logged as sent", async () => {
+    // aimock reads edits as forms only: a recording upstream answers this one.
+    const recorder = await startRecordingUpstream(() => ({ created: 1, data: [{ b64_json: "ZWRpdGVk" }] }));
+    const client = new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: "sk-upstream",
+      maxRetries: 0,
+      defaultHeaders: { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "openai", "x-gateway-custom-host": recorder.url },
+    });
+    const body = { model: "dall-e-2", images: [{ image_url: "https://images.example/harbour.png" }], prompt: "add a red boat", size: "512x512" };
+    const { data, response } = await client.post<{ data: Array<{ b64_json?: string }> }>("/images/edits", { body }).withResponse().finally(() => recorder.close());
+    expect(data.data).toEqual([{ b64_json: "ZWRpdGVk" }]);
+    expect(recorder.received.at(-1)!.headers["content-type"]).toMatch(/^application\/json/);
+    expect(JSON.parse(recorder.received.at(-1)!.body.toString())).toEqual(body);
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ route: "createImageEdit", model: "dall-e-2", status: 200 });
+    expect(JSON.parse(record.requestBody!)).toEqual(body);
+    expect(record.costUsd).toBeCloseTo(0.018, 10);
+
+    const missing = await call(gateway, "POST", "/v1/images/edits", { body: { prompt: "no images" }, headers: { "x-gateway-provider": "openai" } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: "invalid_request", param: "images" });
   });
 
   it("refuses a generation without a prompt, or with a malformed size, with 400 naming the field", async () => {

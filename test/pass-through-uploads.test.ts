@@ -16,7 +16,7 @@ let upstreamUrl: string;
 /** Resolves when the upstream has received the first bytes of the current upload. */
 let firstBytes: Promise<void>;
 let sawFirstBytes: () => void = () => undefined;
-const received: Array<{ bytes: number; complete: boolean; aborted: Promise<boolean> }> = [];
+const received: Array<{ bytes: number; complete: boolean; aborted: Promise<boolean>; length: string | undefined }> = [];
 
 function expectUpload(): void {
   firstBytes = new Promise((resolve) => (sawFirstBytes = resolve));
@@ -25,7 +25,7 @@ function expectUpload(): void {
 beforeAll(async () => {
   upstream = createServer((request, response) => {
     let closed: (aborted: boolean) => void = () => undefined;
-    const upload = { bytes: 0, complete: false, aborted: new Promise<boolean>((resolve) => (closed = resolve)) };
+    const upload = { bytes: 0, complete: false, aborted: new Promise<boolean>((resolve) => (closed = resolve)), length: request.headers["content-length"] };
     received.push(upload);
     // Closed before its end: the request was cut off (a complete one ends first).
     request.on("close", () => closed(!upload.complete));
@@ -99,6 +99,11 @@ describe("uploads on the pass-through", () => {
     const declared = await fetch(`${gateway.url}/v1/containers/cntr_1/files`, { method: "POST", headers: headers(), body: new Uint8Array(UPLOAD_LIMIT) });
     expect(declared.status).toBe(200);
     expect(await declared.json()).toEqual({ object: "file", bytes: UPLOAD_LIMIT });
+    // A sized body goes upstream sized; a chunked one stays chunked.
+    expect(received.at(-1)!.length).toBe(String(UPLOAD_LIMIT));
+    expect(received.at(-2)!.length).toBeUndefined();
+    const record = await storedLog(gateway, declared.headers.get("x-gateway-log-id")!);
+    expect(JSON.parse(record.requestBody!)).toEqual({ content_type: "application/octet-stream", size_bytes: UPLOAD_LIMIT });
   });
 
   it("refuses a chunked upload past the upload limit with 413, and the upstream sees its request aborted", async () => {

@@ -2,11 +2,12 @@ import { request as httpRequest } from "node:http";
 import type { LLMock } from "@copilotkit/aimock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
-import type { AddressInfo } from "node:net";
+import { OpenAIRealtimeWS } from "openai/realtime/ws";
+import { connect, type AddressInfo } from "node:net";
 import { openStore } from "../src/store/open-store.ts";
 import { startBunGateway } from "./support/bun-gateway.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
-import { startGateway, startUpstream, storedLog, upstreamHeaders, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { openaiClient, startGateway, startUpstream, storedLog, upstreamHeaders, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;
 let upstream: LLMock;
@@ -89,6 +90,28 @@ describe("GET /v1/realtime (WebSocket) under Node", () => {
     const body = JSON.parse(log.responseBody!);
     expect(body.events.upstream["response.done"]).toBe(1);
     expect(body.events.client).toMatchObject({ "session.update": 1, "conversation.item.create": 1, "response.create": 1 });
+  });
+
+  it("serves the official client's OpenAIRealtimeWS, with the gateway's headers as its socket options", async () => {
+    const client = openaiClient(gateway, upstream);
+    const { hostname, port } = new URL(gateway.url);
+    // The client always dials wss://; TLS is a proxy's job in front of the gateway, so here the
+    // socket goes to the gateway's plain port (everything above TCP is the client's own code).
+    const createConnection = () => connect(Number(port), hostname);
+    const realtime = new OpenAIRealtimeWS({ model: "gpt-realtime", options: { headers: upstreamHeaders(gateway, upstream), createConnection } }, client);
+    const seen: string[] = [];
+    realtime.on("event", (event) => seen.push(event.type));
+    const failed = new Promise<never>((_, reject) => realtime.on("error", reject));
+    await Promise.race([new Promise((resolve) => realtime.socket.once("open", resolve)), failed]);
+    const done = new Promise<{ response: { status?: string } }>((resolve) => realtime.on("response.done", resolve));
+    realtime.send({ type: "session.update", session: { type: "realtime", output_modalities: ["text"] } });
+    realtime.send({ type: "conversation.item.create", item: { type: "message", role: "user", content: [{ type: "input_text", text: "hello" }] } });
+    realtime.send({ type: "response.create" });
+    expect((await Promise.race([done, failed])).response.status).toBe("completed");
+    realtime.close();
+    expect(seen[0]).toBe("session.created");
+    expect(seen).toContain("response.output_text.delta");
+    expect(seen.at(-1)).toBe("response.done");
   });
 
   it("refuses a wrong key with 401 before the upgrade", async () => {
@@ -207,6 +230,9 @@ describe("GET /v1/realtime (WebSocket) under Bun", () => {
         }
         const first = await store.logs.get(session.logId!, "00000000-0000-4000-8000-000000000002");
         expect(JSON.parse(first!.responseBody!).events.upstream["response.done"]).toBe(1);
+        expect(JSON.parse(first!.responseBody!).closed_by).toMatchObject({ side: "client", code: 1000 });
+        const second = await store.logs.get(open2.logId!, "00000000-0000-4000-8000-000000000002");
+        expect(JSON.parse(second!.responseBody!).closed_by).toMatchObject({ side: "gateway", code: 1001 });
       } finally {
         await store.close();
       }

@@ -72,6 +72,20 @@ describe("videos", () => {
     expect(record.costUsd).toBeCloseTo(1.2, 10);
   });
 
+  it("creates a job from a JSON body, validated and logged as sent", async () => {
+    const client = recorderClient();
+    const body = { model: "sora-2-pro", prompt: "a cat", seconds: "8", size: "1792x1024", input_reference: { image_url: "https://images.example/cat.png" } };
+    const { data: video, response } = await client.post<{ id: string }>("/videos", { body }).withResponse();
+    expect(video).toMatchObject({ id: "video_123" });
+    const sent = recorder.received.at(-1)!;
+    expect(sent.headers["content-type"]).toMatch(/^application\/json/);
+    expect(JSON.parse(sent.body.toString())).toEqual(body);
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ route: "createVideo", model: "sora-2-pro", status: 200 });
+    expect(JSON.parse(record.requestBody!)).toEqual(body);
+    expect(record.costUsd).toBeCloseTo(4, 10);
+  });
+
   it("retrieves, lists and deletes without pricing the job again", async () => {
     const client = recorderClient();
     const retrieved = await client.videos.retrieve("video_123").withResponse();
@@ -113,7 +127,7 @@ describe("videos", () => {
     expect(record).toMatchObject({ route: "downloadVideoContent", status: 200, costUsd: null });
   });
 
-  it("refuses bad input before any upstream call: a remix without its prompt, a create that is not a form, an unknown variant", async () => {
+  it("refuses bad input before any upstream call: a remix without its prompt, a create neither JSON nor a form or without its prompt, an unknown variant", async () => {
     const before = recorder.received.length;
     const headers = { "x-gateway-provider": "openai", "x-gateway-custom-host": recorder.url };
     const remix = await call(gateway, "POST", "/v1/videos/video_123/remix", { body: {}, headers });
@@ -123,6 +137,9 @@ describe("videos", () => {
     const create = await call(gateway, "POST", "/v1/videos", { rawBody: "{}", headers: { ...headers, "content-type": "text/plain" } });
     expect(create.status).toBe(400);
     expect(create.body.error).toMatchObject({ param: "content-type" });
+    const noPrompt = await call(gateway, "POST", "/v1/videos", { body: { model: "sora-2" }, headers });
+    expect(noPrompt.status).toBe(400);
+    expect(noPrompt.body.error).toMatchObject({ param: "prompt" });
     const variant = await call(gateway, "GET", "/v1/videos/video_123/content?variant=movie", { headers });
     expect(variant.status).toBe(400);
     expect(variant.body.error).toMatchObject({ param: "variant" });

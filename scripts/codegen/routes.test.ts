@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { OpenApiDocument, OperationObject } from "./document.ts";
-import { operationScope, renderRoutes, streamedMediaTypes } from "./routes.ts";
+import { eitherMediaTypes, operationScope, renderRoutes, streamedMediaTypes } from "./routes.ts";
 
 const ok = { "200": { description: "OK" } };
 
@@ -52,6 +52,15 @@ describe("bodies that stream upstream unread", () => {
     expect(source).toContain('middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],');
     expect(source).toContain('import { requireMediaType } from "../middleware/require-media-type.ts";');
     expect(source).not.toContain("body: {");
+  });
+
+  it("a body sent as JSON or as a form validates JSON only, optionally, and checks the form's content type", () => {
+    const either = { required: true, content: { "multipart/form-data": { schema: { type: "object" } }, "application/json": { schema: { type: "object" } } } };
+    const source = renderRoutes(documentWith({ requestBody: either }));
+    expect(source).toContain('requireMediaType(["multipart/form-data","application/json"])');
+    expect(source).toMatch(/body: \{ required: false, content: \{ "multipart\/form-data": \{ schema: \{\} \}, "application\/json": \{ schema: \w+Body \} \} \}/);
+    expect(eitherMediaTypes({ operationId: "x", responses: ok, requestBody: either })).toEqual(["multipart/form-data", "application/json"]);
+    expect(eitherMediaTypes({ operationId: "x", responses: ok, requestBody: form })).toBeNull();
   });
 
   it("a JSON body keeps its validator, and no content-type check is imported", () => {

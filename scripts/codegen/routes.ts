@@ -97,8 +97,29 @@ export function operationScope(operation: OperationObject): "none" | "service" |
  */
 export function streamedMediaTypes(operation: OperationObject): string[] | null {
   const types = Object.keys(operation.requestBody?.content ?? {});
-  if (types.length === 0 || types.some((type) => /^application\/([a-z.-]+\+)?json$/i.test(type))) return null;
+  if (types.length === 0 || types.some(isJsonMediaType)) return null;
   return types;
+}
+
+/**
+ * The media types of a body the client may send as JSON or as a form (a video job with or
+ * without a reference image), or null. Its route validates a JSON body and checks a form's
+ * `Content-Type` alone: the form is declared without a zod schema, so it is never parsed, and
+ * the JSON validator is optional, so it runs only when the body is JSON.
+ */
+export function eitherMediaTypes(operation: OperationObject): string[] | null {
+  const types = Object.keys(operation.requestBody?.content ?? {});
+  return types.some(isJsonMediaType) && !types.every(isJsonMediaType) ? types : null;
+}
+
+function isJsonMediaType(type: string): boolean {
+  return /^application\/([a-z.-]+\+)?json$/i.test(type);
+}
+
+/** A mixed body's content: the JSON validator, and the other media types declared schema-less. */
+function eitherContentSource(content: Record<string, unknown>, jsonBody: string): string {
+  const entries = Object.keys(content).map((mediaType) => `${JSON.stringify(mediaType)}: { schema: ${isJsonMediaType(mediaType) ? jsonBody : "{}"} }`);
+  return `{ ${entries.join(", ")} }`;
 }
 
 function renderRoute(document: OpenApiDocument, method: string, path: string, operation: OperationObject): string {
@@ -111,7 +132,11 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
   const headers = parametersObject(parameters, "header");
   if (headers) request.push(`  headers: ${headers},`);
   const streamed = streamedMediaTypes(operation);
-  if (operation.requestBody && !streamed) {
+  const either = eitherMediaTypes(operation);
+  const checkedTypes = streamed ?? either;
+  if (operation.requestBody && either) {
+    request.push(`  body: { required: false, content: ${eitherContentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`);
+  } else if (operation.requestBody && !streamed) {
     request.push(
       `  body: { required: ${operation.requestBody.required === true}, content: ${contentSource(operation.requestBody.content, bodySchemaConst(operation.operationId))} },`,
     );
@@ -127,8 +152,8 @@ function renderRoute(document: OpenApiDocument, method: string, path: string, op
     `  operationId: ${JSON.stringify(operation.operationId)},`,
     `  method: ${JSON.stringify(method)},`,
     `  path: ${JSON.stringify(path)},`,
-    streamed
-      ? `  middleware: [requireScope(${JSON.stringify(operationScope(operation))}), requireMediaType(${JSON.stringify(streamed)})],`
+    checkedTypes
+      ? `  middleware: [requireScope(${JSON.stringify(operationScope(operation))}), requireMediaType(${JSON.stringify(checkedTypes)})],`
       : `  middleware: requireScope(${JSON.stringify(operationScope(operation))}),`,
     ...(request.length > 0 ? [`  request: {`, ...request.map((line) => `  ${line}`), `  },`] : []),
     `  responses: {`,

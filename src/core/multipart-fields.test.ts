@@ -29,6 +29,27 @@ describe("MultipartSniffer", () => {
     }
   });
 
+  it("reads the same when chunks of any size cut the body anywhere", () => {
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let round = 0; round < 200; round += 1) {
+      const sniffer = new MultipartSniffer(boundary);
+      for (let at = 0; at < body.byteLength; ) {
+        const size = 1 + (next() % 80);
+        sniffer.push(body.subarray(at, at + size));
+        at += size;
+      }
+      expect(sniffer.summary(), `round ${round}`).toEqual(expected);
+    }
+  });
+
+  it("keeps a field named __proto__ as a field", () => {
+    const form = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\nx\r\n--${boundary}--\r\n`);
+    const sniffer = new MultipartSniffer(boundary);
+    sniffer.push(form);
+    expect(JSON.parse(JSON.stringify(sniffer.summary().fields))).toEqual(JSON.parse('{"__proto__":"x"}'));
+  });
+
   it("keeps only the first bytes of a long field, and no file bytes", () => {
     const long = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="prompt"\r\n\r\n${"p".repeat(MAX_FIELD_BYTES * 3)}\r\n--${boundary}--`);
     const sniffer = new MultipartSniffer(boundary);

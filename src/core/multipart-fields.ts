@@ -16,6 +16,7 @@ export const MAX_FIELD_BYTES = 4096;
 const MAX_PARTS = 64;
 const MAX_HEADER_BYTES = 16 * 1024;
 const HEADERS_END = Buffer.from("\r\n\r\n");
+const EMPTY = Buffer.alloc(0);
 
 /** The `boundary` parameter of a multipart content type, or null. */
 export function multipartBoundary(contentType: string | null): string | null {
@@ -34,7 +35,8 @@ export class MultipartSniffer {
   private parts = 0;
   /** The part being read: a text field's name and kept bytes, or null for a file or the preamble. */
   private field: { name: string; chunks: Buffer[]; bytes: number } | null = null;
-  private readonly found: MultipartSummary = { fields: {}, files: [] };
+  // Without a prototype, so a field named `__proto__` is kept like any other.
+  private readonly found: MultipartSummary = { fields: Object.create(null) as Record<string, string>, files: [] };
 
   constructor(boundary: string) {
     this.delimiter = Buffer.from(`\r\n--${boundary}`);
@@ -44,7 +46,7 @@ export class MultipartSniffer {
 
   push(chunk: Uint8Array): void {
     if (this.state === "done") return;
-    let buffer = this.carry.byteLength === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([this.carry, chunk]);
+    let buffer = this.joinCarry(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     for (;;) {
       if (this.state === "body") {
         const at = buffer.indexOf(this.delimiter);
@@ -80,13 +82,37 @@ export class MultipartSniffer {
     this.carry = Buffer.from(buffer);
   }
 
+  /**
+   * The chunk with what was carried over from the last one. Inside a part's body the carry is a
+   * delimiter's length at most, and is only checked against the chunk's first bytes: copying a
+   * whole file's chunks to prepend it would be an upload's worth of garbage.
+   */
+  private joinCarry(chunk: Buffer): Buffer {
+    const { carry } = this;
+    if (carry.byteLength === 0) return chunk;
+    this.carry = EMPTY;
+    // Outside a body, or with a chunk too short to settle whether a delimiter starts in the carry.
+    if (this.state !== "body" || chunk.byteLength < this.delimiter.byteLength) return Buffer.concat([carry, chunk]);
+    const seam = Buffer.concat([carry, chunk.subarray(0, this.delimiter.byteLength - 1)]);
+    const at = seam.indexOf(this.delimiter);
+    if (at === -1 || at >= carry.byteLength) {
+      this.keepFieldBytes(carry);
+      return chunk;
+    }
+    // The delimiter starts in the carry: what follows it is in the chunk.
+    this.keepFieldBytes(carry.subarray(0, at));
+    this.endPart();
+    this.state = "after-delimiter";
+    return chunk.subarray(at + this.delimiter.byteLength - carry.byteLength);
+  }
+
   summary(): MultipartSummary {
     return { fields: { ...this.found.fields }, files: [...this.found.files] };
   }
 
   private stop(): void {
     this.state = "done";
-    this.carry = Buffer.alloc(0);
+    this.carry = EMPTY;
     this.field = null;
   }
 

@@ -3,7 +3,9 @@ import type { Context, MiddlewareHandler, TypedResponse } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { GatewayError, type Result } from "../errors.ts";
+import { isJsonContentType } from "../middleware/limit-body-size.ts";
 import { logRequests } from "../middleware/log-requests.ts";
+import type { OperationDescriptor } from "./operation.ts";
 import type { ProxyDeps, ProxyInput, ProxyResponse } from "./proxy-operation.ts";
 import type { RequestBody } from "./upstream-request.ts";
 
@@ -78,6 +80,22 @@ export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteH
 }
 
 /**
+ * The proxy input of an operation that takes JSON or a form: a JSON body as its validator
+ * parsed it, any other as it arrives. The operation's body kind follows the one sent.
+ */
+export async function jsonOrForwardedProxyInput(
+  c: Context<GatewayEnv>,
+  operation: OperationDescriptor,
+  headers: ProxyRouteHeaders,
+): Promise<{ operation: OperationDescriptor; input: ProxyInput }> {
+  if (!isJsonContentType(c.req.header("content-type"))) return { operation: { ...operation, body: "as-sent" }, input: forwardedProxyInput(c, headers) };
+  // The route's JSON validator ran (it runs for a JSON body only); its type is lost because the
+  // route also declares a form without a schema, which keeps the form from being parsed.
+  const validated = c.req as unknown as { valid(target: "json"): Record<string, unknown> };
+  return { operation: { ...operation, body: "json" }, input: await jsonProxyInput(c, validated.valid("json"), headers) };
+}
+
+/**
  * The request's body as it arrives, with its content type; none for GET and HEAD, and none when
  * the request declares no body (no `transfer-encoding`, a `content-length` absent or 0: an empty
  * POST such as a cancel), so that none is sent upstream rather than an empty chunked one.
@@ -86,8 +104,11 @@ export function forwardedBody(c: Context<GatewayEnv>): RequestBody {
   const { body } = c.req.raw;
   if (c.req.method === "GET" || c.req.method === "HEAD" || body === null) return { kind: "none" };
   const length = c.req.header("content-length");
-  if (c.req.header("transfer-encoding") === undefined && (length === undefined || length.trim() === "0")) return { kind: "none" };
-  return { kind: "as-sent", stream: body, contentType: c.req.header("content-type") ?? null };
+  const chunked = c.req.header("transfer-encoding") !== undefined;
+  if (!chunked && (length === undefined || length.trim() === "0")) return { kind: "none" };
+  // With a transfer-encoding the length is not the body's (and the HTTP server refused a mix).
+  const declared = chunked || length === undefined || !/^\s*\d+\s*$/.test(length) ? null : Number(length);
+  return { kind: "as-sent", stream: body, contentType: c.req.header("content-type") ?? null, length: declared };
 }
 
 /** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */

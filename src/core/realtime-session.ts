@@ -217,7 +217,8 @@ export class RealtimeSession {
   /** The client's socket closed (or failed: 1006): the upstream's is closed too. */
   clientClosed(code: number, reason: string): void {
     if (this.ended) return;
-    this.closedBy = { side: "client", code, reason };
+    // A close the gateway began (shutdown, overflow) may come back here before the session ends.
+    this.closedBy ??= { side: "client", code, reason };
     const passed = passedClose(code, reason, 1001);
     this.upstream?.close(passed.code, passed.reason);
     this.end();

@@ -72,8 +72,12 @@ describe("buildUpstreamRequest", () => {
 
   it("passes a body it does not parse as it arrives, with its content type", async () => {
     const stream = new Blob(["--b\r\n"]).stream();
-    const built = await buildUpstreamRequest({ ...chat, id: "passThrough", upstreamPath: "/files", body: "as-sent" }, target(findProvider("openai")!, null), { kind: "as-sent", stream, contentType: "multipart/form-data; boundary=b" }, false);
+    const built = await buildUpstreamRequest({ ...chat, id: "passThrough", upstreamPath: "/files", body: "as-sent" }, target(findProvider("openai")!, null), { kind: "as-sent", stream, contentType: "multipart/form-data; boundary=b", length: null }, false);
     expect(built.ok && built.value.body).toBe(stream);
     expect(built.ok && built.value.headers["content-type"]).toBe("multipart/form-data; boundary=b");
+    expect(built.ok && built.value.headers["content-length"]).toBeUndefined();
+
+    const sized = await buildUpstreamRequest({ ...chat, id: "passThrough", upstreamPath: "/files", body: "as-sent" }, target(findProvider("openai")!, null), { kind: "as-sent", stream, contentType: "application/octet-stream", length: 5 }, false);
+    expect(sized.ok && sized.value.headers["content-length"]).toBe("5");
   });
 });

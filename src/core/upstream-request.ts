@@ -7,7 +7,13 @@ import type { Target } from "./target-resolution.ts";
 export type RequestBody =
   /** `raw` is the client's exact text of `value`, when `value` is the client's own body. */
   | { kind: "json"; value: JsonObject; raw?: string }
-  | { kind: "as-sent"; stream: ReadableStream<Uint8Array> | null; contentType: string | null }
+  | {
+      kind: "as-sent";
+      stream: ReadableStream<Uint8Array> | null;
+      contentType: string | null;
+      /** The client's declared `content-length`, sent on so the upstream gets a sized body, not a chunked one. */
+      length: number | null;
+    }
   | { kind: "none" };
 
 /**
@@ -42,6 +48,7 @@ export async function buildUpstreamRequest(
   } else if (body.kind === "as-sent") {
     sent = body.stream;
     if (body.contentType) headers["content-type"] = body.contentType;
+    if (body.length !== null && body.stream !== null) headers["content-length"] = String(body.length);
   }
   const request: UpstreamRequest = { method: operation.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
   return ok(await provider.authorize(request, target.credentials));

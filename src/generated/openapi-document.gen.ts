@@ -1249,7 +1249,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "Edit an image through an upstream provider",
-        "description": "The OpenAI image edit upload. The multipart body is passed upstream as it arrives, never held whole; the document\ndescribes its fields but the gateway does not check them (the upstream does). The log keeps\nthe upload's content type and size (and its `model` and file name, read from the part headers\nas they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches\nthem is refused with 400. Cost is logged per image, as for generations, from the\n`model`, `size` and `quality` fields.\n",
+        "description": "The OpenAI image edit upload. The multipart body is passed upstream as it arrives, never held whole; the document\ndescribes its fields but the gateway does not check them (the upstream does). The log keeps\nthe upload's content type and size (and its `model` and file name, read from the part headers\nas they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches\nthem is refused with 400. Cost is logged per image, as for generations, from the\n`model`, `size` and `quality` fields. The JSON form, which references the images by URL or\nfile id, is validated and logged like any JSON body.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/Provider"
@@ -1297,6 +1297,11 @@ export const openApiDocument = {
             "multipart/form-data": {
               "schema": {
                 "$ref": "#/components/schemas/CreateImageEditRequest"
+              }
+            },
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateImageEditJsonRequest"
               }
             }
           }
@@ -5414,7 +5419,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "Start a video generation job",
-        "description": "The multipart form (`prompt`, `model`, `seconds`, `size`, an optional `input_reference` image) streams upstream as it arrives: the gateway checks only that the body is `multipart/form-data` and reads its small text fields for the log. The job is priced when it is created, per second of video by model and size (from the answer, else the form, else the upstream's defaults).",
+        "description": "As JSON (how clients send a job without an image upload) or as a multipart form (`prompt`, `model`, `seconds`, `size`, an optional `input_reference` image). JSON is validated and logged as sent; the form streams upstream as it arrives: the gateway checks only its content type and reads its small text fields for the log. The job is priced when it is created, per second of video by model and size (from the answer, else the form, else the upstream's defaults).",
         "parameters": [
           {
             "$ref": "#/components/parameters/Provider"
@@ -5462,6 +5467,11 @@ export const openApiDocument = {
             "multipart/form-data": {
               "schema": {
                 "$ref": "#/components/schemas/CreateVideoRequest"
+              }
+            },
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateVideoJsonRequest"
               }
             }
           }
@@ -10587,6 +10597,66 @@ export const openApiDocument = {
           }
         }
       },
+      "CreateImageEditJsonRequest": {
+        "type": "object",
+        "required": [
+          "images",
+          "prompt"
+        ],
+        "additionalProperties": true,
+        "description": "The JSON form of an edit: the images are referenced by URL (or data URL) or uploaded file id instead of sent.",
+        "properties": {
+          "images": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 16,
+            "items": {
+              "$ref": "#/components/schemas/ImageReference"
+            }
+          },
+          "mask": {
+            "$ref": "#/components/schemas/ImageReference"
+          },
+          "prompt": {
+            "type": "string",
+            "minLength": 1
+          },
+          "model": {
+            "type": "string"
+          },
+          "n": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10
+          },
+          "size": {
+            "type": "string"
+          },
+          "quality": {
+            "type": "string"
+          },
+          "stream": {
+            "type": "boolean",
+            "description": "Partial images as server-sent events."
+          },
+          "user": {
+            "type": "string"
+          }
+        }
+      },
+      "ImageReference": {
+        "type": "object",
+        "additionalProperties": true,
+        "description": "Exactly one of `image_url` (a URL or base64 data URL) or `file_id`; the upstream checks which.",
+        "properties": {
+          "image_url": {
+            "type": "string"
+          },
+          "file_id": {
+            "type": "string"
+          }
+        }
+      },
       "CreateImageVariationRequest": {
         "type": "object",
         "required": [
@@ -12461,6 +12531,36 @@ export const openApiDocument = {
             "type": "string",
             "format": "binary",
             "description": "An optional image the video starts from."
+          }
+        }
+      },
+      "CreateVideoJsonRequest": {
+        "type": "object",
+        "required": [
+          "prompt"
+        ],
+        "additionalProperties": true,
+        "description": "The JSON form of a video job, for one without a reference image upload (a referenced image may be given by URL or file id).",
+        "properties": {
+          "prompt": {
+            "type": "string",
+            "minLength": 1,
+            "description": "What the video shows."
+          },
+          "model": {
+            "type": "string",
+            "description": "`sora-2` (the upstream's default) or `sora-2-pro`."
+          },
+          "seconds": {
+            "type": "string",
+            "description": "The clip's length: `4` (the upstream's default), `8` or `12`."
+          },
+          "size": {
+            "type": "string",
+            "description": "`720x1280` (the upstream's default), `1280x720`, `1024x1792` or `1792x1024`."
+          },
+          "input_reference": {
+            "$ref": "#/components/schemas/ImageReference"
           }
         }
       },

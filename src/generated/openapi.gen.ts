@@ -605,7 +605,8 @@ export interface paths {
          *     the upload's content type and size (and its `model` and file name, read from the part headers
          *     as they stream), never its bytes. Guardrails cannot judge an upload: a config that attaches
          *     them is refused with 400. Cost is logged per image, as for generations, from the
-         *     `model`, `size` and `quality` fields.
+         *     `model`, `size` and `quality` fields. The JSON form, which references the images by URL or
+         *     file id, is validated and logged like any JSON body.
          */
         post: operations["createImageEdit"];
         delete?: never;
@@ -1297,7 +1298,7 @@ export interface paths {
         put?: never;
         /**
          * Start a video generation job
-         * @description The multipart form (`prompt`, `model`, `seconds`, `size`, an optional `input_reference` image) streams upstream as it arrives: the gateway checks only that the body is `multipart/form-data` and reads its small text fields for the log. The job is priced when it is created, per second of video by model and size (from the answer, else the form, else the upstream's defaults).
+         * @description As JSON (how clients send a job without an image upload) or as a multipart form (`prompt`, `model`, `seconds`, `size`, an optional `input_reference` image). JSON is validated and logged as sent; the form streams upstream as it arrives: the gateway checks only its content type and reads its small text fields for the log. The job is priced when it is created, per second of video by model and size (from the answer, else the form, else the upstream's defaults).
          */
         post: operations["createVideo"];
         delete?: never;
@@ -1816,6 +1817,21 @@ export interface components {
             checks: components["schemas"]["GuardrailCheckSpec"][];
             name: string;
         };
+        /** @description The JSON form of an edit: the images are referenced by URL (or data URL) or uploaded file id instead of sent. */
+        CreateImageEditJsonRequest: {
+            images: components["schemas"]["ImageReference"][];
+            mask?: components["schemas"]["ImageReference"];
+            model?: string;
+            n?: number;
+            prompt: string;
+            quality?: string;
+            size?: string;
+            /** @description Partial images as server-sent events. */
+            stream?: boolean;
+            user?: string;
+        } & {
+            [key: string]: unknown;
+        };
         CreateImageEditRequest: {
             /**
              * Format: binary
@@ -2006,6 +2022,20 @@ export interface components {
                 [key: string]: string;
             } | null;
             name?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The JSON form of a video job, for one without a reference image upload (a referenced image may be given by URL or file id). */
+        CreateVideoJsonRequest: {
+            input_reference?: components["schemas"]["ImageReference"];
+            /** @description `sora-2` (the upstream's default) or `sora-2-pro`. */
+            model?: string;
+            /** @description What the video shows. */
+            prompt: string;
+            /** @description The clip's length: `4` (the upstream's default), `8` or `12`. */
+            seconds?: string;
+            /** @description `720x1280` (the upstream's default), `1280x720`, `1024x1792` or `1792x1024`. */
+            size?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2282,6 +2312,13 @@ export interface components {
         HookResults: {
             input: components["schemas"]["GuardrailResult"][];
             output: components["schemas"]["GuardrailResult"][];
+        };
+        /** @description Exactly one of `image_url` (a URL or base64 data URL) or `file_id`; the upstream checks which. */
+        ImageReference: {
+            file_id?: string;
+            image_url?: string;
+        } & {
+            [key: string]: unknown;
         };
         ImagesAnswer: {
             created: number;
@@ -4872,6 +4909,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                "application/json": components["schemas"]["CreateImageEditJsonRequest"];
                 "multipart/form-data": components["schemas"]["CreateImageEditRequest"];
             };
         };
@@ -7251,6 +7289,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                "application/json": components["schemas"]["CreateVideoJsonRequest"];
                 "multipart/form-data": components["schemas"]["CreateVideoRequest"];
             };
         };

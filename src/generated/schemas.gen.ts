@@ -106,6 +106,12 @@ export type GuardrailCheckSpec = z.infer<typeof GuardrailCheckSpecSchema>;
 export const CreateGuardrailRequestSchema = z.object({ "name": z.string().min(1).max(200), "checks": z.array(GuardrailCheckSpecSchema).min(1), "action": GuardrailActionSchema.optional() }).strict().openapi("CreateGuardrailRequest");
 export type CreateGuardrailRequest = z.infer<typeof CreateGuardrailRequestSchema>;
 
+export const ImageReferenceSchema = z.object({ "image_url": z.string().optional(), "file_id": z.string().optional() }).catchall(z.any()).describe("Exactly one of `image_url` (a URL or base64 data URL) or `file_id`; the upstream checks which.").openapi("ImageReference");
+export type ImageReference = z.infer<typeof ImageReferenceSchema>;
+
+export const CreateImageEditJsonRequestSchema = z.object({ "images": z.array(ImageReferenceSchema).min(1).max(16), "mask": ImageReferenceSchema.optional(), "prompt": z.string().min(1), "model": z.string().optional(), "n": z.number().int().gte(1).lte(10).optional(), "size": z.string().optional(), "quality": z.string().optional(), "stream": z.boolean().describe("Partial images as server-sent events.").optional(), "user": z.string().optional() }).catchall(z.any()).describe("The JSON form of an edit: the images are referenced by URL (or data URL) or uploaded file id instead of sent.").openapi("CreateImageEditJsonRequest");
+export type CreateImageEditJsonRequest = z.infer<typeof CreateImageEditJsonRequestSchema>;
+
 export const CreateImageEditRequestSchema = z.object({ "image": z.string().base64().describe("The image (or images) to edit."), "mask": z.string().base64().optional(), "prompt": z.string(), "model": z.string().optional(), "n": z.number().int().optional(), "size": z.string().optional(), "quality": z.string().optional(), "response_format": z.enum(["url","b64_json"]).optional(), "user": z.string().optional() }).catchall(z.any()).openapi("CreateImageEditRequest");
 export type CreateImageEditRequest = z.infer<typeof CreateImageEditRequestSchema>;
 
@@ -159,6 +165,9 @@ export type VectorStoreExpiresAfter = z.infer<typeof VectorStoreExpiresAfterSche
 
 export const CreateVectorStoreRequestSchema = z.object({ "name": z.string().optional(), "description": z.string().optional(), "file_ids": z.array(z.string()).optional(), "expires_after": VectorStoreExpiresAfterSchema.optional(), "chunking_strategy": z.record(z.string(), z.any()).describe("`auto` or `static` (with its chunk sizes).").optional(), "metadata": z.union([z.record(z.string(), z.string()), z.null()]).optional() }).catchall(z.any()).openapi("CreateVectorStoreRequest");
 export type CreateVectorStoreRequest = z.infer<typeof CreateVectorStoreRequestSchema>;
+
+export const CreateVideoJsonRequestSchema = z.object({ "prompt": z.string().min(1).describe("What the video shows."), "model": z.string().describe("`sora-2` (the upstream's default) or `sora-2-pro`.").optional(), "seconds": z.string().describe("The clip's length: `4` (the upstream's default), `8` or `12`.").optional(), "size": z.string().describe("`720x1280` (the upstream's default), `1280x720`, `1024x1792` or `1792x1024`.").optional(), "input_reference": ImageReferenceSchema.optional() }).catchall(z.any()).describe("The JSON form of a video job, for one without a reference image upload (a referenced image may be given by URL or file id).").openapi("CreateVideoJsonRequest");
+export type CreateVideoJsonRequest = z.infer<typeof CreateVideoJsonRequestSchema>;
 
 export const CreateVideoRequestSchema = z.object({ "prompt": z.string().describe("What the video shows."), "model": z.string().describe("`sora-2` (the upstream's default) or `sora-2-pro`.").optional(), "seconds": z.string().describe("The clip's length: `4` (the upstream's default), `8` or `12`.").optional(), "size": z.string().describe("`720x1280` (the upstream's default), `1280x720`, `1024x1792` or `1792x1024`.").optional(), "input_reference": z.string().base64().describe("An optional image the video starts from.").optional() }).catchall(z.any()).describe("A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.").openapi("CreateVideoRequest");
 export type CreateVideoRequest = z.infer<typeof CreateVideoRequestSchema>;

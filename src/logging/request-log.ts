@@ -37,8 +37,11 @@ export class RequestLog {
   metadata: Record<string, string> = {};
   /** The request body as JSON text (an upload's metadata, `core/upload-meter.ts`). */
   requestBody: string | null = null;
-  /** The body's size when `requestBody` is not the body itself (an upload); else the text's. */
-  requestBodyBytes: number | null = null;
+  /**
+   * The body's size when `requestBody` is not the body itself but its description (an upload,
+   * null while unknown); `undefined` when `requestBody` is the body, whose size is its text's.
+   */
+  requestBodyBytes: number | null | undefined = undefined;
   response: LoggedResponse | null = null;
   promptId: string | null = null;
   promptVersion: number | null = null;
@@ -106,7 +109,7 @@ export class RequestLog {
       spanName: identity.spanName,
       requestBody: request?.text ?? null,
       requestBodyTruncated: request?.truncated ?? false,
-      requestBodyBytes: this.requestBodyBytes ?? request?.totalBytes ?? null,
+      requestBodyBytes: this.requestBodyBytes === undefined ? (request?.totalBytes ?? null) : this.requestBodyBytes,
       response: this.response,
       errorCode: error?.code ?? null,
       errorMessage: error?.message ?? null,

@@ -1,0 +1,59 @@
+import { Redis } from "ioredis";
+
+/**
+ * The gateway's one Redis connection, when `GATEWAY_REDIS_URL` is set: state that must hold
+ * across replicas (rate-limit counters, spend reservations, the cache, circuit breakers,
+ * control-plane invalidations) lives there. Users of it check `available` and fall back to
+ * their in-process state under `GATEWAY_REDIS_FAILURE_POLICY` when it is false.
+ */
+export interface SharedRedis {
+  client: Redis;
+  /** False while the connection is down; commands then fail fast instead of queueing. */
+  readonly available: boolean;
+  /** A second connection for subscriptions (a subscribed connection can issue no other command). */
+  subscriber(): Redis;
+  close(): Promise<void>;
+}
+
+/** Connects lazily and never throws: a Redis that is down is reported once per outage on stderr. */
+export function connectRedis(url: string, options: { quiet?: boolean } = {}): SharedRedis {
+  const connectionOptions = {
+    // Fail commands at once while disconnected rather than queue them behind a request.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times: number) => Math.min(times * 200, 2_000),
+    lazyConnect: false,
+  };
+  const client = new Redis(url, connectionOptions);
+  let available = false;
+  let reported = false;
+  client.on("ready", () => {
+    available = true;
+    if (reported && !options.quiet) console.error("[gateway] redis: connected again");
+    reported = false;
+  });
+  client.on("error", (error: Error) => {
+    if (reported) return;
+    reported = true;
+    // The URL may carry a password: only the error's message is printed.
+    console.error(`[gateway] redis unavailable (${error.message}); shared limits fall back to GATEWAY_REDIS_FAILURE_POLICY`);
+  });
+  client.on("end", () => (available = false));
+  client.on("close", () => (available = false));
+  const subscribers: Redis[] = [];
+  return {
+    client,
+    get available() {
+      return available;
+    },
+    subscriber() {
+      const connection = client.duplicate({ ...connectionOptions, enableOfflineQueue: true });
+      connection.on("error", () => undefined);
+      subscribers.push(connection);
+      return connection;
+    },
+    async close() {
+      for (const connection of [client, ...subscribers]) connection.disconnect();
+    },
+  };
+}
