@@ -59,6 +59,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
   if (!config.ok) return config;
   const settings = config.value?.settings ?? null;
+  log.configId = settings?.storedConfig?.id ?? null;
+  log.configVersion = settings?.storedConfig?.version ?? null;
   const body = withOverrides(input.body, config.value?.rootOverrides);
   if (!body.ok) return body;
   const json = body.value.kind === "json" ? body.value.value : null;

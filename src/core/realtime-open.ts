@@ -48,6 +48,8 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
   if (!config.ok) return config;
   const settings = config.value?.settings ?? null;
+  log.configId = settings?.storedConfig?.id ?? null;
+  log.configVersion = settings?.storedConfig?.version ?? null;
   if ((settings?.inputGuardrails?.length ?? 0) > 0 || (settings?.outputGuardrails?.length ?? 0) > 0) {
     return fail(new GatewayError("invalid_request", `The config attaches guardrails, which ${REALTIME_OPERATION_ID} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
   }

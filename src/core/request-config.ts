@@ -1,4 +1,5 @@
 import type { ControlPlaneCache } from "../control-plane/cache.ts";
+import type { ConfigRecord } from "../control-plane/records.ts";
 import { parseGatewayConfig, type GatewayConfig } from "../control-plane/config-body.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
@@ -22,6 +23,8 @@ export interface TargetSettings {
   requestTimeout?: number;
   /** The slug of the stored config these settings come from; absent for an inline config. */
   storedAs?: string;
+  /** The id and version of that stored config, for the request's log. */
+  storedConfig?: { id: string; version: number };
 }
 
 /** A request's config: the settings guardrails and defaults read, and its routing plan. */
@@ -85,7 +88,7 @@ export async function loadRequestConfig(
   if (value) {
     const settings = await deps.controlPlane.get("config", workspaceId, value, async () => {
       const record = await deps.store.configs.getBySlug(workspaceId, value);
-      return record ? storedSettings(record.slug, record.latest.config, `Config "${record.slug}"`, deps.secrets) : null;
+      return record ? storedSettings(record, `Config "${record.slug}"`, deps.secrets) : null;
     });
     if (!settings) {
       return fail(new GatewayError("invalid_request", `No config "${value.slice(0, 200)}" in this workspace.`, { param: CONFIG_HEADER }));
@@ -95,7 +98,7 @@ export async function loadRequestConfig(
   const fallback = await deps.controlPlane.get("default-config", workspaceId, "", async () => {
     const configs = await deps.store.configs.list(workspaceId);
     const chosen = configs.find((config) => config.isDefault);
-    return chosen ? storedSettings(chosen.slug, chosen.latest.config, `The default config "${chosen.slug}"`, deps.secrets) : null;
+    return chosen ? storedSettings(chosen, `The default config "${chosen.slug}"`, deps.secrets) : null;
   });
   return fallback ?? ok(null);
 }
@@ -104,9 +107,9 @@ export async function loadRequestConfig(
  * The settings of a stored config, its sealed upstream keys opened (kept in memory only). A key
  * that does not open is a 400 naming the config and the key's place, cached like the settings.
  */
-function storedSettings(slug: string, text: string, name: string, secrets: SecretBox): Result<RequestConfig, GatewayError> {
-  const opened = openConfigSecrets(JSON.parse(text) as StoredConfig, secrets);
-  if (opened.ok) return requestConfig(opened.value, slug);
+function storedSettings(record: ConfigRecord, name: string, secrets: SecretBox): Result<RequestConfig, GatewayError> {
+  const opened = openConfigSecrets(JSON.parse(record.latest.config) as StoredConfig, secrets);
+  if (opened.ok) return requestConfig(opened.value, { slug: record.slug, id: record.id, version: record.latest.versionNumber });
   return fail(
     new GatewayError(
       "invalid_request",
@@ -117,9 +120,13 @@ function storedSettings(slug: string, text: string, name: string, secrets: Secre
 }
 
 /** A parsed config's settings and plan; a stored config built when it was saved, so this fails only for an inline one. */
-function requestConfig(config: GatewayConfig, storedAs: string | undefined): Result<RequestConfig, GatewayError> {
-  const plan = buildRoutePlan(config, storedAs, CONFIG_HEADER);
+function requestConfig(config: GatewayConfig, stored: { slug: string; id: string; version: number } | undefined): Result<RequestConfig, GatewayError> {
+  const plan = buildRoutePlan(config, stored?.slug, CONFIG_HEADER);
   if (!plan.ok) return plan;
   const settings = effectiveSettings(config);
-  return ok({ settings: storedAs ? { ...settings, storedAs } : settings, rootOverrides: config.override_params, plan: plan.value });
+  return ok({
+    settings: stored ? { ...settings, storedAs: stored.slug, storedConfig: { id: stored.id, version: stored.version } } : settings,
+    rootOverrides: config.override_params,
+    plan: plan.value,
+  });
 }

@@ -1949,7 +1949,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "List the workspace's request logs, newest first",
-        "description": "Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable) keeps\nrecords whose metadata has that key with that value. Pagination is by cursor: pass the\n`next_cursor` of one page as `cursor` to get the next.\n",
+        "description": "Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable) keeps\nrecords whose metadata has that key with that value. `min_…`/`max_…` bounds are inclusive.\nPagination is by cursor: pass the `next_cursor` of one page as `cursor` to get the next.\n",
         "parameters": [
           {
             "name": "user",
@@ -2043,6 +2043,101 @@ export const openApiDocument = {
             }
           },
           {
+            "name": "status_class",
+            "in": "query",
+            "description": "`2xx` (200–299), `4xx` (400–499) or `5xx` (500–599).",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "2xx",
+                "4xx",
+                "5xx"
+              ]
+            }
+          },
+          {
+            "name": "config",
+            "in": "query",
+            "description": "Requests a stored config served (named, or the workspace's default), by its id or its slug.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "min_total_tokens",
+            "in": "query",
+            "description": "Inclusive lower bound on `usage.total_tokens`.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_total_tokens",
+            "in": "query",
+            "description": "Inclusive upper bound on `usage.total_tokens`.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "min_cost_usd",
+            "in": "query",
+            "description": "Inclusive lower bound on `cost_usd`; records without a known cost never match a cost bound.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_cost_usd",
+            "in": "query",
+            "description": "Inclusive upper bound on `cost_usd`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "min_latency_ms",
+            "in": "query",
+            "description": "Inclusive lower bound on `latency_ms`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_latency_ms",
+            "in": "query",
+            "description": "Inclusive upper bound on `latency_ms`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "min_time_to_first_token_ms",
+            "in": "query",
+            "description": "Inclusive lower bound on `time_to_first_token_ms`; records without one never match.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_time_to_first_token_ms",
+            "in": "query",
+            "description": "Inclusive upper bound on `time_to_first_token_ms`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
             "name": "cursor",
             "in": "query",
             "schema": {
@@ -2067,6 +2162,273 @@ export const openApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/LogList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/v1/logs/export": {
+      "get": {
+        "operationId": "exportLogs",
+        "tags": [
+          "Logs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Download the workspace's logs matching the filters, newest first",
+        "description": "The same filters as `GET /v1/logs`, without paging: every matching record (or the newest\n`limit`), streamed as it is read from the store. `jsonl`: one log summary per line, as\nlisted (with `include_bodies=true`, the whole record as `GET /v1/logs/{id}` gives it).\n`csv`: RFC 4180, a header line, then one row per record with these columns: id,\ncreated_at, status, success, route, provider, model, user, virtual_key_id, api_key_id,\nconfig_id, config_version, prompt_id, prompt_version, trace_id, span_id, parent_span_id,\nspan_name, stream, prompt_tokens, completion_tokens, total_tokens, cached_tokens,\nreasoning_tokens, cost_usd, latency_ms, time_to_first_token_ms, metadata (JSON text),\nerror_code, error_message; with `include_bodies=true`, also request_body and\nresponse_body (as stored). A text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage\nreturn is prefixed with `'` so spreadsheets do not run it as a formula. An error after the\nfirst bytes cuts the download short (the status line has gone out).\n",
+        "parameters": [
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "model",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 100,
+              "maximum": 599
+            }
+          },
+          {
+            "name": "success",
+            "in": "query",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "trace_id",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "virtual_key_id",
+            "in": "query",
+            "description": "The virtual key that served the request.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "prompt_id",
+            "in": "query",
+            "description": "Requests that ran this stored prompt.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "from",
+            "in": "query",
+            "description": "Inclusive lower bound (ISO 8601).",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "Exclusive upper bound (ISO 8601).",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "metadata",
+            "in": "query",
+            "style": "deepObject",
+            "explode": true,
+            "schema": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "name": "status_class",
+            "in": "query",
+            "description": "`2xx` (200–299), `4xx` (400–499) or `5xx` (500–599).",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "2xx",
+                "4xx",
+                "5xx"
+              ]
+            }
+          },
+          {
+            "name": "config",
+            "in": "query",
+            "description": "Requests a stored config served (named, or the workspace's default), by its id or its slug.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "min_total_tokens",
+            "in": "query",
+            "description": "Inclusive lower bound on `usage.total_tokens`.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_total_tokens",
+            "in": "query",
+            "description": "Inclusive upper bound on `usage.total_tokens`.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "min_cost_usd",
+            "in": "query",
+            "description": "Inclusive lower bound on `cost_usd`; records without a known cost never match a cost bound.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_cost_usd",
+            "in": "query",
+            "description": "Inclusive upper bound on `cost_usd`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "min_latency_ms",
+            "in": "query",
+            "description": "Inclusive lower bound on `latency_ms`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_latency_ms",
+            "in": "query",
+            "description": "Inclusive upper bound on `latency_ms`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "min_time_to_first_token_ms",
+            "in": "query",
+            "description": "Inclusive lower bound on `time_to_first_token_ms`; records without one never match.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "max_time_to_first_token_ms",
+            "in": "query",
+            "description": "Inclusive upper bound on `time_to_first_token_ms`.",
+            "schema": {
+              "type": "number",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "format",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "jsonl",
+                "csv"
+              ],
+              "default": "jsonl"
+            }
+          },
+          {
+            "name": "include_bodies",
+            "in": "query",
+            "description": "Include the request and response bodies.",
+            "schema": {
+              "type": "boolean",
+              "default": false
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "description": "At most this many records, the newest (1,000,000 when not given, and at most).",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The records, streamed; `content-disposition` names the file `logs-<timestamp>.<jsonl|csv>`.",
+            "headers": {
+              "content-disposition": {
+                "description": "`attachment; filename=\"logs-<timestamp>.<ext>\"`",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/x-ndjson": {
+                "schema": {
+                  "type": "string",
+                  "description": "One JSON log per line."
+                }
+              },
+              "text/csv": {
+                "schema": {
+                  "type": "string",
+                  "description": "RFC 4180 CSV with a header line."
                 }
               }
             }
@@ -7670,6 +8032,92 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/feedback": {
+      "post": {
+        "operationId": "createFeedback",
+        "tags": [
+          "Logs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Attach a score to a trace",
+        "description": "Any key of the workspace may write feedback; it is visible only inside the workspace. The trace need not be logged (yet).",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateFeedbackRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The stored feedback.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Feedback"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listFeedback",
+        "tags": [
+          "Logs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "The feedback of one trace, oldest first",
+        "description": "At most the 1,000 oldest.",
+        "parameters": [
+          {
+            "name": "trace_id",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The trace's feedback in this workspace.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FeedbackList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
     "/v1/virtual-keys": {
       "post": {
         "operationId": "createVirtualKey",
@@ -10473,6 +10921,111 @@ export const openApiDocument = {
           }
         }
       },
+      "FeedbackMetadata": {
+        "type": "object",
+        "description": "At most 32 pairs; keys of 1 to 64 characters, values of at most 512.",
+        "maxProperties": 32,
+        "additionalProperties": {
+          "type": "string",
+          "maxLength": 512
+        }
+      },
+      "CreateFeedbackRequest": {
+        "type": "object",
+        "required": [
+          "trace_id",
+          "value"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "trace_id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 128,
+            "description": "The trace scored: an `x-gateway-trace-id`, or a log id for a request sent without one."
+          },
+          "value": {
+            "type": "integer",
+            "minimum": -10,
+            "maximum": 10
+          },
+          "weight": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "default": 1
+          },
+          "metadata": {
+            "$ref": "#/components/schemas/FeedbackMetadata"
+          }
+        }
+      },
+      "Feedback": {
+        "type": "object",
+        "required": [
+          "object",
+          "id",
+          "trace_id",
+          "value",
+          "weight",
+          "metadata",
+          "created_at"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "feedback"
+            ]
+          },
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "trace_id": {
+            "type": "string"
+          },
+          "value": {
+            "type": "integer"
+          },
+          "weight": {
+            "type": "number"
+          },
+          "metadata": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "FeedbackList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Feedback"
+            }
+          }
+        }
+      },
       "LogUsage": {
         "type": "object",
         "required": [
@@ -10531,6 +11084,8 @@ export const openApiDocument = {
           "span_name",
           "prompt_id",
           "prompt_version",
+          "config_id",
+          "config_version",
           "error",
           "attempts"
         ],
@@ -10664,6 +11219,20 @@ export const openApiDocument = {
               "integer",
               "null"
             ]
+          },
+          "config_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Set when a stored config (named, or the workspace's default) served the request: its id."
+          },
+          "config_version": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "The version of that config."
           },
           "error": {
             "type": [

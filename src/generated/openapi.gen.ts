@@ -343,6 +343,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The feedback of one trace, oldest first
+         * @description At most the 1,000 oldest.
+         */
+        get: operations["listFeedback"];
+        put?: never;
+        /**
+         * Attach a score to a trace
+         * @description Any key of the workspace may write feedback; it is visible only inside the workspace. The trace need not be logged (yet).
+         */
+        post: operations["createFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/files": {
         parameters: {
             query?: never;
@@ -648,8 +672,8 @@ export interface paths {
         /**
          * List the workspace's request logs, newest first
          * @description Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable) keeps
-         *     records whose metadata has that key with that value. Pagination is by cursor: pass the
-         *     `next_cursor` of one page as `cursor` to get the next.
+         *     records whose metadata has that key with that value. `min_…`/`max_…` bounds are inclusive.
+         *     Pagination is by cursor: pass the `next_cursor` of one page as `cursor` to get the next.
          */
         get: operations["listLogs"];
         put?: never;
@@ -669,6 +693,37 @@ export interface paths {
         };
         /** One whole log record, with the request and response bodies */
         get: operations["getLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the workspace's logs matching the filters, newest first
+         * @description The same filters as `GET /v1/logs`, without paging: every matching record (or the newest
+         *     `limit`), streamed as it is read from the store. `jsonl`: one log summary per line, as
+         *     listed (with `include_bodies=true`, the whole record as `GET /v1/logs/{id}` gives it).
+         *     `csv`: RFC 4180, a header line, then one row per record with these columns: id,
+         *     created_at, status, success, route, provider, model, user, virtual_key_id, api_key_id,
+         *     config_id, config_version, prompt_id, prompt_version, trace_id, span_id, parent_span_id,
+         *     span_name, stream, prompt_tokens, completion_tokens, total_tokens, cached_tokens,
+         *     reasoning_tokens, cost_usd, latency_ms, time_to_first_token_ms, metadata (JSON text),
+         *     error_code, error_message; with `include_bodies=true`, also request_body and
+         *     response_body (as stored). A text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage
+         *     return is prefixed with `'` so spreadsheets do not run it as a formula. An error after the
+         *     first bytes cuts the download short (the status line has gone out).
+         */
+        get: operations["exportLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1757,6 +1812,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CreateFeedbackRequest: {
+            metadata?: components["schemas"]["FeedbackMetadata"];
+            /** @description The trace scored: an `x-gateway-trace-id`, or a log id for a request sent without one. */
+            trace_id: string;
+            value: number;
+            /** @default 1 */
+            weight: number;
+        };
         /** @description A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields. */
         CreateFileRequest: {
             expires_after?: {
@@ -2117,6 +2180,29 @@ export interface components {
             param: string | null;
             type: string;
         };
+        Feedback: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            object: "feedback";
+            trace_id: string;
+            value: number;
+            weight: number;
+        };
+        FeedbackList: {
+            data: components["schemas"]["Feedback"][];
+            /** @enum {string} */
+            object: "list";
+        };
+        /** @description At most 32 pairs; keys of 1 to 64 characters, values of at most 512. */
+        FeedbackMetadata: {
+            [key: string]: string;
+        };
         FileList: {
             data: components["schemas"]["FileObject"][];
             has_more?: boolean;
@@ -2340,6 +2426,10 @@ export interface components {
             api_key_id: string | null;
             /** @description Every try of an upstream target, in the order tried; empty when the gateway answered without one. */
             attempts: components["schemas"]["LogAttempt"][];
+            /** @description Set when a stored config (named, or the workspace's default) served the request: its id. */
+            config_id: string | null;
+            /** @description The version of that config. */
+            config_version: number | null;
             /** @description Null when no price is known for the model. */
             cost_usd: number | null;
             /** Format: date-time */
@@ -3910,6 +4000,56 @@ export interface operations {
             default: components["responses"]["UpstreamError"];
         };
     };
+    listFeedback: {
+        parameters: {
+            query: {
+                trace_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trace's feedback in this workspace. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFeedbackRequest"];
+            };
+        };
+        responses: {
+            /** @description The stored feedback. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     listFiles: {
         parameters: {
             query?: {
@@ -4965,18 +5105,38 @@ export interface operations {
     listLogs: {
         parameters: {
             query?: {
+                /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
+                config?: string;
                 cursor?: string;
                 /** @description Inclusive lower bound (ISO 8601). */
                 from?: string;
                 limit?: number;
+                /** @description Inclusive upper bound on `cost_usd`. */
+                max_cost_usd?: number;
+                /** @description Inclusive upper bound on `latency_ms`. */
+                max_latency_ms?: number;
+                /** @description Inclusive upper bound on `time_to_first_token_ms`. */
+                max_time_to_first_token_ms?: number;
+                /** @description Inclusive upper bound on `usage.total_tokens`. */
+                max_total_tokens?: number;
                 metadata?: {
                     [key: string]: string;
                 };
+                /** @description Inclusive lower bound on `cost_usd`; records without a known cost never match a cost bound. */
+                min_cost_usd?: number;
+                /** @description Inclusive lower bound on `latency_ms`. */
+                min_latency_ms?: number;
+                /** @description Inclusive lower bound on `time_to_first_token_ms`; records without one never match. */
+                min_time_to_first_token_ms?: number;
+                /** @description Inclusive lower bound on `usage.total_tokens`. */
+                min_total_tokens?: number;
                 model?: string;
                 /** @description Requests that ran this stored prompt. */
                 prompt_id?: string;
                 provider?: string;
                 status?: number;
+                /** @description `2xx` (200–299), `4xx` (400–499) or `5xx` (500–599). */
+                status_class?: "2xx" | "4xx" | "5xx";
                 success?: boolean;
                 /** @description Exclusive upper bound (ISO 8601). */
                 to?: string;
@@ -5027,6 +5187,74 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    exportLogs: {
+        parameters: {
+            query?: {
+                /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
+                config?: string;
+                format?: "jsonl" | "csv";
+                /** @description Inclusive lower bound (ISO 8601). */
+                from?: string;
+                /** @description Include the request and response bodies. */
+                include_bodies?: boolean;
+                /** @description At most this many records, the newest (1,000,000 when not given, and at most). */
+                limit?: number;
+                /** @description Inclusive upper bound on `cost_usd`. */
+                max_cost_usd?: number;
+                /** @description Inclusive upper bound on `latency_ms`. */
+                max_latency_ms?: number;
+                /** @description Inclusive upper bound on `time_to_first_token_ms`. */
+                max_time_to_first_token_ms?: number;
+                /** @description Inclusive upper bound on `usage.total_tokens`. */
+                max_total_tokens?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
+                /** @description Inclusive lower bound on `cost_usd`; records without a known cost never match a cost bound. */
+                min_cost_usd?: number;
+                /** @description Inclusive lower bound on `latency_ms`. */
+                min_latency_ms?: number;
+                /** @description Inclusive lower bound on `time_to_first_token_ms`; records without one never match. */
+                min_time_to_first_token_ms?: number;
+                /** @description Inclusive lower bound on `usage.total_tokens`. */
+                min_total_tokens?: number;
+                model?: string;
+                /** @description Requests that ran this stored prompt. */
+                prompt_id?: string;
+                provider?: string;
+                status?: number;
+                /** @description `2xx` (200–299), `4xx` (400–499) or `5xx` (500–599). */
+                status_class?: "2xx" | "4xx" | "5xx";
+                success?: boolean;
+                /** @description Exclusive upper bound (ISO 8601). */
+                to?: string;
+                trace_id?: string;
+                user?: string;
+                /** @description The virtual key that served the request. */
+                virtual_key_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, streamed; `content-disposition` names the file `logs-<timestamp>.<jsonl|csv>`. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="logs-<timestamp>.<ext>"` */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     listModels: {

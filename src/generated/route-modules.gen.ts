@@ -14,6 +14,7 @@ import { registerCreateChatCompletion } from "../routes/createChatCompletion.ts"
 import { registerCreateCompletion } from "../routes/createCompletion.ts";
 import { registerCreateConfig } from "../routes/createConfig.ts";
 import { registerCreateEmbedding } from "../routes/createEmbedding.ts";
+import { registerCreateFeedback } from "../routes/createFeedback.ts";
 import { registerCreateFile } from "../routes/createFile.ts";
 import { registerCreateFineTuningJob } from "../routes/createFineTuningJob.ts";
 import { registerCreateGuardrail } from "../routes/createGuardrail.ts";
@@ -46,6 +47,7 @@ import { registerDeleteVideo } from "../routes/deleteVideo.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
+import { registerExportLogs } from "../routes/exportLogs.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
@@ -62,6 +64,7 @@ import { registerListApiKeys } from "../routes/listApiKeys.ts";
 import { registerListBatches } from "../routes/listBatches.ts";
 import { registerListConfigVersions } from "../routes/listConfigVersions.ts";
 import { registerListConfigs } from "../routes/listConfigs.ts";
+import { registerListFeedback } from "../routes/listFeedback.ts";
 import { registerListFiles } from "../routes/listFiles.ts";
 import { registerListFilesInVectorStoreBatch } from "../routes/listFilesInVectorStoreBatch.ts";
 import { registerListFineTuningEvents } from "../routes/listFineTuningEvents.ts";
@@ -123,6 +126,8 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerDeleteConfig,
   registerListConfigVersions,
   registerCreateEmbedding,
+  registerListFeedback,
+  registerCreateFeedback,
   registerListFiles,
   registerCreateFile,
   registerRetrieveFile,
@@ -145,6 +150,7 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerCreateImage,
   registerCreateImageVariation,
   registerListLogs,
+  registerExportLogs,
   registerGetLog,
   registerListModels,
   registerRetrieveModel,

@@ -76,6 +76,8 @@ export const LOG_FIELDS = {
   errorMessage: { column: "error_message", kind: "text", api: "error.message", entry: true },
   promptId: { column: "prompt_id", kind: "text", api: "prompt_id", entry: true },
   promptVersion: { column: "prompt_version", kind: "integer", api: "prompt_version", entry: true },
+  configId: { column: "config_id", kind: "text", api: "config_id", entry: true },
+  configVersion: { column: "config_version", kind: "integer", api: "config_version", entry: true },
   guardrailResults: { column: "guardrail_results", kind: "text", api: "guardrail_results", detail: true, view: "guardrail-results" },
   attempts: { column: "attempts", kind: "json", api: "attempts", entry: true, view: "attempts", parse: parseAttempts },
 } as const satisfies { [F in keyof LogRecord]: FieldFor<LogRecord[F]> };

@@ -36,6 +36,8 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     errorMessage: null,
     promptId: null,
     promptVersion: null,
+    configId: null,
+    configVersion: null,
     guardrailResults: null,
     attempts: [],
     format: "chat",

@@ -55,6 +55,10 @@ export interface LogRecord {
   /** Set when the request ran a stored prompt. */
   promptId: string | null;
   promptVersion: number | null;
+  /** Set when a stored config (named, or the workspace's default) served the request: its id, stable across versions. */
+  configId: string | null;
+  /** The version of that config that served the request. */
+  configVersion: number | null;
   /** Guardrail results (verdict, check, latency) as JSON text; null when none ran. */
   guardrailResults: string | null;
   /** Every upstream try, in order; empty when none was made (e.g. the gateway answered itself). */
@@ -79,7 +83,14 @@ export interface AttemptRecord {
   errorMessage: string | null;
 }
 
-/** Filters of `GET /v1/logs`; every field narrows the result. */
+/** The status classes a listing can keep. */
+export const STATUS_CLASSES = ["2xx", "4xx", "5xx"] as const;
+export type StatusClass = (typeof STATUS_CLASSES)[number];
+
+/**
+ * Filters of `GET /v1/logs` and its export; every field narrows the result. `matchesLogFilters`
+ * (`store/log-filters.ts`) is the one place they become SQL. Ranges are inclusive on both ends.
+ */
 export interface LogFilters {
   workspaceId: string;
   user?: string;
@@ -97,6 +108,20 @@ export interface LogFilters {
   /** Exclusive upper bound, ISO 8601. */
   to?: string;
   metadata?: Record<string, string>;
+  /** `2xx`: 200–299, `4xx`: 400–499 (499 is a client that left), `5xx`: 500–599. */
+  statusClass?: StatusClass;
+  /** Records a stored config served, named by its id or its slug. */
+  config?: string;
+  minTotalTokens?: number;
+  maxTotalTokens?: number;
+  /** Records without a known cost never match a cost bound. */
+  minCostUsd?: number;
+  maxCostUsd?: number;
+  minLatencyMs?: number;
+  maxLatencyMs?: number;
+  /** Records without a first token (not streamed, or failed) never match a bound. */
+  minTimeToFirstTokenMs?: number;
+  maxTimeToFirstTokenMs?: number;
   /** Return records older than this log id (cursor). */
   before?: string;
   limit: number;

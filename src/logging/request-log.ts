@@ -45,6 +45,9 @@ export class RequestLog {
   response: LoggedResponse | null = null;
   promptId: string | null = null;
   promptVersion: number | null = null;
+  /** The stored config that served the request (`core/request-config.ts`), if one did. */
+  configId: string | null = null;
+  configVersion: number | null = null;
   /** Every guardrail check that ran (input and output). */
   guardrailResults: unknown[] | null = null;
   /** Every upstream try, in order; the core appends one per try. */
@@ -112,6 +115,8 @@ export class RequestLog {
       errorMessage: error?.message ?? null,
       promptId: this.promptId,
       promptVersion: this.promptVersion,
+      configId: this.configId,
+      configVersion: this.configVersion,
       guardrailResults: this.guardrailResults,
       attempts: this.attempts,
       format: this.format,

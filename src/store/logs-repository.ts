@@ -1,8 +1,11 @@
-import type { ExpressionBuilder, Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../logging/log-record.ts";
-import { fromLogRow, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
+import { matchesLogFilters } from "./log-filters.ts";
+import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { LogRowsInsert } from "./dialects/store-dialect.ts";
 import type { Database } from "./schema.ts";
+
+export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
 
 /**
  * Rows per multi-row INSERT. A `logs` row binds one parameter per column, about 40: 500 rows
@@ -10,18 +13,6 @@ import type { Database } from "./schema.ts";
  */
 const LOG_ROWS_PER_INSERT = 500;
 const METADATA_ROWS_PER_INSERT = 2_000;
-
-/**
- * The logs of one trace, in two arms so each has an index: the partial trace index holds only
- * rows whose trace id is not their own log id (migration 0004); the primary key finds the
- * request the trace is named after.
- */
-export function inTrace(eb: ExpressionBuilder<Database, "logs">, traceId: string) {
-  return eb.or([
-    eb.and([eb("trace_id", "=", traceId), eb("trace_id", "<>", eb.ref("id"))]),
-    eb.and([eb("id", "=", traceId), eb("trace_id", "=", traceId)]),
-  ]);
-}
 
 /** Stored request logs. Every read is scoped to one workspace. */
 export interface LogsRepository {
@@ -34,9 +25,10 @@ export interface LogsRepository {
    * The workspace's records matching every filter, newest first (by id), at most `limit`
    * (a positive integer); `hasMore` says whether older ones remain (pass the last id as
    * `before`). Listing never reads the bodies: `requestBody`/`responseBody` are null here,
-   * use `get` for them. `from`/`to` must be ISO 8601 instants.
+   * use `get` for them, or pass `bodies: true` (the export's full view). `from`/`to` must be
+   * ISO 8601 instants.
    */
-  list(filters: LogFilters): Promise<{ records: LogRecord[]; hasMore: boolean }>;
+  list(filters: LogFilters, options?: { bodies?: boolean }): Promise<{ records: LogRecord[]; hasMore: boolean }>;
   /** One record with its bodies, if it belongs to the workspace. */
   get(id: string, workspaceId: string): Promise<LogRecord | undefined>;
   /** Number of records, in one workspace or in all. */
@@ -69,35 +61,12 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
       });
     },
 
-    async list(filters) {
+    async list(filters, options = {}) {
       const limit = Math.max(1, Math.trunc(filters.limit));
-      const { workspaceId } = filters;
-      let query = db.selectFrom("logs").select(LOG_LISTED_COLUMNS).where("workspace_id", "=", workspaceId);
-      if (filters.user !== undefined) query = query.where("end_user", "=", filters.user);
-      if (filters.model !== undefined) query = query.where("model", "=", filters.model);
-      if (filters.provider !== undefined) query = query.where("provider", "=", filters.provider);
-      if (filters.status !== undefined) query = query.where("status", "=", filters.status);
-      if (filters.success !== undefined) query = query.where("success", "=", filters.success ? 1 : 0);
-      const { traceId } = filters;
-      if (traceId !== undefined) query = query.where((eb) => inTrace(eb, traceId));
-      if (filters.promptId !== undefined) query = query.where("prompt_id", "=", filters.promptId);
-      if (filters.virtualKeyId !== undefined) query = query.where("virtual_key_id", "=", filters.virtualKeyId);
-      if (filters.from !== undefined) query = query.where("created_at", ">=", isoInstant(filters.from, "from"));
-      if (filters.to !== undefined) query = query.where("created_at", "<", isoInstant(filters.to, "to"));
-      if (filters.before !== undefined) query = query.where("id", "<", filters.before);
-      for (const [key, value] of Object.entries(filters.metadata ?? {})) {
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom("log_metadata")
-              .select("log_metadata.log_id")
-              .whereRef("log_metadata.log_id", "=", "logs.id")
-              .where("log_metadata.workspace_id", "=", workspaceId)
-              .where("log_metadata.key", "=", key)
-              .where("log_metadata.value", "=", value),
-          ),
-        );
-      }
+      const { before } = filters;
+      const columns = options.bodies ? LOG_COLUMNS : LOG_LISTED_COLUMNS;
+      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, filters));
+      if (before !== undefined) query = query.where("id", "<", before);
       const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
     },
@@ -119,16 +88,6 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
       return Number(row.count);
     },
   };
-}
-
-/**
- * Any ISO 8601 instant as the stored form (`…T…:…:….sssZ`), so text comparison is time
- * comparison whatever offset or precision the caller wrote.
- */
-function isoInstant(value: string, name: string): string {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new RangeError(`log filter ${name} is not an ISO 8601 instant: ${value}`);
-  return new Date(ms).toISOString();
 }
 
 function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {

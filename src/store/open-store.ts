@@ -9,6 +9,7 @@ import type {
 } from "./control-plane-repositories.ts";
 import { pickDialect } from "./dialects/pick-dialect.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
+import { createFeedbackRepository, type FeedbackRepository } from "./feedback-repository.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -26,6 +27,7 @@ export interface Store {
   virtualKeys: VirtualKeysRepository;
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
+  feedback: FeedbackRepository;
   /** Closes the connection(s); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -56,6 +58,7 @@ export async function openStore(url: string): Promise<Store> {
     virtualKeys: createVirtualKeysRepository(db),
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
+    feedback: createFeedbackRepository(db),
     close: () => {
       stopStatistics();
       return db.destroy();

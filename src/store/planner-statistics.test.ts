@@ -1,16 +1,18 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { sqliteTestDatabase, type TestDatabase } from "../../test/support/databases.ts";
 import { openStore } from "./open-store.ts";
-import { inTrace } from "./logs-repository.ts";
-import { logRecord } from "./store-test-fixtures.ts";
+import { inTrace, matchesLogFilters } from "./logs-repository.ts";
+import { logRecord, newConfig } from "./store-test-fixtures.ts";
 
 const JAN_1 = Date.parse("2026-01-01T00:00:00.000Z");
 
 describe("planner statistics on the embedded store", () => {
   let database: TestDatabase;
+  let configDatabase: TestDatabase;
 
   afterAll(async () => {
     await database?.cleanup();
+    await configDatabase?.cleanup();
   });
 
   it("lets a trace filter use the trace index once the store has been reopened with rows", async () => {
@@ -42,6 +44,33 @@ describe("planner statistics on the embedded store", () => {
     const own = records[1]!;
     const { records: alone } = await store.logs.list({ workspaceId: "ws-big", traceId: own.id, limit: 500 });
     expect(alone.map((record) => record.id)).toEqual([own.id]);
+    await store.close();
+  });
+
+  it("lets a config filter, by slug, use the partial config index", async () => {
+    configDatabase = await sqliteTestDatabase();
+    const first = await openStore(configDatabase.url);
+    const config = newConfig({ workspaceId: "ws-big" });
+    await first.configs.create(config);
+    // Most requests run without a stored config; one in a hundred ran this one (at one in ten,
+    // SQLite rightly judges scanning the workspace cheaper than the index).
+    const records = Array.from({ length: 2_000 }, (_, i) =>
+      logRecord(JAN_1 + i, { workspaceId: "ws-big", configId: i % 100 === 0 ? config.id : null }),
+    );
+    await first.logs.insertBatch(records);
+    await first.close();
+
+    const store = await openStore(configDatabase.url);
+    const listing = store.db
+      .selectFrom("logs")
+      .select("id")
+      .where((eb) => matchesLogFilters(eb, { workspaceId: "ws-big", config: config.slug }))
+      .orderBy("id", "desc")
+      .compile();
+    const plan = await store.db.executeQuery<{ detail: string }>({ ...listing, sql: `EXPLAIN QUERY PLAN ${listing.sql}` });
+    expect(plan.rows.map((row) => row.detail).join("\n")).toContain("logs_workspace_config_idx");
+    const { records: served } = await store.logs.list({ workspaceId: "ws-big", config: config.slug, limit: 500 });
+    expect(served).toHaveLength(20);
     await store.close();
   });
 });

@@ -23,6 +23,7 @@ export interface Database {
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;
   guardrails: GuardrailsTable;
+  feedback: FeedbackTable;
 }
 
 /** Gateway keys. Only the SHA-256 hash of a secret is kept (`key_hash`, unique). */
@@ -150,4 +151,16 @@ export interface GuardrailsTable extends OwnedColumns {
   action: string;
   created_at: string;
   updated_at: string;
+}
+
+/** Scores attached to a trace (`store/feedback-repository.ts`); `owner_id` is the key that wrote one. */
+export interface FeedbackTable extends OwnedColumns {
+  /** UUIDv7. */
+  id: string;
+  trace_id: string;
+  value: number;
+  weight: number;
+  /** JSON object text of string values. */
+  metadata: string;
+  created_at: string;
 }

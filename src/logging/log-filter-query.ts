@@ -1,0 +1,69 @@
+import type { LogFilterSet } from "../store/log-filters.ts";
+import type { StatusClass } from "./log-record.ts";
+
+/**
+ * The filter parameters of `GET /v1/logs` and `GET /v1/logs/export` as their generated
+ * validators parse them: both routes accept exactly these (the export test checks the document).
+ */
+export interface LogFilterQuery {
+  user?: string;
+  model?: string;
+  provider?: string;
+  status?: number;
+  success?: boolean;
+  trace_id?: string;
+  virtual_key_id?: string;
+  prompt_id?: string;
+  from?: string;
+  to?: string;
+  status_class?: StatusClass;
+  config?: string;
+  min_total_tokens?: number;
+  max_total_tokens?: number;
+  min_cost_usd?: number;
+  max_cost_usd?: number;
+  min_latency_ms?: number;
+  max_latency_ms?: number;
+  min_time_to_first_token_ms?: number;
+  max_time_to_first_token_ms?: number;
+}
+
+const METADATA_PARAM = /^metadata\[(.+)\]$/;
+
+/** `metadata[key]=value` pairs (OpenAPI deepObject style), read from the raw query. */
+function metadataFilter(url: string): Record<string, string> | undefined {
+  const pairs: Record<string, string> = {};
+  for (const [name, value] of new URL(url).searchParams) {
+    const key = METADATA_PARAM.exec(name)?.[1];
+    if (key !== undefined) pairs[key] = value;
+  }
+  return Object.keys(pairs).length > 0 ? pairs : undefined;
+}
+
+/** The store's filters for a request's query (`url` carries the metadata pairs), in one workspace. */
+export function logFiltersOf(query: LogFilterQuery, url: string, workspaceId: string): LogFilterSet {
+  return {
+    workspaceId,
+    user: query.user,
+    model: query.model,
+    provider: query.provider,
+    status: query.status,
+    success: query.success,
+    traceId: query.trace_id,
+    promptId: query.prompt_id,
+    virtualKeyId: query.virtual_key_id,
+    from: query.from,
+    to: query.to,
+    metadata: metadataFilter(url),
+    statusClass: query.status_class,
+    config: query.config,
+    minTotalTokens: query.min_total_tokens,
+    maxTotalTokens: query.max_total_tokens,
+    minCostUsd: query.min_cost_usd,
+    maxCostUsd: query.max_cost_usd,
+    minLatencyMs: query.min_latency_ms,
+    maxLatencyMs: query.max_latency_ms,
+    minTimeToFirstTokenMs: query.min_time_to_first_token_ms,
+    maxTimeToFirstTokenMs: query.max_time_to_first_token_ms,
+  };
+}
