@@ -66,6 +66,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
   });
   const redis = config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
+  // Serve with shared state from the first request when Redis answers at start; if it does not,
+  // start anyway: state stays in process until it connects (the error is on stderr).
+  await redis?.ready(2_000);
   const deps: GatewayDeps = {
     config,
     store,

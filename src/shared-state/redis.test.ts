@@ -19,7 +19,8 @@ describe("connectRedis", () => {
   it("connects to the Redis on this machine and runs commands", async () => {
     const redis = connectRedis("redis://127.0.0.1:6379");
     opened.push(redis);
-    await until(() => redis.available);
+    expect(await redis.ready(3000)).toBe(true);
+    expect(redis.available).toBe(true);
     const key = `gateway-test:${process.pid}:${Date.now()}`;
     await redis.client.set(key, "1", "PX", 5_000);
     expect(await redis.client.incr(key)).toBe(2);
@@ -29,6 +30,7 @@ describe("connectRedis", () => {
     const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const redis = connectRedis("redis://:hunter2-secret@127.0.0.1:1");
     opened.push(redis);
+    expect(await redis.ready(300)).toBe(false);
     await until(() => printed.mock.calls.length > 0);
     expect(redis.available).toBe(false);
     const started = Date.now();

@@ -10,6 +10,8 @@ export interface SharedRedis {
   client: Redis;
   /** False while the connection is down; commands then fail fast instead of queueing. */
   readonly available: boolean;
+  /** Resolves once connected, or after `ms` (true when connected). Never rejects. */
+  ready(ms: number): Promise<boolean>;
   /** A second connection for subscriptions (a subscribed connection can issue no other command). */
   subscriber(): Redis;
   close(): Promise<void>;
@@ -45,6 +47,20 @@ export function connectRedis(url: string, options: { quiet?: boolean } = {}): Sh
     client,
     get available() {
       return available;
+    },
+    ready(ms) {
+      if (available) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          client.off("ready", onReady);
+          resolve(false);
+        }, ms);
+        const onReady = (): void => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        client.once("ready", onReady);
+      });
     },
     subscriber() {
       const connection = client.duplicate({ ...connectionOptions, enableOfflineQueue: true });
