@@ -12258,6 +12258,7 @@ export const openApiDocument = {
           "targets": {
             "type": "array",
             "minItems": 1,
+            "maxItems": 50,
             "items": {
               "$ref": "#/components/schemas/ConfigTarget"
             }
@@ -12349,6 +12350,7 @@ export const openApiDocument = {
           "targets": {
             "type": "array",
             "minItems": 1,
+            "maxItems": 50,
             "description": "Nested targets, routed by this target's `strategy`; they inherit this target's settings.",
             "items": {
               "$ref": "#/components/schemas/ConfigNestedTarget"
