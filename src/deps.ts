@@ -1,3 +1,4 @@
+import type { AnswerCache } from "./cache/response-cache.ts";
 import type { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { ControlPlaneCache } from "./control-plane/cache.ts";
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   secrets: SecretBox;
   /** Shared state across replicas (`GATEWAY_REDIS_URL`); null runs everything in process. */
   redis: SharedRedis | null;
+  /** Cached answers (configs with `cache`): in Redis when it is configured, else in memory. */
+  cache: AnswerCache;
 }
 
 export interface SecretBox {

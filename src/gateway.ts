@@ -1,4 +1,5 @@
 import { createApp } from "./app.ts";
+import { createAnswerCache } from "./cache/answer-cache.ts";
 import type { GatewayApp } from "./app-env.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "./auth/auth-context.ts";
 import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "./auth/gateway-key-secret.ts";
@@ -64,6 +65,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     trustedHosts: config.GATEWAY_TRUSTED_CUSTOM_HOSTS,
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
   });
+  const redis = config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
   const deps: GatewayDeps = {
     config,
     store,
@@ -76,7 +78,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     version: packageJson.version,
     controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
     secrets,
-    redis: config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null,
+    redis,
+    cache: createAnswerCache(config, redis),
   };
   const app = createApp(deps);
 

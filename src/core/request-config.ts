@@ -19,6 +19,8 @@ export interface TargetSettings {
   inputGuardrails?: string[];
   outputGuardrails?: string[];
   requestTimeout?: number;
+  /** The config's `cache` (root only): the proxy's cache hook reads it. */
+  cache?: GatewayConfig["cache"];
   /** The slug of the stored config these settings come from; absent for an inline config. */
   storedAs?: string;
 }
@@ -49,6 +51,7 @@ function effectiveSettings(config: GatewayConfig): TargetSettings {
     inputGuardrails: pick("input_guardrails"),
     outputGuardrails: pick("output_guardrails"),
     requestTimeout: pick("request_timeout"),
+    cache: config.cache,
   });
 }
 

@@ -175,6 +175,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -193,6 +199,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -293,6 +302,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -311,6 +326,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -406,6 +424,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -424,6 +448,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -544,6 +571,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -655,6 +685,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -825,6 +858,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -938,6 +974,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -1195,6 +1234,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1313,6 +1355,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1426,6 +1471,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1538,6 +1586,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -1659,6 +1710,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1777,6 +1831,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1894,6 +1951,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -2197,6 +2257,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -2333,6 +2396,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -2438,6 +2504,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -2540,6 +2609,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -2646,6 +2718,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -2754,6 +2829,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -2874,6 +2952,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -2993,6 +3074,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3101,6 +3185,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3207,6 +3294,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3323,6 +3413,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3428,6 +3521,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3532,6 +3628,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3639,6 +3738,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3767,6 +3869,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3871,6 +3976,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3994,6 +4102,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4116,6 +4227,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4220,6 +4334,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -4326,6 +4443,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4431,6 +4551,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4527,6 +4650,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -4634,6 +4760,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4722,6 +4851,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -4740,6 +4875,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -5121,6 +5259,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5249,6 +5390,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5355,6 +5499,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5457,6 +5604,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -5577,6 +5727,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5694,6 +5847,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5802,6 +5958,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -5939,6 +6098,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6043,6 +6205,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6157,6 +6322,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6262,6 +6430,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6377,6 +6548,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6495,6 +6669,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6608,6 +6785,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6776,6 +6956,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6934,6 +7117,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -7046,6 +7232,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7163,6 +7352,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7286,6 +7478,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -7401,6 +7596,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -7514,6 +7712,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7630,6 +7831,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7974,6 +8178,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -8375,6 +8582,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -8856,6 +9069,24 @@ export const openApiDocument = {
           "maximum": 3600000,
           "pattern": "^[0-9]+$"
         }
+      },
+      "CacheForceRefresh": {
+        "name": "x-gateway-cache-force-refresh",
+        "in": "header",
+        "description": "`true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`.",
+        "schema": {
+          "type": "boolean"
+        }
+      },
+      "CacheNamespace": {
+        "name": "x-gateway-cache-namespace",
+        "in": "header",
+        "description": "Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128
+        }
       }
     },
     "headers": {
@@ -8882,6 +9113,18 @@ export const openApiDocument = {
         "description": "The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams).",
         "schema": {
           "type": "string"
+        }
+      },
+      "CacheStatus": {
+        "description": "How the answer cache served the request: `HIT` (a cached answer, the upstream not called), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "HIT",
+            "MISS",
+            "REFRESH",
+            "DISABLED"
+          ]
         }
       }
     },
@@ -10619,6 +10862,27 @@ export const openApiDocument = {
             ],
             "description": "Null when no price is known for the model."
           },
+          "cost_saved_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise."
+          },
+          "cache_status": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "HIT",
+              "MISS",
+              "REFRESH",
+              "DISABLED",
+              null
+            ],
+            "description": "The answer's `x-gateway-cache-status`; null when the request never reached the cache (refused before it, realtime, control plane)."
+          },
           "user": {
             "type": [
               "string",
@@ -11920,17 +12184,21 @@ export const openApiDocument = {
       "ConfigCache": {
         "type": "object",
         "additionalProperties": false,
+        "description": "Caches answers of chat completions, completions, embeddings and Responses (with `store: false`), keyed on the exact request (body with keys sorted, operation, targets with a hash of their credentials, workspace, `x-gateway-cache-namespace`). Streams are replayed event by event. Only complete 2xx answers are kept; requests that run guardrails are not cached.",
         "properties": {
           "mode": {
             "type": "string",
             "enum": [
               "simple",
               "semantic"
-            ]
+            ],
+            "description": "`simple`: exact match. `semantic` is accepted and serves exact matches only."
           },
           "max_age": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 7776000,
+            "description": "Seconds an answer is kept: 604800 (7 days) when absent, at most 7776000 (90 days)."
           }
         }
       },

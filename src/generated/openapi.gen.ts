@@ -1514,9 +1514,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Caches answers of chat completions, completions, embeddings and Responses (with `store: false`), keyed on the exact request (body with keys sorted, operation, targets with a hash of their credentials, workspace, `x-gateway-cache-namespace`). Streams are replayed event by event. Only complete 2xx answers are kept; requests that run guardrails are not cached. */
         ConfigCache: {
+            /** @description Seconds an answer is kept: 604800 (7 days) when absent, at most 7776000 (90 days). */
             max_age?: number;
-            /** @enum {string} */
+            /**
+             * @description `simple`: exact match. `semantic` is accepted and serves exact matches only.
+             * @enum {string}
+             */
             mode?: "simple" | "semantic";
         };
         ConfigCreated: {
@@ -2292,6 +2297,13 @@ export interface components {
             api_key_id: string | null;
             /** @description Every try of an upstream target, in the order tried; empty when the gateway answered without one. */
             attempts: components["schemas"]["LogAttempt"][];
+            /**
+             * @description The answer's `x-gateway-cache-status`; null when the request never reached the cache (refused before it, realtime, control plane).
+             * @enum {string|null}
+             */
+            cache_status?: "HIT" | "MISS" | "REFRESH" | "DISABLED" | null;
+            /** @description For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise. */
+            cost_saved_usd?: number | null;
             /** @description Null when no price is known for the model. */
             cost_usd: number | null;
             /** Format: date-time */
@@ -2938,6 +2950,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+        CacheForceRefresh: boolean;
+        /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+        CacheNamespace: string;
         /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
         Config: string;
         ConfigSlug: string;
@@ -2970,6 +2986,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description How the answer cache served the request: `HIT` (a cached answer, the upstream not called), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too. */
+        CacheStatus: "HIT" | "MISS" | "REFRESH" | "DISABLED";
         /** @description Id of the log record of this request. */
         LogId: string;
         /** @description The provider that served the request. */
@@ -3164,6 +3182,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3224,6 +3243,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3284,6 +3304,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3345,6 +3366,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3402,6 +3424,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3458,6 +3481,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3513,6 +3537,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3535,6 +3560,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -3570,6 +3599,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3595,6 +3625,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -3630,6 +3664,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3809,6 +3844,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -3844,6 +3883,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3908,6 +3948,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3965,6 +4006,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4021,6 +4063,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4076,6 +4119,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4131,6 +4175,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4193,6 +4238,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4250,6 +4296,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4306,6 +4353,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4361,6 +4409,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4421,6 +4470,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4481,6 +4531,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4536,6 +4587,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4591,6 +4643,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4778,6 +4831,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4837,6 +4891,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4896,6 +4951,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5018,6 +5074,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5073,6 +5130,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5130,6 +5188,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5286,6 +5345,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -5466,6 +5529,7 @@ export interface operations {
             /** @description Switching Protocols: the session is open; the subprotocol answered is `realtime` when the client offered it. */
             101: {
                 headers: {
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5495,6 +5559,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -5530,6 +5598,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5589,6 +5658,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5647,6 +5717,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5705,6 +5776,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5773,6 +5845,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5832,6 +5905,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5888,6 +5962,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5947,6 +6022,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6007,6 +6083,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6070,6 +6147,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6127,6 +6205,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6183,6 +6262,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6242,6 +6322,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6298,6 +6379,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6357,6 +6439,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6414,6 +6497,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6470,6 +6554,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6537,6 +6622,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6603,6 +6689,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6662,6 +6749,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6719,6 +6807,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6779,6 +6868,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6836,6 +6926,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6892,6 +6983,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6951,6 +7043,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7012,6 +7105,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7070,6 +7164,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7126,6 +7221,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7181,6 +7277,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7239,6 +7336,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7298,6 +7396,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
