@@ -5,6 +5,7 @@ import type { ControlPlaneCache } from "./control-plane/cache.ts";
 import type { InflightTracker } from "./core/inflight.ts";
 import type { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
+import type { UpstreamTls } from "./core/upstream-tls.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
@@ -29,6 +30,8 @@ export interface GatewayDeps {
   secrets: SecretBox;
   /** Shared state across replicas (`GATEWAY_REDIS_URL`); null runs everything in process. */
   redis: SharedRedis | null;
+  /** `UPSTREAM_MTLS_*` as read at start (`deps.fetch` presents it too); null without mutual TLS. */
+  upstreamTls: UpstreamTls | null;
   /** Cached answers (configs with `cache`): in Redis when it is configured, else in memory. */
   cache: AnswerCache;
 }
