@@ -22,26 +22,27 @@ export interface CacheKeyParts {
  * key order or whitespace give the same text. Arrays keep their order (it is meaning).
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
-    const record = item as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.keys(record)
-        .sort()
-        .map((key) => [key, record[key]]),
-    );
-  });
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const record = value as Record<string, unknown>;
+  const fields: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    // As JSON.stringify: a field whose value is undefined (or a function) is left out.
+    if (record[key] === undefined || typeof record[key] === "function") continue;
+    fields.push(`${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+  }
+  return `{${fields.join(",")}}`;
 }
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /**
- * A target as the key sees it: provider, base URL, model, and a hash of its credentials
- * (key, organisation, project), so two callers with different upstream keys never share
- * answers, while no credential is ever part of a stored key.
+ * A target as the key sees it: provider, base URL, model and its credentials (key, organisation,
+ * project), so two callers with different upstream keys never share answers. The credentials are
+ * only ever hashed, with the rest of the key: no stored key holds them.
  */
 function targetIdentity(target: Target): string {
-  return canonicalJson({ provider: target.provider.id, baseUrl: target.baseUrl, model: target.model, credentials: sha256(canonicalJson(target.credentials)) });
+  return canonicalJson({ provider: target.provider.id, baseUrl: target.baseUrl, model: target.model, credentials: target.credentials });
 }
 
 /**
