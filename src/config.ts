@@ -62,6 +62,17 @@ const ConfigSchema = z.object({
   GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
   GATEWAY_SHUTDOWN_TIMEOUT_MS: wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_KEY_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
+  /** The in-memory answer cache (without GATEWAY_REDIS_URL): at most this many answers… */
+  GATEWAY_CACHE_MAX_ENTRIES: wholeNumber(10_000, 1, 10_000_000),
+  /** …and this many bytes in all; the least recently used go first. */
+  GATEWAY_CACHE_MAX_BYTES: wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES),
+  /** A larger answer is served but not cached (in memory or in Redis). */
+  GATEWAY_CACHE_MAX_ENTRY_BYTES: wholeNumber(4 * 1024 * 1024, 1, MAX_BYTES),
+  /** Mutual TLS towards the upstream: the client key and certificate (PEM files), read once at start. */
+  UPSTREAM_MTLS_KEY_PATH: z.string().optional(),
+  UPSTREAM_MTLS_CERT_PATH: z.string().optional(),
+  /** The CA (PEM) the upstream's server certificate is checked against, instead of the system's. */
+  UPSTREAM_MTLS_CA_PATH: z.string().optional(),
   /** Shared state across replicas (rate limits, spend reservations, cache, circuit breakers); in process when unset. */
   GATEWAY_REDIS_URL: z
     .string()

@@ -1,3 +1,4 @@
+import type { AnswerCache } from "./cache/response-cache.ts";
 import type { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { ControlPlaneCache } from "./control-plane/cache.ts";
@@ -5,6 +6,7 @@ import type { CircuitBreakers } from "./core/circuit-breaker.ts";
 import type { InflightTracker } from "./core/inflight.ts";
 import type { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
+import type { UpstreamTls } from "./core/upstream-tls.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
@@ -31,6 +33,10 @@ export interface GatewayDeps {
   redis: SharedRedis | null;
   /** Circuit breakers of config targets (`cb_config`), through `redis` when there is one. */
   breakers: CircuitBreakers;
+  /** `UPSTREAM_MTLS_*` as read at start (`deps.fetch` presents it too); null without mutual TLS. */
+  upstreamTls: UpstreamTls | null;
+  /** Cached answers (configs with `cache`): in Redis when it is configured, else in memory. */
+  cache: AnswerCache;
 }
 
 export interface SecretBox {

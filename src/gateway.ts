@@ -1,4 +1,5 @@
 import { createApp } from "./app.ts";
+import { createAnswerCache } from "./cache/answer-cache.ts";
 import type { GatewayApp } from "./app-env.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "./auth/auth-context.ts";
 import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "./auth/gateway-key-secret.ts";
@@ -12,6 +13,7 @@ import { isoNow, uuidv4 } from "./core/ids.ts";
 import { InflightTracker } from "./core/inflight.ts";
 import { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
+import { loadUpstreamTls, upstreamFetch, type UpstreamTls } from "./core/upstream-tls.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { LogWriter } from "./logging/log-writer.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
@@ -40,10 +42,13 @@ export interface GatewayOptions {
    * executes synchronously and would otherwise stall the request thread while a batch is stored.
    */
   startLogWorker?: () => WorkerLike;
+  /** The mTLS files as the entry point read them (`startupUpstreamTls`); read from the config when absent. */
+  upstreamTls?: UpstreamTls | null;
 }
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   checkPriceTable();
+  const upstreamTls = options.upstreamTls === undefined ? loadUpstreamTls(config) : options.upstreamTls;
   const masterKey = await loadMasterKey({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
   const store = await openStore(config.GATEWAY_DATABASE_URL);
   const secrets = createSecretBox(masterKey);
@@ -77,12 +82,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     inflight: new InflightTracker(),
     realtime: new RealtimeSessions(),
     checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    fetch: options.fetch ?? upstreamFetch(upstreamTls),
+    upstreamTls,
     version: packageJson.version,
     controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
     secrets,
     redis,
     breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
+    cache: createAnswerCache(config, redis),
   };
   const app = createApp(deps);
 

@@ -107,7 +107,8 @@ export async function measureOperations(
   options: { streams: number; uploads: number },
   progress: (line: string) => void,
 ): Promise<Partial<Record<TargetName, OperationFigures>>> {
-  const measured = targets.filter((target) => target.name !== "floor");
+  // The cache target is the gateway's own process: its uploads and stored Responses are never cached.
+  const measured = targets.filter((target) => target.name !== "floor" && target.name !== "cache");
   const clients = measured.map((target) => createClient(target, 1));
   const samples = new Map(measured.map((target) => [target.name, { first: [] as number[], rates: [] as number[], growth: [] as number[], errors: 0 }]));
   progress(`Responses streams: ${options.streams} sequential per target`);

@@ -78,9 +78,9 @@ export function summarize(samples: Samples, peakRss: Partial<Record<TargetName, 
 
 /** The goals the gateway is held to; empty when the gateway was not measured. */
 export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}): Verdict[] {
-  const { gateway, floor } = targets;
-  if (gateway === undefined) return [];
-  const list: Verdict[] = [];
+  const { gateway, floor, cache } = targets;
+  const list: Verdict[] = cache && floor ? cacheVerdicts(cache, floor) : [];
+  if (gateway === undefined) return list;
   if (floor !== undefined) {
     const ratio = round(gateway.rps / floor.rps, 3);
     list.push({ name: "gateway rps / floor rps", value: ratio, unit: "", goal: "≥ 0.5", pass: ratio >= 0.5 });
@@ -200,4 +200,14 @@ export function writeResults(root: string, results: Results): string {
   const path = join(dir, "latest.json");
   writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
   return path;
+}
+
+/** A cache hit never reaches the upstream: it must beat a round trip to it through the thinnest proxy. */
+function cacheVerdicts(cache: TargetFigures, floor: TargetFigures): Verdict[] {
+  const rps = round(cache.rps / floor.rps, 3);
+  const p50 = round(cache.latencyP50Ms - floor.latencyP50Ms);
+  return [
+    { name: "cache hit rps / floor rps", value: rps, unit: "", goal: "≥ 1", pass: rps >= 1 },
+    { name: "cache hit p50 − floor p50 at 1 connection", value: p50, unit: "ms", goal: "< 0 ms", pass: p50 < 0 },
+  ];
 }

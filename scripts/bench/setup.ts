@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchOptions } from "./options.ts";
 import { freePort, onExit, spawnBun, waitReady, type Child } from "./processes.ts";
-import { directTarget, floorTarget, gatewayTarget, type Target, type TargetName } from "./targets.ts";
+import { cacheTarget, directTarget, floorTarget, gatewayTarget, type Target, type TargetName } from "./targets.ts";
 
 export interface Running {
   targets: Target[];
@@ -42,7 +42,7 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     processes.floor = floor;
   }
 
-  if (options.targets.includes("gateway")) {
+  if (options.targets.includes("gateway") || options.targets.includes("cache")) {
     const gatewayPort = await freePort();
     const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
     const gateway = spawnBun("gateway (bun src/server/bun.ts)", "src/server/bun.ts", {
@@ -56,8 +56,15 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     });
     const health = async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${gatewayPort}/health`)).status === 200;
     await waitReady(gateway, health, options.gatewayReadyMs);
-    targets.push(gatewayTarget(gatewayPort, upstreamPort, adminKey));
-    processes.gateway = gateway;
+    if (options.targets.includes("gateway")) {
+      targets.push(gatewayTarget(gatewayPort, upstreamPort, adminKey));
+      processes.gateway = gateway;
+    }
+    // The same process, its cache warmed by the preflight's first request.
+    if (options.targets.includes("cache")) {
+      targets.push(cacheTarget(gatewayPort, upstreamPort, adminKey));
+      processes.cache = gateway;
+    }
   }
 
   return { targets, processes, upstream, workDir };

@@ -1,6 +1,10 @@
-/** What the bench points load at: the same chat request, three ways to reach the upstream. */
+/**
+ * What the bench points load at: the same chat request, three ways to reach the upstream, and
+ * the gateway's cache (`cache`: the same gateway with a cache config, so after the first
+ * request every one is a hit that never reaches the upstream).
+ */
 
-export const targetNames = ["direct", "floor", "gateway"] as const;
+export const targetNames = ["direct", "floor", "gateway", "cache"] as const;
 export type TargetName = (typeof targetNames)[number];
 
 export interface Target {
@@ -33,4 +37,12 @@ export function gatewayTarget(gatewayPort: number, upstreamPort: number, adminKe
       authorization: "Bearer sk-bench",
     },
   };
+}
+
+/** The bench config of the `cache` target: exact-match cache, an hour. */
+export const CACHE_CONFIG = JSON.stringify({ cache: { mode: "simple", max_age: 3600 } });
+
+export function cacheTarget(gatewayPort: number, upstreamPort: number, adminKey: string): Target {
+  const gateway = gatewayTarget(gatewayPort, upstreamPort, adminKey);
+  return { ...gateway, name: "cache", headers: { ...gateway.headers, "x-gateway-config": CACHE_CONFIG } };
 }

@@ -26,10 +26,11 @@ function queryValueSource(schema: JsonSchema): string {
 }
 
 /**
- * Headers arrive as text. An integer header is read strictly: the document's pattern (decimal
+ * Headers arrive as text. A boolean header is `true` or `false`, as in a query. An integer header is read strictly: the document's pattern (decimal
  * digits when it gives none), then the number within its bounds; one message states the whole rule.
  */
 function headerValueSource(schema: JsonSchema): string {
+  if (schema.type === "boolean") return queryValueSource(schema);
   if (schema.type !== "integer") return zodSource(schema);
   const pattern = typeof schema.pattern === "string" ? schema.pattern : "^[0-9]+$";
   const min = typeof schema.minimum === "number" ? schema.minimum : null;

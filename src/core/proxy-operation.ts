@@ -1,3 +1,4 @@
+import { consultCache, type AnswerCache } from "../cache/response-cache.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { RequestLog } from "../logging/request-log.ts";
 import type { GuardrailRecord } from "../control-plane/records.ts";
@@ -26,6 +27,8 @@ export interface ProxyDeps
   fetch: FetchLike;
   /** Circuit breakers of targets with `cb_config`: shared through Redis when the gateway has it. */
   breakers: CircuitBreakers;
+  /** The answer cache (`cache/`), used when the request's config has `cache`. */
+  cache: AnswerCache;
   defaultTimeoutMs: number;
   /** `GATEWAY_MAX_LOGGED_BODY_BYTES`. */
   maxLoggedBodyBytes: number;
@@ -35,7 +38,7 @@ export interface ProxyDeps
 
 export interface ProxyInput {
   body: RequestBody;
-  headers: TargetHeaders & { timeout?: number; config?: string };
+  headers: TargetHeaders & { timeout?: number; config?: string; cacheForceRefresh?: boolean; cacheNamespace?: string };
   /** Client headers passed upstream as they are (the pass-through's `OpenAI-Beta`). */
   forwardedHeaders?: Readonly<Record<string, string>>;
   workspaceId: string;
@@ -101,6 +104,23 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   // Input guardrails judged the parsed body: raw text with a duplicate key could read
   // differently upstream, so what they judged is what is sent.
   const sent: RequestBody = body.value.kind === "json" && inputChecks.length > 0 ? { kind: "json", value: body.value.value } : meteredUpload(body.value, log);
+  const cached = await consultCache(
+    {
+      operation,
+      settings: settings?.cache,
+      candidates: candidates.value,
+      body: json,
+      forwardedHeaders: input.forwardedHeaders,
+      workspaceId: input.workspaceId,
+      forceRefresh: input.headers.cacheForceRefresh === true,
+      namespace: input.headers.cacheNamespace,
+      guarded: hookResults !== null,
+      log,
+      maxLoggedBytes: deps.maxLoggedBodyBytes,
+    },
+    deps.cache,
+  );
+  if (cached.hit) return ok(cached.hit);
   const answered = await tryTargets(
     candidates.value,
     async ({ target, settings: targetSettings }) => {
@@ -119,7 +139,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   log.provider = target.provider.id;
   log.model = target.model ?? log.model;
   log.virtualKeyId = target.virtualKeyId;
-  return answerFrom(answered.value, {
+  return cached.keep(await answerFrom(answered.value, {
     operation,
     clientBody: json,
     stream,
@@ -128,7 +148,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     maxBufferedBytes: deps.maxResponseBufferBytes,
     hookResults,
     judgeOutput,
-  });
+  }));
 }
 
 /** The request's model and end user, for the log. */

@@ -1,4 +1,5 @@
 import type { RouteConfig } from "@hono/zod-openapi";
+import { CACHE_STATUS_HEADER } from "../cache/response-cache.ts";
 import type { Context, MiddlewareHandler, TypedResponse } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
@@ -14,6 +15,7 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
   return {
     fetch: deps.fetch,
     breakers: deps.breakers,
+    cache: deps.cache,
     checkCustomHost: deps.checkCustomHost,
     defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
@@ -34,6 +36,8 @@ export interface ProxyRouteHeaders {
   "x-gateway-virtual-key"?: string;
   "x-gateway-config"?: string;
   "x-gateway-request-timeout"?: number;
+  "x-gateway-cache-force-refresh"?: boolean;
+  "x-gateway-cache-namespace"?: string;
 }
 
 export function targetHeaders(headers: ProxyRouteHeaders): ProxyInput["headers"] {
@@ -46,6 +50,8 @@ export function targetHeaders(headers: ProxyRouteHeaders): ProxyInput["headers"]
     virtualKey: headers["x-gateway-virtual-key"],
     config: headers["x-gateway-config"],
     timeout: headers["x-gateway-request-timeout"],
+    cacheForceRefresh: headers["x-gateway-cache-force-refresh"],
+    cacheNamespace: headers["x-gateway-cache-namespace"],
   };
 }
 
@@ -157,6 +163,8 @@ export function requestLogger(operationId: string, deps: GatewayDeps): Middlewar
  * built here, so it is typed as fitting any JSON answer the route documents.
  */
 export function proxyResponse(c: Context<GatewayEnv>, result: Result<ProxyResponse, GatewayError>): Response & TypedResponse<never, 200, "json"> {
+  // On errors too: a request that failed before the cache looked was not served by it.
+  c.header(CACHE_STATUS_HEADER, c.get("requestLog").cacheStatus ?? "DISABLED");
   if (!result.ok) throw result.error;
   const { status, headers, body } = result.value;
   return c.body(body, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;

@@ -11,6 +11,7 @@ import { CONFIG_HEADER, loadRequestConfig } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
 import { REALTIME_PROTOCOL, offeredProtocols, RealtimeSession, type RealtimeRuntime, type RealtimeSessions } from "./realtime-session.ts";
 import { resolveCandidates, type TargetHeaders } from "./target-resolution.ts";
+import type { UpstreamTls } from "./upstream-tls.ts";
 
 export const REALTIME_OPERATION_ID = "createRealtimeSession";
 
@@ -28,6 +29,8 @@ export interface RealtimeOpenInput {
 export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "defaultTimeoutMs" | "store" | "controlPlane" | "secrets"> {
   runtime: RealtimeRuntime;
   sessions: RealtimeSessions;
+  /** `UPSTREAM_MTLS_*`, presented by the upstream socket. */
+  upstreamTls: UpstreamTls | null;
 }
 
 /**
@@ -82,7 +85,7 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   });
   const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
   const upstream = await deps.runtime.connect(
-    { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, text, {}) },
+    { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, text, {}), tls: deps.upstreamTls },
     session.upstreamListener,
   );
   if (!upstream.ok) {

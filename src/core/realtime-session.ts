@@ -6,6 +6,7 @@
  */
 import type { GatewayError, Result } from "../errors.ts";
 import type { RequestLog } from "../logging/request-log.ts";
+import type { UpstreamTls } from "./upstream-tls.ts";
 
 /** A WebSocket message as both runtimes hand it over: text, or binary bytes. */
 export type RealtimeMessage = string | Uint8Array;
@@ -48,6 +49,8 @@ export type ConnectUpstream = (
     providerName: string;
     /** The provider's reading of a refused handshake's answer. */
     refused: (status: number, text: string) => GatewayError;
+    /** The client certificate to present (`UPSTREAM_MTLS_*`); null without mutual TLS. */
+    tls: UpstreamTls | null;
   },
   listener: UpstreamListener,
 ) => Promise<Result<RealtimeLink, GatewayError>>;

@@ -21,6 +21,8 @@ export interface TargetSettings {
   inputGuardrails?: string[];
   outputGuardrails?: string[];
   requestTimeout?: number;
+  /** The config's `cache` (root only): the proxy's cache hook reads it. */
+  cache?: GatewayConfig["cache"];
   /** The slug of the stored config these settings come from; absent for an inline config. */
   storedAs?: string;
   /** The id and version of that stored config, for the request's log. */
@@ -63,6 +65,7 @@ function effectiveSettings(config: GatewayConfig): TargetSettings {
     inputGuardrails: pick("input_guardrails"),
     outputGuardrails: pick("output_guardrails"),
     requestTimeout: pick("request_timeout"),
+    cache: config.cache,
   });
 }
 

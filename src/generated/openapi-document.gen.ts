@@ -175,6 +175,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -193,6 +199,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -293,6 +302,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -311,6 +326,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -406,6 +424,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -424,6 +448,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -544,6 +571,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -655,6 +685,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -825,6 +858,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -938,6 +974,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -1195,6 +1234,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1313,6 +1355,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1426,6 +1471,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1538,6 +1586,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -1659,6 +1710,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1777,6 +1831,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -1894,6 +1951,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -2559,6 +2619,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -2695,6 +2758,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -2800,6 +2866,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -2902,6 +2971,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3008,6 +3080,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3116,6 +3191,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3236,6 +3314,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3355,6 +3436,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3463,6 +3547,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3569,6 +3656,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -3685,6 +3775,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3790,6 +3883,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -3894,6 +3990,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -4001,6 +4100,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -4129,6 +4231,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4233,6 +4338,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -4356,6 +4464,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4478,6 +4589,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4582,6 +4696,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -4688,6 +4805,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4793,6 +4913,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -4889,6 +5012,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -4996,6 +5122,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5084,6 +5213,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -5102,6 +5237,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -5483,6 +5621,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5611,6 +5752,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5717,6 +5861,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -5819,6 +5966,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -5939,6 +6089,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6056,6 +6209,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6164,6 +6320,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6301,6 +6460,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6405,6 +6567,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6519,6 +6684,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6624,6 +6792,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6739,6 +6910,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -6857,6 +7031,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -6970,6 +7147,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7138,6 +7318,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -7296,6 +7479,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -7408,6 +7594,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7525,6 +7714,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7648,6 +7840,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -7763,6 +7958,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -7876,6 +8074,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -7992,6 +8193,9 @@ export const openApiDocument = {
             "headers": {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
               },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
@@ -8423,6 +8627,9 @@ export const openApiDocument = {
               "x-gateway-trace-id": {
                 "$ref": "#/components/headers/TraceId"
               },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
               "x-gateway-log-id": {
                 "$ref": "#/components/headers/LogId"
               },
@@ -8823,6 +9030,12 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
           }
         ],
         "requestBody": {
@@ -9304,6 +9517,24 @@ export const openApiDocument = {
           "maximum": 3600000,
           "pattern": "^[0-9]+$"
         }
+      },
+      "CacheForceRefresh": {
+        "name": "x-gateway-cache-force-refresh",
+        "in": "header",
+        "description": "`true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`.",
+        "schema": {
+          "type": "boolean"
+        }
+      },
+      "CacheNamespace": {
+        "name": "x-gateway-cache-namespace",
+        "in": "header",
+        "description": "Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128
+        }
       }
     },
     "headers": {
@@ -9330,6 +9561,18 @@ export const openApiDocument = {
         "description": "The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams).",
         "schema": {
           "type": "string"
+        }
+      },
+      "CacheStatus": {
+        "description": "How the answer cache served the request: `HIT` (a cached answer, the upstream not called), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "HIT",
+            "MISS",
+            "REFRESH",
+            "DISABLED"
+          ]
         }
       }
     },
@@ -11174,6 +11417,27 @@ export const openApiDocument = {
             ],
             "description": "Null when no price is known for the model."
           },
+          "cost_saved_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise."
+          },
+          "cache_status": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "HIT",
+              "MISS",
+              "REFRESH",
+              "DISABLED",
+              null
+            ],
+            "description": "The answer's `x-gateway-cache-status`; null when the request never reached the cache (refused before it, realtime, control plane)."
+          },
           "user": {
             "type": [
               "string",
@@ -12630,17 +12894,21 @@ export const openApiDocument = {
       "ConfigCache": {
         "type": "object",
         "additionalProperties": false,
+        "description": "Caches answers of chat completions, completions, embeddings and Responses (with `store: false`), keyed on the exact request (body with keys sorted, operation, targets with a hash of their credentials, workspace, `x-gateway-cache-namespace`). Streams are replayed event by event. Only complete 2xx answers are kept; requests that run guardrails are not cached.",
         "properties": {
           "mode": {
             "type": "string",
             "enum": [
               "simple",
               "semantic"
-            ]
+            ],
+            "description": "`simple`: exact match. `semantic` is accepted and serves exact matches only."
           },
           "max_age": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 7776000,
+            "description": "Seconds an answer is kept: 604800 (7 days) when absent, at most 7776000 (90 days)."
           }
         }
       },

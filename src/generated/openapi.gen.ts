@@ -1569,9 +1569,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description Caches answers of chat completions, completions, embeddings and Responses (with `store: false`), keyed on the exact request (body with keys sorted, operation, targets with a hash of their credentials, workspace, `x-gateway-cache-namespace`). Streams are replayed event by event. Only complete 2xx answers are kept; requests that run guardrails are not cached. */
         ConfigCache: {
+            /** @description Seconds an answer is kept: 604800 (7 days) when absent, at most 7776000 (90 days). */
             max_age?: number;
-            /** @enum {string} */
+            /**
+             * @description `simple`: exact match. `semantic` is accepted and serves exact matches only.
+             * @enum {string}
+             */
             mode?: "simple" | "semantic";
         };
         /** @description Skips a target that keeps failing: after `failure_threshold` failures within `window_ms` it is left out for `cooldown_ms`, then one request tries it again. Shared across replicas when GATEWAY_REDIS_URL is set. */
@@ -2426,10 +2431,17 @@ export interface components {
             api_key_id: string | null;
             /** @description Every try of an upstream target, in the order tried; empty when the gateway answered without one. */
             attempts: components["schemas"]["LogAttempt"][];
+            /**
+             * @description The answer's `x-gateway-cache-status`; null when the request never reached the cache (refused before it, realtime, control plane).
+             * @enum {string|null}
+             */
+            cache_status?: "HIT" | "MISS" | "REFRESH" | "DISABLED" | null;
             /** @description Set when a stored config (named, or the workspace's default) served the request: its id. */
             config_id: string | null;
             /** @description The version of that config. */
             config_version: number | null;
+            /** @description For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise. */
+            cost_saved_usd?: number | null;
             /** @description Null when no price is known for the model. */
             cost_usd: number | null;
             /** Format: date-time */
@@ -3076,6 +3088,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+        CacheForceRefresh: boolean;
+        /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+        CacheNamespace: string;
         /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
         Config: string;
         ConfigSlug: string;
@@ -3108,6 +3124,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description How the answer cache served the request: `HIT` (a cached answer, the upstream not called), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too. */
+        CacheStatus: "HIT" | "MISS" | "REFRESH" | "DISABLED";
         /** @description Id of the log record of this request. */
         LogId: string;
         /** @description The provider that served the request. */
@@ -3302,6 +3320,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3362,6 +3381,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3422,6 +3442,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3483,6 +3504,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3540,6 +3562,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3596,6 +3619,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3651,6 +3675,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3673,6 +3698,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -3708,6 +3737,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3733,6 +3763,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -3768,6 +3802,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -3947,6 +3982,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -3982,6 +4021,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4096,6 +4136,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4153,6 +4194,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4209,6 +4251,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4264,6 +4307,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4319,6 +4363,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4381,6 +4426,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4438,6 +4484,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4494,6 +4541,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4549,6 +4597,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4609,6 +4658,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4669,6 +4719,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4724,6 +4775,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4779,6 +4831,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -4966,6 +5019,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5025,6 +5079,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5084,6 +5139,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5294,6 +5350,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5349,6 +5406,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5406,6 +5464,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5562,6 +5621,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -5742,6 +5805,7 @@ export interface operations {
             /** @description Switching Protocols: the session is open; the subprotocol answered is `realtime` when the client offered it. */
             101: {
                 headers: {
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5771,6 +5835,10 @@ export interface operations {
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
                 /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
@@ -5806,6 +5874,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5865,6 +5934,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5923,6 +5993,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -5981,6 +6052,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6049,6 +6121,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6108,6 +6181,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6164,6 +6238,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6223,6 +6298,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6283,6 +6359,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6346,6 +6423,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6403,6 +6481,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6459,6 +6538,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6518,6 +6598,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6574,6 +6655,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6633,6 +6715,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6690,6 +6773,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6746,6 +6830,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6813,6 +6898,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6879,6 +6965,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6938,6 +7025,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -6995,6 +7083,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7055,6 +7144,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7112,6 +7202,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7168,6 +7259,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7227,6 +7319,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7288,6 +7381,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7346,6 +7440,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7402,6 +7497,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7457,6 +7553,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7515,6 +7612,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];
@@ -7574,6 +7672,7 @@ export interface operations {
             200: {
                 headers: {
                     "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
                     "x-gateway-log-id": components["headers"]["LogId"];
                     "x-gateway-provider": components["headers"]["ServedProvider"];
                     "x-gateway-trace-id": components["headers"]["TraceId"];

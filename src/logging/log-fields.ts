@@ -57,6 +57,8 @@ export const LOG_FIELDS = {
   cachedTokens: { column: "cached_tokens", kind: "integer", api: "usage.cached_tokens" },
   reasoningTokens: { column: "reasoning_tokens", kind: "integer", api: "usage.reasoning_tokens" },
   costUsd: { column: "cost_usd", kind: "real", api: "cost_usd" },
+  costSavedUsd: { column: "cost_saved_usd", kind: "real", api: "cost_saved_usd" },
+  cacheStatus: { column: "cache_status", kind: "text", api: "cache_status", entry: true },
   // `user` is a reserved word in PostgreSQL.
   user: { column: "end_user", kind: "text", api: "user", entry: true },
   // Mirrored row by row in `log_metadata`, so metadata filters are plain indexed SQL.

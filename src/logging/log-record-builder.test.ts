@@ -20,6 +20,7 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     path: "/v1/chat/completions",
     status: 200,
     stream: false,
+    cacheStatus: null,
     latencyMs: 1.5,
     timeToFirstTokenMs: 1.2,
     user: "u-1",

@@ -19,6 +19,8 @@ export function toLogRecord(entry: LogEntry): LogRecord {
       ? computeCostUsd(entry.provider, costModel, usage)
       : null;
   const counted = usage ?? ZERO_USAGE;
+  // A hit cost nothing upstream: what it would have cost is the saving.
+  const hit = entry.cacheStatus === "HIT";
   const record: Omit<LogRecord, (typeof LOG_ENTRY_FIELD_NAMES)[number]> = {
     success: succeeded,
     promptTokens: counted.promptTokens,
@@ -26,7 +28,8 @@ export function toLogRecord(entry: LogEntry): LogRecord {
     totalTokens: counted.totalTokens,
     cachedTokens: counted.cachedTokens,
     reasoningTokens: counted.reasoningTokens,
-    costUsd,
+    costUsd: hit ? 0 : costUsd,
+    costSavedUsd: hit ? costUsd : null,
     responseBody: body,
     responseBodyTruncated: truncated,
     responseBodyBytes: totalBytes,

@@ -1,3 +1,5 @@
+import type { CacheStatus } from "../cache/response-cache.ts";
+
 /**
  * One logged request, as the proxy core hands it to the batch writer and as the
  * store keeps it. Secrets (Authorization, gateway keys, upstream keys) never appear here.
@@ -29,8 +31,12 @@ export interface LogRecord {
   totalTokens: number;
   cachedTokens: number;
   reasoningTokens: number;
-  /** Null when no price is known for the model. */
+  /** Null when no price is known for the model; 0 for an answer served from the cache. */
   costUsd: number | null;
+  /** What a cache hit would have cost upstream (its answer's usage, priced); null otherwise. */
+  costSavedUsd: number | null;
+  /** `x-gateway-cache-status` of the answer; null when the request never reached the cache. */
+  cacheStatus: CacheStatus | null;
   /** The request's `user` field. */
   user: string | null;
   metadata: Record<string, string>;

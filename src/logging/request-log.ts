@@ -3,6 +3,7 @@ import { capText } from "../core/body-capture.ts";
 import type { AnswerFormat } from "./answer-formats.ts";
 import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 import type { AttemptRecord } from "./log-record.ts";
+import type { CacheStatus } from "../cache/response-cache.ts";
 
 export interface RequestLogIdentity {
   organisationId: string;
@@ -34,6 +35,8 @@ export class RequestLog {
   virtualKeyId: string | null = null;
   user: string | null = null;
   stream = false;
+  /** Set by the cache (`cache/response-cache.ts`); null while it has not looked. */
+  cacheStatus: CacheStatus | null = null;
   metadata: Record<string, string> = {};
   /** The request body as JSON text (an upload's metadata, `core/upload-meter.ts`). */
   requestBody: string | null = null;
@@ -99,6 +102,7 @@ export class RequestLog {
       path: identity.path,
       status,
       stream: this.stream,
+      cacheStatus: this.cacheStatus,
       latencyMs: round(performance.now() - this.startedAt),
       timeToFirstTokenMs: this.firstTokenAt === null ? null : round(this.firstTokenAt - this.startedAt),
       user: this.user,

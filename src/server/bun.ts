@@ -1,5 +1,5 @@
 /// <reference types="bun" />
-import { startupConfig } from "./startup-config.ts";
+import { startupConfig, startupUpstreamTls } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
@@ -8,6 +8,7 @@ import type { RealtimeSession } from "../core/realtime-session.ts";
 
 const config = startupConfig();
 const gateway = await createGateway(config, {
+  upstreamTls: startupUpstreamTls(config),
   startLogWorker: () => new Worker(new URL("../logging/log-store-worker.ts", import.meta.url)),
 });
 // Installed before the server exists; no signal is handled before `server` is assigned below.

@@ -52,7 +52,7 @@ function linkOf(ws: ServerWebSocket<RealtimeSession>): RealtimeLink {
 /** Bun's WebSocket client takes headers; a refused handshake shows only as an error (502). */
 export const connectWithBun: ConnectUpstream = (request, listener) =>
   new Promise((resolve) => {
-    const socket = new WebSocket(request.url, { headers: request.headers } as unknown as string[]);
+    const socket = new WebSocket(request.url, { headers: request.headers, ...(request.tls ? { tls: request.tls } : {}) } as unknown as string[]);
     socket.binaryType = "arraybuffer";
     let settled = false;
     const settle = (result: Parameters<typeof resolve>[0]): void => {

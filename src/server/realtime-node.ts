@@ -67,7 +67,7 @@ export function acceptRealtimeUpgrades(server: Server, fetch: BoundFetch): void 
 /** The upstream's socket, a `ws` client; a refused handshake keeps the upstream's status and error. */
 export const connectWithWs: ConnectUpstream = (request, listener) =>
   new Promise((resolve) => {
-    const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: request.timeoutMs, perMessageDeflate: false });
+    const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: request.timeoutMs, perMessageDeflate: false, ...request.tls });
     let settled = false;
     const settle = (result: Parameters<typeof resolve>[0]): void => {
       if (settled) return;

@@ -1,4 +1,5 @@
 import { loadConfig, type GatewayConfig } from "../config.ts";
+import { loadUpstreamTls, type UpstreamTls } from "../core/upstream-tls.ts";
 
 /**
  * The environment's config for an entry point. A bad value stops start-up with the message
@@ -8,6 +9,16 @@ import { loadConfig, type GatewayConfig } from "../config.ts";
 export function startupConfig(): GatewayConfig {
   try {
     return loadConfig();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}
+
+/** The mTLS files (`UPSTREAM_MTLS_*`), read once; a bad one stops start-up like a bad variable. */
+export function startupUpstreamTls(config: GatewayConfig): UpstreamTls | null {
+  try {
+    return loadUpstreamTls(config);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);

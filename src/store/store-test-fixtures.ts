@@ -90,6 +90,8 @@ export function logRecord(ms: number, overrides: Partial<LogRecord> = {}, seq = 
     cachedTokens: 4,
     reasoningTokens: 5,
     costUsd: 0.000123,
+    costSavedUsd: 0.000456,
+    cacheStatus: "MISS",
     user: "user-1",
     metadata: { env: "test" },
     traceId: `trace-${ms}-${seq}`,

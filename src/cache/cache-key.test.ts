@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { findProvider } from "../providers/catalogue.ts";
+import type { Target } from "../core/target-resolution.ts";
+import { cacheKey, canonicalJson, type CacheKeyParts } from "./cache-key.ts";
+
+const openai = findProvider("openai")!;
+const target = (apiKey: string, model = "gpt-4o-mini"): Target => ({
+  provider: openai,
+  baseUrl: "https://api.openai.com/v1",
+  credentials: { style: "bearer", apiKey, organization: null, project: null },
+  model,
+  virtualKeyId: null,
+});
+const parts = (overrides: Partial<CacheKeyParts> = {}): CacheKeyParts => ({
+  workspaceId: "ws-1",
+  namespace: "",
+  operationId: "createChatCompletion",
+  upstreamPath: "/chat/completions",
+  forwardedHeaders: {},
+  targets: [target("sk-a")],
+  body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] },
+  ...overrides,
+});
+
+describe("cacheKey", () => {
+  it("sorts keys at every depth but keeps array order", () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe('{"a":{"c":null,"d":[2,1]},"b":1}');
+    expect(cacheKey(parts({ body: { messages: [{ content: "hi", role: "user" }], model: "gpt-4o-mini" } }))).toBe(cacheKey(parts()));
+    expect(cacheKey(parts({ body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }, { role: "user", content: "there" }] } }))).not.toBe(
+      cacheKey(parts({ body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "there" }, { role: "user", content: "hi" }] } })),
+    );
+  });
+
+  it("differs for every part that can change the answer or who may read it", () => {
+    const base = cacheKey(parts());
+    const variants = [
+      parts({ workspaceId: "ws-2" }),
+      parts({ namespace: "n" }),
+      parts({ operationId: "createResponse" }),
+      parts({ forwardedHeaders: { "openai-beta": "x" } }),
+      parts({ targets: [target("sk-b")] }),
+      parts({ targets: [target("sk-a", "gpt-4o")] }),
+      parts({ targets: [target("sk-a"), target("sk-b")] }),
+      parts({ body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], user: "u" } }),
+    ];
+    const keys = new Set(variants.map(cacheKey));
+    expect(keys.size).toBe(variants.length);
+    expect(keys.has(base)).toBe(false);
+  });
+
+  it("treats the targets as a set and never holds a credential in clear", () => {
+    expect(cacheKey(parts({ targets: [target("sk-a"), target("sk-b")] }))).toBe(cacheKey(parts({ targets: [target("sk-b"), target("sk-a"), target("sk-b")] })));
+    expect(cacheKey(parts())).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

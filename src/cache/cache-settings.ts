@@ -1,0 +1,20 @@
+/**
+ * A config's `cache` as the proxy reads it. `max_age` is in seconds: 7 days when absent, at most
+ * 90 days (the document's `ConfigCache` refuses more, so a stored config can never ask for it).
+ */
+export const DEFAULT_CACHE_MAX_AGE_S = 7 * 24 * 3600;
+export const MAX_CACHE_MAX_AGE_S = 90 * 24 * 3600;
+
+/** `cache` of a gateway config (`ConfigCache` in the document). */
+export interface ConfigCacheSettings {
+  mode?: "simple" | "semantic";
+  max_age?: number;
+}
+
+/** How long an answer is kept; null when the config caches nothing. */
+export function cacheMaxAgeSeconds(cache: ConfigCacheSettings | undefined): number | null {
+  // `semantic` serves exact matches only: an identical request is the closest one, so it is a
+  // correct (if narrower) semantic cache, and a stored config asking for it keeps working.
+  if (!cache?.mode) return null;
+  return Math.min(cache.max_age ?? DEFAULT_CACHE_MAX_AGE_S, MAX_CACHE_MAX_AGE_S);
+}
