@@ -7,6 +7,7 @@ import type { FetchLike } from "./core/upstream-call.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
+import type { SpendMeter } from "./spend/spend-meter.ts";
 import type { Store } from "./store/open-store.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
@@ -28,6 +29,8 @@ export interface GatewayDeps {
   secrets: SecretBox;
   /** Shared state across replicas (`GATEWAY_REDIS_URL`); null runs everything in process. */
   redis: SharedRedis | null;
+  /** Budgets and rate limits of gateway keys and virtual keys (`spend/`). */
+  spend: SpendMeter;
 }
 
 export interface SecretBox {

@@ -17,6 +17,8 @@ import { LogWriter } from "./logging/log-writer.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
+import { shareInvalidations } from "./shared-state/invalidations.ts";
+import { openSpendMeter } from "./spend/open-spend-meter.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -64,19 +66,25 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     trustedHosts: config.GATEWAY_TRUSTED_CUSTOM_HOSTS,
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
   });
+  const controlPlane = new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS);
+  const redis = config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
+  const spend = await openSpendMeter({ config, store, redis, controlPlane });
+  const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
+  const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys }) : null;
   const deps: GatewayDeps = {
     config,
     store,
-    keys: new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS }),
+    keys,
     logWriter,
     inflight: new InflightTracker(),
     realtime: new RealtimeSessions(),
     checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     version: packageJson.version,
-    controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
+    controlPlane,
     secrets,
-    redis: config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null,
+    redis,
+    spend: spend.meter,
   };
   const app = createApp(deps);
 
@@ -88,6 +96,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await logWriter.close();
       await workerSink?.close();
+      await spend.close();
+      invalidations?.close();
       await store.close();
       await deps.redis?.close();
       return { drained };
@@ -113,6 +123,8 @@ async function createBootstrapKey(store: Store): Promise<string | null> {
     createdAt: isoNow(),
     createdBy: null,
     revokedAt: null,
+    budget: null,
+    rateLimit: null,
   });
   return secret;
 }

@@ -46,6 +46,7 @@ import { registerDeleteVideo } from "../routes/deleteVideo.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
+import { registerGetApiKey } from "../routes/getApiKey.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
@@ -90,6 +91,7 @@ import { registerRetrieveModel } from "../routes/retrieveModel.ts";
 import { registerRetrieveVectorStoreFileContent } from "../routes/retrieveVectorStoreFileContent.ts";
 import { registerRetrieveVideo } from "../routes/retrieveVideo.ts";
 import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
+import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
 import { registerUpdateGuardrail } from "../routes/updateGuardrail.ts";
 import { registerUpdatePrompt } from "../routes/updatePrompt.ts";
@@ -106,6 +108,8 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetOpenApiDocument,
   registerListApiKeys,
   registerCreateApiKey,
+  registerGetApiKey,
+  registerUpdateApiKey,
   registerDeleteApiKey,
   registerCreateSpeech,
   registerCreateTranscription,

@@ -13,6 +13,7 @@ import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { createPromptsRepository } from "./prompts-repository.ts";
+import { createSpendRepository, type SpendRepository } from "./spend-repository.ts";
 import type { Database } from "./schema.ts";
 import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 
@@ -26,6 +27,8 @@ export interface Store {
   virtualKeys: VirtualKeysRepository;
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
+  /** Settled spend per key and budget period (`spend/`). */
+  spend: SpendRepository;
   /** Closes the connection(s); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -56,6 +59,7 @@ export async function openStore(url: string): Promise<Store> {
     virtualKeys: createVirtualKeysRepository(db),
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
+    spend: createSpendRepository(db),
     close: () => {
       stopStatistics();
       return db.destroy();
