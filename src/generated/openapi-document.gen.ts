@@ -10113,18 +10113,12 @@ export const openApiDocument = {
             ]
           },
           "spent_usd": {
-            "type": [
-              "number",
-              "null"
-            ],
-            "description": "Spend settled in the current budget period; null without a budget. Shown on reads of one key."
+            "type": "number",
+            "description": "Spend settled in the current budget period. Present on reads (GET) of a key with a budget."
           },
           "remaining_usd": {
-            "type": [
-              "number",
-              "null"
-            ],
-            "description": "The limit less settled spend (never below 0); null without a budget."
+            "type": "number",
+            "description": "The limit less settled spend, never below 0. Present with `spent_usd`."
           },
           "period_resets_at": {
             "type": [
@@ -10132,7 +10126,7 @@ export const openApiDocument = {
               "null"
             ],
             "format": "date-time",
-            "description": "When the current period ends; null without a budget or for period none."
+            "description": "When the current period ends (UTC); null for period none. Present with `spent_usd`."
           }
         }
       },
@@ -13303,18 +13297,12 @@ export const openApiDocument = {
             "format": "date-time"
           },
           "spent_usd": {
-            "type": [
-              "number",
-              "null"
-            ],
-            "description": "Spend settled in the current budget period; null without a budget. Shown on reads of one key."
+            "type": "number",
+            "description": "Spend settled in the current budget period. Present on reads (GET) of a key with a budget."
           },
           "remaining_usd": {
-            "type": [
-              "number",
-              "null"
-            ],
-            "description": "The limit less settled spend (never below 0); null without a budget."
+            "type": "number",
+            "description": "The limit less settled spend, never below 0. Present with `spent_usd`."
           },
           "period_resets_at": {
             "type": [
@@ -13322,7 +13310,7 @@ export const openApiDocument = {
               "null"
             ],
             "format": "date-time",
-            "description": "When the current period ends; null without a budget or for period none."
+            "description": "When the current period ends (UTC); null for period none. Present with `spent_usd`."
           }
         }
       },

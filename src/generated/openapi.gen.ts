@@ -1387,17 +1387,17 @@ export interface components {
             organisation_id: string;
             /**
              * Format: date-time
-             * @description When the current period ends; null without a budget or for period none.
+             * @description When the current period ends (UTC); null for period none. Present with `spent_usd`.
              */
             period_resets_at?: string | null;
             rate_limit: components["schemas"]["VirtualKeyRateLimit"] | null;
-            /** @description The limit less settled spend (never below 0); null without a budget. */
-            remaining_usd?: number | null;
+            /** @description The limit less settled spend, never below 0. Present with `spent_usd`. */
+            remaining_usd?: number;
             /** Format: date-time */
             revoked_at: string | null;
             role: components["schemas"]["ApiKeyRole"];
-            /** @description Spend settled in the current budget period; null without a budget. Shown on reads of one key. */
-            spent_usd?: number | null;
+            /** @description Spend settled in the current budget period. Present on reads (GET) of a key with a budget. */
+            spent_usd?: number;
             /** Format: uuid */
             workspace_id: string;
         };
@@ -2847,16 +2847,16 @@ export interface components {
             owner_id: string;
             /**
              * Format: date-time
-             * @description When the current period ends; null without a budget or for period none.
+             * @description When the current period ends (UTC); null for period none. Present with `spent_usd`.
              */
             period_resets_at?: string | null;
             provider: string;
             rate_limit: components["schemas"]["VirtualKeyRateLimit"] | null;
-            /** @description The limit less settled spend (never below 0); null without a budget. */
-            remaining_usd?: number | null;
+            /** @description The limit less settled spend, never below 0. Present with `spent_usd`. */
+            remaining_usd?: number;
             slug: string;
-            /** @description Spend settled in the current budget period; null without a budget. Shown on reads of one key. */
-            spent_usd?: number | null;
+            /** @description Spend settled in the current budget period. Present on reads (GET) of a key with a budget. */
+            spent_usd?: number;
             /** Format: date-time */
             updated_at: string;
             /** Format: uuid */

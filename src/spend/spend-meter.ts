@@ -77,9 +77,9 @@ export class SpendMeter {
     return ok({ headers });
   }
 
-  /** Spend of a key in its current period, for the key's views. */
-  async status(kind: SpendKeyKind, id: string, budget: KeyBudget | null): Promise<SpendStatus> {
-    if (!budget) return { spent_usd: null, remaining_usd: null, period_resets_at: null };
+  /** Spend of a key in its current period, for the key's views; no fields for a key without a budget. */
+  async status(kind: SpendKeyKind, id: string, budget: KeyBudget | null): Promise<SpendStatus | Record<string, never>> {
+    if (!budget) return {};
     const period = periodBounds(budget.period, new Date(this.now()));
     const spent = toUsd(await this.options.counters.spent(kind, id, period.start));
     return {
@@ -141,8 +141,8 @@ export class SpendMeter {
 
 /** The spend fields of a key's view. */
 export interface SpendStatus {
-  spent_usd: number | null;
-  remaining_usd: number | null;
+  spent_usd: number;
+  remaining_usd: number;
   period_resets_at: string | null;
 }
 
