@@ -41,7 +41,8 @@ export class RedisCounters implements SpendCounters {
       now: plan.nowMs,
       exp: plan.expiresAtMs,
       keys: plan.keys.map((key) => ({
-        b: key.budget && { limit: key.budget.limitUnits, units: key.budget.reserveUnits, ttl: budgetTtl(key.budget.resetsAt, plan.nowMs) },
+        // Absent, not null: cjson decodes null as a userdata value, which Lua counts as true.
+        b: key.budget ? { limit: key.budget.limitUnits, units: key.budget.reserveUnits, ttl: budgetTtl(key.budget.resetsAt, plan.nowMs) } : undefined,
         w: key.windows.map((slot) => ({ rl: slot.requestLimit ?? 0, tl: slot.tokenLimit ?? 0, ttl: slot.endMs - plan.nowMs + 1_000 })),
       })),
     };
@@ -65,7 +66,7 @@ export class RedisCounters implements SpendCounters {
       keys: plan.keys.map((key, index) => {
         const used = usage[index] ?? { units: 0, tokens: 0 };
         return {
-          b: key.budget && { used: used.units, ttl: budgetTtl(key.budget.resetsAt, plan.nowMs) },
+          b: key.budget ? { used: used.units, ttl: budgetTtl(key.budget.resetsAt, plan.nowMs) } : undefined,
           w: key.windows.map((slot) => ({ tl: slot.tokenLimit ?? 0, used: used.tokens, ttl: Math.max(1_000, slot.endMs - Date.now() + 1_000) })),
         };
       }),
