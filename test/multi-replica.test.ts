@@ -64,8 +64,8 @@ async function send(replica: BunGateway, method: string, path: string, body?: un
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  const body: Record<string, any> = text.startsWith("{") ? (JSON.parse(text) as Record<string, any>) : { text };
-  return { status: response.status, headers: response.headers, body };
+  const parsed: Record<string, any> = text.startsWith("{") ? (JSON.parse(text) as Record<string, any>) : { text };
+  return { status: response.status, headers: response.headers, body: parsed };
 }
 
 async function createVirtualKey(extra: Record<string, unknown>): Promise<{ id: string; slug: string }> {
