@@ -80,6 +80,13 @@ const ConfigSchema = z.object({
     .optional(),
   /** When Redis cannot be reached: `open` keeps serving with in-process limits, `closed` refuses with 503. */
   GATEWAY_REDIS_FAILURE_POLICY: z.enum(["open", "closed"]).default("open"),
+  /**
+   * The completion tokens a request is assumed to use at most when it sets no
+   * `max_completion_tokens`/`max_tokens`/`max_output_tokens`: part of the worst case a budget reserves.
+   */
+  GATEWAY_SPEND_DEFAULT_MAX_TOKENS: wholeNumber(4096, 1, 10_000_000),
+  /** How often settled spend is written to the store (`key_spend`), in one batch per replica. */
+  GATEWAY_SPEND_FLUSH_INTERVAL_MS: wholeNumber(1000, 1, ONE_DAY_MS),
   GATEWAY_QUIET: z
     .enum(["0", "1", "true", "false"])
     .default("false")

@@ -10,6 +10,7 @@ import type { UpstreamTls } from "./core/upstream-tls.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
+import type { SpendMeter } from "./spend/spend-meter.ts";
 import type { Store } from "./store/open-store.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
@@ -37,6 +38,8 @@ export interface GatewayDeps {
   upstreamTls: UpstreamTls | null;
   /** Cached answers (configs with `cache`): in Redis when it is configured, else in memory. */
   cache: AnswerCache;
+  /** Budgets and rate limits of gateway keys and virtual keys (`spend/`). */
+  spend: SpendMeter;
 }
 
 export interface SecretBox {

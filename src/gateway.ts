@@ -20,6 +20,8 @@ import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
 import { LocalCircuitBreakers, sharedCircuitBreakers } from "./core/circuit-breaker.ts";
+import { shareInvalidations } from "./shared-state/invalidations.ts";
+import { openSpendMeter } from "./spend/open-spend-meter.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -70,14 +72,18 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     trustedHosts: config.GATEWAY_TRUSTED_CUSTOM_HOSTS,
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
   });
+  const controlPlane = new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS);
   const redis = config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
   // Serve with shared state from the first request when Redis answers at start; if it does not,
   // start anyway: state stays in process until it connects (the error is on stderr).
   await redis?.ready(2_000);
+  const spend = await openSpendMeter({ config, store, redis, controlPlane });
+  const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
+  const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys }) : null;
   const deps: GatewayDeps = {
     config,
     store,
-    keys: new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS }),
+    keys,
     logWriter,
     inflight: new InflightTracker(),
     realtime: new RealtimeSessions(),
@@ -85,11 +91,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     fetch: options.fetch ?? upstreamFetch(upstreamTls),
     upstreamTls,
     version: packageJson.version,
-    controlPlane: new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS),
+    controlPlane,
     secrets,
     redis,
     breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
     cache: createAnswerCache(config, redis),
+    spend: spend.meter,
   };
   const app = createApp(deps);
 
@@ -101,6 +108,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await logWriter.close();
       await workerSink?.close();
+      await spend.close();
+      invalidations?.close();
       await store.close();
       await deps.redis?.close();
       return { drained };
@@ -126,6 +135,8 @@ async function createBootstrapKey(store: Store): Promise<string | null> {
     createdAt: isoNow(),
     createdBy: null,
     revokedAt: null,
+    budget: null,
+    rateLimit: null,
   });
   return secret;
 }

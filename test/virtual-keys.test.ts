@@ -122,7 +122,10 @@ describe("virtual keys: create, read, list", () => {
     const got = await send("GET", `/v1/virtual-keys/${body.slug}`);
     expect(got.status).toBe(200);
     expectContract("getVirtualKey", got);
-    expect(got.body).toEqual(body);
+    // A read of one key shows its spend in the current (monthly, UTC) period.
+    const now = new Date();
+    const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+    expect(got.body).toEqual({ ...body, spent_usd: 0, remaining_usd: 25.5, period_resets_at: nextMonth });
   });
 
   it("fills defaults: no optional fields gives nulls, a budget without period gives none", async () => {
@@ -299,7 +302,7 @@ describe("virtual keys: bad bodies", () => {
     { what: "missing key", body: { name: "x", provider: "openai" }, param: "key" },
     { what: "key of the wrong type", body: { ...valid, key: 1234 }, param: "key" },
     { what: "unknown provider", body: { ...valid, provider: "nope-ai" }, param: "provider", code: "unknown_provider" },
-    { what: "bad budget period", body: { ...valid, budget: { credit_limit_usd: 5, period: "daily" } }, param: "budget.period" },
+    { what: "bad budget period", body: { ...valid, budget: { credit_limit_usd: 5, period: "yearly" } }, param: "budget.period" },
     { what: "budget without a limit", body: { ...valid, budget: { period: "weekly" } }, param: "budget.credit_limit_usd" },
     { what: "non-positive budget", body: { ...valid, budget: { credit_limit_usd: 0 } }, param: "budget.credit_limit_usd" },
     { what: "fractional rate limit", body: { ...valid, rate_limit: { requests_per_minute: 1.5 } }, param: "rate_limit.requests_per_minute" },

@@ -1,3 +1,5 @@
+import type { KeyBudget, KeyRateLimit } from "../control-plane/records.ts";
+
 export const API_KEY_ROLES = ["admin", "service"] as const;
 export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
 
@@ -17,4 +19,7 @@ export interface ApiKeyRecord {
   createdAt: string;
   createdBy: string | null;
   revokedAt: string | null;
+  /** The key's own budget, on top of any virtual key's (`spend/`). */
+  budget: KeyBudget | null;
+  rateLimit: KeyRateLimit | null;
 }

@@ -2,6 +2,7 @@ import type { ApiKey } from "../generated/schemas.gen.ts";
 import type { ApiKeyRecord } from "./api-key-record.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { GatewayError } from "../errors.ts";
+import { budgetView, rateLimitView } from "../control-plane/virtual-key-fields.ts";
 
 /** The public shape of a stored key: never the hash, never the secret. */
 export function apiKeyView(record: ApiKeyRecord): ApiKey {
@@ -15,6 +16,8 @@ export function apiKeyView(record: ApiKeyRecord): ApiKey {
     key_prefix: record.keyPrefix,
     created_at: record.createdAt,
     revoked_at: record.revokedAt,
+    budget: budgetView(record.budget),
+    rate_limit: rateLimitView(record.rateLimit),
   };
 }
 

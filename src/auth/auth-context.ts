@@ -1,3 +1,4 @@
+import type { KeyLimits } from "../control-plane/records.ts";
 import type { ApiKeyRole } from "./api-key-record.ts";
 
 /** Who is calling: resolved from `x-gateway-api-key`, set on the request context by the auth middleware. */
@@ -8,6 +9,8 @@ export interface AuthContext {
   workspaceId: string;
   role: ApiKeyRole;
   organisationAdmin: boolean;
+  /** The key's budget and rate limit, cached with the key; absent or null: not metered. */
+  limits?: KeyLimits | null;
 }
 
 /** The default organisation and workspace of a fresh gateway (and of `GATEWAY_ADMIN_KEY`). */

@@ -18,6 +18,8 @@ function record(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     createdAt: "2026-11-22T00:00:00.000Z",
     createdBy: null,
     revokedAt: null,
+    budget: null,
+    rateLimit: null,
     ...overrides,
   };
 }

@@ -60,8 +60,21 @@ export class GatewayKeyService {
     return cached && cached.expiresAt > this.now() ? cached.auth : undefined;
   }
 
-  /** Drops a key from the cache (after revocation). */
+  private readonly forgetListeners: ((keyHash: string) => void)[] = [];
+
+  /** Drops a key from the cache (after revocation or a change) and tells the listeners (other replicas). */
   forget(keyHash: string): void {
+    this.cache.delete(keyHash);
+    for (const listener of this.forgetListeners) listener(keyHash);
+  }
+
+  /** Called with every `forget` of this instance. */
+  onForget(listener: (keyHash: string) => void): void {
+    this.forgetListeners.push(listener);
+  }
+
+  /** Drops a key without telling anyone: a change another replica made and announced. */
+  forgetHere(keyHash: string): void {
     this.cache.delete(keyHash);
   }
 
@@ -89,5 +102,6 @@ function toAuthContext(record: ApiKeyRecord): AuthContext {
     workspaceId: record.workspaceId,
     role: record.role,
     organisationAdmin: record.organisationAdmin,
+    limits: record.budget || record.rateLimit ? { budget: record.budget, rateLimit: record.rateLimit } : null,
   };
 }

@@ -3,7 +3,8 @@
  * guardrails, prompts). Route handlers that write call `forget`, so a change is seen at once
  * by this instance; the TTL bounds how long another instance may serve a stale entry.
  */
-export type CachedKind = "config" | "default-config" | "virtual-key" | "guardrail" | "prompt";
+export const CACHED_KINDS = ["config", "default-config", "virtual-key", "virtual-key-limits", "guardrail", "prompt"] as const;
+export type CachedKind = (typeof CACHED_KINDS)[number];
 
 interface Entry {
   value: unknown;
@@ -17,6 +18,7 @@ export class ControlPlaneCache {
   private readonly pending = new Map<string, Promise<unknown>>();
   /** Keys forgotten while their load was in flight. */
   private readonly forgotten = new Set<string>();
+  private readonly forgetListeners: ((kind: CachedKind, workspaceId: string, key: string) => void)[] = [];
 
   constructor(
     private readonly ttlMs: number,
@@ -50,8 +52,19 @@ export class ControlPlaneCache {
     return loading;
   }
 
-  /** Drops one entry (after a write). */
+  /** Drops one entry (after a write) and tells the listeners (other replicas, `shared-state/invalidations.ts`). */
   forget(kind: CachedKind, workspaceId: string, key: string): void {
+    this.forgetHere(kind, workspaceId, key);
+    for (const listener of this.forgetListeners) listener(kind, workspaceId, key);
+  }
+
+  /** Called with every `forget` of this instance. */
+  onForget(listener: (kind: CachedKind, workspaceId: string, key: string) => void): void {
+    this.forgetListeners.push(listener);
+  }
+
+  /** Drops one entry without telling anyone: a change another replica made and announced. */
+  forgetHere(kind: CachedKind, workspaceId: string, key: string): void {
     const id = cacheKey(kind, workspaceId, key);
     this.entries.delete(id);
     if (this.pending.has(id)) this.forgotten.add(id);

@@ -37,8 +37,32 @@ export interface ConfigVersionRecord {
   updatedBy: string | null;
 }
 
-export const BUDGET_PERIODS = ["none", "weekly", "monthly"] as const;
+export const BUDGET_PERIODS = ["none", "daily", "weekly", "monthly"] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+/** A hard spending limit of a key (virtual or gateway), reset at each UTC period start (`spend/periods.ts`). */
+export interface KeyBudget {
+  creditLimitUsd: number;
+  period: BudgetPeriod;
+  /** A fraction 0..1 of the limit: crossing it logs a warning and answers carry `x-gateway-budget-alert`. */
+  alertThreshold: number | null;
+}
+
+/** Requests and tokens a key may use per fixed UTC window; null: no limit on that window. */
+export interface KeyRateLimit {
+  requestsPerMinute: number | null;
+  requestsPerHour: number | null;
+  requestsPerDay: number | null;
+  tokensPerMinute: number | null;
+  tokensPerHour: number | null;
+  tokensPerDay: number | null;
+}
+
+/** A key's limits as the spend layer reads them; both null: the key is not metered at all. */
+export interface KeyLimits {
+  budget: KeyBudget | null;
+  rateLimit: KeyRateLimit | null;
+}
 
 export interface VirtualKeyRecord extends Ownership {
   id: string;
@@ -53,8 +77,8 @@ export interface VirtualKeyRecord extends Ownership {
   upstreamOrganization: string | null;
   upstreamProject: string | null;
   customHost: string | null;
-  budget: { creditLimitUsd: number; period: BudgetPeriod } | null;
-  rateLimit: { requestsPerMinute: number | null; tokensPerMinute: number | null } | null;
+  budget: KeyBudget | null;
+  rateLimit: KeyRateLimit | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -16,6 +16,7 @@ import type {
 import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
 import { maskConfigSecrets } from "./config-secrets.ts";
 import { maskCheckSecrets } from "./guardrail-secrets.ts";
+import { budgetView, rateLimitView } from "./virtual-key-fields.ts";
 
 /** Records keep null for "no key"; the API always shows a UUID (the operator's for GATEWAY_ADMIN_KEY). */
 const keyIdOf = (id: string | null): string => id ?? OPERATOR_KEY_ID;
@@ -53,13 +54,8 @@ export function virtualKeyView(record: VirtualKeyRecord): VirtualKey {
     upstream_organization: record.upstreamOrganization,
     upstream_project: record.upstreamProject,
     custom_host: record.customHost,
-    budget: record.budget ? { credit_limit_usd: record.budget.creditLimitUsd, period: record.budget.period } : null,
-    rate_limit: record.rateLimit
-      ? {
-          ...(record.rateLimit.requestsPerMinute !== null ? { requests_per_minute: record.rateLimit.requestsPerMinute } : {}),
-          ...(record.rateLimit.tokensPerMinute !== null ? { tokens_per_minute: record.rateLimit.tokensPerMinute } : {}),
-        }
-      : null,
+    budget: budgetView(record.budget),
+    rate_limit: rateLimitView(record.rateLimit),
     organisation_id: record.organisationId,
     workspace_id: record.workspaceId,
     owner_id: keyIdOf(record.ownerId),

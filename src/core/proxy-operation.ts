@@ -3,6 +3,9 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { RequestLog } from "../logging/request-log.ts";
 import type { GuardrailRecord } from "../control-plane/records.ts";
 import type { JsonObject } from "../providers/provider.ts";
+import type { KeyLimits } from "../control-plane/records.ts";
+import { withLimitHeaders } from "../spend/admission-headers.ts";
+import type { SpendMeter } from "../spend/spend-meter.ts";
 import type { Store } from "../store/open-store.ts";
 import { overrideParamsError } from "./config-overrides.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
@@ -34,6 +37,8 @@ export interface ProxyDeps
   maxLoggedBodyBytes: number;
   /** `GATEWAY_MAX_RESPONSE_BUFFER_BYTES`: the most of an answer held to judge it whole. */
   maxResponseBufferBytes: number;
+  /** Budgets and rate limits (`spend/`); absent: nothing is metered. */
+  spend?: SpendMeter;
 }
 
 export interface ProxyInput {
@@ -42,6 +47,8 @@ export interface ProxyInput {
   /** Client headers passed upstream as they are (the pass-through's `OpenAI-Beta`). */
   forwardedHeaders?: Readonly<Record<string, string>>;
   workspaceId: string;
+  /** The calling gateway key's budget and rate limit, if it has any. */
+  gatewayKeyLimits?: KeyLimits | null;
   clientSignal?: AbortSignal;
   log: RequestLog;
 }
@@ -78,6 +85,10 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   log.provider = first.provider.id;
   log.model = first.model;
   log.virtualKeyId = first.virtualKeyId;
+  const admitted = deps.spend
+    ? await deps.spend.admit({ candidates: candidates.value, body: body.value, gatewayKeyId: log.identity.apiKeyId, gatewayKeyLimits: input.gatewayKeyLimits, workspaceId: input.workspaceId, onFinish: (listener) => log.onFinish(listener) })
+    : ok(null);
+  if (!admitted.ok) return admitted;
 
   const guarded = await guardrailsOf(operation, settings, input.workspaceId, deps, json !== null);
   if (!guarded.ok) return guarded;
@@ -139,7 +150,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   log.provider = target.provider.id;
   log.model = target.model ?? log.model;
   log.virtualKeyId = target.virtualKeyId;
-  return cached.keep(await answerFrom(answered.value, {
+  const answer = cached.keep(await answerFrom(answered.value, {
     operation,
     clientBody: json,
     stream,
@@ -149,6 +160,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     hookResults,
     judgeOutput,
   }));
+  return withLimitHeaders(answer, admitted.value);
 }
 
 /** The request's model and end user, for the log. */

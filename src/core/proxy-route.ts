@@ -23,6 +23,7 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
     store: deps.store,
     controlPlane: deps.controlPlane,
     secrets: deps.secrets,
+    spend: deps.spend,
   };
 }
 
@@ -65,6 +66,7 @@ export async function jsonProxyInput(c: Context<GatewayEnv>, body: Record<string
     headers: targetHeaders(headers),
     forwardedHeaders: forwardedHeaders(c),
     workspaceId: c.get("auth").workspaceId,
+    gatewayKeyLimits: c.get("auth").limits,
     clientSignal: c.req.raw.signal,
     log: c.get("requestLog"),
   };
@@ -81,6 +83,7 @@ export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteH
     headers: targetHeaders(headers),
     forwardedHeaders: forwardedHeaders(c),
     workspaceId: c.get("auth").workspaceId,
+    gatewayKeyLimits: c.get("auth").limits,
     clientSignal: c.req.raw.signal,
     log: c.get("requestLog"),
   };

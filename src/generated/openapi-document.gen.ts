@@ -1113,6 +1113,115 @@ export const openApiDocument = {
       }
     },
     "/v1/api-keys/{id}": {
+      "get": {
+        "operationId": "getApiKey",
+        "tags": [
+          "Gateway keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Get a gateway key (admin), with its current spend",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The key without its secret; `spent_usd`, `remaining_usd` and `period_resets_at` for the current budget period.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKey"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateApiKey",
+        "tags": [
+          "Gateway keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Change a gateway key's name, budget or rate limit (admin)",
+        "description": "Replicas sharing a Redis see the change within milliseconds; otherwise within `GATEWAY_KEY_CACHE_TTL_MS`.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateApiKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The changed key.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKey"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
       "delete": {
         "operationId": "deleteApiKey",
         "tags": [
@@ -8423,7 +8532,7 @@ export const openApiDocument = {
         ],
         "responses": {
           "200": {
-            "description": "The virtual key.",
+            "description": "The virtual key, with `spent_usd`, `remaining_usd` and `period_resets_at` for its current budget period.",
             "content": {
               "application/json": {
                 "schema": {
@@ -10610,6 +10719,12 @@ export const openApiDocument = {
             "type": "string",
             "format": "uuid",
             "description": "Create the key in another workspace of the organisation (organisation admins only). A workspace exists once it has a key."
+          },
+          "budget": {
+            "$ref": "#/components/schemas/VirtualKeyBudget"
+          },
+          "rate_limit": {
+            "$ref": "#/components/schemas/VirtualKeyRateLimit"
           }
         }
       },
@@ -10624,7 +10739,9 @@ export const openApiDocument = {
           "workspace_id",
           "key_prefix",
           "created_at",
-          "revoked_at"
+          "revoked_at",
+          "budget",
+          "rate_limit"
         ],
         "properties": {
           "id": {
@@ -10665,6 +10782,42 @@ export const openApiDocument = {
               "null"
             ],
             "format": "date-time"
+          },
+          "budget": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/VirtualKeyBudget"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "rate_limit": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/VirtualKeyRateLimit"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "spent_usd": {
+            "type": "number",
+            "description": "Spend settled in the current budget period. Present on reads (GET) of a key with a budget."
+          },
+          "remaining_usd": {
+            "type": "number",
+            "description": "The limit less settled spend, never below 0. Present with `spent_usd`."
+          },
+          "period_resets_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "When the current period ends (UTC); null for period none. Present with `spent_usd`."
           }
         }
       },
@@ -13811,12 +13964,45 @@ export const openApiDocument = {
           }
         }
       },
+      "UpdateApiKeyRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "budget": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/VirtualKeyBudget"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "rate_limit": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/VirtualKeyRateLimit"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
       "VirtualKeyBudget": {
         "type": "object",
         "required": [
           "credit_limit_usd"
         ],
         "additionalProperties": false,
+        "description": "A hard limit: once the period's spend reaches it, requests through the key answer 412 `budget_exhausted`. Each request reserves its worst-case cost before the call and settles its real cost after it, so concurrent requests overshoot by at most one request's reservation.",
         "properties": {
           "credit_limit_usd": {
             "type": "number",
@@ -13826,22 +14012,47 @@ export const openApiDocument = {
             "type": "string",
             "enum": [
               "none",
+              "daily",
               "weekly",
               "monthly"
             ],
-            "default": "none"
+            "default": "none",
+            "description": "When spend resets: never, or at the start of each UTC day, ISO week (Monday) or month."
+          },
+          "alert_threshold": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "description": "A fraction of the limit: once spend crosses it the gateway logs a warning, and answers through the key carry `x-gateway-budget-alert`."
           }
         }
       },
       "VirtualKeyRateLimit": {
         "type": "object",
         "additionalProperties": false,
+        "description": "Fixed UTC windows. Requests are counted when admitted; tokens when the call settles, and a request is refused (429 `rate_limited`, `Retry-After`) once a window's tokens are spent.",
         "properties": {
           "requests_per_minute": {
             "type": "integer",
             "minimum": 1
           },
+          "requests_per_hour": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "requests_per_day": {
+            "type": "integer",
+            "minimum": 1
+          },
           "tokens_per_minute": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "tokens_per_hour": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "tokens_per_day": {
             "type": "integer",
             "minimum": 1
           }
@@ -14062,6 +14273,22 @@ export const openApiDocument = {
           "updated_at": {
             "type": "string",
             "format": "date-time"
+          },
+          "spent_usd": {
+            "type": "number",
+            "description": "Spend settled in the current budget period. Present on reads (GET) of a key with a budget."
+          },
+          "remaining_usd": {
+            "type": "number",
+            "description": "The limit less settled spend, never below 0. Present with `spent_usd`."
+          },
+          "period_resets_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "When the current period ends (UTC); null for period none. Present with `spent_usd`."
           }
         }
       },

@@ -80,14 +80,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a gateway key (admin), with its current spend */
+        get: operations["getApiKey"];
         put?: never;
         post?: never;
         /** Revoke a gateway key (admin); effective at once */
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a gateway key's name, budget or rate limit (admin)
+         * @description Replicas sharing a Redis see the change within milliseconds; otherwise within `GATEWAY_KEY_CACHE_TTL_MS`.
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/v1/audio/speech": {
@@ -1423,6 +1428,7 @@ export interface components {
             [key: string]: unknown;
         };
         ApiKey: {
+            budget: components["schemas"]["VirtualKeyBudget"] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: uuid */
@@ -1434,9 +1440,19 @@ export interface components {
             object: "api_key";
             /** Format: uuid */
             organisation_id: string;
+            /**
+             * Format: date-time
+             * @description When the current period ends (UTC); null for period none. Present with `spent_usd`.
+             */
+            period_resets_at?: string | null;
+            rate_limit: components["schemas"]["VirtualKeyRateLimit"] | null;
+            /** @description The limit less settled spend, never below 0. Present with `spent_usd`. */
+            remaining_usd?: number;
             /** Format: date-time */
             revoked_at: string | null;
             role: components["schemas"]["ApiKeyRole"];
+            /** @description Spend settled in the current budget period. Present on reads (GET) of a key with a budget. */
+            spent_usd?: number;
             /** Format: uuid */
             workspace_id: string;
         };
@@ -1725,7 +1741,9 @@ export interface components {
             total: number;
         };
         CreateApiKeyRequest: {
+            budget?: components["schemas"]["VirtualKeyBudget"];
             name: string;
+            rate_limit?: components["schemas"]["VirtualKeyRateLimit"];
             role: components["schemas"]["ApiKeyRole"];
             /**
              * Format: uuid
@@ -2763,6 +2781,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        UpdateApiKeyRequest: {
+            budget?: components["schemas"]["VirtualKeyBudget"] | null;
+            name?: string;
+            rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
+        };
         /** @description An `api_key` sent back as ******** keeps the key stored at that place, but only to send it where it went before: a `custom_host` (or, without one, a `provider`) that would send a kept key anywhere else is refused with 400 naming that field (`config.custom_host`, `config.targets.N.custom_host`); send the key again in clear to change its host. The root's key goes to the root and to every target without a key of its own; a target's key goes to the target's host, else the root's. Hosts compare as URLs after normalisation. */
         UpdateConfigRequest: {
             config?: {
@@ -2972,9 +2995,18 @@ export interface components {
             organisation_id: string;
             /** Format: uuid */
             owner_id: string;
+            /**
+             * Format: date-time
+             * @description When the current period ends (UTC); null for period none. Present with `spent_usd`.
+             */
+            period_resets_at?: string | null;
             provider: string;
             rate_limit: components["schemas"]["VirtualKeyRateLimit"] | null;
+            /** @description The limit less settled spend, never below 0. Present with `spent_usd`. */
+            remaining_usd?: number;
             slug: string;
+            /** @description Spend settled in the current budget period. Present on reads (GET) of a key with a budget. */
+            spent_usd?: number;
             /** Format: date-time */
             updated_at: string;
             /** Format: uuid */
@@ -2984,13 +3016,17 @@ export interface components {
             /** Format: uuid */
             workspace_id: string;
         };
+        /** @description A hard limit: once the period's spend reaches it, requests through the key answer 412 `budget_exhausted`. Each request reserves its worst-case cost before the call and settles its real cost after it, so concurrent requests overshoot by at most one request's reservation. */
         VirtualKeyBudget: {
+            /** @description A fraction of the limit: once spend crosses it the gateway logs a warning, and answers through the key carry `x-gateway-budget-alert`. */
+            alert_threshold?: number;
             credit_limit_usd: number;
             /**
+             * @description When spend resets: never, or at the start of each UTC day, ISO week (Monday) or month.
              * @default none
              * @enum {string}
              */
-            period: "none" | "weekly" | "monthly";
+            period: "none" | "daily" | "weekly" | "monthly";
         };
         VirtualKeyList: {
             data: components["schemas"]["VirtualKey"][];
@@ -2998,8 +3034,13 @@ export interface components {
             object: "list";
             total: number;
         };
+        /** @description Fixed UTC windows. Requests are counted when admitted; tokens when the call settles, and a request is refused (429 `rate_limited`, `Retry-After`) once a window's tokens are spent. */
         VirtualKeyRateLimit: {
+            requests_per_day?: number;
+            requests_per_hour?: number;
             requests_per_minute?: number;
+            tokens_per_day?: number;
+            tokens_per_hour?: number;
             tokens_per_minute?: number;
         };
     };
@@ -3253,6 +3294,32 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key without its secret; `spent_usd`, `remaining_usd` and `period_resets_at` for the current budget period. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     deleteApiKey: {
         parameters: {
             query?: never;
@@ -3271,6 +3338,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The changed key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7750,7 +7847,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The virtual key. */
+            /** @description The virtual key, with `spent_usd`, `remaining_usd` and `period_resets_at` for its current budget period. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -48,6 +48,7 @@ import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
 import { registerExportLogs } from "../routes/exportLogs.ts";
+import { registerGetApiKey } from "../routes/getApiKey.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
@@ -93,6 +94,7 @@ import { registerRetrieveModel } from "../routes/retrieveModel.ts";
 import { registerRetrieveVectorStoreFileContent } from "../routes/retrieveVectorStoreFileContent.ts";
 import { registerRetrieveVideo } from "../routes/retrieveVideo.ts";
 import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
+import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
 import { registerUpdateGuardrail } from "../routes/updateGuardrail.ts";
 import { registerUpdatePrompt } from "../routes/updatePrompt.ts";
@@ -109,6 +111,8 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetOpenApiDocument,
   registerListApiKeys,
   registerCreateApiKey,
+  registerGetApiKey,
+  registerUpdateApiKey,
   registerDeleteApiKey,
   registerCreateSpeech,
   registerCreateTranscription,

@@ -29,6 +29,7 @@ export class RequestLog {
   private readonly startedAt = performance.now();
   private firstTokenAt: number | null = null;
   private finished = false;
+  private finishListeners: ((entry: LogEntry) => void)[] | null = null;
 
   provider: string | null = null;
   model: string | null = null;
@@ -78,6 +79,11 @@ export class RequestLog {
     if (this.firstTokenAt === null) this.firstTokenAt = performance.now();
   }
 
+  /** Calls `listener` with the entry when the log finishes (the spend meter settles there). */
+  onFinish(listener: (entry: LogEntry) => void): void {
+    (this.finishListeners ??= []).push(listener);
+  }
+
   get isFinished(): boolean {
     return this.finished;
   }
@@ -88,7 +94,7 @@ export class RequestLog {
     this.finished = true;
     const { identity } = this;
     const request = this.requestBody === null ? null : capText(this.requestBody, this.maxBodyBytes);
-    this.enqueue({
+    const entry: LogEntry = {
       id: this.id,
       createdAt: this.createdAt,
       organisationId: identity.organisationId,
@@ -124,7 +130,15 @@ export class RequestLog {
       guardrailResults: this.guardrailResults,
       attempts: this.attempts,
       format: this.format,
-    });
+    };
+    this.enqueue(entry);
+    for (const listener of this.finishListeners ?? []) {
+      try {
+        listener(entry);
+      } catch {
+        // A listener's failure is its own; the log and the request go on.
+      }
+    }
     this.onFinished();
   }
 }

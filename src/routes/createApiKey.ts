@@ -5,6 +5,7 @@ import { apiKeyView, targetWorkspace } from "../auth/api-key-view.ts";
 import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-secret.ts";
 import { isoNow, uuidv4 } from "../core/ids.ts";
 import type { ApiKeyRecord } from "../auth/api-key-record.ts";
+import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 
 export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createApiKeyRoute, async (c) => {
@@ -23,6 +24,8 @@ export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
       createdAt: isoNow(),
       createdBy: auth.keyId,
       revokedAt: null,
+      budget: storedBudget(body.budget ?? null),
+      rateLimit: storedRateLimit(body.rate_limit ?? null),
     };
     await deps.store.apiKeys.insert(record);
     return c.json({ ...apiKeyView(record), key: secret }, 201);

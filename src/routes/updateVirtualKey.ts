@@ -51,6 +51,7 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     const updated = await deps.store.virtualKeys.update(auth.workspaceId, slug, change);
     if (!updated) throw notFound();
     deps.controlPlane.forget("virtual-key", auth.workspaceId, slug);
+    deps.controlPlane.forget("virtual-key-limits", auth.workspaceId, updated.id);
     return c.json(virtualKeyView(updated), 200);
   });
 }

@@ -1,6 +1,15 @@
 import type { Kysely, Selectable } from "kysely";
 import { API_KEY_ROLES, type ApiKeyRecord, type ApiKeyRole } from "../auth/api-key-record.ts";
+import type { KeyBudget, KeyRateLimit } from "../control-plane/records.ts";
+import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { ApiKeysTable, Database } from "./schema.ts";
+
+/** Fields absent are kept; `null` clears a budget or rate limit. */
+export interface ApiKeyChange {
+  name?: string;
+  budget?: KeyBudget | null;
+  rateLimit?: KeyRateLimit | null;
+}
 
 /** Stored gateway keys. Scoping (organisation, workspace) is part of every mutating call. */
 export interface ApiKeysRepository {
@@ -16,6 +25,10 @@ export interface ApiKeysRepository {
    * or undefined when no such key is in scope. Revoking twice keeps the first `revokedAt`.
    */
   revoke(id: string, organisationId: string, workspaceId: string | null, at: string): Promise<ApiKeyRecord | undefined>;
+  /** Key `id` if it lies in scope (`workspaceId` null: any workspace of the organisation); undefined if none. */
+  getById(id: string, organisationId: string, workspaceId: string | null): Promise<ApiKeyRecord | undefined>;
+  /** Changes key `id` in scope; the updated record, or undefined when no such key is in scope. */
+  update(id: string, organisationId: string, workspaceId: string | null, change: ApiKeyChange): Promise<ApiKeyRecord | undefined>;
   /** Keys not revoked, across all organisations (zero means a fresh install). */
   countActive(): Promise<number>;
 }
@@ -61,6 +74,33 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
       });
     },
 
+    async getById(id, organisationId, workspaceId) {
+      let select = db.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
+      if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
+      const row = await select.executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    update(id, organisationId, workspaceId, change) {
+      return db.transaction().execute(async (trx) => {
+        let update = trx
+          .updateTable("api_keys")
+          .set({
+            ...(change.name !== undefined && { name: change.name }),
+            ...(change.budget !== undefined && budgetColumns(change.budget)),
+            ...(change.rateLimit !== undefined && rateLimitColumns(change.rateLimit)),
+          })
+          .where("id", "=", id)
+          .where("organisation_id", "=", organisationId);
+        if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
+        await update.execute();
+        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
+        if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
+        const row = await select.executeTakeFirst();
+        return row && fromRow(row);
+      });
+    },
+
     async countActive() {
       const row = await db
         .selectFrom("api_keys")
@@ -85,6 +125,8 @@ function toRow(record: ApiKeyRecord): ApiKeysTable {
     created_at: record.createdAt,
     created_by: record.createdBy,
     revoked_at: record.revokedAt,
+    ...budgetColumns(record.budget),
+    ...rateLimitColumns(record.rateLimit),
   };
 }
 
@@ -101,6 +143,8 @@ function fromRow(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     createdAt: row.created_at,
     createdBy: row.created_by,
     revokedAt: row.revoked_at,
+    budget: budgetOf(row),
+    rateLimit: rateLimitOf(row),
   };
 }
 

@@ -1,5 +1,6 @@
 import type {
-  BudgetPeriod,
+  KeyBudget,
+  KeyRateLimit,
   ConfigRecord,
   ConfigVersionRecord,
   GuardrailCheckSpec,
@@ -61,8 +62,8 @@ export interface NewVirtualKey extends Ownership {
   upstreamOrganization: string | null;
   upstreamProject: string | null;
   customHost: string | null;
-  budget: { creditLimitUsd: number; period: BudgetPeriod } | null;
-  rateLimit: { requestsPerMinute: number | null; tokensPerMinute: number | null } | null;
+  budget: KeyBudget | null;
+  rateLimit: KeyRateLimit | null;
   createdAt: string;
 }
 
@@ -74,8 +75,8 @@ export interface VirtualKeyChange {
   upstreamOrganization?: string | null;
   upstreamProject?: string | null;
   customHost?: string | null;
-  budget?: { creditLimitUsd: number; period: BudgetPeriod } | null;
-  rateLimit?: { requestsPerMinute: number | null; tokensPerMinute: number | null } | null;
+  budget?: KeyBudget | null;
+  rateLimit?: KeyRateLimit | null;
   updatedBy: string | null;
   at: string;
 }
@@ -85,6 +86,8 @@ export interface VirtualKeysRepository {
   /** Newest first. */
   list(workspaceId: string): Promise<VirtualKeyRecord[]>;
   getBySlug(workspaceId: string, slug: string): Promise<VirtualKeyRecord | undefined>;
+  /** By id, for the spend layer's limits lookup (`spend/key-limits.ts`), which knows a target's id only. */
+  getById(workspaceId: string, id: string): Promise<VirtualKeyRecord | undefined>;
   update(workspaceId: string, slug: string, change: VirtualKeyChange): Promise<VirtualKeyRecord | undefined>;
   delete(workspaceId: string, slug: string): Promise<boolean>;
 }

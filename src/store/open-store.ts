@@ -14,6 +14,7 @@ import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { createPromptsRepository } from "./prompts-repository.ts";
+import { createSpendRepository, type SpendRepository } from "./spend-repository.ts";
 import type { Database } from "./schema.ts";
 import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 
@@ -28,6 +29,8 @@ export interface Store {
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
   feedback: FeedbackRepository;
+  /** Settled spend per key and budget period (`spend/`). */
+  spend: SpendRepository;
   /** Closes the connection(s); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -59,6 +62,7 @@ export async function openStore(url: string): Promise<Store> {
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
     feedback: createFeedbackRepository(db),
+    spend: createSpendRepository(db),
     close: () => {
       stopStatistics();
       return db.destroy();

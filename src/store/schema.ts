@@ -24,10 +24,36 @@ export interface Database {
   prompt_versions: PromptVersionsTable;
   guardrails: GuardrailsTable;
   feedback: FeedbackTable;
+  key_spend: KeySpendTable;
+}
+
+/** The settled spend of one key in one budget period; replicas add their batches to it. */
+export interface KeySpendTable {
+  /** `virtual_key` | `api_key`. */
+  key_kind: string;
+  key_id: string;
+  /** ISO start of the UTC period; `none` for a budget that never resets. */
+  period_start: string;
+  spent_usd: number;
+  updated_at: string;
+}
+
+/** Budget and rate-limit columns, the same on gateway keys and virtual keys (null: not set). */
+export interface KeyLimitColumns {
+  budget_credit_limit_usd: number | null;
+  /** `none` | `daily` | `weekly` | `monthly`; null with no budget. */
+  budget_period: string | null;
+  budget_alert_threshold: number | null;
+  rate_limit_rpm: number | null;
+  rate_limit_rph: number | null;
+  rate_limit_rpd: number | null;
+  rate_limit_tpm: number | null;
+  rate_limit_tph: number | null;
+  rate_limit_tpd: number | null;
 }
 
 /** Gateway keys. Only the SHA-256 hash of a secret is kept (`key_hash`, unique). */
-export interface ApiKeysTable {
+export interface ApiKeysTable extends KeyLimitColumns {
   id: string;
   organisation_id: string;
   workspace_id: string;
@@ -91,7 +117,7 @@ export interface ConfigVersionsTable extends OwnedColumns {
 }
 
 /** Stored upstream credentials; the key itself only as AES-256-GCM ciphertext. */
-export interface VirtualKeysTable extends OwnedColumns {
+export interface VirtualKeysTable extends OwnedColumns, KeyLimitColumns {
   id: string;
   /** Unique across the store. */
   slug: string;
@@ -102,12 +128,6 @@ export interface VirtualKeysTable extends OwnedColumns {
   upstream_organization: string | null;
   upstream_project: string | null;
   custom_host: string | null;
-  /** Null: no budget. */
-  budget_credit_limit_usd: number | null;
-  /** `none` | `weekly` | `monthly`; null with no budget. */
-  budget_period: string | null;
-  rate_limit_rpm: number | null;
-  rate_limit_tpm: number | null;
   created_at: string;
   updated_at: string;
 }

@@ -61,6 +61,8 @@ export function apiKeyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecor
     createdAt: "2026-01-01T00:00:00.000Z",
     createdBy: null,
     revokedAt: null,
+    budget: null,
+    rateLimit: null,
     ...overrides,
   };
 }
@@ -151,8 +153,8 @@ export function newVirtualKey(overrides: Partial<NewVirtualKey> = {}): NewVirtua
     upstreamOrganization: "org-upstream",
     upstreamProject: "proj-upstream",
     customHost: "https://llm.internal.example/v1",
-    budget: { creditLimitUsd: 12.5, period: "monthly" },
-    rateLimit: { requestsPerMinute: 60, tokensPerMinute: 90_000 },
+    budget: { creditLimitUsd: 12.5, period: "monthly", alertThreshold: null },
+    rateLimit: { requestsPerMinute: 60, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: 90_000, tokensPerHour: null, tokensPerDay: null },
     createdAt: "2026-01-01T00:00:00.000Z",
     organisationId: "org-default",
     workspaceId: "ws-default",

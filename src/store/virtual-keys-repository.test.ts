@@ -17,8 +17,8 @@ describe.each(TEST_DATABASES)("virtual keys repository on $name", ({ create }) =
   it("stores no budget and no rate limit as null, and a one-sided rate limit as given", async () => {
     const workspaceId = scopeId("ws");
     const bare = newVirtualKey({ workspaceId, budget: null, rateLimit: null, upstreamOrganization: null, upstreamProject: null, customHost: null });
-    const emptyLimit = newVirtualKey({ workspaceId, rateLimit: { requestsPerMinute: null, tokensPerMinute: null } });
-    const rpmOnly = newVirtualKey({ workspaceId, rateLimit: { requestsPerMinute: 30, tokensPerMinute: null }, budget: { creditLimitUsd: 0.25, period: "none" } });
+    const emptyLimit = newVirtualKey({ workspaceId, rateLimit: { requestsPerMinute: null, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: null, tokensPerHour: null, tokensPerDay: null } });
+    const rpmOnly = newVirtualKey({ workspaceId, rateLimit: { requestsPerMinute: 30, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: null, tokensPerHour: null, tokensPerDay: null }, budget: { creditLimitUsd: 0.25, period: "none", alertThreshold: null } });
     for (const key of [bare, emptyLimit, rpmOnly]) await store().virtualKeys.create(key);
 
     expect(await store().virtualKeys.getBySlug(workspaceId, bare.slug)).toMatchObject({
@@ -30,8 +30,8 @@ describe.each(TEST_DATABASES)("virtual keys repository on $name", ({ create }) =
     });
     expect((await store().virtualKeys.getBySlug(workspaceId, emptyLimit.slug))?.rateLimit).toBeNull();
     expect(await store().virtualKeys.getBySlug(workspaceId, rpmOnly.slug)).toMatchObject({
-      rateLimit: { requestsPerMinute: 30, tokensPerMinute: null },
-      budget: { creditLimitUsd: 0.25, period: "none" },
+      rateLimit: { requestsPerMinute: 30, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: null, tokensPerHour: null, tokensPerDay: null },
+      budget: { creditLimitUsd: 0.25, period: "none", alertThreshold: null },
     });
     const row = await store().db.selectFrom("virtual_keys").selectAll().where("id", "=", bare.id).executeTakeFirstOrThrow();
     expect([row.budget_credit_limit_usd, row.budget_period, row.rate_limit_rpm, row.rate_limit_tpm]).toEqual([null, null, null, null]);
@@ -67,8 +67,8 @@ describe.each(TEST_DATABASES)("virtual keys repository on $name", ({ create }) =
     const rekeyed = await store().virtualKeys.update(input.workspaceId, input.slug, {
       encryptedKey: "v1.new.cipher.tag",
       keyHint: "wxyz",
-      budget: { creditLimitUsd: 99, period: "weekly" },
-      rateLimit: { requestsPerMinute: null, tokensPerMinute: 1_000 },
+      budget: { creditLimitUsd: 99, period: "weekly", alertThreshold: null },
+      rateLimit: { requestsPerMinute: null, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: 1_000, tokensPerHour: null, tokensPerDay: null },
       updatedBy: "key-editor",
       at: "2026-01-04T00:00:00.000Z",
     });
@@ -76,8 +76,8 @@ describe.each(TEST_DATABASES)("virtual keys repository on $name", ({ create }) =
       name: "renamed",
       encryptedKey: "v1.new.cipher.tag",
       keyHint: "wxyz",
-      budget: { creditLimitUsd: 99, period: "weekly" },
-      rateLimit: { requestsPerMinute: null, tokensPerMinute: 1_000 },
+      budget: { creditLimitUsd: 99, period: "weekly", alertThreshold: null },
+      rateLimit: { requestsPerMinute: null, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: 1_000, tokensPerHour: null, tokensPerDay: null },
       provider: input.provider,
       createdAt: input.createdAt,
     });

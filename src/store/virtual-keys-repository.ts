@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
-import { BUDGET_PERIODS, type BudgetPeriod, type VirtualKeyRecord } from "../control-plane/records.ts";
+import type { VirtualKeyRecord } from "../control-plane/records.ts";
+import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { NewVirtualKey, VirtualKeyChange, VirtualKeysRepository } from "./control-plane-repositories.ts";
 import type { Database, VirtualKeysTable } from "./schema.ts";
 import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
@@ -14,6 +15,10 @@ export function createVirtualKeysRepository(db: Kysely<Database>): VirtualKeysRe
     create: (key) => rows.insert(toRow(key)),
     list: rows.list,
     getBySlug: rows.getBySlug,
+    async getById(workspaceId, id) {
+      const row = await db.selectFrom("virtual_keys").selectAll().where("workspace_id", "=", workspaceId).where("id", "=", id).executeTakeFirst();
+      return row && fromRow(row);
+    },
     update: (workspaceId, slug, change) => rows.update(workspaceId, slug, changedColumns(change)),
     delete: rows.delete,
   };
@@ -54,16 +59,7 @@ function changedColumns(change: VirtualKeyChange): Partial<VirtualKeyRow> {
   };
 }
 
-function budgetColumns(budget: VirtualKeyRecord["budget"]): Pick<VirtualKeyRow, "budget_credit_limit_usd" | "budget_period"> {
-  return { budget_credit_limit_usd: budget?.creditLimitUsd ?? null, budget_period: budget?.period ?? null };
-}
-
-function rateLimitColumns(rateLimit: VirtualKeyRecord["rateLimit"]): Pick<VirtualKeyRow, "rate_limit_rpm" | "rate_limit_tpm"> {
-  return { rate_limit_rpm: rateLimit?.requestsPerMinute ?? null, rate_limit_tpm: rateLimit?.tokensPerMinute ?? null };
-}
-
 function fromRow(row: VirtualKeyRow): VirtualKeyRecord {
-  const { rate_limit_rpm: rpm, rate_limit_tpm: tpm } = row;
   return {
     id: row.id,
     ...ownershipOf(row),
@@ -75,21 +71,9 @@ function fromRow(row: VirtualKeyRow): VirtualKeyRecord {
     upstreamOrganization: row.upstream_organization,
     upstreamProject: row.upstream_project,
     customHost: row.custom_host,
-    budget:
-      row.budget_credit_limit_usd === null
-        ? null
-        : { creditLimitUsd: row.budget_credit_limit_usd, period: budgetPeriod(row.budget_period) },
-    rateLimit: rpm === null && tpm === null ? null : { requestsPerMinute: rpm, tokensPerMinute: tpm },
+    budget: budgetOf(row),
+    rateLimit: rateLimitOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-/** A period this code does not know (stored by a newer version) reads as `none`: no reset, the safer side. */
-function budgetPeriod(period: string | null): BudgetPeriod {
-  return isBudgetPeriod(period) ? period : "none";
-}
-
-function isBudgetPeriod(period: string | null): period is BudgetPeriod {
-  return (BUDGET_PERIODS as readonly (string | null)[]).includes(period);
 }

@@ -1,0 +1,24 @@
+import { updateApiKeyRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { apiKeyView } from "../auth/api-key-view.ts";
+import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
+import { GatewayError } from "../errors.ts";
+import type { ApiKeyChange } from "../store/api-keys-repository.ts";
+
+export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
+  app.openapi(updateApiKeyRoute, async (c) => {
+    const auth = c.get("auth");
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const change: ApiKeyChange = {};
+    if (body.name !== undefined) change.name = body.name;
+    if (body.budget !== undefined) change.budget = storedBudget(body.budget);
+    if (body.rate_limit !== undefined) change.rateLimit = storedRateLimit(body.rate_limit);
+    const updated = await deps.store.apiKeys.update(id, auth.organisationId, auth.organisationAdmin ? null : auth.workspaceId, change);
+    if (!updated) throw new GatewayError("not_found", `No gateway key ${id} in this workspace.`, { param: "id" });
+    // The key's limits are cached with it: forgetting it applies them from the next request (and, through Redis, on every replica).
+    deps.keys.forget(updated.keyHash);
+    return c.json({ ...apiKeyView(updated), ...(await deps.spend.status("api_key", updated.id, updated.budget)) }, 200);
+  });
+}

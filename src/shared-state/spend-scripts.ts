@@ -1,0 +1,116 @@
+/**
+ * Lua scripts that keep spend and rate-limit counters in Redis, so that replicas sharing it
+ * enforce one limit: each runs atomically on the server (no other command interleaves).
+ *
+ * Keys, per metered key of a request, in order: when it has a budget, the budget hash (fields
+ * `spent`, `reserved`, `r:<reservation id>`) and the sorted set of its reservations by expiry;
+ * then, per window, the request counter and the token counter. ARGV[1] is the plan as JSON
+ * (`spend/redis-counters.ts`). Amounts are integers in 1e-10 USD.
+ */
+
+/** Drops expired reservations, checks every key, and only if none refuses reserves and counts on all. */
+export const RESERVE_SCRIPT = `
+local plan = cjson.decode(ARGV[1])
+local counts = {}
+local refusal = nil
+local k = 1
+for i, key in ipairs(plan.keys) do
+  local count = { s = 0, r = 0, w = {} }
+  if key.b then
+    local h, z = KEYS[k], KEYS[k + 1]
+    k = k + 2
+    local expired = redis.call('ZRANGEBYSCORE', z, '-inf', plan.now)
+    for _, id in ipairs(expired) do
+      local units = redis.call('HGET', h, 'r:' .. id)
+      if units then
+        redis.call('HINCRBY', h, 'reserved', -tonumber(units))
+        redis.call('HDEL', h, 'r:' .. id)
+      end
+      redis.call('ZREM', z, id)
+    end
+    count.s = tonumber(redis.call('HGET', h, 'spent') or '0')
+    count.r = tonumber(redis.call('HGET', h, 'reserved') or '0')
+    if refusal == nil and count.s + count.r >= key.b.limit then refusal = { i - 1, 'budget', -1 } end
+  end
+  for j, w in ipairs(key.w) do
+    local requests = tonumber(redis.call('GET', KEYS[k]) or '0')
+    local tokens = tonumber(redis.call('GET', KEYS[k + 1]) or '0')
+    k = k + 2
+    count.w[j] = { requests, tokens }
+    if refusal == nil and w.rl > 0 and requests >= w.rl then refusal = { i - 1, 'requests', j - 1 } end
+    if refusal == nil and w.tl > 0 and tokens >= w.tl then refusal = { i - 1, 'tokens', j - 1 } end
+  end
+  counts[i] = count
+end
+if refusal then return cjson.encode({ refusal = refusal, counts = counts }) end
+k = 1
+for i, key in ipairs(plan.keys) do
+  if key.b then
+    local h, z = KEYS[k], KEYS[k + 1]
+    k = k + 2
+    if key.b.units > 0 then
+      redis.call('HINCRBY', h, 'reserved', key.b.units)
+      redis.call('HSET', h, 'r:' .. plan.id, key.b.units)
+      redis.call('ZADD', z, plan.exp, plan.id)
+      counts[i].r = counts[i].r + key.b.units
+    end
+    if key.b.ttl > 0 then
+      redis.call('PEXPIRE', h, key.b.ttl)
+      redis.call('PEXPIRE', z, key.b.ttl)
+    end
+  end
+  for j, w in ipairs(key.w) do
+    if w.rl > 0 then
+      counts[i].w[j][1] = redis.call('INCR', KEYS[k])
+      redis.call('PEXPIRE', KEYS[k], w.ttl)
+    end
+    k = k + 2
+  end
+end
+return cjson.encode({ counts = counts })
+`;
+
+/**
+ * Releases the request's reservation (if it has not expired meanwhile), adds what it used to
+ * spend and to the token windows; returns spend before and after per key with a budget.
+ */
+export const SETTLE_SCRIPT = `
+local plan = cjson.decode(ARGV[1])
+local out = {}
+local k = 1
+for i, key in ipairs(plan.keys) do
+  out[i] = false
+  if key.b then
+    local h, z = KEYS[k], KEYS[k + 1]
+    k = k + 2
+    local units = redis.call('HGET', h, 'r:' .. plan.id)
+    if units then
+      redis.call('HINCRBY', h, 'reserved', -tonumber(units))
+      redis.call('HDEL', h, 'r:' .. plan.id)
+    end
+    redis.call('ZREM', z, plan.id)
+    local before = tonumber(redis.call('HGET', h, 'spent') or '0')
+    local after = before
+    if key.b.used > 0 then after = redis.call('HINCRBY', h, 'spent', key.b.used) end
+    if key.b.ttl > 0 then redis.call('PEXPIRE', h, key.b.ttl) end
+    out[i] = { before, after }
+  end
+  for _, w in ipairs(key.w) do
+    if w.tl > 0 and w.used > 0 then
+      redis.call('INCRBY', KEYS[k + 1], w.used)
+      redis.call('PEXPIRE', KEYS[k + 1], w.ttl)
+    end
+    k = k + 2
+  end
+end
+return cjson.encode(out)
+`;
+
+/** Raises a budget's settled spend to at least ARGV[1] (startup, from the database); ARGV[2] is a TTL in ms, 0 for none. */
+export const SEED_SCRIPT = `
+local current = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
+local stored = tonumber(ARGV[1])
+if stored > current then redis.call('HSET', KEYS[1], 'spent', ARGV[1]) end
+if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+`;

@@ -1,0 +1,77 @@
+import type { SpendKeyKind } from "../store/spend-repository.ts";
+import type { WindowSlot } from "./windows.ts";
+
+/** One metered key of a request: what the counters check and change for it. */
+export interface MeteredKey {
+  kind: SpendKeyKind;
+  id: string;
+  /** How messages name the key: `virtual key "vk-…"`, `gateway key …`. */
+  label: string;
+  budget: MeteredBudget | null;
+  windows: WindowSlot[];
+}
+
+export interface MeteredBudget {
+  limitUnits: number;
+  periodStart: string;
+  resetsAt: Date | null;
+  alertThreshold: number | null;
+  /** What this request reserves (its worst case) and, once settled, releases. */
+  reserveUnits: number;
+}
+
+/** A request's keys, and its reservation's id and expiry (a replica that dies never settles). */
+export interface MeterPlan {
+  reservationId: string;
+  nowMs: number;
+  /** After this the counters drop the reservation as abandoned. */
+  expiresAtMs: number;
+  keys: MeteredKey[];
+}
+
+/** Counts as the counters saw them: spend and reservations in units, windows as [requests, tokens]. */
+export interface KeyCounts {
+  spentUnits: number;
+  reservedUnits: number;
+  windows: [requests: number, tokens: number][];
+}
+
+export type Refusal = { keyIndex: number; reason: "budget" } | { keyIndex: number; reason: "requests" | "tokens"; windowIndex: number };
+
+/** Counts before the request when refused; after its admission (its own reservation and request included) otherwise. */
+export interface ReserveOutcome {
+  refusal: Refusal | null;
+  counts: KeyCounts[];
+}
+
+/** What a request used, per key of its plan (0 for a key whose target was not the one that answered). */
+export interface Usage {
+  units: number;
+  tokens: number;
+}
+
+/** Settled spend before and after this settle, per key with a budget (null for keys without one). */
+export type SettleOutcome = ({ beforeUnits: number; afterUnits: number } | null)[];
+
+/**
+ * Where counters live: in process, or in Redis shared by replicas. `reserve` checks every
+ * key and, only if none refuses, counts the request and reserves on every key, atomically.
+ * Both reject when the store behind them cannot be reached (the caller applies the failure policy).
+ */
+export interface SpendCounters {
+  reserve(plan: MeterPlan): Promise<ReserveOutcome>;
+  settle(plan: MeterPlan, usage: readonly Usage[]): Promise<SettleOutcome>;
+  /** Settled spend of a key in a period, in units. */
+  spent(kind: SpendKeyKind, id: string, periodStart: string): Promise<number>;
+  /** Raises stored spend to at least these values (startup, from the database). */
+  seed(rows: readonly { kind: SpendKeyKind; id: string; periodStart: string; units: number; resetsAt: Date | null }[]): Promise<void>;
+}
+
+/** Redis and memory name counters alike. */
+export function budgetKey(kind: SpendKeyKind, id: string, periodStart: string): string {
+  return `gw:spend:${kind}:${id}:${periodStart}`;
+}
+
+export function windowKey(kind: SpendKeyKind, id: string, slot: WindowSlot, what: "req" | "tok"): string {
+  return `gw:rl:${kind}:${id}:${slot.name}:${slot.startMs}:${what}`;
+}
