@@ -48,6 +48,9 @@ import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
 import { registerExportLogs } from "../routes/exportLogs.ts";
+import { registerGetAnalyticsGroups } from "../routes/getAnalyticsGroups.ts";
+import { registerGetAnalyticsSummary } from "../routes/getAnalyticsSummary.ts";
+import { registerGetAnalyticsTimeseries } from "../routes/getAnalyticsTimeseries.ts";
 import { registerGetApiKey } from "../routes/getApiKey.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
@@ -109,6 +112,9 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetApiReference,
   registerGetHealth,
   registerGetOpenApiDocument,
+  registerGetAnalyticsGroups,
+  registerGetAnalyticsSummary,
+  registerGetAnalyticsTimeseries,
   registerListApiKeys,
   registerCreateApiKey,
   registerGetApiKey,

@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../logging/log-record.ts";
 import { matchesLogFilters } from "./log-filters.ts";
+import { toRollupRows } from "./log-rollup-rows.ts";
+import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { LogRowsInsert } from "./dialects/store-dialect.ts";
 import type { Database } from "./schema.ts";
@@ -17,8 +19,9 @@ const METADATA_ROWS_PER_INSERT = 2_000;
 /** Stored request logs. Every read is scoped to one workspace. */
 export interface LogsRepository {
   /**
-   * Stores the records (and their metadata pairs) in one transaction: all or nothing.
-   * A record whose id is already stored is skipped, so a retried batch does not fail.
+   * Stores the records (and their metadata pairs) in one transaction: all or nothing, and adds
+   * them to the analytics rollups in the same transaction. A record whose id is already stored
+   * is skipped (and not counted again), so a retried batch does not fail.
    */
   insertBatch(records: LogRecord[]): Promise<void>;
   /**
@@ -41,16 +44,21 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
     async insertBatch(records) {
       if (records.length === 0) return;
       const metadataRows = records.flatMap(toMetadataRows);
+      // Only records stored now count in the rollups: a retried batch may have been stored before.
+      const rollupsOf = (storedIds: ReadonlySet<string>) => toRollupRows(records.filter((record) => storedIds.has(record.id)));
       if (insertRows) {
         const rows = records.map(toLogRow);
         // Holding the connection keeps every other query of this store out while it runs.
-        await db.connection().execute(async () => insertRows(rows, metadataRows));
+        await db.connection().execute(async () => insertRows(rows, metadataRows, rollupsOf));
         return;
       }
       await db.transaction().execute(async (trx) => {
+        const storedIds = new Set<string>();
         for (const chunk of chunked(records.map(toLogRow), LOG_ROWS_PER_INSERT)) {
-          await trx.insertInto("logs").values(chunk).onConflict((oc) => oc.column("id").doNothing()).execute();
+          const stored = await trx.insertInto("logs").values(chunk).onConflict((oc) => oc.column("id").doNothing()).returning("id").execute();
+          for (const { id } of stored) storedIds.add(id);
         }
+        await upsertRollups(trx, rollupsOf(storedIds));
         for (const chunk of chunked(metadataRows, METADATA_ROWS_PER_INSERT)) {
           await trx
             .insertInto("log_metadata")

@@ -7,6 +7,7 @@ import * as logBodySizes from "./0005_log_body_sizes.ts";
 import * as structuralSealedSecrets from "./0006_structural_sealed_secrets.ts";
 import * as logAttempts from "./0007_log_attempts.ts";
 import * as logConfigAndFeedback from "./0008_log_config_and_feedback.ts";
+import * as logRollups from "./0009_log_rollups.ts";
 import * as spendLimits from "./0010_spend_limits.ts";
 import * as logCache from "./0011_log_cache.ts";
 
@@ -23,6 +24,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0006_structural_sealed_secrets": structuralSealedSecrets,
   "0007_log_attempts": logAttempts,
   "0008_log_config_and_feedback": logConfigAndFeedback,
+  "0009_log_rollups": logRollups,
   "0010_spend_limits": spendLimits,
   "0011_log_cache": logCache,
 };
