@@ -7,6 +7,7 @@ import type { FetchLike } from "./core/upstream-call.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
 import type { Store } from "./store/open-store.ts";
+import type { GatewayMetrics } from "./telemetry/gateway-metrics.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
 export interface GatewayDeps {
@@ -25,6 +26,8 @@ export interface GatewayDeps {
   controlPlane: ControlPlaneCache;
   /** Encryption at rest of upstream secrets (virtual keys). */
   secrets: SecretBox;
+  /** Prometheus metrics for `GET /metrics`; null when they are off. */
+  metrics: GatewayMetrics | null;
 }
 
 export interface SecretBox {

@@ -40,6 +40,8 @@ export async function tryTargets(
   for (const [position, candidate] of candidates.entries()) {
     const isLast = position === candidates.length - 1;
     const started = performance.now();
+    // Wall-clock start for the trace spans built from the log; latency keeps the monotonic clock.
+    const startedAt = Date.now();
     const sent = await send(candidate);
     const record = (status: number | null, error: GatewayError | null): void => {
       attempts.push({
@@ -47,6 +49,7 @@ export async function tryTargets(
         provider: candidate.target.provider.id,
         model: candidate.target.model,
         status,
+        startedAt,
         latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
         errorCode: error?.code ?? null,
         errorMessage: error?.message ?? null,

@@ -19,9 +19,10 @@ export function parseAttempts(text: string): AttemptRecord[] {
 
 function isAttempt(value: unknown): value is AttemptRecord {
   if (!isObject(value)) return false;
-  const { target, provider, model, status, latencyMs, errorCode, errorMessage } = value;
+  const { target, provider, model, status, startedAt, latencyMs, errorCode, errorMessage } = value;
   return (
     typeof target === "number" &&
+    (startedAt === undefined || typeof startedAt === "number") &&
     typeof provider === "string" &&
     (model === null || typeof model === "string") &&
     (status === null || typeof status === "number") &&
