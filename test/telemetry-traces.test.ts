@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { call, freePort, startGateway, startUpstream, storedLog, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver.ts";
+import type { LogEntry } from "../src/logging/log-entry.ts";
+import { OtlpRequestTracing } from "../src/telemetry/otlp-tracing.ts";
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -154,5 +156,72 @@ describe("OpenTelemetry spans over OTLP/HTTP", () => {
     expect(children[0]!.attributes["error.type"]).toBe("upstream_unreachable");
     expect(children[0]!.attributes["http.response.status_code"]).toBeUndefined();
     expect(children[0]!.attributes["gen_ai.usage.input_tokens"]).toBeUndefined();
+  });
+});
+
+describe("spans of a request tried on several targets", () => {
+  it("makes one CLIENT span per try, in order, the answered one carrying the usage", async () => {
+    const tracing = new OtlpRequestTracing({ url: `${receiver.url}/v1/traces`, headers: {}, serviceName: "fallback-test", serviceVersion: "0" });
+    const createdAt = "2026-01-02T03:04:05.000Z";
+    const start = Date.parse(createdAt);
+    const entry: LogEntry = {
+      id: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+      createdAt,
+      organisationId: "org",
+      workspaceId: "ws",
+      apiKeyId: "key-1",
+      virtualKeyId: "vk-1",
+      provider: "groq",
+      model: "llama-3.3-70b",
+      route: "createChatCompletion",
+      method: "POST",
+      path: "/v1/chat/completions",
+      status: 200,
+      stream: false,
+      latencyMs: 900,
+      timeToFirstTokenMs: null,
+      user: null,
+      metadata: {},
+      traceId: TRACE,
+      spanId: null,
+      parentSpanId: PARENT,
+      spanName: null,
+      requestBody: null,
+      requestBodyTruncated: false,
+      requestBodyBytes: null,
+      response: null,
+      errorCode: null,
+      errorMessage: null,
+      promptId: null,
+      promptVersion: null,
+      guardrailResults: null,
+      format: "chat",
+      attempts: [
+        { target: 0, provider: "openai", model: "gpt-4o", status: 503, startedAt: start + 10, latencyMs: 100, errorCode: null, errorMessage: null },
+        { target: 1, provider: "groq", model: "llama-3.3-70b", status: 200, startedAt: start + 120, latencyMs: 300, errorCode: null, errorMessage: null },
+      ],
+    };
+    tracing.observe(entry, { inputTokens: 30, outputTokens: 7, costUsd: 0.0001, responseModel: "llama-3.3-70b-versatile" });
+    await tracing.shutdown();
+    const spans = receiver.spans.filter((span) => span.resource["service.name"] === "fallback-test");
+    const server = spans.find((span) => span.kind === SERVER)!;
+    expect(server).toMatchObject({ traceId: TRACE, parentSpanId: PARENT, startMs: start, endMs: start + 900 });
+    expect(server.attributes).toMatchObject({ "gateway.virtual_key_id": "vk-1", "gateway.cost_usd": 0.0001, "gateway.attempts": 2 });
+    const tries = spans.filter((span) => span.kind === CLIENT).sort((a, b) => a.startMs - b.startMs);
+    expect(tries.map((span) => [span.name, span.parentSpanId, span.startMs, span.endMs])).toEqual([
+      ["chat gpt-4o", server.spanId, start + 10, start + 110],
+      // The answered try lasts until the answer was relayed, the request's end.
+      ["chat llama-3.3-70b", server.spanId, start + 120, start + 900],
+    ]);
+    expect(tries[0]!.attributes).toMatchObject({ "gen_ai.provider.name": "openai", "http.response.status_code": 503, "error.type": "503" });
+    expect(tries[0]!.attributes["gen_ai.usage.input_tokens"]).toBeUndefined();
+    expect(tries[1]!.attributes).toMatchObject({
+      "gen_ai.provider.name": "groq",
+      "gen_ai.response.model": "llama-3.3-70b-versatile",
+      "gen_ai.usage.input_tokens": 30,
+      "gen_ai.usage.output_tokens": 7,
+      "gateway.target_index": 1,
+    });
+    expect(tries[1]!.attributes["error.type"]).toBeUndefined();
   });
 });
