@@ -52,7 +52,7 @@ export interface TracingOptions {
   headers: Record<string, string>;
   serviceName: string;
   serviceVersion: string;
-  /** How often the batch processor exports (the SDK's default is 5 s). */
+  /** How often the batch processor exports; the SDK's default (5 s) when absent. */
   scheduledDelayMillis?: number;
 }
 
@@ -73,7 +73,7 @@ export class OtlpRequestTracing implements RequestObserver {
       resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName, [ATTR_SERVICE_VERSION]: options.serviceVersion }),
       sampler: new AlwaysOnSampler(),
       idGenerator: this.ids,
-      spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: options.scheduledDelayMillis ?? 1000 })],
+      spanProcessors: [new BatchSpanProcessor(exporter, options.scheduledDelayMillis ? { scheduledDelayMillis: options.scheduledDelayMillis } : {})],
     });
     this.tracer = this.provider.getTracer("ai-gateway", options.serviceVersion);
   }
