@@ -85,7 +85,8 @@ export function logHeadersHook<T>(result: ValidationResult<T>, c: Context<Gatewa
   const log = c.get("requestLog");
   const { identity } = log;
   const gatewayTraceId = headers[TRACE_HEADER] || null;
-  // `x-gateway-trace-id` wins over a `traceparent`; without either, the parent span header stands alone.
+  // `x-gateway-trace-id` (with its parent span header) wins over a `traceparent`, whose trace and
+  // parent span otherwise stand; with neither, the parent span header is kept as sent.
   if (gatewayTraceId) {
     identity.traceId = gatewayTraceId;
     identity.parentSpanId = headers["x-gateway-parent-span-id"] || null;
