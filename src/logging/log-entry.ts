@@ -32,7 +32,7 @@ export type LogEntry = Pick<LogRecord, LogEntryFieldName> & {
   /** For telemetry on the request thread only: never packed for the worker, never stored. */
   requestParams?: RequestParams | null;
   /** For telemetry on the request thread only: when each guardrail stage ran. */
-  guardrailTimings?: GuardrailTiming[];
+  guardrailTimings?: GuardrailTiming[] | null;
 };
 
 /** The request's generation parameters where it states them (GenAI span attributes). */

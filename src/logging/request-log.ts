@@ -48,8 +48,8 @@ export class RequestLog {
   attempts: AttemptRecord[] = [];
   /** The body's generation parameters, for telemetry (not stored). */
   requestParams: RequestParams | null = null;
-  /** When each guardrail stage ran, for telemetry (not stored). */
-  guardrailTimings: GuardrailTiming[] = [];
+  /** When each guardrail stage ran, for telemetry (not stored); null until one runs. */
+  guardrailTimings: GuardrailTiming[] | null = null;
   /** How the record builder reads the answer. */
   format: AnswerFormat = "chat";
   /** A stream finishes its own log when it ends; the middleware leaves it alone. */
@@ -76,7 +76,7 @@ export class RequestLog {
     try {
       return await run();
     } finally {
-      this.guardrailTimings.push({ stage, startedAt, durationMs: round(performance.now() - started) });
+      (this.guardrailTimings ??= []).push({ stage, startedAt, durationMs: round(performance.now() - started) });
     }
   }
 
