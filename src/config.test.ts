@@ -45,3 +45,31 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ GATEWAY_REQUEST_TIMEOUT_MS: "3600001" })).toThrow("GATEWAY_REQUEST_TIMEOUT_MS: must be at most 3600000");
   });
 });
+
+describe("telemetry settings", () => {
+  it("leaves tracing and metrics off by default", () => {
+    const config = loadConfig({});
+    expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(config.OTEL_EXPORTER_OTLP_HEADERS).toEqual({});
+    expect(config.OTEL_SERVICE_NAME).toBe("ai-gateway");
+    expect(config.GATEWAY_METRICS).toBe("off");
+    expect(config.GATEWAY_METRICS_TOKEN).toBeUndefined();
+  });
+
+  it("reads OTLP headers as the OpenTelemetry format writes them, values percent-decoded", () => {
+    const config = loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: "api-key=abc%3D%3D, x-tenant = blue ,", OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" });
+    expect(config.OTEL_EXPORTER_OTLP_HEADERS).toEqual({ "api-key": "abc==", "x-tenant": "blue" });
+    expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toBe("http://collector:4318");
+  });
+
+  it.each([
+    ["OTEL_EXPORTER_OTLP_HEADERS", "no-equals-sign"],
+    ["OTEL_EXPORTER_OTLP_HEADERS", "k=%E0%A4%A"],
+    ["OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318"],
+    ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "grpc://collector:4317"],
+    ["GATEWAY_METRICS", "yes"],
+    ["GATEWAY_METRICS_TOKEN", "short"],
+  ])("refuses %s=%j, naming the variable", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});

@@ -32,6 +32,34 @@ function wholeNumber(fallback: number, min: number, max: number) {
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 }
 
+const httpUrl = z
+  .string()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an http(s) URL");
+
+/** `OTEL_EXPORTER_OTLP_HEADERS`: `k1=v1,k2=v2`, each value percent-decoded, as the OpenTelemetry spec writes it. */
+const otlpHeaders = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    const headers: Record<string, string> = {};
+    for (const pair of (value ?? "").split(",")) {
+      if (pair.trim() === "") continue;
+      const at = pair.indexOf("=");
+      const name = at > 0 ? pair.slice(0, at).trim() : "";
+      if (name === "") {
+        context.addIssue({ code: "custom", message: "must be key=value pairs separated by commas" });
+        return z.NEVER;
+      }
+      try {
+        headers[name] = decodeURIComponent(pair.slice(at + 1).trim());
+      } catch {
+        context.addIssue({ code: "custom", message: `the value of ${name} is not valid percent-encoding` });
+        return z.NEVER;
+      }
+    }
+    return headers;
+  });
+
 const ConfigSchema = z.object({
   PORT: wholeNumber(8787, 0, 65535),
   HOST: z.string().default("0.0.0.0"),
@@ -94,6 +122,17 @@ const ConfigSchema = z.object({
   GATEWAY_SPEND_DEFAULT_MAX_TOKENS: wholeNumber(4096, 1, 10_000_000),
   /** How often settled spend is written to the store (`key_spend`), in one batch per replica. */
   GATEWAY_SPEND_FLUSH_INTERVAL_MS: wholeNumber(1000, 1, ONE_DAY_MS),
+  /** OTLP/HTTP base URL (`/v1/traces` is appended); unset and without a traces endpoint, no span is ever made. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  /** The traces endpoint itself, used as it is; wins over the base URL. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  /** `key=value` pairs, comma-separated, values percent-decoded (the OpenTelemetry format). */
+  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders,
+  OTEL_SERVICE_NAME: z.string().default("ai-gateway"),
+  /** Turns `GET /metrics` on behind `Authorization: Bearer <token>`. */
+  GATEWAY_METRICS_TOKEN: z.string().min(16, "GATEWAY_METRICS_TOKEN must be at least 16 characters").optional(),
+  /** `public` turns `GET /metrics` on without authentication; `off` (the default) leaves it to the token. */
+  GATEWAY_METRICS: z.enum(["off", "public"]).default("off"),
   GATEWAY_QUIET: z
     .enum(["0", "1", "true", "false"])
     .default("false")

@@ -12,6 +12,7 @@ import type { LogWriter } from "./logging/log-writer.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
 import type { SpendMeter } from "./spend/spend-meter.ts";
 import type { Store } from "./store/open-store.ts";
+import type { GatewayMetrics } from "./telemetry/gateway-metrics.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
 export interface GatewayDeps {
@@ -40,6 +41,8 @@ export interface GatewayDeps {
   cache: AnswerCache;
   /** Budgets and rate limits of gateway keys and virtual keys (`spend/`). */
   spend: SpendMeter;
+  /** Prometheus metrics for `GET /metrics`; null when they are off. */
+  metrics: GatewayMetrics | null;
 }
 
 export interface SecretBox {

@@ -25,11 +25,14 @@ import { shareInvalidations } from "./shared-state/invalidations.ts";
 import { openSpendMeter } from "./spend/open-spend-meter.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
+import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export interface Gateway {
   app: GatewayApp;
   deps: GatewayDeps;
+  /** Metrics and tracing, as configured (tests flush the spans through it). */
+  telemetry: Telemetry;
   /** The secret of the admin key created on first start, to print once; null otherwise. */
   bootstrapKey: string | null;
   /** Waits for in-flight requests (up to the shutdown timeout), flushes logs, closes the store. */
@@ -61,7 +64,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     options.startLogWorker && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
       ? await openWorkerLogSink(options.startLogWorker(), config.GATEWAY_DATABASE_URL)
       : null;
+  // Metrics and spans are fed from each batch of finished log records, off the request path;
+  // the log queue's own figures are read when metrics are scraped.
+  const telemetry = createTelemetry(config, { version: packageJson.version, logQueue: () => logWriter });
   const logWriter = new LogWriter(workerSink ?? storeLogSink(store.logs), {
+    observer: telemetry.observer,
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
     batchSize: config.GATEWAY_LOG_BATCH_SIZE,
     onError: (error, lost) => {
@@ -105,6 +112,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
     cache: createAnswerCache(config, redis),
     spend: spend.meter,
+    metrics: telemetry.metrics,
   };
   const app = createApp(deps);
 
@@ -116,6 +124,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await retention?.stop();
       await logWriter.close();
+      // The last records' spans were made as the writer closed: export them before exiting.
+      await telemetry.shutdown();
       await workerSink?.close();
       await spend.close();
       invalidations?.close();
@@ -125,7 +135,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     })();
     return draining;
   };
-  return { app, deps, bootstrapKey, drain };
+  return { app, deps, telemetry, bootstrapKey, drain };
 }
 
 /** With no admin key configured and none stored, creates one so a newcomer can call right away. */

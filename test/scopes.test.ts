@@ -28,7 +28,8 @@ let gateway: RunningGateway;
 let serviceKey: string;
 
 beforeAll(async () => {
-  gateway = await startGateway();
+  // Public metrics: `GET /metrics` needs no gateway key (off, it would answer 404 to anyone).
+  gateway = await startGateway({ GATEWAY_METRICS: "public" });
   const created = await call(gateway, "POST", "/v1/api-keys", { body: { name: "service", role: "service" } });
   expect(created.status).toBe(201);
   serviceKey = created.body.key;

@@ -97,7 +97,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   if (hookResults) log.guardrailResults = [];
   const checkContext = { model: first.model ?? "", metadata: log.metadata, fetch: deps.fetch, checkUrl: deps.checkCustomHost, signal: input.clientSignal };
   if (hookResults && json && operation.guardrails && inputChecks.length > 0) {
-    const outcome = await runGuardrailStage(inputChecks, { ...checkContext, text: operation.guardrails.input(json) }, "input");
+    const text = operation.guardrails.input(json);
+    const outcome = await log.timeGuardrails("input", () => runGuardrailStage(inputChecks, { ...checkContext, text }, "input"));
     hookResults.input = outcome.results;
     log.guardrailResults?.push(...outcome.results);
     if (outcome.denied) return fail(guardrailDenial(hookResults, "input"));
@@ -105,7 +106,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const judgeOutput =
     hookResults && outputChecks.length > 0
       ? async (text: string): Promise<GatewayError | null> => {
-          const outcome = await runGuardrailStage(outputChecks, { ...checkContext, text }, "output");
+          const outcome = await log.timeGuardrails("output", () => runGuardrailStage(outputChecks, { ...checkContext, text }, "output"));
           hookResults.output = outcome.results;
           log.guardrailResults?.push(...outcome.results);
           return outcome.denied ? guardrailDenial(hookResults, "output") : null;
@@ -163,10 +164,19 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   return withLimitHeaders(answer, admitted.value);
 }
 
-/** The request's model and end user, for the log. */
+/** The request's model, end user and generation parameters, for the log and its telemetry. */
 function describeRequest(body: JsonObject, log: RequestLog): void {
   if (typeof body.model === "string") log.model = body.model;
   log.user = typeof body.user === "string" ? body.user : null;
+  // Chat's current and legacy names, and the Responses API's.
+  const maxTokens = numberOrNull(body.max_completion_tokens) ?? numberOrNull(body.max_tokens) ?? numberOrNull(body.max_output_tokens);
+  const temperature = numberOrNull(body.temperature);
+  const topP = numberOrNull(body.top_p);
+  if (maxTokens !== null || temperature !== null || topP !== null) log.requestParams = { maxTokens, temperature, topP };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
 /** The config's `override_params` win over a JSON body's own fields; other bodies pass as they are. */

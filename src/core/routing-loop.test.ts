@@ -54,10 +54,14 @@ const options = (attempts: AttemptRecord[], extra: Partial<LoopOptions> = {}): L
 describe("tryTargets", () => {
   it("answers with a single target whatever it answers, and records the try", async () => {
     const attempts: AttemptRecord[] = [];
+    const before = Date.now();
     const result = await tryTargets([candidate(0)], async () => ok(answer(503)), options(attempts));
     expect(result.ok && result.value.call.response.status).toBe(503);
     expect(attempts).toEqual([expect.objectContaining({ target: 0, path: "0", retry: 0, provider: "openai", model: "model-0", status: 503, errorCode: null })]);
     expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(0);
+    // The wall-clock start the trace spans are placed by.
+    expect(attempts[0]!.startedAt).toBeGreaterThanOrEqual(before);
+    expect(attempts[0]!.startedAt).toBeLessThanOrEqual(Date.now());
   });
 
   it("moves past a status its policy names, cancelling that answer, and records every try in order", async () => {

@@ -75,7 +75,7 @@ export async function tryTargets(
     const isLast = position === tried.length - 1;
     const breaker = candidate.breaker && options.breakers ? { key: breakerKey(candidate.target), policy: candidate.breaker, breakers: options.breakers } : null;
     if (breaker && !(await breaker.breakers.allows(breaker.key, breaker.policy))) {
-      record(options.attempts, candidate, 0, null, new GatewayError("service_unavailable", "Skipped: its circuit is open after repeated failures."), performance.now());
+      record(options.attempts, candidate, 0, null, new GatewayError("service_unavailable", "Skipped: its circuit is open after repeated failures."), performance.now(), Date.now());
       skipped += 1;
       if (isLast) return fail(allSkipped(skipped, tried.length));
       continue;
@@ -83,9 +83,11 @@ export async function tryTargets(
     const retries = options.replayable ? candidate.retry.attempts : 0;
     for (let retry = 0; ; retry += 1) {
       const started = performance.now();
+      // Wall-clock start for the trace spans built from the log; latency keeps the monotonic clock.
+      const startedAt = Date.now();
       const sent = await send(candidate);
       if (!sent.ok) {
-        record(options.attempts, candidate, retry, null, sent.error, started);
+        record(options.attempts, candidate, retry, null, sent.error, started, startedAt);
         if (sent.error.code === "client_closed") return sent;
         const unreachable = sent.error.code === "upstream_unreachable";
         const timedOut = sent.error.code === "request_timeout";
@@ -98,7 +100,7 @@ export async function tryTargets(
         return sent;
       }
       const { status } = sent.value.response;
-      record(options.attempts, candidate, retry, status, null, started);
+      record(options.attempts, candidate, retry, status, null, started, startedAt);
       if (breaker) await breaker.breakers.record(breaker.key, breaker.policy, breaker.policy.statuses.has(status));
       const wait = retry < retries && candidate.retry.statuses.has(status) ? retryDelayMs(sent.value.response.headers, retry, random) : null;
       if (wait !== null) {
@@ -122,7 +124,7 @@ function allSkipped(skipped: number, total: number): GatewayError {
   );
 }
 
-function record(attempts: AttemptRecord[], candidate: Candidate, retry: number, status: number | null, error: GatewayError | null, started: number): void {
+function record(attempts: AttemptRecord[], candidate: Candidate, retry: number, status: number | null, error: GatewayError | null, started: number, startedAt: number): void {
   attempts.push({
     target: candidate.index,
     path: candidate.path,
@@ -130,6 +132,7 @@ function record(attempts: AttemptRecord[], candidate: Candidate, retry: number, 
     provider: candidate.target.provider.id,
     model: candidate.target.model,
     status,
+    startedAt,
     latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
     errorCode: error?.code ?? null,
     errorMessage: error?.message ?? null,

@@ -127,6 +127,49 @@ export const openApiDocument = {
         }
       }
     },
+    "/metrics": {
+      "get": {
+        "operationId": "getMetrics",
+        "tags": [
+          "Meta"
+        ],
+        "summary": "Prometheus metrics of this gateway instance",
+        "description": "Off by default (404). `GATEWAY_METRICS_TOKEN` turns it on behind `Authorization: Bearer <token>`\n(401 otherwise); `GATEWAY_METRICS=public` turns it on without authentication. The text\nexposition format of Prometheus; every figure counts this process only.\n",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The metrics, in the Prometheus text exposition format.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "A metrics token is configured and the request did not carry it.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ErrorBody"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "Metrics are off.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ErrorBody"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/chat/completions": {
       "post": {
         "operationId": "createChatCompletion",

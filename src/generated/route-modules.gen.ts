@@ -57,6 +57,7 @@ import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
 import { registerGetHealth } from "../routes/getHealth.ts";
 import { registerGetLog } from "../routes/getLog.ts";
+import { registerGetMetrics } from "../routes/getMetrics.ts";
 import { registerGetOpenApiDocument } from "../routes/getOpenApiDocument.ts";
 import { registerGetPrompt } from "../routes/getPrompt.ts";
 import { registerGetResponse } from "../routes/getResponse.ts";
@@ -111,6 +112,7 @@ export type RegisterRoute = (app: GatewayApp, deps: GatewayDeps) => void;
 export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetApiReference,
   registerGetHealth,
+  registerGetMetrics,
   registerGetOpenApiDocument,
   registerGetAnalyticsGroups,
   registerGetAnalyticsSummary,

@@ -29,7 +29,25 @@ export type LogEntry = Pick<LogRecord, LogEntryFieldName> & {
   guardrailResults: unknown[] | null;
   /** How to read the answer (`answer-formats.ts`). */
   format: AnswerFormat;
+  /** For telemetry on the request thread only: never packed for the worker, never stored. */
+  requestParams?: RequestParams | null;
+  /** For telemetry on the request thread only: when each guardrail stage ran. */
+  guardrailTimings?: GuardrailTiming[] | null;
 };
+
+/** The request's generation parameters where it states them (GenAI span attributes). */
+export interface RequestParams {
+  maxTokens: number | null;
+  temperature: number | null;
+  topP: number | null;
+}
+
+/** One guardrail stage's run: its wall-clock start (epoch ms) and how long it took. */
+export interface GuardrailTiming {
+  stage: "input" | "output";
+  startedAt: number;
+  durationMs: number;
+}
 
 /** The fields packed as they are, in order; `metadata` and `response` follow, flattened. */
 const PLAIN_FIELDS = [...LOG_ENTRY_FIELD_NAMES.filter((name) => name !== "metadata"), "guardrailResults", "format"] as const;

@@ -10,6 +10,11 @@ const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0
 
 /** The stored record of an entry: the answer read in its format, tokens counted, cost priced. Never throws. */
 export function toLogRecord(entry: LogEntry): LogRecord {
+  return buildLogRecord(entry).record;
+}
+
+/** The record, and the model the answer names (the record keeps the model asked for). Never throws. */
+export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedModel: string | null } {
   const { body, usage, servedModel, totalBytes, truncated } = readAnswer(entry.response, entry.format);
   const costModel = servedModel ?? entry.model;
   const succeeded = entry.errorMessage === null && entry.status < 400;
@@ -37,5 +42,5 @@ export function toLogRecord(entry: LogEntry): LogRecord {
   };
   const copied: Record<string, unknown> = record;
   for (const name of LOG_ENTRY_FIELD_NAMES) copied[name] = entry[name];
-  return copied as unknown as LogRecord;
+  return { record: copied as unknown as LogRecord, servedModel };
 }

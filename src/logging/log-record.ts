@@ -84,6 +84,9 @@ export interface AttemptRecord {
   model: string | null;
   /** The upstream's HTTP status; null when none came (timeout, connection error, client gone). */
   status: number | null;
+  /** When the try began, in epoch milliseconds (the clock of `createdAt`); absent in records stored before it was kept. */
+  startedAt?: number;
+  /** From the try's start to the upstream's status and headers (or its failure). */
   latencyMs: number;
   errorCode: string | null;
   errorMessage: string | null;

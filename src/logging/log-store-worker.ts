@@ -6,7 +6,8 @@
  */
 import { openLogsStore, type LogsStore } from "../store/open-logs-store.ts";
 import { unpackLogEntry } from "./log-entry.ts";
-import { toLogRecord } from "./log-record-builder.ts";
+import { buildLogRecord } from "./log-record-builder.ts";
+import { figuresOf, packFigures } from "./record-figures.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./worker-log-sink.ts";
 
 interface WorkerScope {
@@ -23,7 +24,13 @@ async function handle(message: LogWorkerRequest): Promise<void> {
   try {
     if (message.type === "open") store = await openLogsStore(message.url);
     if (!store) throw new Error("the log worker was not opened");
-    if (message.type === "insert") await store.logs.insertBatch(message.entries.map((packed) => toLogRecord(unpackLogEntry(packed))));
+    if (message.type === "insert") {
+      const built = message.entries.map((packed) => buildLogRecord(unpackLogEntry(packed)));
+      await store.logs.insertBatch(built.map(({ record }) => record));
+      // Tokens, cost and served model go back for the request thread's metrics and spans.
+      const figures = built.map(({ record, servedModel }) => packFigures(figuresOf(record, servedModel)));
+      return scope.postMessage({ id: message.id, ok: true, figures });
+    }
     if (message.type === "close") await store.close();
     scope.postMessage({ id: message.id, ok: true });
   } catch (error) {

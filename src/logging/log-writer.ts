@@ -1,9 +1,17 @@
 import type { LogEntry } from "./log-entry.ts";
+import type { RecordFigures } from "./record-figures.ts";
 
 /** Where batches go: the log-store worker, or the store itself (`storeLogSink`). */
 export interface LogSink {
-  insertBatch(entries: LogEntry[]): Promise<void>;
+  /** Resolves once stored, with each record's figures in order when the sink built them. */
+  insertBatch(entries: LogEntry[]): Promise<readonly RecordFigures[] | undefined | void>;
 }
+
+/**
+ * Told of every batch once it is stored (or lost), on the writer's thread: `figures` holds each
+ * entry's tokens, cost and served model, or is null when the batch was lost. Must not throw.
+ */
+export type BatchObserver = (entries: readonly LogEntry[], figures: readonly RecordFigures[] | null) => void;
 
 export interface LogWriterOptions {
   flushIntervalMs: number;
@@ -11,6 +19,8 @@ export interface LogWriterOptions {
   /** Past this many waiting records the oldest are dropped (and counted) rather than exhausting memory. */
   maxPending?: number;
   onError?: (error: unknown, lost: number) => void;
+  /** Telemetry (metrics, spans), fed from the finished records off the request path. */
+  observer?: BatchObserver;
 }
 
 /**
@@ -24,6 +34,8 @@ export class LogWriter {
   private flushing: Promise<void> = Promise.resolve();
   private closed = false;
   private dropped = 0;
+  private retried = 0;
+  private lost = 0;
   private readonly maxPending: number;
 
   constructor(
@@ -51,6 +63,16 @@ export class LogWriter {
 
   get pendingCount(): number {
     return this.pending.length;
+  }
+
+  /** Records whose first write failed and were written again. */
+  get retriedCount(): number {
+    return this.retried;
+  }
+
+  /** Records lost because their batch failed twice. */
+  get lostCount(): number {
+    return this.lost;
   }
 
   /** Writes every record queued so far; resolves when they are stored (or reported lost). */
@@ -91,15 +113,30 @@ export class LogWriter {
 
   private async writeWithRetry(entries: LogEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    let figures: readonly RecordFigures[] | null = null;
     try {
-      await this.sink.insertBatch(entries);
+      figures = (await this.sink.insertBatch(entries)) ?? null;
     } catch {
+      this.retried += entries.length;
       try {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        await this.sink.insertBatch(entries);
+        figures = (await this.sink.insertBatch(entries)) ?? null;
       } catch (error) {
+        this.lost += entries.length;
         this.options.onError?.(error, entries.length);
       }
+    }
+    this.observe(entries, figures);
+  }
+
+  private observe(entries: readonly LogEntry[], figures: readonly RecordFigures[] | null): void {
+    const { observer } = this.options;
+    if (!observer) return;
+    try {
+      observer(entries, figures !== null && figures.length === entries.length ? figures : null);
+    } catch (error) {
+      // Telemetry must never cost a log record; a failing observer is reported, not retried.
+      this.options.onError?.(error, 0);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { isoNow, uuidv7 } from "../core/ids.ts";
 import { capText } from "../core/body-capture.ts";
 import type { AnswerFormat } from "./answer-formats.ts";
-import type { LogEntry, LoggedResponse } from "./log-entry.ts";
+import type { GuardrailTiming, LogEntry, LoggedResponse, RequestParams } from "./log-entry.ts";
 import type { AttemptRecord } from "./log-record.ts";
 import type { CacheStatus } from "../cache/response-cache.ts";
 
@@ -56,6 +56,10 @@ export class RequestLog {
   guardrailResults: unknown[] | null = null;
   /** Every upstream try, in order; the core appends one per try. */
   attempts: AttemptRecord[] = [];
+  /** The body's generation parameters, for telemetry (not stored). */
+  requestParams: RequestParams | null = null;
+  /** When each guardrail stage ran, for telemetry (not stored); null until one runs. */
+  guardrailTimings: GuardrailTiming[] | null = null;
   /** How the record builder reads the answer. */
   format: AnswerFormat = "chat";
   /** A stream finishes its own log when it ends; the middleware leaves it alone. */
@@ -73,6 +77,17 @@ export class RequestLog {
   /** The caller's trace id, or this request's log id when it sent none. */
   get traceId(): string {
     return this.identity.traceId ?? this.id;
+  }
+
+  /** Runs one guardrail stage, noting when it ran and for how long. */
+  async timeGuardrails<T>(stage: GuardrailTiming["stage"], run: () => Promise<T>): Promise<T> {
+    const startedAt = Date.now();
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      (this.guardrailTimings ??= []).push({ stage, startedAt, durationMs: round(performance.now() - started) });
+    }
   }
 
   markFirstToken(): void {
@@ -130,6 +145,8 @@ export class RequestLog {
       guardrailResults: this.guardrailResults,
       attempts: this.attempts,
       format: this.format,
+      requestParams: this.requestParams,
+      guardrailTimings: this.guardrailTimings,
     };
     this.enqueue(entry);
     for (const listener of this.finishListeners ?? []) {

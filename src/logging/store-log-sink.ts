@@ -1,8 +1,15 @@
 import type { LogsRepository } from "../store/logs-repository.ts";
-import { toLogRecord } from "./log-record-builder.ts";
+import { buildLogRecord } from "./log-record-builder.ts";
 import type { LogSink } from "./log-writer.ts";
+import { figuresOf } from "./record-figures.ts";
 
 /** A log sink that builds the records and stores them through the store's own connection. */
 export function storeLogSink(logs: Pick<LogsRepository, "insertBatch">): LogSink {
-  return { insertBatch: (entries) => logs.insertBatch(entries.map(toLogRecord)) };
+  return {
+    async insertBatch(entries) {
+      const built = entries.map(buildLogRecord);
+      await logs.insertBatch(built.map(({ record }) => record));
+      return built.map(({ record, servedModel }) => figuresOf(record, servedModel));
+    },
+  };
 }

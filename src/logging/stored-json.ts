@@ -21,11 +21,12 @@ export function parseAttempts(text: string): AttemptRecord[] {
 
 function isAttempt(value: unknown): value is AttemptRecord {
   if (!isObject(value)) return false;
-  const { target, path, retry, provider, model, status, latencyMs, errorCode, errorMessage } = value;
+  const { target, path, retry, provider, model, status, startedAt, latencyMs, errorCode, errorMessage } = value;
   return (
     typeof target === "number" &&
     typeof path === "string" &&
     typeof retry === "number" &&
+    (startedAt === undefined || typeof startedAt === "number") &&
     typeof provider === "string" &&
     (model === null || typeof model === "string") &&
     (status === null || typeof status === "number") &&

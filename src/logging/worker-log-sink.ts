@@ -1,5 +1,6 @@
 import { packLogEntry } from "./log-entry.ts";
 import type { LogSink } from "./log-writer.ts";
+import { unpackFigures, type RecordFigures } from "./record-figures.ts";
 
 export type LogWorkerRequest =
   | { type: "open"; id: number; url: string }
@@ -7,7 +8,8 @@ export type LogWorkerRequest =
   | { type: "insert"; id: number; entries: unknown[][] }
   | { type: "close"; id: number };
 
-export type LogWorkerReply = { id: number; ok: true } | { id: number; ok: false; error: string };
+/** An insert's reply carries each record's figures (`packFigures`), in the batch's order. */
+export type LogWorkerReply = { id: number; ok: true; figures?: unknown[][] } | { id: number; ok: false; error: string };
 
 /** The part of the web `Worker` the sink uses (Bun has it built in). */
 export interface WorkerLike {
@@ -29,13 +31,13 @@ export interface WorkerLogSink extends LogSink {
  */
 export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string): Promise<WorkerLogSink> {
   let nextId = 0;
-  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  const waiting = new Map<number, { resolve: (figures: unknown[][] | undefined) => void; reject: (error: Error) => void }>();
   worker.onmessage = (event) => {
     const reply = event.data;
     const pending = waiting.get(reply.id);
     if (!pending) return;
     waiting.delete(reply.id);
-    if (reply.ok) pending.resolve();
+    if (reply.ok) pending.resolve(reply.figures);
     else pending.reject(new Error(reply.error));
   };
   // A crashed worker answers nothing: fail what waits (the writer reports the records lost) and
@@ -46,7 +48,7 @@ export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string)
     for (const pending of waiting.values()) pending.reject(crashed);
     waiting.clear();
   };
-  const send = (message: Omit<LogWorkerRequest, "id"> & Partial<LogWorkerRequest>): Promise<void> =>
+  const send = (message: Omit<LogWorkerRequest, "id"> & Partial<LogWorkerRequest>): Promise<unknown[][] | undefined> =>
     new Promise((resolve, reject) => {
       if (crashed) return reject(crashed);
       const id = ++nextId;
@@ -56,7 +58,11 @@ export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string)
 
   await send({ type: "open", url: databaseUrl });
   return {
-    insertBatch: (entries) => (entries.length === 0 ? Promise.resolve() : send({ type: "insert", entries: entries.map(packLogEntry) })),
+    async insertBatch(entries): Promise<RecordFigures[] | undefined> {
+      if (entries.length === 0) return [];
+      const figures = await send({ type: "insert", entries: entries.map(packLogEntry) });
+      return figures?.map(unpackFigures);
+    },
     async close() {
       try {
         await send({ type: "close" });

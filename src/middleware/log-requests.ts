@@ -7,6 +7,7 @@ import type { InflightTracker } from "../core/inflight.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
 import { RequestLog } from "../logging/request-log.ts";
 import { parseMetadataHeader } from "../logging/metadata-header.ts";
+import { parseTraceParent } from "../logging/traceparent.ts";
 
 const TRACE_HEADER = "x-gateway-trace-id";
 
@@ -28,6 +29,9 @@ export function logRequests(options: {
   return async function logRequest(c, next) {
     const done = inflight.begin();
     const auth = c.get("auth");
+    // A W3C `traceparent` puts the request in the caller's trace unless `x-gateway-trace-id`
+    // names another (read with the route's headers, below); an invalid one is ignored.
+    const traceParent = parseTraceParent(c.req.header("traceparent"));
     const log = new RequestLog(
       {
         organisationId: auth.organisationId,
@@ -36,10 +40,11 @@ export function logRequests(options: {
         route,
         method: c.req.method,
         path: c.req.path,
-        // Until its headers are read (and if they are refused) the request is its own trace.
-        traceId: null,
+        // Until its headers are read (and if they are refused) the request is its own trace,
+        // or the one its `traceparent` names.
+        traceId: traceParent?.traceId ?? null,
         spanId: null,
-        parentSpanId: null,
+        parentSpanId: traceParent?.parentSpanId ?? null,
         spanName: null,
       },
       enqueue,
@@ -79,11 +84,18 @@ export function logHeadersHook<T>(result: ValidationResult<T>, c: Context<Gatewa
   const headers = result.data as LogHeaders;
   const log = c.get("requestLog");
   const { identity } = log;
-  identity.traceId = headers[TRACE_HEADER] || null;
+  const gatewayTraceId = headers[TRACE_HEADER] || null;
+  // `x-gateway-trace-id` (with its parent span header) wins over a `traceparent`, whose trace and
+  // parent span otherwise stand; with neither, the parent span header is kept as sent.
+  if (gatewayTraceId) {
+    identity.traceId = gatewayTraceId;
+    identity.parentSpanId = headers["x-gateway-parent-span-id"] || null;
+    c.header(TRACE_HEADER, log.traceId);
+  } else if (identity.traceId === null) {
+    identity.parentSpanId = headers["x-gateway-parent-span-id"] || null;
+  }
   identity.spanId = headers["x-gateway-span-id"] || null;
-  identity.parentSpanId = headers["x-gateway-parent-span-id"] || null;
   identity.spanName = headers["x-gateway-span-name"] || null;
-  if (identity.traceId) c.header(TRACE_HEADER, log.traceId);
   log.metadata = parseMetadataHeader(headers["x-gateway-metadata"]);
   return undefined;
 }
