@@ -13,8 +13,14 @@ import type { GatewayApp } from "../app-env.ts";
  */
 const DIST = fileURLToPath(new URL("../../dist/dashboard/", import.meta.url));
 
-/** Scalar's self-contained browser bundle, resolved through the package's exports. */
-const SCALAR_BUNDLE = createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js");
+/** Scalar's self-contained browser bundle, resolved through the package's exports; undefined when not installed. */
+function scalarBundle(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js");
+  } catch {
+    return undefined;
+  }
+}
 
 /** Where `/docs` loads Scalar from. */
 export const SCALAR_BUNDLE_PATH = "/dashboard/vendor/scalar.js";
@@ -67,9 +73,11 @@ async function readOptional(path: string): Promise<Uint8Array<ArrayBuffer> | und
   }
 }
 
-export function registerDashboard(app: GatewayApp): void {
+/** `distDir` is where the built files are (tests point it elsewhere). */
+export function registerDashboard(app: GatewayApp, options: { distDir?: string } = {}): void {
+  const dist = options.distDir ?? DIST;
   app.get("/", async (c) => {
-    const html = await readOptional(join(DIST, "index.html"));
+    const html = await readOptional(join(dist, "index.html"));
     if (!html) return c.text(NOT_BUILT, 503, { "cache-control": "no-store" });
     return c.body(html, 200, {
       "content-type": CONTENT_TYPES[".html"]!,
@@ -80,7 +88,8 @@ export function registerDashboard(app: GatewayApp): void {
   });
 
   app.get(SCALAR_BUNDLE_PATH, async (c) => {
-    const script = await readOptional(SCALAR_BUNDLE);
+    const bundle = scalarBundle();
+    const script = bundle ? await readOptional(bundle) : undefined;
     if (!script) return c.text("Scalar's browser bundle is not installed: run npm ci.\n", 404);
     return c.body(script, 200, { "content-type": CONTENT_TYPES[".js"]!, "cache-control": "public, max-age=3600", ...SECURITY_HEADERS });
   });
@@ -89,8 +98,8 @@ export function registerDashboard(app: GatewayApp): void {
   app.get("/dashboard/assets/:name", async (c) => {
     const name = c.req.param("name");
     const type = CONTENT_TYPES[extname(name)];
-    const path = normalize(join(DIST, "assets", name));
-    if (!type || !path.startsWith(join(DIST, "assets") + sep)) return c.text("Not found\n", 404);
+    const path = normalize(join(dist, "assets", name));
+    if (!type || !path.startsWith(join(dist, "assets") + sep)) return c.text("Not found\n", 404);
     const file = await readOptional(path);
     if (!file) return c.text("Not found\n", 404);
     return c.body(file, 200, { "content-type": type, "cache-control": "public, max-age=31536000, immutable", ...SECURITY_HEADERS });
