@@ -30,6 +30,10 @@ export const openApiDocument = {
       "description": "The automatic record of every request."
     },
     {
+      "name": "Analytics",
+      "description": "Totals, time series and groupings of the logged requests."
+    },
+    {
       "name": "Configs",
       "description": "Versioned gateway configs, used by slug in x-gateway-config."
     },
@@ -2117,6 +2121,431 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/analytics/summary": {
+      "get": {
+        "operationId": "getAnalyticsSummary",
+        "tags": [
+          "Analytics"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Totals and latency percentiles of the workspace's requests over a time range",
+        "description": "Counts, errors (records with `success` false), cost, tokens and latency percentiles of the\nrecords in `[from, to)` matching the filters of `GET /v1/logs`. `to` defaults to now and\n`from` to 24 hours before `to`; the range must be positive and at most 400 days.\nPercentiles are read from a fixed log-scale histogram (bucket ratio 2^(1/3)), so they are\nwithin about 12% of the exact value; null when no record has the measure.\n",
+        "parameters": [
+          {
+            "name": "from",
+            "in": "query",
+            "description": "Inclusive lower bound (ISO 8601); default `to` minus 24 hours.",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "Exclusive upper bound (ISO 8601); default now.",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "model",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 100,
+              "maximum": 599
+            }
+          },
+          {
+            "name": "success",
+            "in": "query",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "trace_id",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "virtual_key_id",
+            "in": "query",
+            "description": "The virtual key that served the request.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "prompt_id",
+            "in": "query",
+            "description": "Requests that ran this stored prompt.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "metadata",
+            "in": "query",
+            "style": "deepObject",
+            "explode": true,
+            "schema": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The totals of the range.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnalyticsSummary"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/v1/analytics/timeseries": {
+      "get": {
+        "operationId": "getAnalyticsTimeseries",
+        "tags": [
+          "Analytics"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "The workspace's requests per time bucket",
+        "description": "The range and filters of `GET /v1/analytics/summary`, cut into UTC-aligned buckets of\n`interval` (default: `minute` for ranges up to 2 hours, `hour` up to 7 days, `day` beyond).\nEvery bucket the range touches is present, in ascending order, empty ones with zeros and\nnull percentiles. More than 1,500 buckets is a 400.\n",
+        "parameters": [
+          {
+            "name": "from",
+            "in": "query",
+            "description": "Inclusive lower bound (ISO 8601); default `to` minus 24 hours.",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "Exclusive upper bound (ISO 8601); default now.",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "interval",
+            "in": "query",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "minute",
+                "hour",
+                "day"
+              ]
+            }
+          },
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "model",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 100,
+              "maximum": 599
+            }
+          },
+          {
+            "name": "success",
+            "in": "query",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "trace_id",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "virtual_key_id",
+            "in": "query",
+            "description": "The virtual key that served the request.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "prompt_id",
+            "in": "query",
+            "description": "Requests that ran this stored prompt.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "metadata",
+            "in": "query",
+            "style": "deepObject",
+            "explode": true,
+            "schema": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One entry per bucket.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnalyticsTimeseries"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/v1/analytics/groups": {
+      "get": {
+        "operationId": "getAnalyticsGroups",
+        "tags": [
+          "Analytics"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "The workspace's requests grouped by one dimension, costliest first",
+        "description": "The range and filters of `GET /v1/analytics/summary`, grouped `by` end user, model,\nprovider, virtual key, status, or the value of one metadata key (`by=metadata` with\n`metadata_key`; records without that key form the `null` group). Ordered by cost, then\nrequests, descending; at most `limit` groups.\n",
+        "parameters": [
+          {
+            "name": "by",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "user",
+                "model",
+                "provider",
+                "virtual_key_id",
+                "status",
+                "metadata"
+              ]
+            }
+          },
+          {
+            "name": "metadata_key",
+            "in": "query",
+            "description": "The metadata key to group by; required with `by=metadata`, refused otherwise.",
+            "schema": {
+              "type": "string",
+              "minLength": 1
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200,
+              "default": 20
+            }
+          },
+          {
+            "name": "from",
+            "in": "query",
+            "description": "Inclusive lower bound (ISO 8601); default `to` minus 24 hours.",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "Exclusive upper bound (ISO 8601); default now.",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "user",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "model",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "provider",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "status",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 100,
+              "maximum": 599
+            }
+          },
+          {
+            "name": "success",
+            "in": "query",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "trace_id",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "virtual_key_id",
+            "in": "query",
+            "description": "The virtual key that served the request.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "prompt_id",
+            "in": "query",
+            "description": "Requests that ran this stored prompt.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "metadata",
+            "in": "query",
+            "style": "deepObject",
+            "explode": true,
+            "schema": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The groups, costliest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnalyticsGroups"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           }
         }
       }
@@ -10781,6 +11210,262 @@ export const openApiDocument = {
               "string",
               "null"
             ]
+          }
+        }
+      },
+      "AnalyticsPercentiles": {
+        "type": "object",
+        "required": [
+          "p50",
+          "p95",
+          "p99"
+        ],
+        "additionalProperties": false,
+        "description": "Milliseconds, read from a log-scale histogram (within about 12%); null when no record has the measure.",
+        "properties": {
+          "p50": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "p95": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "p99": {
+            "type": [
+              "number",
+              "null"
+            ]
+          }
+        }
+      },
+      "AnalyticsSummary": {
+        "type": "object",
+        "required": [
+          "object",
+          "from",
+          "to",
+          "requests",
+          "errors",
+          "error_rate",
+          "cost_usd",
+          "prompt_tokens",
+          "completion_tokens",
+          "total_tokens",
+          "latency_ms",
+          "time_to_first_token_ms"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "analytics.summary"
+            ]
+          },
+          "from": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "to": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "requests": {
+            "type": "integer"
+          },
+          "errors": {
+            "type": "integer",
+            "description": "Records with `success` false."
+          },
+          "error_rate": {
+            "type": "number",
+            "description": "errors / requests; 0 with no requests."
+          },
+          "cost_usd": {
+            "type": "number",
+            "description": "Sum of the priced records' cost."
+          },
+          "prompt_tokens": {
+            "type": "integer"
+          },
+          "completion_tokens": {
+            "type": "integer"
+          },
+          "total_tokens": {
+            "type": "integer"
+          },
+          "latency_ms": {
+            "$ref": "#/components/schemas/AnalyticsPercentiles"
+          },
+          "time_to_first_token_ms": {
+            "$ref": "#/components/schemas/AnalyticsPercentiles"
+          }
+        }
+      },
+      "AnalyticsTimeseriesPoint": {
+        "type": "object",
+        "required": [
+          "start",
+          "requests",
+          "errors",
+          "error_rate",
+          "cost_usd",
+          "total_tokens",
+          "latency_ms"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "start": {
+            "type": "string",
+            "format": "date-time",
+            "description": "The bucket's UTC start."
+          },
+          "requests": {
+            "type": "integer"
+          },
+          "errors": {
+            "type": "integer"
+          },
+          "error_rate": {
+            "type": "number"
+          },
+          "cost_usd": {
+            "type": "number"
+          },
+          "total_tokens": {
+            "type": "integer"
+          },
+          "latency_ms": {
+            "$ref": "#/components/schemas/AnalyticsPercentiles"
+          }
+        }
+      },
+      "AnalyticsTimeseries": {
+        "type": "object",
+        "required": [
+          "object",
+          "from",
+          "to",
+          "interval",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "analytics.timeseries"
+            ]
+          },
+          "from": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "to": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "interval": {
+            "type": "string",
+            "enum": [
+              "minute",
+              "hour",
+              "day"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AnalyticsTimeseriesPoint"
+            }
+          }
+        }
+      },
+      "AnalyticsGroup": {
+        "type": "object",
+        "required": [
+          "key",
+          "requests",
+          "errors",
+          "cost_usd",
+          "total_tokens",
+          "latency_ms"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "key": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The group's value (a status as text); null for records without one."
+          },
+          "requests": {
+            "type": "integer"
+          },
+          "errors": {
+            "type": "integer"
+          },
+          "cost_usd": {
+            "type": "number"
+          },
+          "total_tokens": {
+            "type": "integer"
+          },
+          "latency_ms": {
+            "$ref": "#/components/schemas/AnalyticsPercentiles"
+          }
+        }
+      },
+      "AnalyticsGroups": {
+        "type": "object",
+        "required": [
+          "object",
+          "by",
+          "from",
+          "to",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "analytics.groups"
+            ]
+          },
+          "by": {
+            "type": "string",
+            "enum": [
+              "user",
+              "model",
+              "provider",
+              "virtual_key_id",
+              "status",
+              "metadata"
+            ]
+          },
+          "metadata_key": {
+            "type": "string"
+          },
+          "from": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "to": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AnalyticsGroup"
+            }
           }
         }
       },

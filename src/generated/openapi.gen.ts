@@ -52,6 +52,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's requests grouped by one dimension, costliest first
+         * @description The range and filters of `GET /v1/analytics/summary`, grouped `by` end user, model,
+         *     provider, virtual key, status, or the value of one metadata key (`by=metadata` with
+         *     `metadata_key`; records without that key form the `null` group). Ordered by cost, then
+         *     requests, descending; at most `limit` groups.
+         */
+        get: operations["getAnalyticsGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals and latency percentiles of the workspace's requests over a time range
+         * @description Counts, errors (records with `success` false), cost, tokens and latency percentiles of the
+         *     records in `[from, to)` matching the filters of `GET /v1/logs`. `to` defaults to now and
+         *     `from` to 24 hours before `to`; the range must be positive and at most 400 days.
+         *     Percentiles are read from a fixed log-scale histogram (bucket ratio 2^(1/3)), so they are
+         *     within about 12% of the exact value; null when no record has the measure.
+         */
+        get: operations["getAnalyticsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's requests per time bucket
+         * @description The range and filters of `GET /v1/analytics/summary`, cut into UTC-aligned buckets of
+         *     `interval` (default: `minute` for ranges up to 2 hours, `hour` up to 7 days, `day` beyond).
+         *     Every bucket the range touches is present, in ascending order, empty ones with zeros and
+         *     null percentiles. More than 1,500 buckets is a 400.
+         */
+        get: operations["getAnalyticsTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1365,6 +1435,77 @@ export interface components {
             data: string;
         } & {
             [key: string]: unknown;
+        };
+        AnalyticsGroup: {
+            cost_usd: number;
+            errors: number;
+            /** @description The group's value (a status as text); null for records without one. */
+            key: string | null;
+            latency_ms: components["schemas"]["AnalyticsPercentiles"];
+            requests: number;
+            total_tokens: number;
+        };
+        AnalyticsGroups: {
+            /** @enum {string} */
+            by: "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata";
+            data: components["schemas"]["AnalyticsGroup"][];
+            /** Format: date-time */
+            from: string;
+            metadata_key?: string;
+            /** @enum {string} */
+            object: "analytics.groups";
+            /** Format: date-time */
+            to: string;
+        };
+        /** @description Milliseconds, read from a log-scale histogram (within about 12%); null when no record has the measure. */
+        AnalyticsPercentiles: {
+            p50: number | null;
+            p95: number | null;
+            p99: number | null;
+        };
+        AnalyticsSummary: {
+            completion_tokens: number;
+            /** @description Sum of the priced records' cost. */
+            cost_usd: number;
+            /** @description errors / requests; 0 with no requests. */
+            error_rate: number;
+            /** @description Records with `success` false. */
+            errors: number;
+            /** Format: date-time */
+            from: string;
+            latency_ms: components["schemas"]["AnalyticsPercentiles"];
+            /** @enum {string} */
+            object: "analytics.summary";
+            prompt_tokens: number;
+            requests: number;
+            time_to_first_token_ms: components["schemas"]["AnalyticsPercentiles"];
+            /** Format: date-time */
+            to: string;
+            total_tokens: number;
+        };
+        AnalyticsTimeseries: {
+            data: components["schemas"]["AnalyticsTimeseriesPoint"][];
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day";
+            /** @enum {string} */
+            object: "analytics.timeseries";
+            /** Format: date-time */
+            to: string;
+        };
+        AnalyticsTimeseriesPoint: {
+            cost_usd: number;
+            error_rate: number;
+            errors: number;
+            latency_ms: components["schemas"]["AnalyticsPercentiles"];
+            requests: number;
+            /**
+             * Format: date-time
+             * @description The bucket's UTC start.
+             */
+            start: string;
+            total_tokens: number;
         };
         ApiKey: {
             /** Format: date-time */
@@ -3006,6 +3147,131 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    getAnalyticsGroups: {
+        parameters: {
+            query: {
+                by: "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata";
+                /** @description Inclusive lower bound (ISO 8601); default `to` minus 24 hours. */
+                from?: string;
+                limit?: number;
+                metadata?: {
+                    [key: string]: string;
+                };
+                /** @description The metadata key to group by; required with `by=metadata`, refused otherwise. */
+                metadata_key?: string;
+                model?: string;
+                /** @description Requests that ran this stored prompt. */
+                prompt_id?: string;
+                provider?: string;
+                status?: number;
+                success?: boolean;
+                /** @description Exclusive upper bound (ISO 8601); default now. */
+                to?: string;
+                trace_id?: string;
+                user?: string;
+                /** @description The virtual key that served the request. */
+                virtual_key_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups, costliest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsGroups"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getAnalyticsSummary: {
+        parameters: {
+            query?: {
+                /** @description Inclusive lower bound (ISO 8601); default `to` minus 24 hours. */
+                from?: string;
+                metadata?: {
+                    [key: string]: string;
+                };
+                model?: string;
+                /** @description Requests that ran this stored prompt. */
+                prompt_id?: string;
+                provider?: string;
+                status?: number;
+                success?: boolean;
+                /** @description Exclusive upper bound (ISO 8601); default now. */
+                to?: string;
+                trace_id?: string;
+                user?: string;
+                /** @description The virtual key that served the request. */
+                virtual_key_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The totals of the range. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getAnalyticsTimeseries: {
+        parameters: {
+            query?: {
+                /** @description Inclusive lower bound (ISO 8601); default `to` minus 24 hours. */
+                from?: string;
+                interval?: "minute" | "hour" | "day";
+                metadata?: {
+                    [key: string]: string;
+                };
+                model?: string;
+                /** @description Requests that ran this stored prompt. */
+                prompt_id?: string;
+                provider?: string;
+                status?: number;
+                success?: boolean;
+                /** @description Exclusive upper bound (ISO 8601); default now. */
+                to?: string;
+                trace_id?: string;
+                user?: string;
+                /** @description The virtual key that served the request. */
+                virtual_key_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per bucket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsTimeseries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     listApiKeys: {

@@ -46,6 +46,9 @@ import { registerDeleteVideo } from "../routes/deleteVideo.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
+import { registerGetAnalyticsGroups } from "../routes/getAnalyticsGroups.ts";
+import { registerGetAnalyticsSummary } from "../routes/getAnalyticsSummary.ts";
+import { registerGetAnalyticsTimeseries } from "../routes/getAnalyticsTimeseries.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
@@ -104,6 +107,9 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetApiReference,
   registerGetHealth,
   registerGetOpenApiDocument,
+  registerGetAnalyticsGroups,
+  registerGetAnalyticsSummary,
+  registerGetAnalyticsTimeseries,
   registerListApiKeys,
   registerCreateApiKey,
   registerDeleteApiKey,

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { completeUploadBody, createApiKeyBody, createBatchBody, createChatCompletionBody, createCompletionBody, createConfigBody, createEmbeddingBody, createFineTuningJobBody, createGuardrailBody, createImageBody, createModerationBody, createPromptBody, createPromptCompletionBody, createResponseBody, createSpeechBody, createUploadBody, createVectorStoreBody, createVectorStoreFileBatchBody, createVectorStoreFileBody, createVirtualKeyBody, modifyVectorStoreBody, publishPromptVersionBody, remixVideoBody, renderPromptBody, searchVectorStoreBody, updateConfigBody, updateGuardrailBody, updatePromptBody, updateVectorStoreFileAttributesBody, updateVirtualKeyBody } from "./body-validators.gen.ts";
 import { requireMediaType } from "../middleware/require-media-type.ts";
 import { requireScope } from "../middleware/require-scope.ts";
-import { ApiKeyListSchema, ApiKeyWithSecretSchema, BatchListSchema, BatchSchema, ChatCompletionSchema, CompletionSchema, ConfigCreatedSchema, ConfigVersionListSchema, ConfigVersionSchema, DeletedFileSchema, DeletedObjectSchema, DeletedVectorStoreFileSchema, DeletedVectorStoreSchema, DeletedVideoSchema, EmbeddingListSchema, ErrorBodySchema, FileListSchema, FileObjectSchema, FineTuningCheckpointListSchema, FineTuningEventListSchema, FineTuningJobListSchema, FineTuningJobSchema, GuardrailDeniedBodySchema, GuardrailListSchema, GuardrailSchema, HealthSchema, ImagesAnswerSchema, LogListSchema, LogRecordSchema, ModelListSchema, ModelSchema, ModerationAnswerSchema, PromptListSchema, PromptSchema, PromptVersionListSchema, PromptVersionSchema, RenderedPromptSchema, ResponseDeletedSchema, ResponseItemListSchema, ResponseSchema, TranscriptionAnswerSchema, UploadPartSchema, UploadSchema, VectorStoreFileBatchSchema, VectorStoreFileContentSchema, VectorStoreFileListSchema, VectorStoreFileSchema, VectorStoreListSchema, VectorStoreSchema, VectorStoreSearchResultsSchema, VideoListSchema, VideoSchema, VirtualKeyListSchema, VirtualKeySchema } from "./schemas.gen.ts";
+import { AnalyticsGroupsSchema, AnalyticsSummarySchema, AnalyticsTimeseriesSchema, ApiKeyListSchema, ApiKeyWithSecretSchema, BatchListSchema, BatchSchema, ChatCompletionSchema, CompletionSchema, ConfigCreatedSchema, ConfigVersionListSchema, ConfigVersionSchema, DeletedFileSchema, DeletedObjectSchema, DeletedVectorStoreFileSchema, DeletedVectorStoreSchema, DeletedVideoSchema, EmbeddingListSchema, ErrorBodySchema, FileListSchema, FileObjectSchema, FineTuningCheckpointListSchema, FineTuningEventListSchema, FineTuningJobListSchema, FineTuningJobSchema, GuardrailDeniedBodySchema, GuardrailListSchema, GuardrailSchema, HealthSchema, ImagesAnswerSchema, LogListSchema, LogRecordSchema, ModelListSchema, ModelSchema, ModerationAnswerSchema, PromptListSchema, PromptSchema, PromptVersionListSchema, PromptVersionSchema, RenderedPromptSchema, ResponseDeletedSchema, ResponseItemListSchema, ResponseSchema, TranscriptionAnswerSchema, UploadPartSchema, UploadSchema, VectorStoreFileBatchSchema, VectorStoreFileContentSchema, VectorStoreFileListSchema, VectorStoreFileSchema, VectorStoreListSchema, VectorStoreSchema, VectorStoreSearchResultsSchema, VideoListSchema, VideoSchema, VirtualKeyListSchema, VirtualKeySchema } from "./schemas.gen.ts";
 
 export const getApiReferenceRoute = createRoute({
   operationId: "getApiReference",
@@ -32,6 +32,88 @@ export const getOpenApiDocumentRoute = createRoute({
   middleware: requireScope("none"),
   responses: {
     200: { description: "The OpenAPI 3.1 document.", content: { "application/json": { schema: z.record(z.string(), z.any()) } } },
+  },
+});
+
+export const getAnalyticsGroupsRoute = createRoute({
+  operationId: "getAnalyticsGroups",
+  method: "get",
+  path: "/v1/analytics/groups",
+  middleware: requireScope("service"),
+  request: {
+    query: z.object({
+    "by": z.enum(["user","model","provider","virtual_key_id","status","metadata"]),
+    "metadata_key": z.string().min(1).optional(),
+    "limit": z.coerce.number().int().min(1).max(200).optional(),
+    "from": z.string().datetime({ offset: true }).optional(),
+    "to": z.string().datetime({ offset: true }).optional(),
+    "user": z.string().optional(),
+    "model": z.string().optional(),
+    "provider": z.string().optional(),
+    "status": z.coerce.number().int().min(100).max(599).optional(),
+    "success": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
+    "trace_id": z.string().optional(),
+    "virtual_key_id": z.string().optional(),
+    "prompt_id": z.string().uuid().optional(),
+  }),
+  },
+  responses: {
+    200: { description: "The groups, costliest first.", content: { "application/json": { schema: AnalyticsGroupsSchema } } },
+    400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
+    401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+  },
+});
+
+export const getAnalyticsSummaryRoute = createRoute({
+  operationId: "getAnalyticsSummary",
+  method: "get",
+  path: "/v1/analytics/summary",
+  middleware: requireScope("service"),
+  request: {
+    query: z.object({
+    "from": z.string().datetime({ offset: true }).optional(),
+    "to": z.string().datetime({ offset: true }).optional(),
+    "user": z.string().optional(),
+    "model": z.string().optional(),
+    "provider": z.string().optional(),
+    "status": z.coerce.number().int().min(100).max(599).optional(),
+    "success": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
+    "trace_id": z.string().optional(),
+    "virtual_key_id": z.string().optional(),
+    "prompt_id": z.string().uuid().optional(),
+  }),
+  },
+  responses: {
+    200: { description: "The totals of the range.", content: { "application/json": { schema: AnalyticsSummarySchema } } },
+    400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
+    401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+  },
+});
+
+export const getAnalyticsTimeseriesRoute = createRoute({
+  operationId: "getAnalyticsTimeseries",
+  method: "get",
+  path: "/v1/analytics/timeseries",
+  middleware: requireScope("service"),
+  request: {
+    query: z.object({
+    "from": z.string().datetime({ offset: true }).optional(),
+    "to": z.string().datetime({ offset: true }).optional(),
+    "interval": z.enum(["minute","hour","day"]).optional(),
+    "user": z.string().optional(),
+    "model": z.string().optional(),
+    "provider": z.string().optional(),
+    "status": z.coerce.number().int().min(100).max(599).optional(),
+    "success": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
+    "trace_id": z.string().optional(),
+    "virtual_key_id": z.string().optional(),
+    "prompt_id": z.string().uuid().optional(),
+  }),
+  },
+  responses: {
+    200: { description: "One entry per bucket.", content: { "application/json": { schema: AnalyticsTimeseriesSchema } } },
+    400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
+    401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -2782,4 +2864,4 @@ export const deleteVirtualKeyRoute = createRoute({
 });
 
 /** Every operation of the document, by operationId. */
-export const operations = { getApiReference: getApiReferenceRoute, getHealth: getHealthRoute, getOpenApiDocument: getOpenApiDocumentRoute, listApiKeys: listApiKeysRoute, createApiKey: createApiKeyRoute, deleteApiKey: deleteApiKeyRoute, createSpeech: createSpeechRoute, createTranscription: createTranscriptionRoute, createTranslation: createTranslationRoute, listBatches: listBatchesRoute, createBatch: createBatchRoute, retrieveBatch: retrieveBatchRoute, cancelBatch: cancelBatchRoute, createChatCompletion: createChatCompletionRoute, createCompletion: createCompletionRoute, listConfigs: listConfigsRoute, createConfig: createConfigRoute, getConfig: getConfigRoute, updateConfig: updateConfigRoute, deleteConfig: deleteConfigRoute, listConfigVersions: listConfigVersionsRoute, createEmbedding: createEmbeddingRoute, listFiles: listFilesRoute, createFile: createFileRoute, retrieveFile: retrieveFileRoute, deleteFile: deleteFileRoute, downloadFile: downloadFileRoute, listFineTuningJobs: listFineTuningJobsRoute, createFineTuningJob: createFineTuningJobRoute, retrieveFineTuningJob: retrieveFineTuningJobRoute, cancelFineTuningJob: cancelFineTuningJobRoute, listFineTuningJobCheckpoints: listFineTuningJobCheckpointsRoute, listFineTuningEvents: listFineTuningEventsRoute, pauseFineTuningJob: pauseFineTuningJobRoute, resumeFineTuningJob: resumeFineTuningJobRoute, listGuardrails: listGuardrailsRoute, createGuardrail: createGuardrailRoute, getGuardrail: getGuardrailRoute, updateGuardrail: updateGuardrailRoute, deleteGuardrail: deleteGuardrailRoute, createImageEdit: createImageEditRoute, createImage: createImageRoute, createImageVariation: createImageVariationRoute, listLogs: listLogsRoute, getLog: getLogRoute, listModels: listModelsRoute, retrieveModel: retrieveModelRoute, createModeration: createModerationRoute, listPrompts: listPromptsRoute, createPrompt: createPromptRoute, getPrompt: getPromptRoute, updatePrompt: updatePromptRoute, deletePrompt: deletePromptRoute, createPromptCompletion: createPromptCompletionRoute, publishPromptVersion: publishPromptVersionRoute, renderPrompt: renderPromptRoute, listPromptVersions: listPromptVersionsRoute, createRealtimeSession: createRealtimeSessionRoute, createResponse: createResponseRoute, getResponse: getResponseRoute, deleteResponse: deleteResponseRoute, cancelResponse: cancelResponseRoute, listResponseInputItems: listResponseInputItemsRoute, createUpload: createUploadRoute, cancelUpload: cancelUploadRoute, completeUpload: completeUploadRoute, addUploadPart: addUploadPartRoute, listVectorStores: listVectorStoresRoute, createVectorStore: createVectorStoreRoute, getVectorStore: getVectorStoreRoute, modifyVectorStore: modifyVectorStoreRoute, deleteVectorStore: deleteVectorStoreRoute, createVectorStoreFileBatch: createVectorStoreFileBatchRoute, getVectorStoreFileBatch: getVectorStoreFileBatchRoute, cancelVectorStoreFileBatch: cancelVectorStoreFileBatchRoute, listFilesInVectorStoreBatch: listFilesInVectorStoreBatchRoute, listVectorStoreFiles: listVectorStoreFilesRoute, createVectorStoreFile: createVectorStoreFileRoute, getVectorStoreFile: getVectorStoreFileRoute, updateVectorStoreFileAttributes: updateVectorStoreFileAttributesRoute, deleteVectorStoreFile: deleteVectorStoreFileRoute, retrieveVectorStoreFileContent: retrieveVectorStoreFileContentRoute, searchVectorStore: searchVectorStoreRoute, listVideos: listVideosRoute, createVideo: createVideoRoute, retrieveVideo: retrieveVideoRoute, deleteVideo: deleteVideoRoute, downloadVideoContent: downloadVideoContentRoute, remixVideo: remixVideoRoute, listVirtualKeys: listVirtualKeysRoute, createVirtualKey: createVirtualKeyRoute, getVirtualKey: getVirtualKeyRoute, updateVirtualKey: updateVirtualKeyRoute, deleteVirtualKey: deleteVirtualKeyRoute } as const;
+export const operations = { getApiReference: getApiReferenceRoute, getHealth: getHealthRoute, getOpenApiDocument: getOpenApiDocumentRoute, getAnalyticsGroups: getAnalyticsGroupsRoute, getAnalyticsSummary: getAnalyticsSummaryRoute, getAnalyticsTimeseries: getAnalyticsTimeseriesRoute, listApiKeys: listApiKeysRoute, createApiKey: createApiKeyRoute, deleteApiKey: deleteApiKeyRoute, createSpeech: createSpeechRoute, createTranscription: createTranscriptionRoute, createTranslation: createTranslationRoute, listBatches: listBatchesRoute, createBatch: createBatchRoute, retrieveBatch: retrieveBatchRoute, cancelBatch: cancelBatchRoute, createChatCompletion: createChatCompletionRoute, createCompletion: createCompletionRoute, listConfigs: listConfigsRoute, createConfig: createConfigRoute, getConfig: getConfigRoute, updateConfig: updateConfigRoute, deleteConfig: deleteConfigRoute, listConfigVersions: listConfigVersionsRoute, createEmbedding: createEmbeddingRoute, listFiles: listFilesRoute, createFile: createFileRoute, retrieveFile: retrieveFileRoute, deleteFile: deleteFileRoute, downloadFile: downloadFileRoute, listFineTuningJobs: listFineTuningJobsRoute, createFineTuningJob: createFineTuningJobRoute, retrieveFineTuningJob: retrieveFineTuningJobRoute, cancelFineTuningJob: cancelFineTuningJobRoute, listFineTuningJobCheckpoints: listFineTuningJobCheckpointsRoute, listFineTuningEvents: listFineTuningEventsRoute, pauseFineTuningJob: pauseFineTuningJobRoute, resumeFineTuningJob: resumeFineTuningJobRoute, listGuardrails: listGuardrailsRoute, createGuardrail: createGuardrailRoute, getGuardrail: getGuardrailRoute, updateGuardrail: updateGuardrailRoute, deleteGuardrail: deleteGuardrailRoute, createImageEdit: createImageEditRoute, createImage: createImageRoute, createImageVariation: createImageVariationRoute, listLogs: listLogsRoute, getLog: getLogRoute, listModels: listModelsRoute, retrieveModel: retrieveModelRoute, createModeration: createModerationRoute, listPrompts: listPromptsRoute, createPrompt: createPromptRoute, getPrompt: getPromptRoute, updatePrompt: updatePromptRoute, deletePrompt: deletePromptRoute, createPromptCompletion: createPromptCompletionRoute, publishPromptVersion: publishPromptVersionRoute, renderPrompt: renderPromptRoute, listPromptVersions: listPromptVersionsRoute, createRealtimeSession: createRealtimeSessionRoute, createResponse: createResponseRoute, getResponse: getResponseRoute, deleteResponse: deleteResponseRoute, cancelResponse: cancelResponseRoute, listResponseInputItems: listResponseInputItemsRoute, createUpload: createUploadRoute, cancelUpload: cancelUploadRoute, completeUpload: completeUploadRoute, addUploadPart: addUploadPartRoute, listVectorStores: listVectorStoresRoute, createVectorStore: createVectorStoreRoute, getVectorStore: getVectorStoreRoute, modifyVectorStore: modifyVectorStoreRoute, deleteVectorStore: deleteVectorStoreRoute, createVectorStoreFileBatch: createVectorStoreFileBatchRoute, getVectorStoreFileBatch: getVectorStoreFileBatchRoute, cancelVectorStoreFileBatch: cancelVectorStoreFileBatchRoute, listFilesInVectorStoreBatch: listFilesInVectorStoreBatchRoute, listVectorStoreFiles: listVectorStoreFilesRoute, createVectorStoreFile: createVectorStoreFileRoute, getVectorStoreFile: getVectorStoreFileRoute, updateVectorStoreFileAttributes: updateVectorStoreFileAttributesRoute, deleteVectorStoreFile: deleteVectorStoreFileRoute, retrieveVectorStoreFileContent: retrieveVectorStoreFileContentRoute, searchVectorStore: searchVectorStoreRoute, listVideos: listVideosRoute, createVideo: createVideoRoute, retrieveVideo: retrieveVideoRoute, deleteVideo: deleteVideoRoute, downloadVideoContent: downloadVideoContentRoute, remixVideo: remixVideoRoute, listVirtualKeys: listVirtualKeysRoute, createVirtualKey: createVirtualKeyRoute, getVirtualKey: getVirtualKeyRoute, updateVirtualKey: updateVirtualKeyRoute, deleteVirtualKey: deleteVirtualKeyRoute } as const;

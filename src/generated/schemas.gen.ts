@@ -4,6 +4,24 @@ import { z } from "@hono/zod-openapi";
 export const AddUploadPartRequestSchema = z.object({ "data": z.string().base64().describe("The part's bytes.") }).catchall(z.any()).describe("A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.").openapi("AddUploadPartRequest");
 export type AddUploadPartRequest = z.infer<typeof AddUploadPartRequestSchema>;
 
+export const AnalyticsPercentilesSchema = z.object({ "p50": z.union([z.number(), z.null()]), "p95": z.union([z.number(), z.null()]), "p99": z.union([z.number(), z.null()]) }).strict().describe("Milliseconds, read from a log-scale histogram (within about 12%); null when no record has the measure.").openapi("AnalyticsPercentiles");
+export type AnalyticsPercentiles = z.infer<typeof AnalyticsPercentilesSchema>;
+
+export const AnalyticsGroupSchema = z.object({ "key": z.union([z.string().describe("The group's value (a status as text); null for records without one."), z.null().describe("The group's value (a status as text); null for records without one.")]).describe("The group's value (a status as text); null for records without one."), "requests": z.number().int(), "errors": z.number().int(), "cost_usd": z.number(), "total_tokens": z.number().int(), "latency_ms": AnalyticsPercentilesSchema }).strict().openapi("AnalyticsGroup");
+export type AnalyticsGroup = z.infer<typeof AnalyticsGroupSchema>;
+
+export const AnalyticsGroupsSchema = z.object({ "object": z.literal("analytics.groups"), "by": z.enum(["user","model","provider","virtual_key_id","status","metadata"]), "metadata_key": z.string().optional(), "from": z.string().datetime({ offset: true }), "to": z.string().datetime({ offset: true }), "data": z.array(AnalyticsGroupSchema) }).strict().openapi("AnalyticsGroups");
+export type AnalyticsGroups = z.infer<typeof AnalyticsGroupsSchema>;
+
+export const AnalyticsSummarySchema = z.object({ "object": z.literal("analytics.summary"), "from": z.string().datetime({ offset: true }), "to": z.string().datetime({ offset: true }), "requests": z.number().int(), "errors": z.number().int().describe("Records with `success` false."), "error_rate": z.number().describe("errors / requests; 0 with no requests."), "cost_usd": z.number().describe("Sum of the priced records' cost."), "prompt_tokens": z.number().int(), "completion_tokens": z.number().int(), "total_tokens": z.number().int(), "latency_ms": AnalyticsPercentilesSchema, "time_to_first_token_ms": AnalyticsPercentilesSchema }).strict().openapi("AnalyticsSummary");
+export type AnalyticsSummary = z.infer<typeof AnalyticsSummarySchema>;
+
+export const AnalyticsTimeseriesPointSchema = z.object({ "start": z.string().datetime({ offset: true }).describe("The bucket's UTC start."), "requests": z.number().int(), "errors": z.number().int(), "error_rate": z.number(), "cost_usd": z.number(), "total_tokens": z.number().int(), "latency_ms": AnalyticsPercentilesSchema }).strict().openapi("AnalyticsTimeseriesPoint");
+export type AnalyticsTimeseriesPoint = z.infer<typeof AnalyticsTimeseriesPointSchema>;
+
+export const AnalyticsTimeseriesSchema = z.object({ "object": z.literal("analytics.timeseries"), "from": z.string().datetime({ offset: true }), "to": z.string().datetime({ offset: true }), "interval": z.enum(["minute","hour","day"]), "data": z.array(AnalyticsTimeseriesPointSchema) }).strict().openapi("AnalyticsTimeseries");
+export type AnalyticsTimeseries = z.infer<typeof AnalyticsTimeseriesSchema>;
+
 export const ApiKeyRoleSchema = z.enum(["admin","service"]).describe("`admin` manages resources; `service` runs inference and reads logs.").openapi("ApiKeyRole");
 export type ApiKeyRole = z.infer<typeof ApiKeyRoleSchema>;
 

@@ -1,8 +1,13 @@
-import type { ExpressionBuilder, Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../logging/log-record.ts";
+import { matchesLogFilters } from "./log-filter-sql.ts";
+import { toRollupRows } from "./log-rollup-rows.ts";
+import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { LogRowsInsert } from "./dialects/store-dialect.ts";
 import type { Database } from "./schema.ts";
+
+export { inTrace } from "./log-filter-sql.ts";
 
 /**
  * Rows per multi-row INSERT. A `logs` row binds one parameter per column, about 40: 500 rows
@@ -11,23 +16,12 @@ import type { Database } from "./schema.ts";
 const LOG_ROWS_PER_INSERT = 500;
 const METADATA_ROWS_PER_INSERT = 2_000;
 
-/**
- * The logs of one trace, in two arms so each has an index: the partial trace index holds only
- * rows whose trace id is not their own log id (migration 0004); the primary key finds the
- * request the trace is named after.
- */
-export function inTrace(eb: ExpressionBuilder<Database, "logs">, traceId: string) {
-  return eb.or([
-    eb.and([eb("trace_id", "=", traceId), eb("trace_id", "<>", eb.ref("id"))]),
-    eb.and([eb("id", "=", traceId), eb("trace_id", "=", traceId)]),
-  ]);
-}
-
 /** Stored request logs. Every read is scoped to one workspace. */
 export interface LogsRepository {
   /**
-   * Stores the records (and their metadata pairs) in one transaction: all or nothing.
-   * A record whose id is already stored is skipped, so a retried batch does not fail.
+   * Stores the records (and their metadata pairs) in one transaction: all or nothing, and adds
+   * them to the analytics rollups in the same transaction. A record whose id is already stored
+   * is skipped (and not counted again), so a retried batch does not fail.
    */
   insertBatch(records: LogRecord[]): Promise<void>;
   /**
@@ -49,16 +43,21 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
     async insertBatch(records) {
       if (records.length === 0) return;
       const metadataRows = records.flatMap(toMetadataRows);
+      // Only records stored now count in the rollups: a retried batch may have been stored before.
+      const rollupsOf = (storedIds: ReadonlySet<string>) => toRollupRows(records.filter((record) => storedIds.has(record.id)));
       if (insertRows) {
         const rows = records.map(toLogRow);
         // Holding the connection keeps every other query of this store out while it runs.
-        await db.connection().execute(async () => insertRows(rows, metadataRows));
+        await db.connection().execute(async () => insertRows(rows, metadataRows, rollupsOf));
         return;
       }
       await db.transaction().execute(async (trx) => {
+        const storedIds = new Set<string>();
         for (const chunk of chunked(records.map(toLogRow), LOG_ROWS_PER_INSERT)) {
-          await trx.insertInto("logs").values(chunk).onConflict((oc) => oc.column("id").doNothing()).execute();
+          const stored = await trx.insertInto("logs").values(chunk).onConflict((oc) => oc.column("id").doNothing()).returning("id").execute();
+          for (const { id } of stored) storedIds.add(id);
         }
+        await upsertRollups(trx, rollupsOf(storedIds));
         for (const chunk of chunked(metadataRows, METADATA_ROWS_PER_INSERT)) {
           await trx
             .insertInto("log_metadata")
@@ -71,33 +70,11 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
 
     async list(filters) {
       const limit = Math.max(1, Math.trunc(filters.limit));
-      const { workspaceId } = filters;
-      let query = db.selectFrom("logs").select(LOG_LISTED_COLUMNS).where("workspace_id", "=", workspaceId);
-      if (filters.user !== undefined) query = query.where("end_user", "=", filters.user);
-      if (filters.model !== undefined) query = query.where("model", "=", filters.model);
-      if (filters.provider !== undefined) query = query.where("provider", "=", filters.provider);
-      if (filters.status !== undefined) query = query.where("status", "=", filters.status);
-      if (filters.success !== undefined) query = query.where("success", "=", filters.success ? 1 : 0);
-      const { traceId } = filters;
-      if (traceId !== undefined) query = query.where((eb) => inTrace(eb, traceId));
-      if (filters.promptId !== undefined) query = query.where("prompt_id", "=", filters.promptId);
-      if (filters.virtualKeyId !== undefined) query = query.where("virtual_key_id", "=", filters.virtualKeyId);
-      if (filters.from !== undefined) query = query.where("created_at", ">=", isoInstant(filters.from, "from"));
-      if (filters.to !== undefined) query = query.where("created_at", "<", isoInstant(filters.to, "to"));
+      let query = db
+        .selectFrom("logs")
+        .select(LOG_LISTED_COLUMNS)
+        .where((eb) => matchesLogFilters(eb, filters));
       if (filters.before !== undefined) query = query.where("id", "<", filters.before);
-      for (const [key, value] of Object.entries(filters.metadata ?? {})) {
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom("log_metadata")
-              .select("log_metadata.log_id")
-              .whereRef("log_metadata.log_id", "=", "logs.id")
-              .where("log_metadata.workspace_id", "=", workspaceId)
-              .where("log_metadata.key", "=", key)
-              .where("log_metadata.value", "=", value),
-          ),
-        );
-      }
       const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
     },
@@ -119,16 +96,6 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
       return Number(row.count);
     },
   };
-}
-
-/**
- * Any ISO 8601 instant as the stored form (`…T…:…:….sssZ`), so text comparison is time
- * comparison whatever offset or precision the caller wrote.
- */
-function isoInstant(value: string, name: string): string {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new RangeError(`log filter ${name} is not an ISO 8601 instant: ${value}`);
-  return new Date(ms).toISOString();
 }
 
 function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {

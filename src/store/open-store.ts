@@ -1,4 +1,5 @@
 import { Kysely } from "kysely";
+import { createAnalyticsRepository, type AnalyticsRepository } from "./analytics-repository.ts";
 import { createApiKeysRepository, type ApiKeysRepository } from "./api-keys-repository.ts";
 import { createConfigsRepository } from "./configs-repository.ts";
 import type {
@@ -22,6 +23,8 @@ export interface Store {
   dialect: StoreDialectName;
   apiKeys: ApiKeysRepository;
   logs: LogsRepository;
+  /** Sums over the logs (rollups and raw rows) for `/v1/analytics`. */
+  analytics: AnalyticsRepository;
   configs: ConfigsRepository;
   virtualKeys: VirtualKeysRepository;
   prompts: PromptsRepository;
@@ -52,6 +55,7 @@ export async function openStore(url: string): Promise<Store> {
     dialect: dialect.name,
     apiKeys: createApiKeysRepository(db),
     logs: createLogsRepository(db, dialect.insertLogRows),
+    analytics: createAnalyticsRepository(db),
     configs: createConfigsRepository(db),
     virtualKeys: createVirtualKeysRepository(db),
     prompts: createPromptsRepository(db),

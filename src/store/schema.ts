@@ -1,4 +1,5 @@
 import type { LogsTable } from "../logging/log-fields.ts";
+import type { LogRollupsTable } from "./log-rollup-rows.ts";
 
 /** One logged request, derived from the log field table (`logging/log-fields.ts`). */
 export type { LogsTable };
@@ -17,6 +18,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   logs: LogsTable;
   log_metadata: LogMetadataTable;
+  /** Analytics sums per workspace, hour and dimension value (`log-rollup-rows.ts`). */
+  log_rollups: LogRollupsTable;
   configs: ConfigsTable;
   config_versions: ConfigVersionsTable;
   virtual_keys: VirtualKeysTable;

@@ -22,6 +22,8 @@ import {
   type SqliteDialectConfig,
   type SqliteStatement,
 } from "kysely";
+import { ROLLUP_COLUMNS } from "../log-rollup-rows.ts";
+import { ROLLUP_UPSERT_SQL } from "../log-rollup-sql.ts";
 import { LOG_COLUMNS } from "../log-rows.ts";
 import { filePath, sqliteSetupStatements } from "./sqlite-file.ts";
 import type { LogRowsInsert, StoreDialect } from "./store-dialect.ts";
@@ -56,14 +58,19 @@ function preparedLogInsert(database: Database): LogRowsInsert {
     const insertMetadata = database.prepare<unknown, [string, string, string, string]>(
       "INSERT INTO log_metadata (log_id, workspace_id, key, value) VALUES (?, ?, ?, ?) ON CONFLICT (log_id, key) DO NOTHING",
     );
-    return database.transaction((logs: Parameters<LogRowsInsert>[0], metadata: Parameters<LogRowsInsert>[1]) => {
-      for (const row of logs) insertLog.run(...LOG_COLUMNS.map((column) => row[column] as SQLQueryBindings));
+    const upsertRollup = database.prepare<unknown, SQLQueryBindings[]>(ROLLUP_UPSERT_SQL);
+    return database.transaction((...[logs, metadata, rollupsOf]: Parameters<LogRowsInsert>) => {
+      const stored = new Set<string>();
+      for (const row of logs) {
+        if (insertLog.run(...LOG_COLUMNS.map((column) => row[column] as SQLQueryBindings)).changes > 0) stored.add(row.id);
+      }
       for (const pair of metadata) insertMetadata.run(pair.log_id, pair.workspace_id, pair.key, pair.value);
+      for (const row of rollupsOf(stored)) upsertRollup.run(...ROLLUP_COLUMNS.map((column) => row[column] as SQLQueryBindings));
     }).immediate;
   };
-  return (logs, metadata) => {
+  return (logs, metadata, rollupsOf) => {
     insertAll ??= prepare();
-    insertAll(logs, metadata);
+    insertAll(logs, metadata, rollupsOf);
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Dialect, Kysely } from "kysely";
+import type { LogRollupsTable } from "../log-rollup-rows.ts";
 import type { Database, LogMetadataTable, LogsTable } from "../schema.ts";
 
 /** The SQL engines the store runs on. */
@@ -22,6 +23,8 @@ export interface StoreDialect {
   refreshPlannerStatistics?(db: Kysely<Database>): Promise<void>;
   /**
    * Stores log rows and their metadata rows in one transaction, skipping ids already stored,
+   * and adds the rollup deltas of the records it did store (`rollupsOf` their ids: a retried
+   * batch whose first try was stored must not count twice),
    * through statements prepared once: for an engine where that beats Kysely's multi-row insert,
    * which the logs repository uses otherwise. Runs synchronously; the caller must hold the
    * dialect's connection (Kysely's `db.connection()`) so no other query interleaves.
@@ -29,7 +32,11 @@ export interface StoreDialect {
   insertLogRows?: LogRowsInsert;
 }
 
-export type LogRowsInsert = (logs: readonly LogsTable[], metadata: readonly LogMetadataTable[]) => void;
+export type LogRowsInsert = (
+  logs: readonly LogsTable[],
+  metadata: readonly LogMetadataTable[],
+  rollupsOf: (storedIds: ReadonlySet<string>) => readonly LogRollupsTable[],
+) => void;
 
 /** True for the URLs the PostgreSQL dialect opens. */
 export function isPostgresUrl(url: string): boolean {

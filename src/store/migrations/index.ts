@@ -6,6 +6,7 @@ import * as untracedLogIndex from "./0004_untraced_log_index.ts";
 import * as logBodySizes from "./0005_log_body_sizes.ts";
 import * as structuralSealedSecrets from "./0006_structural_sealed_secrets.ts";
 import * as logAttempts from "./0007_log_attempts.ts";
+import * as logRollups from "./0009_log_rollups.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -19,6 +20,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0005_log_body_sizes": logBodySizes,
   "0006_structural_sealed_secrets": structuralSealedSecrets,
   "0007_log_attempts": logAttempts,
+  "0009_log_rollups": logRollups,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */

@@ -1,0 +1,169 @@
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { aggregateFor, bucketKeyFromPrefix, PREFIX_LENGTH, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../analytics/aggregate.ts";
+import type { Histogram } from "../analytics/latency-histogram.ts";
+import type { RollupChoice, TimeRange } from "./analytics-plan.ts";
+import { matchesLogFilters, type LogSelection } from "./log-filter-sql.ts";
+import { decodeRollupValue, LATENCY_COLUMNS, TTFT_COLUMNS } from "./log-rollup-rows.ts";
+import { bucketSql } from "./log-rollup-sql.ts";
+import type { Database } from "./schema.ts";
+
+/**
+ * The SQL of both analytics paths. Every number is read through `Number()`: PostgreSQL returns
+ * `count` and integer sums as bigint, which its driver hands over as text.
+ */
+
+type Row = Record<string, unknown>;
+
+const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** The histogram's extremes widened by a row's (either may be null: no value yet). */
+function widen(histogram: Histogram, min: number | null, max: number | null): void {
+  if (min !== null) histogram.min = histogram.min === null ? min : Math.min(histogram.min, min);
+  if (max !== null) histogram.max = histogram.max === null ? max : Math.max(histogram.max, max);
+}
+
+/** The slice key of a row's `k` column. */
+function sliceKey(slice: AnalyticsSlice, raw: unknown, rollup: boolean): string | null {
+  if (slice.kind === "total") return "";
+  if (slice.kind === "time") return bucketKeyFromPrefix(String(raw), slice.interval);
+  if (raw === null || raw === undefined) return null;
+  return rollup ? decodeRollupValue(String(raw)) : String(raw);
+}
+
+/** The raw rows' column a group is keyed by (a status as text, so keys are strings). */
+function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>): RawBuilder<string | null> {
+  switch (slice.by) {
+    case "user":
+      return sql`logs.end_user`;
+    case "model":
+      return sql`logs.model`;
+    case "provider":
+      return sql`logs.provider`;
+    case "virtual_key_id":
+      return sql`logs.virtual_key_id`;
+    case "status":
+      return sql`CAST(logs.status AS TEXT)`;
+    case "metadata":
+      // The log_metadata primary key (log_id, key) answers this per row.
+      return sql`(SELECT m.value FROM log_metadata m WHERE m.log_id = logs.id AND m.key = ${slice.metadataKey ?? ""})`;
+  }
+}
+
+/** A select list: output alias and expression. Grouping is by position (see below). */
+type Columns = Array<[alias: string, expression: RawBuilder<unknown>]>;
+
+/**
+ * Sums the raw `logs` rows matching `selection` (whose `from`/`to` bound the range) per slice
+ * key and latency bucket in the database, and folds the few rows that come back into `into`.
+ * Time to first token is bucketed only for the total (the summary is the one that shows it).
+ */
+export async function addRawAggregates(db: Kysely<Database>, selection: LogSelection, slice: AnalyticsSlice, into: SliceAggregates): Promise<void> {
+  const columns: Columns = [
+    ["lb", bucketSql(sql`logs.latency_ms`)],
+    ["requests", sql`count(*)`],
+    ["errors", sql`sum(CASE WHEN logs.success = 0 THEN 1 ELSE 0 END)`],
+    ["cost_usd", sql`sum(logs.cost_usd)`],
+    ["prompt_tokens", sql`sum(logs.prompt_tokens)`],
+    ["completion_tokens", sql`sum(logs.completion_tokens)`],
+    ["total_tokens", sql`sum(logs.total_tokens)`],
+    ["latency_min", sql`min(logs.latency_ms)`],
+    ["latency_max", sql`max(logs.latency_ms)`],
+  ];
+  const groupBy = ["lb"];
+  if (slice.kind === "total") {
+    columns.push(["tb", bucketSql(sql`logs.time_to_first_token_ms`)]);
+    columns.push(["ttft_min", sql`min(logs.time_to_first_token_ms)`], ["ttft_max", sql`max(logs.time_to_first_token_ms)`]);
+    groupBy.push("tb");
+  } else {
+    const key = slice.kind === "time" ? sql`substr(logs.created_at, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : rawGroupKey(slice);
+    columns.push(["k", key]);
+    groupBy.push("k");
+  }
+  const rows = (await db
+    .selectFrom("logs")
+    .where((eb) => matchesLogFilters(eb, selection))
+    .select(columns.map(([alias, expression]) => expression.as(alias)))
+    .groupBy(positions(columns, groupBy))
+    .execute()) as Row[];
+  for (const row of rows) {
+    const aggregate = aggregateFor(into, sliceKey(slice, row.k, false));
+    addSums(aggregate, row);
+    aggregate.latency.counts[num(row.lb)]! += num(row.requests);
+    widen(aggregate.latency, numOrNull(row.latency_min), numOrNull(row.latency_max));
+    if (row.tb !== null && row.tb !== undefined) {
+      aggregate.ttft.counts[num(row.tb)]! += num(row.requests);
+      widen(aggregate.ttft, numOrNull(row.ttft_min), numOrNull(row.ttft_max));
+    }
+  }
+}
+
+/**
+ * GROUP BY by output position (`GROUP BY 1, 10`): PostgreSQL would not see a parameterised
+ * expression repeated in GROUP BY as the same one, and both engines accept positions.
+ */
+function positions(columns: Columns, aliases: readonly string[]): RawBuilder<unknown>[] {
+  return aliases.map((alias) => sql.raw(String(columns.findIndex(([name]) => name === alias) + 1)));
+}
+
+function addSums(aggregate: Aggregate, row: Row): void {
+  aggregate.requests += num(row.requests);
+  aggregate.errors += num(row.errors);
+  aggregate.costUsd += num(row.cost_usd);
+  aggregate.promptTokens += num(row.prompt_tokens);
+  aggregate.completionTokens += num(row.completion_tokens);
+  aggregate.totalTokens += num(row.total_tokens);
+}
+
+/**
+ * Sums the rollup rows of `choice` over whole `hours` (and `success`, when filtered) per slice
+ * key, histograms included, in the database: one row per key comes back.
+ */
+export async function addRollupAggregates(
+  db: Kysely<Database>,
+  query: { workspaceId: string; success?: boolean; hours: TimeRange; choice: RollupChoice },
+  slice: AnalyticsSlice,
+  into: SliceAggregates,
+): Promise<void> {
+  const histogramColumns = slice.kind === "total" ? [...LATENCY_COLUMNS, ...TTFT_COLUMNS] : LATENCY_COLUMNS;
+  const columns: Columns = [
+    ["requests", sql`sum(requests)`],
+    ["errors", sql`sum(CASE WHEN success = 0 THEN requests ELSE 0 END)`],
+    ["cost_usd", sql`sum(cost_usd)`],
+    ["prompt_tokens", sql`sum(prompt_tokens)`],
+    ["completion_tokens", sql`sum(completion_tokens)`],
+    ["total_tokens", sql`sum(total_tokens)`],
+    ["latency_min", sql`min(latency_min)`],
+    ["latency_max", sql`max(latency_max)`],
+    ["ttft_min", sql`min(ttft_min)`],
+    ["ttft_max", sql`max(ttft_max)`],
+    ...histogramColumns.map((column): [string, RawBuilder<unknown>] => [column, sql`sum(${sql.ref(column)})`]),
+  ];
+  const groupBy: string[] = [];
+  if (slice.kind !== "total") {
+    columns.push(["k", slice.kind === "time" ? sql`substr(hour, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : sql`value`]);
+    groupBy.push("k");
+  }
+  const { choice, hours } = query;
+  let select = db
+    .selectFrom("log_rollups")
+    .where("workspace_id", "=", query.workspaceId)
+    .where("dim", "=", choice.dim)
+    .where("hour", ">=", hours.from)
+    .where("hour", "<", hours.to);
+  if (choice.value !== undefined) select = select.where("value", "=", choice.value);
+  if (query.success !== undefined) select = select.where("success", "=", query.success ? 1 : 0);
+  let grouped = select.select(columns.map(([alias, expression]) => expression.as(alias)));
+  if (groupBy.length > 0) grouped = grouped.groupBy(positions(columns, groupBy));
+  const rows = (await grouped.execute()) as Row[];
+  for (const row of rows) {
+    // An aggregate over no rows (the total of an empty range) is one row of nulls.
+    if (num(row.requests) === 0) continue;
+    const aggregate = aggregateFor(into, sliceKey(slice, row.k, true));
+    addSums(aggregate, row);
+    LATENCY_COLUMNS.forEach((column, i) => (aggregate.latency.counts[i]! += num(row[column])));
+    widen(aggregate.latency, numOrNull(row.latency_min), numOrNull(row.latency_max));
+    if (slice.kind === "total") TTFT_COLUMNS.forEach((column, i) => (aggregate.ttft.counts[i]! += num(row[column])));
+    widen(aggregate.ttft, numOrNull(row.ttft_min), numOrNull(row.ttft_max));
+  }
+}
