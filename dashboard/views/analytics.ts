@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { html } from "../lib/html.ts";
 import { api, type Query, type Session } from "../lib/api.ts";
 import type { Capabilities } from "../lib/capabilities.ts";
-import { dash, int, ms, percent, usd } from "../lib/format.ts";
+import { int, ms, percent, usd } from "../lib/format.ts";
 import { href, navigate } from "../lib/route.ts";
 import type { Bucket, Group, List, Summary, VirtualKey } from "../lib/types.ts";
 import { useVirtualKeys } from "../lib/virtual-keys.ts";
@@ -65,7 +65,7 @@ function Budgets({ keys, spend }: { keys: VirtualKey[]; spend: Group[] | undefin
   const byId = new Map((spend ?? []).map((group) => [group.key, group.cost_usd]));
   return html`<${Panel} title="Budget use">
     <table class="compact" data-testid="budgets">
-      <thead><tr><th>Virtual key</th><th>Period</th><th class="num">Spent (all time)</th><th class="num">Credit limit</th><th>Use</th></tr></thead>
+      <thead><tr><th>Virtual key</th><th>Period</th><th class="num">Spent (400 days)</th><th class="num">Credit limit</th><th>Use</th></tr></thead>
       <tbody>${limited.map((key) => {
         const spent = byId.get(key.id) ?? 0;
         const share = spent / key.budget!.credit_limit_usd;
@@ -115,7 +115,9 @@ export function AnalyticsView({ params, capabilities, session }: { params: URLSe
 
   useEffect(() => {
     if (!capabilities.analytics || session.role !== "admin") return;
-    api<List<Group>>("/v1/analytics/groups", { query: { by: "virtual_key_id", from: "2000-01-01T00:00:00.000Z", to: new Date(Date.now() + 60_000).toISOString(), limit: 200 } }).then((list) => setSpend(list.data), setError);
+    // The API's longest range (400 days) stands for "all time".
+    const to = Date.now() + 60_000;
+    api<List<Group>>("/v1/analytics/groups", { query: { by: "virtual_key_id", from: new Date(to - 399 * 86_400_000).toISOString(), to: new Date(to).toISOString(), limit: 200 } }).then((list) => setSpend(list.data), setError);
   }, [session.role]);
 
   const charts = useMemo(() => {
