@@ -26,7 +26,8 @@ export function Chart({ title, times, series, height = 180 }: { title: string; t
         height,
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        // Counts, cost, latency and rates start at zero; an all-zero series still gets a scale.
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
         axes: [
           { stroke: "#5b6472", grid: { stroke: "#eceff3" }, ticks: { stroke: "#eceff3" } },
           { stroke: "#5b6472", grid: { stroke: "#eceff3" }, ticks: { stroke: "#eceff3" }, size: 64, values: (_u, values) => values.map((value) => format(value)) },
@@ -38,7 +39,9 @@ export function Chart({ title, times, series, height = 180 }: { title: string; t
             stroke: line.color,
             width: 2,
             fill: series.length === 1 ? `${line.color}22` : undefined,
-            points: { show: times.length < 40 },
+            // Sparse data (a few buckets with requests) shows as points, not an invisible line.
+            points: { show: line.values.filter((value) => value !== null && value !== 0).length < 40 },
+            spanGaps: true,
             value: (_u: uPlot, value: number | null) => (value === null ? "—" : (line.format ?? format)(value)),
           })),
         ],

@@ -24,7 +24,7 @@ export function usd(value: number | null | undefined): string {
   if (value === null || value === undefined) return dash;
   if (value === 0) return "$0";
   if (value < 0.01) return `$${value.toPrecision(2)}`;
-  return `$${value.toFixed(value < 100 ? 4 : 2)}`;
+  return `$${value.toFixed(value < 1 ? 4 : 2)}`;
 }
 
 export function int(value: number | null | undefined): string {

@@ -59,7 +59,9 @@ function Timeline({ spans }: { spans: Span[] }) {
         </span>
         <span class="timeline-track">
           <span class=${`bar ${span.log.success ? "ok" : "bad"}`} style=${{ left: `${left}%`, width: `${width}%` }}></span>
-          <span class="bar-text" style=${{ left: `min(${left + width}%, 85%)` }}>${ms(span.log.latency_ms)}</span>
+          ${left + width > 85
+            ? html`<span class="bar-text before" style=${{ right: `${100 - left}%` }}>${ms(span.log.latency_ms)}</span>`
+            : html`<span class="bar-text" style=${{ left: `${left + width}%` }}>${ms(span.log.latency_ms)}</span>`}
         </span>
       </a>`;
     })}
