@@ -1,5 +1,5 @@
 import type { LLMock } from "@copilotkit/aimock";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, openaiClient, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
@@ -18,6 +18,8 @@ let upstream: LLMock;
 let browser: Browser;
 let serviceKey: string;
 let analytics = false;
+let feedback = false;
+let exportRoute = false;
 const outside: string[] = [];
 
 async function openPage(context: BrowserContext): Promise<Page> {
@@ -53,7 +55,10 @@ beforeAll(async () => {
   upstream.onMessage("script", { content: `I will not run ${XSS}` });
   const created = await call(gateway, "POST", "/v1/api-keys", { body: { name: "reader", role: "service" } });
   serviceKey = created.body.key;
-  analytics = "/v1/analytics/summary" in (await call(gateway, "GET", "/openapi.json")).body.paths;
+  const paths = (await call(gateway, "GET", "/openapi.json")).body.paths;
+  analytics = "/v1/analytics/summary" in paths;
+  feedback = "/v1/feedback" in paths;
+  exportRoute = "/v1/logs/export" in paths;
 
   const send = (user: string, model: string, content: string, headers: Record<string, string> = {}) =>
     openaiClient(gateway, upstream, headers).chat.completions.create({ model, user, messages: [{ role: "user", content }] });
@@ -66,6 +71,8 @@ beforeAll(async () => {
   await send("dave", "gpt-4o-mini", "plan the agent run", span("root", "agent-run"));
   await send("dave", "gpt-4o-mini", "plan the next step", span("s-plan", "plan-step", "root"));
   await send("dave", "gpt-4o", "hello tool", span("s-tool", "tool-call", "s-plan"));
+  // Nothing listens on port 1: a logged 502.
+  await expect(send("erin", "gpt-4o-mini", "hello nobody", { "x-gateway-custom-host": "http://127.0.0.1:1/v1" })).rejects.toThrow();
   await send(`mallory<img src=x onerror="window.__xss='user'">`, "gpt-4o-mini", `script ${XSS}`, { "x-gateway-metadata": JSON.stringify({ case: "xss", note: XSS }) });
   await gateway.flushLogs();
 }, 60_000);
@@ -94,8 +101,15 @@ describe("dashboard in Chromium", () => {
     const page = await openPage(context);
     await signIn(page, gateway.adminKey);
     expect(await page.getByTestId("role").textContent()).toContain("admin");
-    expect(await rowCount(page)).toBe(8);
+    expect(await rowCount(page)).toBe(9);
     await shot(page, "02-logs");
+
+    await page.getByLabel("Outcome").selectOption("false");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=logs-table] tbody tr").length === 1);
+    expect(await page.locator("[data-testid=logs-table] tbody").textContent()).toContain("erin");
+    await page.getByRole("button", { name: "Clear" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=logs-table] tbody tr").length === 9);
 
     await page.getByLabel("End user").fill("alice");
     await page.getByLabel("End user").press("Enter");
@@ -104,8 +118,9 @@ describe("dashboard in Chromium", () => {
     await page.getByLabel("End user").fill("");
     await page.getByLabel("Model").fill("gpt-4o");
     await page.getByRole("button", { name: "Apply" }).click();
-    await page.waitForFunction(() => document.querySelectorAll("[data-testid=logs-table] tbody tr").length === 2);
-    expect(await page.locator("[data-testid=logs-table] tbody td.model").allTextContents()).toEqual(["gpt-4o", "gpt-4o"]);
+    await page.waitForURL(/model=gpt-4o$/);
+    await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=logs-table] tbody td.model")].map((cell) => cell.textContent).join() === "gpt-4o,gpt-4o");
+    expect(page.url()).not.toContain("user=");
 
     // A shared address restores the view, metadata filter included.
     await page.goto(`${gateway.url}/#/logs?metadata%5Benv%5D=prod`);
@@ -121,6 +136,17 @@ describe("dashboard in Chromium", () => {
     expect(await page.getByTestId("response-body").textContent()).toContain("Hi there!");
     expect(await page.getByTestId("attempts").locator("tbody tr").count()).toBe(1);
     await shot(page, "03-log-detail");
+
+    await page.goto(`${gateway.url}/#/logs?user=alice`);
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=logs-table] tbody tr").length === 2);
+    if (exportRoute) {
+      const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSONL" }).click()]);
+      expect(file.suggestedFilename()).toMatch(/^gateway-logs-.*\.jsonl$/);
+      const lines = (await readFile(await file.path(), "utf8")).trim().split("\n").map((line) => JSON.parse(line));
+      expect(lines.map((line) => line.user)).toEqual(["alice", "alice"]);
+    } else {
+      expect(await page.getByRole("button", { name: /Export/ }).count()).toBe(0);
+    }
     await context.close();
   });
 
@@ -164,6 +190,20 @@ describe("dashboard in Chromium", () => {
     const bars = await spans.locator(".bar").evaluateAll((elements) => elements.map((bar) => parseFloat((bar as HTMLElement).style.left)));
     expect(bars[0]).toBe(0);
     expect(bars[2]).toBeGreaterThan(bars[0]!);
+    if (feedback) {
+      await page.getByLabel("Value (−10 to 10)").fill("7");
+      await page.getByLabel("Weight (0 to 1)").fill("0.5");
+      await page.getByLabel("Metadata (JSON, optional)").fill('{"source":"e2e"}');
+      await page.getByRole("button", { name: "Add feedback" }).click();
+      await page.getByTestId("feedback").getByText("+7").waitFor();
+      const stored = (await call(gateway, "GET", `/v1/feedback?trace_id=${TRACE}`, { key: serviceKey })).body.data;
+      expect(stored).toMatchObject([{ trace_id: TRACE, value: 7, weight: 0.5, metadata: { source: "e2e" } }]);
+      await page.getByLabel("Value (−10 to 10)").fill("11");
+      await page.getByRole("button", { name: "Add feedback" }).click();
+      expect(await page.getByTestId("feedback").locator("li").count()).toBe(1);
+    } else {
+      expect(await page.getByRole("heading", { name: "Feedback" }).count()).toBe(0);
+    }
     await shot(page, "05-trace");
     await page.goto(`${gateway.url}/#/traces`);
     await page.getByRole("link", { name: TRACE }).waitFor();
@@ -180,10 +220,11 @@ describe("dashboard in Chromium", () => {
       return;
     }
     await page.getByTestId("summary").waitFor();
-    expect(await page.getByTestId("summary").textContent()).toContain("8");
+    expect(await page.getByTestId("summary").textContent()).toContain("9");
+    expect(await page.getByTestId("summary").textContent()).toContain("1 errors");
     await page.locator("[data-testid=chart-requests] canvas").waitFor();
     await page.getByTestId("group-user").waitFor();
-    expect(await page.getByTestId("group-user").locator("tbody tr").count()).toBe(5);
+    expect(await page.getByTestId("group-user").locator("tbody tr").count()).toBe(6);
     await page.getByTestId("group-metadata").waitFor();
     expect(await page.getByTestId("group-metadata").textContent()).toContain("prod");
     // The requests chart's canvas has something drawn on it.
@@ -231,7 +272,7 @@ describe("dashboard in Chromium", () => {
     expect(nav).toEqual(expect.arrayContaining(["Logs", "Traces", "Analytics", "Prompts"]));
     expect(nav).not.toContain("Virtual keys");
     expect(nav).not.toContain("Gateway keys");
-    expect(await rowCount(page)).toBe(8);
+    expect(await rowCount(page)).toBe(9);
     await page.goto(`${gateway.url}/#/virtual-keys`);
     await page.getByText("Admin key needed").waitFor();
     await page.goto(`${gateway.url}/#/prompts`);

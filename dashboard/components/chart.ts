@@ -39,8 +39,8 @@ export function Chart({ title, times, series, height = 180 }: { title: string; t
             stroke: line.color,
             width: 2,
             fill: series.length === 1 ? `${line.color}22` : undefined,
-            // Sparse data (a few buckets with requests) shows as points, not an invisible line.
-            points: { show: line.values.filter((value) => value !== null && value !== 0).length < 40 },
+            // Percentiles are null in empty buckets: their few values show as points, not an invisible line.
+            points: { show: line.values.includes(null) },
             spanGaps: true,
             value: (_u: uPlot, value: number | null) => (value === null ? "—" : (line.format ?? format)(value)),
           })),

@@ -47,7 +47,7 @@ function GroupTable({ title, groups, names, testId }: { title: string; groups: G
           <thead><tr><th>${title.replace(/^By /, "")}</th><th class="num">Requests</th><th class="num">Errors</th><th class="num">Tokens</th><th class="num">Cost</th><th class="num">p95</th></tr></thead>
           <tbody>${groups.map(
             (group) => html`<tr>
-              <td>${group.key === null ? html`<span class="muted">(none)</span>` : (names?.get(group.key) ?? group.key)}</td>
+              <td class="key">${group.key === null ? html`<span class="muted">(none)</span>` : (names?.get(group.key) ?? group.key)}</td>
               <td class="num">${int(group.requests)}</td>
               <td class="num">${group.errors ? html`<span class="bad-text">${int(group.errors)}</span>` : "0"}</td>
               <td class="num">${int(group.total_tokens)}</td>
