@@ -198,13 +198,14 @@ describe("dashboard in Chromium", () => {
       await page.getByTestId("feedback").getByText("+7").waitFor();
       const stored = (await call(gateway, "GET", `/v1/feedback?trace_id=${TRACE}`, { key: serviceKey })).body.data;
       expect(stored).toMatchObject([{ trace_id: TRACE, value: 7, weight: 0.5, metadata: { source: "e2e" } }]);
+      await shot(page, "05-trace");
       await page.getByLabel("Value (−10 to 10)").fill("11");
       await page.getByRole("button", { name: "Add feedback" }).click();
       expect(await page.getByTestId("feedback").locator("li").count()).toBe(1);
     } else {
       expect(await page.getByRole("heading", { name: "Feedback" }).count()).toBe(0);
+      await shot(page, "05-trace");
     }
-    await shot(page, "05-trace");
     await page.goto(`${gateway.url}/#/traces`);
     await page.getByRole("link", { name: TRACE }).waitFor();
     await context.close();

@@ -116,15 +116,17 @@ function FilterBar({ params, capabilities, onApply }: { params: URLSearchParams;
   return html`<form class="filters" onSubmit=${submit} aria-label="Log filters" key=${params.toString()}>
     <div class="filter-row">
       ${available.filter((filter) => !filter.more).map(field)}
-      <div class="field buttons">
-        <button type="submit" class="primary">Apply</button>
-        <button type="button" onClick=${() => onApply(new URLSearchParams(params.get("live") ? { live: "1" } : {}))}>Clear</button>
-        <button type="button" class="link" aria-expanded=${showMore} onClick=${() => setShowMore(!showMore)}>${showMore ? "Fewer filters" : "More filters"}</button>
-      </div>
     </div>
-    <div class="quick-ranges" role="group" aria-label="Time range">
-      <span class="muted">Last</span>
-      ${RANGES.map(([label, span]) => html`<button type="button" class="small" onClick=${() => setRange(span)}>${label}</button>`)}
+    <div class="filter-foot">
+      <div class="quick-ranges" role="group" aria-label="Time range">
+        <span class="muted">Last</span>
+        ${RANGES.map(([label, span]) => html`<button type="button" class="small" onClick=${() => setRange(span)}>${label}</button>`)}
+        <button type="button" class="link small-text" aria-expanded=${showMore} onClick=${() => setShowMore(!showMore)}>${showMore ? "Fewer filters" : "More filters"}</button>
+      </div>
+      <div class="actions">
+        <button type="button" onClick=${() => onApply(new URLSearchParams(params.get("live") ? { live: "1" } : {}))}>Clear</button>
+        <button type="submit" class="primary">Apply</button>
+      </div>
     </div>
     ${showMore
       ? html`<div class="filter-row more">
