@@ -274,6 +274,13 @@ describe("dashboard in Chromium", () => {
     expect(nav).not.toContain("Virtual keys");
     expect(nav).not.toContain("Gateway keys");
     expect(await rowCount(page)).toBe(9);
+    // The live tail brings in a request made after the page loaded.
+    await page.getByRole("button", { name: "Live tail" }).click();
+    await page.waitForURL(/live=1/);
+    await openaiClient(gateway, upstream).chat.completions.create({ model: "gpt-4o-mini", user: "late-comer", messages: [{ role: "user", content: "hello late" }] });
+    await gateway.flushLogs();
+    await page.waitForFunction(() => document.querySelectorAll("[data-testid=logs-table] tbody tr").length === 10, null, { timeout: 8_000 });
+    expect(await page.locator("[data-testid=logs-table] tbody tr").first().textContent()).toContain("late-comer");
     await page.goto(`${gateway.url}/#/virtual-keys`);
     await page.getByText("Admin key needed").waitFor();
     await page.goto(`${gateway.url}/#/prompts`);
