@@ -19,6 +19,14 @@ describe("loadConfig", () => {
     expect(loadConfig({}).GATEWAY_MAX_RESPONSE_BUFFER_BYTES).toBe(32 * 1024 * 1024);
   });
 
+  it("keeps logs forever unless GATEWAY_LOG_RETENTION_DAYS is a whole number of days", () => {
+    expect(loadConfig({}).GATEWAY_LOG_RETENTION_DAYS).toBeUndefined();
+    expect(loadConfig({ GATEWAY_LOG_RETENTION_DAYS: "30" }).GATEWAY_LOG_RETENTION_DAYS).toBe(30);
+    for (const value of ["0", "-1", "1.5", "30d", "36501"]) {
+      expect(() => loadConfig({ GATEWAY_LOG_RETENTION_DAYS: value })).toThrow("GATEWAY_LOG_RETENTION_DAYS");
+    }
+  });
+
   it("accepts the request timeout up to its documented maximum", () => {
     expect(loadConfig({ GATEWAY_REQUEST_TIMEOUT_MS: String(MAX_REQUEST_TIMEOUT_MS) }).GATEWAY_REQUEST_TIMEOUT_MS).toBe(3_600_000);
   });

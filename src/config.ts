@@ -60,6 +60,13 @@ const ConfigSchema = z.object({
   GATEWAY_MAX_RESPONSE_BUFFER_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
   GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
+  /** Logs older than this many days are deleted (with their rollups) by a timer; unset keeps them forever. */
+  GATEWAY_LOG_RETENTION_DAYS: z
+    .string()
+    .regex(/^[0-9]+$/, "must be written in decimal digits only")
+    .optional()
+    .transform((value) => (value === undefined ? undefined : Number(value)))
+    .pipe(z.number().int().min(1, "must be at least 1").max(36_500, "must be at most 36500").optional()),
   GATEWAY_SHUTDOWN_TIMEOUT_MS: wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_KEY_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
   GATEWAY_QUIET: z

@@ -13,6 +13,7 @@ import { InflightTracker } from "./core/inflight.ts";
 import { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
 import type { GatewayDeps } from "./deps.ts";
+import { startLogRetention } from "./logging/log-retention-timer.ts";
 import { LogWriter } from "./logging/log-writer.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
@@ -59,6 +60,13 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       console.error(`[gateway] could not write ${lost} log record(s): ${reason}`);
     },
   });
+  const retention =
+    config.GATEWAY_LOG_RETENTION_DAYS === undefined
+      ? null
+      : startLogRetention(store.db, {
+          days: config.GATEWAY_LOG_RETENTION_DAYS,
+          onError: (error) => console.error(`[gateway] log retention failed: ${error instanceof Error ? error.message : String(error)}`),
+        });
   const guard = createCustomHostGuard({
     trustedHosts: config.GATEWAY_TRUSTED_CUSTOM_HOSTS,
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
@@ -84,6 +92,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       // A realtime session has no natural end to wait for: it is closed (1001) and logged.
       deps.realtime.closeAll();
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
+      await retention?.stop();
       await logWriter.close();
       await workerSink?.close();
       await store.close();

@@ -1,6 +1,6 @@
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import type { LogSelection } from "./log-filter-sql.ts";
-import { encodeRollupValue, type RollupDimension } from "./log-rollup-rows.ts";
+import { encodeRollupValue, ROLLUP_PERIOD, type RollupDimension } from "./log-rollup-rows.ts";
 
 /** Which rollup rows answer a query: one dimension's, optionally of one value. */
 export interface RollupChoice {
@@ -9,7 +9,7 @@ export interface RollupChoice {
   value?: string;
 }
 
-const HOUR_MS = 3_600_000;
+const PERIOD_MS = { hour: 3_600_000, day: 86_400_000 } as const;
 
 /** The filters that are rollup dimensions, with the value each was given. */
 function dimensionFilters(selection: LogSelection): Array<[RollupDimension, string | number]> {
@@ -25,15 +25,22 @@ function dimensionFilters(selection: LogSelection): Array<[RollupDimension, stri
 
 /**
  * The rollup rows that answer a query exactly, or null when only the raw rows can: a trace,
- * prompt or metadata filter, grouping by metadata, minute buckets (rollups are hourly), or more
- * than one dimension involved (each record is summed per dimension, never per combination).
+ * prompt or metadata filter, grouping by metadata, buckets shorter than the dimension's period
+ * (minutes; hours for end users), or more than one dimension involved (each record is summed
+ * per dimension, never per combination).
  * `success` is part of every rollup key, so it never prevents the rollups.
  */
 export function chooseRollup(selection: LogSelection, slice: AnalyticsSlice): RollupChoice | null {
   if (selection.traceId !== undefined || selection.promptId !== undefined) return null;
   if (Object.keys(selection.metadata ?? {}).length > 0) return null;
-  if (slice.kind === "time" && slice.interval === "minute") return null;
   const filters = dimensionFilters(selection);
+  const choice = dimensionChoice(filters, slice);
+  if (!choice || slice.kind !== "time") return choice;
+  const period = ROLLUP_PERIOD[choice.dim];
+  return slice.interval === "day" || (slice.interval === "hour" && period === "hour") ? choice : null;
+}
+
+function dimensionChoice(filters: Array<[RollupDimension, string | number]>, slice: AnalyticsSlice): RollupChoice | null {
   if (slice.kind === "group") {
     if (slice.by === "metadata") return null;
     const by = slice.by;
@@ -53,14 +60,15 @@ export interface TimeRange {
 }
 
 /**
- * Cuts `[from, to)` into the whole UTC hours inside it (for the rollups) and the partial hours
- * at either end (for the raw rows, at most an hour each). No whole hour: all of it is raw.
+ * Cuts `[from, to)` into the whole UTC periods (hours or days) inside it, for the rollups, and
+ * the partial periods at either end, for the raw rows. No whole period: all of it is raw.
  */
-export function splitByHours(range: TimeRange): { hours: TimeRange | null; edges: TimeRange[] } {
+export function splitByPeriods(range: TimeRange, period: "hour" | "day"): { hours: TimeRange | null; edges: TimeRange[] } {
+  const size = PERIOD_MS[period];
   const from = Date.parse(range.from);
   const to = Date.parse(range.to);
-  const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
-  const lastHour = Math.floor(to / HOUR_MS) * HOUR_MS;
+  const firstHour = Math.ceil(from / size) * size;
+  const lastHour = Math.floor(to / size) * size;
   if (firstHour >= lastHour) return { hours: null, edges: [range] };
   const iso = (ms: number) => new Date(ms).toISOString();
   const edges: TimeRange[] = [];

@@ -12,12 +12,12 @@ const MINUTE = 60_000;
 const USERS = ["alice", "bob", null] as const;
 const MODELS = ["gpt-4o", "gpt-4o-mini", "claude-3"] as const;
 
-/** 240 records over 4 hours, every dimension varied, latencies spread over many buckets. */
+/** 240 records over 68 hours (so whole days and hours, and partial ones), every dimension varied, latencies spread over many buckets. */
 function records(workspaceId: string): LogRecord[] {
   return Array.from({ length: 240 }, (_, i) => {
     const status = [200, 200, 200, 429, 500][i % 5]!;
     return logRecord(
-      T0 + i * MINUTE + (i % 7) * 1000,
+      T0 + i * 17 * MINUTE + (i % 7) * 1000,
       {
         workspaceId,
         user: USERS[i % 3]!,
@@ -72,9 +72,9 @@ describe.each(TEST_DATABASES)("analytics on $name", ({ create }) => {
   const store = useStore(create);
   const workspaceId = scopeId("ws");
   const data = records(workspaceId);
-  // Starts and ends mid-hour, so both paths mix rollups with raw edges.
+  // Starts and ends mid-hour and mid-day, so both paths mix rollups with raw edges.
   const from = new Date(T0 + 25 * MINUTE).toISOString();
-  const to = new Date(T0 + 200 * MINUTE + 30_000).toISOString();
+  const to = new Date(T0 + 62 * 60 * MINUTE + 30_000).toISOString();
   const inRange = (r: LogRecord) => r.createdAt >= from && r.createdAt < to;
 
   it("stores rollups as batches arrive, counting a retried batch once", async () => {
@@ -96,6 +96,8 @@ describe.each(TEST_DATABASES)("analytics on $name", ({ create }) => {
     ["total of failures of a status", { status: 500, success: false }, { kind: "total" }, (r) => r.status === 500, () => ""],
     ["hourly", {}, { kind: "time", interval: "hour" }, () => true, (r) => `${r.createdAt.slice(0, 13)}:00:00.000Z`],
     ["daily for a user", { user: "alice" }, { kind: "time", interval: "day" }, (r) => r.user === "alice", (r) => `${r.createdAt.slice(0, 10)}T00:00:00.000Z`],
+    ["hourly for a user (raw only)", { user: "alice" }, { kind: "time", interval: "hour" }, (r) => r.user === "alice", (r) => `${r.createdAt.slice(0, 13)}:00:00.000Z`],
+    ["total for a user", { user: "bob" }, { kind: "total" }, (r) => r.user === "bob", () => ""],
     ["by minute", {}, { kind: "time", interval: "minute" }, () => true, (r) => `${r.createdAt.slice(0, 16)}:00.000Z`],
     ["by user", {}, { kind: "group", by: "user" }, () => true, (r) => r.user],
     ["by virtual key, successes", { success: true }, { kind: "group", by: "virtual_key_id" }, (r) => r.success, (r) => r.virtualKeyId],

@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
 import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
-import { chooseRollup, splitByHours, type TimeRange } from "./analytics-plan.ts";
+import { chooseRollup, splitByPeriods, type TimeRange } from "./analytics-plan.ts";
 import { addRawAggregates, addRollupAggregates } from "./analytics-sql.ts";
 import type { LogSelection } from "./log-filter-sql.ts";
+import { ROLLUP_PERIOD } from "./log-rollup-rows.ts";
 import type { Database } from "./schema.ts";
 
 /** A selection whose time range is fixed (the route resolves the defaults). */
@@ -12,9 +13,9 @@ export type AnalyticsSelection = LogSelection & TimeRange;
 export interface AnalyticsRepository {
   /**
    * The records of `selection.workspaceId` matching the logs filters in `[from, to)`, summed
-   * per slice key. Keys with no records are absent. Whole UTC hours come from the rollups when
+   * per slice key. Keys with no records are absent. Whole UTC periods come from the rollups when
    * every filter and the slice fit one rollup dimension (`chooseRollup`), the partial hours at
-   * either end and every other query from the raw rows; both give the same sums and histograms.
+   * either end and every other query from the raw rows (so the result is exact whatever the range); both give the same sums and histograms.
    * `via: "raw"` forces the raw rows (tests compare the two paths).
    */
   aggregate(selection: AnalyticsSelection, slice: AnalyticsSlice, options?: { via?: "raw" }): Promise<SliceAggregates>;
@@ -25,7 +26,7 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
     async aggregate(selection, slice, options) {
       const into: SliceAggregates = new Map();
       const choice = options?.via === "raw" ? null : chooseRollup(selection, slice);
-      const { hours, edges } = choice ? splitByHours(selection) : { hours: null, edges: [selection] };
+      const { hours, edges } = choice ? splitByPeriods(selection, ROLLUP_PERIOD[choice.dim]) : { hours: null, edges: [selection] };
       if (choice && hours) {
         await addRollupAggregates(db, { workspaceId: selection.workspaceId, success: selection.success, hours, choice }, slice, into);
       }

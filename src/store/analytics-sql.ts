@@ -163,7 +163,9 @@ export async function addRollupAggregates(
     addSums(aggregate, row);
     LATENCY_COLUMNS.forEach((column, i) => (aggregate.latency.counts[i]! += num(row[column])));
     widen(aggregate.latency, numOrNull(row.latency_min), numOrNull(row.latency_max));
-    if (slice.kind === "total") TTFT_COLUMNS.forEach((column, i) => (aggregate.ttft.counts[i]! += num(row[column])));
-    widen(aggregate.ttft, numOrNull(row.ttft_min), numOrNull(row.ttft_max));
+    if (slice.kind === "total") {
+      TTFT_COLUMNS.forEach((column, i) => (aggregate.ttft.counts[i]! += num(row[column])));
+      widen(aggregate.ttft, numOrNull(row.ttft_min), numOrNull(row.ttft_max));
+    }
   }
 }

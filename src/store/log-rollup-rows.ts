@@ -20,14 +20,29 @@ export const ROLLUP_DIMENSIONS = ["all", "user", "model", "provider", "virtual_k
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
 /**
- * One workspace's records of one UTC hour with one value of one dimension and one `success`:
+ * How long a rollup row's period is, per dimension. End users are many (hundreds active in an
+ * hour is common), so hourly user rows would be nearly as many as the logs themselves: they are
+ * summed per UTC day instead, twenty-four times fewer, at the price of hourly user series (and
+ * the partial days at a range's ends) being read from the raw rows.
+ */
+export const ROLLUP_PERIOD: Record<RollupDimension, "hour" | "day"> = {
+  all: "hour",
+  user: "day",
+  model: "hour",
+  provider: "hour",
+  virtual_key_id: "hour",
+  status: "hour",
+};
+
+/**
+ * One workspace's records of one UTC hour (a day for users) with one value of one dimension and one `success`:
  * their count, sums, latency extremes and log-scale histograms. Each record counts once per
  * dimension (six rows), so any query filtering or grouping by at most one dimension reads only
  * that dimension's rows: far fewer than one row per combination of every dimension would be.
  */
 export type LogRollupsTable = {
   workspace_id: string;
-  /** The hour's start, `YYYY-MM-DDTHH:00:00.000Z`. */
+  /** The period's start, `YYYY-MM-DDTHH:00:00.000Z` (the day's for `user`, see `ROLLUP_PERIOD`). */
   hour: string;
   dim: RollupDimension;
   /** `''` for null (and for `all`), else `=` and the value (a status as decimal text). */
@@ -72,9 +87,10 @@ export function decodeRollupValue(stored: string): string | null {
   return stored === "" ? null : stored.slice(1);
 }
 
-/** The UTC hour an ISO instant falls in, as stored in `hour`. */
-export function hourOf(iso: string): string {
-  return `${new Date(Date.parse(iso)).toISOString().slice(0, 13)}:00:00.000Z`;
+/** The start of the UTC hour or day an ISO instant falls in, as stored in `hour`. */
+export function periodOf(iso: string, period: "hour" | "day"): string {
+  const normal = new Date(Date.parse(iso)).toISOString();
+  return period === "hour" ? `${normal.slice(0, 13)}:00:00.000Z` : `${normal.slice(0, 10)}T00:00:00.000Z`;
 }
 
 function dimensionValue(record: LogRecord, dim: RollupDimension): string | number | null {
@@ -118,16 +134,18 @@ function emptyRow(key: Pick<LogRollupsTable, (typeof ROLLUP_KEY_COLUMNS)[number]
 export function toRollupRows(records: readonly LogRecord[]): LogRollupsTable[] {
   const rows = new Map<string, LogRollupsTable>();
   for (const record of records) {
-    const hour = hourOf(record.createdAt);
+    const hour = periodOf(record.createdAt, "hour");
+    const day = periodOf(record.createdAt, "day");
     const success = record.success ? 1 : 0;
     const latencyColumn = LATENCY_COLUMNS[bucketOf(record.latencyMs)]!;
     const ttft = record.timeToFirstTokenMs;
     for (const dim of ROLLUP_DIMENSIONS) {
       const value = encodeRollupValue(dimensionValue(record, dim));
-      const id = `${record.workspaceId}\u0000${hour}\u0000${dim}\u0000${value}\u0000${success}`;
+      const start = ROLLUP_PERIOD[dim] === "hour" ? hour : day;
+      const id = `${record.workspaceId}\u0000${start}\u0000${dim}\u0000${value}\u0000${success}`;
       let row = rows.get(id);
       if (!row) {
-        row = emptyRow({ workspace_id: record.workspaceId, hour, dim, value, success });
+        row = emptyRow({ workspace_id: record.workspaceId, hour: start, dim, value, success });
         rows.set(id, row);
       }
       row.requests += 1;

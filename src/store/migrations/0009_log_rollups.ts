@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 /**
  * Analytics rollups and the indexes the filtered logs page needs. Frozen: add `0010_…` for changes.
  *
- * `log_rollups`: per workspace, UTC hour, dimension value and success, the records' count, sums,
+ * `log_rollups`: per workspace, UTC hour (day for end users), dimension value and success, the records' count, sums,
  * latency extremes and two 64-bucket log-scale histograms (latency, time to first token), kept by
  * the log writer in the transaction that stores each batch (`store/log-rollup-rows.ts`). The
  * bucket bounds are written out here as they were at 0009, as the stored data depends on them.
@@ -17,13 +17,14 @@ const BUCKETS = 64;
 const BOUNDS = Array.from({ length: BUCKETS - 1 }, (_, i) => 2 ** (i / 3));
 const bucketIds = Array.from({ length: BUCKETS }, (_, i) => String(i).padStart(2, "0"));
 
-const DIMENSIONS: ReadonlyArray<readonly [string, string | null]> = [
-  ["all", null],
-  ["user", "end_user"],
-  ["model", "model"],
-  ["provider", "provider"],
-  ["virtual_key_id", "virtual_key_id"],
-  ["status", "status"],
+/** Dimension, its column, and the length of its period (end users per day: they are many). */
+const DIMENSIONS: ReadonlyArray<readonly [string, string | null, "hour" | "day"]> = [
+  ["all", null, "hour"],
+  ["user", "end_user", "day"],
+  ["model", "model", "hour"],
+  ["provider", "provider", "hour"],
+  ["virtual_key_id", "virtual_key_id", "hour"],
+  ["status", "status", "hour"],
 ];
 
 const FILTER_INDEXES = [
@@ -56,7 +57,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Retention deletes the oldest hours across workspaces.
   await db.schema.createIndex("log_rollups_hour_idx").on("log_rollups").column("hour").execute();
 
-  for (const [dim, column] of DIMENSIONS) await backfill(db, dim, column);
+  for (const [dim, column, period] of DIMENSIONS) await backfill(db, dim, column, period);
 
   for (const { name, column, partial } of FILTER_INDEXES) {
     await db.schema.dropIndex(name).execute();
@@ -68,9 +69,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 /** Sums the stored logs into one dimension's rollups (`all` groups by no value: PostgreSQL refuses a constant in GROUP BY). */
-async function backfill(db: Kysely<unknown>, dim: string, column: string | null): Promise<void> {
+async function backfill(db: Kysely<unknown>, dim: string, column: string | null, period: "hour" | "day"): Promise<void> {
   const value = column === null ? sql`''` : sql`CASE WHEN ${sql.ref(column)} IS NULL THEN '' ELSE '=' || CAST(${sql.ref(column)} AS TEXT) END`;
-  const hour = sql`substr(created_at, 1, 13) || ':00:00.000Z'`;
+  const hour = period === "hour" ? sql`substr(created_at, 1, 13) || ':00:00.000Z'` : sql`substr(created_at, 1, 10) || 'T00:00:00.000Z'`;
   const histogram = (source: string) =>
     bucketIds.map((_, i) => {
       const above = i === 0 ? sql`${sql.ref(source)} IS NOT NULL` : sql`${sql.ref(source)} >= ${sql.raw(String(BOUNDS[i - 1]))}`;

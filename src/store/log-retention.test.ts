@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { TEST_DATABASES } from "../../test/support/databases.ts";
+import { startLogRetention } from "../logging/log-retention-timer.ts";
+import type { LogRecord } from "../logging/log-record.ts";
+import { deleteExpiredStep } from "./log-retention.ts";
+import { logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
+
+const DAY = 86_400_000;
+const NOW = Date.now();
+
+describe.each(TEST_DATABASES)("log retention on $name", ({ create }) => {
+  const store = useStore(create);
+
+  async function rollupHours(workspaceId: string): Promise<string[]> {
+    const rows = await store().db.selectFrom("log_rollups").select("hour").where("workspace_id", "=", workspaceId).where("dim", "=", "all").execute();
+    return [...new Set(rows.map((row) => row.hour))].sort();
+  }
+
+  it("deletes expired logs, their metadata and their rollups in batches, and keeps the rest", async () => {
+    const workspaceId = scopeId("ws");
+    const old: LogRecord[] = Array.from({ length: 2_300 }, (_, i) => logRecord(NOW - 40 * DAY + i * 1000, { workspaceId, metadata: { n: String(i) } }, i));
+    const recent: LogRecord[] = Array.from({ length: 5 }, (_, i) => logRecord(NOW - DAY + i * 1000, { workspaceId, metadata: { n: "recent" } }, i));
+    for (let i = 0; i < old.length; i += 500) await store().logs.insertBatch(old.slice(i, i + 500));
+    await store().logs.insertBatch(recent);
+    expect((await rollupHours(workspaceId)).length).toBeGreaterThan(1);
+
+    const cutoff = NOW - 30 * DAY;
+    // Other suites share the database: the first step's batch may include their old rows, never more than the batch.
+    const first = await deleteExpiredStep(store().db, cutoff, 1_000);
+    expect(first.logs).toBe(1_000);
+    let steps = 1;
+    while (true) {
+      const step = await deleteExpiredStep(store().db, cutoff, 1_000);
+      steps += 1;
+      if (step.logs === 0 && step.rollups === 0) break;
+    }
+    expect(steps).toBeGreaterThanOrEqual(3);
+    expect(await store().logs.count(workspaceId)).toBe(5);
+    const metadata = await store().db.selectFrom("log_metadata").select("value").where("workspace_id", "=", workspaceId).execute();
+    expect(metadata.map((row) => row.value)).toEqual(Array(5).fill("recent"));
+    const hours = await rollupHours(workspaceId);
+    expect(hours.every((hour) => Date.parse(hour) >= cutoff - 3_600_000)).toBe(true);
+    const days = await store().db.selectFrom("log_rollups").select("hour").where("workspace_id", "=", workspaceId).where("dim", "=", "user").execute();
+    expect(days.every((row) => Date.parse(row.hour) >= cutoff - DAY)).toBe(true);
+    const summary = await store().analytics.aggregate({ workspaceId, from: new Date(NOW - 2 * DAY).toISOString(), to: new Date(NOW).toISOString() }, { kind: "total" });
+    expect(summary.get("")?.requests).toBe(5);
+  });
+
+  it("runs on a timer until nothing is left, and stops", async () => {
+    const workspaceId = scopeId("ws");
+    await store().logs.insertBatch([logRecord(NOW - 3 * DAY, { workspaceId }), logRecord(NOW - 1000, { workspaceId })]);
+    const retention = startLogRetention(store().db, { days: 2, batch: 1, pauseMs: 1 });
+    await retention.idle();
+    expect(await store().logs.count(workspaceId)).toBe(1);
+    await retention.stop();
+  });
+});
