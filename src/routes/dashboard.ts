@@ -25,6 +25,12 @@ function scalarBundle(): string | undefined {
 /** Where `/docs` loads Scalar from. */
 export const SCALAR_BUNDLE_PATH = "/dashboard/vendor/scalar.js";
 
+const PAGE_PATH = "/";
+const ASSET_PATH = "/dashboard/assets/:name";
+
+/** The static paths this file registers, none of them in the document (nor under `/v1`). */
+export const DASHBOARD_PATHS: readonly string[] = [PAGE_PATH, ASSET_PATH, SCALAR_BUNDLE_PATH];
+
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",
@@ -76,7 +82,7 @@ async function readOptional(path: string): Promise<Uint8Array<ArrayBuffer> | und
 /** `distDir` is where the built files are (tests point it elsewhere). */
 export function registerDashboard(app: GatewayApp, options: { distDir?: string } = {}): void {
   const dist = options.distDir ?? DIST;
-  app.get("/", async (c) => {
+  app.get(PAGE_PATH, async (c) => {
     const html = await readOptional(join(dist, "index.html"));
     if (!html) return c.text(NOT_BUILT, 503, { "cache-control": "no-store" });
     return c.body(html, 200, {
@@ -95,7 +101,7 @@ export function registerDashboard(app: GatewayApp, options: { distDir?: string }
   });
 
   // Hashed names: a file's content never changes under its name.
-  app.get("/dashboard/assets/:name", async (c) => {
+  app.get(ASSET_PATH, async (c) => {
     const name = c.req.param("name");
     const type = CONTENT_TYPES[extname(name)];
     const path = normalize(join(dist, "assets", name));
