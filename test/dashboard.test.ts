@@ -222,7 +222,7 @@ describe("dashboard in Chromium", () => {
     }
     await page.getByTestId("summary").waitFor();
     expect(await page.getByTestId("summary").textContent()).toContain("9");
-    expect(await page.getByTestId("summary").textContent()).toContain("1 errors");
+    expect(await page.getByTestId("summary").textContent()).toContain("1 error");
     await page.locator("[data-testid=chart-requests] canvas").waitFor();
     await page.getByTestId("group-user").waitFor();
     expect(await page.getByTestId("group-user").locator("tbody tr").count()).toBe(6);
@@ -261,6 +261,24 @@ describe("dashboard in Chromium", () => {
     expect(stored.map((key: { name: string }) => key.name)).toEqual(["team-search"]);
     expect(stored[0].budget.credit_limit_usd).toBe(25);
     await shot(page, "07-virtual-keys");
+
+    // Configs: the JSON editor shows the API's refusal, then creates; two versions side by side.
+    await page.getByRole("link", { name: "Configs" }).click();
+    await page.getByRole("button", { name: "New config" }).click();
+    await page.getByLabel("Body (JSON)").fill(JSON.stringify({ name: "routing", config: { provider: "openai", nope: 1 } }));
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await expect(page.getByRole("alert").textContent()).resolves.toMatch(/400/);
+    await page.getByLabel("Body (JSON)").fill(JSON.stringify({ name: "routing", config: { provider: "openai" } }));
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("link", { name: "routing" }).waitFor();
+    const slug = (await call(gateway, "GET", "/v1/configs")).body.data[0].slug;
+    expect((await call(gateway, "PUT", `/v1/configs/${slug}`, { body: { config: { provider: "groq" } } })).status).toBe(200);
+    await page.getByRole("link", { name: "Versions" }).click();
+    await page.getByTestId("version-right").waitFor();
+    expect(await page.getByTestId("version-left").textContent()).toContain('"openai"');
+    expect(await page.getByTestId("version-right").textContent()).toContain('"groq"');
+    expect(await page.locator("[data-testid=version-right] .added").count()).toBe(1);
+    await shot(page, "08-config-versions");
     await context.close();
   });
 
@@ -286,7 +304,7 @@ describe("dashboard in Chromium", () => {
     await page.goto(`${gateway.url}/#/prompts`);
     await page.getByText("read-only", { exact: true }).waitFor();
     expect(await page.getByRole("button", { name: "New prompt" }).count()).toBe(0);
-    await shot(page, "08-service-key");
+    await shot(page, "09-service-key");
     await context.close();
   });
 
