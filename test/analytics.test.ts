@@ -3,6 +3,7 @@ import type { LLMock } from "@copilotkit/aimock";
 import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import type { LogRecord } from "../src/logging/log-record.ts";
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
+import { gatewayContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
 const HOUR = 3_600_000;
@@ -38,6 +39,8 @@ describe.each([
   const range = `from=${from}&to=${to}`;
 
   beforeAll(async () => {
+    // Schemas compiled before any connection opens, so no keep-alive socket idles through it.
+    for (const operation of ["getAnalyticsSummary", "getAnalyticsTimeseries", "getAnalyticsGroups"]) gatewayContractProblems(operation, 200, {});
     upstream = await startUpstream();
     upstream.onMessage("hello", { content: "Hello back" });
     testDatabase = await database();
@@ -191,6 +194,15 @@ describe.each([
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ type: "invalid_request_error", param });
     expect(typeof response.body.error.message).toBe("string");
+  });
+
+  it("answers as the document says, with data and without", async () => {
+    for (const query of [range, "model=nothing-like-it"]) {
+      expect(gatewayContractProblems("getAnalyticsSummary", 200, (await get(`summary?${query}`)).body)).toEqual([]);
+      expect(gatewayContractProblems("getAnalyticsTimeseries", 200, (await get(`timeseries?${query}`)).body)).toEqual([]);
+      expect(gatewayContractProblems("getAnalyticsGroups", 200, (await get(`groups?by=user&${query}`)).body)).toEqual([]);
+    }
+    expect(gatewayContractProblems("getAnalyticsGroups", 200, (await get(`groups?by=metadata&metadata_key=team&${range}`)).body)).toEqual([]);
   });
 
   it("needs a gateway key", async () => {
