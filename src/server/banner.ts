@@ -5,7 +5,7 @@ export function startupBanner(gateway: Gateway, url: string, runtime: string): s
   const key = gateway.bootstrapKey ?? "$GATEWAY_ADMIN_KEY";
   const lines = [
     `AI gateway ${gateway.deps.version} listening on ${url} (${runtime}, store: ${gateway.deps.store.dialect})`,
-    `API reference: ${url}/docs   OpenAPI document: ${url}/openapi.json`,
+    `Dashboard: ${url}/   API reference: ${url}/docs   OpenAPI document: ${url}/openapi.json`,
   ];
   if (gateway.bootstrapKey) {
     lines.push(
