@@ -19,6 +19,8 @@ export interface BenchOptions {
   wrkThreads: number;
   targets: TargetName[];
   gatewayReadyMs: number;
+  /** Redis for the `limited` target (`BENCH_REDIS_URL`). */
+  redisUrl: string;
 }
 
 function positive(name: string, fallback: number): number {
@@ -61,5 +63,6 @@ export function readOptions(): BenchOptions {
     wrkThreads: Math.round(positive("BENCH_WRK_THREADS", 1)),
     targets: targets(),
     gatewayReadyMs: positive("BENCH_GATEWAY_READY_MS", 20_000),
+    redisUrl: process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379",
   };
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchOptions } from "./options.ts";
 import { freePort, onExit, spawnBun, waitReady, type Child } from "./processes.ts";
-import { cacheTarget, directTarget, floorTarget, gatewayTarget, type Target, type TargetName } from "./targets.ts";
+import { cacheTarget, directTarget, fallbackTarget, floorTarget, gatewayTarget, limitedTarget, type Target, type TargetName } from "./targets.ts";
 
 export interface Running {
   targets: Target[];
@@ -42,7 +42,8 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     processes.floor = floor;
   }
 
-  if (options.targets.includes("gateway") || options.targets.includes("cache")) {
+  const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited"];
+  if (onGateway.some((name) => options.targets.includes(name))) {
     const gatewayPort = await freePort();
     const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
     const gateway = spawnBun("gateway (bun src/server/bun.ts)", "src/server/bun.ts", {
@@ -53,6 +54,8 @@ export async function startAll(options: BenchOptions): Promise<Running> {
       GATEWAY_QUIET: "1",
       // The bench upstream lives on loopback, which custom-host checks may refuse by default.
       GATEWAY_TRUSTED_CUSTOM_HOSTS: "127.0.0.1",
+      // Shared state for the `limited` target; keys without limits never touch it.
+      ...(options.targets.includes("limited") ? { GATEWAY_REDIS_URL: options.redisUrl } : {}),
     });
     const health = async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${gatewayPort}/health`)).status === 200;
     await waitReady(gateway, health, options.gatewayReadyMs);
@@ -65,7 +68,26 @@ export async function startAll(options: BenchOptions): Promise<Running> {
       targets.push(cacheTarget(gatewayPort, upstreamPort, adminKey));
       processes.cache = gateway;
     }
+    if (options.targets.includes("fallback")) {
+      targets.push(fallbackTarget(gatewayPort, upstreamPort, adminKey));
+      processes.fallback = gateway;
+    }
+    if (options.targets.includes("limited")) {
+      targets.push(limitedTarget(gatewayPort, upstreamPort, await createLimitedKey(gatewayPort, adminKey)));
+      processes.limited = gateway;
+    }
   }
 
   return { targets, processes, upstream, workDir };
+}
+
+/** A service key limited to a billion requests a minute: every request is counted, none refused. */
+async function createLimitedKey(gatewayPort: number, adminKey: string): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${gatewayPort}/v1/api-keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-gateway-api-key": adminKey },
+    body: JSON.stringify({ name: "bench limited", role: "service", rate_limit: { requests_per_minute: 1_000_000_000 } }),
+  });
+  if (response.status !== 201) throw new Error(`bench: could not create the limited key: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { key: string }).key;
 }

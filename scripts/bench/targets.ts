@@ -1,10 +1,11 @@
 /**
  * What the bench points load at: the same chat request, three ways to reach the upstream, and
- * the gateway's cache (`cache`: the same gateway with a cache config, so after the first
- * request every one is a hit that never reaches the upstream).
+ * the same gateway three more ways: `cache` (a cache config, so after the first request every
+ * one is a hit that never reaches the upstream), `fallback` (a two-target fallback config whose
+ * first target answers) and `limited` (a gateway key with a rate limit counted in Redis).
  */
 
-export const targetNames = ["direct", "floor", "gateway", "cache"] as const;
+export const targetNames = ["direct", "floor", "gateway", "cache", "fallback", "limited"] as const;
 export type TargetName = (typeof targetNames)[number];
 
 export interface Target {
@@ -45,4 +46,22 @@ export const CACHE_CONFIG = JSON.stringify({ cache: { mode: "simple", max_age: 3
 export function cacheTarget(gatewayPort: number, upstreamPort: number, adminKey: string): Target {
   const gateway = gatewayTarget(gatewayPort, upstreamPort, adminKey);
   return { ...gateway, name: "cache", headers: { ...gateway.headers, "x-gateway-config": CACHE_CONFIG } };
+}
+
+/** The bench config of the `fallback` target: two targets, the first of which answers. */
+export function fallbackConfig(upstreamPort: number): string {
+  const target = { provider: "openai", api_key: "sk-bench", custom_host: `http://127.0.0.1:${upstreamPort}/v1` };
+  return JSON.stringify({ strategy: { mode: "fallback" }, targets: [target, target] });
+}
+
+export function fallbackTarget(gatewayPort: number, upstreamPort: number, adminKey: string): Target {
+  const gateway = gatewayTarget(gatewayPort, upstreamPort, adminKey);
+  const { "x-gateway-provider": _provider, "x-gateway-custom-host": _host, ...headers } = gateway.headers;
+  return { ...gateway, name: "fallback", headers: { ...headers, "x-gateway-config": fallbackConfig(upstreamPort) } };
+}
+
+/** The `limited` target: the same request under a gateway key whose rate limit is counted in Redis. */
+export function limitedTarget(gatewayPort: number, upstreamPort: number, limitedKey: string): Target {
+  const gateway = gatewayTarget(gatewayPort, upstreamPort, limitedKey);
+  return { ...gateway, name: "limited" };
 }
