@@ -107,7 +107,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
   if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
-  const value = transforms?.response ? transforms.response(answer.value.value) : answer.value.value;
+  const value = transforms?.response ? transforms.response(answer.value.value, context.clientBody ?? {}) : answer.value.value;
   if (transforms?.response) {
     // The log keeps the answer as the client gets it.
     const logged = capText(JSON.stringify(value), context.maxLoggedBytes);

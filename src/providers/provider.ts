@@ -55,11 +55,12 @@ export interface UpstreamRequest {
 export interface OperationTransforms {
   /**
    * The body to send (the same object when nothing changes, so the client's exact bytes can go)
-   * and, when the provider's path differs from the operation's, that path.
+   * and, when the provider's path differs from the operation's, that path; or the 400 for a
+   * request the provider cannot serve as asked (a built-in tool it cannot run).
    */
-  request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string };
-  /** A successful JSON answer in the client's format. */
-  response?(answer: JsonObject): JsonObject;
+  request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string } | { error: GatewayError };
+  /** A successful JSON answer in the client's format; `clientBody` is the request as the client sent it. */
+  response?(answer: JsonObject, clientBody: JsonObject): JsonObject;
   /** A new translator of the provider's stream events into the client's, one per stream. */
   stream?(clientBody: JsonObject): StreamTranslator;
 }
