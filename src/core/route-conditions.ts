@@ -128,8 +128,33 @@ function ordered(operator: "$gt" | "$gte" | "$lt" | "$lte", value: unknown, oper
   return a <= operand;
 }
 
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether the request's `value` equals the config's `operand` (JSON values; object key order
+ * does not matter). The walk follows the operand and stops at the first difference, so one
+ * comparison costs at most the operand's size, never the value's: a query listing many objects
+ * (`{"$in": [[], [], …]}`) against a large body field stays cheap. Key counts of the request's
+ * objects are counted once each (`keyCounts`, per object, so per request).
+ */
+function same(value: unknown, operand: unknown): boolean {
+  if (value === operand) return true;
+  if (typeof value !== "object" || typeof operand !== "object" || value === null || operand === null) return false;
+  if (Array.isArray(operand)) {
+    return Array.isArray(value) && value.length === operand.length && operand.every((item, index) => same(value[index], item));
+  }
+  if (Array.isArray(value)) return false;
+  const keys = Object.keys(operand);
+  if (keyCount(value) !== keys.length) return false;
+  const record = value as Record<string, unknown>;
+  return keys.every((key) => Object.hasOwn(record, key) && same(record[key], (operand as Record<string, unknown>)[key]));
+}
+
+const keyCounts = new WeakMap<object, number>();
+
+function keyCount(value: object): number {
+  let count = keyCounts.get(value);
+  if (count === undefined) {
+    count = Object.keys(value).length;
+    keyCounts.set(value, count);
+  }
+  return count;
 }
