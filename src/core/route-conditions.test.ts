@@ -37,6 +37,15 @@ describe("route conditions", () => {
     expect(compiled.value({ ...facts, params: { o: { a: "x", b: [1, { c: 0 }] } } })).toBe(false);
   });
 
+  it("reads list items by index, and a $regex only the first 4,096 characters of a field", () => {
+    const compiled = compileQuery({ "params.messages.1.role": "assistant", "params.note": { $regex: "z$" } }, "q");
+    if (!compiled.ok) throw compiled.error;
+    const messages = [{ role: "user" }, { role: "assistant" }];
+    expect(compiled.value({ ...facts, params: { messages, note: "abz" } })).toBe(true);
+    expect(compiled.value({ ...facts, params: { messages, note: `${"a".repeat(5000)}z` } })).toBe(false);
+    expect(matches({ "params.nested.a.5": { $eq: 1 } })).toBe(false);
+  });
+
   it("combines with $and and $or, and an empty query matches", () => {
     expect(matches({ $and: [{ "metadata.plan": "paid" }, { "metadata.region": "eu" }] })).toBe(true);
     expect(matches({ $or: [{ "metadata.plan": "free" }, { "params.model": "gpt-4o" }] })).toBe(true);

@@ -21,6 +21,8 @@ export type CompiledQuery = (facts: RouteFacts) => boolean;
 const COMPARISONS = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$regex"] as const;
 type Comparison = (typeof COMPARISONS)[number];
 const MAX_DEPTH = 8;
+/** The most of a field a `$regex` reads: its first 4,096 characters. */
+export const MAX_REGEX_TEXT = 4096;
 const MAX_LIST = 100;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -70,8 +72,10 @@ function fieldReader(field: string): ((facts: RouteFacts) => unknown) | null {
   return (facts) => {
     let value: unknown = facts.params;
     for (const part of path) {
-      if (!isObject(value) || !Object.hasOwn(value, part)) return undefined;
-      value = value[part];
+      // A number reads a list's item (`params.messages.0.role`); anything else an object's own field.
+      if (Array.isArray(value) && /^(0|[1-9]\d{0,5})$/.test(part)) value = value[Number(part)];
+      else if (isObject(value) && Object.hasOwn(value, part)) value = value[part];
+      else return undefined;
     }
     return value;
   };
@@ -109,7 +113,8 @@ function comparison(operator: Comparison, operand: unknown, param: string): Resu
       const compiled = compilePattern(operand);
       if (!compiled.ok) return fail(queryError(param, `is refused: ${compiled.message}`));
       const regex: LinearRegex = compiled.regex;
-      return ok((value) => typeof value === "string" && regex.test(value));
+      // Linear time, and bounded text: many patterns over a huge field cannot hold the event loop.
+      return ok((value) => typeof value === "string" && regex.test(value.length > MAX_REGEX_TEXT ? value.slice(0, MAX_REGEX_TEXT) : value));
     }
     default: {
       if (typeof operand !== "number" && typeof operand !== "string") return fail(queryError(param, "must be a number or a string"));

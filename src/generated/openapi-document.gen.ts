@@ -13475,7 +13475,8 @@ export const openApiDocument = {
           "weight": {
             "type": "number",
             "minimum": 0,
-            "description": "The target's share under `loadbalance` (default 1); 0 never picks it."
+            "maximum": 1000000,
+            "description": "The target's share under `loadbalance` (default 1, at most 1000000); 0 never picks it."
           },
           "retry": {
             "$ref": "#/components/schemas/ConfigRetry"
@@ -13535,7 +13536,8 @@ export const openApiDocument = {
           "weight": {
             "type": "number",
             "minimum": 0,
-            "description": "The target's share under `loadbalance` (default 1); 0 never picks it."
+            "maximum": 1000000,
+            "description": "The target's share under `loadbalance` (default 1, at most 1000000); 0 never picks it."
           },
           "retry": {
             "$ref": "#/components/schemas/ConfigRetry"
