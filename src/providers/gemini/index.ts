@@ -1,0 +1,35 @@
+/**
+ * Google Gemini (the Gemini Developer API): chat completions translated to and from
+ * `generateContent`, authorised with the key in `x-goog-api-key`. Its streams are server-sent
+ * events with no end marker: they end where the bytes end.
+ * https://ai.google.dev/api
+ */
+import { createSseDecoder, type StreamProtocol } from "../../core/stream-protocol.ts";
+import type { Provider } from "../provider.ts";
+import { authorizeGoogleApiKey } from "./auth.ts";
+import { toGeminiChatRequest } from "./chat-request.ts";
+import { toOpenAiChatCompletion } from "./chat-response.ts";
+import { geminiChatStream } from "./chat-stream.ts";
+import { geminiUpstreamError } from "./upstream-error.ts";
+
+export const geminiSseProtocol: StreamProtocol = {
+  contentType: "text/event-stream",
+  createDecoder: createSseDecoder,
+  isEnd: () => false,
+  endsAtEof: true,
+  isError: (event) => event.data.startsWith('{"error"') || event.data.startsWith('[{"error"'),
+};
+
+export const geminiProvider: Provider = {
+  id: "gemini",
+  name: "Google Gemini",
+  baseUrl: "https://generativelanguage.googleapis.com/v1beta",
+  docs: "https://ai.google.dev/api",
+  openaiFormat: false,
+  operations: {
+    createChatCompletion: { request: toGeminiChatRequest, response: toOpenAiChatCompletion, stream: geminiChatStream },
+  },
+  streamProtocol: geminiSseProtocol,
+  authorize: authorizeGoogleApiKey,
+  error: geminiUpstreamError,
+};
