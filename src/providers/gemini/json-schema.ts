@@ -10,7 +10,7 @@
  * propertyOrdering.
  * Rewritten: local `$ref`s into `$defs`/`definitions` are inlined (a recursive one becomes `{}`);
  * `oneOf` becomes `anyOf`; `allOf` is merged into one schema; a `null` type or `anyOf` branch
- * becomes `nullable: true`; `const` becomes a one-value `enum`; `examples` becomes `example`.
+ * (or `enum` value) becomes `nullable: true`; `const` becomes a one-value `enum`; `examples` becomes `example`.
  * Dropped: everything else (`additionalProperties`, `$schema`, `$id`, `strict`, `not`,
  * `if`/`then`/`else`, `patternProperties`, `exclusiveMinimum`/`exclusiveMaximum`, `multipleOf`,
  * `uniqueItems`, tuple `items`/`prefixItems`, non-string `enum`s, other `format`s).
@@ -87,7 +87,9 @@ function clean(schema: unknown, definitions: JsonObject, refs: readonly string[]
   if (concrete.length === 1) out.type = concrete[0];
   else if (concrete.length > 1 && out.anyOf === undefined) out.anyOf = concrete.map((type) => ({ type }));
 
-  const values = schema.const !== undefined ? [schema.const] : arrayOf(schema.enum);
+  const listed = schema.const !== undefined ? [schema.const] : arrayOf(schema.enum);
+  const values = listed.filter((value) => value !== null);
+  if (values.length < listed.length) nullable = true;
   if (values.length > 0 && values.every((value) => typeof value === "string")) {
     out.enum = values;
     out.type ??= "string";
