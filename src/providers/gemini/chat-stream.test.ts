@@ -72,5 +72,7 @@ describe("Gemini stream as chat completion chunks", () => {
     const [event] = translator.event(sse({ error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } }));
     expect(event?.event).toBe("error");
     expect(JSON.parse(event!.data)).toEqual({ error: { message: "The model is overloaded.", type: "server_error", code: "UNAVAILABLE", param: null } });
+    const [wrapped] = translator.event({ event: null, data: JSON.stringify([{ error: { code: 429, message: "Quota", status: "RESOURCE_EXHAUSTED" } }]) });
+    expect(JSON.parse(wrapped!.data).error).toMatchObject({ message: "Quota", type: "rate_limit_error" });
   });
 });

@@ -38,7 +38,9 @@ export function geminiChatStream(clientBody: JsonObject): StreamTranslator {
 
   return {
     event(event: StreamEvent): ClientEvent[] {
-      const answer = parseJson(event.data);
+      const parsed = parseJson(event.data);
+      // Google sometimes wraps an error in a one-element array.
+      const answer = Array.isArray(parsed) ? parsed[0] : parsed;
       if (!isObject(answer)) return [];
       if (isObject(answer.error)) {
         const status = numberOf(answer.error.code) ?? 500;
