@@ -59,6 +59,8 @@ describe("Gemini chat completions through the gateway", () => {
     expect(openaiContractProblems("CreateChatCompletionResponse", data)).toEqual([]);
     expect(data.choices[0]?.message.content).toBe("Bonjour!");
     expect(data.choices[0]?.finish_reason).toBe("stop");
+    // aimock's answer names no modelVersion: the model asked for stands in.
+    expect(data.model).toBe("gemini-2.5-flash");
     expect(data.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 });
     expect(response.headers.get("x-gateway-provider")).toBe("gemini");
 

@@ -83,6 +83,8 @@ describe("Gemini answer as a chat completion", () => {
 
     const blocked = toOpenAiChatCompletion({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 } });
     expect(blocked.choices).toEqual([{ index: 0, message: { role: "assistant", content: "", refusal: null }, logprobs: null, finish_reason: "content_filter" }]);
+    expect(blocked.model).toBe("");
+    expect(toOpenAiChatCompletion({ candidates: [] }, { model: "@gemini/gemini-2.5-pro" }).model).toBe("gemini-2.5-pro");
     expect(blocked.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 0, total_tokens: 7 });
   });
 });

@@ -9,7 +9,8 @@ import type { JsonObject } from "../provider.ts";
 import { finishReasonOf, modelOf, readParts, usageOf } from "./answer-parts.ts";
 import { isObject, numberOf, objectsOf, stringOf } from "./values.ts";
 
-export function toOpenAiChatCompletion(answer: JsonObject): JsonObject {
+/** `clientBody` names the model when Gemini's answer does not (`modelVersion` is optional). */
+export function toOpenAiChatCompletion(answer: JsonObject, clientBody: JsonObject = {}): JsonObject {
   const responseId = stringOf(answer.responseId);
   const candidates = objectsOf(answer.candidates);
   const blocked = candidates.length === 0 && isObject(answer.promptFeedback) && stringOf(answer.promptFeedback.blockReason) !== undefined;
@@ -21,12 +22,17 @@ export function toOpenAiChatCompletion(answer: JsonObject): JsonObject {
     object: "chat.completion",
     // Gemini's answer carries no creation time: the gateway's clock at translation stands in.
     created: Math.floor(Date.now() / 1000),
-    model: modelOf(answer) ?? "",
+    model: modelOf(answer) ?? askedModel(clientBody),
     choices,
   };
   const usage = usageOf(answer.usageMetadata);
   if (usage) completion.usage = usage;
   return completion;
+}
+
+/** The model the client asked for, without an `@<provider>/` prefix. */
+export function askedModel(clientBody: JsonObject): string {
+  return (stringOf(clientBody.model) ?? "").replace(/^@[^/]+\//, "");
 }
 
 /** `chatcmpl-<responseId>`, so a completion can be traced to Gemini's answer. */

@@ -14,7 +14,7 @@ import { GatewayError } from "../../errors.ts";
 import { clientWantsStreamUsage } from "../openai/chat.ts";
 import type { JsonObject } from "../provider.ts";
 import { finishReasonOf, modelOf, readParts, usageOf } from "./answer-parts.ts";
-import { completionId } from "./chat-response.ts";
+import { askedModel, completionId } from "./chat-response.ts";
 import { geminiUpstreamError } from "./upstream-error.ts";
 import { isObject, numberOf, objectsOf, parseJson, stringOf } from "./values.ts";
 
@@ -26,7 +26,7 @@ interface CandidateState {
 export function geminiChatStream(clientBody: JsonObject): StreamTranslator {
   const wantsUsage = clientWantsStreamUsage(clientBody);
   const created = Math.floor(Date.now() / 1000);
-  const asked = (stringOf(clientBody.model) ?? "").replace(/^@[^/]+\//, "");
+  const asked = askedModel(clientBody);
   let id: string | null = null;
   let model: string | null = null;
   let usage: JsonObject | null = null;
