@@ -3,6 +3,7 @@
  * entry here. A provider with its own format is a folder beside this file exporting a
  * `Provider`, added to `PROVIDERS` below.
  */
+import { anthropicProvider } from "./anthropic/index.ts";
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
 import type { Provider } from "./provider.ts";
 
@@ -21,7 +22,7 @@ const openaiFormatEntries: OpenAiFormatEntry[] = [
   { id: "openai-compatible", name: "Any OpenAI-compatible server", baseUrl: null, streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
 ];
 
-const providers: Provider[] = openaiFormatEntries.map(openaiFormatProvider);
+const providers: Provider[] = [...openaiFormatEntries.map(openaiFormatProvider), anthropicProvider];
 
 export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map((provider) => [provider.id, provider]));
 
