@@ -9,6 +9,7 @@ import { readCpuSeconds } from "./bench/cpu.ts";
 import { readVm, sampleRss, type RssSampler } from "./bench/memory.ts";
 import { readOptions } from "./bench/options.ts";
 import { measureOperations } from "./bench/operations.ts";
+import { measureStreamCpu } from "./bench/stream-cpu.ts";
 import { preflight } from "./bench/preflight.ts";
 import { bunPath, installCleanup, killAll, repoRoot } from "./bench/processes.ts";
 import { render, summarize, verdicts, writeResults, type Results } from "./bench/report.ts";
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   };
   const samples = await measure(running.targets, options, load, log, cpuSeconds);
   const pids = Object.fromEntries(Object.entries(running.processes).map(([name, child]) => [name, child.pid]));
+  const streamCpu = await measureStreamCpu(running.targets, options, useWrk, running.workDir, cpuSeconds, log);
   const operations = await measureOperations(running.targets, pids, { streams: options.responsesRequests, uploads: options.uploads }, log);
 
   const peakRss: Partial<Record<TargetName, number>> = {};
@@ -73,7 +75,8 @@ async function main(): Promise<void> {
     options,
     targets: figures,
     operations,
-    verdicts: verdicts(figures, operations),
+    streamCpu,
+    verdicts: verdicts(figures, operations, streamCpu),
   };
   console.log(`\n${render(results)}`);
   console.log(`\nfigures written to ${writeResults(repoRoot, results)}`);
