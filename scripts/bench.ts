@@ -45,6 +45,10 @@ async function main(): Promise<void> {
     return pid === undefined ? Number.NaN : readCpuSeconds(pid);
   };
   const samples = await measure(running.targets, options, load, log, cpuSeconds);
+  // A target process that died mid-run turns every later request into an error: say why.
+  for (const [name, child] of Object.entries(running.processes)) {
+    if (child.exited) log(`${name} process exited during the run; its last output:\n${child.output().slice(-4000)}`);
+  }
   const pids = Object.fromEntries(Object.entries(running.processes).map(([name, child]) => [name, child.pid]));
   const streamCpu = await measureStreamCpu(running.targets, options, useWrk, running.workDir, cpuSeconds, log);
   const operations = await measureOperations(running.targets, pids, { streams: options.responsesRequests, uploads: options.uploads }, log);

@@ -33,8 +33,8 @@ interface AnthropicEvent {
 export function chatStream(clientBody: JsonObject): StreamTranslator {
   const usageTo = clientWantsStreamUsage(clientBody) ? "both" : "log";
   const tokens = noTokens();
-  /** `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk. */
-  let head = "";
+  /** `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk; `message_start` names them. */
+  let head = '{"id":"","object":"chat.completion.chunk","created":0,"model":"",';
   /** The tool call index of each content block that is a tool call (by block index). */
   const toolSlots = new Map<number, number>();
 
