@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { chatRequest, DEFAULT_MAX_TOKENS, THINKING_BUDGET } from "./chat-request.ts";
 
-const translate = (body: Record<string, unknown>, stream = false) => chatRequest({ model: "claude-sonnet-4-5", ...body }, { model: "claude-sonnet-4-5", stream });
+/** The translated request; narrowed so the helper also types where a transform may answer an error instead. */
+function translate(body: Record<string, unknown>, stream = false): { body: Record<string, unknown>; path?: string } {
+  const out = chatRequest({ model: "claude-sonnet-4-5", ...body }, { model: "claude-sonnet-4-5", stream });
+  if (!("body" in out)) throw new Error("the request was refused");
+  return out;
+}
 
 describe("anthropic chat request", () => {
   it("hoists system and developer messages, merges same-role turns, and targets /messages", () => {
