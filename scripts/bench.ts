@@ -9,6 +9,7 @@ import { readCpuSeconds } from "./bench/cpu.ts";
 import { readVm, sampleRss, type RssSampler } from "./bench/memory.ts";
 import { readOptions } from "./bench/options.ts";
 import { measureOperations } from "./bench/operations.ts";
+import { measureStreamCpu } from "./bench/stream-cpu.ts";
 import { preflight } from "./bench/preflight.ts";
 import { bunPath, installCleanup, killAll, repoRoot } from "./bench/processes.ts";
 import { render, summarize, verdicts, writeResults, type Results } from "./bench/report.ts";
@@ -44,7 +45,12 @@ async function main(): Promise<void> {
     return pid === undefined ? Number.NaN : readCpuSeconds(pid);
   };
   const samples = await measure(running.targets, options, load, log, cpuSeconds);
+  // A target process that died mid-run turns every later request into an error: say why.
+  for (const [name, child] of Object.entries(running.processes)) {
+    if (child.exited) log(`${name} process exited during the run; its last output:\n${child.output().slice(-4000)}`);
+  }
   const pids = Object.fromEntries(Object.entries(running.processes).map(([name, child]) => [name, child.pid]));
+  const streamCpu = await measureStreamCpu(running.targets, options, useWrk, running.workDir, cpuSeconds, log);
   const operations = await measureOperations(running.targets, pids, { streams: options.responsesRequests, uploads: options.uploads }, log);
 
   const peakRss: Partial<Record<TargetName, number>> = {};
@@ -73,7 +79,8 @@ async function main(): Promise<void> {
     options,
     targets: figures,
     operations,
-    verdicts: verdicts(figures, operations),
+    streamCpu,
+    verdicts: verdicts(figures, operations, streamCpu),
   };
   console.log(`\n${render(results)}`);
   console.log(`\nfigures written to ${writeResults(repoRoot, results)}`);

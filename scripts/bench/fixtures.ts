@@ -141,3 +141,36 @@ export const responsesEvents: string[] = [
 /** The small answer of the bench upstream to an upload (`POST /v1/files`), with the bytes it read. */
 export const fileJson = (bytes: number): string =>
   JSON.stringify({ id: "file-bench", object: "file", bytes, created_at: CREATED, filename: "bench.jsonl", purpose: "batch" });
+
+const ANTHROPIC_MODEL = "claude-haiku-4-5-20251001";
+const MESSAGE_ID = "msg_bench000000000000000000";
+const anthropicUsage = { input_tokens: 31, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 42 };
+
+/** The same answer as an Anthropic Messages API message (`POST /v1/messages`). */
+export const anthropicMessageJson = JSON.stringify({
+  id: MESSAGE_ID,
+  type: "message",
+  role: "assistant",
+  model: ANTHROPIC_MODEL,
+  content: [{ type: "text", text: answer }],
+  stop_reason: "end_turn",
+  stop_sequence: null,
+  usage: anthropicUsage,
+});
+
+const anthropicEvent = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/** The same answer streamed as the Messages API does: typed events, three text deltas, a ping. */
+export const anthropicStreamEvents: string[] = [
+  anthropicEvent("message_start", {
+    message: { id: MESSAGE_ID, type: "message", role: "assistant", model: ANTHROPIC_MODEL, content: [], stop_reason: null, stop_sequence: null, usage: { ...anthropicUsage, output_tokens: 1 } },
+  }),
+  anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+  anthropicEvent("ping", {}),
+  anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text: words.slice(0, third).join("") } }),
+  anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text: words.slice(third, 2 * third).join("") } }),
+  anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text: words.slice(2 * third).join("") } }),
+  anthropicEvent("content_block_stop", { index: 0 }),
+  anthropicEvent("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 42 } }),
+  anthropicEvent("message_stop", {}),
+];

@@ -5,6 +5,7 @@ import type { Samples } from "./measure.ts";
 import { UPLOAD_MIB, type OperationFigures } from "./operations.ts";
 import type { BenchOptions } from "./options.ts";
 import { median, quantile, round } from "./stats.ts";
+import type { StreamCpuFigures } from "./stream-cpu.ts";
 import type { TargetName } from "./targets.ts";
 
 export interface TargetFigures {
@@ -42,6 +43,8 @@ export interface Results {
   targets: Partial<Record<TargetName, TargetFigures>>;
   /** The Responses stream and the upload, direct and gateway. */
   operations: Partial<Record<TargetName, OperationFigures>>;
+  /** A streamed chat under load: the pass-through and the Anthropic translation. */
+  streamCpu: Partial<Record<TargetName, StreamCpuFigures>>;
   verdicts: Verdict[];
 }
 
@@ -77,9 +80,14 @@ export function summarize(samples: Samples, peakRss: Partial<Record<TargetName, 
 }
 
 /** The goals the gateway is held to; empty when the gateway was not measured. */
-export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}): Verdict[] {
+export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}, streamCpu: Results["streamCpu"] = {}): Verdict[] {
   const { gateway, floor, cache } = targets;
   const list: Verdict[] = cache && floor ? cacheVerdicts(cache, floor) : [];
+  if (streamCpu.anthropic && streamCpu.gateway) {
+    // Translating every event of a stream may cost CPU, but not more than half again the pass-through's.
+    const ratio = round(streamCpu.anthropic.cpuUsPerRequest / streamCpu.gateway.cpuUsPerRequest, 3);
+    list.push({ name: "anthropic stream CPU/req / pass-through stream CPU/req", value: ratio, unit: "", goal: "≤ 1.5", pass: ratio <= 1.5 });
+  }
   if (gateway === undefined) return list;
   if (floor !== undefined) {
     const ratio = round(gateway.rps / floor.rps, 3);
@@ -156,6 +164,7 @@ export function render(results: Results): string {
     "",
     table(rows),
     "",
+    ...streamCpuLines(results.streamCpu),
     ...operationLines(results.operations),
   ];
   if (results.verdicts.length === 0) lines.push("gateway not measured: no verdicts");
@@ -169,6 +178,15 @@ export function render(results: Results): string {
     lines.push(`note  at 1 connection the floor adds ${signed(floor.addedP50Ms)} ms p50; the gateway adds ${signed(round(gateway.addedP50Ms - floor.addedP50Ms))} ms over the floor`);
   }
   return lines.join("\n");
+}
+
+/** The streamed-chat table (pass-through and translated); nothing when neither was measured. */
+function streamCpuLines(streamCpu: Results["streamCpu"]): string[] {
+  const entries = Object.entries(streamCpu) as Array<[TargetName, StreamCpuFigures]>;
+  if (entries.length === 0) return [];
+  const rows = [["streamed chat", "rps", "CPU µs/req", "errors"]];
+  for (const [name, f] of entries) rows.push([name, fixed(f.rps, 0), fixed(f.cpuUsPerRequest, 0), String(f.errors)]);
+  return [table(rows), ""];
 }
 
 /** The Responses stream and upload table, direct and gateway; nothing when neither was measured. */

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchOptions } from "./options.ts";
 import { freePort, onExit, spawnBun, waitReady, type Child } from "./processes.ts";
-import { cacheTarget, directTarget, fallbackTarget, floorTarget, gatewayTarget, limitedTarget, type Target, type TargetName } from "./targets.ts";
+import { anthropicTarget, cacheTarget, directTarget, fallbackTarget, floorTarget, gatewayTarget, limitedTarget, type Target, type TargetName } from "./targets.ts";
 
 export interface Running {
   targets: Target[];
@@ -42,7 +42,7 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     processes.floor = floor;
   }
 
-  const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited"];
+  const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited", "anthropic"];
   if (onGateway.some((name) => options.targets.includes(name))) {
     const gatewayPort = await freePort();
     const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
@@ -71,6 +71,10 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     if (options.targets.includes("fallback")) {
       targets.push(fallbackTarget(gatewayPort, upstreamPort, adminKey));
       processes.fallback = gateway;
+    }
+    if (options.targets.includes("anthropic")) {
+      targets.push(anthropicTarget(gatewayPort, upstreamPort, adminKey));
+      processes.anthropic = gateway;
     }
     if (options.targets.includes("limited")) {
       targets.push(limitedTarget(gatewayPort, upstreamPort, await createLimitedKey(gatewayPort, adminKey)));

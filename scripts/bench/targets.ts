@@ -2,10 +2,11 @@
  * What the bench points load at: the same chat request, three ways to reach the upstream, and
  * the same gateway three more ways: `cache` (a cache config, so after the first request every
  * one is a hit that never reaches the upstream), `fallback` (a two-target fallback config whose
- * first target answers) and `limited` (a gateway key with a rate limit counted in Redis).
+ * first target answers) and `limited` (a gateway key with a rate limit counted in Redis); and
+ * `anthropic`: the same chat request translated to Anthropic's Messages API and back.
  */
 
-export const targetNames = ["direct", "floor", "gateway", "cache", "fallback", "limited"] as const;
+export const targetNames = ["direct", "floor", "gateway", "cache", "fallback", "limited", "anthropic"] as const;
 export type TargetName = (typeof targetNames)[number];
 
 export interface Target {
@@ -64,4 +65,10 @@ export function fallbackTarget(gatewayPort: number, upstreamPort: number, adminK
 export function limitedTarget(gatewayPort: number, upstreamPort: number, limitedKey: string): Target {
   const gateway = gatewayTarget(gatewayPort, upstreamPort, limitedKey);
   return { ...gateway, name: "limited" };
+}
+
+/** The `anthropic` target: the gateway translating the chat request to `/v1/messages` and the answer back. */
+export function anthropicTarget(gatewayPort: number, upstreamPort: number, adminKey: string): Target {
+  const gateway = gatewayTarget(gatewayPort, upstreamPort, adminKey);
+  return { ...gateway, name: "anthropic", headers: { ...gateway.headers, "x-gateway-provider": "anthropic" } };
 }

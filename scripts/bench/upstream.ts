@@ -1,14 +1,17 @@
 /**
  * Zero-delay OpenAI-like upstream for the bench, run under Bun: `PORT=n bun scripts/bench/upstream.ts`.
+ * It answers Anthropic's `POST /v1/messages` too (the same answer), for the translated `anthropic` target.
  * Answers are precomputed so the upstream's own cost stays flat and small for every target.
  */
-import { completionJson, doneEvent, fileJson, responsesEvents, streamEvents, usageEvent } from "./fixtures.ts";
+import { anthropicMessageJson, anthropicStreamEvents, completionJson, doneEvent, fileJson, responsesEvents, streamEvents, usageEvent } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
 const completionBytes = encoder.encode(completionJson);
 const eventsWithUsage = [...streamEvents, usageEvent, doneEvent].map((event) => encoder.encode(event));
 const eventsWithoutUsage = [...streamEvents, doneEvent].map((event) => encoder.encode(event));
 const responsesStream = responsesEvents.map((event) => encoder.encode(event));
+const messageBytes = encoder.encode(anthropicMessageJson);
+const messageStream = anthropicStreamEvents.map((event) => encoder.encode(event));
 
 interface ChatRequest {
   stream?: boolean;
@@ -53,6 +56,11 @@ const server = Bun.serve({
       const body = (await request.json()) as { stream?: boolean };
       if (body.stream === true) return sse(responsesStream);
       return new Response("only streamed responses here", { status: 400 });
+    }
+    if (request.method === "POST" && pathname === "/v1/messages") {
+      const body = (await request.json()) as { stream?: boolean };
+      if (body.stream === true) return sse(messageStream);
+      return new Response(messageBytes, { headers: { "content-type": "application/json" } });
     }
     if (request.method !== "POST" || pathname !== "/v1/chat/completions") {
       return new Response("not found", { status: 404 });

@@ -14,6 +14,11 @@ export interface Usage {
   cachedTokens: number;
   /** Reasoning tokens (a part of `completionTokens`). */
   reasoningTokens: number;
+  /**
+   * Prompt tokens written to the provider's cache (a part of `promptTokens`, apart from
+   * `cachedTokens`); present only when the answer reports them (Anthropic prices them higher).
+   */
+  cacheWriteTokens?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -28,7 +33,7 @@ function count(value: unknown): number | null {
 
 /**
  * Reads an OpenAI `usage` object (`prompt_tokens`, `completion_tokens`, `total_tokens`,
- * `prompt_tokens_details.cached_tokens`, `completion_tokens_details.reasoning_tokens`).
+ * `prompt_tokens_details.cached_tokens` and `.cache_write_tokens`, `completion_tokens_details.reasoning_tokens`).
  * Missing parts count 0; a missing total is prompt + completion. DeepSeek's
  * `prompt_cache_hit_tokens` stands in for the cached count when the details lack it.
  * Returns null when `raw` is not an object or has none of the three main counts. Never throws.
@@ -41,13 +46,16 @@ export function normaliseUsage(raw: unknown): Usage | null {
   if (prompt === null && completion === null && total === null) return null;
   const promptDetails = isObject(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
   const completionDetails = isObject(raw.completion_tokens_details) ? raw.completion_tokens_details : {};
-  return {
+  const usage: Usage = {
     promptTokens: prompt ?? 0,
     completionTokens: completion ?? 0,
     totalTokens: total ?? (prompt ?? 0) + (completion ?? 0),
     cachedTokens: count(promptDetails.cached_tokens) ?? count(raw.prompt_cache_hit_tokens) ?? 0,
     reasoningTokens: count(completionDetails.reasoning_tokens) ?? 0,
   };
+  const cacheWrite = count(promptDetails.cache_write_tokens);
+  if (cacheWrite !== null && cacheWrite > 0) usage.cacheWriteTokens = cacheWrite;
+  return usage;
 }
 
 export interface AssembledChatStream {

@@ -11,6 +11,8 @@ export interface ModelPrice {
   input: number;
   /** Price of prompt tokens read from the provider's cache; `input` applies when absent. */
   cachedInput: number | null;
+  /** Price of prompt tokens written to the provider's cache; listed only where it differs from `input`. */
+  cacheWrite?: number;
   output: number;
 }
 
@@ -19,6 +21,7 @@ interface ScaledPrice {
   price: ModelPrice;
   input: number;
   cachedInput: number;
+  cacheWrite: number;
   output: number;
 }
 
@@ -40,10 +43,17 @@ const TABLES: ReadonlyMap<string, ProviderTable> = new Map(
   Object.entries(table.providers).map(([provider, models]) => {
     const exact = new Map<string, ScaledPrice | null>();
     for (const [model, raw] of Object.entries(models)) {
-      const price = raw ? { input: raw.input, cachedInput: raw.cached_input ?? null, output: raw.output } : null;
+      const price: ModelPrice | null = raw ? { input: raw.input, cachedInput: raw.cached_input ?? null, output: raw.output } : null;
+      if (price && raw?.cache_write !== undefined) price.cacheWrite = raw.cache_write;
       exact.set(
         model.toLowerCase(),
-        price && { price, input: scale(price.input), cachedInput: scale(price.cachedInput ?? price.input), output: scale(price.output) },
+        price && {
+          price,
+          input: scale(price.input),
+          cachedInput: scale(price.cachedInput ?? price.input),
+          cacheWrite: scale(price.cacheWrite ?? price.input),
+          output: scale(price.output),
+        },
       );
     }
     const prefixes = [...exact.entries()]
@@ -93,8 +103,10 @@ function tokens(value: number): number {
 
 /**
  * The cost in USD of one request, rounded to 10 decimal places:
- * ((prompt − cached) × input + cached × (cached_input ?? input) + completion × output) / 1e6.
- * Cached tokens beyond the prompt count are capped at it; negative or non-finite counts
+ * ((prompt − cached − written) × input + cached × (cached_input ?? input)
+ *   + written × (cache_write ?? input) + completion × output) / 1e6,
+ * where `written` are the prompt tokens written to the provider's cache. Cached tokens beyond
+ * the prompt count are capped at it, written ones at what is left; negative or non-finite counts
  * count 0. Reasoning tokens are part of `completionTokens` and are not added again. The sum
  * is exact (integer picodollars) while it stays below about $9,000. Null when the model has
  * no price (see `resolveModelPrice`). Never throws.
@@ -104,6 +116,8 @@ export function computeCostUsd(provider: string, model: string, usage: Usage): n
   if (!price) return null;
   const prompt = tokens(usage.promptTokens);
   const cached = Math.min(tokens(usage.cachedTokens), prompt);
-  const picodollars = (prompt - cached) * price.input + cached * price.cachedInput + tokens(usage.completionTokens) * price.output;
+  const written = Math.min(tokens(usage.cacheWriteTokens ?? 0), prompt - cached);
+  const picodollars =
+    (prompt - cached - written) * price.input + cached * price.cachedInput + written * price.cacheWrite + tokens(usage.completionTokens) * price.output;
   return Math.round(picodollars / 100) / 1e10;
 }

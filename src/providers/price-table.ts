@@ -7,7 +7,13 @@ import { z } from "zod";
 import priceData from "./prices.json" with { type: "json" };
 
 const PriceSchema = z
-  .object({ input: z.number().nonnegative(), cached_input: z.number().nonnegative().optional(), output: z.number().nonnegative() })
+  .object({
+    input: z.number().nonnegative(),
+    cached_input: z.number().nonnegative().optional(),
+    /** Prompt tokens written to the provider's cache (Anthropic bills them above `input`). */
+    cache_write: z.number().nonnegative().optional(),
+    output: z.number().nonnegative(),
+  })
   .strict();
 
 const usd = z.number().nonnegative();
@@ -68,6 +74,8 @@ export const PriceTableSchema = z
     unit: z.literal("per_million_tokens"),
     note: z.string().min(1),
     sources: z.record(z.string(), z.url()),
+    /** A provider's own check date, where its block was checked apart from the table's `as_of`. */
+    checked: z.record(z.string(), z.iso.date()).optional(),
     providers: z.record(z.string(), z.record(z.string(), PriceSchema.nullable())),
     media: MediaPriceTableSchema,
   })
