@@ -18,6 +18,7 @@ beforeAll(async () => {
   upstream.onMessage("weather in Paris", { toolCalls: [{ id: "call_weather_1", name: "get_weather", arguments: JSON.stringify({ city: "Paris" }) }] });
   upstream.onMessage("describe the picture", { content: "A single pixel." });
   upstream.onMessage("upstream fails", { content: "never sent" });
+  upstream.onMessage("cut stream", { content: "alpha beta gamma delta epsilon zeta eta theta" }, { latency: 30, chunkSize: 5, disconnectAfterMs: 100 });
   gateway = await startGateway();
 });
 
@@ -153,6 +154,22 @@ describe("POST /v1/messages with the official Anthropic client", () => {
     const record = await storedLog(gateway, apiError.headers?.get("x-gateway-log-id") ?? "");
     expect(record).toMatchObject({ route: "createMessage", status: 429, success: false, provider: "openai" });
     expect(JSON.parse(record.responseBody!)).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
+  });
+
+  it("ends a stream cut upstream with an Anthropic error event, which the SDK raises", async () => {
+    const stream = anthropicClient().messages.stream({ model: "gpt-4o-mini", max_tokens: 64, messages: [{ role: "user", content: "cut stream" }] });
+    let text = "";
+    stream.on("text", (delta) => {
+      text += delta;
+    });
+    const error = await stream.finalMessage().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: "error", error: { type: "api_error", message: expect.stringContaining("OpenAI") } });
+    expect(text.length).toBeGreaterThan(0);
+    const { response } = await stream.withResponse();
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ route: "createMessage", stream: true, success: false });
+    expect(record.errorCode).toMatch(/^upstream_/);
   });
 
   it("refuses a bad body with 400 in Anthropic's shape, naming the field", async () => {
