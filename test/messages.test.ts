@@ -156,6 +156,24 @@ describe("POST /v1/messages with the official Anthropic client", () => {
     expect(JSON.parse(record.responseBody!)).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
   });
 
+  it("serves a repeated message from the cache, in Anthropic's format, streamed or not", async () => {
+    const client = anthropicClient({ "x-gateway-config": JSON.stringify({ cache: { mode: "simple", max_age: 60 } }), "x-gateway-cache-namespace": `messages-${Date.now()}` });
+    const params = { model: "gpt-4o-mini", max_tokens: 64, messages: [{ role: "user" as const, content: "plain hello" }] };
+    const first = await client.messages.create(params).withResponse();
+    const second = await client.messages.create(params).withResponse();
+    expect([first.response.headers.get("x-gateway-cache-status"), second.response.headers.get("x-gateway-cache-status")]).toEqual(["MISS", "HIT"]);
+    expect(second.data).toEqual(first.data);
+    const streamed = async () => {
+      const stream = client.messages.stream({ ...params, temperature: 0.5 });
+      const message = await stream.finalMessage();
+      return { message, status: (await stream.withResponse()).response.headers.get("x-gateway-cache-status") };
+    };
+    const missed = await streamed();
+    const hit = await streamed();
+    expect([missed.status, hit.status]).toEqual(["MISS", "HIT"]);
+    expect(hit.message).toEqual(missed.message);
+  });
+
   it("ends a stream cut upstream with an Anthropic error event, which the SDK raises", async () => {
     const stream = anthropicClient().messages.stream({ model: "gpt-4o-mini", max_tokens: 64, messages: [{ role: "user", content: "cut stream" }] });
     let text = "";
