@@ -28,7 +28,8 @@ function respond(c: Context<GatewayEnv>, error: GatewayError): Response {
   return c.json(error.toBody(), error.status as ContentfulStatusCode);
 }
 
-function toGatewayError(error: Error): GatewayError {
+/** The GatewayError an error is answered with: Hono's HTTPExceptions (an unreadable body) by their status, anything unknown as `internal_error`. */
+export function toGatewayError(error: Error): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof HTTPException) {
     if (error.status === 413) return new GatewayError("body_too_large", "The request body is too large.");

@@ -66,7 +66,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       : null;
   // Metrics and spans are fed from each batch of finished log records, off the request path;
   // the log queue's own figures are read when metrics are scraped.
-  const telemetry = createTelemetry(config, { version: packageJson.version, logQueue: () => logWriter });
+  const telemetry = await createTelemetry(config, { version: packageJson.version, logQueue: () => logWriter });
   const logWriter = new LogWriter(workerSink ?? storeLogSink(store.logs), {
     observer: telemetry.observer,
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
@@ -88,7 +88,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
   });
   const controlPlane = new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS);
-  const redis = config.GATEWAY_REDIS_URL ? connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
+  const redis = config.GATEWAY_REDIS_URL ? await connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
   // Serve with shared state from the first request when Redis answers at start; if it does not,
   // start anyway: state stays in process until it connects (the error is on stderr).
   await redis?.ready(2_000);
@@ -103,7 +103,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     inflight: new InflightTracker(),
     realtime: new RealtimeSessions(),
     checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
-    fetch: options.fetch ?? upstreamFetch(upstreamTls),
+    fetch: options.fetch ?? (await upstreamFetch(upstreamTls)),
     upstreamTls,
     version: packageJson.version,
     controlPlane,

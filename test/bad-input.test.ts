@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
-import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
+import { call, startGateway, startUpstream, storedLog, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;
 let upstream: LLMock;
@@ -44,6 +44,9 @@ describe("bad input gets a clear 4xx and the gateway keeps serving", () => {
     const response = await chat(undefined, { rawBody: '{"model": "gpt-4o", "messages": [' });
     expect(response.status).toBe(400);
     expectEnvelope(response.body, "invalid_json");
+    // Its log says what the client was told, not that the gateway failed.
+    const log = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(log).toMatchObject({ status: 400, success: false, errorCode: "invalid_json", errorMessage: "The request body is not valid JSON." });
     await stillServes();
   });
 

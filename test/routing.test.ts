@@ -159,6 +159,21 @@ describe("load balancing and conditions", () => {
     expect((await ask(config, "hello", { "x-gateway-metadata": JSON.stringify({ plan: "free" }) })).content).toBe("Hello from primary");
   });
 
+  it("compares a query's objects in time bounded by the query, not by the body field", async () => {
+    // Each `[]` in an $in list used to stringify the whole field it was compared with: 4,000 of
+    // them against a large `messages` array held the event loop for seconds per request.
+    const empties = Array.from({ length: 100 }, () => []);
+    const config = {
+      strategy: { mode: "conditional", conditions: [{ query: { $or: Array.from({ length: 40 }, () => ({ "params.messages": { $in: empties } })) }, then: "fast" }], default: "cheap" },
+      targets: [target(primary, { name: "cheap" }), target(backup, { name: "fast" })],
+    };
+    const messages = [...Array.from({ length: 3_000 }, () => ({ role: "user" as const, content: "x".repeat(1_000) })), ...question("hello")];
+    const started = performance.now();
+    const { data } = await client(config).chat.completions.create({ model: "gpt-4o-mini", messages }).withResponse();
+    expect(data.choices[0]!.message.content).toBe("Hello from primary");
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it("refuses a config whose routing cannot work with 400 naming the field", async () => {
     const refused = await client({ strategy: { mode: "conditional", conditions: [{ query: { "metadata.plan": { $regex: "(a)\\1" } }, then: "x" }] }, targets: [target(primary, { name: "x" })] })
       .chat.completions.create({ model: "gpt-4o-mini", messages: question("hello") })

@@ -7,7 +7,7 @@ const openai = findProvider("openai")!;
 const target = (apiKey: string, model = "gpt-4o-mini"): Target => ({
   provider: openai,
   baseUrl: "https://api.openai.com/v1",
-  credentials: { style: "bearer", apiKey, organization: null, project: null },
+  credentials: { style: "bearer", apiKey, organization: null, project: null, fields: {} },
   model,
   virtualKeyId: null,
 });

@@ -18,8 +18,9 @@ export interface CircuitBreakers {
 
 /** The state's key for a target: its key hashed, so no credential sits in memory maps or Redis. */
 export function breakerKey(target: Target): string {
-  const secret = target.credentials.apiKey ?? "";
-  const hash = createHash("sha256").update(`${target.provider.id}\n${target.baseUrl}\n${target.model ?? ""}\n${secret}`).digest("base64url");
+  const { apiKey, fields } = target.credentials;
+  const fieldText = JSON.stringify(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const hash = createHash("sha256").update(`${target.provider.id}\n${target.baseUrl}\n${target.model ?? ""}\n${apiKey ?? ""}\n${fieldText}`).digest("base64url");
   return hash.slice(0, 22);
 }
 

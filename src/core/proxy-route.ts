@@ -41,8 +41,13 @@ export interface ProxyRouteHeaders {
   "x-gateway-cache-namespace"?: string;
 }
 
-export function targetHeaders(headers: ProxyRouteHeaders): ProxyInput["headers"] {
+/**
+ * The gateway headers that select and authorise the target; `header` reads any other request
+ * header by name, for the credential fields a provider declares (`x-gateway-aws-region`).
+ */
+export function targetHeaders(headers: ProxyRouteHeaders, header?: (name: string) => string | undefined): ProxyInput["headers"] {
   return {
+    header,
     provider: headers["x-gateway-provider"],
     authorization: headers.Authorization,
     organization: headers["x-gateway-upstream-organization"],
@@ -63,7 +68,7 @@ export function targetHeaders(headers: ProxyRouteHeaders): ProxyInput["headers"]
 export async function jsonProxyInput(c: Context<GatewayEnv>, body: Record<string, unknown>, headers: ProxyRouteHeaders): Promise<ProxyInput> {
   return {
     body: { kind: "json", value: body, raw: await c.req.text() },
-    headers: targetHeaders(headers),
+    headers: targetHeaders(headers, (name) => c.req.header(name)),
     forwardedHeaders: forwardedHeaders(c),
     workspaceId: c.get("auth").workspaceId,
     gatewayKeyLimits: c.get("auth").limits,
@@ -80,7 +85,7 @@ export async function jsonProxyInput(c: Context<GatewayEnv>, body: Record<string
 export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteHeaders): ProxyInput {
   return {
     body: forwardedBody(c),
-    headers: targetHeaders(headers),
+    headers: targetHeaders(headers, (name) => c.req.header(name)),
     forwardedHeaders: forwardedHeaders(c),
     workspaceId: c.get("auth").workspaceId,
     gatewayKeyLimits: c.get("auth").limits,

@@ -25,6 +25,27 @@ describe("route conditions", () => {
     expect(matches({ "metadata.missing": { $ne: "x" } })).toBe(true);
   });
 
+  it("compares objects and arrays by value, whatever their key order", () => {
+    expect(matches({ "params.nested": { a: [1, 2] } })).toBe(true);
+    expect(matches({ "params.nested": { $eq: { a: [1, 2] } } })).toBe(true);
+    expect(matches({ "params.nested": { $in: [[], { a: [2, 1] }, { a: [1, 2], b: 1 }] } })).toBe(false);
+    expect(matches({ "params.nested.a": { $in: [{ 0: 1, 1: 2 }, [1]] } })).toBe(false);
+    expect(matches({ "params.nested.a": { $nin: [[1, 2]] } })).toBe(false);
+    const compiled = compileQuery({ "params.o": { b: [1, { c: null }], a: "x" } }, "q");
+    if (!compiled.ok) throw compiled.error;
+    expect(compiled.value({ ...facts, params: { o: { a: "x", b: [1, { c: null }] } } })).toBe(true);
+    expect(compiled.value({ ...facts, params: { o: { a: "x", b: [1, { c: 0 }] } } })).toBe(false);
+  });
+
+  it("reads list items by index, and a $regex only the first 4,096 characters of a field", () => {
+    const compiled = compileQuery({ "params.messages.1.role": "assistant", "params.note": { $regex: "z$" } }, "q");
+    if (!compiled.ok) throw compiled.error;
+    const messages = [{ role: "user" }, { role: "assistant" }];
+    expect(compiled.value({ ...facts, params: { messages, note: "abz" } })).toBe(true);
+    expect(compiled.value({ ...facts, params: { messages, note: `${"a".repeat(5000)}z` } })).toBe(false);
+    expect(matches({ "params.nested.a.5": { $eq: 1 } })).toBe(false);
+  });
+
   it("combines with $and and $or, and an empty query matches", () => {
     expect(matches({ $and: [{ "metadata.plan": "paid" }, { "metadata.region": "eu" }] })).toBe(true);
     expect(matches({ $or: [{ "metadata.plan": "free" }, { "params.model": "gpt-4o" }] })).toBe(true);

@@ -21,6 +21,8 @@ export type CompiledQuery = (facts: RouteFacts) => boolean;
 const COMPARISONS = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$regex"] as const;
 type Comparison = (typeof COMPARISONS)[number];
 const MAX_DEPTH = 8;
+/** The most of a field a `$regex` reads: its first 4,096 characters. */
+export const MAX_REGEX_TEXT = 4096;
 const MAX_LIST = 100;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -70,8 +72,10 @@ function fieldReader(field: string): ((facts: RouteFacts) => unknown) | null {
   return (facts) => {
     let value: unknown = facts.params;
     for (const part of path) {
-      if (!isObject(value) || !Object.hasOwn(value, part)) return undefined;
-      value = value[part];
+      // A number reads a list's item (`params.messages.0.role`); anything else an object's own field.
+      if (Array.isArray(value) && /^(0|[1-9]\d{0,5})$/.test(part)) value = value[Number(part)];
+      else if (isObject(value) && Object.hasOwn(value, part)) value = value[part];
+      else return undefined;
     }
     return value;
   };
@@ -109,7 +113,8 @@ function comparison(operator: Comparison, operand: unknown, param: string): Resu
       const compiled = compilePattern(operand);
       if (!compiled.ok) return fail(queryError(param, `is refused: ${compiled.message}`));
       const regex: LinearRegex = compiled.regex;
-      return ok((value) => typeof value === "string" && regex.test(value));
+      // Linear time, and bounded text: many patterns over a huge field cannot hold the event loop.
+      return ok((value) => typeof value === "string" && regex.test(value.length > MAX_REGEX_TEXT ? value.slice(0, MAX_REGEX_TEXT) : value));
     }
     default: {
       if (typeof operand !== "number" && typeof operand !== "string") return fail(queryError(param, "must be a number or a string"));
@@ -128,8 +133,33 @@ function ordered(operator: "$gt" | "$gte" | "$lt" | "$lte", value: unknown, oper
   return a <= operand;
 }
 
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether the request's `value` equals the config's `operand` (JSON values; object key order
+ * does not matter). The walk follows the operand and stops at the first difference, so one
+ * comparison costs at most the operand's size, never the value's: a query listing many objects
+ * (`{"$in": [[], [], …]}`) against a large body field stays cheap. Key counts of the request's
+ * objects are counted once each (`keyCounts`, per object, so per request).
+ */
+function same(value: unknown, operand: unknown): boolean {
+  if (value === operand) return true;
+  if (typeof value !== "object" || typeof operand !== "object" || value === null || operand === null) return false;
+  if (Array.isArray(operand)) {
+    return Array.isArray(value) && value.length === operand.length && operand.every((item, index) => same(value[index], item));
+  }
+  if (Array.isArray(value)) return false;
+  const keys = Object.keys(operand);
+  if (keyCount(value) !== keys.length) return false;
+  const record = value as Record<string, unknown>;
+  return keys.every((key) => Object.hasOwn(record, key) && same(record[key], (operand as Record<string, unknown>)[key]));
+}
+
+const keyCounts = new WeakMap<object, number>();
+
+function keyCount(value: object): number {
+  let count = keyCounts.get(value);
+  if (count === undefined) {
+    count = Object.keys(value).length;
+    keyCounts.set(value, count);
+  }
+  return count;
 }

@@ -19,7 +19,7 @@ function candidate(index: number, provider = openai, fallback: FallbackPolicy = 
     fallback,
     retry: NO_RETRY,
     breaker: null,
-    target: { provider, baseUrl: provider.baseUrl!, credentials: { style: "bearer", apiKey: null, organization: null, project: null }, model: `model-${index}`, virtualKeyId: null },
+    target: { provider, baseUrl: provider.baseUrl!, credentials: { style: "bearer", apiKey: null, organization: null, project: null, fields: {} }, model: `model-${index}`, virtualKeyId: null },
     ...extra,
   };
 }

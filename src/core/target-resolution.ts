@@ -19,6 +19,8 @@ export interface Target {
 }
 
 export interface TargetHeaders {
+  /** Reads a request header by name: the provider's credential fields (`Provider.credentialFields`). */
+  header?: (name: string) => string | undefined;
   provider?: string;
   authorization?: string;
   organization?: string;
@@ -168,7 +170,9 @@ async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): 
     return fail(new GatewayError("unknown_provider", `Unknown provider "${merged.provider.slice(0, 100)}".`, { param }));
   }
 
-  let baseUrl = provider.baseUrl;
+  const fields = credentialFields(provider, headers);
+  if (!fields.ok) return fields;
+  let baseUrl = provider.baseUrlFrom?.(fields.value) ?? provider.baseUrl;
   if (merged.customHost) {
     const checked = await deps.checkCustomHost(merged.customHost, merged.customHostParam);
     if (!checked.ok) return checked;
@@ -186,7 +190,7 @@ async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): 
   return ok({
     provider,
     baseUrl,
-    credentials: { style: "bearer", apiKey: merged.apiKey ?? null, organization: merged.organization ?? null, project: merged.project ?? null },
+    credentials: { style: "bearer", apiKey: merged.apiKey ?? null, organization: merged.organization ?? null, project: merged.project ?? null, fields: fields.value },
     model: fromModel?.model ?? request.model,
     virtualKeyId: merged.virtualKeyId ?? null,
   });
@@ -283,4 +287,24 @@ function hostOutsideStoredCredential(merged: MergedLayer): GatewayError | null {
     `The upstream key of ${merged.storedCredential} is only sent to the host stored with it; a custom host from the request or another config can only be used with the request's own key.`,
     { param: merged.customHostParam ?? "x-gateway-custom-host" },
   );
+}
+
+const NO_FIELDS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The provider's credential fields from the request's headers, each checked against its
+ * pattern (a region becomes part of a host name): a value that does not match is a 400 naming
+ * the header, without echoing the value (it may be a secret).
+ */
+function credentialFields(provider: Provider, headers: TargetHeaders): Result<Readonly<Record<string, string>>, GatewayError> {
+  const declared = provider.credentialFields;
+  if (!declared || declared.length === 0 || !headers.header) return ok(NO_FIELDS);
+  const fields: Record<string, string> = {};
+  for (const field of declared) {
+    const value = headers.header(field.header)?.trim();
+    if (value === undefined || value === "") continue;
+    if (!field.pattern.test(value)) return fail(new GatewayError("invalid_request", `${field.header} is not a valid ${field.description}.`, { param: field.header }));
+    fields[field.name] = value;
+  }
+  return ok(fields);
 }

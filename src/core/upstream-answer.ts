@@ -112,7 +112,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
   if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
-  const provided = transforms?.response ? transforms.response(answer.value.value) : answer.value.value;
+  const provided = transforms?.response ? transforms.response(answer.value.value, context.clientBody ?? {}) : answer.value.value;
   const value = operation.translated ? operation.translated.response(provided) : provided;
   if (translated) {
     // The log keeps the answer as the client gets it.

@@ -9,7 +9,7 @@ import { GatewayError } from "../errors.ts";
 
 const chat: OperationDescriptor = { id: "createChatCompletion", method: "POST", upstreamPath: "/chat/completions", body: "json", answer: "json", format: "chat" };
 const embeddings: OperationDescriptor = { ...chat, id: "createEmbedding", upstreamPath: "/embeddings", format: "json" };
-const credentials = { style: "bearer" as const, apiKey: "sk-1", organization: "org-1", project: null };
+const credentials = { style: "bearer" as const, apiKey: "sk-1", organization: "org-1", project: null, fields: {} };
 
 function target(provider: Provider, model: string | null = "gpt-4o-mini"): Target {
   return { provider, baseUrl: "http://127.0.0.1:9/v1/", credentials, model, virtualKeyId: null };

@@ -42,6 +42,7 @@ export async function buildUpstreamRequest(
   if (body.kind === "json") {
     const named = target.model !== null && body.value.model !== target.model ? { ...body.value, model: target.model } : body.value;
     const transformed = transforms?.request?.(named, { model: target.model ?? "", stream }) ?? { body: named };
+    if ("error" in transformed) return fail(transformed.error);
     path = transformed.path ?? path;
     sent = transformed.body === body.value && body.raw !== undefined ? body.raw : JSON.stringify(transformed.body);
     headers["content-type"] = "application/json";

@@ -1,6 +1,5 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Agent } from "undici";
 import type { GatewayConfig } from "../config.ts";
 import type { FetchLike } from "./upstream-call.ts";
 
@@ -83,12 +82,14 @@ const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
  * mTLS is on. Bun's fetch takes `tls: {key, cert, ca}`; Node's (undici) takes a `dispatcher`,
  * an undici `Agent` whose connections are opened with them (one pool for all upstreams).
  */
-export function upstreamFetch(tls: UpstreamTls | null): FetchLike {
+export async function upstreamFetch(tls: UpstreamTls | null): Promise<FetchLike> {
   if (!tls) return (input, init) => fetch(input, init);
   if (isBun) {
     const init = { tls: { ...tls } };
     return (input, options) => fetch(input, { ...options, ...init });
   }
+  // Loaded only here: a gateway without mTLS, or under Bun, never holds undici in memory.
+  const { Agent } = await import("undici");
   const dispatcher = new Agent({ connect: { ...tls } });
   return (input, options) => fetch(input, { ...options, dispatcher } as RequestInit);
 }

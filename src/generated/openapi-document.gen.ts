@@ -14082,7 +14082,8 @@ export const openApiDocument = {
           "weight": {
             "type": "number",
             "minimum": 0,
-            "description": "The target's share under `loadbalance` (default 1); 0 never picks it."
+            "maximum": 1000000,
+            "description": "The target's share under `loadbalance` (default 1, at most 1000000); 0 never picks it."
           },
           "retry": {
             "$ref": "#/components/schemas/ConfigRetry"
@@ -14142,7 +14143,8 @@ export const openApiDocument = {
           "weight": {
             "type": "number",
             "minimum": 0,
-            "description": "The target's share under `loadbalance` (default 1); 0 never picks it."
+            "maximum": 1000000,
+            "description": "The target's share under `loadbalance` (default 1, at most 1000000); 0 never picks it."
           },
           "retry": {
             "$ref": "#/components/schemas/ConfigRetry"

@@ -1923,7 +1923,7 @@ export interface components {
             upstream_organization?: string;
             upstream_project?: string;
             virtual_key?: string;
-            /** @description The target's share under `loadbalance` (default 1); 0 never picks it. */
+            /** @description The target's share under `loadbalance` (default 1, at most 1000000); 0 never picks it. */
             weight?: number;
         };
         /** @description Body fields a config sets on every chat request it applies to; they win over the request's own. The fields the gateway reads obey the same rules as in CreateChatCompletionRequest (kept identical), so a stored config can never make a request body invalid; other fields pass through to the upstream. */
@@ -1990,7 +1990,7 @@ export interface components {
             upstream_organization?: string;
             upstream_project?: string;
             virtual_key?: string;
-            /** @description The target's share under `loadbalance` (default 1); 0 never picks it. */
+            /** @description The target's share under `loadbalance` (default 1, at most 1000000); 0 never picks it. */
             weight?: number;
         };
         ConfigVersion: {

@@ -32,12 +32,13 @@ const METADATA_PARAM = /^metadata\[(.+)\]$/;
 
 /** `metadata[key]=value` pairs (OpenAPI deepObject style), read from the raw query. */
 function metadataFilter(url: string): Record<string, string> | undefined {
-  const pairs: Record<string, string> = {};
+  const pairs: Array<[string, string]> = [];
   for (const [name, value] of new URL(url).searchParams) {
     const key = METADATA_PARAM.exec(name)?.[1];
-    if (key !== undefined) pairs[key] = value;
+    if (key !== undefined) pairs.push([key, value]);
   }
-  return Object.keys(pairs).length > 0 ? pairs : undefined;
+  // Own properties whatever the key: assigning `__proto__` would drop the filter silently.
+  return pairs.length > 0 ? Object.fromEntries(pairs) : undefined;
 }
 
 /** The store's filters for a request's query (`url` carries the metadata pairs), in one workspace. */

@@ -17,14 +17,13 @@ export function parseMetadataHeader(raw: string | undefined): Record<string, str
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw invalid("must be a JSON object of string values");
   const entries = Object.entries(parsed);
   if (entries.length > MAX_KEYS) throw invalid(`may hold at most ${MAX_KEYS} keys`);
-  const metadata: Record<string, string> = {};
   for (const [key, value] of entries) {
     if (typeof value !== "string") throw invalid(`value of "${key.slice(0, MAX_KEY_LENGTH)}" must be a string`);
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalid(`keys must be 1 to ${MAX_KEY_LENGTH} characters`);
     if (value.length > MAX_VALUE_LENGTH) throw invalid(`values must be at most ${MAX_VALUE_LENGTH} characters`);
-    metadata[key] = value;
   }
-  return metadata;
+  // Own properties whatever the key: assigning `__proto__` would drop it silently.
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function invalid(problem: string): GatewayError {

@@ -3,12 +3,8 @@ import type { AttemptRecord } from "./log-record.ts";
 /** The stored JSON object, keeping only string values; anything unreadable becomes `{}`. Never throws. */
 export function parseMetadata(text: string): Record<string, string> {
   const parsed = parseJson(text);
-  const metadata: Record<string, string> = {};
-  if (!isObject(parsed)) return metadata;
-  for (const [key, value] of Object.entries(parsed)) {
-    if (typeof value === "string") metadata[key] = value;
-  }
-  return metadata;
+  if (!isObject(parsed)) return {};
+  return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
 }
 
 /** The stored JSON array of attempts, keeping only well-formed ones; anything unreadable becomes `[]`. Never throws. */

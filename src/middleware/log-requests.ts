@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import type { GatewayEnv } from "../app-env.ts";
-import { validationHook } from "../app-errors.ts";
+import { HTTPException } from "hono/http-exception";
+import { toGatewayError, validationHook } from "../app-errors.ts";
 import { GatewayError } from "../errors.ts";
 import type { InflightTracker } from "../core/inflight.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
@@ -102,9 +103,11 @@ export function logHeadersHook<T>(result: ValidationResult<T>, c: Context<Gatewa
 
 function settle(log: RequestLog, status: number, error: Error | undefined): void {
   if (!error) return log.finish(status);
-  if (error instanceof GatewayError) {
-    log.response ??= { kind: "error", body: error.toBody() };
-    return log.finish(error.status, { code: error.upstream?.code ?? error.code, message: error.message });
+  // A body that is not JSON (Hono's HTTPException) is logged as the client was answered, not as the gateway's failure.
+  const known = error instanceof GatewayError ? error : error instanceof HTTPException ? toGatewayError(error) : null;
+  if (known) {
+    log.response ??= { kind: "error", body: known.toBody() };
+    return log.finish(known.status, { code: known.upstream?.code ?? known.code, message: known.message });
   }
   log.finish(status >= 400 ? status : 500, { code: "internal_error", message: "Internal error" });
 }

@@ -5,6 +5,7 @@
  */
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
 import type { Provider } from "./provider.ts";
+import { withResponsesViaChat } from "./responses-via-chat/index.ts";
 
 const openaiFormatEntries: OpenAiFormatEntry[] = [
   { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
@@ -23,7 +24,8 @@ const openaiFormatEntries: OpenAiFormatEntry[] = [
 
 const providers: Provider[] = openaiFormatEntries.map(openaiFormatProvider);
 
-export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map((provider) => [provider.id, provider]));
+/** Providers without a Responses API of their own serve it through their chat transforms. */
+export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map(withResponsesViaChat).map((provider) => [provider.id, provider]));
 
 export function findProvider(id: string): Provider | undefined {
   return PROVIDERS.get(id.toLowerCase());

@@ -21,6 +21,25 @@ export interface BearerCredentials {
   apiKey: string | null;
   organization: string | null;
   project: string | null;
+  /**
+   * The provider's own credential fields (`Provider.credentialFields`: an AWS region and secret,
+   * an Azure API version…), by field name; empty for providers that declare none.
+   */
+  fields: Readonly<Record<string, string>>;
+}
+
+/**
+ * A credential field a provider needs beyond the key, sent by the client in its own header
+ * (`x-gateway-aws-region`). Values are checked against `pattern` before any use, since some
+ * (a region) become part of the upstream's host name.
+ */
+export interface CredentialField {
+  name: string;
+  header: string;
+  /** A secret is never logged or shown (a session token, a secret access key). */
+  secret: boolean;
+  pattern: RegExp;
+  description: string;
 }
 
 /** One request as it leaves for the upstream. A provider's `authorize` sees it final (SigV4 signs URL, headers and body). */
@@ -36,11 +55,12 @@ export interface UpstreamRequest {
 export interface OperationTransforms {
   /**
    * The body to send (the same object when nothing changes, so the client's exact bytes can go)
-   * and, when the provider's path differs from the operation's, that path.
+   * and, when the provider's path differs from the operation's, that path; or the 400 for a
+   * request the provider cannot serve as asked (a built-in tool it cannot run).
    */
-  request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string };
-  /** A successful JSON answer in the client's format. */
-  response?(answer: JsonObject): JsonObject;
+  request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string } | { error: GatewayError };
+  /** A successful JSON answer in the client's format; `clientBody` is the request as the client sent it. */
+  response?(answer: JsonObject, clientBody: JsonObject): JsonObject;
   /** A new translator of the provider's stream events into the client's, one per stream. */
   stream?(clientBody: JsonObject): StreamTranslator;
 }
@@ -59,6 +79,13 @@ export interface Provider {
   operations: Readonly<Record<string, OperationTransforms>>;
   /** How the provider's streams are framed, end and report errors. */
   streamProtocol: StreamProtocol;
+  /** Credential fields beyond the key (absent: none). */
+  credentialFields?: readonly CredentialField[];
+  /**
+   * The base URL when it depends on credential fields (a region's endpoint); null when they do
+   * not give one. Used when no custom host is set, before `baseUrl`.
+   */
+  baseUrlFrom?(fields: Readonly<Record<string, string>>): string | null;
   /** Adds the credentials to a final request; may sign it. Pure apart from the clock a signature reads. */
   authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | Promise<UpstreamRequest>;
   /** An upstream error answer (status and body text) as the gateway's error. Never throws. */

@@ -21,7 +21,7 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     log.promptVersion = rendered.value.version.versionNumber;
 
     // The prompt's provider or virtual key applies unless the request names its own.
-    const headers = targetHeaders(c.req.valid("header"));
+    const headers = targetHeaders(c.req.valid("header"), (name) => c.req.header(name));
     const stored = rendered.value.version;
     if (!headers.provider && !headers.virtualKey) {
       headers.provider = stored.virtualKey ? `@${stored.virtualKey}` : (stored.provider ?? undefined);

@@ -28,7 +28,7 @@ export function registerCreateRealtimeSession(app: GatewayApp, deps: GatewayDeps
       const result = await openRealtimeSession(
         {
           model: c.req.valid("query").model,
-          headers: targetHeaders(headers),
+          headers: targetHeaders(headers, (name) => c.req.header(name)),
           beta: headers["OpenAI-Beta"],
           protocols: headers["Sec-WebSocket-Protocol"],
           workspaceId: c.get("auth").workspaceId,

@@ -17,7 +17,7 @@ async function until(check: () => boolean, ms = 3000): Promise<void> {
 
 describe("connectRedis", () => {
   it("connects to the Redis on this machine and runs commands", async () => {
-    const redis = connectRedis("redis://127.0.0.1:6379");
+    const redis = await connectRedis("redis://127.0.0.1:6379");
     opened.push(redis);
     expect(await redis.ready(3000)).toBe(true);
     expect(redis.available).toBe(true);
@@ -28,7 +28,7 @@ describe("connectRedis", () => {
 
   it("never throws for a Redis that is down: it reports once, without the URL's password, and fails commands fast", async () => {
     const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const redis = connectRedis("redis://:hunter2-secret@127.0.0.1:1");
+    const redis = await connectRedis("redis://:hunter2-secret@127.0.0.1:1");
     opened.push(redis);
     expect(await redis.ready(300)).toBe(false);
     await until(() => printed.mock.calls.length > 0);

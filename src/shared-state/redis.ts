@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 
 /**
  * The gateway's one Redis connection, when `GATEWAY_REDIS_URL` is set: state that must hold
@@ -17,8 +17,12 @@ export interface SharedRedis {
   close(): Promise<void>;
 }
 
-/** Connects lazily and never throws: a Redis that is down is reported once per outage on stderr. */
-export function connectRedis(url: string, options: { quiet?: boolean } = {}): SharedRedis {
+/**
+ * Connects and never throws: a Redis that is down is reported once per outage on stderr. The
+ * client library is loaded here, so a gateway without Redis never holds it in memory.
+ */
+export async function connectRedis(url: string, options: { quiet?: boolean } = {}): Promise<SharedRedis> {
+  const { Redis } = await import("ioredis");
   const connectionOptions = {
     // Fail commands at once while disconnected rather than queue them behind a request.
     enableOfflineQueue: false,

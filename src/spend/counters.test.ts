@@ -115,7 +115,7 @@ describe("failure policy when Redis is down", () => {
   });
 
   async function downRedis(): Promise<SharedRedis> {
-    const redis = connectRedis(`redis://127.0.0.1:${await freePort()}`, { quiet: true });
+    const redis = await connectRedis(`redis://127.0.0.1:${await freePort()}`, { quiet: true });
     opened.push(redis);
     return redis;
   }
@@ -142,7 +142,7 @@ describe("failure policy when Redis is down", () => {
   it("a private Redis stopped mid-way: open falls back without crashing, and shares again once it is back", async () => {
     const port = await freePort();
     let server = await startRedisServer(port);
-    const redis = connectRedis(`redis://127.0.0.1:${port}`, { quiet: true });
+    const redis = await connectRedis(`redis://127.0.0.1:${port}`, { quiet: true });
     opened.push(redis);
     const reported: string[] = [];
     const counters = new FailoverCounters(redis, new RedisCounters(redis.client), new MemoryCounters(), "open", (line) => reported.push(line));

@@ -16,6 +16,6 @@ export interface LogsStore {
  */
 export async function openLogsStore(url: string): Promise<LogsStore> {
   const dialect = await pickDialect(url);
-  const db = new Kysely<Database>({ dialect: dialect.dialect });
+  const db = new Kysely<Database>({ dialect: dialect.dialect, plugins: dialect.plugins });
   return { logs: createLogsRepository(db, dialect.insertLogRows), close: () => db.destroy() };
 }

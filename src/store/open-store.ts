@@ -47,7 +47,7 @@ export interface Store {
  */
 export async function openStore(url: string): Promise<Store> {
   const dialect = await pickDialect(url);
-  const db = new Kysely<Database>({ dialect: dialect.dialect });
+  const db = new Kysely<Database>({ dialect: dialect.dialect, plugins: dialect.plugins });
   try {
     await migrateToLatest(db, dialect);
   } catch (error) {

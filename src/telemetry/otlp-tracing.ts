@@ -1,6 +1,7 @@
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator } from "@opentelemetry/sdk-trace-base";
+export { otlpTracesUrl } from "./otlp-url.ts";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { Tracer } from "@opentelemetry/api";
 import type { GatewayConfig } from "../config.ts";
@@ -9,16 +10,6 @@ import type { RecordFigures } from "../logging/record-figures.ts";
 import type { RequestObserver } from "./request-observer.ts";
 import { emitRequestSpans, type TraceIdChooser } from "./request-spans.ts";
 
-/**
- * The OTLP/HTTP traces URL the config names: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else
- * `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` appended (the OpenTelemetry exporter rules);
- * null when neither is set, and then no tracing object is ever made.
- */
-export function otlpTracesUrl(config: Pick<GatewayConfig, "OTEL_EXPORTER_OTLP_ENDPOINT" | "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT">): string | null {
-  if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  const base = config.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return base ? `${base.replace(/\/+$/, "")}/v1/traces` : null;
-}
 
 /**
  * Random ids, except a root span's trace id when one is chosen: the SDK takes a root span's trace

@@ -1,7 +1,8 @@
 import type { GatewayConfig } from "../config.ts";
 import type { BatchObserver } from "../logging/log-writer.ts";
-import { GatewayMetrics, type LogQueueStats } from "./gateway-metrics.ts";
-import { OtlpRequestTracing, otlpTracesUrl } from "./otlp-tracing.ts";
+import type { GatewayMetrics, LogQueueStats } from "./gateway-metrics.ts";
+import type { OtlpRequestTracing } from "./otlp-tracing.ts";
+import { otlpTracesUrl } from "./otlp-url.ts";
 import { batchObserver, type RequestObserver } from "./request-observer.ts";
 
 /** The gateway's metrics and traces, each present only when configured. */
@@ -21,12 +22,21 @@ export function metricsEnabled(config: Pick<GatewayConfig, "GATEWAY_METRICS" | "
   return config.GATEWAY_METRICS_TOKEN !== undefined || config.GATEWAY_METRICS === "public";
 }
 
-/** Builds what the config turns on, and nothing else. `logQueue` is read only when metrics are scraped. */
-export function createTelemetry(config: GatewayConfig, options: { version: string; logQueue: () => LogQueueStats }): Telemetry {
-  const metrics = metricsEnabled(config) ? new GatewayMetrics(options.logQueue) : null;
+/**
+ * Builds what the config turns on, and nothing else: the metrics and OpenTelemetry libraries
+ * are loaded only when used, so a gateway with both off never holds them in memory.
+ * `logQueue` is read only when metrics are scraped.
+ */
+export async function createTelemetry(config: GatewayConfig, options: { version: string; logQueue: () => LogQueueStats }): Promise<Telemetry> {
+  const metrics = metricsEnabled(config) ? new (await import("./gateway-metrics.ts")).GatewayMetrics(options.logQueue) : null;
   const url = otlpTracesUrl(config);
   const tracing = url
-    ? new OtlpRequestTracing({ url, headers: config.OTEL_EXPORTER_OTLP_HEADERS, serviceName: config.OTEL_SERVICE_NAME, serviceVersion: options.version })
+    ? new (await import("./otlp-tracing.ts")).OtlpRequestTracing({
+        url,
+        headers: config.OTEL_EXPORTER_OTLP_HEADERS,
+        serviceName: config.OTEL_SERVICE_NAME,
+        serviceVersion: options.version,
+      })
     : null;
   const observers: RequestObserver[] = [metrics, tracing].filter((observer) => observer !== null);
   return {

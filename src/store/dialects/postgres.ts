@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { Pool } from "pg";
 import { CurrentSchemaPostgresDialect } from "./postgres-introspector.ts";
+import { WithoutNulCharactersPlugin } from "./postgres-text.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 
 /**
@@ -16,6 +17,7 @@ export function createPostgresDialect(url: string): StoreDialect {
   return {
     name: "postgres",
     dialect: new CurrentSchemaPostgresDialect({ pool }),
+    plugins: [new WithoutNulCharactersPlugin()],
     migrationSchema: async (db) => {
       const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
       const schema = rows[0]?.schema;

@@ -1,4 +1,4 @@
-import type { Dialect, Kysely } from "kysely";
+import type { Dialect, Kysely, KyselyPlugin } from "kysely";
 import type { LogRollupsTable } from "../log-rollup-rows.ts";
 import type { Database, LogMetadataTable, LogsTable } from "../schema.ts";
 
@@ -9,6 +9,8 @@ export type StoreDialectName = "sqlite" | "postgres";
 export interface StoreDialect {
   name: StoreDialectName;
   dialect: Dialect;
+  /** Plugins every query of this engine runs through (PostgreSQL: no U+0000 in text). */
+  plugins?: KyselyPlugin[];
   /**
    * The schema Kysely's migration tables belong in, or undefined for the database default.
    * PostgreSQL must name it: Kysely checks whether its tables exist across every schema,

@@ -1,0 +1,36 @@
+/**
+ * The Responses operation for a provider that has chat completions but no Responses API of its
+ * own: its chat transforms, wrapped in a translation each way (`request.ts`, `response.ts`,
+ * `stream.ts`). The catalogue adds it to such providers; the core only sees transforms.
+ */
+import type { OperationTransforms, Provider } from "../provider.ts";
+import { chatRequestOf } from "./request.ts";
+import { responseOf } from "./response.ts";
+import { responsesStreamOf } from "./stream.ts";
+
+const PASS_EVENTS = { event: (event: { event: string | null; data: string }) => [event.event === null ? { data: event.data } : { event: event.event, data: event.data }] };
+
+export function responsesViaChat(chat: OperationTransforms): OperationTransforms {
+  return {
+    request(body, context) {
+      const translated = chatRequestOf(body);
+      if ("error" in translated) return translated;
+      return chat.request ? chat.request(translated.body, context) : translated;
+    },
+    response(answer, clientBody) {
+      const completion = chat.response ? chat.response(answer, clientBody) : answer;
+      return responseOf(completion, clientBody);
+    },
+    stream(clientBody) {
+      const chatStream = chat.stream ? chat.stream(clientBody) : PASS_EVENTS;
+      return responsesStreamOf(chatStream, clientBody);
+    },
+  };
+}
+
+/** The provider with `createResponse` through its chat transforms, when it has chat and no Responses of its own. */
+export function withResponsesViaChat(provider: Provider): Provider {
+  const chat = provider.operations.createChatCompletion;
+  if (provider.openaiFormat || !chat || provider.operations.createResponse) return provider;
+  return { ...provider, operations: { ...provider.operations, createResponse: responsesViaChat(chat) } };
+}
