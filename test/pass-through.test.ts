@@ -58,9 +58,12 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
   });
 
   it("passes a JSON body once parsed: the model selects and is logged, the body is logged, a stream is relayed event by event", async () => {
-    // `/v1/messages` has no route of its own here: aimock serves it in Anthropic's format, with typed events.
+    // aimock serves `/v1/messages` in Anthropic's format, with typed events. The gateway's own
+    // `/v1/messages` translates to chat, so the upstream path is reached as `/v1/v1/messages`
+    // (no route of its own) under the upstream's root as custom host.
     const messages = [{ role: "user", content: "responses hello" }];
-    const streamed = await call(gateway, "POST", "/v1/messages", { body: { model: "claude-sonnet-4", max_tokens: 64, stream: true, messages }, headers: upstreamHeaders(gateway, upstream) });
+    const rootHost = { "x-gateway-custom-host": upstream.url };
+    const streamed = await call(gateway, "POST", "/v1/v1/messages", { body: { model: "claude-sonnet-4", max_tokens: 64, stream: true, messages }, headers: { ...upstreamHeaders(gateway, upstream), ...rootHost } });
     expect(streamed.status).toBe(200);
     const events = String(streamed.body).split("\n\n").filter(Boolean);
     expect(events[0]).toMatch(/^event: message_start\n/);
@@ -71,12 +74,12 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
       .join("");
     expect(text).toBe("Hello from the Responses operation");
 
-    const headers = { ...upstreamHeaders(gateway, upstream), "OpenAI-Beta": "responses=v1", "x-custom": "not passed" };
-    const plain = await call(gateway, "POST", "/v1/messages", { body: { model: "@openai/claude-sonnet-4", max_tokens: 64, messages }, headers });
+    const headers = { ...upstreamHeaders(gateway, upstream), ...rootHost, "OpenAI-Beta": "responses=v1", "x-custom": "not passed" };
+    const plain = await call(gateway, "POST", "/v1/v1/messages", { body: { model: "@openai/claude-sonnet-4", max_tokens: 64, messages }, headers });
     expect(plain.status).toBe(200);
     expect(plain.body.content[0].text).toBe("Hello from the Responses operation");
     const record = await storedLog(gateway, plain.headers.get("x-gateway-log-id")!);
-    expect(record).toMatchObject({ route: "passThrough", method: "POST", path: "/v1/messages", provider: "openai", model: "claude-sonnet-4", status: 200 });
+    expect(record).toMatchObject({ route: "passThrough", method: "POST", path: "/v1/v1/messages", provider: "openai", model: "claude-sonnet-4", status: 200 });
     expect(JSON.parse(record.requestBody!)).toMatchObject({ model: "@openai/claude-sonnet-4", messages });
     const received = upstream.getRequests().at(-1)!;
     expect(received.path).toBe("/v1/messages");

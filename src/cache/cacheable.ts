@@ -11,6 +11,9 @@ const CACHEABLE: Readonly<Record<string, (body: JsonObject) => string | null>> =
   // `store: true` keeps the completion upstream (evals, distillation): a hit would skip that.
   createChatCompletion: (body) => (body.store === true ? "store" : null),
   createCompletion: () => null,
+  // Anthropic Messages in: the body here is the chat completion it was translated into (never
+  // `store`), and the cached answer the Anthropic one the client got.
+  createMessage: () => null,
   createEmbedding: () => null,
   createResponse: responsesRule,
 };

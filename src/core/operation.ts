@@ -3,7 +3,7 @@
  * the core by a small descriptor in its route file. `proxyOperation` runs them all.
  */
 import type { AnswerFormat } from "../logging/answer-formats.ts";
-import type { StreamEvent } from "./stream-protocol.ts";
+import type { StreamEvent, StreamTranslator } from "./stream-protocol.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 export interface OperationDescriptor {
@@ -36,6 +36,19 @@ export interface OperationDescriptor {
    * reaches the client only once output guardrails have judged the stream.
    */
   isStreamEnd?(event: StreamEvent): boolean;
+  /**
+   * True when only providers with transforms for this operation serve it (Anthropic's token
+   * counting): an OpenAI-format provider, which would otherwise get the request as it is,
+   * answers 400 naming itself.
+   */
+  nativeOnly?: boolean;
+  /**
+   * Set when the client speaks another format than the operation the upstream serves (Anthropic
+   * Messages in, chat completions out). The route hands the core the translated request; the
+   * providers' transforms of `via` run as for that operation, then these translate every answer
+   * (after the provider's own transforms) before the client, the log and the cache see it.
+   */
+  translated?: AnswerTranslation;
   /** How the log reads the answer's model and usage (and assembles a stream). */
   format: AnswerFormat;
   /**
@@ -49,4 +62,19 @@ export interface OperationDescriptor {
     /** A stream's text from the logged events' data; without it, streams refuse output guardrails. */
     streamOutput?(chunks: readonly string[]): string;
   };
+}
+
+/** The answer half of a client format the gateway translates (`OperationDescriptor.translated`). Pure. */
+export interface AnswerTranslation {
+  /** The operation whose provider transforms serve the translated request. */
+  via: string;
+  /** A successful JSON answer of `via`, in the client's format. */
+  response(answer: JsonObject): JsonObject;
+  /** A new translator of `via`'s stream events (as the provider's translator gives them) into the client's. */
+  stream(clientBody: JsonObject): StreamTranslator;
+}
+
+/** The operation whose provider transforms serve this one. */
+export function transformsKey(operation: OperationDescriptor): string {
+  return operation.translated?.via ?? operation.id;
 }

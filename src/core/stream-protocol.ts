@@ -3,6 +3,7 @@
  * names its protocol (server-sent events, or AWS's binary event stream for Bedrock); an
  * operation's transforms give a translator. The relay (`stream-relay.ts`) knows neither.
  */
+import type { GatewayError } from "../errors.ts";
 import { createSseParser } from "./sse.ts";
 
 /** One upstream event: its type, when the framing has one, and its data as text. */
@@ -45,6 +46,25 @@ export interface StreamTranslator {
   event(event: StreamEvent): ClientEvent[];
   /** The client's closing events (a final usage chunk, the end marker), written once the stream ended cleanly. */
   end?(): ClientEvent[];
+  /**
+   * The client's events for a failure the gateway reports mid-stream (a cut stream, a timeout);
+   * without it, `event: error` with the gateway's envelope.
+   */
+  error?(error: GatewayError): ClientEvent[];
+}
+
+/**
+ * Two translators in a row: every event `first` gives (whoever it was meant for) goes through
+ * `second`, whose events are the client's. `first` null: the upstream's events go to `second`.
+ */
+export function chainTranslators(first: StreamTranslator | null, second: StreamTranslator): StreamTranslator {
+  const through = (events: readonly ClientEvent[]): ClientEvent[] => events.flatMap((event) => second.event({ event: event.event ?? null, data: event.data }));
+  const failing = second.error ? second : first?.error ? first : null;
+  return {
+    event: (event) => (first ? through(first.event(event)) : second.event(event)),
+    end: () => [...through(first?.end?.() ?? []), ...(second.end?.() ?? [])],
+    ...(failing ? { error: (error: GatewayError) => failing.error!(error) } : {}),
+  };
 }
 
 /** Server-sent events that end with `data: [DONE]` (the OpenAI format), or where the bytes end. */

@@ -121,7 +121,8 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
   };
 
   const failWith = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError): void => {
-    controller.enqueue(encoder.encode(formatSseEvent({ event: "error", data: JSON.stringify(error.toBody()) })));
+    const events = translator?.error?.(error) ?? [{ event: "error", data: JSON.stringify(error.toBody()) }];
+    controller.enqueue(encoder.encode(events.map(formatSseEvent).join("")));
     controller.close();
     finishLog({ code: error.code, message: error.message });
   };

@@ -4,9 +4,10 @@ import type { JsonObject } from "../providers/provider.ts";
 import { capText } from "./body-capture.ts";
 import type { HookResults } from "./guardrail-stage.ts";
 import { readErrorText, readJsonAnswer, relayAsSent } from "./json-answer.ts";
-import type { OperationDescriptor } from "./operation.ts";
+import { transformsKey, type OperationDescriptor } from "./operation.ts";
 import type { Answered } from "./routing-loop.ts";
 import { relayStream } from "./stream-relay.ts";
+import { chainTranslators } from "./stream-protocol.ts";
 import { passedOnHeaders } from "./upstream-headers.ts";
 
 /** What the route sends back: status, headers and a body (text or a live stream). */
@@ -33,13 +34,14 @@ export interface AnswerContext {
 
 /**
  * The client's answer from the upstream's: a stream relayed event by event through the
- * provider's protocol and translator, an error mapped by the provider, a JSON answer checked
- * (and translated, and judged), anything else relayed as it arrives.
+ * provider's protocol and translator (then the operation's, for a client format the gateway
+ * translates), an error mapped by the provider, a JSON answer checked (and translated by both,
+ * and judged), anything else relayed as it arrives.
  */
 export async function answerFrom({ candidate, call, retries }: Answered, context: AnswerContext): Promise<Result<ProxyResponse, GatewayError>> {
   const { operation, log } = context;
   const { provider } = candidate.target;
-  const transforms = provider.operations[operation.id];
+  const transforms = provider.operations[transformsKey(operation)];
   const upstream = call.response;
   const passed = passedOnHeaders(upstream.headers);
   const headers: Record<string, string> = {
@@ -58,7 +60,9 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const { judgeOutput } = context;
     const streamOutput = operation.guardrails?.streamOutput;
     const beforeEnd = judgeOutput && streamOutput ? (chunks: readonly string[]) => judgeOutput(streamOutput(chunks)) : undefined;
-    const translator = transforms?.stream?.(context.clientBody ?? {}) ?? null;
+    const clientBody = context.clientBody ?? {};
+    const own = transforms?.stream?.(clientBody) ?? null;
+    const translator = operation.translated ? chainTranslators(own, operation.translated.stream(clientBody)) : own;
     return ok({
       status: 200,
       headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
@@ -101,14 +105,16 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   }
 
   // A translated or judged answer is read whole; the usual one is checked and passed as it came.
-  const whole = context.hookResults !== null || transforms?.response !== undefined;
+  const translated = transforms?.response !== undefined || operation.translated !== undefined;
+  const whole = context.hookResults !== null || translated;
   const answer = await readJsonAnswer(call, log, { whole, ...limits, providerName: provider.name, passedHeaders: passed });
   if (!answer.ok) return answer;
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
   if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
-  const value = transforms?.response ? transforms.response(answer.value.value, context.clientBody ?? {}) : answer.value.value;
-  if (transforms?.response) {
+  const provided = transforms?.response ? transforms.response(answer.value.value, context.clientBody ?? {}) : answer.value.value;
+  const value = operation.translated ? operation.translated.response(provided) : provided;
+  if (translated) {
     // The log keeps the answer as the client gets it.
     const logged = capText(JSON.stringify(value), context.maxLoggedBytes);
     log.response = { kind: "json-text", text: logged.text, totalBytes: logged.totalBytes, truncated: logged.truncated, tail: null };

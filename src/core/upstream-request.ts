@@ -1,6 +1,6 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { JsonObject, UpstreamRequest } from "../providers/provider.ts";
-import type { OperationDescriptor } from "./operation.ts";
+import { transformsKey, type OperationDescriptor } from "./operation.ts";
 import type { Target } from "./target-resolution.ts";
 
 /** The request's body as the core holds it. */
@@ -20,7 +20,8 @@ export type RequestBody =
  * The request for one target: the provider's transform of the operation (when it has one) on
  * the body, the model as the target names it, the provider's path, then its authorisation. A
  * JSON body nothing changed goes as the client's exact bytes. A provider outside the OpenAI
- * format that has no transform for the operation cannot serve it: 400.
+ * format that has no transform for the operation cannot serve it, nor can an OpenAI-format one
+ * an operation only native providers serve (`nativeOnly`): 400.
  */
 export async function buildUpstreamRequest(
   operation: OperationDescriptor,
@@ -31,8 +32,8 @@ export async function buildUpstreamRequest(
   forwarded: Readonly<Record<string, string>> = {},
 ): Promise<Result<UpstreamRequest, GatewayError>> {
   const { provider } = target;
-  const transforms = provider.operations[operation.id];
-  if (!transforms && !provider.openaiFormat) {
+  const transforms = provider.operations[transformsKey(operation)];
+  if (!transforms && (!provider.openaiFormat || operation.nativeOnly === true)) {
     return fail(new GatewayError("invalid_request", `${provider.name} does not serve ${operation.id} through the gateway.`, { param: "x-gateway-provider" }));
   }
   let path = operation.upstreamPath;

@@ -297,6 +297,252 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/messages": {
+      "post": {
+        "operationId": "createMessage",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Create a message in the Anthropic Messages format, through any provider",
+        "description": "The body is the Anthropic Messages body (`@anthropic-ai/sdk` works with `baseURL` set to the\ngateway). The gateway translates it into a chat completion, sends it to the selected\nprovider as for `POST /v1/chat/completions`, and translates the answer back: a `message`,\nor with `stream: true` Anthropic's server-sent events (`message_start`,\n`content_block_start`, `content_block_delta`, `content_block_stop`, `message_delta`,\n`message_stop`). Errors, refused bodies included, use Anthropic's shape\n`{\"type\": \"error\", \"error\": {\"type\", \"message\"}}` with the gateway's status; a failure\nafter the stream started ends it with `event: error` in that shape. The upstream key is\n`Authorization: Bearer <key>`, else `x-api-key` (the SDK's `apiKey`); a gateway key in\n`x-api-key` is refused, never sent upstream. `top_k` and fields chat completions have no\nplace for are not sent.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "name": "x-api-key",
+            "in": "header",
+            "description": "The upstream key when no `Authorization` is sent (the Anthropic SDK's `apiKey`); forwarded as the target's credential, never logged. Never a gateway key.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "anthropic-version",
+            "in": "header",
+            "description": "Sent by the Anthropic SDK; accepted and not forwarded (the gateway speaks chat completions upstream).",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateMessageRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The message, or with `stream` Anthropic's server-sent events ending with `message_stop`.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnthropicMessage"
+                }
+              },
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "Any error, in Anthropic's shape, with the gateway's or the upstream's status (400 refused body, 408 timeout, 446 guardrail, 502 upstream unreachable, …).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnthropicErrorBody"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/messages/count_tokens": {
+      "post": {
+        "operationId": "countMessageTokens",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Count a message's input tokens (providers with a native token count only)",
+        "description": "The Anthropic token-counting body, passed as it is to a provider that counts tokens\nnatively (Anthropic). Any other provider answers 400 naming it: the gateway does not\nestimate, since a wrong count is worse than none. Errors use Anthropic's shape; no tokens\nor cost are logged (counting is free).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "name": "x-api-key",
+            "in": "header",
+            "description": "The upstream key when no `Authorization` is sent (the Anthropic SDK's `apiKey`). Never a gateway key.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "anthropic-version",
+            "in": "header",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CountMessageTokensRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The count.",
+            "headers": {
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "input_tokens"
+                  ],
+                  "additionalProperties": true,
+                  "properties": {
+                    "input_tokens": {
+                      "type": "integer"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "Any error, in Anthropic's shape.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnthropicErrorBody"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/embeddings": {
       "post": {
         "operationId": "createEmbedding",
@@ -10519,6 +10765,367 @@ export const openApiDocument = {
             "additionalProperties": {
               "type": "string"
             }
+          }
+        }
+      },
+      "AnthropicContentBlock": {
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": true,
+        "description": "A content block: `text`, `image` (`source` base64 or url), `tool_use`, `tool_result`, `thinking`, `redacted_thinking`; others are refused by the translation with 400.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "minLength": 1
+          }
+        }
+      },
+      "AnthropicInputMessage": {
+        "type": "object",
+        "required": [
+          "role",
+          "content"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "role": {
+            "type": "string",
+            "enum": [
+              "user",
+              "assistant"
+            ]
+          },
+          "content": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/AnthropicContentBlock"
+                }
+              }
+            ]
+          }
+        }
+      },
+      "AnthropicTool": {
+        "type": "object",
+        "required": [
+          "name"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1
+          },
+          "description": {
+            "type": "string"
+          },
+          "input_schema": {
+            "type": "object",
+            "additionalProperties": true
+          }
+        }
+      },
+      "AnthropicSystem": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AnthropicContentBlock"
+            }
+          }
+        ]
+      },
+      "AnthropicToolChoice": {
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "auto",
+              "any",
+              "tool",
+              "none"
+            ]
+          },
+          "name": {
+            "type": "string"
+          },
+          "disable_parallel_tool_use": {
+            "type": "boolean"
+          }
+        }
+      },
+      "AnthropicThinking": {
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "enabled",
+              "disabled",
+              "adaptive"
+            ]
+          },
+          "budget_tokens": {
+            "type": "integer",
+            "minimum": 1
+          }
+        }
+      },
+      "CreateMessageRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "max_tokens",
+          "messages"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "max_tokens": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "messages": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/AnthropicInputMessage"
+            }
+          },
+          "system": {
+            "$ref": "#/components/schemas/AnthropicSystem"
+          },
+          "stream": {
+            "type": "boolean"
+          },
+          "stop_sequences": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "temperature": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "top_p": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "top_k": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Dropped for chat-completions targets (they have no such parameter)."
+          },
+          "tools": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AnthropicTool"
+            }
+          },
+          "tool_choice": {
+            "$ref": "#/components/schemas/AnthropicToolChoice"
+          },
+          "thinking": {
+            "$ref": "#/components/schemas/AnthropicThinking"
+          },
+          "metadata": {
+            "type": "object",
+            "additionalProperties": true,
+            "properties": {
+              "user_id": {
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "description": "End-user identifier; sent as `user` and logged."
+              }
+            }
+          }
+        }
+      },
+      "CountMessageTokensRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "messages"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1
+          },
+          "messages": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/AnthropicInputMessage"
+            }
+          },
+          "system": {
+            "$ref": "#/components/schemas/AnthropicSystem"
+          },
+          "tools": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AnthropicTool"
+            }
+          },
+          "tool_choice": {
+            "$ref": "#/components/schemas/AnthropicToolChoice"
+          },
+          "thinking": {
+            "$ref": "#/components/schemas/AnthropicThinking"
+          }
+        }
+      },
+      "AnthropicMessage": {
+        "type": "object",
+        "required": [
+          "id",
+          "type",
+          "role",
+          "model",
+          "content",
+          "stop_reason",
+          "usage"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "message"
+            ]
+          },
+          "role": {
+            "type": "string",
+            "enum": [
+              "assistant"
+            ]
+          },
+          "model": {
+            "type": "string"
+          },
+          "content": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AnthropicContentBlock"
+            }
+          },
+          "stop_reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "end_turn",
+              "max_tokens",
+              "stop_sequence",
+              "tool_use",
+              "pause_turn",
+              "refusal",
+              null
+            ]
+          },
+          "stop_sequence": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "usage": {
+            "type": "object",
+            "required": [
+              "input_tokens",
+              "output_tokens"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "input_tokens": {
+                "type": "integer"
+              },
+              "output_tokens": {
+                "type": "integer"
+              },
+              "cache_read_input_tokens": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              },
+              "cache_creation_input_tokens": {
+                "type": [
+                  "integer",
+                  "null"
+                ]
+              }
+            }
+          }
+        }
+      },
+      "AnthropicErrorBody": {
+        "type": "object",
+        "required": [
+          "type",
+          "error"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "error"
+            ]
+          },
+          "error": {
+            "type": "object",
+            "required": [
+              "type",
+              "message"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "type": {
+                "type": "string"
+              },
+              "message": {
+                "type": "string"
+              }
+            }
+          },
+          "request_id": {
+            "type": "string",
+            "description": "The gateway's log id of the request."
           }
         }
       },

@@ -829,6 +829,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a message in the Anthropic Messages format, through any provider
+         * @description The body is the Anthropic Messages body (`@anthropic-ai/sdk` works with `baseURL` set to the
+         *     gateway). The gateway translates it into a chat completion, sends it to the selected
+         *     provider as for `POST /v1/chat/completions`, and translates the answer back: a `message`,
+         *     or with `stream: true` Anthropic's server-sent events (`message_start`,
+         *     `content_block_start`, `content_block_delta`, `content_block_stop`, `message_delta`,
+         *     `message_stop`). Errors, refused bodies included, use Anthropic's shape
+         *     `{"type": "error", "error": {"type", "message"}}` with the gateway's status; a failure
+         *     after the stream started ends it with `event: error` in that shape. The upstream key is
+         *     `Authorization: Bearer <key>`, else `x-api-key` (the SDK's `apiKey`); a gateway key in
+         *     `x-api-key` is refused, never sent upstream. `top_k` and fields chat completions have no
+         *     place for are not sent.
+         */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/count_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count a message's input tokens (providers with a native token count only)
+         * @description The Anthropic token-counting body, passed as it is to a provider that counts tokens
+         *     natively (Anthropic). Any other provider answers 400 naming it: the gateway does not
+         *     estimate, since a wrong count is worse than none. Errors use Anthropic's shape; no tokens
+         *     or cost are logged (counting is free).
+         */
+        post: operations["countMessageTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -1590,6 +1643,80 @@ export interface components {
             start: string;
             total_tokens: number;
         };
+        /** @description A content block: `text`, `image` (`source` base64 or url), `tool_use`, `tool_result`, `thinking`, `redacted_thinking`; others are refused by the translation with 400. */
+        AnthropicContentBlock: {
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AnthropicErrorBody: {
+            error: {
+                message: string;
+                type: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The gateway's log id of the request. */
+            request_id?: string;
+            /** @enum {string} */
+            type: "error";
+        } & {
+            [key: string]: unknown;
+        };
+        AnthropicInputMessage: {
+            content: string | components["schemas"]["AnthropicContentBlock"][];
+            /** @enum {string} */
+            role: "user" | "assistant";
+        } & {
+            [key: string]: unknown;
+        };
+        AnthropicMessage: {
+            content: components["schemas"]["AnthropicContentBlock"][];
+            id: string;
+            model: string;
+            /** @enum {string} */
+            role: "assistant";
+            /** @enum {string|null} */
+            stop_reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | null;
+            stop_sequence?: string | null;
+            /** @enum {string} */
+            type: "message";
+            usage: {
+                cache_creation_input_tokens?: number | null;
+                cache_read_input_tokens?: number | null;
+                input_tokens: number;
+                output_tokens: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        AnthropicSystem: string | components["schemas"]["AnthropicContentBlock"][];
+        AnthropicThinking: {
+            budget_tokens?: number;
+            /** @enum {string} */
+            type: "enabled" | "disabled" | "adaptive";
+        } & {
+            [key: string]: unknown;
+        };
+        AnthropicTool: {
+            description?: string;
+            input_schema?: {
+                [key: string]: unknown;
+            };
+            name: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AnthropicToolChoice: {
+            disable_parallel_tool_use?: boolean;
+            name?: string;
+            /** @enum {string} */
+            type: "auto" | "any" | "tool" | "none";
+        } & {
+            [key: string]: unknown;
+        };
         ApiKey: {
             budget: components["schemas"]["VirtualKeyBudget"] | null;
             /** Format: date-time */
@@ -1903,6 +2030,16 @@ export interface components {
             /** @description Number of items in data. */
             total: number;
         };
+        CountMessageTokensRequest: {
+            messages: components["schemas"]["AnthropicInputMessage"][];
+            model: string;
+            system?: components["schemas"]["AnthropicSystem"];
+            thinking?: components["schemas"]["AnthropicThinking"];
+            tool_choice?: components["schemas"]["AnthropicToolChoice"];
+            tools?: components["schemas"]["AnthropicTool"][];
+        } & {
+            [key: string]: unknown;
+        };
         CreateApiKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"];
             name: string;
@@ -2111,6 +2248,30 @@ export interface components {
             response_format?: "url" | "b64_json";
             size?: string;
             user?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateMessageRequest: {
+            max_tokens: number;
+            messages: components["schemas"]["AnthropicInputMessage"][];
+            metadata?: {
+                /** @description End-user identifier; sent as `user` and logged. */
+                user_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model: string;
+            stop_sequences?: string[];
+            stream?: boolean;
+            system?: components["schemas"]["AnthropicSystem"];
+            temperature?: number;
+            thinking?: components["schemas"]["AnthropicThinking"];
+            tool_choice?: components["schemas"]["AnthropicToolChoice"];
+            tools?: components["schemas"]["AnthropicTool"][];
+            /** @description Dropped for chat-completions targets (they have no such parameter). */
+            top_k?: number;
+            top_p?: number;
         } & {
             [key: string]: unknown;
         };
@@ -5734,6 +5895,139 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Sent by the Anthropic SDK; accepted and not forwarded (the gateway speaks chat completions upstream). */
+                "anthropic-version"?: string;
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description The upstream key when no `Authorization` is sent (the Anthropic SDK's `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
+                "x-api-key"?: string;
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The message, or with `stream` Anthropic's server-sent events ending with `message_stop`. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicMessage"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Any error, in Anthropic's shape, with the gateway's or the upstream's status (400 refused body, 408 timeout, 446 guardrail, 502 upstream unreachable, …). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorBody"];
+                };
+            };
+        };
+    };
+    countMessageTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                "anthropic-version"?: string;
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description The upstream key when no `Authorization` is sent (the Anthropic SDK's `apiKey`). Never a gateway key. */
+                "x-api-key"?: string;
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountMessageTokensRequest"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        input_tokens: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Any error, in Anthropic's shape. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnthropicErrorBody"];
+                };
+            };
         };
     };
     listModels: {

@@ -8,6 +8,7 @@ import { registerCancelResponse } from "../routes/cancelResponse.ts";
 import { registerCancelUpload } from "../routes/cancelUpload.ts";
 import { registerCancelVectorStoreFileBatch } from "../routes/cancelVectorStoreFileBatch.ts";
 import { registerCompleteUpload } from "../routes/completeUpload.ts";
+import { registerCountMessageTokens } from "../routes/countMessageTokens.ts";
 import { registerCreateApiKey } from "../routes/createApiKey.ts";
 import { registerCreateBatch } from "../routes/createBatch.ts";
 import { registerCreateChatCompletion } from "../routes/createChatCompletion.ts";
@@ -21,6 +22,7 @@ import { registerCreateGuardrail } from "../routes/createGuardrail.ts";
 import { registerCreateImage } from "../routes/createImage.ts";
 import { registerCreateImageEdit } from "../routes/createImageEdit.ts";
 import { registerCreateImageVariation } from "../routes/createImageVariation.ts";
+import { registerCreateMessage } from "../routes/createMessage.ts";
 import { registerCreateModeration } from "../routes/createModeration.ts";
 import { registerCreatePrompt } from "../routes/createPrompt.ts";
 import { registerCreatePromptCompletion } from "../routes/createPromptCompletion.ts";
@@ -164,6 +166,8 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerListLogs,
   registerExportLogs,
   registerGetLog,
+  registerCreateMessage,
+  registerCountMessageTokens,
   registerListModels,
   registerRetrieveModel,
   registerCreateModeration,

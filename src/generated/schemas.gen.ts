@@ -22,6 +22,30 @@ export type AnalyticsTimeseriesPoint = z.infer<typeof AnalyticsTimeseriesPointSc
 export const AnalyticsTimeseriesSchema = z.object({ "object": z.literal("analytics.timeseries"), "from": z.string().datetime({ offset: true }), "to": z.string().datetime({ offset: true }), "interval": z.enum(["minute","hour","day"]), "data": z.array(AnalyticsTimeseriesPointSchema) }).strict().openapi("AnalyticsTimeseries");
 export type AnalyticsTimeseries = z.infer<typeof AnalyticsTimeseriesSchema>;
 
+export const AnthropicContentBlockSchema = z.object({ "type": z.string().min(1) }).catchall(z.any()).describe("A content block: `text`, `image` (`source` base64 or url), `tool_use`, `tool_result`, `thinking`, `redacted_thinking`; others are refused by the translation with 400.").openapi("AnthropicContentBlock");
+export type AnthropicContentBlock = z.infer<typeof AnthropicContentBlockSchema>;
+
+export const AnthropicErrorBodySchema = z.object({ "type": z.literal("error"), "error": z.object({ "type": z.string(), "message": z.string() }).catchall(z.any()), "request_id": z.string().describe("The gateway's log id of the request.").optional() }).catchall(z.any()).openapi("AnthropicErrorBody");
+export type AnthropicErrorBody = z.infer<typeof AnthropicErrorBodySchema>;
+
+export const AnthropicInputMessageSchema = z.object({ "role": z.enum(["user","assistant"]), "content": z.union([z.string(), z.array(AnthropicContentBlockSchema)]) }).catchall(z.any()).openapi("AnthropicInputMessage");
+export type AnthropicInputMessage = z.infer<typeof AnthropicInputMessageSchema>;
+
+export const AnthropicMessageSchema = z.object({ "id": z.string(), "type": z.literal("message"), "role": z.literal("assistant"), "model": z.string(), "content": z.array(AnthropicContentBlockSchema), "stop_reason": z.union([z.literal("end_turn"), z.literal("max_tokens"), z.literal("stop_sequence"), z.literal("tool_use"), z.literal("pause_turn"), z.literal("refusal"), z.literal(null)]), "stop_sequence": z.union([z.string(), z.null()]).optional(), "usage": z.object({ "input_tokens": z.number().int(), "output_tokens": z.number().int(), "cache_read_input_tokens": z.union([z.number().int(), z.null()]).optional(), "cache_creation_input_tokens": z.union([z.number().int(), z.null()]).optional() }).catchall(z.any()) }).catchall(z.any()).openapi("AnthropicMessage");
+export type AnthropicMessage = z.infer<typeof AnthropicMessageSchema>;
+
+export const AnthropicSystemSchema = z.union([z.string(), z.array(AnthropicContentBlockSchema)]).openapi("AnthropicSystem");
+export type AnthropicSystem = z.infer<typeof AnthropicSystemSchema>;
+
+export const AnthropicThinkingSchema = z.object({ "type": z.enum(["enabled","disabled","adaptive"]), "budget_tokens": z.number().int().gte(1).optional() }).catchall(z.any()).openapi("AnthropicThinking");
+export type AnthropicThinking = z.infer<typeof AnthropicThinkingSchema>;
+
+export const AnthropicToolSchema = z.object({ "name": z.string().min(1), "description": z.string().optional(), "input_schema": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("AnthropicTool");
+export type AnthropicTool = z.infer<typeof AnthropicToolSchema>;
+
+export const AnthropicToolChoiceSchema = z.object({ "type": z.enum(["auto","any","tool","none"]), "name": z.string().optional(), "disable_parallel_tool_use": z.boolean().optional() }).catchall(z.any()).openapi("AnthropicToolChoice");
+export type AnthropicToolChoice = z.infer<typeof AnthropicToolChoiceSchema>;
+
 export const ApiKeyRoleSchema = z.enum(["admin","service"]).describe("`admin` manages resources; `service` runs inference and reads logs.").openapi("ApiKeyRole");
 export type ApiKeyRole = z.infer<typeof ApiKeyRoleSchema>;
 
@@ -100,6 +124,9 @@ export type ConfigVersion = z.infer<typeof ConfigVersionSchema>;
 export const ConfigVersionListSchema = z.object({ "object": z.literal("list"), "total": z.number().int().describe("Number of items in data."), "data": z.array(ConfigVersionSchema) }).strict().openapi("ConfigVersionList");
 export type ConfigVersionList = z.infer<typeof ConfigVersionListSchema>;
 
+export const CountMessageTokensRequestSchema = z.object({ "model": z.string().min(1), "messages": z.array(AnthropicInputMessageSchema).min(1), "system": AnthropicSystemSchema.optional(), "tools": z.array(AnthropicToolSchema).optional(), "tool_choice": AnthropicToolChoiceSchema.optional(), "thinking": AnthropicThinkingSchema.optional() }).catchall(z.any()).openapi("CountMessageTokensRequest");
+export type CountMessageTokensRequest = z.infer<typeof CountMessageTokensRequestSchema>;
+
 export const CreateApiKeyRequestSchema = z.object({ "name": z.string().min(1).max(200), "role": ApiKeyRoleSchema, "workspace_id": z.string().uuid().describe("Create the key in another workspace of the organisation (organisation admins only). A workspace exists once it has a key.").optional(), "budget": VirtualKeyBudgetSchema.optional(), "rate_limit": VirtualKeyRateLimitSchema.optional() }).strict().openapi("CreateApiKeyRequest");
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>;
 
@@ -153,6 +180,9 @@ export type CreateImageRequest = z.infer<typeof CreateImageRequestSchema>;
 
 export const CreateImageVariationRequestSchema = z.object({ "image": z.string().base64(), "model": z.string().optional(), "n": z.number().int().optional(), "size": z.string().optional(), "response_format": z.enum(["url","b64_json"]).optional(), "user": z.string().optional() }).catchall(z.any()).openapi("CreateImageVariationRequest");
 export type CreateImageVariationRequest = z.infer<typeof CreateImageVariationRequestSchema>;
+
+export const CreateMessageRequestSchema = z.object({ "model": z.string().min(1).describe("Model id; `@<provider>/<model>` also selects the provider."), "max_tokens": z.number().int().gte(1), "messages": z.array(AnthropicInputMessageSchema).min(1), "system": AnthropicSystemSchema.optional(), "stream": z.boolean().optional(), "stop_sequences": z.array(z.string()).optional(), "temperature": z.number().gte(0).lte(1).optional(), "top_p": z.number().gte(0).lte(1).optional(), "top_k": z.number().int().gte(0).describe("Dropped for chat-completions targets (they have no such parameter).").optional(), "tools": z.array(AnthropicToolSchema).optional(), "tool_choice": AnthropicToolChoiceSchema.optional(), "thinking": AnthropicThinkingSchema.optional(), "metadata": z.object({ "user_id": z.union([z.string().describe("End-user identifier; sent as `user` and logged."), z.null().describe("End-user identifier; sent as `user` and logged.")]).describe("End-user identifier; sent as `user` and logged.").optional() }).catchall(z.any()).optional() }).catchall(z.any()).openapi("CreateMessageRequest");
+export type CreateMessageRequest = z.infer<typeof CreateMessageRequestSchema>;
 
 export const CreateModerationRequestSchema = z.object({ "input": z.union([z.string(), z.array(z.string()).min(1), z.array(z.record(z.string(), z.any())).min(1)]).describe("A string, an array of strings, or an array of text and image parts."), "model": z.string().min(1).optional() }).catchall(z.any()).openapi("CreateModerationRequest");
 export type CreateModerationRequest = z.infer<typeof CreateModerationRequestSchema>;

@@ -118,3 +118,24 @@ describe("the responses format", () => {
     expect(read.usage).toBeNull();
   });
 });
+
+describe("the messages format (Anthropic Messages answers)", () => {
+  it("counts cache reads as prompt tokens, as chat does", () => {
+    const text = JSON.stringify({ id: "m", type: "message", model: "gpt-4o-mini", content: [], usage: { input_tokens: 20, output_tokens: 7, cache_read_input_tokens: 10, cache_creation_input_tokens: null } });
+    expect(readAnswer(jsonText(text), "messages")).toMatchObject({ body: text, usage: { promptTokens: 30, completionTokens: 7, totalTokens: 37, cachedTokens: 10 }, servedModel: "gpt-4o-mini" });
+  });
+
+  it("logs a stream as its assembled message, usage from message_delta", () => {
+    const events = [
+      { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "gpt-4o-mini", content: [], stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { input_tokens: 5, output_tokens: 1, cache_read_input_tokens: 0 } },
+      { type: "message_stop" },
+    ];
+    const read = readAnswer(stream(events.map((event) => JSON.stringify(event))), "messages");
+    expect(JSON.parse(read.body ?? "null")).toMatchObject({ type: "message", content: [{ type: "text", text: "Hi" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 1 } });
+    expect(read).toMatchObject({ usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 }, servedModel: "gpt-4o-mini" });
+  });
+});

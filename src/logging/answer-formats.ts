@@ -8,6 +8,8 @@ import { createChatStreamAssembler, normaliseUsage, type Usage } from "../core/c
 import { capText } from "../core/body-capture.ts";
 import { terminalResponse } from "../core/responses-text.ts";
 import { balancedEnd } from "../guardrails/json-extract.ts";
+import { assembleMessage } from "../inbound/anthropic-messages/assemble.ts";
+import { usageFromMessage } from "../inbound/anthropic-messages/usage.ts";
 import type { LoggedResponse } from "./log-entry.ts";
 
 /**
@@ -16,9 +18,10 @@ import type { LoggedResponse } from "./log-entry.ts";
  * one). `stored`: an answer about work done earlier (a stored response read back, cancelled,
  * deleted, listed), kept as is without usage, so its tokens are not counted and priced twice.
  * `json`: any other JSON operation (embeddings, the pass-through), a stream kept as the array of
- * its events.
+ * its events. `messages`: an Anthropic message (what `POST /v1/messages` clients get), a stream
+ * assembled into one, its usage in Anthropic's names.
  */
-export type AnswerFormat = "chat" | "responses" | "stored" | "json" | MediaFormat;
+export type AnswerFormat = "chat" | "responses" | "stored" | "json" | "messages" | MediaFormat;
 
 /**
  * Read as `json`, and priced per image, character, minute (`media-answers.ts`) or, for `video`
@@ -60,6 +63,11 @@ const STREAM_READERS: Record<AnswerFormat, StreamReader> = {
     if (!final) return STREAM_READERS.json(chunks);
     return { body: final, usage: readUsage(final.usage), servedModel: stringField(final, "model") };
   },
+  messages(chunks) {
+    const message = assembleMessage(chunks.map(safeParse));
+    if (!message) return STREAM_READERS.json(chunks);
+    return { body: message, usage: usageFromMessage(message.usage), servedModel: stringField(message, "model") };
+  },
   stored(chunks) {
     return { ...STREAM_READERS.responses(chunks), usage: null };
   },
@@ -92,12 +100,13 @@ export function readAnswer(response: LoggedResponse | null, format: AnswerFormat
   const { text, truncated } = response;
   if (text === null) return { body: null, usage: null, servedModel: null, totalBytes, truncated };
   const counted = format !== "stored";
+  const usageOf = format === "messages" ? usageFromMessage : readUsage;
   if (!truncated) {
     const parsed = safeParse(text);
-    return { body: text, usage: counted ? readUsage(field(parsed, "usage")) : null, servedModel: stringField(parsed, "model"), totalBytes, truncated };
+    return { body: text, usage: counted ? usageOf(field(parsed, "usage")) : null, servedModel: stringField(parsed, "model"), totalBytes, truncated };
   }
   // Only the ends were kept: `usage` comes from the tail, the served model from the head.
-  const usage = counted ? readUsage(safeParse(lastObjectValue(response.tail ?? "", "usage") ?? "")) : null;
+  const usage = counted ? usageOf(safeParse(lastObjectValue(response.tail ?? "", "usage") ?? "")) : null;
   return { body: text, usage, servedModel: firstStringValue(text, "model"), totalBytes, truncated };
 }
 

@@ -1,0 +1,38 @@
+import { countMessageTokensRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { anthropicProxyInput } from "../inbound/anthropic-messages/proxy-input.ts";
+import { anthropicErrors } from "../middleware/anthropic-errors.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
+
+/**
+ * Anthropic's token counting, passed as it is to providers that count natively (those listing
+ * transforms for it); an OpenAI-format provider answers 400 naming itself rather than a guess.
+ * Logged as `stored`: its `input_tokens` are a count, not tokens used, so nothing is priced.
+ */
+export const countMessageTokensOperation: OperationDescriptor = {
+  id: "countMessageTokens",
+  method: "POST",
+  upstreamPath: "/messages/count_tokens",
+  body: "json",
+  answer: "json",
+  format: "stored",
+  nativeOnly: true,
+};
+
+export function registerCountMessageTokens(app: GatewayApp, deps: GatewayDeps): void {
+  const core = proxyDeps(deps);
+  const route = { ...countMessageTokensRoute, middleware: [anthropicErrors(), countMessageTokensRoute.middleware] };
+  app.openapi(
+    loggedRoute(route, deps),
+    async (c) => {
+      const input = await anthropicProxyInput(c, c.req.valid("json"), c.req.valid("header"));
+      if (!input.ok) throw input.error;
+      return proxyResponse(c, await proxyOperation(countMessageTokensOperation, input.value, core));
+    },
+    logHeadersHook,
+  );
+}

@@ -1,0 +1,48 @@
+import { createMessageRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
+import { proxyOperation } from "../core/proxy-operation.ts";
+import { loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { inputText } from "../guardrails/index.ts";
+import { assembleMessage, chatRequestFromMessages, messagesFromChat, messageText } from "../inbound/anthropic-messages/index.ts";
+import { anthropicProxyInput } from "../inbound/anthropic-messages/proxy-input.ts";
+import { parseObject } from "../core/json-answer.ts";
+import { anthropicErrors } from "../middleware/anthropic-errors.ts";
+import { logHeadersHook } from "../middleware/log-requests.ts";
+
+/**
+ * Anthropic Messages in, any provider out: the request is translated into a chat completion,
+ * served as one by every provider's chat transforms, and its answer translated back. The log
+ * keeps the request and the answer as the client sent and got them.
+ */
+export const messageOperation: OperationDescriptor = {
+  id: "createMessage",
+  method: "POST",
+  upstreamPath: "/chat/completions",
+  body: "json",
+  answer: "json",
+  format: "messages",
+  translated: messagesFromChat,
+  // Input guardrails judge the chat body the core holds; output ones the Anthropic answer.
+  guardrails: { input: inputText, output: messageText, streamOutput: (chunks) => messageText(assembleMessage(chunks.map(parseObject))) },
+};
+
+export function registerCreateMessage(app: GatewayApp, deps: GatewayDeps): void {
+  const core = proxyDeps(deps);
+  const route = { ...createMessageRoute, middleware: [anthropicErrors(), createMessageRoute.middleware] };
+  app.openapi(
+    loggedRoute(route, deps),
+    async (c) => {
+      const body = c.req.valid("json");
+      const input = await anthropicProxyInput(c, body, c.req.valid("header"));
+      if (!input.ok) throw input.error;
+      const chat = chatRequestFromMessages(body);
+      if (!chat.ok) throw chat.error;
+      const { log } = input.value;
+      if (input.value.body.kind === "json") log.requestBody = input.value.body.raw ?? JSON.stringify(body);
+      return proxyResponse(c, await proxyOperation(messageOperation, { ...input.value, body: { kind: "json", value: chat.value } }, core));
+    },
+    logHeadersHook,
+  );
+}
