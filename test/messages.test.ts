@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LLMock } from "@copilotkit/aimock";
 import Anthropic from "@anthropic-ai/sdk";
+import { startRecordingUpstream } from "./support/recording-upstream.ts";
 import { call, startGateway, startUpstream, storedLog, UPSTREAM_KEY, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;
@@ -255,5 +256,26 @@ describe("POST /v1/messages with the official Anthropic client", () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("OpenAI") } });
+  });
+
+  it("passes count_tokens to an Anthropic upstream as the client sent it, with the key as x-api-key", async () => {
+    const recorder = await startRecordingUpstream(() => ({ input_tokens: 14 }));
+    try {
+      const client = new Anthropic({
+        baseURL: gateway.url,
+        apiKey: UPSTREAM_KEY,
+        maxRetries: 0,
+        defaultHeaders: { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "anthropic", "x-gateway-custom-host": recorder.url },
+      });
+      const body = { model: "claude-sonnet-4-5", messages: [{ role: "user" as const, content: "plain hello" }] };
+      expect(await client.messages.countTokens(body)).toEqual({ input_tokens: 14 });
+      const sent = recorder.received.at(-1)!;
+      expect(sent.method).toBe("POST");
+      expect(sent.path.split("?")[0]).toBe("/v1/messages/count_tokens");
+      expect(JSON.parse(sent.body.toString())).toEqual(body);
+      expect(sent.headers["x-api-key"]).toBe(UPSTREAM_KEY);
+    } finally {
+      await recorder.close();
+    }
   });
 });

@@ -17,7 +17,8 @@ export const anthropicProvider: Provider = {
   baseUrl: "https://api.anthropic.com/v1",
   docs: "https://docs.anthropic.com/en/api/messages",
   openaiFormat: false,
-  operations: { createChatCompletion: { request: chatRequest, response: chatResponse, stream: chatStream } },
+  // count_tokens is the Messages API's own: its body passes as the client sent it.
+  operations: { createChatCompletion: { request: chatRequest, response: chatResponse, stream: chatStream }, countMessageTokens: {} },
   streamProtocol: anthropicSseProtocol,
   authorize: authorizeAnthropic,
   error: anthropicUpstreamError,
