@@ -254,3 +254,34 @@ describe("Anthropic through the gateway with the official openai client", () => 
     expect((refused as Error).message).toContain("Anthropic");
   });
 });
+
+describe("the Responses API served by Anthropic through its chat translation", () => {
+  it("answers plain and streamed Responses requests, with typed events in order, valid against the official schema, and logs usage and cost", async () => {
+    openaiContractProblems("Response", {});
+    openaiContractProblems("ResponseStreamEvent", {});
+    const client = claude(`${upstream.url}/v1`);
+    const { data, response } = await client.responses.create({ model: MODEL, instructions: "Be warm.", input: "plain claude" }).withResponse();
+    expect(openaiContractProblems("Response", data)).toEqual([]);
+    expect(data.output_text).toBe("Hello from Claude.");
+    expect(upstream.getLastRequest()?.path).toBe("/v1/messages");
+    const plainLog = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(plainLog).toMatchObject({ route: "createResponse", provider: "anthropic", status: 200, promptTokens: 20, completionTokens: 5 });
+    expect(plainLog.costUsd).toBeGreaterThan(0);
+
+    const stream = await client.responses.create({ model: MODEL, input: "stream claude", stream: true });
+    const events: Array<{ type: string; sequence_number: number }> = [];
+    for await (const event of stream) events.push(event);
+    for (const event of events) expect(openaiContractProblems("ResponseStreamEvent", event), event.type).toEqual([]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    expect(events[0]!.type).toBe("response.created");
+    const completed = events.at(-1) as unknown as { type: string; response: { output_text?: string; output: Array<{ content?: Array<{ text: string }> }>; usage: { output_tokens: number } } };
+    expect(completed.type).toBe("response.completed");
+    expect(completed.response.output[0]!.content![0]!.text).toBe("One two three four five.");
+    expect(completed.response.usage.output_tokens).toBe(9);
+
+    const refused = await client.responses.create({ model: MODEL, input: "plain claude", tools: [{ type: "web_search_preview" }] }).catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).param).toBe("tools.0");
+  });
+});
