@@ -5,6 +5,7 @@ import { capText } from "./body-capture.ts";
 import type { HookResults } from "./guardrail-stage.ts";
 import { readErrorText, readJsonAnswer, relayAsSent } from "./json-answer.ts";
 import type { OperationDescriptor } from "./operation.ts";
+import type { StreamEvent, StreamProtocol } from "./stream-protocol.ts";
 import type { Answered } from "./routing-loop.ts";
 import { relayStream } from "./stream-relay.ts";
 import { passedOnHeaders } from "./upstream-headers.ts";
@@ -65,7 +66,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
       body: relayStream(call, log, {
         protocol: provider.streamProtocol,
         endsAtEof: provider.streamProtocol.endsAtEof || operation.streamEndsAtEof === true,
-        isOperationEnd: operation.isStreamEnd,
+        isOperationEnd: lastEvent(operation, provider.streamProtocol),
         translator,
         beforeEnd,
         ...limits,
@@ -119,4 +120,12 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   }
   const body = context.hookResults ? { ...value, hook_results: context.hookResults } : value;
   return ok({ status: upstream.status, headers: json, body: JSON.stringify(body) });
+}
+
+/** The events after which nothing is read but which are still translated: the operation's own, and the protocol's last one. */
+function lastEvent(operation: OperationDescriptor, protocol: StreamProtocol): ((event: StreamEvent) => boolean) | undefined {
+  const { isStreamEnd } = operation;
+  const { isLast } = protocol;
+  if (!isStreamEnd || !isLast) return isStreamEnd ?? isLast;
+  return (event) => isStreamEnd(event) || isLast(event);
 }

@@ -41,6 +41,7 @@ export async function buildUpstreamRequest(
   if (body.kind === "json") {
     const named = target.model !== null && body.value.model !== target.model ? { ...body.value, model: target.model } : body.value;
     const transformed = transforms?.request?.(named, { model: target.model ?? "", stream }) ?? { body: named };
+    if (transformed instanceof GatewayError) return fail(transformed);
     path = transformed.path ?? path;
     sent = transformed.body === body.value && body.raw !== undefined ? body.raw : JSON.stringify(transformed.body);
     headers["content-type"] = "application/json";
@@ -49,6 +50,11 @@ export async function buildUpstreamRequest(
     sent = body.stream;
     if (body.contentType) headers["content-type"] = body.contentType;
     if (body.length !== null && body.stream !== null) headers["content-length"] = String(body.length);
+  }
+  if (provider.upstreamPath) {
+    const routed = provider.upstreamPath(path, { model: target.model, fields: target.credentials.fields });
+    if (routed instanceof GatewayError) return fail(routed);
+    path = routed;
   }
   const request: UpstreamRequest = { method: operation.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
   return ok(await provider.authorize(request, target.credentials));

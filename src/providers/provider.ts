@@ -55,9 +55,10 @@ export interface UpstreamRequest {
 export interface OperationTransforms {
   /**
    * The body to send (the same object when nothing changes, so the client's exact bytes can go)
-   * and, when the provider's path differs from the operation's, that path.
+   * and, when the provider's path differs from the operation's, that path. A request the
+   * provider cannot take (an image URL Bedrock cannot fetch) is a `GatewayError` naming the field.
    */
-  request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string };
+  request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string } | GatewayError;
   /** A successful JSON answer in the client's format. */
   response?(answer: JsonObject): JsonObject;
   /** A new translator of the provider's stream events into the client's, one per stream. */
@@ -85,6 +86,12 @@ export interface Provider {
    * not give one. Used when no custom host is set, before `baseUrl`.
    */
   baseUrlFrom?(fields: Readonly<Record<string, string>>): string | null;
+  /**
+   * The provider's path for an operation's path (query included), for every operation and body
+   * kind: Azure OpenAI puts the deployment in the path and the API version in the query. A
+   * transform's own `path` is passed through it too. A `GatewayError` refuses the request.
+   */
+  upstreamPath?(path: string, context: { model: string | null; fields: Readonly<Record<string, string>> }): string | GatewayError;
   /** Adds the credentials to a final request; may sign it. Pure apart from the clock a signature reads. */
   authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | Promise<UpstreamRequest>;
   /** An upstream error answer (status and body text) as the gateway's error. Never throws. */
