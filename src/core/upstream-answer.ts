@@ -59,7 +59,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const { judgeOutput } = context;
     const streamOutput = operation.guardrails?.streamOutput;
     const beforeEnd = judgeOutput && streamOutput ? (chunks: readonly string[]) => judgeOutput(streamOutput(chunks)) : undefined;
-    const translator = transforms?.stream?.(context.clientBody ?? {}) ?? null;
+    const translator = transforms?.stream?.(context.clientBody ?? {}, { model: candidate.target.model ?? "" }) ?? null;
     return ok({
       status: 200,
       headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
@@ -81,7 +81,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const error =
       upstream.status >= 300 && upstream.status < 400
         ? new GatewayError("upstream_error", `${provider.name} answered with a redirect (HTTP ${upstream.status}), which the gateway does not follow.`)
-        : provider.error(upstream.status, text.value, passed);
+        : provider.error(upstream.status, text.value, passed, upstream.headers);
     const attempt = log.attempts.at(-1);
     if (attempt) {
       attempt.errorCode = error.upstream?.code ?? error.code;
@@ -108,7 +108,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
   if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
-  const value = transforms?.response ? transforms.response(answer.value.value) : answer.value.value;
+  const value = transforms?.response ? transforms.response(answer.value.value, { model: candidate.target.model ?? "" }) : answer.value.value;
   if (transforms?.response) {
     // The log keeps the answer as the client gets it.
     const logged = capText(JSON.stringify(value), context.maxLoggedBytes);

@@ -57,5 +57,6 @@ export async function buildUpstreamRequest(
     path = routed;
   }
   const request: UpstreamRequest = { method: operation.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
-  return ok(await provider.authorize(request, target.credentials));
+  const authorized = await provider.authorize(request, target.credentials);
+  return authorized instanceof GatewayError ? fail(authorized) : ok(authorized);
 }

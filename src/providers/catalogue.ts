@@ -4,6 +4,7 @@
  * `Provider`, added to `PROVIDERS` below.
  */
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
+import { bedrockProvider } from "./bedrock/index.ts";
 import type { Provider } from "./provider.ts";
 
 const openaiFormatEntries: OpenAiFormatEntry[] = [
@@ -21,7 +22,10 @@ const openaiFormatEntries: OpenAiFormatEntry[] = [
   { id: "openai-compatible", name: "Any OpenAI-compatible server", baseUrl: null, streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
 ];
 
-const providers: Provider[] = openaiFormatEntries.map(openaiFormatProvider);
+const providers: Provider[] = [
+  ...openaiFormatEntries.map(openaiFormatProvider),
+  bedrockProvider,
+];
 
 export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map((provider) => [provider.id, provider]));
 

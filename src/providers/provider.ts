@@ -59,10 +59,10 @@ export interface OperationTransforms {
    * provider cannot take (an image URL Bedrock cannot fetch) is a `GatewayError` naming the field.
    */
   request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string } | GatewayError;
-  /** A successful JSON answer in the client's format. */
-  response?(answer: JsonObject): JsonObject;
+  /** A successful JSON answer in the client's format; `model` is the model as the target sent it. */
+  response?(answer: JsonObject, context: { model: string }): JsonObject;
   /** A new translator of the provider's stream events into the client's, one per stream. */
-  stream?(clientBody: JsonObject): StreamTranslator;
+  stream?(clientBody: JsonObject, context: { model: string }): StreamTranslator;
 }
 
 export interface Provider {
@@ -92,8 +92,16 @@ export interface Provider {
    * transform's own `path` is passed through it too. A `GatewayError` refuses the request.
    */
   upstreamPath?(path: string, context: { model: string | null; fields: Readonly<Record<string, string>> }): string | GatewayError;
-  /** Adds the credentials to a final request; may sign it. Pure apart from the clock a signature reads. */
-  authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | Promise<UpstreamRequest>;
-  /** An upstream error answer (status and body text) as the gateway's error. Never throws. */
-  error(status: number, text: string, headers: Readonly<Record<string, string>>): GatewayError;
+  /**
+   * Adds the credentials to a final request; may sign it. Pure apart from the clock a signature
+   * reads. Credentials that cannot authorise the request (a signature without its region) are a
+   * `GatewayError` naming what is missing.
+   */
+  authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | GatewayError | Promise<UpstreamRequest | GatewayError>;
+  /**
+   * An upstream error answer (status and body text) as the gateway's error. Never throws.
+   * `headers` go to the client with it; `answerHeaders` are all the answer's, to read (Bedrock
+   * names its error in `x-amzn-errortype`).
+   */
+  error(status: number, text: string, headers: Readonly<Record<string, string>>, answerHeaders?: Headers): GatewayError;
 }
