@@ -53,7 +53,7 @@ describe("OpenAI chat → Converse", () => {
   it("maps tool_choice required to any and none to no tools", () => {
     const tools = [{ type: "function", function: { name: "f" } }];
     const messages = [{ role: "user", content: "hi" }];
-    const required = converseRequest({ messages, tools, tool_choice: "required" }, { model: MODEL, stream: false }) as { body: { toolConfig: unknown } };
+    const required = converseRequest({ messages, tools, tool_choice: "required" }, { model: MODEL, stream: false }) as { body: Record<string, unknown> };
     expect(required.body.toolConfig).toEqual({ tools: [{ toolSpec: { name: "f", inputSchema: { json: { type: "object", properties: {} } } } }], toolChoice: { any: {} } });
     const none = converseRequest({ messages, tools, tool_choice: "none" }, { model: MODEL, stream: false }) as { body: Record<string, unknown> };
     expect(none.body.toolConfig).toBeUndefined();
