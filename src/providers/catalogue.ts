@@ -4,6 +4,7 @@
  * `Provider`, added to `PROVIDERS` below.
  */
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
+import { azureOpenAiProvider } from "./azure-openai/index.ts";
 import { bedrockProvider } from "./bedrock/index.ts";
 import type { Provider } from "./provider.ts";
 
@@ -25,6 +26,7 @@ const openaiFormatEntries: OpenAiFormatEntry[] = [
 const providers: Provider[] = [
   ...openaiFormatEntries.map(openaiFormatProvider),
   bedrockProvider,
+  azureOpenAiProvider,
 ];
 
 export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map((provider) => [provider.id, provider]));
