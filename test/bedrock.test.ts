@@ -214,3 +214,68 @@ describe("AWS Bedrock (Converse) through the official openai client, credentials
     expect(lastSeen().headers["x-amz-date"]).toBeUndefined();
   });
 });
+
+describe("AWS Bedrock through a virtual key holding the credential fields", () => {
+  it("stores the fields (secrets sealed, shown masked), signs with them, and keeps them from other hosts", async () => {
+    const created = await call(gateway, "POST", "/v1/virtual-keys", {
+      body: {
+        name: "bedrock eu",
+        provider: "bedrock",
+        custom_host: upstream.url,
+        fields: { aws_access_key_id: ACCESS_KEY_ID, aws_secret_access_key: SECRET_ACCESS_KEY, aws_region: "eu-central-1" },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.fields).toEqual({ aws_access_key_id: ACCESS_KEY_ID, aws_secret_access_key: "********", aws_region: "eu-central-1" });
+    expect(JSON.stringify(created.body)).not.toContain(SECRET_ACCESS_KEY);
+    const slug: string = created.body.slug;
+    const row = await gateway.gateway.deps.store.virtualKeys.getBySlug(created.body.workspace_id, slug);
+    expect(JSON.stringify(row)).not.toContain(SECRET_ACCESS_KEY);
+
+    // Header fields lose to the stored ones: the region signed is the key's.
+    const viaKey = new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: "unused",
+      maxRetries: 0,
+      defaultHeaders: { "x-gateway-api-key": gateway.adminKey, "x-gateway-aws-region": "us-west-2" },
+    });
+    const { data, response } = await viaKey.chat.completions.create({ model: `@${slug}/${MODEL}`, messages: [{ role: "user", content: "bedrock hello" }] }).withResponse();
+    expect(openaiContractProblems("CreateChatCompletionResponse", data)).toEqual([]);
+    expect(data.choices[0]?.message.content).toBe("Hello from Bedrock!");
+    expect(lastSeen().path).toBe(`/model/${encodeURIComponent(MODEL)}/converse`);
+    const logId = response.headers.get("x-gateway-log-id")!;
+    const record = await storedLog(gateway, logId);
+    expect(record).toMatchObject({ provider: "bedrock", promptTokens: 11, completionTokens: 5 });
+    expect(record.virtualKeyId).toBe(created.body.id);
+    await expectNoSecretIn(logId);
+
+    const stream = await viaKey.chat.completions.create({ model: `@${slug}/${MODEL}`, messages: [{ role: "user", content: "bedrock stream" }], stream: true });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe("One two three four five");
+
+    // The stored secret never goes to a host the request names.
+    const elsewhere = await call(gateway, "POST", "/v1/chat/completions", {
+      headers: { "x-gateway-virtual-key": slug, "x-gateway-custom-host": "http://127.0.0.1:9/" },
+      body: { model: MODEL, messages: [{ role: "user", content: "bedrock hello" }] },
+    });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error.param).toBe("x-gateway-custom-host");
+
+    // A masked secret sent back keeps the stored one; an undeclared field is refused by name.
+    const kept = await call(gateway, "PUT", `/v1/virtual-keys/${slug}`, { body: { fields: { ...created.body.fields, aws_region: "eu-west-1" } } });
+    expect(kept.status).toBe(200);
+    expect(kept.body.fields).toEqual({ aws_access_key_id: ACCESS_KEY_ID, aws_secret_access_key: "********", aws_region: "eu-west-1" });
+    const again = await viaKey.chat.completions.create({ model: `@${slug}/${MODEL}`, messages: [{ role: "user", content: "bedrock hello" }] });
+    expect(again.choices[0]?.message.content).toBe("Hello from Bedrock!");
+    const unknown = await call(gateway, "PUT", `/v1/virtual-keys/${slug}`, { body: { fields: { aws_profile: "default" } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.param).toBe("fields.aws_profile");
+    const badRegion = await call(gateway, "POST", "/v1/virtual-keys", { body: { name: "bad", provider: "bedrock", fields: { aws_access_key_id: ACCESS_KEY_ID, aws_secret_access_key: SECRET_ACCESS_KEY, aws_region: "moon-1" } } });
+    expect(badRegion.status).toBe(400);
+    expect(badRegion.body.error.param).toBe("fields.aws_region");
+    const noKey = await call(gateway, "POST", "/v1/virtual-keys", { body: { name: "no key", provider: "openai" } });
+    expect(noKey.status).toBe(400);
+    expect(noKey.body.error.param).toBe("key");
+  });
+});
