@@ -14,6 +14,9 @@ interface ConverseMessage {
   content: Block[];
 }
 
+/** Tokens left for the answer beyond a thinking budget when the request sets no limit. */
+const ANSWER_ROOM = 4096;
+
 /** Converse's image formats, by the media type of a data URL. */
 const IMAGE_FORMATS: Readonly<Record<string, string>> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif", "image/webp": "webp" };
 
@@ -41,12 +44,15 @@ export function converseRequest(body: JsonObject, context: { model: string; stre
   const converse: JsonObject = { messages };
   if (system.length > 0) converse.system = system;
   const inference = inferenceConfig(body);
+  const additional = reasoningFields(context.model, body.reasoning_effort);
+  // Claude's answer must have room beyond its thinking budget: without a limit, give it some.
+  const budget = ((additional?.reasoning_config as JsonObject | undefined)?.budget_tokens as number | undefined) ?? 0;
+  if (budget > 0 && inference.maxTokens === undefined) inference.maxTokens = budget + ANSWER_ROOM;
   if (Object.keys(inference).length > 0) converse.inferenceConfig = inference;
   const hasToolBlocks = messages.some((message) => message.content.some((block) => "toolUse" in block || "toolResult" in block));
   const tools = converseTools(body, hasToolBlocks);
   if (tools instanceof GatewayError) return tools;
   if (tools) converse.toolConfig = tools;
-  const additional = reasoningFields(context.model, body.reasoning_effort);
   if (additional) converse.additionalModelRequestFields = additional;
 
   const operation = context.stream ? "converse-stream" : "converse";

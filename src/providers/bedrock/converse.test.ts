@@ -73,6 +73,9 @@ describe("OpenAI chat → Converse", () => {
     const body = { messages: [{ role: "user", content: "x" }], reasoning_effort: "high" };
     const fields = (model: string) => (converseRequest(body, { model, stream: false }) as { body: Record<string, unknown> }).body.additionalModelRequestFields;
     expect(fields("us.anthropic.claude-sonnet-4-20250514-v1:0")).toEqual({ reasoning_config: { type: "enabled", budget_tokens: 16384 } });
+    // Without a limit, the answer gets room beyond the thinking budget.
+    const claude = converseRequest(body, { model: "anthropic.claude-sonnet-4-20250514-v1:0", stream: false }) as { body: Record<string, unknown> };
+    expect(claude.body.inferenceConfig).toEqual({ maxTokens: 16384 + 4096 });
     expect(fields("anthropic.claude-3-7-sonnet-20250219-v1:0")).toEqual({ reasoning_config: { type: "enabled", budget_tokens: 16384 } });
     expect(fields(MODEL)).toBeUndefined();
     expect(fields("amazon.nova-2-lite-v1:0")).toEqual({ reasoningConfig: { type: "enabled", maxReasoningEffort: "high" } });
