@@ -17,6 +17,7 @@ const VK_KEYS = [
   "name",
   "provider",
   "masked_key",
+  "fields",
   "upstream_organization",
   "upstream_project",
   "custom_host",

@@ -4,6 +4,8 @@
  * created and last changed it (the fixed OPERATOR_KEY_ID for GATEWAY_ADMIN_KEY). The columns
  * are nullable; views show a null as OPERATOR_KEY_ID.
  */
+import type { SealedSecret } from "../crypto/sealed-secret.ts";
+
 export interface Ownership {
   organisationId: string;
   workspaceId: string;
@@ -77,11 +79,16 @@ export interface VirtualKeyRecord extends Ownership {
   upstreamOrganization: string | null;
   upstreamProject: string | null;
   customHost: string | null;
+  /** Provider credential fields (`Provider.credentialFields`) by name; secret ones sealed. */
+  fields: StoredCredentialFields;
   budget: KeyBudget | null;
   rateLimit: KeyRateLimit | null;
   createdAt: string;
   updatedAt: string;
 }
+
+/** Credential fields as stored: plain text, or a sealed secret for fields marked secret. */
+export type StoredCredentialFields = Readonly<Record<string, string | SealedSecret>>;
 
 export interface PromptRecord extends Ownership {
   id: string;

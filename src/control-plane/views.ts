@@ -1,3 +1,4 @@
+import { credentialFieldsView } from "./credential-fields.ts";
 import type {
   ConfigVersion,
   Guardrail,
@@ -51,6 +52,7 @@ export function virtualKeyView(record: VirtualKeyRecord): VirtualKey {
     name: record.name,
     provider: record.provider,
     masked_key: `****${record.keyHint}`,
+    fields: credentialFieldsView(record.fields),
     upstream_organization: record.upstreamOrganization,
     upstream_project: record.upstreamProject,
     custom_host: record.customHost,

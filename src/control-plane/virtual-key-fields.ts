@@ -4,9 +4,13 @@ import type { VirtualKeyBudget, VirtualKeyRateLimit } from "../generated/schemas
 import type { Provider } from "../providers/provider.ts";
 import type { KeyBudget, KeyRateLimit } from "./records.ts";
 
-/** A provider without a default base URL (`openai-compatible`) is unusable without a custom host. */
+/**
+ * A provider without a default base URL (`openai-compatible`) is unusable without a custom host,
+ * unless its credential fields give one (Bedrock's region, Azure's resource), from the key or
+ * from the request.
+ */
 export function requireBaseUrl(provider: Provider): void {
-  if (provider.baseUrl === null) {
+  if (provider.baseUrl === null && provider.baseUrlFrom === undefined) {
     throw new GatewayError("invalid_request", `Provider "${provider.id}" needs a custom_host.`, { param: "custom_host" });
   }
 }

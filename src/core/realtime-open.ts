@@ -75,6 +75,7 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
     { method: "GET", url: httpUrl.href, headers: input.beta === undefined ? {} : { "openai-beta": input.beta }, body: null },
     target.credentials,
   );
+  if (authorized instanceof GatewayError) return fail(authorized);
   const upstreamUrl = new URL(authorized.url);
   upstreamUrl.protocol = upstreamUrl.protocol === "http:" ? "ws:" : "wss:";
 

@@ -25,6 +25,12 @@ export interface StreamProtocol {
   createDecoder(): StreamDecoder;
   /** The event that ends a stream cleanly; nothing after it is read. */
   isEnd(event: StreamEvent): boolean;
+  /**
+   * The last event of a stream that carries data of its own (Bedrock's `metadata`, with the
+   * usage): it ends the stream like `isEnd`, but is translated and logged like the operation's
+   * own end events. Absent: none.
+   */
+  isLast?(event: StreamEvent): boolean;
   /** True when the stream also ends cleanly where the bytes end, without an end event. */
   endsAtEof: boolean;
   /** An event that reports an upstream failure inside the stream. */

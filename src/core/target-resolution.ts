@@ -6,6 +6,7 @@ import type { RouteFacts } from "./route-conditions.ts";
 import { planLeaves, type RouteLeaf } from "./routing-plan.ts";
 import { ANSWER_AS_IS, type Candidate } from "./routing-loop.ts";
 import { loadVirtualKey, type VirtualKeyDeps } from "./virtual-key-lookup.ts";
+import { openCredentialFields } from "../control-plane/credential-fields.ts";
 
 /** One concrete upstream: provider, base URL, credentials and the model as sent there. */
 export interface Target {
@@ -55,9 +56,11 @@ interface Layer {
   organization?: string;
   project?: string;
   customHost?: string;
+  /** Stored credential fields (a virtual key's), opened; they win over the request's header fields. */
+  fields?: Readonly<Record<string, string>>;
   virtualKeyId?: string;
   /**
-   * Set when the layer's `apiKey` is a stored credential (a virtual key, a stored config): it
+   * Set when the layer's `apiKey` (or `fields`) is a stored credential (a virtual key, a stored config): it
    * names the credential for errors. A stored credential goes only to the host stored with it.
    */
   storedCredential?: string;
@@ -170,9 +173,10 @@ async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): 
     return fail(new GatewayError("unknown_provider", `Unknown provider "${merged.provider.slice(0, 100)}".`, { param }));
   }
 
-  const fields = credentialFields(provider, headers);
-  if (!fields.ok) return fields;
-  let baseUrl = provider.baseUrlFrom?.(fields.value) ?? provider.baseUrl;
+  const headerFields = credentialFields(provider, headers);
+  if (!headerFields.ok) return headerFields;
+  const fields: Readonly<Record<string, string>> = { ...headerFields.value, ...merged.fields };
+  let baseUrl = provider.baseUrlFrom?.(fields) ?? provider.baseUrl;
   if (merged.customHost) {
     const checked = await deps.checkCustomHost(merged.customHost, merged.customHostParam);
     if (!checked.ok) return checked;
@@ -190,7 +194,7 @@ async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): 
   return ok({
     provider,
     baseUrl,
-    credentials: { style: "bearer", apiKey: merged.apiKey ?? null, organization: merged.organization ?? null, project: merged.project ?? null, fields: fields.value },
+    credentials: { style: "bearer", apiKey: merged.apiKey ?? null, organization: merged.organization ?? null, project: merged.project ?? null, fields },
     model: fromModel?.model ?? request.model,
     virtualKeyId: merged.virtualKeyId ?? null,
   });
@@ -223,9 +227,15 @@ async function virtualKeyLayer(slug: string, workspaceId: string, deps: VirtualK
   const loaded = await loadVirtualKey(slug, workspaceId, deps, param);
   if (!loaded.ok) return loaded;
   const { record, apiKey } = loaded.value;
+  const fields = openCredentialFields(record.fields, deps.secrets);
+  if (!fields) {
+    return fail(new GatewayError("invalid_request", `Virtual key "${record.slug}" holds credential fields that cannot be decrypted: store them again.`, { param }));
+  }
   return ok({
     provider: record.provider,
-    apiKey,
+    // A key stored empty: the fields authorise (Bedrock's access key pair).
+    apiKey: apiKey === "" ? undefined : apiKey,
+    fields: Object.keys(fields).length > 0 ? fields : undefined,
     organization: record.upstreamOrganization ?? undefined,
     project: record.upstreamProject ?? undefined,
     customHost: record.customHost ?? undefined,
@@ -256,9 +266,10 @@ function mergeLayers(layers: Layer[]): MergedLayer {
       merged.customHostParam = layer.customHostParam;
     }
     // The key travels with where it came from: the log names its virtual key, and a stored
-    // key keeps the host stored with it.
-    if (layer.apiKey !== undefined) {
-      merged.apiKey = layer.apiKey;
+    // key keeps the host stored with it. Stored fields are credentials too.
+    if (layer.apiKey !== undefined || layer.fields !== undefined) {
+      if (layer.apiKey !== undefined) merged.apiKey = layer.apiKey;
+      if (layer.fields !== undefined) merged.fields = { ...merged.fields, ...layer.fields };
       merged.virtualKeyId = layer.virtualKeyId;
       merged.storedCredential = layer.storedCredential;
       merged.keyHost = layer.customHost;

@@ -5,6 +5,7 @@ import { capText } from "./body-capture.ts";
 import type { HookResults } from "./guardrail-stage.ts";
 import { readErrorText, readJsonAnswer, relayAsSent } from "./json-answer.ts";
 import { transformsKey, type OperationDescriptor } from "./operation.ts";
+import type { StreamEvent, StreamProtocol } from "./stream-protocol.ts";
 import type { Answered } from "./routing-loop.ts";
 import { relayStream } from "./stream-relay.ts";
 import { chainTranslators } from "./stream-protocol.ts";
@@ -61,7 +62,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const streamOutput = operation.guardrails?.streamOutput;
     const beforeEnd = judgeOutput && streamOutput ? (chunks: readonly string[]) => judgeOutput(streamOutput(chunks)) : undefined;
     const clientBody = context.clientBody ?? {};
-    const own = transforms?.stream?.(clientBody) ?? null;
+    const own = transforms?.stream?.(clientBody, { model: candidate.target.model ?? "" }) ?? null;
     const translator = operation.translated ? chainTranslators(own, operation.translated.stream(clientBody)) : own;
     return ok({
       status: 200,
@@ -69,7 +70,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
       body: relayStream(call, log, {
         protocol: provider.streamProtocol,
         endsAtEof: provider.streamProtocol.endsAtEof || operation.streamEndsAtEof === true,
-        isOperationEnd: operation.isStreamEnd,
+        isOperationEnd: lastEvent(operation, provider.streamProtocol),
         translator,
         beforeEnd,
         ...limits,
@@ -84,7 +85,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const error =
       upstream.status >= 300 && upstream.status < 400
         ? new GatewayError("upstream_error", `${provider.name} answered with a redirect (HTTP ${upstream.status}), which the gateway does not follow.`)
-        : provider.error(upstream.status, text.value, passed);
+        : provider.error(upstream.status, text.value, passed, upstream.headers);
     const attempt = log.attempts.at(-1);
     if (attempt) {
       attempt.errorCode = error.upstream?.code ?? error.code;
@@ -112,7 +113,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
   if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
-  const provided = transforms?.response ? transforms.response(answer.value.value, context.clientBody ?? {}) : answer.value.value;
+  const provided = transforms?.response ? transforms.response(answer.value.value, { clientBody: context.clientBody ?? {}, model: candidate.target.model ?? "" }) : answer.value.value;
   const value = operation.translated ? operation.translated.response(provided) : provided;
   if (translated) {
     // The log keeps the answer as the client gets it.
@@ -125,4 +126,12 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   }
   const body = context.hookResults ? { ...value, hook_results: context.hookResults } : value;
   return ok({ status: upstream.status, headers: json, body: JSON.stringify(body) });
+}
+
+/** The events after which nothing is read but which are still translated: the operation's own, and the protocol's last one. */
+function lastEvent(operation: OperationDescriptor, protocol: StreamProtocol): ((event: StreamEvent) => boolean) | undefined {
+  const { isStreamEnd } = operation;
+  const { isLast } = protocol;
+  if (!isStreamEnd || !isLast) return isStreamEnd ?? isLast;
+  return (event) => isStreamEnd(event) || isLast(event);
 }

@@ -52,6 +52,12 @@ export async function buildUpstreamRequest(
     if (body.contentType) headers["content-type"] = body.contentType;
     if (body.length !== null && body.stream !== null) headers["content-length"] = String(body.length);
   }
+  if (provider.upstreamPath) {
+    const routed = provider.upstreamPath(path, { model: target.model, fields: target.credentials.fields });
+    if (routed instanceof GatewayError) return fail(routed);
+    path = routed;
+  }
   const request: UpstreamRequest = { method: operation.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
-  return ok(await provider.authorize(request, target.credentials));
+  const authorized = await provider.authorize(request, target.credentials);
+  return authorized instanceof GatewayError ? fail(authorized) : ok(authorized);
 }

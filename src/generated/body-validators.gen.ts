@@ -9487,7 +9487,9 @@ validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVirtualKeyBodyCheck = validate95;
 const schema133 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema134 = {"type":"object","required":["name","provider","key"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema134 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema135 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
+const func56 = Object.prototype.hasOwnProperty;
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9502,14 +9504,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))) || ((data.key === undefined) && (missing0 = "key"))){
+if(((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))){
 validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "name") || (key0 === "provider")) || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
+if(!(func56.call(schema134.properties, key0))){
 validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -9591,18 +9593,47 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.upstream_organization !== undefined){
-let data3 = data.upstream_organization;
+if(data.fields !== undefined){
+let data3 = data.fields;
 const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate96.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+const _errs9 = errors;
+if(errors === _errs9){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(Object.keys(data3).length > 16){
+validate96.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+return false;
+}
+else {
+for(const key1 in data3){
+let data4 = data3[key1];
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data4 === "string"){
+if(func1(data4) > 8192){
+validate96.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+else {
+if(func1(data4) < 1){
+validate96.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
+}
 else {
-validate96.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate96.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate96.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9612,12 +9643,33 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.upstream_organization !== undefined){
+let data5 = data.upstream_organization;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+validate96.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate96.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.upstream_project !== undefined){
-let data4 = data.upstream_project;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(func1(data4) < 1){
+let data6 = data.upstream_project;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
 validate96.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
@@ -9627,18 +9679,18 @@ validate96.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"
 return false;
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.custom_host !== undefined){
-let data5 = data.custom_host;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data5 === "string"){
-if(func1(data5) < 1){
+let data7 = data.custom_host;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func1(data7) < 1){
 validate96.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
@@ -9648,39 +9700,39 @@ validate96.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.budget !== undefined){
-let data6 = data.budget;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let data8 = data.budget;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
-if(((data6.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data6.period === undefined) && (missing1 = "period"))){
+if(((data8.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data8.period === undefined) && (missing1 = "period"))){
 validate96.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
-const _errs17 = errors;
-for(const key1 in data6){
-if(!(((key1 === "credit_limit_usd") || (key1 === "period")) || (key1 === "alert_threshold"))){
-validate96.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+const _errs23 = errors;
+for(const key2 in data8){
+if(!(((key2 === "credit_limit_usd") || (key2 === "period")) || (key2 === "alert_threshold"))){
+validate96.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
 }
-if(_errs17 === errors){
-if(data6.credit_limit_usd !== undefined){
-let data7 = data6.credit_limit_usd;
-const _errs18 = errors;
-if(errors === _errs18){
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 <= 0 || isNaN(data7)){
+if(_errs23 === errors){
+if(data8.credit_limit_usd !== undefined){
+let data9 = data8.credit_limit_usd;
+const _errs24 = errors;
+if(errors === _errs24){
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 <= 0 || isNaN(data9)){
 validate96.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
 return false;
 }
@@ -9690,40 +9742,40 @@ validate96.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schem
 return false;
 }
 }
-var valid2 = _errs18 === errors;
+var valid4 = _errs24 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
-if(data6.period !== undefined){
-let data8 = data6.period;
-const _errs20 = errors;
-if(typeof data8 !== "string"){
+if(valid4){
+if(data8.period !== undefined){
+let data10 = data8.period;
+const _errs26 = errors;
+if(typeof data10 !== "string"){
 validate96.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!((((data8 === "none") || (data8 === "daily")) || (data8 === "weekly")) || (data8 === "monthly"))){
+if(!((((data10 === "none") || (data10 === "daily")) || (data10 === "weekly")) || (data10 === "monthly"))){
 validate96.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}}];
 return false;
 }
-var valid2 = _errs20 === errors;
+var valid4 = _errs26 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
-if(valid2){
-if(data6.alert_threshold !== undefined){
-let data9 = data6.alert_threshold;
-const _errs22 = errors;
-if(errors === _errs22){
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 > 1 || isNaN(data9)){
+if(valid4){
+if(data8.alert_threshold !== undefined){
+let data11 = data8.alert_threshold;
+const _errs28 = errors;
+if(errors === _errs28){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 1 || isNaN(data11)){
 validate96.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
-if(data9 < 0 || isNaN(data9)){
+if(data11 < 0 || isNaN(data11)){
 validate96.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
@@ -9734,10 +9786,10 @@ validate96.errors = [{instancePath:instancePath+"/budget/alert_threshold",schema
 return false;
 }
 }
-var valid2 = _errs22 === errors;
+var valid4 = _errs28 === errors;
 }
 else {
-var valid2 = true;
+var valid4 = true;
 }
 }
 }
@@ -9749,187 +9801,187 @@ validate96.errors = [{instancePath:instancePath+"/budget",schemaPath:"components
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.rate_limit !== undefined){
-let data10 = data.rate_limit;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-const _errs27 = errors;
-for(const key2 in data10){
-if(!((((((key2 === "requests_per_minute") || (key2 === "requests_per_hour")) || (key2 === "requests_per_day")) || (key2 === "tokens_per_minute")) || (key2 === "tokens_per_hour")) || (key2 === "tokens_per_day"))){
-validate96.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+let data12 = data.rate_limit;
+const _errs30 = errors;
+const _errs31 = errors;
+if(errors === _errs31){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+const _errs33 = errors;
+for(const key3 in data12){
+if(!((((((key3 === "requests_per_minute") || (key3 === "requests_per_hour")) || (key3 === "requests_per_day")) || (key3 === "tokens_per_minute")) || (key3 === "tokens_per_hour")) || (key3 === "tokens_per_day"))){
+validate96.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
 }
-if(_errs27 === errors){
-if(data10.requests_per_minute !== undefined){
-let data11 = data10.requests_per_minute;
-const _errs28 = errors;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+if(_errs33 === errors){
+if(data12.requests_per_minute !== undefined){
+let data13 = data12.requests_per_minute;
+const _errs34 = errors;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs28){
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 > 9007199254740991 || isNaN(data11)){
+if(errors === _errs34){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 9007199254740991 || isNaN(data13)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
-if(data11 < 1 || isNaN(data11)){
+if(data13 < 1 || isNaN(data13)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
 }
 }
-var valid4 = _errs28 === errors;
+var valid6 = _errs34 === errors;
 }
 else {
-var valid4 = true;
+var valid6 = true;
 }
-if(valid4){
-if(data10.requests_per_hour !== undefined){
-let data12 = data10.requests_per_hour;
-const _errs30 = errors;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+if(valid6){
+if(data12.requests_per_hour !== undefined){
+let data14 = data12.requests_per_hour;
+const _errs36 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs30){
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 9007199254740991 || isNaN(data12)){
+if(errors === _errs36){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 9007199254740991 || isNaN(data14)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
-if(data12 < 1 || isNaN(data12)){
+if(data14 < 1 || isNaN(data14)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
 }
 }
-var valid4 = _errs30 === errors;
+var valid6 = _errs36 === errors;
 }
 else {
-var valid4 = true;
+var valid6 = true;
 }
-if(valid4){
-if(data10.requests_per_day !== undefined){
-let data13 = data10.requests_per_day;
-const _errs32 = errors;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+if(valid6){
+if(data12.requests_per_day !== undefined){
+let data15 = data12.requests_per_day;
+const _errs38 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs32){
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 9007199254740991 || isNaN(data13)){
+if(errors === _errs38){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 9007199254740991 || isNaN(data15)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
-if(data13 < 1 || isNaN(data13)){
+if(data15 < 1 || isNaN(data15)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
 }
 }
-var valid4 = _errs32 === errors;
+var valid6 = _errs38 === errors;
 }
 else {
-var valid4 = true;
+var valid6 = true;
 }
-if(valid4){
-if(data10.tokens_per_minute !== undefined){
-let data14 = data10.tokens_per_minute;
-const _errs34 = errors;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+if(valid6){
+if(data12.tokens_per_minute !== undefined){
+let data16 = data12.tokens_per_minute;
+const _errs40 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs34){
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 9007199254740991 || isNaN(data14)){
+if(errors === _errs40){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 9007199254740991 || isNaN(data16)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
-if(data14 < 1 || isNaN(data14)){
+if(data16 < 1 || isNaN(data16)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
 }
 }
-var valid4 = _errs34 === errors;
+var valid6 = _errs40 === errors;
 }
 else {
-var valid4 = true;
+var valid6 = true;
 }
-if(valid4){
-if(data10.tokens_per_hour !== undefined){
-let data15 = data10.tokens_per_hour;
-const _errs36 = errors;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+if(valid6){
+if(data12.tokens_per_hour !== undefined){
+let data17 = data12.tokens_per_hour;
+const _errs42 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs36){
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 9007199254740991 || isNaN(data15)){
+if(errors === _errs42){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 9007199254740991 || isNaN(data17)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
-if(data15 < 1 || isNaN(data15)){
+if(data17 < 1 || isNaN(data17)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
 }
 }
-var valid4 = _errs36 === errors;
+var valid6 = _errs42 === errors;
 }
 else {
-var valid4 = true;
+var valid6 = true;
 }
-if(valid4){
-if(data10.tokens_per_day !== undefined){
-let data16 = data10.tokens_per_day;
-const _errs38 = errors;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+if(valid6){
+if(data12.tokens_per_day !== undefined){
+let data18 = data12.tokens_per_day;
+const _errs44 = errors;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs38){
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 > 9007199254740991 || isNaN(data16)){
+if(errors === _errs44){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 9007199254740991 || isNaN(data18)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
-if(data16 < 1 || isNaN(data16)){
+if(data18 < 1 || isNaN(data18)){
 validate96.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
 }
 }
-var valid4 = _errs38 === errors;
+var valid6 = _errs44 === errors;
 }
 else {
-var valid4 = true;
+var valid6 = true;
 }
 }
 }
@@ -9943,10 +9995,11 @@ validate96.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"compon
 return false;
 }
 }
-var valid0 = _errs24 === errors;
+var valid0 = _errs30 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -9990,8 +10043,8 @@ return errors === 0;
 validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateVirtualKeyBodyCheck = validate98;
-const schema137 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema138 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+const schema138 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema139 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10012,7 +10065,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "name") || (key0 === "key")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
+if(!((((((((key0 === "name") || (key0 === "key")) || (key0 === "fields")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
 validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -10073,81 +10126,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.upstream_organization !== undefined){
-let data2 = data.upstream_organization;
+if(data.fields !== undefined){
+let data2 = data.fields;
 const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate99.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema138.properties.upstream_organization.type}}];
-return false;
-}
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate99.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.upstream_project !== undefined){
-let data3 = data.upstream_project;
-const _errs8 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate99.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema138.properties.upstream_project.type}}];
-return false;
-}
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate99.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.custom_host !== undefined){
-let data4 = data.custom_host;
-const _errs10 = errors;
-if((typeof data4 !== "string") && (data4 !== null)){
-validate99.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema138.properties.custom_host.type}}];
-return false;
-}
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(func1(data4) < 1){
-validate99.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.budget !== undefined){
-let data5 = data.budget;
-const _errs12 = errors;
-const _errs13 = errors;
+const _errs7 = errors;
 let valid1 = false;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing0;
-if(((data5.credit_limit_usd === undefined) && (missing0 = "credit_limit_usd")) || ((data5.period === undefined) && (missing0 = "period"))){
-const err0 = {instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing0}};
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(Object.keys(data2).length > 16){
+const err0 = {instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -10157,10 +10146,13 @@ vErrors.push(err0);
 errors++;
 }
 else {
-const _errs17 = errors;
-for(const key1 in data5){
-if(!(((key1 === "credit_limit_usd") || (key1 === "period")) || (key1 === "alert_threshold"))){
-const err1 = {instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}};
+for(const key1 in data2){
+let data3 = data2[key1];
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(func1(data3) > 8192){
+const err1 = {instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10168,17 +10160,10 @@ else {
 vErrors.push(err1);
 }
 errors++;
-break;
 }
-}
-if(_errs17 === errors){
-if(data5.credit_limit_usd !== undefined){
-let data6 = data5.credit_limit_usd;
-const _errs18 = errors;
-if(errors === _errs18){
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 <= 0 || isNaN(data6)){
-const err2 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}};
+else {
+if(func1(data3) < 1){
+const err2 = {instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10188,8 +10173,9 @@ vErrors.push(err2);
 errors++;
 }
 }
+}
 else {
-const err3 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}};
+const err3 = {instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10199,17 +10185,15 @@ vErrors.push(err3);
 errors++;
 }
 }
-var valid3 = _errs18 === errors;
+var valid3 = _errs12 === errors;
+if(!valid3){
+break;
+}
+}
+}
 }
 else {
-var valid3 = true;
-}
-if(valid3){
-if(data5.period !== undefined){
-let data7 = data5.period;
-const _errs20 = errors;
-if(typeof data7 !== "string"){
-const err4 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}};
+const err4 = {instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10218,8 +10202,12 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!((((data7 === "none") || (data7 === "daily")) || (data7 === "weekly")) || (data7 === "monthly"))){
-const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}};
+}
+var _valid0 = _errs8 === errors;
+valid1 = valid1 || _valid0;
+const _errs14 = errors;
+if(data2 !== null){
+const err5 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10228,19 +10216,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-var valid3 = _errs20 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data5.alert_threshold !== undefined){
-let data8 = data5.alert_threshold;
-const _errs22 = errors;
-if(errors === _errs22){
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 > 1 || isNaN(data8)){
-const err6 = {instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}};
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err6 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10248,10 +10227,101 @@ else {
 vErrors.push(err6);
 }
 errors++;
+validate99.errors = vErrors;
+return false;
 }
 else {
-if(data8 < 0 || isNaN(data8)){
-const err7 = {instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.upstream_organization !== undefined){
+let data4 = data.upstream_organization;
+const _errs16 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate99.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema139.properties.upstream_organization.type}}];
+return false;
+}
+if(errors === _errs16){
+if(typeof data4 === "string"){
+if(func1(data4) < 1){
+validate99.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.upstream_project !== undefined){
+let data5 = data.upstream_project;
+const _errs18 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate99.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema139.properties.upstream_project.type}}];
+return false;
+}
+if(errors === _errs18){
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+validate99.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.custom_host !== undefined){
+let data6 = data.custom_host;
+const _errs20 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate99.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema139.properties.custom_host.type}}];
+return false;
+}
+if(errors === _errs20){
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+validate99.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.budget !== undefined){
+let data7 = data.budget;
+const _errs22 = errors;
+const _errs23 = errors;
+let valid4 = false;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing0;
+if(((data7.credit_limit_usd === undefined) && (missing0 = "credit_limit_usd")) || ((data7.period === undefined) && (missing0 = "period"))){
+const err7 = {instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing0}};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10260,10 +10330,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
 else {
-const err8 = {instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}};
+const _errs27 = errors;
+for(const key2 in data7){
+if(!(((key2 === "credit_limit_usd") || (key2 === "period")) || (key2 === "alert_threshold"))){
+const err8 = {instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10271,20 +10342,17 @@ else {
 vErrors.push(err8);
 }
 errors++;
+break;
 }
 }
-var valid3 = _errs22 === errors;
-}
-else {
-var valid3 = true;
-}
-}
-}
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}};
+if(_errs27 === errors){
+if(data7.credit_limit_usd !== undefined){
+let data8 = data7.credit_limit_usd;
+const _errs28 = errors;
+if(errors === _errs28){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 <= 0 || isNaN(data8)){
+const err9 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10294,11 +10362,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-var _valid0 = _errs14 === errors;
-valid1 = valid1 || _valid0;
-const _errs24 = errors;
-if(data5 !== null){
-const err10 = {instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/anyOf/1/type",keyword:"type",params:{type: "null"}};
+else {
+const err10 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10307,10 +10372,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-var _valid0 = _errs24 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err11 = {instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/anyOf",keyword:"anyOf",params:{}};
+}
+var valid6 = _errs28 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data7.period !== undefined){
+let data9 = data7.period;
+const _errs30 = errors;
+if(typeof data9 !== "string"){
+const err11 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10318,39 +10391,9 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate99.errors = vErrors;
-return false;
 }
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.rate_limit !== undefined){
-let data9 = data.rate_limit;
-const _errs26 = errors;
-const _errs27 = errors;
-let valid4 = false;
-const _errs28 = errors;
-const _errs29 = errors;
-if(errors === _errs29){
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-const _errs31 = errors;
-for(const key2 in data9){
-if(!((((((key2 === "requests_per_minute") || (key2 === "requests_per_hour")) || (key2 === "requests_per_day")) || (key2 === "tokens_per_minute")) || (key2 === "tokens_per_hour")) || (key2 === "tokens_per_day"))){
-const err12 = {instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}};
+if(!((((data9 === "none") || (data9 === "daily")) || (data9 === "weekly")) || (data9 === "monthly"))){
+const err12 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10358,15 +10401,20 @@ else {
 vErrors.push(err12);
 }
 errors++;
-break;
 }
+var valid6 = _errs30 === errors;
 }
-if(_errs31 === errors){
-if(data9.requests_per_minute !== undefined){
-let data10 = data9.requests_per_minute;
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data7.alert_threshold !== undefined){
+let data10 = data7.alert_threshold;
 const _errs32 = errors;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err13 = {instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}};
+if(errors === _errs32){
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 1 || isNaN(data10)){
+const err13 = {instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10375,10 +10423,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(errors === _errs32){
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 > 9007199254740991 || isNaN(data10)){
-const err14 = {instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+else {
+if(data10 < 0 || isNaN(data10)){
+const err14 = {instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10387,9 +10434,10 @@ vErrors.push(err14);
 }
 errors++;
 }
+}
+}
 else {
-if(data10 < 1 || isNaN(data10)){
-const err15 = {instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+const err15 = {instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10399,19 +10447,18 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-}
 var valid6 = _errs32 === errors;
 }
 else {
 var valid6 = true;
 }
-if(valid6){
-if(data9.requests_per_hour !== undefined){
-let data11 = data9.requests_per_hour;
-const _errs34 = errors;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err16 = {instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}};
+}
+}
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10420,10 +10467,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(errors === _errs34){
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 > 9007199254740991 || isNaN(data11)){
-const err17 = {instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+}
+var _valid1 = _errs24 === errors;
+valid4 = valid4 || _valid1;
+const _errs34 = errors;
+if(data7 !== null){
+const err17 = {instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10432,9 +10481,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-else {
-if(data11 < 1 || isNaN(data11)){
-const err18 = {instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+var _valid1 = _errs34 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err18 = {instancePath:instancePath+"/budget",schemaPath:"#/properties/budget/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10442,21 +10492,39 @@ else {
 vErrors.push(err18);
 }
 errors++;
-}
-}
-}
-}
-var valid6 = _errs34 === errors;
+validate99.errors = vErrors;
+return false;
 }
 else {
-var valid6 = true;
+errors = _errs23;
+if(vErrors !== null){
+if(_errs23){
+vErrors.length = _errs23;
 }
-if(valid6){
-if(data9.requests_per_day !== undefined){
-let data12 = data9.requests_per_day;
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rate_limit !== undefined){
+let data11 = data.rate_limit;
 const _errs36 = errors;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err19 = {instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}};
+const _errs37 = errors;
+let valid7 = false;
+const _errs38 = errors;
+const _errs39 = errors;
+if(errors === _errs39){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+const _errs41 = errors;
+for(const key3 in data11){
+if(!((((((key3 === "requests_per_minute") || (key3 === "requests_per_hour")) || (key3 === "requests_per_day")) || (key3 === "tokens_per_minute")) || (key3 === "tokens_per_hour")) || (key3 === "tokens_per_day"))){
+const err19 = {instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10464,11 +10532,15 @@ else {
 vErrors.push(err19);
 }
 errors++;
+break;
 }
-if(errors === _errs36){
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 9007199254740991 || isNaN(data12)){
-const err20 = {instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+}
+if(_errs41 === errors){
+if(data11.requests_per_minute !== undefined){
+let data12 = data11.requests_per_minute;
+const _errs42 = errors;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err20 = {instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10477,9 +10549,10 @@ vErrors.push(err20);
 }
 errors++;
 }
-else {
-if(data12 < 1 || isNaN(data12)){
-const err21 = {instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(errors === _errs42){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 9007199254740991 || isNaN(data12)){
+const err21 = {instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10488,20 +10561,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-}
-var valid6 = _errs36 === errors;
-}
 else {
-var valid6 = true;
-}
-if(valid6){
-if(data9.tokens_per_minute !== undefined){
-let data13 = data9.tokens_per_minute;
-const _errs38 = errors;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err22 = {instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}};
+if(data12 < 1 || isNaN(data12)){
+const err22 = {instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10510,10 +10572,20 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(errors === _errs38){
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 9007199254740991 || isNaN(data13)){
-const err23 = {instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+}
+}
+}
+var valid9 = _errs42 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data11.requests_per_hour !== undefined){
+let data13 = data11.requests_per_hour;
+const _errs44 = errors;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err23 = {instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10522,9 +10594,10 @@ vErrors.push(err23);
 }
 errors++;
 }
-else {
-if(data13 < 1 || isNaN(data13)){
-const err24 = {instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(errors === _errs44){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 9007199254740991 || isNaN(data13)){
+const err24 = {instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10533,20 +10606,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-}
-var valid6 = _errs38 === errors;
-}
 else {
-var valid6 = true;
-}
-if(valid6){
-if(data9.tokens_per_hour !== undefined){
-let data14 = data9.tokens_per_hour;
-const _errs40 = errors;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err25 = {instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}};
+if(data13 < 1 || isNaN(data13)){
+const err25 = {instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10555,10 +10617,20 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(errors === _errs40){
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 9007199254740991 || isNaN(data14)){
-const err26 = {instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+}
+}
+}
+var valid9 = _errs44 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data11.requests_per_day !== undefined){
+let data14 = data11.requests_per_day;
+const _errs46 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err26 = {instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10567,9 +10639,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-else {
-if(data14 < 1 || isNaN(data14)){
-const err27 = {instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(errors === _errs46){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 9007199254740991 || isNaN(data14)){
+const err27 = {instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10578,20 +10651,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-}
-}
-var valid6 = _errs40 === errors;
-}
 else {
-var valid6 = true;
-}
-if(valid6){
-if(data9.tokens_per_day !== undefined){
-let data15 = data9.tokens_per_day;
-const _errs42 = errors;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-const err28 = {instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}};
+if(data14 < 1 || isNaN(data14)){
+const err28 = {instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -10600,10 +10662,20 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(errors === _errs42){
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 9007199254740991 || isNaN(data15)){
-const err29 = {instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+}
+}
+}
+var valid9 = _errs46 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data11.tokens_per_minute !== undefined){
+let data15 = data11.tokens_per_minute;
+const _errs48 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+const err29 = {instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10612,9 +10684,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-else {
-if(data15 < 1 || isNaN(data15)){
-const err30 = {instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(errors === _errs48){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 9007199254740991 || isNaN(data15)){
+const err30 = {instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10623,23 +10696,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-}
-}
-var valid6 = _errs42 === errors;
-}
 else {
-var valid6 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}};
+if(data15 < 1 || isNaN(data15)){
+const err31 = {instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -10649,11 +10708,19 @@ vErrors.push(err31);
 errors++;
 }
 }
-var _valid1 = _errs28 === errors;
-valid4 = valid4 || _valid1;
-const _errs44 = errors;
-if(data9 !== null){
-const err32 = {instancePath:instancePath+"/rate_limit",schemaPath:"#/properties/rate_limit/anyOf/1/type",keyword:"type",params:{type: "null"}};
+}
+}
+var valid9 = _errs48 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data11.tokens_per_hour !== undefined){
+let data16 = data11.tokens_per_hour;
+const _errs50 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err32 = {instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -10662,10 +10729,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid1 = _errs44 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err33 = {instancePath:instancePath+"/rate_limit",schemaPath:"#/properties/rate_limit/anyOf",keyword:"anyOf",params:{}};
+if(errors === _errs50){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 9007199254740991 || isNaN(data16)){
+const err33 = {instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -10673,24 +10740,132 @@ else {
 vErrors.push(err33);
 }
 errors++;
+}
+else {
+if(data16 < 1 || isNaN(data16)){
+const err34 = {instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+}
+var valid9 = _errs50 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data11.tokens_per_day !== undefined){
+let data17 = data11.tokens_per_day;
+const _errs52 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err35 = {instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(errors === _errs52){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 9007199254740991 || isNaN(data17)){
+const err36 = {instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+else {
+if(data17 < 1 || isNaN(data17)){
+const err37 = {instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+}
+var valid9 = _errs52 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+var _valid2 = _errs38 === errors;
+valid7 = valid7 || _valid2;
+const _errs54 = errors;
+if(data11 !== null){
+const err39 = {instancePath:instancePath+"/rate_limit",schemaPath:"#/properties/rate_limit/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid2 = _errs54 === errors;
+valid7 = valid7 || _valid2;
+if(!valid7){
+const err40 = {instancePath:instancePath+"/rate_limit",schemaPath:"#/properties/rate_limit/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
 validate99.errors = vErrors;
 return false;
 }
 else {
-errors = _errs27;
+errors = _errs37;
 if(vErrors !== null){
-if(_errs27){
-vErrors.length = _errs27;
+if(_errs37){
+vErrors.length = _errs37;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs26 === errors;
+var valid0 = _errs36 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -15395,12 +15395,21 @@ export const openApiDocument = {
           }
         }
       },
+      "VirtualKeyCredentialFields": {
+        "type": "object",
+        "maxProperties": 16,
+        "description": "The provider's credential fields beyond the key, by name (Bedrock: `aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`, `aws_region`; Azure OpenAI: `azure_resource`, `azure_deployment`, `azure_api_version`, `azure_auth`). Each is checked against the provider's pattern; secret ones are stored encrypted and shown as `********`, and `********` sent back keeps the stored value. They win over the same fields sent in headers.",
+        "additionalProperties": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8192
+        }
+      },
       "CreateVirtualKeyRequest": {
         "type": "object",
         "required": [
           "name",
-          "provider",
-          "key"
+          "provider"
         ],
         "additionalProperties": false,
         "properties": {
@@ -15418,7 +15427,10 @@ export const openApiDocument = {
             "type": "string",
             "minLength": 1,
             "maxLength": 8192,
-            "description": "The upstream API key; stored encrypted."
+            "description": "The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair)."
+          },
+          "fields": {
+            "$ref": "#/components/schemas/VirtualKeyCredentialFields"
           },
           "upstream_organization": {
             "type": "string",
@@ -15455,6 +15467,17 @@ export const openApiDocument = {
             "type": "string",
             "minLength": 1,
             "maxLength": 8192
+          },
+          "fields": {
+            "description": "Replaces the stored fields (`********` keeps a stored secret); null clears them.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/VirtualKeyCredentialFields"
+              },
+              {
+                "type": "null"
+              }
+            ]
           },
           "upstream_organization": {
             "type": [
@@ -15512,6 +15535,7 @@ export const openApiDocument = {
           "name",
           "provider",
           "masked_key",
+          "fields",
           "upstream_organization",
           "upstream_project",
           "custom_host",
@@ -15548,6 +15572,13 @@ export const openApiDocument = {
           "masked_key": {
             "type": "string",
             "description": "The upstream key masked: only its last four characters."
+          },
+          "fields": {
+            "type": "object",
+            "description": "The stored credential fields; secret ones as `********`.",
+            "additionalProperties": {
+              "type": "string"
+            }
           },
           "upstream_organization": {
             "type": [

@@ -2450,8 +2450,9 @@ export interface components {
         CreateVirtualKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"];
             custom_host?: string;
-            /** @description The upstream API key; stored encrypted. */
-            key: string;
+            fields?: components["schemas"]["VirtualKeyCredentialFields"];
+            /** @description The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair). */
+            key?: string;
             name: string;
             /** @description A catalogue provider name. */
             provider: string;
@@ -3157,6 +3158,8 @@ export interface components {
             budget?: components["schemas"]["VirtualKeyBudget"] | null;
             /** @description null clears it. Changing the host (to another or to null) needs `key` in the same update. */
             custom_host?: string | null;
+            /** @description Replaces the stored fields (`********` keeps a stored secret); null clears them. */
+            fields?: components["schemas"]["VirtualKeyCredentialFields"] | null;
             key?: string;
             name?: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
@@ -3308,6 +3311,10 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             custom_host: string | null;
+            /** @description The stored credential fields; secret ones as `********`. */
+            fields: {
+                [key: string]: string;
+            };
             /** Format: uuid */
             id: string;
             /** @description The upstream key masked: only its last four characters. */
@@ -3351,6 +3358,10 @@ export interface components {
              * @enum {string}
              */
             period: "none" | "daily" | "weekly" | "monthly";
+        };
+        /** @description The provider's credential fields beyond the key, by name (Bedrock: `aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`, `aws_region`; Azure OpenAI: `azure_resource`, `azure_deployment`, `azure_api_version`, `azure_auth`). Each is checked against the provider's pattern; secret ones are stored encrypted and shown as `********`, and `********` sent back keeps the stored value. They win over the same fields sent in headers. */
+        VirtualKeyCredentialFields: {
+            [key: string]: string;
         };
         VirtualKeyList: {
             data: components["schemas"]["VirtualKey"][];

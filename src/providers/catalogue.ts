@@ -6,6 +6,8 @@
 import { geminiProvider } from "./gemini/index.ts";
 import { anthropicProvider } from "./anthropic/index.ts";
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
+import { azureOpenAiProvider } from "./azure-openai/index.ts";
+import { bedrockProvider } from "./bedrock/index.ts";
 import type { Provider } from "./provider.ts";
 import { withResponsesViaChat } from "./responses-via-chat/index.ts";
 
@@ -24,7 +26,13 @@ const openaiFormatEntries: OpenAiFormatEntry[] = [
   { id: "openai-compatible", name: "Any OpenAI-compatible server", baseUrl: null, streamUsage: "stream_options", docs: "https://platform.openai.com/docs/api-reference/chat" },
 ];
 
-const providers: Provider[] = [...openaiFormatEntries.map(openaiFormatProvider), anthropicProvider, geminiProvider];
+const providers: Provider[] = [
+  ...openaiFormatEntries.map(openaiFormatProvider),
+  anthropicProvider,
+  geminiProvider,
+  bedrockProvider,
+  azureOpenAiProvider,
+];
 
 /** Providers without a Responses API of their own serve it through their chat transforms. */
 export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map(withResponsesViaChat).map((provider) => [provider.id, provider]));

@@ -56,13 +56,17 @@ export interface OperationTransforms {
   /**
    * The body to send (the same object when nothing changes, so the client's exact bytes can go)
    * and, when the provider's path differs from the operation's, that path; or the 400 for a
-   * request the provider cannot serve as asked (a built-in tool it cannot run).
+   * request the provider cannot serve as asked (a built-in tool it cannot run, an image URL
+   * Bedrock cannot fetch), naming the field.
    */
   request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string } | { error: GatewayError };
-  /** A successful JSON answer in the client's format; `clientBody` is the request as the client sent it. */
-  response?(answer: JsonObject, clientBody: JsonObject): JsonObject;
+  /**
+   * A successful JSON answer in the client's format; `clientBody` is the request as the client
+   * sent it, `model` the model as the target sent it.
+   */
+  response?(answer: JsonObject, context: { clientBody: JsonObject; model: string }): JsonObject;
   /** A new translator of the provider's stream events into the client's, one per stream. */
-  stream?(clientBody: JsonObject): StreamTranslator;
+  stream?(clientBody: JsonObject, context: { model: string }): StreamTranslator;
 }
 
 export interface Provider {
@@ -86,8 +90,22 @@ export interface Provider {
    * not give one. Used when no custom host is set, before `baseUrl`.
    */
   baseUrlFrom?(fields: Readonly<Record<string, string>>): string | null;
-  /** Adds the credentials to a final request; may sign it. Pure apart from the clock a signature reads. */
-  authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | Promise<UpstreamRequest>;
-  /** An upstream error answer (status and body text) as the gateway's error. Never throws. */
-  error(status: number, text: string, headers: Readonly<Record<string, string>>): GatewayError;
+  /**
+   * The provider's path for an operation's path (query included), for every operation and body
+   * kind: Azure OpenAI puts the deployment in the path and the API version in the query. A
+   * transform's own `path` is passed through it too. A `GatewayError` refuses the request.
+   */
+  upstreamPath?(path: string, context: { model: string | null; fields: Readonly<Record<string, string>> }): string | GatewayError;
+  /**
+   * Adds the credentials to a final request; may sign it. Pure apart from the clock a signature
+   * reads. Credentials that cannot authorise the request (a signature without its region) are a
+   * `GatewayError` naming what is missing.
+   */
+  authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | GatewayError | Promise<UpstreamRequest | GatewayError>;
+  /**
+   * An upstream error answer (status and body text) as the gateway's error. Never throws.
+   * `headers` go to the client with it; `answerHeaders` are all the answer's, to read (Bedrock
+   * names its error in `x-amzn-errortype`).
+   */
+  error(status: number, text: string, headers: Readonly<Record<string, string>>, answerHeaders?: Headers): GatewayError;
 }

@@ -4,6 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { makeSlug } from "../control-plane/slugs.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 import { virtualKeyView } from "../control-plane/views.ts";
+import { holdsSecretField, storedCredentialFields } from "../control-plane/credential-fields.ts";
 import type { NewVirtualKey } from "../store/control-plane-repositories.ts";
 import { isoNow, uuidv4 } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
@@ -15,6 +16,12 @@ export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     const auth = c.get("auth");
     const body = c.req.valid("json");
     const provider = catalogueProvider(body.provider);
+    const fields = storedCredentialFields(provider, body.fields ?? {}, {}, deps.secrets);
+    // Bedrock's access key pair authorises alone; every other provider needs its key.
+    if (body.key === undefined && !holdsSecretField(fields)) {
+      throw new GatewayError("invalid_request", `A virtual key for "${provider.id}" needs its key.`, { param: "key" });
+    }
+    const key = body.key ?? "";
     if (body.custom_host !== undefined) await allowedCustomHost(body.custom_host, "custom_host", deps);
     else requireBaseUrl(provider);
     const now = isoNow();
@@ -23,11 +30,12 @@ export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
       slug: makeSlug("vk", body.name),
       name: body.name,
       provider: provider.id,
-      encryptedKey: deps.secrets.seal(body.key),
-      keyHint: keyHint(body.key),
+      encryptedKey: deps.secrets.seal(key),
+      keyHint: keyHint(key),
       upstreamOrganization: body.upstream_organization ?? null,
       upstreamProject: body.upstream_project ?? null,
       customHost: body.custom_host ?? null,
+      fields,
       budget: storedBudget(body.budget ?? null),
       rateLimit: storedRateLimit(body.rate_limit ?? null),
       organisationId: auth.organisationId,

@@ -6,10 +6,13 @@ import type { VirtualKeyChange } from "../store/control-plane-repositories.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
+import { holdsSecretField, storedCredentialFields } from "../control-plane/credential-fields.ts";
+import type { VirtualKeyRecord } from "../control-plane/records.ts";
+import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import { movedSecretError, RESEND_KEY, sameUrl } from "../control-plane/secret-destinations.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 
-const FIELDS = ["name", "key", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
+const FIELDS = ["name", "key", "fields", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
 
 export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateVirtualKeyRoute, async (c) => {
@@ -30,6 +33,13 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
       change.encryptedKey = deps.secrets.seal(body.key);
       change.keyHint = keyHint(body.key);
     }
+    if (body.fields !== undefined) {
+      const current = await deps.store.virtualKeys.getBySlug(auth.workspaceId, slug);
+      if (!current) throw notFound();
+      const provider = findProvider(current.provider);
+      if (!provider) throw new GatewayError("invalid_request", `Provider "${current.provider}" is no longer in the catalogue.`, { param: "fields" });
+      change.fields = body.fields === null ? {} : storedCredentialFields(provider, body.fields, current.fields, deps.secrets);
+    }
     if (body.upstream_organization !== undefined) change.upstreamOrganization = body.upstream_organization;
     if (body.upstream_project !== undefined) change.upstreamProject = body.upstream_project;
     if (body.custom_host !== undefined) {
@@ -40,7 +50,7 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
       if (body.custom_host === null && provider) requireBaseUrl(provider);
       // The stored key goes only where it went (its provider's own base URL when no host is stored): a new host takes the key itself.
       const own = provider?.baseUrl ?? null;
-      if (body.key === undefined && !sameUrl(body.custom_host ?? own, current.customHost ?? own)) {
+      if (!resendsStoredSecrets(current, body, deps) && !sameUrl(body.custom_host ?? own, current.customHost ?? own)) {
         throw movedSecretError("custom_host", "the virtual key's stored key", RESEND_KEY);
       }
       change.customHost = body.custom_host;
@@ -54,4 +64,20 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     deps.controlPlane.forget("virtual-key-limits", auth.workspaceId, updated.id);
     return c.json(virtualKeyView(updated), 200);
   });
+}
+
+/**
+ * Whether an update sends again every secret the key stores: its key (unless it stores none, as a
+ * Bedrock key with an access key pair may) and its secret fields (none kept masked).
+ */
+function resendsStoredSecrets(current: VirtualKeyRecord, body: { key?: string; fields?: Record<string, string> | null }, deps: GatewayDeps): boolean {
+  let storesKey = true;
+  try {
+    storesKey = deps.secrets.open(current.encryptedKey) !== "";
+  } catch {
+    // Not readable: treated as a stored key.
+  }
+  const keyResent = body.key !== undefined || !storesKey;
+  const fieldsResent = !holdsSecretField(current.fields) || body.fields === null || (body.fields !== undefined && !Object.values(body.fields).includes(MASKED_SECRET));
+  return keyResent && fieldsResent;
 }

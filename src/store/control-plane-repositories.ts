@@ -9,6 +9,7 @@ import type {
   PromptMessage,
   PromptRecord,
   PromptVersionRecord,
+  StoredCredentialFields,
   VirtualKeyRecord,
 } from "../control-plane/records.ts";
 
@@ -62,6 +63,7 @@ export interface NewVirtualKey extends Ownership {
   upstreamOrganization: string | null;
   upstreamProject: string | null;
   customHost: string | null;
+  fields: StoredCredentialFields;
   budget: KeyBudget | null;
   rateLimit: KeyRateLimit | null;
   createdAt: string;
@@ -75,6 +77,7 @@ export interface VirtualKeyChange {
   upstreamOrganization?: string | null;
   upstreamProject?: string | null;
   customHost?: string | null;
+  fields?: StoredCredentialFields;
   budget?: KeyBudget | null;
   rateLimit?: KeyRateLimit | null;
   updatedBy: string | null;

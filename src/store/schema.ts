@@ -131,6 +131,8 @@ export interface VirtualKeysTable extends OwnedColumns, KeyLimitColumns {
   upstream_organization: string | null;
   upstream_project: string | null;
   custom_host: string | null;
+  /** Provider credential fields as JSON, secret values sealed (`{"$sealed": …}`); null for none. */
+  credential_fields: string | null;
   created_at: string;
   updated_at: string;
 }

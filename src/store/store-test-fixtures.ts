@@ -153,6 +153,7 @@ export function newVirtualKey(overrides: Partial<NewVirtualKey> = {}): NewVirtua
     upstreamOrganization: "org-upstream",
     upstreamProject: "proj-upstream",
     customHost: "https://llm.internal.example/v1",
+    fields: { azure_deployment: "prod", azure_api_version: "2024-10-21", aws_session_token: { $sealed: "v1.iv.token.tag" } },
     budget: { creditLimitUsd: 12.5, period: "monthly", alertThreshold: null },
     rateLimit: { requestsPerMinute: 60, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: 90_000, tokensPerHour: null, tokensPerDay: null },
     createdAt: "2026-01-01T00:00:00.000Z",

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import type { VirtualKeyRecord } from "../control-plane/records.ts";
+import type { StoredCredentialFields, VirtualKeyRecord } from "../control-plane/records.ts";
 import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { NewVirtualKey, VirtualKeyChange, VirtualKeysRepository } from "./control-plane-repositories.ts";
 import type { Database, VirtualKeysTable } from "./schema.ts";
@@ -36,6 +36,7 @@ function toRow(key: NewVirtualKey): VirtualKeyRow {
     upstream_organization: key.upstreamOrganization,
     upstream_project: key.upstreamProject,
     custom_host: key.customHost,
+    credential_fields: fieldsColumn(key.fields),
     ...budgetColumns(key.budget),
     ...rateLimitColumns(key.rateLimit),
     created_at: key.createdAt,
@@ -54,6 +55,7 @@ function changedColumns(change: VirtualKeyChange): Partial<VirtualKeyRow> {
     ...(change.upstreamOrganization !== undefined && { upstream_organization: change.upstreamOrganization }),
     ...(change.upstreamProject !== undefined && { upstream_project: change.upstreamProject }),
     ...(change.customHost !== undefined && { custom_host: change.customHost }),
+    ...(change.fields !== undefined && { credential_fields: fieldsColumn(change.fields) }),
     ...(change.budget !== undefined && budgetColumns(change.budget)),
     ...(change.rateLimit !== undefined && rateLimitColumns(change.rateLimit)),
   };
@@ -71,9 +73,15 @@ function fromRow(row: VirtualKeyRow): VirtualKeyRecord {
     upstreamOrganization: row.upstream_organization,
     upstreamProject: row.upstream_project,
     customHost: row.custom_host,
+    fields: row.credential_fields ? (JSON.parse(row.credential_fields) as StoredCredentialFields) : {},
     budget: budgetOf(row),
     rateLimit: rateLimitOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** No fields are stored as null, so rows from before 0012 and keys without fields read alike. */
+function fieldsColumn(fields: StoredCredentialFields): string | null {
+  return Object.keys(fields).length === 0 ? null : JSON.stringify(fields);
 }

@@ -27,7 +27,7 @@ export const geminiProvider: Provider = {
   docs: "https://ai.google.dev/api",
   openaiFormat: false,
   operations: {
-    createChatCompletion: { request: toGeminiChatRequest, response: toOpenAiChatCompletion, stream: geminiChatStream },
+    createChatCompletion: { request: toGeminiChatRequest, response: (answer, { clientBody }) => toOpenAiChatCompletion(answer, clientBody), stream: geminiChatStream },
   },
   streamProtocol: geminiSseProtocol,
   authorize: authorizeGoogleApiKey,

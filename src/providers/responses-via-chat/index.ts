@@ -17,12 +17,12 @@ export function responsesViaChat(chat: OperationTransforms): OperationTransforms
       if ("error" in translated) return translated;
       return chat.request ? chat.request(translated.body, context) : translated;
     },
-    response(answer, clientBody) {
-      const completion = chat.response ? chat.response(answer, clientBody) : answer;
-      return responseOf(completion, clientBody);
+    response(answer, context) {
+      const completion = chat.response ? chat.response(answer, context) : answer;
+      return responseOf(completion, context.clientBody);
     },
-    stream(clientBody) {
-      const chatStream = chat.stream ? chat.stream(clientBody) : PASS_EVENTS;
+    stream(clientBody, context) {
+      const chatStream = chat.stream ? chat.stream(clientBody, context) : PASS_EVENTS;
       return responsesStreamOf(chatStream, clientBody);
     },
   };

@@ -10,6 +10,7 @@ import * as logConfigAndFeedback from "./0008_log_config_and_feedback.ts";
 import * as logRollups from "./0009_log_rollups.ts";
 import * as spendLimits from "./0010_spend_limits.ts";
 import * as logCache from "./0011_log_cache.ts";
+import * as virtualKeyFields from "./0012_virtual_key_fields.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -27,6 +28,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0009_log_rollups": logRollups,
   "0010_spend_limits": spendLimits,
   "0011_log_cache": logCache,
+  "0012_virtual_key_fields": virtualKeyFields,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
