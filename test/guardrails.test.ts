@@ -202,8 +202,9 @@ describe("user patterns cannot stall the gateway", () => {
     expect(answered.value.status, JSON.stringify(answered.value.body)).toBe(200);
     expect(answered.value.body.choices[0].message.content).toBe("Not a run of a");
     expect(health.value.status).toBe(200);
-    expect(answered.ms).toBeLessThan(200);
-    expect(health.ms).toBeLessThan(200);
+    // A backtracking engine takes minutes on 2^30 paths; a second leaves room for a loaded machine.
+    expect(answered.ms).toBeLessThan(1000);
+    expect(health.ms).toBeLessThan(1000);
   });
 
   it("a pattern the linear-time engine cannot run is refused at save, naming the check and the field", async () => {
