@@ -142,6 +142,7 @@ describe.each([
       ["min_cost_usd=-1", "min_cost_usd"],
       ["max_total_tokens=1.5", "max_total_tokens"],
       ["min_latency_ms=fast", "min_latency_ms"],
+      ["from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", "from"],
     ]) {
       for (const path of ["/v1/logs", "/v1/logs/export"]) {
         const response = await call(gateway, "GET", `${path}?${query}`);

@@ -306,6 +306,7 @@ describe("virtual keys: bad bodies", () => {
     { what: "bad budget period", body: { ...valid, budget: { credit_limit_usd: 5, period: "yearly" } }, param: "budget.period" },
     { what: "budget without a limit", body: { ...valid, budget: { period: "weekly" } }, param: "budget.credit_limit_usd" },
     { what: "non-positive budget", body: { ...valid, budget: { credit_limit_usd: 0 } }, param: "budget.credit_limit_usd" },
+    { what: "vanishing budget", body: { ...valid, budget: { credit_limit_usd: 1e-320 } }, param: "budget.credit_limit_usd" },
     { what: "fractional rate limit", body: { ...valid, rate_limit: { requests_per_minute: 1.5 } }, param: "rate_limit.requests_per_minute" },
     { what: "refused custom host", body: { ...valid, custom_host: "http://169.254.169.254/latest" }, param: "custom_host", code: "forbidden_custom_host" },
     { what: "custom host that is not a URL", body: { ...valid, custom_host: "not a url" }, param: "custom_host", message: /^custom_host must be an absolute/ },

@@ -10,7 +10,7 @@ export const createApiKeyBodyCheck = validate20;
 const schema31 = {"$id":"createApiKey.body","$ref":"components#/$defs/CreateApiKeyRequest"};
 const schema33 = {"type":"object","required":["name","role"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"role":{"$ref":"components#/$defs/ApiKeyRole"},"workspace_id":{"not":{}},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
 const schema34 = {"type":"string","enum":["admin","service"]};
-const schema35 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","exclusiveMinimum":0},"period":{"type":"string","enum":["none","daily","weekly","monthly"]},"alert_threshold":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
+const schema35 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","minimum":0.000001},"period":{"type":"string","enum":["none","daily","weekly","monthly"]},"alert_threshold":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
 const schema36 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
@@ -121,8 +121,8 @@ let data4 = data3.credit_limit_usd;
 const _errs13 = errors;
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 <= 0 || isNaN(data4)){
-validate22.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
+if(data4 < 0.000001 || isNaN(data4)){
+validate22.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
@@ -525,8 +525,8 @@ let data2 = data1.credit_limit_usd;
 const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 <= 0 || isNaN(data2)){
-const err2 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}};
+if(data2 < 0.000001 || isNaN(data2)){
+const err2 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9732,8 +9732,8 @@ let data9 = data8.credit_limit_usd;
 const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 <= 0 || isNaN(data9)){
-validate96.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
+if(data9 < 0.000001 || isNaN(data9)){
+validate96.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
@@ -10351,8 +10351,8 @@ let data8 = data7.credit_limit_usd;
 const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 <= 0 || isNaN(data8)){
-const err9 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}};
+if(data8 < 0.000001 || isNaN(data8)){
+const err9 = {instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}};
 if(vErrors === null){
 vErrors = [err9];
 }

@@ -15343,7 +15343,8 @@ export const openApiDocument = {
         "properties": {
           "credit_limit_usd": {
             "type": "number",
-            "exclusiveMinimum": 0
+            "minimum": 0.000001,
+            "description": "At least $0.000001."
           },
           "period": {
             "type": "string",

@@ -3351,6 +3351,7 @@ export interface components {
         VirtualKeyBudget: {
             /** @description A fraction of the limit: once spend crosses it the gateway logs a warning, and answers through the key carry `x-gateway-budget-alert`. */
             alert_threshold?: number;
+            /** @description At least $0.000001. */
             credit_limit_usd: number;
             /**
              * @description When spend resets: never, or at the start of each UTC day, ISO week (Monday) or month.

@@ -1,3 +1,4 @@
+import { GatewayError } from "../errors.ts";
 import type { LogFilterSet } from "../store/log-filters.ts";
 import type { StatusClass } from "./log-record.ts";
 
@@ -43,6 +44,9 @@ function metadataFilter(url: string): Record<string, string> | undefined {
 
 /** The store's filters for a request's query (`url` carries the metadata pairs), in one workspace. */
 export function logFiltersOf(query: LogFilterQuery, url: string, workspaceId: string): LogFilterSet {
+  if (query.from !== undefined && query.to !== undefined && Date.parse(query.from) >= Date.parse(query.to)) {
+    throw new GatewayError("invalid_request", "from must be before to.", { param: "from" });
+  }
   return {
     workspaceId,
     user: query.user,

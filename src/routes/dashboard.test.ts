@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayApp } from "../app-env.ts";
+import { handleError } from "../app-errors.ts";
 import { DASHBOARD_CSP, SCALAR_BUNDLE_PATH, registerDashboard } from "./dashboard.ts";
 
 describe("dashboard static routes", () => {
@@ -18,6 +19,7 @@ describe("dashboard static routes", () => {
     await writeFile(join(dir, "assets", "main-ABC123.js"), "console.log(1)");
     await writeFile(join(dir, "secret.txt"), "not an asset");
     built = new OpenAPIHono() as GatewayApp;
+    built.onError(handleError);
     registerDashboard(built, { distDir: dir });
     missing = new OpenAPIHono() as GatewayApp;
     registerDashboard(missing, { distDir: join(dir, "nowhere") });
@@ -41,7 +43,9 @@ describe("dashboard static routes", () => {
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect(await asset.text()).toBe("console.log(1)");
-    expect((await built.request("/dashboard/assets/nothing-here.js")).status).toBe(404);
+    const nothing = await built.request("/dashboard/assets/nothing-here.js");
+    expect(nothing.status).toBe(404);
+    expect(await nothing.json()).toMatchObject({ error: { code: "not_found", type: "not_found_error" } });
     expect((await built.request("/dashboard/assets/..%2Fsecret.txt")).status).toBe(404);
     expect((await built.request("/dashboard/assets/..%2Findex.html")).status).toBe(404);
   });

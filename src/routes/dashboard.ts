@@ -1,3 +1,4 @@
+import { GatewayError } from "../errors.ts";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { extname, join, normalize, sep } from "node:path";
@@ -105,9 +106,9 @@ export function registerDashboard(app: GatewayApp, options: { distDir?: string }
     const name = c.req.param("name");
     const type = CONTENT_TYPES[extname(name)];
     const path = normalize(join(dist, "assets", name));
-    if (!type || !path.startsWith(join(dist, "assets") + sep)) return c.text("Not found\n", 404);
+    if (!type || !path.startsWith(join(dist, "assets") + sep)) throw new GatewayError("not_found", "No such dashboard asset.");
     const file = await readOptional(path);
-    if (!file) return c.text("Not found\n", 404);
+    if (!file) throw new GatewayError("not_found", "No such dashboard asset.");
     return c.body(file, 200, { "content-type": type, "cache-control": "public, max-age=31536000, immutable", ...SECURITY_HEADERS });
   });
 }

@@ -9,6 +9,18 @@ import { SCALAR_BUNDLE_PATH } from "./dashboard.ts";
  * fonts, its AI agent (which asks Scalar's servers for a registry) and its telemetry are off, so
  * the page renders offline and calls nothing but this gateway.
  */
+/**
+ * The page's own script and styles are inline (Scalar writes its configuration into the page),
+ * the rest comes from this gateway; nothing may frame it.
+ */
+const DOCS_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy":
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
+
 export function registerGetApiReference(app: GatewayApp): void {
   const page = Scalar({
     url: "/openapi.json",
@@ -19,5 +31,9 @@ export function registerGetApiReference(app: GatewayApp): void {
     // Known to the bundle served (1.46), not yet to the integration's types.
     ...({ agent: { disabled: true } } as object),
   });
-  app.openapi(getApiReferenceRoute, (c, next) => page(c as never, next) as never);
+  app.openapi(getApiReferenceRoute, async (c, next) => {
+    const answer = (await page(c as never, next)) as Response;
+    for (const [name, value] of Object.entries(DOCS_HEADERS)) answer.headers.set(name, value);
+    return answer as never;
+  });
 }
