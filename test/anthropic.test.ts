@@ -285,3 +285,39 @@ describe("the Responses API served by Anthropic through its chat translation", (
     expect((refused as InstanceType<typeof OpenAI.APIError>).param).toBe("tools.0");
   });
 });
+
+describe("Responses state the gateway keeps for Anthropic", () => {
+  it("reads a kept response back by id and continues it with previous_response_id; store: false keeps nothing", async () => {
+    const client = claude(`${upstream.url}/v1`);
+    const first = await client.responses.create({ model: MODEL, input: "plain claude" });
+    expect(first.id).toMatch(/^resp_/);
+    // Kept once the answer is sent; the write is off the request's path.
+    let read: unknown = null;
+    for (let attempt = 0; attempt < 50 && read === null; attempt += 1) {
+      read = await client.responses.retrieve(first.id).catch(() => null);
+      if (read === null) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(read).toEqual(JSON.parse(JSON.stringify(first)));
+
+    const follow = await client.responses.create({ model: MODEL, input: "stream claude", previous_response_id: first.id });
+    expect(follow.output_text).toBe("One two three four five.");
+    const sent = upstream.getLastRequest()?.body as { messages: Array<{ role: string; content: unknown }> };
+    expect(sent.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(JSON.stringify(sent.messages[1]!.content)).toContain("Hello from Claude.");
+
+    const stream = await client.responses.create({ model: MODEL, input: "stream claude", stream: true });
+    let streamedId = "";
+    for await (const event of stream) if (event.type === "response.completed") streamedId = event.response.id;
+    let streamedRead: { output_text?: string } | null = null;
+    for (let attempt = 0; attempt < 50 && streamedRead === null; attempt += 1) {
+      streamedRead = await client.responses.retrieve(streamedId).catch(() => null);
+      if (streamedRead === null) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(streamedRead?.output_text).toBe("One two three four five.");
+
+    const unkept = await client.responses.create({ model: MODEL, input: "plain claude", store: false });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const missing = await client.responses.retrieve(unkept.id).catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(missing).toBeInstanceOf(OpenAI.APIError);
+  });
+});

@@ -6,6 +6,10 @@ import { proxyOperation } from "../core/proxy-operation.ts";
 import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText } from "../core/responses-text.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
+import { ok } from "../errors.ts";
+import { findProvider } from "../providers/catalogue.ts";
+import { keepAnswer } from "../responses/keep-answer.ts";
+import { continued } from "../responses/kept-responses.ts";
 
 /**
  * The Responses API. Its streams are typed events (`event: response.output_text.delta`…) with no
@@ -24,11 +28,25 @@ export const responseOperation: OperationDescriptor = {
   guardrails: { input: responsesInputText, output: responsesOutputText, streamOutput: responsesStreamText },
 };
 
+/**
+ * A provider that keeps no responses (one reached through its chat translation) gets the
+ * gateway's: a `previous_response_id` the gateway kept is continued here, and the answer is kept
+ * unless the request says `store: false` (`responses/`).
+ */
 export function registerCreateResponse(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
   app.openapi(
     loggedRoute(createResponseRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(responseOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
+    async (c) => {
+      const body = c.req.valid("json") as Record<string, unknown>;
+      const input = await jsonProxyInput(c, body, c.req.valid("header"));
+      const previous = typeof body.previous_response_id === "string" ? await deps.store.storedResponses.get(input.workspaceId, body.previous_response_id) : null;
+      const sent = previous ? continued(body, previous.conversation) : body;
+      const result = await proxyOperation(responseOperation, previous ? { ...input, body: { kind: "json", value: sent } } : input, core);
+      const provider = findProvider(c.get("requestLog").provider ?? "");
+      const keeps = result.ok && provider !== undefined && !provider.openaiFormat && body.store !== false;
+      return proxyResponse(c, keeps && result.ok ? ok(keepAnswer(result.value, sent.input, input.workspaceId, deps.store.storedResponses)) : result);
+    },
     logHeadersHook,
   );
 }

@@ -9,7 +9,8 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 /**
  * A stored model response, read from the upstream (`GET /responses/{id}`). The request goes
  * upstream as it arrives, to the same path and query; with `?stream=true` the upstream replays
- * the response's events, relayed as they arrive and ending where the bytes end.
+ * the response's events, relayed as they arrive and ending where the bytes end. A response the
+ * gateway kept itself (`responses/`) is answered from the store.
  */
 export const getResponseOperation: OperationDescriptor = {
   id: "getResponse",
@@ -26,6 +27,14 @@ export function registerGetResponse(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(
     loggedRoute(getResponseRoute, deps),
     async (c) => {
+      // A response the gateway kept for a provider that keeps none is answered here.
+      const kept = await deps.store.storedResponses.get(c.get("auth").workspaceId, c.req.param("response_id"));
+      if (kept) {
+        const log = c.get("requestLog");
+        log.format = "stored";
+        log.provider = null;
+        return c.json(kept.response, 200) as never;
+      }
       const operation = { ...getResponseOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
       return proxyResponse(c, await proxyOperation(operation, forwardedProxyInput(c, c.req.valid("header")), core));
     },

@@ -11,6 +11,7 @@ import type {
 import { pickDialect } from "./dialects/pick-dialect.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { createFeedbackRepository, type FeedbackRepository } from "./feedback-repository.ts";
+import { createStoredResponsesRepository, type StoredResponsesRepository } from "./stored-responses-repository.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -32,6 +33,8 @@ export interface Store {
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
   feedback: FeedbackRepository;
+  /** Responses answers kept for providers without a Responses API of their own. */
+  storedResponses: StoredResponsesRepository;
   /** Settled spend per key and budget period (`spend/`). */
   spend: SpendRepository;
   /** Closes the connection(s); the store is unusable afterwards. */
@@ -66,6 +69,7 @@ export async function openStore(url: string): Promise<Store> {
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
     feedback: createFeedbackRepository(db),
+    storedResponses: createStoredResponsesRepository(db),
     spend: createSpendRepository(db),
     close: () => {
       stopStatistics();

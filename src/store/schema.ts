@@ -27,6 +27,7 @@ export interface Database {
   prompt_versions: PromptVersionsTable;
   guardrails: GuardrailsTable;
   feedback: FeedbackTable;
+  stored_responses: StoredResponsesTable;
   key_spend: KeySpendTable;
 }
 
@@ -187,5 +188,14 @@ export interface FeedbackTable extends OwnedColumns {
   weight: number;
   /** JSON object text of string values. */
   metadata: string;
+  created_at: string;
+}
+
+/** Responses answers kept for providers reached through chat (`store/stored-responses-repository.ts`). JSON as text. */
+export interface StoredResponsesTable {
+  workspace_id: string;
+  id: string;
+  response: string;
+  conversation: string;
   created_at: string;
 }

@@ -11,6 +11,7 @@ import * as logRollups from "./0009_log_rollups.ts";
 import * as spendLimits from "./0010_spend_limits.ts";
 import * as logCache from "./0011_log_cache.ts";
 import * as virtualKeyFields from "./0012_virtual_key_fields.ts";
+import * as storedResponses from "./0013_stored_responses.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -29,6 +30,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0010_spend_limits": spendLimits,
   "0011_log_cache": logCache,
   "0012_virtual_key_fields": virtualKeyFields,
+  "0013_stored_responses": storedResponses,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
