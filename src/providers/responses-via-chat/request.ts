@@ -1,8 +1,8 @@
 /**
  * A Responses request as a chat completions request, for providers that have chat but no
  * Responses API of their own (pure). Built-in tools such a provider cannot run, and state it
- * cannot keep (`previous_response_id`, `background`), are refused with a 400 naming the field,
- * never dropped in silence.
+ * cannot keep (`background`, a `previous_response_id` the gateway did not keep), are refused
+ * with a 400 naming the field, never dropped in silence.
  * https://platform.openai.com/docs/api-reference/responses/create
  */
 import { GatewayError } from "../../errors.ts";
@@ -16,7 +16,11 @@ const isObject = (value: unknown): value is JsonObject => typeof value === "obje
 const SAME_NAME = ["model", "temperature", "top_p", "stream", "user", "parallel_tool_calls", "metadata", "store", "service_tier", "top_logprobs"] as const;
 
 export function chatRequestOf(body: JsonObject): { body: JsonObject } | { error: GatewayError } {
-  for (const field of ["previous_response_id", "conversation", "background"] as const) {
+  // A previous response the gateway kept was continued before this point (`responses/`).
+  if (typeof body.previous_response_id === "string") {
+    return { error: new GatewayError("invalid_request", "previous_response_id names no response the gateway kept in this workspace, and this provider keeps none of its own.", { param: "previous_response_id" }) };
+  }
+  for (const field of ["conversation", "background"] as const) {
     if (body[field] !== undefined && body[field] !== null && body[field] !== false) {
       return { error: new GatewayError("invalid_request", `${field} needs a provider with a Responses API of its own; this one is reached through chat completions.`, { param: field }) };
     }
