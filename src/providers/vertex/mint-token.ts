@@ -25,7 +25,6 @@ export async function mintAccessToken(account: ServiceAccount): Promise<MintedTo
     const client = new JWT({
       email: account.email,
       key: account.privateKey,
-      ...(account.privateKeyId && { keyId: account.privateKeyId }),
       scopes: [CLOUD_PLATFORM_SCOPE],
       transporterOptions: { timeout: TOKEN_TIMEOUT_MS },
     });

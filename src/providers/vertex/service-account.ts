@@ -18,14 +18,12 @@ const ServiceAccountKeySchema = z.object({
   type: z.literal("service_account"),
   client_email: z.string().min(3).max(320).includes("@"),
   private_key: z.string().min(100).max(10_000).includes("PRIVATE KEY"),
-  private_key_id: z.string().max(200).optional(),
   token_uri: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export interface ServiceAccount {
   email: string;
   privateKey: string;
-  privateKeyId: string | null;
   /** Where to post the signed assertion: Google's endpoint, or one on the upstream's own host. */
   tokenUri: string;
 }
@@ -60,5 +58,5 @@ export function readServiceAccount(text: string, upstreamUrl: string): ServiceAc
   if (!google && tokenHost !== new URL(upstreamUrl).hostname) {
     return new GatewayError("invalid_request", "The service-account key's token_uri is neither Google's token endpoint nor on the upstream's host.", { param: PARAM });
   }
-  return { email: key.client_email, privateKey: key.private_key, privateKeyId: key.private_key_id ?? null, tokenUri: google ? GOOGLE_TOKEN_URI : tokenUri };
+  return { email: key.client_email, privateKey: key.private_key, tokenUri: google ? GOOGLE_TOKEN_URI : tokenUri };
 }
