@@ -126,6 +126,12 @@ describe("Vertex AI chat completions through the gateway", () => {
     await expect(vertexClient("ya29.stale").chat.completions.create({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "vertex plain" }] })).rejects.toMatchObject({ status: 401 });
   });
 
+  it("serves the Responses API through the chat bridge on the same path and token", async () => {
+    const answer = await vertexClient(account.keyJson).responses.create({ model: "gemini-2.5-flash", input: "vertex plain" });
+    expect(answer.output_text).toBe("Bonjour de Vertex!");
+    expect(upstream.getLastRequest()?.path).toBe(`${VERTEX_PATH}:generateContent`);
+  });
+
   it("answers 400 naming the header when the project or location is missing or malformed", async () => {
     const request = { model: "gemini-2.5-flash", messages: [{ role: "user" as const, content: "vertex plain" }] };
     const noProject = new OpenAI({
