@@ -8,6 +8,7 @@ import { anthropicProvider } from "./anthropic/index.ts";
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
 import { azureOpenAiProvider } from "./azure-openai/index.ts";
 import { bedrockProvider } from "./bedrock/index.ts";
+import { vertexProvider } from "./vertex/index.ts";
 import type { Provider } from "./provider.ts";
 import { withResponsesViaChat } from "./responses-via-chat/index.ts";
 
@@ -30,6 +31,7 @@ const providers: Provider[] = [
   ...openaiFormatEntries.map(openaiFormatProvider),
   anthropicProvider,
   geminiProvider,
+  vertexProvider,
   bedrockProvider,
   azureOpenAiProvider,
 ];

@@ -1,0 +1,27 @@
+/**
+ * Google Vertex AI: Gemini models on Google Cloud. The request, answer, stream and error
+ * formats are the Gemini API's, so Gemini's transforms serve it as they are; only the place
+ * (a project and location, `paths.ts`) and the credentials (an OAuth access token, minted from
+ * a service-account key when one is given, `auth.ts`) differ.
+ * https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference
+ */
+import { geminiProvider } from "../gemini/index.ts";
+import type { Provider } from "../provider.ts";
+import { vertexAuthorizer } from "./auth.ts";
+import { VERTEX_FIELDS, vertexBaseUrl, vertexPath } from "./paths.ts";
+
+export const vertexProvider: Provider = {
+  id: "vertex",
+  name: "Google Vertex AI",
+  // The location's host comes from `vertex_location`; without one the path asks for it.
+  baseUrl: "https://aiplatform.googleapis.com/v1",
+  docs: "https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference",
+  openaiFormat: false,
+  credentialFields: VERTEX_FIELDS,
+  baseUrlFrom: vertexBaseUrl,
+  upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
+  operations: geminiProvider.operations,
+  streamProtocol: geminiProvider.streamProtocol,
+  authorize: vertexAuthorizer(),
+  error: geminiProvider.error,
+};
