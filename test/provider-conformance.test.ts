@@ -6,14 +6,14 @@
  * out in the table with its reason; a test below makes sure the table covers every provider.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LLMock } from "@copilotkit/aimock";
+import type { ChaosConfig, LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { PROVIDERS } from "../src/providers/catalogue.ts";
 import { openaiContractProblems } from "./support/contract.ts";
 import { startGateway, startUpstream, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 import { startTappedUpstream, type TappedUpstream } from "./support/tapped-upstream.ts";
 
-type CaseName = "plain" | "instructions" | "toolTurns" | "image" | "toolStream" | "usage" | "errorStatus" | "errorBody";
+type CaseName = "plain" | "instructions" | "toolTurns" | "image" | "toolStream" | "usage" | "errorStatus" | "errorBody" | "brokenUpstream" | "cutStream";
 
 interface ProviderRow {
   id: string;
@@ -156,7 +156,15 @@ beforeAll(async () => {
   upstream.onMessage("conformance instructions", { content: "Instructions heard.", usage: { prompt_tokens: 14, completion_tokens: 3, total_tokens: 17 } });
   upstream.onMessage("conformance weather", { toolCalls: [{ name: "get_weather", arguments: '{"city":"Paris","unit":"celsius"}' }], usage: { prompt_tokens: 20, completion_tokens: 6, total_tokens: 26 } });
   upstream.onMessage("conformance image", { content: "A red dot.", usage: { prompt_tokens: 90, completion_tokens: 4, total_tokens: 94 } });
-  upstream.onMessage("conformance forecast", { toolCalls: [{ name: "get_forecast", arguments: '{"city":"Paris","days":3}' }], usage: { prompt_tokens: 25, completion_tokens: 9, total_tokens: 34 } });
+  upstream.onMessage("conformance forecast", {
+    toolCalls: [
+      { name: "get_forecast", arguments: '{"city":"Paris","days":3}' },
+      { name: "get_weather", arguments: '{"city":"Lyon","unit":"celsius"}' },
+    ],
+    usage: { prompt_tokens: 25, completion_tokens: 9, total_tokens: 34 },
+  });
+  // Small chunks, slowly, and the connection cut after the fourth: the stream has begun when it breaks.
+  upstream.onMessage("conformance cut", { content: "One two three four five six seven eight nine ten." }, { chunkSize: 5, truncateAfterChunks: 4, latency: 20 });
   upstream.onMessage("conformance usage", { content: "Counted to ten, one by one.", usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 } });
   tap = await startTappedUpstream(upstream.url);
   gateway = await startGateway();
@@ -283,9 +291,9 @@ describe.each(PROVIDER_TABLE)("provider $id through the official openai client",
     expect(objectsIn(lastWireBody())).toContainEqual(row.image(PNG));
   });
 
-  conformance("toolStream", "streams tool-call deltas whose assembled arguments parse to the call", async () => {
+  conformance("toolStream", "streams parallel tool-call deltas whose assembled arguments parse to each call", async () => {
     const chunks = await collect(
-      await clientFor(row).chat.completions.create({ model: row.model, messages: [{ role: "user", content: "conformance forecast" }], tools: [forecastTool], stream: true }),
+      await clientFor(row).chat.completions.create({ model: row.model, messages: [{ role: "user", content: "conformance forecast" }], tools: [forecastTool, weatherTool], stream: true }),
     );
     const calls = new Map<number, { id?: string; name?: string; type?: string; arguments: string }>();
     for (const delta of chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? [])) {
@@ -296,9 +304,12 @@ describe.each(PROVIDER_TABLE)("provider $id through the official openai client",
       entry.arguments += delta.function?.arguments ?? "";
       calls.set(delta.index, entry);
     }
-    expect([...calls.keys()]).toEqual([0]);
+    expect([...calls.keys()]).toEqual([0, 1]);
     expect(calls.get(0)).toMatchObject({ id: expect.stringMatching(/.+/), type: "function", name: "get_forecast" });
+    expect(calls.get(1)).toMatchObject({ id: expect.stringMatching(/.+/), type: "function", name: "get_weather" });
+    expect(calls.get(0)!.id).not.toBe(calls.get(1)!.id);
     expect(JSON.parse(calls.get(0)!.arguments)).toEqual({ city: "Paris", days: 3 });
+    expect(JSON.parse(calls.get(1)!.arguments)).toEqual({ city: "Lyon", unit: "celsius" });
     expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(["tool_calls"]);
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
   });
@@ -316,6 +327,7 @@ describe.each(PROVIDER_TABLE)("provider $id through the official openai client",
     const { data: stream, response: streamed } = await client.chat.completions.create({ model: row.model, messages, stream: true, stream_options: { include_usage: true } }).withResponse();
     const chunks = await collect(stream);
     expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("Counted to ten, one by one.");
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(["stop"]);
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 } });
     const streamLog = await storedLog(gateway, streamed.headers.get("x-gateway-log-id")!);
     expect(streamLog).toMatchObject({ provider: row.id, status: 200, success: true, stream: true, promptTokens: 40, completionTokens: 10, totalTokens: 50 });
@@ -333,13 +345,15 @@ describe.each(PROVIDER_TABLE)("provider $id through the official openai client",
     return failure as InstanceType<typeof OpenAI.APIError>;
   }
 
-  const errorClasses: Record<number, typeof OpenAI.APIError> = {
+  /** The official client's error class for each status. */
+  const errorClasses: Record<number, abstract new (...args: never[]) => InstanceType<typeof OpenAI.APIError>> = {
     400: OpenAI.BadRequestError,
     401: OpenAI.AuthenticationError,
     403: OpenAI.PermissionDeniedError,
     404: OpenAI.NotFoundError,
     429: OpenAI.RateLimitError,
     500: OpenAI.InternalServerError,
+    502: OpenAI.InternalServerError,
     503: OpenAI.InternalServerError,
     529: OpenAI.InternalServerError,
   };
@@ -367,5 +381,53 @@ describe.each(PROVIDER_TABLE)("provider $id through the official openai client",
       const error = await failWith(status, false);
       expect(error.error, String(status)).toMatchObject({ message: `Injected ${status} for ${row.id}.`, code: row.errorType(status) });
     }
+  });
+
+  conformance("brokenUpstream", "answers an upstream that drops, garbles, hangs up or rate-limits with the right status, plain and streamed", async () => {
+    // aimock's chaos answers in OpenAI's error shape whatever the format: the statuses are what count here.
+    const outcomes: Array<{ chaos: ChaosConfig; status: number; code?: string }> = [
+      { chaos: { dropRate: 1 }, status: 500 },
+      { chaos: { malformedRate: 1 }, status: 502 },
+      { chaos: { disconnectRate: 1 }, status: 502, code: "upstream_unreachable" },
+      { chaos: { rateLimitRate: 1 }, status: 429 },
+    ];
+    for (const { chaos, status, code } of outcomes) {
+      for (const stream of [false, true]) {
+        const where = `${JSON.stringify(chaos)}${stream ? " streamed" : ""}`;
+        upstream.setChaos(chaos);
+        const failure = await clientFor(row)
+          .chat.completions.create({ model: row.model, messages: [{ role: "user", content: "conformance plain" }], stream })
+          .then(() => null, (error: unknown) => error)
+          .finally(() => upstream.clearChaos());
+        expect(failure, where).toBeInstanceOf(errorClasses[status]!);
+        const error = failure as InstanceType<typeof OpenAI.APIError>;
+        expect(error.status, where).toBe(status);
+        expect(openaiContractProblems("ErrorResponse", { error: error.error }), where).toEqual([]);
+        if (code) expect(error.code, where).toBe(code);
+        if (status === 429) expect(error.headers?.get("retry-after"), where).toBe("1");
+      }
+    }
+  });
+
+  conformance("cutStream", "ends a stream cut off mid-way with an error the client raises, and logs it as failed", async () => {
+    const { data: stream, response } = await clientFor(row)
+      .chat.completions.create({ model: row.model, messages: [{ role: "user", content: "conformance cut" }], stream: true })
+      .withResponse();
+    expect(response.status).toBe(200);
+    let text = "";
+    const failure = await (async () => {
+      for await (const chunk of stream) {
+        expect(openaiContractProblems("CreateChatCompletionStreamResponse", chunk), JSON.stringify(chunk)).toEqual([]);
+        expect(chunk.choices[0]?.finish_reason ?? null).toBeNull();
+        text += chunk.choices[0]?.delta.content ?? "";
+      }
+      return null;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect(text.length).toBeGreaterThan(0);
+    expect("One two three four five six seven eight nine ten.".startsWith(text)).toBe(true);
+    expect(text).not.toBe("One two three four five six seven eight nine ten.");
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ provider: row.id, stream: true, success: false });
   });
 });

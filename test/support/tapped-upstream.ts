@@ -27,6 +27,10 @@ export async function startTappedUpstream(target: string): Promise<TappedUpstrea
       const forwarded = request({ hostname, port, method: req.method, path: req.url, headers: { ...req.headers, host: `${hostname}:${port}` } }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
+        // An upstream that hangs up mid-answer hangs up on the gateway too, as it would without the tap.
+        answer.on("close", () => {
+          if (!answer.complete) res.destroy();
+        });
       });
       forwarded.on("error", () => res.destroy());
       forwarded.end(body);
