@@ -97,6 +97,19 @@ const PROVIDER_TABLE: readonly ProviderRow[] = [
     leftOut: {},
   },
   {
+    id: "vertex",
+    model: "gemini-2.5-flash",
+    host: (base) => `${base}/v1`,
+    // An access token (not a service-account key) is sent as it is, so no token endpoint is needed here.
+    apiKey: "ya29.conformance-vertex-access-token",
+    headers: { "x-gateway-provider": "vertex", "x-gateway-vertex-project": "conformance-project", "x-gateway-vertex-location": "us-central1" },
+    price: { input: 0.3, output: 2.5 },
+    image: (data) => ({ inlineData: { mimeType: "image/png", data } }),
+    errorType: (status) => GOOGLE_STATUSES[status]!,
+    extraStatuses: [],
+    leftOut: {},
+  },
+  {
     id: "bedrock",
     model: "anthropic.claude-3-5-haiku-20241022-v1:0",
     host: (base) => base,
