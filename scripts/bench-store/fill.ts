@@ -116,6 +116,7 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
         configVersion: null,
         cacheStatus: null,
         costSavedUsd: null,
+        costNote: null,
         guardrailResults: null,
         attempts: [],
       });

@@ -12656,6 +12656,13 @@ export const openApiDocument = {
             ],
             "description": "For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise."
           },
+          "cost_note": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why `cost_usd` is null: no price for the provider and model in the price table, no usage reported, no model, or a failed request. Null when there is a cost."
+          },
           "cache_status": {
             "type": [
               "string",

@@ -2783,6 +2783,8 @@ export interface components {
             config_id: string | null;
             /** @description The version of that config. */
             config_version: number | null;
+            /** @description Why `cost_usd` is null: no price for the provider and model in the price table, no usage reported, no model, or a failed request. Null when there is a cost. */
+            cost_note?: string | null;
             /** @description For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise. */
             cost_saved_usd?: number | null;
             /** @description Null when no price is known for the model. */

@@ -58,6 +58,7 @@ export const LOG_FIELDS = {
   reasoningTokens: { column: "reasoning_tokens", kind: "integer", api: "usage.reasoning_tokens" },
   costUsd: { column: "cost_usd", kind: "real", api: "cost_usd" },
   costSavedUsd: { column: "cost_saved_usd", kind: "real", api: "cost_saved_usd" },
+  costNote: { column: "cost_note", kind: "text", api: "cost_note" },
   cacheStatus: { column: "cache_status", kind: "text", api: "cache_status", entry: true },
   // `user` is a reserved word in PostgreSQL.
   user: { column: "end_user", kind: "text", api: "user", entry: true },

@@ -35,6 +35,7 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
     reasoningTokens: counted.reasoningTokens,
     costUsd: hit ? 0 : costUsd,
     costSavedUsd: hit ? costUsd : null,
+    costNote: costUsd === null && !hit ? costNote(entry, costModel, usage !== null, succeeded) : null,
     responseBody: body,
     responseBodyTruncated: truncated,
     responseBodyBytes: totalBytes,
@@ -43,4 +44,13 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
   const copied: Record<string, unknown> = record;
   for (const name of LOG_ENTRY_FIELD_NAMES) copied[name] = entry[name];
   return { record: copied as unknown as LogRecord, servedModel };
+}
+
+/** Why a request has no cost: what the log reader needs to tell an unpriced model from a free call. */
+function costNote(entry: LogEntry, model: string | null, reportedUsage: boolean, succeeded: boolean): string {
+  if (!succeeded) return "the request failed";
+  if (MEDIA_FORMATS.has(entry.format)) return `no media price for ${entry.provider ?? "the provider"}/${model ?? "the model"} and what the answer reports`;
+  if (!entry.provider || !model) return "no provider or model to price";
+  if (!reportedUsage) return "the answer reported no usage";
+  return `no price for ${entry.provider}/${model} in the price table`;
 }

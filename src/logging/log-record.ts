@@ -35,6 +35,8 @@ export interface LogRecord {
   costUsd: number | null;
   /** What a cache hit would have cost upstream (its answer's usage, priced); null otherwise. */
   costSavedUsd: number | null;
+  /** Why `costUsd` is null (no price for the model, no usage reported); null when it is not. */
+  costNote: string | null;
   /** `x-gateway-cache-status` of the answer; null when the request never reached the cache. */
   cacheStatus: CacheStatus | null;
   /** The request's `user` field. */

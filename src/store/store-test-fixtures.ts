@@ -93,6 +93,7 @@ export function logRecord(ms: number, overrides: Partial<LogRecord> = {}, seq = 
     reasoningTokens: 5,
     costUsd: 0.000123,
     costSavedUsd: 0.000456,
+    costNote: null,
     cacheStatus: "MISS",
     user: "user-1",
     metadata: { env: "test" },

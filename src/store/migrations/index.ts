@@ -12,6 +12,7 @@ import * as spendLimits from "./0010_spend_limits.ts";
 import * as logCache from "./0011_log_cache.ts";
 import * as virtualKeyFields from "./0012_virtual_key_fields.ts";
 import * as storedResponses from "./0013_stored_responses.ts";
+import * as logCostNote from "./0014_log_cost_note.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -31,6 +32,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0011_log_cache": logCache,
   "0012_virtual_key_fields": virtualKeyFields,
   "0013_stored_responses": storedResponses,
+  "0014_log_cost_note": logCostNote,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
