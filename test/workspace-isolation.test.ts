@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LLMock } from "@copilotkit/aimock";
+import { randomUUID } from "node:crypto";
+import { openApiDocument } from "../src/generated/openapi-document.gen.ts";
+import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
+
+/**
+ * Every operation of the document that names one stored object in its path, called by another
+ * workspace's admin with this workspace's object: always 404 (never a 403 that would confirm it
+ * exists, never a change), and every listing of the other workspace shows none of it. The list of
+ * operations comes from the document, so a new resource route fails here until it has a case.
+ */
+
+let gateway: RunningGateway;
+let upstream: LLMock;
+let otherKey: string;
+/** This workspace's objects, by the path parameter that names them. */
+const own: Record<string, string> = {};
+let traceId = "";
+
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+}
+
+/** Operations that name one stored object of the workspace: control-plane paths with a parameter, and running a stored prompt. */
+function resourceOperations(): Operation[] {
+  const found: Operation[] = [];
+  for (const [path, item] of Object.entries(openApiDocument.paths as unknown as Record<string, Record<string, { operationId?: string; tags?: readonly string[] }>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!operation.operationId || !path.includes("{")) continue;
+      const inference = operation.tags?.includes("Inference") ?? false;
+      if (inference && operation.operationId !== "createPromptCompletion") continue;
+      found.push({ method: method.toUpperCase(), path, operationId: operation.operationId });
+    }
+  }
+  return found;
+}
+
+/** A body each operation accepts, so the request reaches the lookup rather than the validator. */
+const BODIES: Record<string, unknown> = {
+  getApiKey: undefined,
+  updateApiKey: { name: "renamed" },
+  deleteApiKey: undefined,
+  getLog: undefined,
+  getConfig: undefined,
+  updateConfig: { name: "renamed" },
+  deleteConfig: undefined,
+  listConfigVersions: undefined,
+  getVirtualKey: undefined,
+  updateVirtualKey: { name: "renamed" },
+  deleteVirtualKey: undefined,
+  getPrompt: undefined,
+  updatePrompt: { name: "renamed" },
+  deletePrompt: undefined,
+  listPromptVersions: undefined,
+  publishPromptVersion: { version: 1 },
+  renderPrompt: { variables: { name: "x" } },
+  createPromptCompletion: { variables: { name: "x" } },
+  getGuardrail: undefined,
+  updateGuardrail: { name: "renamed" },
+  deleteGuardrail: undefined,
+};
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  upstream.onMessage("isolated", { content: "Only mine." });
+  gateway = await startGateway();
+  const created = await call(gateway, "POST", "/v1/api-keys", { body: { name: "other admin", role: "admin", workspace_id: randomUUID() } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  otherKey = created.body.key;
+
+  const make = async (path: string, body: unknown): Promise<Record<string, string>> => {
+    const made = await call(gateway, "POST", path, { body });
+    expect(made.status, `${path}: ${JSON.stringify(made.body)}`).toBe(201);
+    return made.body;
+  };
+  const config = await make("/v1/configs", { name: "mine", config: { provider: "openai" } });
+  const virtualKey = await make("/v1/virtual-keys", { name: "mine", provider: "openai", key: "sk-mine-0123456789abcdef" });
+  const prompt = await make("/v1/prompts", { name: "mine", provider: "openai", model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello {{name}}" }] });
+  const guardrail = await make("/v1/guardrails", { name: "mine", checks: [{ type: "contains", params: { words: ["x"], operator: "any" } }] });
+  const apiKey = await make("/v1/api-keys", { name: "mine", role: "service" });
+  const chat = await call(gateway, "POST", "/v1/chat/completions", {
+    body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "isolated" }] },
+    headers: { ...upstreamHeaders(gateway, upstream), authorization: "Bearer sk-upstream" },
+  });
+  expect(chat.status).toBe(200);
+  const logId = chat.headers.get("x-gateway-log-id")!;
+  traceId = chat.headers.get("x-gateway-trace-id")!;
+  await make("/v1/feedback", { trace_id: traceId, value: 5 });
+  await gateway.flushLogs();
+  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.stop();
+});
+
+/** The path with this workspace's object in it. */
+function ownPath(path: string): string {
+  const resource = path.startsWith("/v1/configs")
+    ? own.config
+    : path.startsWith("/v1/virtual-keys")
+      ? own.virtualKey
+      : path.startsWith("/v1/prompts")
+        ? own.prompt
+        : path.startsWith("/v1/guardrails")
+          ? own.guardrail
+          : path.startsWith("/v1/api-keys")
+            ? own.apiKey
+            : path.startsWith("/v1/logs")
+              ? own.log
+              : undefined;
+  if (resource === undefined) throw new Error(`no object of this workspace for ${path}`);
+  return path.replace(/\{[^}]+\}/, encodeURIComponent(resource));
+}
+
+describe("another workspace never sees, changes or learns of this workspace's objects", () => {
+  const operations = resourceOperations();
+
+  it("has a case for every operation of the document that names a stored object", () => {
+    expect(operations.length).toBeGreaterThan(15);
+    expect(operations.map((operation) => operation.operationId).filter((id) => !(id in BODIES))).toEqual([]);
+  });
+
+  it.each(operations)("$method $path ($operationId) answers 404 with the envelope", async ({ method, path, operationId }) => {
+    const body = BODIES[operationId];
+    const headers = operationId === "createPromptCompletion" ? { authorization: "Bearer sk-upstream" } : {};
+    const answer = await call(gateway, method, ownPath(path), { key: otherKey, headers, ...(body === undefined ? {} : { body }) });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(404);
+    expect(answer.body.error).toMatchObject({ code: "not_found", type: "not_found_error" });
+  });
+
+  it("lists, exports, analytics and feedback of the other workspace hold nothing of this one", async () => {
+    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails", "/v1/logs"]) {
+      const listed = await call(gateway, "GET", path, { key: otherKey });
+      expect(listed.status, path).toBe(200);
+      expect(JSON.stringify(listed.body), path).not.toMatch(new RegExp(Object.values(own).filter(Boolean).join("|")));
+    }
+    const keys = await call(gateway, "GET", "/v1/api-keys", { key: otherKey });
+    expect(keys.body.data.map((key: { id: string }) => key.id)).not.toContain(own.apiKey);
+    const feedback = await call(gateway, "GET", `/v1/feedback?trace_id=${encodeURIComponent(traceId)}`, { key: otherKey });
+    expect(feedback.body.data).toEqual([]);
+    // The other workspace's analytics count its own requests (its refused prompt run), none of these.
+    const summary = await call(gateway, "GET", "/v1/analytics/summary", { key: otherKey });
+    const otherLogs = await call(gateway, "GET", "/v1/logs", { key: otherKey });
+    expect(summary.body.requests).toBe(otherLogs.body.data.length);
+    const mine = await call(gateway, "GET", "/v1/analytics/summary");
+    expect(mine.body.requests).toBeGreaterThanOrEqual(1);
+    const exported = await fetch(`${gateway.url}/v1/logs/export?format=jsonl`, { headers: { "x-gateway-api-key": otherKey } });
+    expect(exported.status).toBe(200);
+    expect(await exported.text()).not.toContain(own.log!);
+    const usedVirtualKey = await call(gateway, "POST", "/v1/chat/completions", {
+      key: otherKey,
+      body: { model: `@${own.virtualKey}/gpt-4o-mini`, messages: [{ role: "user", content: "isolated" }] },
+    });
+    expect(usedVirtualKey.status).toBe(400);
+    expect(JSON.stringify(usedVirtualKey.body)).not.toContain("sk-mine");
+  });
+
+  it("leaves every object of this workspace as it was", async () => {
+    for (const path of [`/v1/configs/${own.config}`, `/v1/virtual-keys/${own.virtualKey}`, `/v1/prompts/${own.prompt}`, `/v1/guardrails/${own.guardrail}`, `/v1/api-keys/${own.apiKey}`, `/v1/logs/${own.log}`]) {
+      const read = await call(gateway, "GET", path);
+      expect(read.status, path).toBe(200);
+      if (typeof read.body.name === "string") expect(read.body.name, path).toBe("mine");
+    }
+  });
+});
