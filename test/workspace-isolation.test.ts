@@ -127,7 +127,7 @@ describe("another workspace never sees, changes or learns of this workspace's ob
 
   it.each(operations)("$method $path ($operationId) answers 404 with the envelope", async ({ method, path, operationId }) => {
     const body = BODIES[operationId];
-    const headers = operationId === "createPromptCompletion" ? { authorization: "Bearer sk-upstream" } : {};
+    const headers: Record<string, string> = operationId === "createPromptCompletion" ? { authorization: "Bearer sk-upstream" } : {};
     const answer = await call(gateway, method, ownPath(path), { key: otherKey, headers, ...(body === undefined ? {} : { body }) });
     expect(answer.status, JSON.stringify(answer.body)).toBe(404);
     expect(answer.body.error).toMatchObject({ code: "not_found", type: "not_found_error" });
