@@ -24,9 +24,9 @@ export function masterKeyId(key: Buffer): string {
  * AES-256-GCM sealing of upstream secrets under a key ring. The first key seals; every key
  * opens. A sealed value is `v2.<key id>.<iv>.<tag>.<ciphertext>` (base64url parts), so the key
  * that sealed it is known without trying; values sealed before key ids (`v1.…`) are opened by
- * trying each key in turn (GCM's tag tells a wrong key). `isCurrent` says whether a value is
- * already sealed under the first key in the current format, which is what re-sealing after a
- * rotation (`store/reseal-secrets.ts`) asks.
+ * trying each key in turn (GCM's tag tells a wrong key). `isCurrent` says whether a value needs
+ * no re-sealing after a rotation (`store/reseal-secrets.ts`): sealed under the first key, or a
+ * `v1.` value while the ring has one key.
  */
 export function createSecretBox(masterKeys: Buffer | readonly Buffer[]): SecretBox {
   const ring = Array.isArray(masterKeys) ? (masterKeys as readonly Buffer[]) : [masterKeys as Buffer];
@@ -66,7 +66,9 @@ export function createSecretBox(masterKeys: Buffer | readonly Buffer[]): SecretB
       throw new Error("not a sealed secret");
     },
     isCurrent(sealed) {
-      return sealed.startsWith(`${FORMAT_VERSION}.${primaryId}.`);
+      // With one key a `v1.` value is under it (or under none): rewriting it only to add the key
+      // id would leave instances still on the former release unable to read any stored secret.
+      return sealed.startsWith(`${FORMAT_VERSION}.${primaryId}.`) || (ring.length === 1 && sealed.startsWith(`${LEGACY_VERSION}.`));
     },
   };
 }
