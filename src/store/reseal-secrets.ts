@@ -18,6 +18,8 @@ import type { Database } from "./schema.ts";
  * its writer, so losing that race loses nothing. Requests keep working throughout, since every
  * key of the ring opens. A value no key of the ring opens is left as it is and counted.
  */
+
+/** What one run did. */
 export interface ResealReport {
   /** Rows rewritten under the sealing key. */
   resealed: number;
