@@ -47,6 +47,8 @@ export interface GatewayDeps {
 
 export interface SecretBox {
   seal(plaintext: string): string;
-  /** Throws when the text was tampered with or sealed under another key. */
+  /** Throws when the text was tampered with or sealed under a key the box does not hold. */
   open(sealed: string): string;
+  /** Whether `sealed` is already sealed under the key that seals now (nothing to re-seal after a rotation). */
+  isCurrent(sealed: string): boolean;
 }

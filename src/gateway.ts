@@ -6,7 +6,7 @@ import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "./auth/
 import { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import { ControlPlaneCache } from "./control-plane/cache.ts";
-import { createSecretBox, loadMasterKey } from "./crypto/secret-box.ts";
+import { createSecretBox, loadMasterKeys } from "./crypto/secret-box.ts";
 import { openWorkerLogSink, type WorkerLike } from "./logging/worker-log-sink.ts";
 import { createCustomHostGuard } from "./core/custom-host.ts";
 import { isoNow, uuidv4 } from "./core/ids.ts";
@@ -24,6 +24,7 @@ import { LocalCircuitBreakers, sharedCircuitBreakers } from "./core/circuit-brea
 import { shareInvalidations } from "./shared-state/invalidations.ts";
 import { openSpendMeter } from "./spend/open-spend-meter.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
+import { startSecretResealing, type ResealReport } from "./store/reseal-secrets.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -35,6 +36,8 @@ export interface Gateway {
   telemetry: Telemetry;
   /** The secret of the admin key created on first start, to print once; null otherwise. */
   bootstrapKey: string | null;
+  /** Settles when start-up re-sealing of stored secrets under the current master key ends (`store/reseal-secrets.ts`); null if it failed. */
+  resealed: Promise<ResealReport | null>;
   /** Waits for in-flight requests (up to the shutdown timeout), flushes logs, closes the store. */
   drain(): Promise<{ drained: boolean }>;
 }
@@ -55,10 +58,20 @@ export interface GatewayOptions {
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   checkPriceTable();
   const upstreamTls = options.upstreamTls === undefined ? loadUpstreamTls(config) : options.upstreamTls;
-  const masterKey = await loadMasterKey({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
+  const masterKeys = await loadMasterKeys({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
   const store = await openStore(config.GATEWAY_DATABASE_URL);
-  const secrets = createSecretBox(masterKey);
+  const secrets = createSecretBox(masterKeys);
   await sealStoredGuardrailHeaders(store.db, secrets);
+  // After a rotation (`GATEWAY_ENCRYPTION_KEY=new,old`) stored secrets move to the new key in
+  // the background, while requests open them under either.
+  const resealing = startSecretResealing(store.db, secrets, {
+    onError: (error) => console.error(`[gateway] re-sealing stored secrets failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const resealed = resealing.done.then((report) => {
+    if (report && report.resealed > 0 && !config.GATEWAY_QUIET) console.error(`[gateway] re-sealed ${report.resealed} stored secret row(s) under the current master key`);
+    if (report && report.unopened > 0) console.error(`[gateway] ${report.unopened} stored secret(s) open under no key of GATEWAY_ENCRYPTION_KEY`);
+    return report;
+  });
   const bootstrapKey = config.GATEWAY_ADMIN_KEY ? null : await createBootstrapKey(store);
   const workerSink =
     options.startLogWorker && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
@@ -121,6 +134,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     draining ??= (async () => {
       // A realtime session has no natural end to wait for: it is closed (1001) and logged.
       deps.realtime.closeAll();
+      await resealing.stop();
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await retention?.stop();
       await logWriter.close();
@@ -135,7 +149,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     })();
     return draining;
   };
-  return { app, deps, telemetry, bootstrapKey, drain };
+  return { app, deps, telemetry, bootstrapKey, drain, resealed };
 }
 
 /** With no admin key configured and none stored, creates one so a newcomer can call right away. */

@@ -3,6 +3,8 @@ import { LLMock } from "@copilotkit/aimock";
 import { randomUUID } from "node:crypto";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { isoNow, uuidv4 } from "../src/core/ids.ts";
+import { legacySeal } from "../src/crypto/secret-box-fixtures.ts";
+import { parseMasterKey } from "../src/crypto/secret-box.ts";
 import { up as migrateSealedSecrets } from "../src/store/migrations/0006_structural_sealed_secrets.ts";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 
@@ -198,7 +200,9 @@ describe("configs: stored api keys are told apart by structure", () => {
 
   it("migrates keys stored in the former text form, and they keep working", async () => {
     const { key, workspaceId } = await workspaceAdmin();
-    const former = `sealed:${gateway.gateway.deps.secrets.seal(MIGRATED)}`;
+    // The former text form predates key ids: its box output is the `v1.` form.
+    const masterKey = parseMasterKey(gateway.gateway.deps.config.GATEWAY_ENCRYPTION_KEY ?? "")!;
+    const former = `sealed:${legacySeal(masterKey, MIGRATED)}`;
     const slug = await storeUnchecked(workspaceId, { provider: "openai", custom_host: `${guarded.url}/v1`, targets: [{ api_key: former }] });
     await migrateSealedSecrets(gateway.gateway.deps.store.db as never);
     const stored = await gateway.gateway.deps.store.configs.getBySlug(workspaceId, slug);

@@ -90,3 +90,11 @@ export function maskConfigSecrets(text: string): string {
   }
   return JSON.stringify(mapApiKeys(config, () => MASKED_API_KEY));
 }
+
+/**
+ * Every sealed `api_key` of a stored config passed through `map` (re-sealing after a master-key
+ * rotation, `store/reseal-secrets.ts`); other values are kept as they are.
+ */
+export function mapSealedConfigSecrets(config: StoredConfig, map: (secret: SealedSecret) => SealedSecret): StoredConfig {
+  return mapApiKeys(config as Loose, (apiKey) => (isSealedSecret(apiKey) ? map(apiKey) : apiKey)) as StoredConfig;
+}

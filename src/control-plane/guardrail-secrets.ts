@@ -1,6 +1,6 @@
 import type { SecretBox } from "../deps.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret } from "../crypto/sealed-secret.ts";
+import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret, type SealedSecret } from "../crypto/sealed-secret.ts";
 import type { GuardrailCheckSpec } from "./records.ts";
 import { movedSecretError, sameUrl } from "./secret-destinations.ts";
 
@@ -91,4 +91,12 @@ export function hasClearSecrets(checks: readonly GuardrailCheckSpec[]): boolean 
 /** Stored checks with every header value still in clear sealed, and sealed ones kept. */
 export function sealClearSecrets(checks: readonly GuardrailCheckSpec[], box: SecretBox): GuardrailCheckSpec[] {
   return mapHeaders(checks, (value) => (typeof value === "string" ? sealSecret(value, box) : value));
+}
+
+/**
+ * Every sealed header value of stored checks passed through `map` (re-sealing after a
+ * master-key rotation, `store/reseal-secrets.ts`); values in clear are kept as they are.
+ */
+export function mapSealedCheckSecrets(checks: readonly GuardrailCheckSpec[], map: (secret: SealedSecret) => SealedSecret): GuardrailCheckSpec[] {
+  return mapHeaders(checks, (value) => (isSealedSecret(value) ? map(value) : value));
 }

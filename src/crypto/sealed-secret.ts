@@ -35,3 +35,19 @@ export function openSealedSecret(value: SealedSecret, box: SecretBox): string | 
     return null;
   }
 }
+
+/**
+ * What re-sealing after a master-key rotation does to one box output: the same plaintext
+ * sealed under the key that seals now; null when it already is (nothing to write) or does not
+ * open (left as it is: the caller counts it). Never throws.
+ */
+export function resealBoxOutput(sealed: string, box: SecretBox): { resealed: string } | { unopened: true } | null {
+  if (box.isCurrent(sealed)) return null;
+  let plaintext: string;
+  try {
+    plaintext = box.open(sealed);
+  } catch {
+    return { unopened: true };
+  }
+  return { resealed: box.seal(plaintext) };
+}
