@@ -82,6 +82,13 @@ describe("gateway keys", () => {
     expect(unknown.status).toBe(404);
   });
 
+  it("an update that changes nothing answers the key as it is", async () => {
+    const created = await call(gateway, "POST", "/v1/api-keys", { body: { name: "unchanged", role: "service" } });
+    const updated = await call(gateway, "PATCH", `/v1/api-keys/${created.body.id}`, { body: {} });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body).toMatchObject({ id: created.body.id, name: "unchanged" });
+  });
+
   it("admin bodies are strict and name the bad field", async () => {
     const unknownField = await createKey({ name: "x", role: "admin", colour: "blue" });
     expect(unknownField.status).toBe(400);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { randomUUID } from "node:crypto";
+import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { openApiDocument } from "../src/generated/openapi-document.gen.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
@@ -134,7 +135,12 @@ describe("another workspace never sees, changes or learns of this workspace's ob
   });
 
   it("lists, exports, analytics and feedback of the other workspace hold nothing of this one", async () => {
-    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails", "/v1/logs"]) {
+    // The other workspace's log holds its own refused calls, whose paths name these objects: its
+    // records are checked by id and workspace below instead.
+    const otherLog = await call(gateway, "GET", "/v1/logs", { key: otherKey });
+    expect(otherLog.body.data.map((record: { id: string }) => record.id)).not.toContain(own.log);
+    expect(new Set(otherLog.body.data.map((record: { workspace_id: string }) => record.workspace_id)).has(DEFAULT_WORKSPACE_ID)).toBe(false);
+    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails"]) {
       const listed = await call(gateway, "GET", path, { key: otherKey });
       expect(listed.status, path).toBe(200);
       expect(JSON.stringify(listed.body), path).not.toMatch(new RegExp(Object.values(own).filter(Boolean).join("|")));

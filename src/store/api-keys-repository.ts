@@ -83,17 +83,17 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
 
     update(id, organisationId, workspaceId, change) {
       return db.transaction().execute(async (trx) => {
-        let update = trx
-          .updateTable("api_keys")
-          .set({
-            ...(change.name !== undefined && { name: change.name }),
-            ...(change.budget !== undefined && budgetColumns(change.budget)),
-            ...(change.rateLimit !== undefined && rateLimitColumns(change.rateLimit)),
-          })
-          .where("id", "=", id)
-          .where("organisation_id", "=", organisationId);
-        if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
-        await update.execute();
+        const columns = {
+          ...(change.name !== undefined && { name: change.name }),
+          ...(change.budget !== undefined && budgetColumns(change.budget)),
+          ...(change.rateLimit !== undefined && rateLimitColumns(change.rateLimit)),
+        };
+        // A change of nothing is no UPDATE at all (SQL has no empty SET): the key is read as it is.
+        if (Object.keys(columns).length > 0) {
+          let update = trx.updateTable("api_keys").set(columns).where("id", "=", id).where("organisation_id", "=", organisationId);
+          if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
+          await update.execute();
+        }
         let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
         if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
         const row = await select.executeTakeFirst();
