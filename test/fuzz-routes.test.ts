@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Agent, buildConnector, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from "undici";
 import { openApiDocument } from "../src/generated/openapi-document.gen.ts";
 import { startGateway, type RunningGateway } from "./support/harness.ts";
 
@@ -267,11 +268,32 @@ interface Answer {
 let gateway: RunningGateway;
 let upstream: Server;
 let upstreamUrl: string;
+let previous = "none";
+let originalDispatcher: Dispatcher;
+/** Hosts off loopback the gateway tried to reach (a model `@openai/…` without a custom host): refused. */
+const refusedHosts = new Set<string>();
 
-function send(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<Answer> {
+/**
+ * The gateway's upstream fetch may only connect to loopback: a fuzz case may name a real provider
+ * without a custom host (`"model": "@openai/gpt-4o"`), and that request must not leave the machine.
+ * It is refused at connect time and the gateway answers 502 (allowed: the upstream path).
+ */
+function loopbackOnlyDispatcher(): Agent {
+  const connect = buildConnector({});
+  return new Agent({
+    connect: (options, callback) => {
+      if (["127.0.0.1", "localhost", "[::1]", "::1"].includes(options.hostname)) return connect(options, callback);
+      refusedHosts.add(options.hostname);
+      callback(new Error(`fuzz: refused a connection off loopback (${options.hostname})`), null);
+    },
+  });
+}
+
+/** Sends one request; a body goes with its `content-length`, or chunked (no length) when `chunked`. */
+function send(method: string, path: string, headers: Record<string, string>, body?: Buffer, chunked = false): Promise<Answer> {
   const { hostname, port } = new URL(gateway.url);
   return new Promise((resolvePromise, reject) => {
-    const req = request({ hostname, port, method, path, headers: body ? { ...headers, "content-length": String(body.length) } : headers }, (res) => {
+    const req = request({ hostname, port, method, path, agent: process.env.FUZZ_NO_AGENT ? false : undefined, headers: body && !chunked ? { ...headers, "content-length": String(body.length) } : headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () => resolvePromise({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), contentType: String(res.headers["content-type"] ?? "") }));
@@ -279,7 +301,11 @@ function send(method: string, path: string, headers: Record<string, string>, bod
     });
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no complete answer within ${REQUEST_TIMEOUT_MS} ms`)));
     req.on("error", reject);
-    req.end(body);
+    if (body && chunked) {
+      // Two writes, so the body really goes as more than one chunk.
+      req.write(body.subarray(0, body.length >> 1));
+      req.end(body.subarray(body.length >> 1));
+    } else req.end(body);
   });
 }
 
@@ -321,6 +347,7 @@ const statusCounts = new Map<number, number>();
 
 function checkAnswer(answer: Answer): void {
   statusCounts.set(answer.status, (statusCounts.get(answer.status) ?? 0) + 1);
+  if (process.env.FUZZ_VERBOSE && answer.status >= 500) console.log(answer.status, answer.text.slice(0, 300), previous);
   const upstreamPath = answer.status === 502 || answer.status === 503 || answer.status === 504;
   if (answer.status >= 500 && !upstreamPath) throw new Error(`gateway answered ${answer.status}: ${answer.text.slice(0, 300)}`);
   if (answer.status >= 400) {
@@ -337,6 +364,8 @@ function checkAnswer(answer: Answer): void {
 }
 
 beforeAll(async () => {
+  originalDispatcher = getGlobalDispatcher();
+  setGlobalDispatcher(loopbackOnlyDispatcher());
   upstream = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
@@ -351,6 +380,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
+  if (originalDispatcher) setGlobalDispatcher(originalDispatcher);
   await new Promise<void>((done) => {
     upstream?.closeAllConnections();
     upstream?.close(() => done());
@@ -370,17 +400,24 @@ describe(`fuzzing every operation (seed ${SEED}, ${NUM_RUNS} runs each)`, () => 
       queryString(op),
       headerCase,
       op.method === "GET" || op.method === "DELETE" ? fc.oneof({ weight: 4, arbitrary: fc.constant<BodyCase>({}) }, { weight: 1, arbitrary: bodyArbitrary(op) }) : bodyArbitrary(op),
-      async (params, query, headers, body) => {
+      fc.boolean(),
+      async (params, query, headers, body, chunked) => {
         let index = 0;
         const path = op.path.replace(/\{[^}]+\}/g, () => params[index++]!) + (query ? `?${query}` : "");
-        const answer = await send(op.method, path, buildHeaders(headers, body), body.bytes);
+        const sent = buildHeaders(headers, body);
+        let answer: Answer;
+        try {
+          answer = await send(op.method, path, sent, body.bytes, chunked);
+        } catch (error) {
+          throw new Error(`${(error as Error).message}; previous request: ${previous}`);
+        }
+        previous = describeCase({ method: op.method, path, headers: sent, body: body.bytes, chunked, status: answer.status });
         checkAnswer(answer);
       },
     );
     await fc.assert(property, {
       seed: SEED,
       numRuns: NUM_RUNS,
-      endOnFailure: true,
       reporter: (details) => {
         if (!details.failed) return;
         throw new Error(
@@ -395,7 +432,7 @@ describe(`fuzzing every operation (seed ${SEED}, ${NUM_RUNS} runs each)`, () => 
   it("the gateway still answers /health after the whole run", async () => {
     const answer = await send("GET", "/health", {});
     expect(answer.status).toBe(200);
-    if (process.env.FUZZ_VERBOSE) console.log(Object.fromEntries([...statusCounts].sort(([a], [b]) => a - b)));
+    if (process.env.FUZZ_VERBOSE) console.log(Object.fromEntries([...statusCounts].sort(([a], [b]) => a - b)), "refused hosts:", [...refusedHosts]);
     const count = (low: number, high: number) => [...statusCounts].filter(([s]) => s >= low && s < high).reduce((sum, [, n]) => sum + n, 0);
     expect(count(200, 300)).toBeGreaterThan(NUM_RUNS);
     expect(count(400, 500)).toBeGreaterThan(NUM_RUNS * 10);
