@@ -166,6 +166,17 @@ export function requestLogger(operationId: string, deps: GatewayDeps): Middlewar
 }
 
 /**
+ * Reads a request body nobody will read to its end, discarding it. A forwarded body is a stream
+ * over the connection; refused before the upstream read it (no provider, a bad config), it would
+ * sit unread under backpressure while the answer goes out with keep-alive, and the Node server
+ * then closes the connection under the client's next request ("socket hang up"). Never throws.
+ */
+function discardUnreadBody(request: Request): void {
+  const body = request.body;
+  if (body && !body.locked) void body.pipeTo(new WritableStream()).catch(() => undefined);
+}
+
+/**
  * The proxy's answer as the route's response; an expected failure goes to the app's error
  * handler. The body is the upstream's (checked by the core, relayed as it arrives), not an object
  * built here, so it is typed as fitting any JSON answer the route documents.
@@ -173,7 +184,10 @@ export function requestLogger(operationId: string, deps: GatewayDeps): Middlewar
 export function proxyResponse(c: Context<GatewayEnv>, result: Result<ProxyResponse, GatewayError>): Response & TypedResponse<never, 200, "json"> {
   // On errors too: a request that failed before the cache looked was not served by it.
   c.header(CACHE_STATUS_HEADER, c.get("requestLog").cacheStatus ?? "DISABLED");
-  if (!result.ok) throw result.error;
+  if (!result.ok) {
+    discardUnreadBody(c.req.raw);
+    throw result.error;
+  }
   const { status, headers, body } = result.value;
   return c.body(body, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;
 }
