@@ -14,12 +14,21 @@ export const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
 /** Token URIs Google has written in service-account keys; each means Google's endpoint. */
 const GOOGLE_TOKEN_HOSTS: ReadonlySet<string> = new Set(["oauth2.googleapis.com", "accounts.google.com", "www.googleapis.com"]);
 
-const ServiceAccountKeySchema = z.object({
-  type: z.literal("service_account"),
-  client_email: z.string().min(3).max(320).includes("@"),
-  private_key: z.string().min(100).max(10_000).includes("PRIVATE KEY"),
-  token_uri: z.url({ protocol: /^https?$/ }).optional(),
-});
+/**
+ * Built on first use, not at import: this module is reached through the provider catalogue from
+ * nearly everywhere, and an import cycle evaluated in another order (Bun's test runner) can reach
+ * it before zod's bindings are ready.
+ */
+let keySchema: ReturnType<typeof serviceAccountKeySchema> | null = null;
+
+function serviceAccountKeySchema() {
+  return z.object({
+    type: z.literal("service_account"),
+    client_email: z.string().min(3).max(320).includes("@"),
+    private_key: z.string().min(100).max(10_000).includes("PRIVATE KEY"),
+    token_uri: z.url({ protocol: /^https?$/ }).optional(),
+  });
+}
 
 export interface ServiceAccount {
   email: string;
@@ -44,7 +53,8 @@ export function readServiceAccount(text: string, upstreamUrl: string): ServiceAc
   } catch {
     return new GatewayError("invalid_request", "The Vertex AI key starts with '{' but is not valid JSON: send a service-account JSON key, or an OAuth access token.", { param: PARAM });
   }
-  const parsed = ServiceAccountKeySchema.safeParse(json);
+  keySchema ??= serviceAccountKeySchema();
+  const parsed = keySchema.safeParse(json);
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(root)"))].join(", ");
     return new GatewayError("invalid_request", `The Vertex AI key is not a service-account JSON key (type "service_account", client_email, private_key): check ${fields}.`, {
