@@ -418,7 +418,7 @@ describe("the gateway's answers against the official OpenAI document", () => {
       expect(body).toEqual(JSON.parse(sent.body));
     }
     const logId = response.headers.get("x-gateway-log-id");
-    expect(logId).toBeTruthy();
+    expect(logId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await storedLog(gateway, logId!)).toMatchObject({ route: row.route, provider: "openai", status: 200 });
   });
 
@@ -453,7 +453,7 @@ describe("the gateway's answers against the official OpenAI document", () => {
       expect(openaiContractProblems("RealtimeServerEvent", event), JSON.stringify(event)).toEqual([]);
     }
     expect(received).toEqual(realtimeUpstream.sent);
-    expect(logId).toBeTruthy();
+    expect(logId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     let record: Awaited<ReturnType<typeof storedLog>> | undefined;
     for (let attempt = 0; attempt < 50 && !record; attempt++) record = await storedLog(gateway, logId!).catch(() => new Promise<undefined>((resolve) => setTimeout(resolve, 20)));
     expect(record).toMatchObject({ route: "createRealtimeSession", provider: "openai", model: "gpt-realtime", status: 101 });
