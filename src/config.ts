@@ -88,6 +88,10 @@ const ConfigSchema = z.object({
   GATEWAY_MAX_RESPONSE_BUFFER_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
   GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
+  /** Where log batches wait while the store is down (an append-only file per process); default `<GATEWAY_DATA_DIR>/log-spool`. */
+  GATEWAY_LOG_SPOOL_DIR: z.string().optional(),
+  /** The spool holds at most this many bytes; past it, records wait in memory (bounded), then are dropped and counted. 0 turns the spool off. */
+  GATEWAY_LOG_SPOOL_MAX_BYTES: wholeNumber(1024 * 1024 * 1024, 0, MAX_BYTES),
   /** Logs older than this many days are deleted (with their rollups) by a timer; unset keeps them forever. */
   GATEWAY_LOG_RETENTION_DAYS: z
     .string()

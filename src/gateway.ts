@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { createApp } from "./app.ts";
 import { createAnswerCache } from "./cache/answer-cache.ts";
 import type { GatewayApp } from "./app-env.ts";
@@ -17,6 +18,8 @@ import { loadUpstreamTls, upstreamFetch, type UpstreamTls } from "./core/upstrea
 import type { GatewayDeps } from "./deps.ts";
 import { startLogRetention } from "./logging/log-retention-timer.ts";
 import { LogWriter } from "./logging/log-writer.ts";
+import { openLogSpool, type LogSpool } from "./logging/log-spool.ts";
+import { reportStoreEvent } from "./logging/store-events.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
@@ -80,10 +83,13 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // Metrics and spans are fed from each batch of finished log records, off the request path;
   // the log queue's own figures are read when metrics are scraped.
   const telemetry = await createTelemetry(config, { version: packageJson.version, logQueue: () => logWriter });
+  const spool = await openSpool(config);
   const logWriter = new LogWriter(workerSink ?? storeLogSink(store.logs), {
     observer: telemetry.observer,
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
     batchSize: config.GATEWAY_LOG_BATCH_SIZE,
+    spool,
+    onStoreEvent: reportStoreEvent,
     onError: (error, lost) => {
       const reason = error instanceof Error ? error.message : String(error);
       console.error(`[gateway] could not write ${lost} log record(s): ${reason}`);
@@ -138,6 +144,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await retention?.stop();
       await logWriter.close();
+      await spool?.close();
       // The last records' spans were made as the writer closed: export them before exiting.
       await telemetry.shutdown();
       await workerSink?.close();
@@ -150,6 +157,18 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     return draining;
   };
   return { app, deps, telemetry, bootstrapKey, drain, resealed };
+}
+
+/** The log spool, unless turned off; a data directory that cannot hold one is reported, not fatal. */
+async function openSpool(config: GatewayConfig): Promise<LogSpool | null> {
+  if (config.GATEWAY_LOG_SPOOL_MAX_BYTES === 0) return null;
+  const dir = config.GATEWAY_LOG_SPOOL_DIR ?? join(config.GATEWAY_DATA_DIR, "log-spool");
+  try {
+    return await openLogSpool(dir, { maxBytes: config.GATEWAY_LOG_SPOOL_MAX_BYTES });
+  } catch (error) {
+    console.error(`[gateway] no log spool in ${dir} (${error instanceof Error ? error.message : String(error)}): while the store is down, log records wait in memory only`);
+    return null;
+  }
 }
 
 /** With no admin key configured and none stored, creates one so a newcomer can call right away. */

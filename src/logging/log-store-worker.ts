@@ -31,6 +31,7 @@ async function handle(message: LogWorkerRequest): Promise<void> {
       const figures = built.map(({ record, servedModel }) => packFigures(figuresOf(record, servedModel)));
       return scope.postMessage({ id: message.id, ok: true, figures });
     }
+    if (message.type === "ping") await store.logs.ping();
     if (message.type === "close") await store.close();
     scope.postMessage({ id: message.id, ok: true });
   } catch (error) {

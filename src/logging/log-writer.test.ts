@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import type { LogEntry } from "./log-entry.ts";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { openLogSpool } from "./log-spool.ts";
+import { unpackLogEntry, type LogEntry } from "./log-entry.ts";
 import { LogWriter, type LogSink } from "./log-writer.ts";
 import type { RecordFigures } from "./record-figures.ts";
 
@@ -47,5 +51,108 @@ describe("LogWriter telemetry", () => {
     for (const id of ["a", "b", "c"]) writer.enqueue(entry(id));
     expect(writer.droppedCount).toBe(1);
     expect(writer.pendingCount).toBe(2);
+  });
+});
+
+/** An entry as the request path makes one, as far as the spool's packing reads it. */
+const spoolable = (id: string): LogEntry => ({ id, metadata: {}, response: null }) as unknown as LogEntry;
+
+/** A store that can be switched off, refuses chosen ids, and keeps what it stored, in order. */
+function switchableSink(refuse: Set<string> = new Set()) {
+  const stored: string[] = [];
+  const state = { up: true };
+  const sink: LogSink = {
+    async insertBatch(entries) {
+      if (!state.up) throw new Error("connection refused");
+      if (entries.some((e) => refuse.has(e.id))) throw new Error("value too long");
+      for (const e of entries) if (!stored.includes(e.id)) stored.push(e.id);
+    },
+    async ping() {
+      if (!state.up) throw new Error("connection refused");
+    },
+  };
+  return { sink, stored, state };
+}
+
+describe("LogWriter with a spool", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "log-writer-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("spools batches while the store is down and replays them in order, exactly once, when it is back", async () => {
+    const { sink, stored, state } = switchableSink();
+    const spool = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    const events: string[] = [];
+    const writer = new LogWriter(sink, { flushIntervalMs: 5, batchSize: 3, spool, maxRetryDelayMs: 50, onStoreEvent: (e) => events.push(e.kind) });
+    writer.enqueue(spoolable("1"));
+    await writer.flush();
+    state.up = false;
+    for (const id of ["2", "3", "4", "5", "6", "7", "8"]) writer.enqueue(spoolable(id));
+    await writer.flush();
+    expect(writer.storeDown).toBe(true);
+    expect(spool.isEmpty).toBe(false);
+    expect(writer.pendingCount).toBe(0);
+    state.up = true;
+    writer.enqueue(spoolable("9"));
+    await vi.waitFor(() => expect(stored).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "9"]), { timeout: 2000 });
+    await vi.waitFor(() => expect(writer.storeDown).toBe(false));
+    expect(spool.isEmpty).toBe(true);
+    expect(events).toEqual(["down", "back"]);
+    await writer.close();
+    await spool.close();
+  });
+
+  it("leaves spooled batches to the next process when it shuts down during an outage", async () => {
+    const first = switchableSink();
+    first.state.up = false;
+    const spool = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    const writer = new LogWriter(first.sink, { flushIntervalMs: 5, batchSize: 2, spool });
+    for (const id of ["a", "b", "c"]) writer.enqueue(spoolable(id));
+    await writer.close();
+    expect(writer.lostCount).toBe(0);
+    expect(writer.spooledCount).toBe(3);
+    await spool.close();
+
+    const second = switchableSink();
+    const reopened = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    const next = new LogWriter(second.sink, { flushIntervalMs: 5, batchSize: 2, spool: reopened });
+    next.enqueue(spoolable("d"));
+    await vi.waitFor(() => expect(second.stored).toEqual(["a", "b", "c", "d"]), { timeout: 2000 });
+    await next.close();
+    await reopened.close();
+  });
+
+  it("sets aside a record the store refuses while it stores the others", async () => {
+    const { sink, stored } = switchableSink(new Set(["bad"]));
+    const spool = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    const writer = new LogWriter(sink, { flushIntervalMs: 5, batchSize: 10, spool });
+    for (const id of ["x", "bad", "y"]) writer.enqueue(spoolable(id));
+    await writer.close();
+    expect(stored).toEqual(["x", "y"]);
+    expect(writer.rejectedCount).toBe(1);
+    const rejected = await readFile(join(dir, "rejected.jsonl"), "utf8");
+    expect(rejected.trim().split("\n")).toHaveLength(1);
+    expect(unpackLogEntry(JSON.parse(rejected) as unknown[]).id).toBe("bad");
+    await spool.close();
+  });
+
+  it("keeps records in memory when the spool is full, and stores them once the store is back", async () => {
+    const { sink, stored, state } = switchableSink();
+    state.up = false;
+    const spool = await openLogSpool(dir, { maxBytes: 10 });
+    const events: string[] = [];
+    const writer = new LogWriter(sink, { flushIntervalMs: 5, batchSize: 2, spool, maxRetryDelayMs: 20, onStoreEvent: (e) => events.push(e.kind) });
+    writer.enqueue(spoolable("p"));
+    await writer.flush();
+    expect(writer.pendingCount).toBe(1);
+    expect(events).toEqual(["down", "spool_failed"]);
+    state.up = true;
+    await vi.waitFor(() => expect(stored).toEqual(["p"]), { timeout: 2000 });
+    await writer.close();
+    await spool.close();
   });
 });

@@ -1,10 +1,13 @@
 import type { LogEntry } from "./log-entry.ts";
+import type { LogSpool } from "./log-spool.ts";
 import type { RecordFigures } from "./record-figures.ts";
 
 /** Where batches go: the log-store worker, or the store itself (`storeLogSink`). */
 export interface LogSink {
-  /** Resolves once stored, with each record's figures in order when the sink built them. */
+  /** Resolves once stored, with each record's figures in order when the sink built them. Storing a record twice keeps one. */
   insertBatch(entries: LogEntry[]): Promise<readonly RecordFigures[] | undefined | void>;
+  /** Resolves when the store answers at all: tells a store that is down from one that refuses a record. */
+  ping?(): Promise<void>;
 }
 
 /**
@@ -13,20 +16,41 @@ export interface LogSink {
  */
 export type BatchObserver = (entries: readonly LogEntry[], figures: readonly RecordFigures[] | null) => void;
 
+/** What the writer tells the gateway's own log about the store. */
+export type StoreEvent =
+  | { kind: "down"; reason: string; spool: string | null }
+  | { kind: "back"; replayed: number }
+  | { kind: "rejected"; count: number; reason: string }
+  | { kind: "spool_failed"; reason: string };
+
 export interface LogWriterOptions {
   flushIntervalMs: number;
   batchSize: number;
   /** Past this many waiting records the oldest are dropped (and counted) rather than exhausting memory. */
   maxPending?: number;
+  /** Records that could be neither stored nor spooled, at shutdown. */
   onError?: (error: unknown, lost: number) => void;
+  /** The store going down and coming back, records it refused, a spool that failed. */
+  onStoreEvent?: (event: StoreEvent) => void;
   /** Telemetry (metrics, spans), fed from the finished records off the request path. */
   observer?: BatchObserver;
+  /** Where batches wait while the store is down; without one they wait in memory (bounded by `maxPending`). */
+  spool?: LogSpool | null;
+  /** Longest wait between tries while the store is down; default 5 s. */
+  maxRetryDelayMs?: number;
 }
+
+const FIRST_RETRY_DELAY_MS = 100;
 
 /**
  * Asynchronous batch writer: `enqueue` is O(1) and never waits for the store. Records are
  * written in batches every `flushIntervalMs` or as soon as `batchSize` are waiting.
- * `close()` writes everything still pending.
+ *
+ * When the store is down, batches go to the spool (an append-only file) in order, and are
+ * replayed oldest first once the store answers again; new records queue behind them, so order
+ * holds. A record the store refuses while it stores others is set aside in the spool's
+ * `rejected.jsonl`, so one bad record never blocks the rest. `close()` stores, or spools,
+ * everything pending.
  */
 export class LogWriter {
   private pending: LogEntry[] = [];
@@ -36,13 +60,26 @@ export class LogWriter {
   private dropped = 0;
   private retried = 0;
   private lost = 0;
+  private rejected = 0;
+  private spooled = 0;
+  /** No store attempt before this instant (the store is down); 0 when it is up. */
+  private downUntil = 0;
+  private retryDelayMs = FIRST_RETRY_DELAY_MS;
+  private replayedSinceDown = 0;
+  private spoolBroken = false;
   private readonly maxPending: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly spool: LogSpool | null;
 
   constructor(
     private readonly sink: LogSink,
     private readonly options: LogWriterOptions,
   ) {
     this.maxPending = options.maxPending ?? 100_000;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
+    this.spool = options.spool ?? null;
+    // Batches an earlier process spooled are replayed from the start.
+    if (this.spool && !this.spool.isEmpty) this.scheduleFlush(0);
   }
 
   /** Queues an entry. Never throws, never blocks. */
@@ -56,7 +93,7 @@ export class LogWriter {
     else this.scheduleFlush(this.options.flushIntervalMs);
   }
 
-  /** Records dropped because the store could not keep up. */
+  /** Records dropped because neither the store nor the spool could take them in time. */
   get droppedCount(): number {
     return this.dropped;
   }
@@ -65,17 +102,32 @@ export class LogWriter {
     return this.pending.length;
   }
 
-  /** Records whose first write failed and were written again. */
+  /** Records stored after a first write failed (replayed from the spool or memory). */
   get retriedCount(): number {
     return this.retried;
   }
 
-  /** Records lost because their batch failed twice. */
+  /** Records lost: the store was down at shutdown and there was no spool to keep them. */
   get lostCount(): number {
     return this.lost;
   }
 
-  /** Writes every record queued so far; resolves when they are stored (or reported lost). */
+  /** Records the store refused while it stored others (kept in `rejected.jsonl`). */
+  get rejectedCount(): number {
+    return this.rejected;
+  }
+
+  /** Records written to the spool because the store was down. */
+  get spooledCount(): number {
+    return this.spooled;
+  }
+
+  /** True while the store is considered down. */
+  get storeDown(): boolean {
+    return this.downUntil > 0;
+  }
+
+  /** Writes every record queued so far; resolves when they are stored, spooled (or reported lost). */
   flush(): Promise<void> {
     this.clearTimer();
     this.flushing = this.flushing.then(() => this.writeAll());
@@ -86,6 +138,12 @@ export class LogWriter {
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
+    if (this.pending.length > 0) {
+      const count = this.pending.length;
+      this.lost += count;
+      this.observe(this.pending.splice(0), null);
+      this.options.onError?.(new Error("the log store is unavailable and no spool could keep the records"), count);
+    }
   }
 
   private scheduleFlush(delayMs: number): void {
@@ -106,27 +164,145 @@ export class LogWriter {
   }
 
   private async writeAll(): Promise<void> {
-    while (this.pending.length > 0) {
-      await this.writeWithRetry(this.pending.splice(0, this.options.batchSize));
+    // Closing tries the store once more whatever the back-off says, then spools what is left.
+    let mayTry = this.closed || Date.now() >= this.downUntil;
+    for (;;) {
+      const spoolWaiting = this.spool !== null && !this.spool.isEmpty;
+      if (!mayTry || (this.closed && spoolWaiting && this.downUntil > 0)) {
+        // A flush forced by a full batch may have replaced the retry timer: set it again.
+        this.scheduleFlush(Math.max(1, this.downUntil - Date.now()));
+        return this.spoolPending();
+      }
+      if (spoolWaiting && !this.closed) {
+        if (!(await this.replaySpooled())) mayTry = false;
+        continue;
+      }
+      if (spoolWaiting) return this.spoolPending(); // shutting down: replay is the next start's work
+      if (this.pending.length === 0) return this.markUp();
+      const batch = this.pending.splice(0, this.options.batchSize);
+      if (await this.store(batch, false)) continue;
+      this.pending.unshift(...batch);
+      mayTry = false;
     }
   }
 
-  private async writeWithRetry(entries: LogEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    let figures: readonly RecordFigures[] | null = null;
+  /** Replays the oldest spooled batch; false when the store is (still) down. */
+  private async replaySpooled(): Promise<boolean> {
+    const spool = this.spool as LogSpool;
+    let batch: LogEntry[] | null;
     try {
-      figures = (await this.sink.insertBatch(entries)) ?? null;
-    } catch {
-      this.retried += entries.length;
+      batch = await spool.head();
+    } catch (error) {
+      this.reportSpoolFailure(error);
+      return false;
+    }
+    if (batch === null) return true;
+    if (!(await this.store(batch, true))) return false;
+    await spool.dropHead().catch((error: unknown) => this.reportSpoolFailure(error));
+    return true;
+  }
+
+  /**
+   * Stores a batch; when that fails and the store still answers, stores its records one by one
+   * and sets aside those refused while others were stored. False when the store is down (or
+   * refuses everything): the caller keeps the batch and backs off.
+   */
+  private async store(batch: LogEntry[], replay: boolean): Promise<boolean> {
+    let failure: unknown;
+    try {
+      this.stored(batch, (await this.sink.insertBatch(batch)) ?? null, replay);
+      return true;
+    } catch (error) {
+      failure = error;
+    }
+    // A busy store (a lock held for a moment) is usually free again a moment later.
+    await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_DELAY_MS));
+    try {
+      this.stored(batch, (await this.sink.insertBatch(batch)) ?? null, true);
+      return true;
+    } catch (error) {
+      failure = error;
+    }
+    if (!(await this.answers())) return this.markDown(failure);
+    const refused: LogEntry[] = [];
+    for (const entry of batch) {
       try {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        figures = (await this.sink.insertBatch(entries)) ?? null;
+        this.stored([entry], (await this.sink.insertBatch([entry])) ?? null, replay);
       } catch (error) {
-        this.lost += entries.length;
-        this.options.onError?.(error, entries.length);
+        failure = error;
+        refused.push(entry);
       }
     }
+    if (refused.length === batch.length) return this.markDown(failure);
+    if (refused.length > 0) await this.setAside(refused, failure);
+    return true;
+  }
+
+  private async answers(): Promise<boolean> {
+    if (!this.sink.ping) return false;
+    try {
+      await this.sink.ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private stored(entries: readonly LogEntry[], figures: readonly RecordFigures[] | null, replay: boolean): void {
+    if (replay || this.downUntil > 0) {
+      this.retried += entries.length;
+      this.replayedSinceDown += entries.length;
+    }
     this.observe(entries, figures);
+  }
+
+  private async setAside(entries: readonly LogEntry[], reason: unknown): Promise<void> {
+    this.rejected += entries.length;
+    this.options.onStoreEvent?.({ kind: "rejected", count: entries.length, reason: messageOf(reason) });
+    await this.spool?.reject(entries).catch((error: unknown) => this.reportSpoolFailure(error));
+    this.observe(entries, null);
+  }
+
+  /** Moves every pending batch to the spool, in order; what it cannot take stays in memory. */
+  private async spoolPending(): Promise<void> {
+    if (!this.spool) return;
+    while (this.pending.length > 0) {
+      const batch = this.pending.slice(0, this.options.batchSize);
+      try {
+        await this.spool.append(batch);
+      } catch (error) {
+        this.reportSpoolFailure(error);
+        return;
+      }
+      this.pending.splice(0, batch.length);
+      this.spooled += batch.length;
+      this.spoolBroken = false;
+    }
+  }
+
+  private markDown(error: unknown): false {
+    if (this.downUntil === 0) {
+      this.replayedSinceDown = 0;
+      this.options.onStoreEvent?.({ kind: "down", reason: messageOf(error), spool: this.spool?.path ?? null });
+    } else {
+      this.retryDelayMs = Math.min(this.retryDelayMs * 2, this.maxRetryDelayMs);
+    }
+    this.downUntil = Date.now() + this.retryDelayMs;
+    this.scheduleFlush(this.retryDelayMs);
+    return false;
+  }
+
+  private markUp(): void {
+    if (this.downUntil === 0) return;
+    this.downUntil = 0;
+    this.retryDelayMs = FIRST_RETRY_DELAY_MS;
+    this.options.onStoreEvent?.({ kind: "back", replayed: this.replayedSinceDown });
+  }
+
+  private reportSpoolFailure(error: unknown): void {
+    if (this.spoolBroken) return;
+    this.spoolBroken = true;
+    this.options.onStoreEvent?.({ kind: "spool_failed", reason: messageOf(error) });
   }
 
   private observe(entries: readonly LogEntry[], figures: readonly RecordFigures[] | null): void {
@@ -139,4 +315,8 @@ export class LogWriter {
       this.options.onError?.(error, 0);
     }
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -4,12 +4,13 @@ import type { LogSink } from "./log-writer.ts";
 import { figuresOf } from "./record-figures.ts";
 
 /** A log sink that builds the records and stores them through the store's own connection. */
-export function storeLogSink(logs: Pick<LogsRepository, "insertBatch">): LogSink {
+export function storeLogSink(logs: Pick<LogsRepository, "insertBatch" | "ping">): LogSink {
   return {
     async insertBatch(entries) {
       const built = entries.map(buildLogRecord);
       await logs.insertBatch(built.map(({ record }) => record));
       return built.map(({ record, servedModel }) => figuresOf(record, servedModel));
     },
+    ping: () => logs.ping(),
   };
 }

@@ -6,6 +6,7 @@ export type LogWorkerRequest =
   | { type: "open"; id: number; url: string }
   /** Entries packed by `packLogEntry`. */
   | { type: "insert"; id: number; entries: unknown[][] }
+  | { type: "ping"; id: number }
   | { type: "close"; id: number };
 
 /** An insert's reply carries each record's figures (`packFigures`), in the batch's order. */
@@ -62,6 +63,9 @@ export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string)
       if (entries.length === 0) return [];
       const figures = await send({ type: "insert", entries: entries.map(packLogEntry) });
       return figures?.map(unpackFigures);
+    },
+    async ping() {
+      await send({ type: "ping" });
     },
     async close() {
       try {

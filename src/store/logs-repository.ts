@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../logging/log-record.ts";
 import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows } from "./log-rollup-rows.ts";
@@ -24,6 +24,8 @@ export interface LogsRepository {
    * is skipped (and not counted again), so a retried batch does not fail.
    */
   insertBatch(records: LogRecord[]): Promise<void>;
+  /** Resolves when the store answers a trivial query; rejects when it cannot be reached. */
+  ping(): Promise<void>;
   /**
    * The workspace's records matching every filter, newest first (by id), at most `limit`
    * (a positive integer); `hasMore` says whether older ones remain (pass the last id as
@@ -67,6 +69,10 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
             .execute();
         }
       });
+    },
+
+    async ping() {
+      await sql`select 1`.execute(db);
     },
 
     async list(filters, options = {}) {

@@ -2,6 +2,9 @@ import type { ServerType } from "@hono/node-server";
 import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type AddressInfo } from "node:net";
 import { DEFAULT_WORKSPACE_ID } from "../../src/auth/auth-context.ts";
 import { configWith, type GatewayConfig } from "../../src/config.ts";
@@ -23,8 +26,11 @@ export interface RunningGateway {
 export async function startGateway(overrides: Partial<GatewayConfig> = {}): Promise<RunningGateway> {
   const adminKey = `test-admin-${randomBytes(12).toString("hex")}`;
   const databaseUrl = overrides.GATEWAY_DATABASE_URL ?? sqliteTestUrl();
+  // Each gateway gets its own data directory (the log spool lives there).
+  const dataDir = await mkdtemp(join(tmpdir(), "gateway-data-"));
   const config = configWith({
     GATEWAY_DATABASE_URL: databaseUrl,
+    GATEWAY_DATA_DIR: dataDir,
     GATEWAY_ADMIN_KEY: adminKey,
     GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     GATEWAY_QUIET: true,
@@ -48,6 +54,7 @@ export async function startGateway(overrides: Partial<GatewayConfig> = {}): Prom
       });
       await gateway.drain();
       if (!overrides.GATEWAY_DATABASE_URL) await removeSqliteTestDatabase(databaseUrl);
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
