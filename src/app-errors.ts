@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import type { GatewayEnv } from "./app-env.ts";
 import { GatewayError } from "./errors.ts";
+import { isStoreUnavailable } from "./store/store-unavailable.ts";
 
 /** The one place (with the validation hook) that turns errors into the JSON envelope. */
 export const handleError: ErrorHandler<GatewayEnv> = (error, c) => {
@@ -13,12 +14,24 @@ export const handleError: ErrorHandler<GatewayEnv> = (error, c) => {
     return respond(c, new GatewayError("client_closed", "The client closed the connection before its request was read."));
   }
   const gatewayError = toGatewayError(error);
-  if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
+  if (isStoreUnavailable(error)) {
+    reportStoreUnavailable(error);
+  } else if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
     // Only the error's name and message: request data may hold secrets.
     console.error(`[gateway] unexpected error on ${c.req.method} ${c.req.path}: ${error.name}: ${error.message}`);
   }
   return respond(c, gatewayError);
 };
+
+let storeReportedAt = 0;
+
+/** An outage fails many requests alike: the gateway's log says so once per 10 s, not per request. */
+function reportStoreUnavailable(error: Error): void {
+  const now = Date.now();
+  if (now - storeReportedAt < 10_000) return;
+  storeReportedAt = now;
+  console.error(`[gateway] the store is unavailable (${error.message}); requests that need it are answered 503`);
+}
 
 export const handleNotFound: NotFoundHandler<GatewayEnv> = (c) =>
   respond(c, new GatewayError("not_found", `No route ${c.req.method} ${c.req.path}.`));
@@ -35,6 +48,9 @@ export function toGatewayError(error: Error): GatewayError {
     if (error.status === 413) return new GatewayError("body_too_large", "The request body is too large.");
     if (error.status === 400) return new GatewayError("invalid_json", "The request body is not valid JSON.");
     return new GatewayError(error.status === 404 ? "not_found" : "invalid_request", error.message || "Bad request.", { status: error.status });
+  }
+  if (isStoreUnavailable(error)) {
+    return new GatewayError("service_unavailable", "The gateway's store is unavailable; try again shortly.", { headers: { "retry-after": "5" } });
   }
   return new GatewayError("internal_error", "Internal error.");
 }

@@ -35,6 +35,36 @@ function lookup(initial: ApiKeyRecord | undefined) {
 }
 
 describe("GatewayKeyService", () => {
+  it("keeps serving a known key when the store is down, and refuses an unknown one with the store's error", async () => {
+    const store = lookup(record());
+    let now = 0;
+    let down = false;
+    const keys = new GatewayKeyService(
+      { findByHash: (hash) => (down ? Promise.reject(new Error("connect ECONNREFUSED")) : store.findByHash(hash)) },
+      { ttlMs: 1000, now: () => now },
+    );
+    expect(await keys.authenticate(SECRET)).toMatchObject({ keyId: "key-1" });
+    down = true;
+    now = 5000;
+    expect(await keys.authenticate(SECRET)).toMatchObject({ keyId: "key-1" });
+    await expect(keys.authenticate("gw_never-seen-0123456789abcdef")).rejects.toThrow("ECONNREFUSED");
+    down = false;
+    store.state.stored = record({ revokedAt: "2026-11-22T01:00:00.000Z" });
+    expect(await keys.authenticate(SECRET)).toBeNull();
+  });
+
+  it("does not keep a lookup that a revocation overtook", async () => {
+    const store = lookup(record());
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const keys = new GatewayKeyService({ findByHash: async (hash) => (await gate, store.findByHash(hash)) }, { ttlMs: 60_000 });
+    const pending = keys.authenticate(SECRET);
+    keys.forget(hashGatewayKey(SECRET));
+    release();
+    expect(await pending).not.toBeNull();
+    expect(keys.authenticateCached(SECRET)).toBeUndefined();
+  });
+
   it("answers the env admin key at once, from the cache after one read, and only then without waiting", async () => {
     const store = lookup(record());
     let now = 0;

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from "./api-key-record.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID, type AuthContext } from "./auth-context.ts";
+import { servedOrStale } from "../control-plane/cache.ts";
 import { hashGatewayKey, hashesEqual } from "./gateway-key-secret.ts";
 
 /** The part of the store the key service reads. */
@@ -22,6 +23,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class GatewayKeyService {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Lookups in flight, shared by concurrent requests with the same key. */
+  private readonly loading = new Map<string, Promise<AuthContext | null>>();
   private readonly adminKeyHash: string | null;
   private readonly ttlMs: number;
   private readonly now: () => number;
@@ -40,10 +43,10 @@ export class GatewayKeyService {
     const hash = hashGatewayKey(secret);
     const known = this.knownByHash(hash);
     if (known !== undefined) return known;
-    const record = await this.store.findByHash(hash);
-    const auth = record && !record.revokedAt && hashesEqual(record.keyHash, hash) ? toAuthContext(record) : null;
-    this.remember(hash, auth);
-    return auth;
+    const loading = this.load(hash);
+    // An expired entry still answers when the store is down or slow: a known key keeps working.
+    const stale = this.cache.get(hash);
+    return stale ? servedOrStale(loading, stale.auth) : loading;
   }
 
   /**
@@ -60,11 +63,34 @@ export class GatewayKeyService {
     return cached && cached.expiresAt > this.now() ? cached.auth : undefined;
   }
 
+  private load(hash: string): Promise<AuthContext | null> {
+    const inFlight = this.loading.get(hash);
+    if (inFlight) return inFlight;
+    // Only the current lookup may keep its answer: a `forget` (a revocation) during it starts the next one afresh.
+    const current = () => this.loading.get(hash) === loading;
+    const loading: Promise<AuthContext | null> = this.store.findByHash(hash).then(
+      (record) => {
+        const auth = record && !record.revokedAt && hashesEqual(record.keyHash, hash) ? toAuthContext(record) : null;
+        if (current()) {
+          this.loading.delete(hash);
+          this.remember(hash, auth);
+        }
+        return auth;
+      },
+      (error: unknown) => {
+        if (current()) this.loading.delete(hash);
+        throw error;
+      },
+    );
+    this.loading.set(hash, loading);
+    return loading;
+  }
+
   private readonly forgetListeners: ((keyHash: string) => void)[] = [];
 
   /** Drops a key from the cache (after revocation or a change) and tells the listeners (other replicas). */
   forget(keyHash: string): void {
-    this.cache.delete(keyHash);
+    this.forgetHere(keyHash);
     for (const listener of this.forgetListeners) listener(keyHash);
   }
 
@@ -76,6 +102,7 @@ export class GatewayKeyService {
   /** Drops a key without telling anyone: a change another replica made and announced. */
   forgetHere(keyHash: string): void {
     this.cache.delete(keyHash);
+    this.loading.delete(keyHash);
   }
 
   private remember(hash: string, auth: AuthContext | null): void {

@@ -2,6 +2,21 @@ import { describe, expect, it } from "vitest";
 import { ControlPlaneCache } from "./cache.ts";
 
 describe("ControlPlaneCache", () => {
+  it("serves an expired entry when the reload fails or hangs, and the fresh value once the store answers", async () => {
+    let now = 0;
+    const cache = new ControlPlaneCache(1000, () => now);
+    expect(await cache.get("config", "ws", "a", async () => "v1")).toBe("v1");
+    now = 2000;
+    expect(await cache.get("config", "ws", "a", () => Promise.reject(new Error("store down")))).toBe("v1");
+    const started = Date.now();
+    expect(await cache.get("config", "ws", "a", () => new Promise<string>(() => undefined))).toBe("v1");
+    expect(Date.now() - started).toBeLessThan(3000);
+    await expect(cache.get("config", "ws", "never-loaded", () => Promise.reject(new Error("store down")))).rejects.toThrow("store down");
+    // The hung load is still in flight and shared; once it is gone a reload answers.
+    cache.forgetHere("config", "ws", "a");
+    expect(await cache.get("config", "ws", "a", async () => "v2")).toBe("v2");
+  });
+
   it("loads once, serves from memory until the TTL, then reloads", async () => {
     let now = 0;
     const cache = new ControlPlaneCache(1000, () => now);

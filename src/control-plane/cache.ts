@@ -12,12 +12,25 @@ interface Entry {
 }
 
 const MAX_ENTRIES = 20_000;
+/** How long a request waits for a reload before it is served the expired entry. */
+const STALE_WAIT_MS = 1_000;
+
+/** The load's value, or `stale` when the load fails or takes longer than `STALE_WAIT_MS`. */
+export async function servedOrStale<T>(loading: Promise<T>, stale: T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(stale), STALE_WAIT_MS);
+  });
+  try {
+    return await Promise.race([loading.catch(() => stale), waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export class ControlPlaneCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<unknown>>();
-  /** Keys forgotten while their load was in flight. */
-  private readonly forgotten = new Set<string>();
   private readonly forgetListeners: ((kind: CachedKind, workspaceId: string, key: string) => void)[] = [];
 
   constructor(
@@ -28,23 +41,30 @@ export class ControlPlaneCache {
   /**
    * The cached value of (kind, workspace, key), loading it once when absent or expired;
    * concurrent misses share one load. `undefined` results (not found) are cached too.
+   * When a load fails, or is still running after `STALE_WAIT_MS`, an expired entry is served
+   * instead: a store that is down or slow costs no request that was served before.
    */
   async get<T>(kind: CachedKind, workspaceId: string, key: string, load: () => Promise<T>): Promise<T> {
     const id = cacheKey(kind, workspaceId, key);
     const hit = this.entries.get(id);
     if (hit && hit.expiresAt > this.now()) return hit.value as T;
-    const inFlight = this.pending.get(id);
-    if (inFlight) return inFlight as Promise<T>;
-    const loading = load().then(
+    const loading = (this.pending.get(id) as Promise<T> | undefined) ?? this.load(id, load);
+    return hit ? servedOrStale(loading, hit.value as T) : loading;
+  }
+
+  private load<T>(id: string, load: () => Promise<T>): Promise<T> {
+    // Only the current load may keep its value: a `forget` during it starts the next one afresh.
+    const current = () => this.pending.get(id) === loading;
+    const loading: Promise<T> = load().then(
       (value) => {
-        this.pending.delete(id);
-        // A `forget` during the load means the value may be stale: do not keep it.
-        if (!this.forgotten.delete(id)) this.remember(id, value);
+        if (current()) {
+          this.pending.delete(id);
+          this.remember(id, value);
+        }
         return value;
       },
       (error: unknown) => {
-        this.pending.delete(id);
-        this.forgotten.delete(id);
+        if (current()) this.pending.delete(id);
         throw error;
       },
     );
@@ -67,7 +87,7 @@ export class ControlPlaneCache {
   forgetHere(kind: CachedKind, workspaceId: string, key: string): void {
     const id = cacheKey(kind, workspaceId, key);
     this.entries.delete(id);
-    if (this.pending.has(id)) this.forgotten.add(id);
+    this.pending.delete(id);
   }
 
   private remember(id: string, value: unknown): void {

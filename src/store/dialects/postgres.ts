@@ -10,7 +10,8 @@ import type { StoreDialect } from "./store-dialect.ts";
  * connection's current schema.
  */
 export function createPostgresDialect(url: string): StoreDialect {
-  const pool = new Pool({ connectionString: url, max: 10 });
+  // A server that does not answer fails a query after 5 s rather than holding it forever.
+  const pool = new Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
   // An idle client that loses its server emits `error` on the pool; unhandled, that would
   // crash the process. The pool drops the client and the next query connects afresh.
   pool.on("error", () => {});
