@@ -1,3 +1,4 @@
+import { isStoreUnavailable } from "../store/store-unavailable.ts";
 import type { LogEntry } from "./log-entry.ts";
 import type { LogSpool } from "./log-spool.ts";
 import type { RecordFigures } from "./record-figures.ts";
@@ -223,7 +224,8 @@ export class LogWriter {
     } catch (error) {
       failure = error;
     }
-    if (!(await this.answers())) return this.markDown(failure);
+    // A store that is down, locked or full refuses every record alike: no use trying them one by one.
+    if (isStoreUnavailable(failure) || !(await this.answers())) return this.markDown(failure);
     const refused: LogEntry[] = [];
     for (const entry of batch) {
       try {
