@@ -10,6 +10,9 @@ export interface LogQueueStats {
   readonly droppedCount: number;
   readonly retriedCount: number;
   readonly lostCount: number;
+  readonly rejectedCount: number;
+  readonly spooledCount: number;
+  readonly storeDown: boolean;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -53,7 +56,7 @@ export class GatewayMetrics implements RequestObserver {
     });
     new Counter({
       name: "gateway_log_writes_dropped_total",
-      help: "Log records lost: queue_full when the queue overflowed, write_failed when a batch failed twice.",
+      help: "Log records not stored: queue_full when the queue overflowed while neither the store nor the spool took them, write_failed when the store was down at shutdown with no spool, rejected when the store refused the record (kept in rejected.jsonl).",
       labelNames: ["reason"],
       registers,
       collect() {
@@ -61,11 +64,29 @@ export class GatewayMetrics implements RequestObserver {
         this.reset();
         this.inc({ reason: "queue_full" }, stats.droppedCount);
         this.inc({ reason: "write_failed" }, stats.lostCount);
+        this.inc({ reason: "rejected" }, stats.rejectedCount);
+      },
+    });
+    new Counter({
+      name: "gateway_log_records_spooled_total",
+      help: "Log records written to the spool file because the store was down.",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(logQueue().spooledCount);
+      },
+    });
+    new Gauge({
+      name: "gateway_log_store_up",
+      help: "1 while the log store takes writes, 0 while records are being spooled.",
+      registers,
+      collect() {
+        this.set(logQueue().storeDown ? 0 : 1);
       },
     });
     new Counter({
       name: "gateway_log_writes_retried_total",
-      help: "Log records whose first write failed and were written again.",
+      help: "Log records stored after a first write failed (replayed from the spool or held in memory).",
       registers,
       collect() {
         this.reset();
