@@ -2,7 +2,9 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { LogEntry } from "./log-entry.ts";
+import { logRecord } from "../store/store-test-fixtures.ts";
+import type { LogEntry, LoggedResponse } from "./log-entry.ts";
+import { toLogRecord } from "./log-record-builder.ts";
 import { openLogSpool, SpoolFullError } from "./log-spool.ts";
 
 const entry = (id: string): LogEntry => ({ id, metadata: {}, response: null }) as unknown as LogEntry;
@@ -69,6 +71,38 @@ describe("log spool", () => {
     await expect(spool.append([entry("x".repeat(300))])).rejects.toBeInstanceOf(SpoolFullError);
     await spool.append([entry("small")]);
     expect(ids(await spool.head())).toEqual(["small"]);
+    await spool.close();
+  });
+});
+
+describe("a spooled entry", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "log-spool-entry-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("builds the same record as the entry it was written from, for every kind of answer", async () => {
+    const base = logRecord(Date.parse("2026-06-01T00:00:00.000Z"), { metadata: { team: "a\u0000b", "__proto__": "x" } });
+    const answers: LoggedResponse[] = [
+      { kind: "json-text", text: '{"choices":[{"message":{"content":"hé \ud83d\ude00"}}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}', totalBytes: 99, truncated: false, tail: null },
+      { kind: "stream", chunks: ['{"choices":[{"delta":{"content":"x"}}]}', "[DONE]"], totalBytes: 50, truncated: false, maxBytes: 1000 },
+      { kind: "error", body: { error: { message: "nope", code: null } } },
+    ];
+    const entries: LogEntry[] = answers.map((response, index) => ({
+      ...base,
+      id: `0190f000-0000-7000-8000-00000000000${index}`,
+      response,
+      guardrailResults: [{ check: "regex", verdict: true }],
+      format: "json",
+    }));
+    entries.push({ ...base, id: "0190f000-0000-7000-8000-000000000009", response: null, guardrailResults: null, format: "json" });
+    const spool = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    await spool.append(entries);
+    const replayed = await spool.head();
+    expect(replayed?.map(toLogRecord)).toEqual(entries.map(toLogRecord));
     await spool.close();
   });
 });
