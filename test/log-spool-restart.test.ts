@@ -80,6 +80,15 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, wha
   }
 }
 
+/** Unmounts a test's tmpfs; a file still held open a moment after its process ended detaches it lazily. */
+async function unmount(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    if (spawnSync("umount", [dir]).status === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  spawnSync("umount", ["-l", dir]);
+}
+
 describe("the embedded store locked, then SIGKILL", () => {
   it("spools what it cannot store and the next process stores every record once", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "gateway-spool-kill-"));
@@ -152,7 +161,7 @@ describe("the embedded store on a full disk", () => {
       expect(counts).toMatchObject({ logs: all.length, distinct: all.length, rolled: all.length });
     } finally {
       await gateway.stop();
-      spawnSync("umount", [dataDir]);
+      await unmount(dataDir);
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
