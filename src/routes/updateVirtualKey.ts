@@ -10,6 +10,7 @@ import { holdsSecretField, storedCredentialFields } from "../control-plane/crede
 import type { VirtualKeyRecord } from "../control-plane/records.ts";
 import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import { movedSecretError, RESEND_KEY, sameUrl } from "../control-plane/secret-destinations.ts";
+import { upstreamFieldsProblem } from "../control-plane/stored-limits.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 
 const FIELDS = ["name", "key", "fields", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
@@ -25,6 +26,8 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     for (const field of ["upstream_organization", "upstream_project", "custom_host"] as const) {
       if (body[field] === "") throw new GatewayError("invalid_request", `${field} must not be empty: send null to clear it.`, { param: field });
     }
+    const limit = upstreamFieldsProblem({ ...body, api_key: body.key }, "", "key");
+    if (limit) throw limit;
     const notFound = () => new GatewayError("not_found", `No virtual key ${slug} in this workspace.`, { param: "slug" });
 
     const change: VirtualKeyChange = { updatedBy: auth.keyId, at: isoNow() };
