@@ -58,12 +58,23 @@ export function sentSecrets(request: SentRequest): string[] {
       for (const part of decoded.split(":")) add(part);
     }
   }
-  try {
-    for (const [name, value] of new URL(request.url).searchParams) if (CREDENTIAL_QUERY.test(name)) add(value);
-  } catch {
-    // Not a URL: nothing to find in it.
+  // Both as written in the URL and decoded: an upstream may quote either.
+  const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1).split("#")[0]! : "";
+  for (const pair of query.split("&")) {
+    const [name = "", raw = ""] = pair.split(/=(.*)/s);
+    if (!CREDENTIAL_QUERY.test(safeDecode(name))) continue;
+    add(raw);
+    add(safeDecode(raw.replace(/\+/g, " ")));
   }
   return [...found].sort((a, b) => b.length - a.length);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** `text` with every occurrence of each secret replaced by `[redacted]`. */
