@@ -57,7 +57,7 @@ async function expectScrubbed(response: { status: number; body: unknown; headers
   expect(record.attempts.at(-1)?.errorMessage).toContain("[redacted]");
 }
 
-const chat = (content: string) => ({ model: "gpt-4o-mini", messages: [{ role: "user", content }] });
+const chat = (content: string) => ({ model: "gpt-4o-mini", messages: [{ role: "user" as const, content }] });
 const direct = () => ({ "x-gateway-provider": "openai", "x-gateway-custom-host": upstream.url, authorization: `Bearer ${CLIENT_KEY}` });
 
 describe("an upstream error that echoes the credentials", () => {
