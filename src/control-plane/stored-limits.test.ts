@@ -41,6 +41,10 @@ describe("config limits", () => {
     expect(refusedAt({ provider: "openai", api_key: "sk-ключ" })).toBe("config.api_key");
     expect(refusedAt({ targets: [{ strategy: { mode: "single" }, targets: [{ provider: "openai", upstream_project: "p\n" }] }] })).toBe("config.targets.0.targets.0.upstream_project");
     expect(refusedAt({ provider: "openai", api_key: "********", upstream_organization: "Org Name 1" })).toBeNull();
+    // Vertex AI's key is a service-account document its provider exchanges, never a header value.
+    const document = '{\n  "type": "service_account",\n  "private_key": "-----BEGIN PRIVATE KEY-----\\n…"\n}';
+    expect(refusedAt({ provider: "vertex", api_key: document })).toBeNull();
+    expect(refusedAt({ provider: "vertex", targets: [{ api_key: document }, { provider: "openai", api_key: document }] })).toBe("config.targets.1.api_key");
   });
 
   it("names a virtual key's own fields", () => {

@@ -8,6 +8,7 @@
  */
 import { GatewayError } from "../errors.ts";
 import type { ConfigStrategy, GatewayConfig } from "../generated/schemas.gen.ts";
+import { findProvider } from "../providers/catalogue.ts";
 
 /** Targets of one config in all, nested ones included (each list already holds at most 50). */
 export const MAX_CONFIG_TARGETS = 100;
@@ -46,15 +47,17 @@ export interface UpstreamFields {
 
 /**
  * The first problem with the upstream fields of one level, or null. `keyField` is how the key
- * is called where it was given (`api_key` in a config, `key` on a virtual key). Never echoes a
- * value. Never throws.
+ * is called where it was given (`api_key` in a config, `key` on a virtual key); `provider` is
+ * the catalogue id the key goes to, when known (a key its provider exchanges as a document is
+ * not a header value). Never echoes a value. Never throws.
  */
-export function upstreamFieldsProblem(fields: UpstreamFields, param: string, keyField = "api_key"): GatewayError | null {
+export function upstreamFieldsProblem(fields: UpstreamFields, param: string, keyField = "api_key", provider?: string): GatewayError | null {
   const at = (field: string) => (param === "" ? field : `${param}.${field}`);
   const key = fields.api_key;
   if (typeof key === "string") {
     if (key.length > MAX_KEY_CHARS) return refuse(at(keyField), `${at(keyField)} is longer than ${MAX_KEY_CHARS} characters.`);
-    if (!KEY_CHARS.test(key)) return refuse(at(keyField), `${at(keyField)} may hold only printable ASCII characters without spaces (it is sent as an HTTP header).`);
+    const document = provider !== undefined && findProvider(provider)?.keyIsDocument === true;
+    if (!document && !KEY_CHARS.test(key)) return refuse(at(keyField), `${at(keyField)} may hold only printable ASCII characters without spaces (it is sent as an HTTP header).`);
   }
   for (const field of ["upstream_organization", "upstream_project"] as const) {
     const value = fields[field];
@@ -68,6 +71,7 @@ export function upstreamFieldsProblem(fields: UpstreamFields, param: string, key
 }
 
 interface Level extends UpstreamFields {
+  provider?: string;
   input_guardrails?: string[];
   output_guardrails?: string[];
   strategy?: ConfigStrategy;
@@ -105,10 +109,11 @@ function countTerms(query: unknown, counts: { terms: number; patterns: number })
 export function configLimitProblem(config: GatewayConfig, param: string): GatewayError | null {
   let targets = 0;
   const counts = { terms: 0, patterns: 0 };
-  const pending: Array<[Level, string]> = [[config as Level, param]];
+  // Each level with the provider it inherits, so a key goes through its own provider's rule.
+  const pending: Array<[Level, string, string | undefined]> = [[config as Level, param, config.provider]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [level, at] = next;
-    const fields = upstreamFieldsProblem(level, at);
+    const [level, at, provider] = next;
+    const fields = upstreamFieldsProblem(level, at, "api_key", provider);
     if (fields) return fields;
     for (const list of ["input_guardrails", "output_guardrails"] as const) {
       const names = level[list];
@@ -123,7 +128,7 @@ export function configLimitProblem(config: GatewayConfig, param: string): Gatewa
     for (const [index, target] of (level.targets ?? []).entries()) {
       targets += 1;
       if (targets > MAX_CONFIG_TARGETS) return refuse(`${at}.targets`, `A config holds at most ${MAX_CONFIG_TARGETS} targets in all, nested ones included.`);
-      pending.push([target, `${at}.targets.${index}`]);
+      pending.push([target, `${at}.targets.${index}`, target.provider ?? provider]);
     }
   }
   return null;

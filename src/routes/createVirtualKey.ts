@@ -16,9 +16,9 @@ export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
   app.openapi(createVirtualKeyRoute, async (c) => {
     const auth = c.get("auth");
     const body = c.req.valid("json");
-    const limit = upstreamFieldsProblem({ ...body, api_key: body.key }, "", "key");
-    if (limit) throw limit;
     const provider = catalogueProvider(body.provider);
+    const limit = upstreamFieldsProblem({ ...body, api_key: body.key }, "", "key", provider.id);
+    if (limit) throw limit;
     const fields = storedCredentialFields(provider, body.fields ?? {}, {}, deps.secrets);
     // Bedrock's access key pair authorises alone; every other provider needs its key.
     if (body.key === undefined && !holdsSecretField(fields)) {

@@ -26,9 +26,11 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     for (const field of ["upstream_organization", "upstream_project", "custom_host"] as const) {
       if (body[field] === "") throw new GatewayError("invalid_request", `${field} must not be empty: send null to clear it.`, { param: field });
     }
-    const limit = upstreamFieldsProblem({ ...body, api_key: body.key }, "", "key");
-    if (limit) throw limit;
     const notFound = () => new GatewayError("not_found", `No virtual key ${slug} in this workspace.`, { param: "slug" });
+    // A new key is checked by the rule of the provider it goes to (stored with the key).
+    const keyProvider = body.key === undefined ? undefined : (await deps.store.virtualKeys.getBySlug(auth.workspaceId, slug))?.provider;
+    const limit = upstreamFieldsProblem({ ...body, api_key: body.key }, "", "key", keyProvider);
+    if (limit) throw limit;
 
     const change: VirtualKeyChange = { updatedBy: auth.keyId, at: isoNow() };
     if (body.name !== undefined) change.name = body.name;
