@@ -15435,7 +15435,7 @@ export const openApiDocument = {
             "type": "string",
             "minLength": 1,
             "maxLength": 8192,
-            "description": "The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair). Printable ASCII without spaces, as it is sent as a header; `upstream_organization` and `upstream_project` printable ASCII of at most 256 characters; `custom_host` at most 2,048 characters."
+            "description": "The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair). Printable ASCII without spaces, as it is sent as a header (Vertex AI's service-account JSON excepted: it is exchanged for a token); `upstream_organization` and `upstream_project` printable ASCII of at most 256 characters; `custom_host` at most 2,048 characters."
           },
           "fields": {
             "$ref": "#/components/schemas/VirtualKeyCredentialFields"

@@ -2451,7 +2451,7 @@ export interface components {
             budget?: components["schemas"]["VirtualKeyBudget"];
             custom_host?: string;
             fields?: components["schemas"]["VirtualKeyCredentialFields"];
-            /** @description The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair). Printable ASCII without spaces, as it is sent as a header; `upstream_organization` and `upstream_project` printable ASCII of at most 256 characters; `custom_host` at most 2,048 characters. */
+            /** @description The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair). Printable ASCII without spaces, as it is sent as a header (Vertex AI's service-account JSON excepted: it is exchanged for a token); `upstream_organization` and `upstream_project` printable ASCII of at most 256 characters; `custom_host` at most 2,048 characters. */
             key?: string;
             name: string;
             /** @description A catalogue provider name. */
