@@ -3,6 +3,7 @@ import { GatewayConfigSchema, type GatewayConfig } from "../generated/schemas.ge
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../validation/json-depth.ts";
 import { buildRoutePlan } from "../core/routing-plan.ts";
+import { configLimitProblem } from "./stored-limits.ts";
 
 export type { GatewayConfig };
 
@@ -33,6 +34,8 @@ export function parseGatewayConfig(input: unknown, param = "config"): Result<Par
   }
   const parsed = GatewayConfigSchema.safeParse(candidate);
   if (!parsed.success) return fail(configError(parsed.error, param));
+  const limit = configLimitProblem(parsed.data, param);
+  if (limit) return fail(limit);
   // What the schema cannot say: names that conditions point at, weights, queries and patterns.
   const plan = buildRoutePlan(parsed.data, undefined, param);
   if (!plan.ok) return plan;

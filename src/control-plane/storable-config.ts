@@ -7,7 +7,7 @@ import { allowedCustomHost } from "./virtual-key-fields.ts";
 
 /**
  * A config body (object or JSON text) as it is stored: validated, its providers in the
- * catalogue and its custom hosts allowed by the SSRF guard (at the root and in every target),
+ * catalogue and its custom hosts allowed by the SSRF guard (at the root and in every target, nested ones too),
  * its upstream keys sealed. `previous` is the stored text an update replaces: a key sent back
  * masked keeps the one stored there. Throws a 400 GatewayError naming the field
  * (`config.targets.0.provider`).
@@ -20,7 +20,12 @@ export async function storableConfig(
   const parsed = parseGatewayConfig(input, "config");
   if (!parsed.ok) throw parsed.error;
   const config = parsed.value.value;
-  const parts = [{ part: config, param: "config" }, ...(config.targets ?? []).map((part, index) => ({ part, param: `config.targets.${index}` }))];
+  // Every level: a nested target's host is checked now too, not first by a request.
+  const parts: Array<{ part: { provider?: string; custom_host?: string }; param: string }> = [{ part: config, param: "config" }];
+  for (const [index, target] of (config.targets ?? []).entries()) {
+    parts.push({ part: target, param: `config.targets.${index}` });
+    for (const [inner, nested] of (target.targets ?? []).entries()) parts.push({ part: nested, param: `config.targets.${index}.targets.${inner}` });
+  }
   for (const { part, param } of parts) {
     if (part.provider !== undefined && !findProvider(part.provider)) {
       throw new GatewayError("unknown_provider", `Unknown provider "${part.provider.slice(0, 100)}".`, { param: `${param}.provider` });

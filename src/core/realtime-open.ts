@@ -12,6 +12,7 @@ import { requestTimeout } from "./request-timeout.ts";
 import { REALTIME_PROTOCOL, offeredProtocols, RealtimeSession, type RealtimeRuntime, type RealtimeSessions } from "./realtime-session.ts";
 import { resolveCandidates, type TargetHeaders } from "./target-resolution.ts";
 import type { UpstreamTls } from "./upstream-tls.ts";
+import { credentialScrubber } from "./sent-credentials.ts";
 
 export const REALTIME_OPERATION_ID = "createRealtimeSession";
 
@@ -85,8 +86,10 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
     "x-gateway-provider": provider.id,
   });
   const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
+  // A refusal may echo the credentials the upgrade request carried.
+  const scrub = credentialScrubber({ url: upstreamUrl.href, headers: authorized.headers });
   const upstream = await deps.runtime.connect(
-    { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, text, {}), tls: deps.upstreamTls },
+    { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, scrub(text), {}), tls: deps.upstreamTls },
     session.upstreamListener,
   );
   if (!upstream.ok) {

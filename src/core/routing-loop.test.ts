@@ -33,6 +33,7 @@ function answer(status: number, headers: Record<string, string> = {}): UpstreamC
     },
     done() {},
     classify: () => new GatewayError("upstream_unreachable", "unreachable"),
+    scrub: (text: string) => text,
   };
   return call;
 }

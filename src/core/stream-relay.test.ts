@@ -44,6 +44,7 @@ function upstreamCall(text: string): UpstreamCall {
     abort() {},
     done() {},
     classify: () => new GatewayError("upstream_error", "The upstream's stream broke off."),
+    scrub: (text: string) => text,
   };
 }
 

@@ -82,10 +82,11 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const text = await readErrorText(call);
     if (!text.ok) return text;
     log.markFirstToken();
+    // The upstream may echo the credentials it was sent: neither the client nor the log sees them.
     const error =
       upstream.status >= 300 && upstream.status < 400
         ? new GatewayError("upstream_error", `${provider.name} answered with a redirect (HTTP ${upstream.status}), which the gateway does not follow.`)
-        : provider.error(upstream.status, text.value, passed, upstream.headers);
+        : provider.error(upstream.status, call.scrub(text.value), scrubbedValues(passed, call.scrub), upstream.headers);
     const attempt = log.attempts.at(-1);
     if (attempt) {
       attempt.errorCode = error.upstream?.code ?? error.code;
@@ -126,6 +127,11 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   }
   const body = context.hookResults ? { ...value, hook_results: context.hookResults } : value;
   return ok({ status: upstream.status, headers: json, body: JSON.stringify(body) });
+}
+
+/** The passed-on headers with credentials scrubbed from their values. */
+function scrubbedValues(headers: Record<string, string>, scrub: (text: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, scrub(value)]));
 }
 
 /** The events after which nothing is read but which are still translated: the operation's own, and the protocol's last one. */

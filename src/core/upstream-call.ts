@@ -1,5 +1,6 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { UpstreamRequest } from "../providers/provider.ts";
+import { credentialScrubber } from "./sent-credentials.ts";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -12,6 +13,11 @@ export interface UpstreamCall {
   done(): void;
   /** Maps an error thrown while reading the body (timeout, reset, abort) to the gateway's error. */
   classify(error: unknown): GatewayError;
+  /**
+   * The text with every credential this request sent (headers, URL query) replaced by
+   * `[redacted]`: for error answers, before they reach the client or the log.
+   */
+  scrub(text: string): string;
 }
 
 export interface UpstreamCallOptions {
@@ -65,7 +71,7 @@ export async function callUpstream(request: UpstreamRequest, options: UpstreamCa
     // A body passed as the client sends it streams upstream as it arrives (fetch requires saying so).
     if (request.body instanceof ReadableStream) init.duplex = "half";
     const response = await options.fetch(request.url, init);
-    return ok({ response, abort: onClientAbort, done, classify });
+    return ok({ response, abort: onClientAbort, done, classify, scrub: credentialScrubber(request) });
   } catch (error) {
     done();
     return fail(classify(error));

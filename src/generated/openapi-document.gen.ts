@@ -13969,7 +13969,7 @@ export const openApiDocument = {
       "GatewayConfig": {
         "type": "object",
         "additionalProperties": false,
-        "description": "A gateway config. The target keys may stand at the root or inside a target, and a target inherits what it does not set from the root (and a nested target from its parent). `strategy` decides how `targets` serve a request: `single` (the first), `fallback` (in order), `loadbalance` (one by `weight`) or `conditional` (the first condition that matches names the target). Targets nest one level: a target may hold its own `strategy` and `targets`.",
+        "description": "A gateway config. The target keys may stand at the root or inside a target, and a target inherits what it does not set from the root (and a nested target from its parent). `strategy` decides how `targets` serve a request: `single` (the first), `fallback` (in order), `loadbalance` (one by `weight`) or `conditional` (the first condition that matches names the target). Targets nest one level: a target may hold its own `strategy` and `targets`. Checked when saved or sent: at most 100 targets in all, 20 guardrails per list, 1,000 condition terms and 100 `$regex` (each at most 1,000 characters) across the config's conditions, `custom_host` at most 2,048 characters at every level, `api_key` printable ASCII without spaces (at most 8,192), `upstream_organization` and `upstream_project` printable ASCII (at most 256); past one, 400 naming the field.",
         "properties": {
           "provider": {
             "type": "string",
@@ -15435,7 +15435,7 @@ export const openApiDocument = {
             "type": "string",
             "minLength": 1,
             "maxLength": 8192,
-            "description": "The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair)."
+            "description": "The upstream API key; stored encrypted. Required unless `fields` holds a secret credential (Bedrock's access key pair). Printable ASCII without spaces, as it is sent as a header (Vertex AI's service-account JSON excepted: it is exchanged for a token); `upstream_organization` and `upstream_project` printable ASCII of at most 256 characters; `custom_host` at most 2,048 characters."
           },
           "fields": {
             "$ref": "#/components/schemas/VirtualKeyCredentialFields"
@@ -15713,7 +15713,7 @@ export const openApiDocument = {
           },
           "content": {
             "type": "string",
-            "description": "A Mustache template: {{variable}}. The templates of one prompt total at most 262,144 UTF-8 bytes (256 KiB) and sections nest at most 32 deep; past either, saving answers 400 naming messages.<i>.content. A render that would visit more than 200,000 template tokens (sections over lists repeat their contents per item) or produce more than 16,777,216 characters answers 400 naming variables."
+            "description": "A Mustache template: {{variable}}. The templates of one prompt total at most 262,144 UTF-8 bytes (256 KiB) and sections nest at most 32 deep; past either, saving answers 400 naming messages.<i>.content. A prompt holds at most 1,000 messages whose templates name at most 1,000 distinct variables (400 naming messages). A render that would visit more than 200,000 template tokens (sections over lists repeat their contents per item) or produce more than 16,777,216 characters answers 400 naming variables."
           }
         }
       },
@@ -16124,7 +16124,7 @@ export const openApiDocument = {
           "params": {
             "type": "object",
             "additionalProperties": true,
-            "description": "The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround or a pattern compiling to more than 1,024 instructions is refused with 400 naming the field. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check, only while the check's `url` is unchanged."
+            "description": "The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround, a pattern longer than 1,000 characters or one compiling to more than 1,024 instructions is refused with 400 naming the field. A json_schema `schema` must compile and stay within 100,000 characters, 64 levels of nesting, 500 objects and 100 items per allOf/anyOf/oneOf/enum, with no $ref chain leading back to itself without descending into the value. A webhook `url` must pass the custom-host guard when saved. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check, only while the check's `url` is unchanged."
           }
         }
       },

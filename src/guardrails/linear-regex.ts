@@ -14,6 +14,13 @@ import { RE2JS } from "re2js";
  */
 export const MAX_PROGRAM_SIZE = 1024;
 
+/**
+ * A pattern longer than this many characters is refused before it is compiled: RE2 compiles in
+ * time and memory growing with the written pattern, and a wide character class stays a small
+ * program however long it is written.
+ */
+export const MAX_PATTERN_CHARS = 1000;
+
 /** Flags a pattern may carry: `i`, `m`, `s` as in JavaScript; `u` is accepted and changes nothing (RE2 always matches by code point). */
 export const PATTERN_FLAGS = /^[imsu]*$/;
 
@@ -38,10 +45,11 @@ function flagBits(flags: string): number {
 /**
  * Compiles `pattern` (RE2 syntax) with `flags` from `PATTERN_FLAGS`. The message says why a
  * pattern is refused: a syntax error (with a reminder of what RE2 lacks) or a program past
- * `MAX_PROGRAM_SIZE`. Never throws.
+ * `MAX_PROGRAM_SIZE`, or one longer than `MAX_PATTERN_CHARS`. Never throws.
  */
 export function compilePattern(pattern: string, flags = ""): CompiledPattern {
   if (!PATTERN_FLAGS.test(flags)) return { ok: false, message: "flags may only use i, m, s and u" };
+  if (pattern.length > MAX_PATTERN_CHARS) return { ok: false, message: `it is longer than ${MAX_PATTERN_CHARS} characters` };
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(pattern, flagBits(flags));

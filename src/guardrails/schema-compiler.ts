@@ -4,11 +4,12 @@
  * RE2 (`./linear-regex.ts`) when the schema does, so a pattern RE2 refuses makes the schema
  * unusable at save time and no pattern can backtrack at run time. Compiled validators are kept
  * in a small bounded cache keyed by the schema's JSON, and dropped from Ajv's own cache so it
- * cannot grow.
+ * cannot grow. Depth and `$ref` loops are checked before compiling (`./schema-limits.ts`).
  */
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, Options, ValidateFunction } from "ajv";
 import { compilePattern } from "./linear-regex.ts";
+import { schemaLimitProblem } from "./schema-limits.ts";
 
 /** Serialized schemas longer than this are refused. */
 export const MAX_SCHEMA_CHARS = 100_000;
@@ -63,7 +64,7 @@ export function compileSchema(schema: Record<string, unknown>): Compiled {
   const cached = cache.get(key);
   if (cached) return { ok: true, validate: cached };
   const copy = JSON.parse(key) as Record<string, unknown>;
-  const quadratic = quadraticKeyword(copy);
+  const quadratic = quadraticKeyword(copy) ?? schemaLimitProblem(copy);
   if (quadratic) return { ok: false, message: quadratic };
   try {
     const validate = ajv().compile(copy);

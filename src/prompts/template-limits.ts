@@ -8,6 +8,10 @@
 export const MAX_TEMPLATE_BYTES = 256 * 1024;
 /** Sections (`{{#x}}`, `{{^x}}`) nest at most this deep. */
 export const MAX_SECTION_DEPTH = 32;
+/** A prompt holds at most this many messages (empty templates take no bytes, so bytes alone do not bound them). */
+export const MAX_PROMPT_MESSAGES = 1000;
+/** A prompt's templates name at most this many distinct variables. */
+export const MAX_TEMPLATE_VARIABLES = 1000;
 /** A render visits at most this many tokens (sections over lists visit their children once per item). */
 export const MAX_RENDER_STEPS = 200_000;
 /** A render produces at most this many characters across the prompt's messages. */
@@ -57,9 +61,10 @@ export function nestsDeeperThan(template: string, limit: number): boolean {
 
 /**
  * The first limit the templates break, as the index of the message and a sentence, checked
- * before any parsing: the running byte total, then each template's section depth. Never throws.
+ * before any parsing: the message count, the running byte total, then each template's section depth. Never throws.
  */
 export function templateLimitProblem(contents: readonly string[]): { index: number; message: string } | null {
+  if (contents.length > MAX_PROMPT_MESSAGES) return { index: MAX_PROMPT_MESSAGES, message: `a prompt holds at most ${MAX_PROMPT_MESSAGES} messages.` };
   let bytes = 0;
   for (const [index, content] of contents.entries()) {
     bytes += Buffer.byteLength(content, "utf8");

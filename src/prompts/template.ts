@@ -2,7 +2,7 @@ import Mustache from "mustache";
 import type { OpeningAndClosingTags, TemplateCache } from "mustache";
 import type { PromptMessage } from "../control-plane/records.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import { MAX_RENDER_STEPS, MAX_RENDERED_CHARS, MAX_SECTION_DEPTH, templateLimitProblem } from "./template-limits.ts";
+import { MAX_RENDER_STEPS, MAX_RENDERED_CHARS, MAX_SECTION_DEPTH, MAX_TEMPLATE_VARIABLES, templateLimitProblem } from "./template-limits.ts";
 
 /**
  * Prompt templates are Mustache (https://mustache.github.io/mustache.5.html), parsed and rendered
@@ -100,7 +100,8 @@ function templateProblem(template: string): string | null {
 
 /**
  * Checks every message template: the size and depth limits first (before parsing), then the
- * syntax. A problem → 400 naming `messages.<i>.content`. Never throws.
+ * syntax, then the number of variables. A problem → 400 naming `messages.<i>.content` (or
+ * `messages` for the variables). Never throws.
  */
 export function validateTemplate(messages: PromptMessage[]): Result<void, GatewayError> {
   const limit = templateLimitProblem(messages.map((message) => message.content));
@@ -108,6 +109,10 @@ export function validateTemplate(messages: PromptMessage[]): Result<void, Gatewa
   for (const [index, message] of messages.entries()) {
     const problem = templateProblem(message.content);
     if (problem !== null) return fail(templateError(index, problem));
+  }
+  const variables = templateVariables(messages).length;
+  if (variables > MAX_TEMPLATE_VARIABLES) {
+    return fail(new GatewayError("invalid_request", `The prompt's templates name ${variables} variables, more than the ${MAX_TEMPLATE_VARIABLES} allowed.`, { param: "messages" }));
   }
   return ok(undefined);
 }

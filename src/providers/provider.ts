@@ -86,6 +86,12 @@ export interface Provider {
   /** Credential fields beyond the key (absent: none). */
   credentialFields?: readonly CredentialField[];
   /**
+   * The key is a document `authorize` exchanges for a token (Vertex AI's service-account JSON),
+   * never sent as a header value: it may hold line breaks and spaces. Absent: the key is sent
+   * as it is, so it must be printable ASCII.
+   */
+  keyIsDocument?: boolean;
+  /**
    * The base URL when it depends on credential fields (a region's endpoint); null when they do
    * not give one. Used when no custom host is set, before `baseUrl`.
    */

@@ -15,7 +15,7 @@ export function registerCreateGuardrail(app: GatewayApp, deps: GatewayDeps): voi
       id: uuidv4(),
       slug: makeSlug("pg", body.name),
       name: body.name,
-      checks: sealCheckSecrets(validatedChecks(body.checks), deps.secrets),
+      checks: sealCheckSecrets(await validatedChecks(body.checks, deps), deps.secrets),
       action: body.action ?? { deny: false },
       organisationId: auth.organisationId,
       workspaceId: auth.workspaceId,

@@ -2,6 +2,7 @@ import { createVirtualKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { makeSlug } from "../control-plane/slugs.ts";
+import { upstreamFieldsProblem } from "../control-plane/stored-limits.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 import { virtualKeyView } from "../control-plane/views.ts";
 import { holdsSecretField, storedCredentialFields } from "../control-plane/credential-fields.ts";
@@ -16,6 +17,8 @@ export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     const auth = c.get("auth");
     const body = c.req.valid("json");
     const provider = catalogueProvider(body.provider);
+    const limit = upstreamFieldsProblem({ ...body, api_key: body.key }, "", "key", provider.id);
+    if (limit) throw limit;
     const fields = storedCredentialFields(provider, body.fields ?? {}, {}, deps.secrets);
     // Bedrock's access key pair authorises alone; every other provider needs its key.
     if (body.key === undefined && !holdsSecretField(fields)) {

@@ -20,7 +20,7 @@ export function registerUpdateGuardrail(app: GatewayApp, deps: GatewayDeps): voi
     const change: GuardrailChange = { updatedBy: auth.keyId, at: isoNow() };
     if (body.name !== undefined) change.name = body.name;
     if (body.checks !== undefined) {
-      const checks = validatedChecks(body.checks);
+      const checks = await validatedChecks(body.checks, deps);
       // The stored checks hold the header values that masked ones in the new body stand for.
       const current = await deps.store.guardrails.getBySlug(auth.workspaceId, slug);
       if (!current) throw notFound();

@@ -10,6 +10,7 @@ import { holdsSecretField, storedCredentialFields } from "../control-plane/crede
 import type { VirtualKeyRecord } from "../control-plane/records.ts";
 import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import { movedSecretError, RESEND_KEY, sameUrl } from "../control-plane/secret-destinations.ts";
+import { upstreamFieldsProblem } from "../control-plane/stored-limits.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 
 const FIELDS = ["name", "key", "fields", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
@@ -26,6 +27,10 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
       if (body[field] === "") throw new GatewayError("invalid_request", `${field} must not be empty: send null to clear it.`, { param: field });
     }
     const notFound = () => new GatewayError("not_found", `No virtual key ${slug} in this workspace.`, { param: "slug" });
+    // A new key is checked by the rule of the provider it goes to (stored with the key).
+    const keyProvider = body.key === undefined ? undefined : (await deps.store.virtualKeys.getBySlug(auth.workspaceId, slug))?.provider;
+    const limit = upstreamFieldsProblem({ ...body, api_key: body.key }, "", "key", keyProvider);
+    if (limit) throw limit;
 
     const change: VirtualKeyChange = { updatedBy: auth.keyId, at: isoNow() };
     if (body.name !== undefined) change.name = body.name;

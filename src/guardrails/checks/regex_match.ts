@@ -7,10 +7,10 @@
  */
 import { z } from "zod";
 import { clip, MAX_CHECKED_CHARS } from "../limits.ts";
-import { compilePattern, type LinearRegex, PATTERN_FLAGS } from "../linear-regex.ts";
+import { compilePattern, type LinearRegex, MAX_PATTERN_CHARS, PATTERN_FLAGS } from "../linear-regex.ts";
 import { defineCheck } from "../types.ts";
 
-export const MAX_PATTERN_LENGTH = 1000;
+export const MAX_PATTERN_LENGTH = MAX_PATTERN_CHARS;
 
 const params = z
   .strictObject({

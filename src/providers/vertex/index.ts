@@ -18,6 +18,7 @@ export const vertexProvider: Provider = {
   docs: "https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference",
   openaiFormat: false,
   credentialFields: VERTEX_FIELDS,
+  keyIsDocument: true,
   baseUrlFrom: vertexBaseUrl,
   upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
   operations: geminiProvider.operations,

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { credentialScrubber, REDACTED, scrubSecrets, sentSecrets } from "./sent-credentials.ts";
+
+describe("sentSecrets", () => {
+  it("finds bearer tokens, key headers and query keys, not ordinary headers", () => {
+    const secrets = sentSecrets({
+      url: "https://generativelanguage.googleapis.com/v1beta/models/x:generateContent?key=AIzaSy-query-key-0001&alt=sse",
+      headers: { Authorization: "Bearer sk-bearer-token-0001", "x-api-key": "sk-ant-header-0001", "api-key": "azure-key-00000001", "content-type": "application/json", "openai-organization": "org-not-a-secret" },
+    });
+    expect(secrets).toEqual(expect.arrayContaining(["Bearer sk-bearer-token-0001", "sk-bearer-token-0001", "sk-ant-header-0001", "azure-key-00000001", "AIzaSy-query-key-0001"]));
+    expect(secrets.join(" ")).not.toContain("org-not-a-secret");
+    expect(secrets.join(" ")).not.toContain("application/json");
+  });
+
+  it("takes the access key id and signature of SigV4, and both halves of Basic auth", () => {
+    const sigv4 = "AWS4-HMAC-SHA256 Credential=AKIAEXAMPLEKEYID0001/20250101/us-east-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature=" + "ab".repeat(32);
+    const secrets = sentSecrets({ url: "https://x/", headers: { authorization: sigv4, "x-amz-security-token": "session-token-000001" } });
+    expect(secrets).toEqual(expect.arrayContaining(["AKIAEXAMPLEKEYID0001", "ab".repeat(32), "session-token-000001"]));
+    expect(secrets).not.toContain("aws4_request");
+    const basic = sentSecrets({ url: "https://x/", headers: { authorization: `Basic ${Buffer.from("user-name-01:pass-word-01").toString("base64")}` } });
+    expect(basic).toEqual(expect.arrayContaining(["user-name-01", "pass-word-01"]));
+  });
+});
+
+describe("scrubbing", () => {
+  it("replaces every occurrence, URL-encoded ones too, and leaves other text alone", () => {
+    const scrub = credentialScrubber({ url: "https://x/?key=a+b/c=d-key-0001", headers: { authorization: "Bearer sk-echo-0123456789" } });
+    const text = `{"error":{"message":"bad key sk-echo-0123456789 (Authorization: Bearer sk-echo-0123456789) at /?key=${encodeURIComponent("a+b/c=d-key-0001")}"}}`;
+    const scrubbed = scrub(text);
+    expect(scrubbed).not.toContain("sk-echo-0123456789");
+    expect(scrubbed).not.toContain(encodeURIComponent("a+b/c=d-key-0001"));
+    expect(scrubbed).toContain(REDACTED);
+    expect(JSON.parse(scrubbed).error.message).toMatch(/^bad key \[redacted\]/);
+    expect(scrub("nothing to see")).toBe("nothing to see");
+  });
+
+  it("ignores pieces too short to be secrets", () => {
+    expect(scrubSecrets("the key is short", sentSecrets({ url: "https://x/?key=short", headers: { "x-api-key": "abc" } }))).toBe("the key is short");
+  });
+});
