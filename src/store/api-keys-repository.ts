@@ -91,18 +91,12 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
           .where("revoked_at", "is", null);
         if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
         await update.execute();
-        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
-        if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
-        const row = await select.executeTakeFirst();
-        return row && fromRow(row);
+        return scopedKey(trx, id, organisationId, workspaceId);
       });
     },
 
-    async getById(id, organisationId, workspaceId) {
-      let select = db.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
-      if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
-      const row = await select.executeTakeFirst();
-      return row && fromRow(row);
+    getById(id, organisationId, workspaceId) {
+      return scopedKey(db, id, organisationId, workspaceId);
     },
 
     update(id, organisationId, workspaceId, change) {
@@ -119,10 +113,7 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
           if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
           await update.execute();
         }
-        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
-        if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
-        const row = await select.executeTakeFirst();
-        return row && fromRow(row);
+        return scopedKey(trx, id, organisationId, workspaceId);
       });
     },
 
@@ -142,10 +133,7 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
           .where("revoked_at", "is", null);
         if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
         await update.execute();
-        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
-        if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
-        const row = await select.executeTakeFirst();
-        return row && fromRow(row);
+        return scopedKey(trx, id, organisationId, workspaceId);
       });
     },
 
@@ -158,6 +146,14 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
       return Number(row.count);
     },
   };
+}
+
+/** Key `id` if it lies in scope (`workspaceId` null: any workspace of the organisation). */
+async function scopedKey(db: Kysely<Database>, id: string, organisationId: string, workspaceId: string | null): Promise<ApiKeyRecord | undefined> {
+  let select = db.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
+  if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
+  const row = await select.executeTakeFirst();
+  return row && fromRow(row);
 }
 
 function toRow(record: ApiKeyRecord): ApiKeysTable {
