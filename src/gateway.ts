@@ -187,6 +187,9 @@ async function createBootstrapKey(store: Store): Promise<string | null> {
     createdAt: isoNow(),
     createdBy: null,
     revokedAt: null,
+    expiresAt: null,
+    previousKeyHash: null,
+    previousKeyExpiresAt: null,
     budget: null,
     rateLimit: null,
   });

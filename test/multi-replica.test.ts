@@ -191,4 +191,28 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
     expect(read.body.spent_usd).toBeCloseTo(COST_PER_CALL, 9);
     expect(read.body.remaining_usd).toBe(0);
   });
+
+  it("a gateway key rotated and revoked through one replica is refused on the other within a second, both secrets", async () => {
+    const created = await send(replicas[0]!, "POST", "/v1/api-keys", { name: "rotated service", role: "service" });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const readLogs = (replica: BunGateway, secret: string) => send(replica, "GET", "/v1/logs?limit=1", undefined, { "x-gateway-api-key": secret });
+    const first = created.body.key as string;
+    expect((await readLogs(replicas[1]!, first)).status).toBe(200);
+
+    const started = Date.now();
+    const second = await send(replicas[0]!, "POST", `/v1/api-keys/${id}/rotate`, { grace_period_seconds: 0 });
+    expect(second.status).toBe(200);
+    expect((await until(() => readLogs(replicas[1]!, first), (answer) => answer.status === 401)).status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await readLogs(replicas[1]!, second.body.key as string)).status).toBe(200);
+
+    const third = await send(replicas[0]!, "POST", `/v1/api-keys/${id}/rotate`, { grace_period_seconds: 600 });
+    expect((await readLogs(replicas[1]!, second.body.key as string)).status).toBe(200);
+    expect((await readLogs(replicas[1]!, third.body.key as string)).status).toBe(200);
+    expect((await send(replicas[0]!, "DELETE", `/v1/api-keys/${id}`)).status).toBe(200);
+    for (const secret of [second.body.key as string, third.body.key as string]) {
+      expect((await until(() => readLogs(replicas[1]!, secret), (answer) => answer.status === 401, 1_000)).status).toBe(401);
+    }
+  });
 });

@@ -220,8 +220,13 @@ describe("no secret anywhere", () => {
     }
     await send("log list", "/v1/logs?limit=100");
     await send("metrics", "/metrics");
+    // The audit log holds every stored secret's before and after views: it must show them masked.
+    const audit = await send("audit events", "/v1/audit-events?limit=200");
+    expect(audit.status, audit.text).toBe(200);
+    const audited = (JSON.parse(audit.text) as { data: { action: string }[] }).data.map((event) => event.action);
+    expect(audited).toEqual(expect.arrayContaining(["virtual_key.created", "config.created", "guardrail.created", "api_key.created"]));
     const db = gateway.gateway.deps.store.db;
-    for (const table of ["logs", "log_metadata", "log_rollups", "virtual_keys", "config_versions", "configs", "guardrails", "api_keys", "stored_responses", "key_spend"] as const) {
+    for (const table of ["logs", "log_metadata", "log_rollups", "virtual_keys", "config_versions", "configs", "guardrails", "api_keys", "stored_responses", "key_spend", "audit_events"] as const) {
       const rows = await db.selectFrom(table).selectAll().execute();
       haystack.push({ where: `store rows of ${table}`, text: JSON.stringify(rows) });
     }

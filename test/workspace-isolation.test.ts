@@ -44,6 +44,7 @@ const BODIES: Record<string, unknown> = {
   getApiKey: undefined,
   updateApiKey: { name: "renamed" },
   deleteApiKey: undefined,
+  rotateApiKey: { grace_period_seconds: 0 },
   getLog: undefined,
   getConfig: undefined,
   updateConfig: { name: "renamed" },
@@ -145,6 +146,16 @@ describe("another workspace never sees, changes or learns of this workspace's ob
       expect(listed.status, path).toBe(200);
       expect(JSON.stringify(listed.body), path).not.toMatch(new RegExp(Object.values(own).filter(Boolean).join("|")));
     }
+    // The other workspace's audit log holds the creation of its own key only (its refused attempts
+    // changed nothing), and asking for this workspace's log is refused (it is no organisation admin).
+    const otherAudit = await call(gateway, "GET", "/v1/audit-events", { key: otherKey });
+    expect(otherAudit.status).toBe(200);
+    expect(otherAudit.body.data.map((event: { action: string }) => event.action)).toEqual(["api_key.created"]);
+    expect(JSON.stringify(otherAudit.body)).not.toMatch(new RegExp(Object.values(own).filter(Boolean).join("|")));
+    const mineAsked = await call(gateway, "GET", `/v1/audit-events?workspace_id=${DEFAULT_WORKSPACE_ID}`, { key: otherKey });
+    expect(mineAsked.status).toBe(403);
+    const ownAudit = await call(gateway, "GET", "/v1/audit-events?limit=200");
+    expect(ownAudit.body.data.map((event: { resource_id: string }) => event.resource_id)).toEqual(expect.arrayContaining([own.apiKey, own.prompt]));
     const keys = await call(gateway, "GET", "/v1/api-keys", { key: otherKey });
     expect(keys.body.data.map((key: { id: string }) => key.id)).not.toContain(own.apiKey);
     const feedback = await call(gateway, "GET", `/v1/feedback?trace_id=${encodeURIComponent(traceId)}`, { key: otherKey });

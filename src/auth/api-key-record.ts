@@ -19,6 +19,14 @@ export interface ApiKeyRecord {
   createdAt: string;
   createdBy: string | null;
   revokedAt: string | null;
+  /** ISO instant from which the key is refused; null: it never expires. */
+  expiresAt: string | null;
+  /**
+   * The hash of the secret the last rotation replaced: it still authenticates as this key until
+   * `previousKeyExpiresAt` (the grace period). Both null when there is none.
+   */
+  previousKeyHash: string | null;
+  previousKeyExpiresAt: string | null;
   /** The key's own budget, on top of any virtual key's (`spend/`). */
   budget: KeyBudget | null;
   rateLimit: KeyRateLimit | null;

@@ -16,6 +16,8 @@ export function apiKeyView(record: ApiKeyRecord): ApiKey {
     key_prefix: record.keyPrefix,
     created_at: record.createdAt,
     revoked_at: record.revokedAt,
+    expires_at: record.expiresAt,
+    previous_key_expires_at: record.previousKeyHash === null ? null : record.previousKeyExpiresAt,
     budget: budgetView(record.budget),
     rate_limit: rateLimitView(record.rateLimit),
   };

@@ -18,6 +18,9 @@ function record(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     createdAt: "2026-11-22T00:00:00.000Z",
     createdBy: null,
     revokedAt: null,
+    expiresAt: null,
+    previousKeyHash: null,
+    previousKeyExpiresAt: null,
     budget: null,
     rateLimit: null,
     ...overrides,
@@ -29,7 +32,8 @@ function lookup(initial: ApiKeyRecord | undefined) {
   const state = { stored: initial, reads: 0 };
   const findByHash = async (hash: string): Promise<ApiKeyRecord | undefined> => {
     state.reads += 1;
-    return state.stored?.keyHash === hash ? state.stored : undefined;
+    const stored = state.stored;
+    return stored && (stored.keyHash === hash || stored.previousKeyHash === hash) ? stored : undefined;
   };
   return { state, findByHash };
 }
@@ -89,5 +93,63 @@ describe("GatewayKeyService", () => {
     expect(keys.authenticateCached(SECRET)).toBeUndefined();
     expect(await keys.authenticate(SECRET)).toBeNull();
     expect(keys.authenticateCached(SECRET)).toBeNull();
+  });
+
+  it("refuses a key from its expiry instant on, on a cached hit, without reading the store again", async () => {
+    const store = lookup(record({ expiresAt: "2026-11-22T00:00:10.000Z" }));
+    let now = Date.parse("2026-11-22T00:00:00.000Z");
+    const keys = new GatewayKeyService(store, { ttlMs: 60_000, now: () => now });
+    expect(await keys.authenticate(SECRET)).toMatchObject({ keyId: "key-1" });
+    now += 9_999;
+    expect(keys.authenticateCached(SECRET)).toMatchObject({ keyId: "key-1" });
+    now += 1;
+    expect(keys.authenticateCached(SECRET)).toBeNull();
+    expect(await keys.authenticate(SECRET)).toBeNull();
+    expect(store.state.reads).toBe(1);
+  });
+
+  it("refuses an already expired key on its first read, and accepts it again once its expiry is lifted and it is forgotten", async () => {
+    const store = lookup(record({ expiresAt: "2026-11-22T00:00:00.000Z" }));
+    const now = Date.parse("2026-11-22T00:00:00.000Z");
+    const keys = new GatewayKeyService(store, { ttlMs: 60_000, now: () => now });
+    expect(await keys.authenticate(SECRET)).toBeNull();
+    store.state.stored = record({ expiresAt: null });
+    expect(keys.authenticateCached(SECRET)).toBeNull();
+    keys.forget(hashGatewayKey(SECRET));
+    expect(await keys.authenticate(SECRET)).toMatchObject({ keyId: "key-1" });
+  });
+
+  it("accepts a rotated-out secret until its grace period ends (or the key's own expiry, if sooner), and the new one after", async () => {
+    const NEW = "gw_rotated-key-0123456789abcdef";
+    let now = Date.parse("2026-11-22T00:00:00.000Z");
+    const rotated = record({ keyHash: hashGatewayKey(NEW), previousKeyHash: hashGatewayKey(SECRET), previousKeyExpiresAt: "2026-11-22T00:00:05.000Z" });
+    const store = lookup(rotated);
+    const keys = new GatewayKeyService(store, { ttlMs: 60_000, now: () => now });
+    expect(await keys.authenticate(SECRET)).toMatchObject({ keyId: "key-1" });
+    expect(await keys.authenticate(NEW)).toMatchObject({ keyId: "key-1" });
+    now += 4_999;
+    expect(keys.authenticateCached(SECRET)).toMatchObject({ keyId: "key-1" });
+    now += 1;
+    expect(keys.authenticateCached(SECRET)).toBeNull();
+    expect(keys.authenticateCached(NEW)).toMatchObject({ keyId: "key-1" });
+    expect(store.state.reads).toBe(2);
+
+    // The key itself expires before the grace period would end: the old secret stops with it.
+    store.state.stored = { ...rotated, expiresAt: "2026-11-22T00:00:07.000Z", previousKeyExpiresAt: "2026-11-22T00:00:09.000Z" };
+    keys.forget(hashGatewayKey(SECRET));
+    keys.forget(hashGatewayKey(NEW));
+    expect(await keys.authenticate(SECRET)).not.toBeNull();
+    expect(await keys.authenticate(NEW)).not.toBeNull();
+    now += 2_000;
+    expect(keys.authenticateCached(SECRET)).toBeNull();
+    expect(keys.authenticateCached(NEW)).toBeNull();
+  });
+
+  it("refuses both secrets of a rotated key once it is revoked", async () => {
+    const NEW = "gw_rotated-key-0123456789abcdef";
+    const store = lookup(record({ keyHash: hashGatewayKey(NEW), previousKeyHash: hashGatewayKey(SECRET), previousKeyExpiresAt: "2999-01-01T00:00:00.000Z", revokedAt: "2026-11-22T00:00:00.000Z" }));
+    const keys = new GatewayKeyService(store, { ttlMs: 60_000 });
+    expect(await keys.authenticate(SECRET)).toBeNull();
+    expect(await keys.authenticate(NEW)).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import type { ApiKeyRecord } from "./api-key-record.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID, type AuthContext } from "./auth-context.ts";
 import { servedOrStale } from "../control-plane/cache.ts";
 import { hashGatewayKey, hashesEqual } from "./gateway-key-secret.ts";
+import { instantOf } from "./key-expiry.ts";
 
 /** The part of the store the key service reads. */
 export interface ApiKeyLookup {
@@ -10,7 +11,14 @@ export interface ApiKeyLookup {
 
 interface CacheEntry {
   auth: AuthContext | null;
+  /** When the cache must read the key again (ms). */
   expiresAt: number;
+  /**
+   * When this secret stops working (ms): the key's expiry, or for a secret a rotation replaced
+   * the end of its grace period; null: never. Checked on every hit, so an expiry takes effect
+   * to the millisecond without a database read.
+   */
+  validUntil: number | null;
 }
 
 const NEGATIVE_TTL_MS = 5_000;
@@ -19,7 +27,9 @@ const MAX_ENTRIES = 10_000;
 /**
  * Resolves gateway keys to callers. Lookups are cached by hash so the hot path does not
  * touch the database per request; wrong keys are cached briefly too, so guessing cannot
- * turn into a database load. Revocation calls `forget`, which takes effect at once.
+ * turn into a database load. Revocation calls `forget`, which takes effect at once. A key's
+ * expiry, and a rotated-out secret's grace period, are kept in the cached entry and checked on
+ * every hit.
  */
 export class GatewayKeyService {
   private readonly cache = new Map<string, CacheEntry>();
@@ -38,15 +48,16 @@ export class GatewayKeyService {
     this.now = options.now ?? Date.now;
   }
 
-  /** The caller for a secret, or null when it is unknown or revoked. Never throws on bad input. */
+  /** The caller for a secret, or null when it is unknown, revoked or expired. Never throws on bad input. */
   async authenticate(secret: string): Promise<AuthContext | null> {
     const hash = hashGatewayKey(secret);
     const known = this.knownByHash(hash);
     if (known !== undefined) return known;
     const loading = this.load(hash);
-    // An expired entry still answers when the store is down or slow: a known key keeps working.
+    // An expired cache entry still answers when the store is down or slow: a known key keeps
+    // working (until its own expiry).
     const stale = this.cache.get(hash);
-    return stale ? servedOrStale(loading, stale.auth) : loading;
+    return stale ? servedOrStale(loading, this.answerOf(stale)) : loading;
   }
 
   /**
@@ -60,7 +71,14 @@ export class GatewayKeyService {
   private knownByHash(hash: string): AuthContext | null | undefined {
     if (this.adminKeyHash && hashesEqual(hash, this.adminKeyHash)) return ENV_ADMIN;
     const cached = this.cache.get(hash);
-    return cached && cached.expiresAt > this.now() ? cached.auth : undefined;
+    if (!cached) return undefined;
+    const now = this.now();
+    if (cached.expiresAt <= now) return undefined;
+    return this.answerOf(cached);
+  }
+
+  private answerOf(entry: CacheEntry): AuthContext | null {
+    return entry.validUntil !== null && entry.validUntil <= this.now() ? null : entry.auth;
   }
 
   private load(hash: string): Promise<AuthContext | null> {
@@ -70,10 +88,12 @@ export class GatewayKeyService {
     const current = () => this.loading.get(hash) === loading;
     const loading: Promise<AuthContext | null> = this.store.findByHash(hash).then(
       (record) => {
-        const auth = record && !record.revokedAt && hashesEqual(record.keyHash, hash) ? toAuthContext(record) : null;
+        const validUntil = record ? secretValidUntil(record, hash) : null;
+        const valid = record !== undefined && !record.revokedAt && validUntil !== undefined && (validUntil === null || validUntil > this.now());
+        const auth = valid ? toAuthContext(record) : null;
         if (current()) {
           this.loading.delete(hash);
-          this.remember(hash, auth);
+          this.remember(hash, auth, valid ? (validUntil ?? null) : null);
         }
         return auth;
       },
@@ -105,12 +125,12 @@ export class GatewayKeyService {
     this.loading.delete(keyHash);
   }
 
-  private remember(hash: string, auth: AuthContext | null): void {
+  private remember(hash: string, auth: AuthContext | null, validUntil: number | null): void {
     if (this.cache.size >= MAX_ENTRIES) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
-    this.cache.set(hash, { auth, expiresAt: this.now() + (auth ? this.ttlMs : NEGATIVE_TTL_MS) });
+    this.cache.set(hash, { auth, expiresAt: this.now() + (auth ? this.ttlMs : NEGATIVE_TTL_MS), validUntil });
   }
 }
 
@@ -121,6 +141,19 @@ const ENV_ADMIN: AuthContext = Object.freeze({
   role: "admin",
   organisationAdmin: true,
 });
+
+/**
+ * Until when `hash` opens `record` (ms; null: no end): its current secret until the key expires,
+ * the secret its last rotation replaced until the grace period (or the key) ends. Undefined when
+ * the hash is neither (compared in constant time).
+ */
+function secretValidUntil(record: ApiKeyRecord, hash: string): number | null | undefined {
+  const keyEnd = instantOf(record.expiresAt);
+  if (hashesEqual(record.keyHash, hash)) return keyEnd;
+  if (record.previousKeyHash === null || !hashesEqual(record.previousKeyHash, hash)) return undefined;
+  const graceEnd = instantOf(record.previousKeyExpiresAt) ?? 0;
+  return keyEnd === null ? graceEnd : Math.min(keyEnd, graceEnd);
+}
 
 function toAuthContext(record: ApiKeyRecord): AuthContext {
   return {

@@ -50,6 +50,10 @@ export const openApiDocument = {
       "description": "Checks on a request's input and on its output."
     },
     {
+      "name": "Audit",
+      "description": "The record of every control-plane change, for admin keys."
+    },
+    {
       "name": "Meta",
       "description": "Health, this document and its reference page."
     }
@@ -1467,7 +1471,7 @@ export const openApiDocument = {
             ]
           }
         ],
-        "summary": "Change a gateway key's name, budget or rate limit (admin)",
+        "summary": "Change a gateway key's name, budget, rate limit or expiry (admin)",
         "description": "Replicas sharing a Redis see the change within milliseconds; otherwise within `GATEWAY_KEY_CACHE_TTL_MS`.",
         "parameters": [
           {
@@ -1528,6 +1532,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "Revoke a gateway key (admin); effective at once",
+        "description": "Revocation refuses the key's current secret and, after a rotation, its previous one.",
         "parameters": [
           {
             "name": "id",
@@ -1546,6 +1551,68 @@ export const openApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/api-keys/{id}/rotate": {
+      "post": {
+        "operationId": "rotateApiKey",
+        "tags": [
+          "Gateway keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Give a gateway key a new secret (admin), the old one working for a grace period",
+        "description": "The key keeps its id, so its budget, rate limit, logs and analytics continue. The new secret\nis returned once, like at creation. The replaced secret keeps working until\n`previous_key_expires_at` (now plus `grace_period_seconds`), then is refused; with a grace\nperiod of 0 it is refused at once. Rotating again during a grace period replaces the\nprevious secret: only the latest two secrets ever work. A revoked key cannot be rotated (400).\n",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RotateApiKeyRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The key, with its new secret (shown this once).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApiKeyWithSecret"
                 }
               }
             }
@@ -10175,6 +10242,124 @@ export const openApiDocument = {
           }
         }
       }
+    },
+    "/v1/audit-events": {
+      "get": {
+        "operationId": "listAuditEvents",
+        "tags": [
+          "Audit"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "List the workspace's audit events, newest first (admin)",
+        "description": "One event per control-plane write (gateway keys, virtual keys, configs, prompts, guardrails),\nrecorded in the same transaction as the change: who made it, what, when, and the resource's\nview before and after it, secrets masked exactly as a GET shows them. A write that changes\nnothing or fails records none. Filters combine with AND. Pagination is by cursor: pass the\n`next_cursor` of one page as `cursor` to get the next.\n",
+        "parameters": [
+          {
+            "name": "workspace_id",
+            "in": "query",
+            "required": false,
+            "description": "Another workspace of the organisation; organisation admins only.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "action",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/AuditAction"
+            }
+          },
+          {
+            "name": "resource_type",
+            "in": "query",
+            "schema": {
+              "$ref": "#/components/schemas/AuditResourceType"
+            }
+          },
+          {
+            "name": "resource_id",
+            "in": "query",
+            "description": "The changed resource's id.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "actor_key_id",
+            "in": "query",
+            "description": "The gateway key that made the change.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "from",
+            "in": "query",
+            "description": "Inclusive lower bound (ISO 8601).",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "Exclusive upper bound (ISO 8601).",
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200,
+              "default": 50
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of audit events.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AuditEventList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -11804,6 +11989,11 @@ export const openApiDocument = {
           },
           "rate_limit": {
             "$ref": "#/components/schemas/VirtualKeyRateLimit"
+          },
+          "expires_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the key stops working (401); must be in the future. Absent: never."
           }
         }
       },
@@ -11819,6 +12009,8 @@ export const openApiDocument = {
           "key_prefix",
           "created_at",
           "revoked_at",
+          "expires_at",
+          "previous_key_expires_at",
           "budget",
           "rate_limit"
         ],
@@ -11861,6 +12053,22 @@ export const openApiDocument = {
               "null"
             ],
             "format": "date-time"
+          },
+          "expires_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "When the key stops working; null: never."
+          },
+          "previous_key_expires_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "Until when the secret the last rotation replaced still works; null when none does."
           },
           "budget": {
             "anyOf": [
@@ -15337,6 +15545,27 @@ export const openApiDocument = {
                 "type": "null"
               }
             ]
+          },
+          "expires_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "A new expiry, in the future; null clears it."
+          }
+        }
+      },
+      "RotateApiKeyRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "grace_period_seconds": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 2592000,
+            "default": 86400,
+            "description": "How long the replaced secret keeps working: 0 (refused at once) to 30 days; default one day."
           }
         }
       },
@@ -16383,6 +16612,160 @@ export const openApiDocument = {
           },
           "hook_results": {
             "$ref": "#/components/schemas/HookResults"
+          }
+        }
+      },
+      "AuditResourceType": {
+        "type": "string",
+        "enum": [
+          "api_key",
+          "virtual_key",
+          "config",
+          "prompt",
+          "guardrail"
+        ]
+      },
+      "AuditAction": {
+        "type": "string",
+        "enum": [
+          "api_key.created",
+          "api_key.updated",
+          "api_key.rotated",
+          "api_key.revoked",
+          "virtual_key.created",
+          "virtual_key.updated",
+          "virtual_key.deleted",
+          "config.created",
+          "config.updated",
+          "config.deleted",
+          "prompt.created",
+          "prompt.updated",
+          "prompt.published",
+          "prompt.deleted",
+          "guardrail.created",
+          "guardrail.updated",
+          "guardrail.deleted"
+        ],
+        "description": "`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays)."
+      },
+      "AuditEvent": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "organisation_id",
+          "workspace_id",
+          "actor_key_id",
+          "action",
+          "resource_type",
+          "resource_id",
+          "resource_slug",
+          "before",
+          "after",
+          "request_id",
+          "created_at"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid",
+            "description": "A UUIDv7."
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "audit_event"
+            ]
+          },
+          "organisation_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "workspace_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "actor_key_id": {
+            "type": "string",
+            "format": "uuid",
+            "description": "The gateway key that made the change; `00000000-0000-4000-8000-000000000000` for `GATEWAY_ADMIN_KEY`."
+          },
+          "action": {
+            "$ref": "#/components/schemas/AuditAction"
+          },
+          "resource_type": {
+            "$ref": "#/components/schemas/AuditResourceType"
+          },
+          "resource_id": {
+            "type": "string"
+          },
+          "resource_slug": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The slug of a virtual key, config or guardrail; null for gateway keys and prompts."
+          },
+          "before": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "description": "The resource as the API showed it before the change (secrets masked); null for a creation."
+          },
+          "after": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": true,
+            "description": "The resource as the API shows it after the change (secrets masked); null for a deletion."
+          },
+          "request_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The caller's `x-gateway-trace-id` (or `x-request-id`) header, when it sent one."
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "AuditEventList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data",
+          "has_more",
+          "next_cursor"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/AuditEvent"
+            }
+          },
+          "has_more": {
+            "type": "boolean"
+          },
+          "next_cursor": {
+            "type": [
+              "string",
+              "null"
+            ]
           }
         }
       }

@@ -176,15 +176,42 @@ export interface paths {
         get: operations["getApiKey"];
         put?: never;
         post?: never;
-        /** Revoke a gateway key (admin); effective at once */
+        /**
+         * Revoke a gateway key (admin); effective at once
+         * @description Revocation refuses the key's current secret and, after a rotation, its previous one.
+         */
         delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         /**
-         * Change a gateway key's name, budget or rate limit (admin)
+         * Change a gateway key's name, budget, rate limit or expiry (admin)
          * @description Replicas sharing a Redis see the change within milliseconds; otherwise within `GATEWAY_KEY_CACHE_TTL_MS`.
          */
         patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/v1/api-keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a gateway key a new secret (admin), the old one working for a grace period
+         * @description The key keeps its id, so its budget, rate limit, logs and analytics continue. The new secret
+         *     is returned once, like at creation. The replaced secret keeps working until
+         *     `previous_key_expires_at` (now plus `grace_period_seconds`), then is refused; with a grace
+         *     period of 0 it is refused at once. Rotating again during a grace period replaces the
+         *     previous secret: only the latest two secrets ever work. A revoked key cannot be rotated (400).
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/audio/speech": {
@@ -256,6 +283,30 @@ export interface paths {
          *     them is refused with 400. Priced as transcriptions.
          */
         post: operations["createTranslation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's audit events, newest first (admin)
+         * @description One event per control-plane write (gateway keys, virtual keys, configs, prompts, guardrails),
+         *     recorded in the same transaction as the change: who made it, what, when, and the resource's
+         *     view before and after it, secrets masked exactly as a GET shows them. A write that changes
+         *     nothing or fails records none. Filters combine with AND. Pagination is by cursor: pass the
+         *     `next_cursor` of one page as `cursor` to get the next.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1721,6 +1772,11 @@ export interface components {
             budget: components["schemas"]["VirtualKeyBudget"] | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             */
+            expires_at: string | null;
             /** Format: uuid */
             id: string;
             /** @description The first characters of the secret, to tell keys apart. */
@@ -1735,6 +1791,11 @@ export interface components {
              * @description When the current period ends (UTC); null for period none. Present with `spent_usd`.
              */
             period_resets_at?: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret the last rotation replaced still works; null when none does.
+             */
+            previous_key_expires_at: string | null;
             rate_limit: components["schemas"]["VirtualKeyRateLimit"] | null;
             /** @description The limit less settled spend, never below 0. Present with `spent_usd`. */
             remaining_usd?: number;
@@ -1760,6 +1821,55 @@ export interface components {
             /** @description The secret. Shown only in this response. */
             key: string;
         };
+        /**
+         * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
+         * @enum {string}
+         */
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted";
+        AuditEvent: {
+            action: components["schemas"]["AuditAction"];
+            /**
+             * Format: uuid
+             * @description The gateway key that made the change; `00000000-0000-4000-8000-000000000000` for `GATEWAY_ADMIN_KEY`.
+             */
+            actor_key_id: string;
+            /** @description The resource as the API shows it after the change (secrets masked); null for a deletion. */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The resource as the API showed it before the change (secrets masked); null for a creation. */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description A UUIDv7.
+             */
+            id: string;
+            /** @enum {string} */
+            object: "audit_event";
+            /** Format: uuid */
+            organisation_id: string;
+            /** @description The caller's `x-gateway-trace-id` (or `x-request-id`) header, when it sent one. */
+            request_id: string | null;
+            resource_id: string;
+            /** @description The slug of a virtual key, config or guardrail; null for gateway keys and prompts. */
+            resource_slug: string | null;
+            resource_type: components["schemas"]["AuditResourceType"];
+            /** Format: uuid */
+            workspace_id: string;
+        };
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            has_more: boolean;
+            next_cursor: string | null;
+            /** @enum {string} */
+            object: "list";
+        };
+        /** @enum {string} */
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail";
         Batch: {
             endpoint?: string;
             id: string;
@@ -2042,6 +2152,11 @@ export interface components {
         };
         CreateApiKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"];
+            /**
+             * Format: date-time
+             * @description When the key stops working (401); must be in the future. Absent: never.
+             */
+            expires_at?: string;
             name: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"];
             role: components["schemas"]["ApiKeyRole"];
@@ -3083,6 +3198,13 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        RotateApiKeyRequest: {
+            /**
+             * @description How long the replaced secret keeps working: 0 (refused at once) to 30 days; default one day.
+             * @default 86400
+             */
+            grace_period_seconds: number;
+        };
         SearchVectorStoreRequest: {
             filters?: {
                 [key: string]: unknown;
@@ -3110,6 +3232,11 @@ export interface components {
         };
         UpdateApiKeyRequest: {
             budget?: components["schemas"]["VirtualKeyBudget"] | null;
+            /**
+             * Format: date-time
+             * @description A new expiry, in the future; null clears it.
+             */
+            expires_at?: string | null;
             name?: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
         };
@@ -3877,6 +4004,36 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with its new secret (shown this once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     createSpeech: {
         parameters: {
             query?: never;
@@ -4058,6 +4215,44 @@ export interface operations {
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
             default: components["responses"]["UpstreamError"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                action?: components["schemas"]["AuditAction"];
+                /** @description The gateway key that made the change. */
+                actor_key_id?: string;
+                cursor?: string;
+                /** @description Inclusive lower bound (ISO 8601). */
+                from?: string;
+                limit?: number;
+                /** @description The changed resource's id. */
+                resource_id?: string;
+                resource_type?: components["schemas"]["AuditResourceType"];
+                /** @description Exclusive upper bound (ISO 8601). */
+                to?: string;
+                /** @description Another workspace of the organisation; organisation admins only. */
+                workspace_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     listBatches: {

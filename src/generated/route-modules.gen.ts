@@ -68,6 +68,7 @@ import { registerGetVectorStoreFile } from "../routes/getVectorStoreFile.ts";
 import { registerGetVectorStoreFileBatch } from "../routes/getVectorStoreFileBatch.ts";
 import { registerGetVirtualKey } from "../routes/getVirtualKey.ts";
 import { registerListApiKeys } from "../routes/listApiKeys.ts";
+import { registerListAuditEvents } from "../routes/listAuditEvents.ts";
 import { registerListBatches } from "../routes/listBatches.ts";
 import { registerListConfigVersions } from "../routes/listConfigVersions.ts";
 import { registerListConfigs } from "../routes/listConfigs.ts";
@@ -99,6 +100,7 @@ import { registerRetrieveFineTuningJob } from "../routes/retrieveFineTuningJob.t
 import { registerRetrieveModel } from "../routes/retrieveModel.ts";
 import { registerRetrieveVectorStoreFileContent } from "../routes/retrieveVectorStoreFileContent.ts";
 import { registerRetrieveVideo } from "../routes/retrieveVideo.ts";
+import { registerRotateApiKey } from "../routes/rotateApiKey.ts";
 import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
 import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
@@ -124,9 +126,11 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetApiKey,
   registerUpdateApiKey,
   registerDeleteApiKey,
+  registerRotateApiKey,
   registerCreateSpeech,
   registerCreateTranscription,
   registerCreateTranslation,
+  registerListAuditEvents,
   registerListBatches,
   registerCreateBatch,
   registerRetrieveBatch,

@@ -21,7 +21,7 @@ export function authenticate(keys: GatewayKeyService): MiddlewareHandler<Gateway
     // Most requests present a key already known: answer those without an async hop.
     const cached = keys.authenticateCached(secret);
     const auth = cached !== undefined ? cached : await keys.authenticate(secret);
-    if (!auth) throw new GatewayError("invalid_api_key", "Invalid or revoked gateway key.");
+    if (!auth) throw new GatewayError("invalid_api_key", "Invalid, revoked or expired gateway key.");
     c.set("auth", auth);
     await next();
   };

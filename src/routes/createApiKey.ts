@@ -6,6 +6,9 @@ import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth
 import { isoNow, uuidv4 } from "../core/ids.ts";
 import type { ApiKeyRecord } from "../auth/api-key-record.ts";
 import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
+import { storedExpiry } from "../auth/key-expiry.ts";
+import { auditedChange } from "../audit/audited-change.ts";
+import { apiKeySubject } from "../audit/audit-subjects.ts";
 
 export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createApiKeyRoute, async (c) => {
@@ -24,10 +27,16 @@ export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
       createdAt: isoNow(),
       createdBy: auth.keyId,
       revokedAt: null,
+      expiresAt: body.expires_at === undefined ? null : storedExpiry(body.expires_at),
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
       budget: storedBudget(body.budget ?? null),
       rateLimit: storedRateLimit(body.rate_limit ?? null),
     };
-    await deps.store.apiKeys.insert(record);
+    await auditedChange(c, deps.store, "api_key.created", apiKeySubject, async (tx) => {
+      await tx.apiKeys.insert(record);
+      return { after: record };
+    });
     return c.json({ ...apiKeyView(record), key: secret }, 201);
   });
 }

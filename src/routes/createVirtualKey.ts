@@ -1,6 +1,8 @@
 import { createVirtualKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
+import { auditedChange } from "../audit/audited-change.ts";
+import { virtualKeySubject } from "../audit/audit-subjects.ts";
 import { makeSlug } from "../control-plane/slugs.ts";
 import { upstreamFieldsProblem } from "../control-plane/stored-limits.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
@@ -47,8 +49,9 @@ export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
       updatedBy: auth.keyId,
       createdAt: now,
     };
-    const created = await deps.store.virtualKeys.create(record);
-    return c.json(virtualKeyView(created), 201);
+    const changed = await auditedChange(c, deps.store, "virtual_key.created", virtualKeySubject, async (tx) => ({ after: await tx.virtualKeys.create(record) }));
+    if (!changed?.after) throw new Error("a created virtual key is always returned");
+    return c.json(virtualKeyView(changed.after), 201);
   });
 }
 

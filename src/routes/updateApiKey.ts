@@ -5,6 +5,9 @@ import { apiKeyView } from "../auth/api-key-view.ts";
 import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 import { GatewayError } from "../errors.ts";
 import type { ApiKeyChange } from "../store/api-keys-repository.ts";
+import { storedExpiry } from "../auth/key-expiry.ts";
+import { auditedChange } from "../audit/audited-change.ts";
+import { apiKeySubject } from "../audit/audit-subjects.ts";
 
 export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateApiKeyRoute, async (c) => {
@@ -15,10 +18,17 @@ export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
     if (body.name !== undefined) change.name = body.name;
     if (body.budget !== undefined) change.budget = storedBudget(body.budget);
     if (body.rate_limit !== undefined) change.rateLimit = storedRateLimit(body.rate_limit);
-    const updated = await deps.store.apiKeys.update(id, auth.organisationId, auth.organisationAdmin ? null : auth.workspaceId, change);
+    if (body.expires_at !== undefined) change.expiresAt = body.expires_at === null ? null : storedExpiry(body.expires_at);
+    const scope = auth.organisationAdmin ? null : auth.workspaceId;
+    const changed = await auditedChange(c, deps.store, "api_key.updated", apiKeySubject, async (tx) => {
+      const before = await tx.apiKeys.getById(id, auth.organisationId, scope);
+      return before && { before, after: await tx.apiKeys.update(id, auth.organisationId, scope, change) };
+    });
+    const updated = changed?.after;
     if (!updated) throw new GatewayError("not_found", `No gateway key ${id} in this workspace.`, { param: "id" });
-    // The key's limits are cached with it: forgetting it applies them from the next request (and, through Redis, on every replica).
+    // The key's limits and expiry are cached with it: forgetting it applies them from the next request (and, through Redis, on every replica).
     deps.keys.forget(updated.keyHash);
+    if (updated.previousKeyHash !== null) deps.keys.forget(updated.previousKeyHash);
     return c.json({ ...apiKeyView(updated), ...(await deps.spend.status("api_key", updated.id, updated.budget)) }, 200);
   });
 }

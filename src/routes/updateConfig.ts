@@ -1,6 +1,8 @@
 import { updateConfigRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
+import { auditedChange } from "../audit/audited-change.ts";
+import { configSubject } from "../audit/audit-subjects.ts";
 import { configVersionView } from "../control-plane/views.ts";
 import type { ConfigChange } from "../store/control-plane-repositories.ts";
 import { isoNow, uuidv4 } from "../core/ids.ts";
@@ -25,7 +27,11 @@ export function registerUpdateConfig(app: GatewayApp, deps: GatewayDeps): void {
       change.config = await storableConfig(body.config, deps, current.latest.config);
     }
     if (body.is_default !== undefined) change.isDefault = body.is_default;
-    const updated = await deps.store.configs.update(auth.workspaceId, slug, change);
+    const changed = await auditedChange(c, deps.store, "config.updated", configSubject, async (tx) => {
+      const before = await tx.configs.getBySlug(auth.workspaceId, slug);
+      return before && { before, after: await tx.configs.update(auth.workspaceId, slug, change) };
+    });
+    const updated = changed?.after;
     if (!updated) throw notFound();
     deps.controlPlane.forget("config", auth.workspaceId, slug);
     deps.controlPlane.forget("default-config", auth.workspaceId, "");

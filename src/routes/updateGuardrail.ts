@@ -1,6 +1,8 @@
 import { updateGuardrailRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
+import { auditedChange } from "../audit/audited-change.ts";
+import { guardrailSubject } from "../audit/audit-subjects.ts";
 import { guardrailView } from "../control-plane/views.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
@@ -27,7 +29,11 @@ export function registerUpdateGuardrail(app: GatewayApp, deps: GatewayDeps): voi
       change.checks = sealCheckSecrets(checks, deps.secrets, current.checks);
     }
     if (body.action !== undefined) change.action = body.action;
-    const updated = await deps.store.guardrails.update(auth.workspaceId, slug, change);
+    const changed = await auditedChange(c, deps.store, "guardrail.updated", guardrailSubject, async (tx) => {
+      const before = await tx.guardrails.getBySlug(auth.workspaceId, slug);
+      return before && { before, after: await tx.guardrails.update(auth.workspaceId, slug, change) };
+    });
+    const updated = changed?.after;
     if (!updated) throw notFound();
     // Requests read guardrails through the cache: the change applies to the next request.
     deps.controlPlane.forget("guardrail", auth.workspaceId, slug);

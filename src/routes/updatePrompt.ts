@@ -1,6 +1,8 @@
 import { updatePromptRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
+import { auditedChange } from "../audit/audited-change.ts";
+import { promptSubject } from "../audit/audit-subjects.ts";
 import { defaultVersionOf, promptVersionView } from "../control-plane/views.ts";
 import { isoNow } from "../core/ids.ts";
 import { GatewayError } from "../errors.ts";
@@ -39,13 +41,19 @@ export function registerUpdatePrompt(app: GatewayApp, deps: GatewayDeps): void {
       },
       { provider: body.provider != null, virtualKey: body.virtual_key != null },
     );
-    const updated = await deps.store.prompts.addVersion(auth.workspaceId, id, {
-      version,
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      publish: body.publish ?? false,
-      updatedBy: auth.keyId,
-      at: isoNow(),
+    const changed = await auditedChange(c, deps.store, "prompt.updated", promptSubject, async (tx) => {
+      const before = await tx.prompts.get(auth.workspaceId, id);
+      if (!before) return undefined;
+      const after = await tx.prompts.addVersion(auth.workspaceId, id, {
+        version,
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        publish: body.publish ?? false,
+        updatedBy: auth.keyId,
+        at: isoNow(),
+      });
+      return { before, after };
     });
+    const updated = changed?.after;
     const added = updated?.versions.find((candidate) => candidate.versionId === version.versionId);
     if (!updated || !added) throw new GatewayError("not_found", `No prompt ${id} in this workspace.`, { param: "id" });
     deps.controlPlane.forget("prompt", auth.workspaceId, id);

@@ -1,6 +1,8 @@
 import { updateVirtualKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
+import { auditedChange } from "../audit/audited-change.ts";
+import { virtualKeySubject } from "../audit/audit-subjects.ts";
 import { virtualKeyView } from "../control-plane/views.ts";
 import type { VirtualKeyChange } from "../store/control-plane-repositories.ts";
 import { isoNow } from "../core/ids.ts";
@@ -63,7 +65,11 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     if (body.budget !== undefined) change.budget = storedBudget(body.budget);
     if (body.rate_limit !== undefined) change.rateLimit = storedRateLimit(body.rate_limit);
 
-    const updated = await deps.store.virtualKeys.update(auth.workspaceId, slug, change);
+    const changed = await auditedChange(c, deps.store, "virtual_key.updated", virtualKeySubject, async (tx) => {
+      const before = await tx.virtualKeys.getBySlug(auth.workspaceId, slug);
+      return before && { before, after: await tx.virtualKeys.update(auth.workspaceId, slug, change) };
+    });
+    const updated = changed?.after;
     if (!updated) throw notFound();
     deps.controlPlane.forget("virtual-key", auth.workspaceId, slug);
     deps.controlPlane.forget("virtual-key-limits", auth.workspaceId, updated.id);

@@ -3,19 +3,33 @@ import { API_KEY_ROLES, type ApiKeyRecord, type ApiKeyRole } from "../auth/api-k
 import type { KeyBudget, KeyRateLimit } from "../control-plane/records.ts";
 import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { ApiKeysTable, Database } from "./schema.ts";
+import { transactionally } from "./transactionally.ts";
 
 /** Fields absent are kept; `null` clears a budget or rate limit. */
 export interface ApiKeyChange {
   name?: string;
   budget?: KeyBudget | null;
   rateLimit?: KeyRateLimit | null;
+  /** `null` clears the expiry. */
+  expiresAt?: string | null;
+}
+
+/** A rotation: the new secret's hash and prefix, and until when the replaced secret still works. */
+export interface ApiKeyRotation {
+  keyHash: string;
+  keyPrefix: string;
+  /** Null: the replaced secret stops at once (no grace period). */
+  previousKeyExpiresAt: string | null;
 }
 
 /** Stored gateway keys. Scoping (organisation, workspace) is part of every mutating call. */
 export interface ApiKeysRepository {
   /** Stores a new key. Rejects when the id or the key hash already exists. */
   insert(record: ApiKeyRecord): Promise<void>;
-  /** The key with this SHA-256 hash, active or revoked (the caller decides); undefined if none. */
+  /**
+   * The key whose secret, or whose previous secret (the one its last rotation replaced), has this
+   * SHA-256 hash, active, expired or revoked (the caller decides); undefined if none.
+   */
   findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   /** Every key of the workspace, newest first, revoked ones included (with `revokedAt`). */
   listByWorkspace(organisationId: string, workspaceId: string): Promise<ApiKeyRecord[]>;
@@ -29,6 +43,12 @@ export interface ApiKeysRepository {
   getById(id: string, organisationId: string, workspaceId: string | null): Promise<ApiKeyRecord | undefined>;
   /** Changes key `id` in scope; the updated record, or undefined when no such key is in scope. */
   update(id: string, organisationId: string, workspaceId: string | null, change: ApiKeyChange): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Gives key `id` in scope a new secret; the current one becomes its previous secret until
+   * `previousKeyExpiresAt` (replacing any earlier previous secret), or stops at once when that is
+   * null. Revoked keys are not rotated. The key after it, or undefined when no such key is in scope.
+   */
+  rotate(id: string, organisationId: string, workspaceId: string | null, rotation: ApiKeyRotation): Promise<ApiKeyRecord | undefined>;
   /** Keys not revoked, across all organisations (zero means a fresh install). */
   countActive(): Promise<number>;
 }
@@ -41,7 +61,11 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
     },
 
     async findByHash(hash) {
-      const row = await db.selectFrom("api_keys").selectAll().where("key_hash", "=", hash).executeTakeFirst();
+      const row = await db
+        .selectFrom("api_keys")
+        .selectAll()
+        .where((eb) => eb.or([eb("key_hash", "=", hash), eb("previous_key_hash", "=", hash)]))
+        .executeTakeFirst();
       return row && fromRow(row);
     },
 
@@ -58,7 +82,7 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
     },
 
     revoke(id, organisationId, workspaceId, at) {
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         let update = trx
           .updateTable("api_keys")
           .set({ revoked_at: at })
@@ -67,26 +91,21 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
           .where("revoked_at", "is", null);
         if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
         await update.execute();
-        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
-        if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
-        const row = await select.executeTakeFirst();
-        return row && fromRow(row);
+        return scopedKey(trx, id, organisationId, workspaceId);
       });
     },
 
-    async getById(id, organisationId, workspaceId) {
-      let select = db.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
-      if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
-      const row = await select.executeTakeFirst();
-      return row && fromRow(row);
+    getById(id, organisationId, workspaceId) {
+      return scopedKey(db, id, organisationId, workspaceId);
     },
 
     update(id, organisationId, workspaceId, change) {
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         const columns = {
           ...(change.name !== undefined && { name: change.name }),
           ...(change.budget !== undefined && budgetColumns(change.budget)),
           ...(change.rateLimit !== undefined && rateLimitColumns(change.rateLimit)),
+          ...(change.expiresAt !== undefined && { expires_at: change.expiresAt }),
         };
         // A change of nothing is no UPDATE at all (SQL has no empty SET): the key is read as it is.
         if (Object.keys(columns).length > 0) {
@@ -94,10 +113,27 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
           if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
           await update.execute();
         }
-        let select = trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
-        if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
-        const row = await select.executeTakeFirst();
-        return row && fromRow(row);
+        return scopedKey(trx, id, organisationId, workspaceId);
+      });
+    },
+
+    rotate(id, organisationId, workspaceId, rotation) {
+      return transactionally(db, async (trx) => {
+        // The right-hand sides read the row as it was, so `previous_key_hash` takes the replaced hash.
+        let update = trx
+          .updateTable("api_keys")
+          .set((eb) => ({
+            key_hash: rotation.keyHash,
+            key_prefix: rotation.keyPrefix,
+            previous_key_hash: rotation.previousKeyExpiresAt === null ? null : eb.ref("key_hash"),
+            previous_key_expires_at: rotation.previousKeyExpiresAt,
+          }))
+          .where("id", "=", id)
+          .where("organisation_id", "=", organisationId)
+          .where("revoked_at", "is", null);
+        if (workspaceId !== null) update = update.where("workspace_id", "=", workspaceId);
+        await update.execute();
+        return scopedKey(trx, id, organisationId, workspaceId);
       });
     },
 
@@ -110,6 +146,14 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
       return Number(row.count);
     },
   };
+}
+
+/** Key `id` if it lies in scope (`workspaceId` null: any workspace of the organisation). */
+async function scopedKey(db: Kysely<Database>, id: string, organisationId: string, workspaceId: string | null): Promise<ApiKeyRecord | undefined> {
+  let select = db.selectFrom("api_keys").selectAll().where("id", "=", id).where("organisation_id", "=", organisationId);
+  if (workspaceId !== null) select = select.where("workspace_id", "=", workspaceId);
+  const row = await select.executeTakeFirst();
+  return row && fromRow(row);
 }
 
 function toRow(record: ApiKeyRecord): ApiKeysTable {
@@ -125,6 +169,9 @@ function toRow(record: ApiKeyRecord): ApiKeysTable {
     created_at: record.createdAt,
     created_by: record.createdBy,
     revoked_at: record.revokedAt,
+    expires_at: record.expiresAt,
+    previous_key_hash: record.previousKeyHash,
+    previous_key_expires_at: record.previousKeyExpiresAt,
     ...budgetColumns(record.budget),
     ...rateLimitColumns(record.rateLimit),
   };
@@ -143,6 +190,9 @@ function fromRow(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     createdAt: row.created_at,
     createdBy: row.created_by,
     revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    previousKeyHash: row.previous_key_hash,
+    previousKeyExpiresAt: row.previous_key_expires_at,
     budget: budgetOf(row),
     rateLimit: rateLimitOf(row),
   };

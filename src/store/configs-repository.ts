@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { ConfigRecord, ConfigVersionRecord } from "../control-plane/records.ts";
 import type { ConfigsRepository } from "./control-plane-repositories.ts";
 import type { ConfigsTable, ConfigVersionsTable, Database } from "./schema.ts";
+import { transactionally } from "./transactionally.ts";
 import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
 
 type ConfigRow = Selectable<ConfigsTable>;
@@ -37,7 +38,7 @@ export function createConfigsRepository(db: Kysely<Database>): ConfigsRepository
         config: config.config,
         created_at: config.createdAt,
       };
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         if (config.isDefault) await clearDefault(trx, config.workspaceId, config.id);
         await trx.insertInto("configs").values(configRow).execute();
         await trx.insertInto("config_versions").values(versionRow).execute();
@@ -86,7 +87,7 @@ export function createConfigsRepository(db: Kysely<Database>): ConfigsRepository
     },
 
     update(workspaceId, slug, change) {
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         let set: Partial<ConfigRow> = { last_updated_at: change.at, updated_by: change.updatedBy };
         if (change.name !== undefined) set = { ...set, name: change.name };
         if (change.isDefault !== undefined) set = { ...set, is_default: change.isDefault ? 1 : 0 };
@@ -131,7 +132,7 @@ export function createConfigsRepository(db: Kysely<Database>): ConfigsRepository
     },
 
     delete(workspaceId, slug) {
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         const row = await trx
           .selectFrom("configs")
           .select("id")

@@ -1,6 +1,7 @@
 import { Kysely } from "kysely";
 import { createAnalyticsRepository, type AnalyticsRepository } from "./analytics-repository.ts";
 import { createApiKeysRepository, type ApiKeysRepository } from "./api-keys-repository.ts";
+import { createAuditEventsRepository, type AuditEventsRepository } from "./audit-events-repository.ts";
 import { createConfigsRepository } from "./configs-repository.ts";
 import type {
   ConfigsRepository,
@@ -20,18 +21,32 @@ import { createSpendRepository, type SpendRepository } from "./spend-repository.
 import type { Database } from "./schema.ts";
 import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 
-/** The gateway's persistent state: one database, one repository per aggregate. */
-export interface Store {
-  db: Kysely<Database>;
-  dialect: StoreDialectName;
+/**
+ * The repositories an audited control-plane write uses, all on one handle: the store's own, or,
+ * inside `Store.transaction`, the transaction's.
+ */
+export interface ControlPlaneStore {
   apiKeys: ApiKeysRepository;
-  logs: LogsRepository;
-  /** Sums over the logs (rollups and raw rows) for `/v1/analytics`. */
-  analytics: AnalyticsRepository;
   configs: ConfigsRepository;
   virtualKeys: VirtualKeysRepository;
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
+  audit: AuditEventsRepository;
+}
+
+/** The gateway's persistent state: one database, one repository per aggregate. */
+export interface Store extends ControlPlaneStore {
+  db: Kysely<Database>;
+  dialect: StoreDialectName;
+  /**
+   * Runs `work` in one transaction: every write it makes through `tx` lands, or (when it throws)
+   * none does. Inside, use only `tx`: on SQLite the store has one connection, which the
+   * transaction holds, so a query on the store itself would wait forever.
+   */
+  transaction<T>(work: (tx: ControlPlaneStore) => Promise<T>): Promise<T>;
+  logs: LogsRepository;
+  /** Sums over the logs (rollups and raw rows) for `/v1/analytics`. */
+  analytics: AnalyticsRepository;
   feedback: FeedbackRepository;
   /** Responses answers kept for providers without a Responses API of their own. */
   storedResponses: StoredResponsesRepository;
@@ -61,13 +76,10 @@ export async function openStore(url: string): Promise<Store> {
   return {
     db,
     dialect: dialect.name,
-    apiKeys: createApiKeysRepository(db),
+    ...controlPlaneRepositories(db),
+    transaction: (work) => db.transaction().execute((trx) => work(controlPlaneRepositories(trx))),
     logs: createLogsRepository(db, dialect.insertLogRows),
     analytics: createAnalyticsRepository(db),
-    configs: createConfigsRepository(db),
-    virtualKeys: createVirtualKeysRepository(db),
-    prompts: createPromptsRepository(db),
-    guardrails: createGuardrailsRepository(db),
     feedback: createFeedbackRepository(db),
     storedResponses: createStoredResponsesRepository(db),
     spend: createSpendRepository(db),
@@ -75,6 +87,17 @@ export async function openStore(url: string): Promise<Store> {
       stopStatistics();
       return db.destroy();
     },
+  };
+}
+
+function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
+  return {
+    apiKeys: createApiKeysRepository(db),
+    configs: createConfigsRepository(db),
+    virtualKeys: createVirtualKeysRepository(db),
+    prompts: createPromptsRepository(db),
+    guardrails: createGuardrailsRepository(db),
+    audit: createAuditEventsRepository(db),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { PromptRecord } from "../control-plane/records.ts";
 import type { PromptsRepository } from "./control-plane-repositories.ts";
 import { fromPromptRows, toVersionRow, type PromptRow, type PromptVersionRow } from "./prompt-rows.ts";
+import { transactionally } from "./transactionally.ts";
 import type { Database } from "./schema.ts";
 import { ownershipColumns } from "./ownership-columns.ts";
 
@@ -22,7 +23,7 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
         updated_at: prompt.createdAt,
       };
       const version = toVersionRow(prompt.version, { prompt: row, versionNumber: 1, createdBy: prompt.ownerId, at: prompt.createdAt });
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         await trx.insertInto("prompts").values(row).execute();
         await trx.insertInto("prompt_versions").values(version).execute();
         return fromPromptRows(row, [version]);
@@ -64,7 +65,7 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
     },
 
     addVersion(workspaceId, id, change) {
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         const row = await trx
           .updateTable("prompts")
           .set({ updated_at: change.at, updated_by: change.updatedBy, ...(change.name !== undefined && { name: change.name }) })
@@ -91,7 +92,7 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
     },
 
     publish(workspaceId, id, versionNumber, updatedBy, at) {
-      return db.transaction().execute(async (trx): Promise<PromptRecord | undefined> => {
+      return transactionally(db, async (trx): Promise<PromptRecord | undefined> => {
         const row = await trx
           .updateTable("prompts")
           .set({ default_version: versionNumber, updated_at: at, updated_by: updatedBy })
@@ -113,7 +114,7 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
     },
 
     delete(workspaceId, id) {
-      return db.transaction().execute(async (trx) => {
+      return transactionally(db, async (trx) => {
         const row = await trx
           .selectFrom("prompts")
           .select("id")

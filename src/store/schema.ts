@@ -29,6 +29,24 @@ export interface Database {
   feedback: FeedbackTable;
   stored_responses: StoredResponsesTable;
   key_spend: KeySpendTable;
+  audit_events: AuditEventsTable;
+}
+
+/** One control-plane write (`audit/`); `before`/`after` are the masked API views as JSON text. */
+export interface AuditEventsTable {
+  /** UUIDv7: time order. */
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  actor_key_id: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  resource_slug: string | null;
+  before: string | null;
+  after: string | null;
+  request_id: string | null;
+  created_at: string;
 }
 
 /** The settled spend of one key in one budget period; replicas add their batches to it. */
@@ -71,6 +89,11 @@ export interface ApiKeysTable extends KeyLimitColumns {
   created_at: string;
   created_by: string | null;
   revoked_at: string | null;
+  /** ISO instant after which the key is refused; null: never. */
+  expires_at: string | null;
+  /** The hash of the secret the last rotation replaced, accepted until `previous_key_expires_at`. */
+  previous_key_hash: string | null;
+  previous_key_expires_at: string | null;
 }
 
 /**

@@ -13,6 +13,8 @@ import * as logCache from "./0011_log_cache.ts";
 import * as virtualKeyFields from "./0012_virtual_key_fields.ts";
 import * as storedResponses from "./0013_stored_responses.ts";
 import * as logCostNote from "./0014_log_cost_note.ts";
+import * as auditEvents from "./0015_audit_events.ts";
+import * as apiKeyExpiryRotation from "./0016_api_key_expiry_rotation.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -33,6 +35,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0012_virtual_key_fields": virtualKeyFields,
   "0013_stored_responses": storedResponses,
   "0014_log_cost_note": logCostNote,
+  "0015_audit_events": auditEvents,
+  "0016_api_key_expiry_rotation": apiKeyExpiryRotation,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */

@@ -1,0 +1,37 @@
+import type { ApiKeyRecord } from "../auth/api-key-record.ts";
+import { apiKeyView } from "../auth/api-key-view.ts";
+import type { ConfigRecord, GuardrailRecord, PromptRecord, VirtualKeyRecord } from "../control-plane/records.ts";
+import { configVersionView, guardrailView, promptView, virtualKeyView } from "../control-plane/views.ts";
+import type { AuditView } from "./audit-event.ts";
+
+/**
+ * What an audit event says about one resource: its ids and its view. The view is the very
+ * function the API answers GET with, so a secret is masked in the log exactly as it is there
+ * (a gateway key's hash never, a virtual key's key as `****hint`, config and header secrets masked).
+ */
+export interface AuditSubject {
+  id: string;
+  slug: string | null;
+  workspaceId: string;
+  view: AuditView;
+}
+
+export function apiKeySubject(record: ApiKeyRecord): AuditSubject {
+  return { id: record.id, slug: null, workspaceId: record.workspaceId, view: apiKeyView(record) };
+}
+
+export function virtualKeySubject(record: VirtualKeyRecord): AuditSubject {
+  return { id: record.id, slug: record.slug, workspaceId: record.workspaceId, view: virtualKeyView(record) };
+}
+
+export function configSubject(record: ConfigRecord): AuditSubject {
+  return { id: record.id, slug: record.slug, workspaceId: record.workspaceId, view: configVersionView(record) };
+}
+
+export function promptSubject(record: PromptRecord): AuditSubject {
+  return { id: record.id, slug: null, workspaceId: record.workspaceId, view: promptView(record) };
+}
+
+export function guardrailSubject(record: GuardrailRecord): AuditSubject {
+  return { id: record.id, slug: record.slug, workspaceId: record.workspaceId, view: guardrailView(record) };
+}
