@@ -91,6 +91,12 @@ export interface Provider {
    */
   baseUrlFrom?(fields: Readonly<Record<string, string>>): string | null;
   /**
+   * Every host `baseUrlFrom` can give, all on the provider's own domain. Like `baseUrl`'s host,
+   * their DNS is trusted: connections to them are not pinned by the SSRF guard, so a cloud
+   * provider's private endpoint (resolving to a private address) keeps working.
+   */
+  baseUrlHosts?: RegExp;
+  /**
    * The provider's path for an operation's path (query included), for every operation and body
    * kind: Azure OpenAI puts the deployment in the path and the API version in the query. A
    * transform's own `path` is passed through it too. A `GatewayError` refuses the request.

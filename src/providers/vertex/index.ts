@@ -19,6 +19,7 @@ export const vertexProvider: Provider = {
   openaiFormat: false,
   credentialFields: VERTEX_FIELDS,
   baseUrlFrom: vertexBaseUrl,
+  baseUrlHosts: /^([a-z0-9-]+-)?aiplatform\.googleapis\.com$/,
   upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
   operations: geminiProvider.operations,
   streamProtocol: geminiProvider.streamProtocol,

@@ -1,0 +1,77 @@
+/**
+ * The fetch of every outbound call to a host a request can name (providers, custom hosts,
+ * guardrail webhooks): each connection goes only to an address the SSRF guard checked, so a
+ * name that answers a public address to the check and a private one at connect time (DNS
+ * rebinding) never reaches the private one. Mutual TLS is presented here too when configured.
+ *
+ * - Node: one undici `Agent` for every upstream whose `connect.lookup` asks the guard at each
+ *   new connection (`pinnedLookup`); kept-alive connections were opened to a checked address.
+ * - Bun: `fetch` takes no dispatcher or lookup, so a pinned name is dialled by its checked IP
+ *   literal, with the original `Host` header and, over https, `tls.serverName` set to the name:
+ *   SNI and certificate verification stay on the real name (Bun verifies against `serverName`).
+ */
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import type { GatewayError, Result } from "../errors.ts";
+import type { FetchLike } from "./upstream-call.ts";
+import type { UpstreamTls } from "./upstream-tls.ts";
+
+/** What the fetch asks before a connection: `CustomHostGuard.addressesForConnect`. */
+export interface ConnectPin {
+  addressesForConnect(hostname: string): Promise<Result<readonly string[] | null, GatewayError>>;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+
+function familyOf(address: string): 4 | 6 {
+  return address.includes(":") ? 6 : 4;
+}
+
+/**
+ * A `net.connect` lookup that answers only the guard's addresses for a pinned name, and the
+ * system's answer otherwise. A refusal is handed to the connection as its error (undici then
+ * rejects the fetch with it as `cause`, which `callUpstream` answers as it is).
+ */
+export function pinnedLookup(pin: ConnectPin): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
+  return (hostname, options, callback) => {
+    void pin.addressesForConnect(hostname).then((pinned) => {
+      if (!pinned.ok) return callback(pinned.error as unknown as NodeJS.ErrnoException, "", 0);
+      if (pinned.value === null) return dnsLookup(hostname, options, callback);
+      const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family;
+      const entries = pinned.value.filter((address) => !family || familyOf(address) === family).map((address) => ({ address, family: familyOf(address) }));
+      const first = entries[0];
+      if (!first) return callback(Object.assign(new Error(`No checked IPv${String(family)} address for ${hostname}.`), { code: "ENOTFOUND" }), "", 0);
+      if (options.all) return callback(null, entries);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Bun: the request aimed at the checked IP literal, naming the host in `Host` and, over https, in `tls.serverName`. */
+async function bunPinned(pin: ConnectPin, tls: UpstreamTls | null, input: string, init: RequestInit): Promise<Response> {
+  const url = new URL(input);
+  const pinned = await pin.addressesForConnect(url.hostname);
+  if (!pinned.ok) throw pinned.error;
+  const address = pinned.value?.[0];
+  if (address === undefined) return fetch(input, tls ? ({ ...init, tls: { ...tls } } as RequestInit) : init);
+  const host = url.host;
+  const serverName = url.hostname;
+  url.hostname = familyOf(address) === 6 ? `[${address}]` : address;
+  const headers = new Headers(init.headers);
+  headers.set("host", host);
+  const options = url.protocol === "https:" ? { ...tls, serverName } : tls;
+  return fetch(url.href, { ...init, headers, ...(options ? { tls: options } : {}) } as RequestInit);
+}
+
+/**
+ * The fetch of every upstream call and guardrail webhook, pinned by `pin` and presenting the
+ * client certificate when mTLS is on. Rejects (never resolves) when the guard refuses the host.
+ */
+export async function upstreamFetch(tls: UpstreamTls | null, pin: ConnectPin): Promise<FetchLike> {
+  if (isBun) return (input, init) => bunPinned(pin, tls, input, init);
+  // Loaded only under Node (Bun's fetch takes no dispatcher).
+  const { Agent } = await import("undici");
+  const dispatcher = new Agent({ connect: { ...tls, lookup: pinnedLookup(pin) } });
+  return (input, init) => fetch(input, { ...init, dispatcher } as RequestInit);
+}
