@@ -146,19 +146,21 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
     "tls.test": [["127.0.0.1"], ["10.9.9.9"]],
     "other.test": [["127.0.0.1"]],
     "hook-pinned.test": [["127.0.0.1"], ["10.9.9.9"]],
-    "rebind-loop.test": [[PUBLIC], ["127.0.0.1"]],
+    // The system resolver answers loopback for this name: unpinned, a connection would reach the server.
+    localhost: [[PUBLIC], ["127.0.0.1"]],
     "rebind-private.test": [[PUBLIC], ["10.0.0.1"]],
     "rebind-meta.test": [[PUBLIC], ["169.254.169.254"]],
-    "hook-rebind.test": [[PUBLIC], ["127.0.0.1"]],
-    "upstream.test": [[PUBLIC]],
   });
+  // Its own resolver, so the webhook's lookups never depend on the custom host's.
+  const hookResolver = stagedResolver({ localhost: [[PUBLIC], ["127.0.0.1"]], "upstream.test": [[PUBLIC]] });
   // Pinning: loopback allowed, verdicts cached; the CA of tls.test trusted (as mTLS's CA).
   const pinning = await gatewayWith(dir, { lookup: resolver.lookup, trustLoopback: true }, { key: pki.key, cert: pki.cert, ca: pki.ca });
   // Rebinding: loopback refused, every connection re-resolves (no cached verdict to pin).
   const rebinding = await gatewayWith(dir, { lookup: resolver.lookup, trustLoopback: false, cacheTtlMs: 0 }, null);
+  const rebindingHooks = await gatewayWith(dir, { lookup: hookResolver.lookup, trustLoopback: false, cacheTtlMs: 0 }, null);
   const outcomes: Record<string, Outcome> = {};
-  const record = (name: string, answer: { status: number; code: string | null }, connections: number, hostname: string | null) => {
-    outcomes[name] = { status: answer.status, code: answer.code, reached: connections > 0, lookups: hostname ? resolver.lookups(hostname) : 0 };
+  const record = (name: string, answer: { status: number; code: string | null }, connections: number, hostname: string | null, asked = resolver) => {
+    outcomes[name] = { status: answer.status, code: answer.code, reached: connections > 0, lookups: hostname ? asked.lookups(hostname) : 0 };
   };
   const guardrail = async (target: typeof pinning, url: string) => {
     const created = await target.send("/v1/guardrails", { name: "hook", checks: [{ type: "webhook", params: { url } }], action: { deny: true } });
@@ -168,7 +170,7 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
     const first = await pinning.send("/v1/chat/completions", chat, toHost(`http://pinned.test:${plain.port}/v1`));
     const second = await pinning.send("/v1/chat/completions", chat, toHost(`http://pinned.test:${plain.port}/v1`));
     const sameHost = plain.hosts.every((host) => host === `pinned.test:${plain.port}`) && plain.hosts.length === 2;
-      record("pinned http custom host, two requests", second.status === first.status && sameHost ? second : { status: -1, code: JSON.stringify(plain.hosts) }, plain.connections(), "pinned.test");
+    record("pinned http custom host, two requests", second.status === first.status && sameHost ? second : { status: -1, code: JSON.stringify(plain.hosts) }, plain.connections(), "pinned.test");
     const tls = await pinning.send("/v1/chat/completions", chat, toHost(`https://tls.test:${secure.port}/v1`));
     record("pinned https custom host, certificate checked for the name", tls, secure.hosts.filter((host) => host === `tls.test:${secure.port}`).length, "tls.test");
     const wrongName = await pinning.send("/v1/chat/completions", chat, toHost(`https://other.test:${secure.port}/v1`));
@@ -183,18 +185,18 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
     record("redirect to a loopback server", await pinning.send("/v1/chat/completions", chat, toHost(`http://127.0.0.1:${toLoopback.port}/v1`)), guarded.connections(), null);
 
     const rebind = (hostname: string, port: number) => rebinding.send("/v1/chat/completions", chat, toHost(`http://${hostname}:${port}/v1`));
-    record("custom host rebinding to 127.0.0.1", await rebind("rebind-loop.test", loopTarget.port), loopTarget.connections(), "rebind-loop.test");
+    record("custom host rebinding to 127.0.0.1", await rebind("localhost", loopTarget.port), loopTarget.connections(), "localhost");
     record("custom host rebinding to 10.0.0.1", await rebind("rebind-private.test", 80), 0, "rebind-private.test");
     record("custom host rebinding to 169.254.169.254", await rebind("rebind-meta.test", 80), 0, "rebind-meta.test");
-    const rebindHook = await guardrail(rebinding, `http://hook-rebind.test:${hookTarget.port}/hook`);
-    const denied = await rebinding.send("/v1/chat/completions", chat, {
+    const rebindHook = await guardrail(rebindingHooks, `http://localhost:${hookTarget.port}/hook`);
+    const denied = await rebindingHooks.send("/v1/chat/completions", chat, {
       "x-gateway-config": JSON.stringify({ provider: "openai", custom_host: "http://upstream.test/v1", input_guardrails: [rebindHook] }),
       authorization: "Bearer sk-upstream",
     });
-    record("webhook rebinding to 127.0.0.1", denied, hookTarget.connections(), "hook-rebind.test");
+    record("webhook rebinding to 127.0.0.1", denied, hookTarget.connections(), "localhost", hookResolver);
     return outcomes;
   } finally {
-    await Promise.all([pinning.gateway, rebinding.gateway].map((gateway: Gateway) => gateway.drain()));
+    await Promise.all([pinning.gateway, rebinding.gateway, rebindingHooks.gateway].map((gateway: Gateway) => gateway.drain()));
     await Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
     for (const { server } of servers) (server as { closeAllConnections?: () => void }).closeAllConnections?.();
     rmSync(dir, { recursive: true, force: true });
