@@ -122,6 +122,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     inflight: new InflightTracker(),
     realtime: new RealtimeSessions(),
     checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
+    addressesForConnect: (hostname) => guard.addressesForConnect(hostname),
     fetch: options.fetch ?? (await upstreamFetch(upstreamTls, guard)),
     upstreamTls,
     version: packageJson.version,

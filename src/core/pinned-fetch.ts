@@ -48,20 +48,41 @@ export function pinnedLookup(pin: ConnectPin): (hostname: string, options: Looku
   };
 }
 
-/** Bun: the request aimed at the checked IP literal, naming the host in `Host` and, over https, in `tls.serverName`. */
-async function bunPinned(pin: ConnectPin, tls: UpstreamTls | null, input: string, init: RequestInit): Promise<Response> {
+/** Where Bun dials: the URL with the host replaced by a checked address, the `Host` to send, and the TLS options. */
+export interface BunTarget {
+  url: string;
+  /** The original `host[:port]`, for the `Host` header; null when the URL is dialled as it is. */
+  host: string | null;
+  /** mTLS options and, over TLS to a pinned name, `serverName`: SNI and certificate checks use the name, not the IP. */
+  tls: (Partial<UpstreamTls> & { serverName?: string }) | null;
+}
+
+/**
+ * Bun's fetch and WebSocket take no lookup: a pinned name is dialled at its first checked address
+ * (IPv4 first) by IP literal. Only that one address is tried: a body streamed as it arrives
+ * could not be sent twice.
+ */
+export function bunPinnedTarget(input: string, addresses: readonly string[] | null, tls: UpstreamTls | null): BunTarget {
+  const address = addresses?.[0];
+  if (address === undefined) return { url: input, host: null, tls: tls && { ...tls } };
   const url = new URL(input);
-  const pinned = await pin.addressesForConnect(url.hostname);
-  if (!pinned.ok) throw pinned.error;
-  const address = pinned.value?.[0];
-  if (address === undefined) return fetch(input, tls ? ({ ...init, tls: { ...tls } } as RequestInit) : init);
   const host = url.host;
   const serverName = url.hostname;
   url.hostname = familyOf(address) === 6 ? `[${address}]` : address;
-  const headers = new Headers(init.headers);
-  headers.set("host", host);
-  const options = url.protocol === "https:" ? { ...tls, serverName } : tls;
-  return fetch(url.href, { ...init, headers, ...(options ? { tls: options } : {}) } as RequestInit);
+  const secure = url.protocol === "https:" || url.protocol === "wss:";
+  return { url: url.href, host, tls: secure ? { ...tls, serverName } : tls && { ...tls } };
+}
+
+async function bunPinned(pin: ConnectPin, tls: UpstreamTls | null, input: string, init: RequestInit): Promise<Response> {
+  const pinned = await pin.addressesForConnect(new URL(input).hostname);
+  if (!pinned.ok) throw pinned.error;
+  const target = bunPinnedTarget(input, pinned.value, tls);
+  let headers = init.headers;
+  if (target.host !== null) {
+    headers = new Headers(init.headers);
+    headers.set("host", target.host);
+  }
+  return fetch(target.url, { ...init, headers, ...(target.tls ? { tls: target.tls } : {}) } as RequestInit);
 }
 
 /**

@@ -11,6 +11,7 @@ import { CONFIG_HEADER, loadRequestConfig } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
 import { REALTIME_PROTOCOL, offeredProtocols, RealtimeSession, type RealtimeRuntime, type RealtimeSessions } from "./realtime-session.ts";
 import { resolveCandidates, type TargetHeaders } from "./target-resolution.ts";
+import type { ConnectPin } from "./pinned-fetch.ts";
 import type { UpstreamTls } from "./upstream-tls.ts";
 
 export const REALTIME_OPERATION_ID = "createRealtimeSession";
@@ -31,6 +32,8 @@ export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "d
   sessions: RealtimeSessions;
   /** `UPSTREAM_MTLS_*`, presented by the upstream socket. */
   upstreamTls: UpstreamTls | null;
+  /** Where the upstream socket may connect (the SSRF guard's checked addresses), as for `fetch`. */
+  addressesForConnect: ConnectPin["addressesForConnect"];
 }
 
 /**
@@ -78,6 +81,8 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   if (authorized instanceof GatewayError) return fail(authorized);
   const upstreamUrl = new URL(authorized.url);
   upstreamUrl.protocol = upstreamUrl.protocol === "http:" ? "ws:" : "wss:";
+  const addresses = await deps.addressesForConnect(upstreamUrl.hostname);
+  if (!addresses.ok) return addresses;
 
   const session = new RealtimeSession(log, deps.sessions, offered.length > 0 ? REALTIME_PROTOCOL : null, {
     "x-gateway-trace-id": log.traceId,
@@ -86,7 +91,15 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   });
   const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
   const upstream = await deps.runtime.connect(
-    { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, text, {}), tls: deps.upstreamTls },
+    {
+      url: upstreamUrl.href,
+      addresses: addresses.value,
+      headers: authorized.headers,
+      timeoutMs,
+      providerName: provider.name,
+      refused: (status, text) => provider.error(status, text, {}),
+      tls: deps.upstreamTls,
+    },
     session.upstreamListener,
   );
   if (!upstream.ok) {
