@@ -6,7 +6,7 @@
  * count the connections that reach them.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configWith } from "../../src/config.ts";
 import type { UpstreamTls } from "../../src/core/upstream-tls.ts";
+import { GatewayError } from "../../src/errors.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
 
 /** What a scenario observed: the gateway's answer, and whether anything reached the server in question. */
@@ -46,6 +47,8 @@ export const EXPECTED: Record<string, Outcome> = {
   "custom host rebinding to 127.0.0.1": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
   "custom host rebinding to 10.0.0.1": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
   "custom host rebinding to 169.254.169.254": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
+  "realtime socket to a pinned name": { status: 101, code: null, reached: true, lookups: 1 },
+  "realtime socket to a pinned name over TLS": { status: 101, code: null, reached: true, lookups: 1 },
   "webhook rebinding to 127.0.0.1": { status: 446, code: "guardrail_denied", reached: false, lookups: 2 },
 };
 
@@ -87,6 +90,33 @@ async function counted(server: Server, answer?: (response: ServerResponse) => vo
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { port: (server.address() as AddressInfo).port, connections: () => connections, hosts, server };
+}
+
+/** Accepts WebSocket upgrades (a bare 101, enough for a client to open) and records their `Host`. */
+const upgraded: import("node:stream").Duplex[] = [];
+
+function acceptUpgrades(target: Counted): string[] {
+  const hosts: string[] = [];
+  target.server.on("upgrade", (request: IncomingMessage, socket: import("node:stream").Duplex) => {
+    hosts.push(String(request.headers.host));
+    const accept = createHash("sha1").update(`${String(request.headers["sec-websocket-key"])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest("base64");
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    upgraded.push(socket);
+  });
+  return hosts;
+}
+
+/** Opens a realtime upstream socket with this runtime's client (the gateway's own) at the guard's addresses; 101 when it opened. */
+async function openRealtime(url: string, addresses: readonly string[] | null, tls: UpstreamTls | null): Promise<{ status: number; code: string | null }> {
+  const runtime = typeof (globalThis as { Bun?: unknown }).Bun === "undefined" ? await import("../../src/server/realtime-node.ts") : await import("../../src/server/realtime-bun.ts");
+  const connect = "connectWithWs" in runtime ? runtime.connectWithWs : runtime.connectWithBun;
+  const opened = await connect(
+    { url, addresses, headers: {}, timeoutMs: 5000, providerName: "test", refused: (status) => new GatewayError("upstream_error", `HTTP ${status}`), tls },
+    { message: () => undefined, close: () => undefined },
+  );
+  if (!opened.ok) return { status: opened.error.status, code: opened.error.code };
+  opened.value.terminate();
+  return { status: 101, code: null };
 }
 
 const redirectTo = (location: string) => (response: ServerResponse) => {
@@ -140,10 +170,14 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
   const guarded = await counted(createHttpServer());
   const toMetadata = await counted(createHttpServer(), redirectTo("http://169.254.169.254/latest/meta-data/"));
   const toLoopback = await counted(createHttpServer(), redirectTo(`http://127.0.0.1:${guarded.port}/v1/chat/completions`));
-  const servers = [plain, secure, hook, loopTarget, hookTarget, guarded, toMetadata, toLoopback];
+  const sockets = await counted(createHttpServer());
+  const socketHosts = acceptUpgrades(sockets);
+  const secureSocketHosts = acceptUpgrades(secure);
+  const servers = [plain, secure, hook, loopTarget, hookTarget, guarded, toMetadata, toLoopback, sockets];
   const resolver = stagedResolver({
     "pinned.test": [["127.0.0.1"], ["10.9.9.9"]],
     "tls.test": [["127.0.0.1"], ["10.9.9.9"]],
+    "rt.test": [["127.0.0.1"], ["10.9.9.9"]],
     "other.test": [["127.0.0.1"]],
     "hook-pinned.test": [["127.0.0.1"], ["10.9.9.9"]],
     // The system resolver answers loopback for this name: unpinned, a connection would reach the server.
@@ -184,6 +218,14 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
     record("redirect to 169.254.169.254", await pinning.send("/v1/chat/completions", chat, toHost(`http://127.0.0.1:${toMetadata.port}/v1`)), 0, null);
     record("redirect to a loopback server", await pinning.send("/v1/chat/completions", chat, toHost(`http://127.0.0.1:${toLoopback.port}/v1`)), guarded.connections(), null);
 
+    const socketAddresses = await pinning.gateway.deps.addressesForConnect("rt.test");
+    const socket = await openRealtime(`ws://rt.test:${sockets.port}/v1/realtime`, socketAddresses.ok ? socketAddresses.value : null, null);
+    record("realtime socket to a pinned name", socket, socketHosts.filter((host) => host === `rt.test:${sockets.port}`).length, "rt.test");
+    const tlsAddresses = await pinning.gateway.deps.addressesForConnect("tls.test");
+    const secureSocket = await openRealtime(`wss://tls.test:${secure.port}/v1/realtime`, tlsAddresses.ok ? tlsAddresses.value : null, { key: pki.key, cert: pki.cert, ca: pki.ca });
+    // tls.test was looked up once, by the https custom-host scenario: its cached verdict serves the socket.
+    record("realtime socket to a pinned name over TLS", secureSocket, secureSocketHosts.filter((host) => host === `tls.test:${secure.port}`).length, "tls.test");
+
     const rebind = (hostname: string, port: number) => rebinding.send("/v1/chat/completions", chat, toHost(`http://${hostname}:${port}/v1`));
     record("custom host rebinding to 127.0.0.1", await rebind("localhost", loopTarget.port), loopTarget.connections(), "localhost");
     record("custom host rebinding to 10.0.0.1", await rebind("rebind-private.test", 80), 0, "rebind-private.test");
@@ -197,8 +239,9 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
     return outcomes;
   } finally {
     await Promise.all([pinning.gateway, rebinding.gateway, rebindingHooks.gateway].map((gateway: Gateway) => gateway.drain()));
-    await Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
+    for (const socket of upgraded.splice(0)) socket.destroy();
     for (const { server } of servers) (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    await Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
     rmSync(dir, { recursive: true, force: true });
   }
 }
