@@ -47,6 +47,7 @@ export const EXPECTED: Record<string, Outcome> = {
   "custom host rebinding to 127.0.0.1": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
   "custom host rebinding to 10.0.0.1": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
   "custom host rebinding to 169.254.169.254": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
+  "webhook redirecting to a loopback server": { status: 446, code: "guardrail_denied", reached: false, lookups: 0 },
   "realtime socket to a pinned name": { status: 101, code: null, reached: true, lookups: 1 },
   "realtime socket to a pinned name over TLS": { status: 101, code: null, reached: true, lookups: 1 },
   "webhook rebinding to 127.0.0.1": { status: 446, code: "guardrail_denied", reached: false, lookups: 2 },
@@ -218,6 +219,12 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
     record("redirect to 169.254.169.254", await pinning.send("/v1/chat/completions", chat, toHost(`http://127.0.0.1:${toMetadata.port}/v1`)), 0, null);
     record("redirect to a loopback server", await pinning.send("/v1/chat/completions", chat, toHost(`http://127.0.0.1:${toLoopback.port}/v1`)), guarded.connections(), null);
 
+    const redirectingHook = await guardrail(pinning, `http://127.0.0.1:${toLoopback.port}/hook`);
+    const redirected = await pinning.send("/v1/chat/completions", chat, {
+      "x-gateway-config": JSON.stringify({ provider: "openai", custom_host: `http://127.0.0.1:${plain.port}/v1`, input_guardrails: [redirectingHook] }),
+      authorization: "Bearer sk-upstream",
+    });
+    record("webhook redirecting to a loopback server", redirected, guarded.connections(), null);
     const socketAddresses = await pinning.gateway.deps.addressesForConnect("rt.test");
     const socket = await openRealtime(`ws://rt.test:${sockets.port}/v1/realtime`, socketAddresses.ok ? socketAddresses.value : null, null);
     record("realtime socket to a pinned name", socket, socketHosts.filter((host) => host === `rt.test:${sockets.port}`).length, "rt.test");
