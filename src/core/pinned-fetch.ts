@@ -22,6 +22,9 @@ export interface ConnectPin {
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+/** Origins remembered as not pinned (Bun); past this many, further ones are asked each time. */
+const MAX_UNPINNED_ORIGINS = 1000;
+
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
 
 function familyOf(address: string): 4 | 6 {
@@ -73,10 +76,32 @@ export function bunPinnedTarget(input: string, addresses: readonly string[] | nu
   return { url: url.href, host, tls: secure ? { ...tls, serverName } : tls && { ...tls } };
 }
 
-async function bunPinned(pin: ConnectPin, tls: UpstreamTls | null, input: string, init: RequestInit): Promise<Response> {
-  const pinned = await pin.addressesForConnect(new URL(input).hostname);
-  if (!pinned.ok) throw pinned.error;
-  const target = bunPinnedTarget(input, pinned.value, tls);
+/** The `scheme://authority` an absolute URL starts with: the key of the unpinned-origin cache, found without parsing. */
+function originOf(input: string): string {
+  const end = input.indexOf("/", input.indexOf("//") + 2);
+  return end === -1 ? input : input.slice(0, end);
+}
+
+/**
+ * Bun's fetch, pinned. The guard answers "not pinned" (null) by its rules alone (IP literal,
+ * trusted, exempt, localhost), never by DNS, so such origins are remembered and later requests
+ * to them go straight to `fetch`, with no parsing or waiting on the hot path.
+ */
+function bunFetch(pin: ConnectPin, tls: UpstreamTls | null): FetchLike {
+  const unpinned = new Set<string>();
+  const tlsInit = tls ? { tls: { ...tls } } : {};
+  return async (input, init) => {
+    const origin = originOf(input);
+    if (unpinned.has(origin)) return fetch(input, { ...init, ...tlsInit } as RequestInit);
+    const pinned = await pin.addressesForConnect(new URL(input).hostname);
+    if (!pinned.ok) throw pinned.error;
+    if (pinned.value === null && unpinned.size < MAX_UNPINNED_ORIGINS) unpinned.add(origin);
+    return bunPinned(input, init, pinned.value, tls);
+  };
+}
+
+function bunPinned(input: string, init: RequestInit, addresses: readonly string[] | null, tls: UpstreamTls | null): Promise<Response> {
+  const target = bunPinnedTarget(input, addresses, tls);
   let headers = init.headers;
   if (target.host !== null) {
     headers = new Headers(init.headers);
@@ -90,7 +115,7 @@ async function bunPinned(pin: ConnectPin, tls: UpstreamTls | null, input: string
  * client certificate when mTLS is on. Rejects (never resolves) when the guard refuses the host.
  */
 export async function upstreamFetch(tls: UpstreamTls | null, pin: ConnectPin): Promise<FetchLike> {
-  if (isBun) return (input, init) => bunPinned(pin, tls, input, init);
+  if (isBun) return bunFetch(pin, tls);
   // Loaded only under Node (Bun's fetch takes no dispatcher).
   const { Agent } = await import("undici");
   const dispatcher = new Agent({ connect: { ...tls, lookup: pinnedLookup(pin) } });
