@@ -27,7 +27,7 @@ export interface RealtimeOpenInput {
   log: RequestLog;
 }
 
-export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "defaultTimeoutMs" | "store" | "controlPlane" | "secrets"> {
+export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "defaultTimeoutMs" | "store" | "controlPlane" | "secrets" | "fetch"> {
   runtime: RealtimeRuntime;
   sessions: RealtimeSessions;
   /** `UPSTREAM_MTLS_*`, presented by the upstream socket. */
@@ -77,6 +77,7 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   const authorized = await provider.authorize(
     { method: "GET", url: httpUrl.href, headers: input.beta === undefined ? {} : { "openai-beta": input.beta }, body: null },
     target.credentials,
+    { fetch: deps.fetch },
   );
   if (authorized instanceof GatewayError) return fail(authorized);
   const upstreamUrl = new URL(authorized.url);

@@ -17,6 +17,8 @@ import { configWith } from "../../src/config.ts";
 import type { UpstreamTls } from "../../src/core/upstream-tls.ts";
 import { GatewayError } from "../../src/errors.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
+import { mintAccessToken } from "../../src/providers/vertex/mint-token.ts";
+import { startGoogleTokenServer } from "./google-token-server.ts";
 
 /** What a scenario observed: the gateway's answer, and whether anything reached the server in question. */
 export interface Outcome {
@@ -48,6 +50,8 @@ export const EXPECTED: Record<string, Outcome> = {
   "custom host rebinding to 10.0.0.1": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
   "custom host rebinding to 169.254.169.254": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 2 },
   "webhook redirecting to a loopback server": { status: 446, code: "guardrail_denied", reached: false, lookups: 0 },
+  "vertex token exchange on a pinned name": { status: 200, code: null, reached: true, lookups: 1 },
+  "vertex token exchange rebinding to 127.0.0.1": { status: 400, code: "forbidden_custom_host", reached: false, lookups: 0 },
   "realtime socket to a pinned name": { status: 101, code: null, reached: true, lookups: 1 },
   "realtime socket to a pinned name over TLS": { status: 101, code: null, reached: true, lookups: 1 },
   "webhook rebinding to 127.0.0.1": { status: 446, code: "guardrail_denied", reached: false, lookups: 2 },
@@ -174,11 +178,13 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
   const sockets = await counted(createHttpServer());
   const socketHosts = acceptUpgrades(sockets);
   const secureSocketHosts = acceptUpgrades(secure);
+  const tokens = await startGoogleTokenServer();
   const servers = [plain, secure, hook, loopTarget, hookTarget, guarded, toMetadata, toLoopback, sockets];
   const resolver = stagedResolver({
     "pinned.test": [["127.0.0.1"], ["10.9.9.9"]],
     "tls.test": [["127.0.0.1"], ["10.9.9.9"]],
     "rt.test": [["127.0.0.1"], ["10.9.9.9"]],
+    "token.test": [["127.0.0.1"], ["10.9.9.9"]],
     "other.test": [["127.0.0.1"]],
     "hook-pinned.test": [["127.0.0.1"], ["10.9.9.9"]],
     // The system resolver answers loopback for this name: unpinned, a connection would reach the server.
@@ -225,6 +231,15 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
       authorization: "Bearer sk-upstream",
     });
     record("webhook redirecting to a loopback server", redirected, guarded.connections(), null);
+    // Vertex AI's token exchange on the upstream's host goes through the gateway's pinned fetch.
+    const account = JSON.parse(tokens.account("pinned@test-project-123.iam.gserviceaccount.com").keyJson) as { client_email: string; private_key: string };
+    const mintAt = async (tokenUri: string, target: typeof pinning) => {
+      const minted = await mintAccessToken({ email: account.client_email, privateKey: account.private_key, tokenUri }, target.gateway.deps.fetch);
+      return minted instanceof GatewayError ? { status: minted.status, code: minted.code } : { status: 200, code: null };
+    };
+    const tokenPort = new URL(tokens.tokenUri).port;
+    const minted = await mintAt(`http://token.test:${tokenPort}/token`, pinning);
+    record("vertex token exchange on a pinned name", minted, tokens.grants.length, "token.test");
     const socketAddresses = await pinning.gateway.deps.addressesForConnect("rt.test");
     const socket = await openRealtime(`ws://rt.test:${sockets.port}/v1/realtime`, socketAddresses.ok ? socketAddresses.value : null, null);
     record("realtime socket to a pinned name", socket, socketHosts.filter((host) => host === `rt.test:${sockets.port}`).length, "rt.test");
@@ -243,9 +258,14 @@ export async function runRebindingScenarios(): Promise<Record<string, Outcome>> 
       authorization: "Bearer sk-upstream",
     });
     record("webhook rebinding to 127.0.0.1", denied, hookTarget.connections(), "localhost", hookResolver);
+    // After the webhook's lookups were counted: localhost now answers 127.0.0.1 to every lookup.
+    const grantsBefore = tokens.grants.length;
+    const rebound = await mintAt(`http://localhost:${tokenPort}/token`, rebindingHooks);
+    record("vertex token exchange rebinding to 127.0.0.1", rebound, tokens.grants.length - grantsBefore, null);
     return outcomes;
   } finally {
     await Promise.all([pinning.gateway, rebinding.gateway, rebindingHooks.gateway].map((gateway: Gateway) => gateway.drain()));
+    await tokens.close();
     for (const socket of upgraded.splice(0)) socket.destroy();
     for (const { server } of servers) (server as { closeAllConnections?: () => void }).closeAllConnections?.();
     await Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
