@@ -47,7 +47,7 @@ export function pinnedLookup(pin: ConnectPin): (hostname: string, options: Looku
       if (!first) return callback(Object.assign(new Error(`No checked IPv${String(family)} address for ${hostname}.`), { code: "ENOTFOUND" }), "", 0);
       if (options.all) return callback(null, entries);
       return callback(null, first.address, first.family);
-    });
+    }, (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), "", 0));
   };
 }
 
