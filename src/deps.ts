@@ -5,6 +5,7 @@ import type { ControlPlaneCache } from "./control-plane/cache.ts";
 import type { CircuitBreakers } from "./core/circuit-breaker.ts";
 import type { InflightTracker } from "./core/inflight.ts";
 import type { RealtimeSessions } from "./core/realtime-session.ts";
+import type { ConnectPin } from "./core/pinned-fetch.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
 import type { UpstreamTls } from "./core/upstream-tls.ts";
 import type { GatewayError, Result } from "./errors.ts";
@@ -25,7 +26,10 @@ export interface GatewayDeps {
   realtime: RealtimeSessions;
   /** The SSRF guard (`core/custom-host.ts`); errors name `field`, by default `x-gateway-custom-host`. */
   checkCustomHost: (rawUrl: string, field?: string) => Promise<Result<Readonly<URL>, GatewayError>>;
+  /** Pinned to the guard's checked addresses (`core/pinned-fetch.ts`) and presenting mTLS when configured. */
   fetch: FetchLike;
+  /** The guard's connect-time answer for a host name (`CustomHostGuard.addressesForConnect`): what sockets outside `fetch` (realtime) dial. */
+  addressesForConnect: ConnectPin["addressesForConnect"];
   version: string;
   /** Request-path reads of configs, virtual keys, guardrails and prompts; writers call `forget`. */
   controlPlane: ControlPlaneCache;

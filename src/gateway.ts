@@ -9,12 +9,14 @@ import type { GatewayConfig } from "./config.ts";
 import { ControlPlaneCache } from "./control-plane/cache.ts";
 import { createSecretBox, loadMasterKeys } from "./crypto/secret-box.ts";
 import { openWorkerLogSink, type WorkerLike } from "./logging/worker-log-sink.ts";
-import { createCustomHostGuard } from "./core/custom-host.ts";
+import { createCustomHostGuard, type CustomHostGuardOptions } from "./core/custom-host.ts";
 import { isoNow, uuidv4 } from "./core/ids.ts";
 import { InflightTracker } from "./core/inflight.ts";
 import { RealtimeSessions } from "./core/realtime-session.ts";
 import type { FetchLike } from "./core/upstream-call.ts";
-import { loadUpstreamTls, upstreamFetch, type UpstreamTls } from "./core/upstream-tls.ts";
+import { loadUpstreamTls, type UpstreamTls } from "./core/upstream-tls.ts";
+import { upstreamFetch } from "./core/pinned-fetch.ts";
+import { isProviderHost } from "./providers/catalogue.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { startLogRetention } from "./logging/log-retention-timer.ts";
 import { LogWriter } from "./logging/log-writer.ts";
@@ -56,6 +58,8 @@ export interface GatewayOptions {
   startLogWorker?: () => WorkerLike;
   /** The mTLS files as the entry point read them (`startupUpstreamTls`); read from the config when absent. */
   upstreamTls?: UpstreamTls | null;
+  /** The custom-host guard's resolver, cache lifetime and loopback rule (tests stage DNS rebinding with them). */
+  customHosts?: Pick<CustomHostGuardOptions, "lookup" | "cacheTtlMs" | "trustLoopback">;
 }
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -103,8 +107,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
           onError: (error) => console.error(`[gateway] log retention failed: ${error instanceof Error ? error.message : String(error)}`),
         });
   const guard = createCustomHostGuard({
+    ...options.customHosts,
     trustedHosts: config.GATEWAY_TRUSTED_CUSTOM_HOSTS,
     allowPublicHosts: config.GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS,
+    exemptHost: isProviderHost,
   });
   const controlPlane = new ControlPlaneCache(config.GATEWAY_CONTROL_PLANE_CACHE_TTL_MS);
   const redis = config.GATEWAY_REDIS_URL ? await connectRedis(config.GATEWAY_REDIS_URL, { quiet: config.GATEWAY_QUIET }) : null;
@@ -122,7 +128,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     inflight: new InflightTracker(),
     realtime: new RealtimeSessions(),
     checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
-    fetch: options.fetch ?? (await upstreamFetch(upstreamTls)),
+    addressesForConnect: (hostname) => guard.addressesForConnect(hostname),
+    fetch: options.fetch ?? (await upstreamFetch(upstreamTls, guard)),
     upstreamTls,
     version: packageJson.version,
     controlPlane,

@@ -1,10 +1,12 @@
 /**
- * The SSRF guard for `x-gateway-custom-host`: which base URLs a caller may send the
- * gateway's upstream request to.
+ * The SSRF guard for `x-gateway-custom-host`, stored custom hosts and guardrail webhooks: which
+ * base URLs a caller may send the gateway's requests to, and, when a connection is opened, which
+ * addresses it may go to (`addressesForConnect`, used by `pinned-fetch.ts`), so a name that
+ * answers differently by then (DNS rebinding) reaches only an address that was checked.
  */
 import { lookup as systemLookup } from "node:dns/promises";
-import ipaddr from "ipaddr.js";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import { classify, ipLiteral, parseAddress, parseTrustedEntry, withoutTrailingDot } from "./host-rules.ts";
 
 export interface CustomHostGuardOptions {
   /** Hosts allowed whatever they resolve to: lowercase hostnames or IP literals, optionally `host:port`. */
@@ -18,6 +20,14 @@ export interface CustomHostGuardOptions {
    * addresses. Off by default: then only loopback and listed hosts pass.
    */
   allowPublicHosts?: boolean;
+  /** Allow loopback (127.0.0.0/8, ::1, `localhost`, names resolving there); default true (a local model server). */
+  trustLoopback?: boolean;
+  /**
+   * Host names whose DNS the gateway trusts as configuration (the built-in providers' hosts):
+   * connections to them resolve as the system does, unpinned, so private endpoints of a cloud
+   * provider keep working. Lowercase, no trailing dot.
+   */
+  exemptHost?: (hostname: string) => boolean;
 }
 
 export interface CustomHostGuard {
@@ -32,44 +42,21 @@ export interface CustomHostGuard {
    * `custom_host`): errors name it in their message and as `param`.
    */
   check(rawUrl: string, field?: string): Promise<Result<Readonly<URL>, GatewayError>>;
+  /**
+   * Where a connection to `hostname` may go, asked when it is opened: null when the name is not
+   * pinned (an IP literal, a trusted or exempt host, `localhost`) and resolves as the system
+   * does; otherwise the addresses that passed the check (the cached verdict's, so no DNS query
+   * while it lives; a fresh, checked answer after). Refusals are the check's: `forbidden_custom_host`
+   * for a name that is not allowed or resolves to a non-public address, `upstream_unreachable` when
+   * it cannot be resolved. Never throws.
+   */
+  addressesForConnect(hostname: string): Promise<Result<readonly string[] | null, GatewayError>>;
 }
 
 const PARAM = "x-gateway-custom-host";
 const MAX_CACHED_HOSTS = 1000;
 const DEFAULT_TTL_MS = 60_000;
-/** IPv6 global unicast; ipaddr.js calls every address outside its special ranges "unicast", even `::a9fe:a9fe`. */
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
-
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
-type Verdict = { kind: "allowed" } | { kind: "forbidden"; message: string } | { kind: "unresolved"; message: string };
-
-/** "loopback", "public", or the name of the non-public range the address is in. */
-function classify(address: Address): string {
-  const range = address.range();
-  if (range === "loopback") return "loopback";
-  if (range !== "unicast") return range;
-  if (address.kind() === "ipv6" && !address.match(GLOBAL_UNICAST_V6)) return "reserved";
-  return "public";
-}
-
-/** Parses an address, unwrapping IPv4-mapped IPv6; null when it is not an IP address. */
-function parseAddress(text: string): Address | null {
-  try {
-    return ipaddr.process(text);
-  } catch {
-    return null;
-  }
-}
-
-/** The hostname as an IP literal when it is one. WHATWG URL parsing has already turned `2130706433`, `0x7f.1` and the like into dotted quads. */
-function ipLiteral(hostname: string): Address | null {
-  if (hostname.startsWith("[") && hostname.endsWith("]")) return parseAddress(hostname.slice(1, -1));
-  return ipaddr.IPv4.isValidFourPartDecimal(hostname) ? parseAddress(hostname) : null;
-}
-
-function withoutTrailingDot(hostname: string): string {
-  return hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
-}
+type Verdict = { kind: "allowed"; addresses: readonly string[] } | { kind: "forbidden"; message: string } | { kind: "unresolved"; message: string };
 
 function shown(text: string): string {
   return text.length > 255 ? `${text.slice(0, 255)}…` : text;
@@ -83,46 +70,23 @@ function forbidden(message: string, field: string): GatewayError {
   return new GatewayError("forbidden_custom_host", message, { param: field });
 }
 
-/** Parses a trusted-host entry (`host`, `host:port`, `[v6]:port` or a bare IPv6 literal) into the URL parser's normal form. Throws on a malformed entry. */
-function parseTrustedEntry(entry: string): { host: string; port: string | null } {
-  const raw = entry.trim().toLowerCase();
-  let hostPart = raw;
-  let port: string | null = null;
-  const withPort = /^(.*):(\d{1,5})$/.exec(raw);
-  if (withPort?.[1] && withPort[2] && (!withPort[1].includes(":") || /^\[.*\]$/.test(withPort[1]))) {
-    hostPart = withPort[1];
-    port = String(Number(withPort[2]));
-  } else if (raw.includes(":") && !raw.startsWith("[")) {
-    hostPart = `[${raw}]`;
-  }
-  const portNumber = port === null ? 1 : Number(port);
-  if (hostPart === "" || /[/?#@\\\s]/.test(hostPart) || portNumber < 1 || portNumber > 65535) {
-    throw new TypeError(`Invalid trusted custom host entry "${entry}".`);
-  }
-  let hostname: string;
-  try {
-    hostname = new URL(`http://${hostPart}/`).hostname;
-  } catch {
-    throw new TypeError(`Invalid trusted custom host entry "${entry}".`);
-  }
-  return { host: withoutTrailingDot(hostname), port };
-}
-
 async function defaultLookup(hostname: string): Promise<string[]> {
   const answers = await systemLookup(hostname, { all: true });
   return answers.map((answer) => answer.address);
 }
 
-function verdictFor(hostname: string, answers: readonly string[]): Verdict {
+function verdictFor(hostname: string, answers: readonly string[], trustLoopback: boolean): Verdict {
   if (answers.length === 0) return { kind: "unresolved", message: `Could not resolve custom host "${shown(hostname)}": no addresses.` };
   for (const answer of answers) {
     const address = parseAddress(answer);
     const range = address ? classify(address) : "unrecognised";
-    if (range !== "public" && range !== "loopback") {
+    if (range !== "public" && !(range === "loopback" && trustLoopback)) {
       return { kind: "forbidden", message: `Custom host "${shown(hostname)}" resolves to a non-public address.` };
     }
   }
-  return { kind: "allowed" };
+  // IPv4 first: a runtime that dials one address (Bun) takes the first.
+  const addresses = [...answers].sort((a, b) => Number(a.includes(":")) - Number(b.includes(":")));
+  return { kind: "allowed", addresses };
 }
 
 /**
@@ -136,10 +100,10 @@ function verdictFor(hostname: string, answers: readonly string[]): Verdict {
  * NAT64/6to4/Teredo and IPv4-mapped forms of these are refused. Loopback is trusted on
  * purpose (a local model server) while private networks are not.
  *
- * Hostname verdicts are cached for `cacheTtlMs` (at most 1000 hosts, oldest evicted);
- * resolution failures are not cached. This checks the name, it does not pin the address:
- * the caller should refuse redirects, and a resolver that answers differently at connect
- * time (DNS rebinding) is not stopped here. Throws only when `trustedHosts` has a malformed entry.
+ * Hostname verdicts, with the addresses checked, are cached for `cacheTtlMs` (at most 1000
+ * hosts, oldest evicted); resolution failures are not cached. `addressesForConnect` gives a
+ * connection those same addresses, so what was checked is what is dialled; the caller must
+ * still refuse redirects. Throws only when `trustedHosts` has a malformed entry.
  */
 export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHostGuard {
   const trustedAnyPort = new Set<string>();
@@ -151,6 +115,10 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
     else trustedWithPort.add(`${host}:${port}`);
   }
   const allowPublicHosts = options.allowPublicHosts === true;
+  const trustLoopback = options.trustLoopback !== false;
+  const exemptHost = options.exemptHost ?? (() => false);
+  // Connect time sees the name only, not the port: a `host:port` entry trusts the name there.
+  const trustedNames = new Set([...trustedAnyPort, ...[...trustedWithPort].map((entry) => entry.slice(0, entry.lastIndexOf(":")))]);
   const lookup = options.lookup ?? defaultLookup;
   const ttlMs = options.cacheTtlMs ?? DEFAULT_TTL_MS;
   const cache = new Map<string, { verdict: Verdict; expiresAt: number }>();
@@ -176,7 +144,7 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
 
   const resolve = async (hostname: string): Promise<Verdict> => {
     try {
-      return verdictFor(hostname, await lookup(hostname));
+      return verdictFor(hostname, await lookup(hostname), trustLoopback);
     } catch (error) {
       const code = error && typeof error === "object" && "code" in error && typeof error.code === "string" ? ` (${error.code})` : "";
       return { kind: "unresolved", message: `Could not resolve custom host "${shown(hostname)}"${code}.` };
@@ -217,12 +185,12 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
       }
       const host = withoutTrailingDot(url.hostname);
       const port = url.port || (url.protocol === "https:" ? "443" : "80");
-      if (trustedAnyPort.has(host) || trustedWithPort.has(`${host}:${port}`) || host === "localhost") return allowByRule(rawUrl, url);
+      if (trustedAnyPort.has(host) || trustedWithPort.has(`${host}:${port}`) || (host === "localhost" && trustLoopback)) return allowByRule(rawUrl, url);
 
       const literal = ipLiteral(url.hostname);
       if (literal) {
         const range = classify(literal);
-        if (range === "loopback" || (range === "public" && allowPublicHosts)) return allowByRule(rawUrl, url);
+        if ((range === "loopback" && trustLoopback) || (range === "public" && allowPublicHosts)) return allowByRule(rawUrl, url);
         if (range === "public") return fail(forbidden(notListed(url.hostname), field));
         return fail(forbidden(`Custom host "${shown(url.hostname)}" is a non-public address (${range}).`, field));
       }
@@ -232,6 +200,18 @@ export function createCustomHostGuard(options: CustomHostGuardOptions): CustomHo
       if (verdict.kind === "allowed") return ok(url);
       if (verdict.kind === "forbidden") return fail(forbidden(verdict.message, field));
       return fail(new GatewayError("upstream_unreachable", verdict.message, { param: field }));
+    },
+
+    async addressesForConnect(hostname: string): Promise<Result<readonly string[] | null, GatewayError>> {
+      const name = withoutTrailingDot(hostname.toLowerCase());
+      if (ipLiteral(name) || ipLiteral(`[${name}]`)) return ok(null);
+      if (trustedNames.has(name) || exemptHost(name) || (name === "localhost" && trustLoopback)) return ok(null);
+      // The same rule as the check: without public hosts, an unlisted name is never dialled.
+      if (!allowPublicHosts) return fail(new GatewayError("forbidden_custom_host", notListed(hostname)));
+      const verdict = await hostVerdict(hostname);
+      if (verdict.kind === "allowed") return ok(verdict.addresses);
+      if (verdict.kind === "forbidden") return fail(new GatewayError("forbidden_custom_host", verdict.message));
+      return fail(new GatewayError("upstream_unreachable", verdict.message));
     },
   };
 }

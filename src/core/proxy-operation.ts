@@ -139,7 +139,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
       // The target's override_params (they include the root's, which are in `sent` already).
       const targetBody = withOverrides(sent, targetSettings.overrideParams);
       if (!targetBody.ok) return targetBody;
-      const request = await buildUpstreamRequest(operation, target, targetBody.value, stream, input.forwardedHeaders);
+      const request = await buildUpstreamRequest(operation, target, targetBody.value, stream, input.forwardedHeaders, { fetch: deps.fetch });
       if (!request.ok) return request;
       const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
       return callUpstream(request.value, { timeoutMs, clientSignal: input.clientSignal, fetch: deps.fetch, providerName: target.provider.name });

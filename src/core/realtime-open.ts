@@ -11,6 +11,7 @@ import { CONFIG_HEADER, loadRequestConfig } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
 import { REALTIME_PROTOCOL, offeredProtocols, RealtimeSession, type RealtimeRuntime, type RealtimeSessions } from "./realtime-session.ts";
 import { resolveCandidates, type TargetHeaders } from "./target-resolution.ts";
+import type { ConnectPin } from "./pinned-fetch.ts";
 import type { UpstreamTls } from "./upstream-tls.ts";
 import { credentialScrubber } from "./sent-credentials.ts";
 
@@ -27,11 +28,13 @@ export interface RealtimeOpenInput {
   log: RequestLog;
 }
 
-export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "defaultTimeoutMs" | "store" | "controlPlane" | "secrets"> {
+export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "defaultTimeoutMs" | "store" | "controlPlane" | "secrets" | "fetch"> {
   runtime: RealtimeRuntime;
   sessions: RealtimeSessions;
   /** `UPSTREAM_MTLS_*`, presented by the upstream socket. */
   upstreamTls: UpstreamTls | null;
+  /** Where the upstream socket may connect (the SSRF guard's checked addresses), as for `fetch`. */
+  addressesForConnect: ConnectPin["addressesForConnect"];
 }
 
 /**
@@ -75,10 +78,13 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   const authorized = await provider.authorize(
     { method: "GET", url: httpUrl.href, headers: input.beta === undefined ? {} : { "openai-beta": input.beta }, body: null },
     target.credentials,
+    { fetch: deps.fetch },
   );
   if (authorized instanceof GatewayError) return fail(authorized);
   const upstreamUrl = new URL(authorized.url);
   upstreamUrl.protocol = upstreamUrl.protocol === "http:" ? "ws:" : "wss:";
+  const addresses = await deps.addressesForConnect(upstreamUrl.hostname);
+  if (!addresses.ok) return addresses;
 
   const session = new RealtimeSession(log, deps.sessions, offered.length > 0 ? REALTIME_PROTOCOL : null, {
     "x-gateway-trace-id": log.traceId,
@@ -89,7 +95,15 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   // A refusal may echo the credentials the upgrade request carried.
   const scrub = credentialScrubber({ url: upstreamUrl.href, headers: authorized.headers });
   const upstream = await deps.runtime.connect(
-    { url: upstreamUrl.href, headers: authorized.headers, timeoutMs, providerName: provider.name, refused: (status, text) => provider.error(status, scrub(text), {}), tls: deps.upstreamTls },
+    {
+      url: upstreamUrl.href,
+      addresses: addresses.value,
+      headers: authorized.headers,
+      timeoutMs,
+      providerName: provider.name,
+      refused: (status, text) => provider.error(status, scrub(text), {}),
+      tls: deps.upstreamTls,
+    },
     session.upstreamListener,
   );
   if (!upstream.ok) {

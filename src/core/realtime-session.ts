@@ -44,6 +44,11 @@ export interface UpstreamListener {
 export type ConnectUpstream = (
   request: {
     url: string;
+    /**
+     * The addresses the SSRF guard checked for the URL's host: the socket connects to one of
+     * them, never to a fresh resolution (DNS rebinding); null when the host is not pinned.
+     */
+    addresses: readonly string[] | null;
     headers: Record<string, string>;
     timeoutMs: number;
     providerName: string;

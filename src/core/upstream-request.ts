@@ -1,5 +1,5 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { JsonObject, UpstreamRequest } from "../providers/provider.ts";
+import type { AuthorizeContext, JsonObject, UpstreamRequest } from "../providers/provider.ts";
 import { transformsKey, type OperationDescriptor } from "./operation.ts";
 import type { Target } from "./target-resolution.ts";
 
@@ -30,6 +30,8 @@ export async function buildUpstreamRequest(
   stream: boolean,
   /** Client headers the operation passes upstream as they are (never credentials). */
   forwarded: Readonly<Record<string, string>> = {},
+  /** Lent to the provider's `authorize` (the gateway's pinned fetch). */
+  context?: AuthorizeContext,
 ): Promise<Result<UpstreamRequest, GatewayError>> {
   const { provider } = target;
   const transforms = provider.operations[transformsKey(operation)];
@@ -58,6 +60,6 @@ export async function buildUpstreamRequest(
     path = routed;
   }
   const request: UpstreamRequest = { method: operation.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
-  const authorized = await provider.authorize(request, target.credentials);
+  const authorized = await provider.authorize(request, target.credentials, context);
   return authorized instanceof GatewayError ? fail(authorized) : ok(authorized);
 }

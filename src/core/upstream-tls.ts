@@ -1,7 +1,6 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { GatewayConfig } from "../config.ts";
-import type { FetchLike } from "./upstream-call.ts";
 
 /**
  * Mutual TLS towards the upstream (`UPSTREAM_MTLS_*`): the client key and certificate every
@@ -73,23 +72,4 @@ function parse<T>(variable: string, path: string, expected: string, read: () => 
   } catch {
     throw new UpstreamTlsError(`${variable}: ${path} does not hold ${expected}.`);
   }
-}
-
-const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
-
-/**
- * The fetch of every upstream call: the runtime's own, presenting the client certificate when
- * mTLS is on. Bun's fetch takes `tls: {key, cert, ca}`; Node's (undici) takes a `dispatcher`,
- * an undici `Agent` whose connections are opened with them (one pool for all upstreams).
- */
-export async function upstreamFetch(tls: UpstreamTls | null): Promise<FetchLike> {
-  if (!tls) return (input, init) => fetch(input, init);
-  if (isBun) {
-    const init = { tls: { ...tls } };
-    return (input, options) => fetch(input, { ...options, ...init });
-  }
-  // Loaded only here: a gateway without mTLS, or under Bun, never holds undici in memory.
-  const { Agent } = await import("undici");
-  const dispatcher = new Agent({ connect: { ...tls } });
-  return (input, options) => fetch(input, { ...options, dispatcher } as RequestInit);
 }

@@ -39,6 +39,14 @@ const providers: Provider[] = [
 /** Providers without a Responses API of their own serve it through their chat transforms. */
 export const PROVIDERS: ReadonlyMap<string, Provider> = new Map(providers.map(withResponsesViaChat).map((provider) => [provider.id, provider]));
 
+const baseUrlNames = new Set([...PROVIDERS.values()].flatMap((provider) => (provider.baseUrl ? [new URL(provider.baseUrl).hostname] : [])));
+const baseUrlPatterns = [...PROVIDERS.values()].flatMap((provider) => (provider.baseUrlHosts ? [provider.baseUrlHosts] : []));
+
+/** Whether a host name is a built-in provider's (its `baseUrl` or one `baseUrlFrom` gives): DNS the gateway trusts, never pinned. */
+export function isProviderHost(hostname: string): boolean {
+  return baseUrlNames.has(hostname) || baseUrlPatterns.some((pattern) => pattern.test(hostname));
+}
+
 export function findProvider(id: string): Provider | undefined {
   return PROVIDERS.get(id.toLowerCase());
 }

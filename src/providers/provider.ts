@@ -5,6 +5,12 @@
  */
 import type { GatewayError } from "../errors.ts";
 import type { StreamProtocol, StreamTranslator } from "../core/stream-protocol.ts";
+import type { FetchLike } from "../core/upstream-call.ts";
+
+/** What the gateway lends `authorize`. */
+export interface AuthorizeContext {
+  fetch: FetchLike;
+}
 
 /** A JSON object body (request or answer). */
 export type JsonObject = Record<string, unknown>;
@@ -97,6 +103,12 @@ export interface Provider {
    */
   baseUrlFrom?(fields: Readonly<Record<string, string>>): string | null;
   /**
+   * Every host `baseUrlFrom` can give, all on the provider's own domain. Like `baseUrl`'s host,
+   * their DNS is trusted: connections to them are not pinned by the SSRF guard, so a cloud
+   * provider's private endpoint (resolving to a private address) keeps working.
+   */
+  baseUrlHosts?: RegExp;
+  /**
    * The provider's path for an operation's path (query included), for every operation and body
    * kind: Azure OpenAI puts the deployment in the path and the API version in the query. A
    * transform's own `path` is passed through it too. A `GatewayError` refuses the request.
@@ -105,9 +117,11 @@ export interface Provider {
   /**
    * Adds the credentials to a final request; may sign it. Pure apart from the clock a signature
    * reads. Credentials that cannot authorise the request (a signature without its region) are a
-   * `GatewayError` naming what is missing.
+   * `GatewayError` naming what is missing. `context.fetch` is the gateway's pinned fetch, for a
+   * provider that calls out itself before the request (Vertex AI's token exchange on the
+   * upstream's host): it connects only where the SSRF guard allows.
    */
-  authorize(request: UpstreamRequest, credentials: Credentials): UpstreamRequest | GatewayError | Promise<UpstreamRequest | GatewayError>;
+  authorize(request: UpstreamRequest, credentials: Credentials, context?: AuthorizeContext): UpstreamRequest | GatewayError | Promise<UpstreamRequest | GatewayError>;
   /**
    * An upstream error answer (status and body text) as the gateway's error. Never throws.
    * `headers` go to the client with it; `answerHeaders` are all the answer's, to read (Bedrock

@@ -34,7 +34,7 @@ export function registerCreateRealtimeSession(app: GatewayApp, deps: GatewayDeps
           workspaceId: c.get("auth").workspaceId,
           log: c.get("requestLog"),
         },
-        { ...core, runtime, sessions: deps.realtime, upstreamTls: deps.upstreamTls },
+        { ...core, runtime, sessions: deps.realtime, upstreamTls: deps.upstreamTls, addressesForConnect: deps.addressesForConnect },
       );
       if (!result.ok) throw result.error;
       // The runtime has upgraded the connection; this answer is not sent.

@@ -2,6 +2,7 @@
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { ConnectUpstream, RealtimeLink, RealtimeMessage, RealtimeRuntime, RealtimeSession } from "../core/realtime-session.ts";
 import { fail, GatewayError, ok } from "../errors.ts";
+import { bunPinnedTarget } from "../core/pinned-fetch.ts";
 
 /**
  * Realtime sessions under Bun: the route upgrades with `server.upgrade` (the session rides on
@@ -52,7 +53,10 @@ function linkOf(ws: ServerWebSocket<RealtimeSession>): RealtimeLink {
 /** Bun's WebSocket client takes headers; a refused handshake shows only as an error (502). */
 export const connectWithBun: ConnectUpstream = (request, listener) =>
   new Promise((resolve) => {
-    const socket = new WebSocket(request.url, { headers: request.headers, ...(request.tls ? { tls: request.tls } : {}) } as unknown as string[]);
+    // A pinned name is dialled by its checked address, named in Host and in the TLS server name.
+    const target = bunPinnedTarget(request.url, request.addresses, request.tls);
+    const headers = target.host === null ? request.headers : { ...request.headers, host: target.host };
+    const socket = new WebSocket(target.url, { headers, ...(target.tls ? { tls: target.tls } : {}) } as unknown as string[]);
     socket.binaryType = "arraybuffer";
     let settled = false;
     const settle = (result: Parameters<typeof resolve>[0]): void => {

@@ -4,6 +4,7 @@ import WebSocket, { WebSocketServer, type RawData } from "ws";
 import type { GatewayBindings } from "../app-env.ts";
 import type { ConnectUpstream, RealtimeLink, RealtimeMessage, RealtimeRuntime, RealtimeSession } from "../core/realtime-session.ts";
 import { errorEnvelope, fail, GatewayError, ok } from "../errors.ts";
+import { pinnedLookup } from "../core/pinned-fetch.ts";
 
 /** The app as the Node entry point serves it, with what it lends a request. */
 export type BoundFetch = (request: Request, env?: GatewayBindings) => Response | Promise<Response>;
@@ -67,7 +68,9 @@ export function acceptRealtimeUpgrades(server: Server, fetch: BoundFetch): void 
 /** The upstream's socket, a `ws` client; a refused handshake keeps the upstream's status and error. */
 export const connectWithWs: ConnectUpstream = (request, listener) =>
   new Promise((resolve) => {
-    const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: request.timeoutMs, perMessageDeflate: false, ...request.tls });
+    // ws hands `lookup` to the socket; TLS still verifies the URL's host name.
+    const pinned = request.addresses ? { lookup: pinnedLookup({ addressesForConnect: async () => ok(request.addresses) }) } : {};
+    const socket = new WebSocket(request.url, { headers: request.headers, handshakeTimeout: request.timeoutMs, perMessageDeflate: false, ...request.tls, ...pinned });
     let settled = false;
     const settle = (result: Parameters<typeof resolve>[0]): void => {
       if (settled) return;

@@ -9,7 +9,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { DEFAULT_WORKSPACE_ID } from "../../src/auth/auth-context.ts";
 import { configWith, type GatewayConfig } from "../../src/config.ts";
 import type { LogRecord } from "../../src/logging/log-record.ts";
-import { createGateway, type Gateway } from "../../src/gateway.ts";
+import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
 import { serveOnNode } from "../../src/server/node-server.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./databases.ts";
 
@@ -23,7 +23,7 @@ export interface RunningGateway {
 }
 
 /** Starts the real gateway app on a loopback port (the Node entry point's server), with an embedded store. */
-export async function startGateway(overrides: Partial<GatewayConfig> = {}): Promise<RunningGateway> {
+export async function startGateway(overrides: Partial<GatewayConfig> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {
   const adminKey = `test-admin-${randomBytes(12).toString("hex")}`;
   const databaseUrl = overrides.GATEWAY_DATABASE_URL ?? sqliteTestUrl();
   // Each gateway gets its own data directory (the log spool lives there).
@@ -37,7 +37,7 @@ export async function startGateway(overrides: Partial<GatewayConfig> = {}): Prom
     GATEWAY_LOG_FLUSH_INTERVAL_MS: 20,
     ...overrides,
   });
-  const gateway = await createGateway(config);
+  const gateway = await createGateway(config, options);
   const server: ServerType = await new Promise((resolve) => {
     const started = serveOnNode(gateway.app.fetch, { port: 0, hostname: "127.0.0.1" }, () => resolve(started));
   });

@@ -1,7 +1,8 @@
 /**
  * `webhook` — asks your service for the verdict. Params:
  * - `url`: absolute `http:`/`https:` URL without credentials (≤ 2048 characters). Before each call
- *   it passes the gateway's custom-host (SSRF) check; a refused URL fails the check.
+ *   it passes the gateway's custom-host (SSRF) check; a refused URL fails the check. The call
+ *   (`ctx.fetch`, the gateway's pinned fetch) connects only to the addresses that check allowed.
  * - `headers`: up to 20 extra request headers (e.g. an `authorization` secret); `host`,
  *   `content-type`, `content-length`, `connection` and `transfer-encoding` are the gateway's.
  *   Header values are never echoed in explanations or data.

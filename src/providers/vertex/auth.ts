@@ -6,7 +6,8 @@
  * https://cloud.google.com/vertex-ai/docs/authentication#rest
  */
 import { GatewayError } from "../../errors.ts";
-import type { Credentials, Provider, UpstreamRequest } from "../provider.ts";
+import type { FetchLike } from "../../core/upstream-call.ts";
+import type { AuthorizeContext, Credentials, Provider, UpstreamRequest } from "../provider.ts";
 import { mintAccessToken, type MintedToken } from "./mint-token.ts";
 import { readServiceAccount, type ServiceAccount } from "./service-account.ts";
 import { createTokenCache, type TokenCache } from "./token-cache.ts";
@@ -16,9 +17,9 @@ const sharedTokens = createTokenCache();
 
 export function vertexAuthorizer(
   tokens: TokenCache = sharedTokens,
-  mint: (account: ServiceAccount) => Promise<MintedToken | GatewayError> = mintAccessToken,
+  mint: (account: ServiceAccount, fetch?: FetchLike) => Promise<MintedToken | GatewayError> = mintAccessToken,
 ): Provider["authorize"] {
-  return async function authorizeVertex(request: UpstreamRequest, credentials: Credentials): Promise<UpstreamRequest | GatewayError> {
+  return async function authorizeVertex(request: UpstreamRequest, credentials: Credentials, context?: AuthorizeContext): Promise<UpstreamRequest | GatewayError> {
     const key = credentials.apiKey?.trim();
     if (!key) {
       return new GatewayError("invalid_request", "Vertex AI needs credentials: a service-account JSON key or an OAuth access token as the upstream key (Authorization: Bearer, or a virtual key's key).", {
@@ -29,7 +30,7 @@ export function vertexAuthorizer(
     if (key.startsWith("{")) {
       const account = readServiceAccount(key, request.url);
       if (account instanceof GatewayError) return account;
-      const minted = await tokens.get(key, () => mint(account));
+      const minted = await tokens.get(key, () => mint(account, context?.fetch));
       if (minted instanceof GatewayError) return minted;
       token = minted;
     }

@@ -20,6 +20,7 @@ export const vertexProvider: Provider = {
   credentialFields: VERTEX_FIELDS,
   keyIsDocument: true,
   baseUrlFrom: vertexBaseUrl,
+  baseUrlHosts: /^([a-z0-9-]+-)?aiplatform\.googleapis\.com$/,
   upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
   operations: geminiProvider.operations,
   streamProtocol: geminiProvider.streamProtocol,

@@ -7,6 +7,7 @@
  * https://cloud.google.com/nodejs/docs/reference/google-auth-library/latest/google-auth-library/jwt
  */
 import { GatewayError } from "../../errors.ts";
+import type { FetchLike } from "../../core/upstream-call.ts";
 import { GOOGLE_TOKEN_URI, type ServiceAccount } from "./service-account.ts";
 
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
@@ -19,14 +20,20 @@ export interface MintedToken {
   expiresAt: number;
 }
 
-export async function mintAccessToken(account: ServiceAccount): Promise<MintedToken | GatewayError> {
+/**
+ * `fetch` is the gateway's pinned fetch: a `token_uri` on the upstream's host (a custom host,
+ * checked by the SSRF guard) is posted to through it, so the exchange connects only where the
+ * upstream request may, and never follows a redirect. Google's own endpoint keeps the library's fetch.
+ */
+export async function mintAccessToken(account: ServiceAccount, fetch?: FetchLike): Promise<MintedToken | GatewayError> {
   try {
     const { JWT } = await import("google-auth-library");
+    const pinned = account.tokenUri !== GOOGLE_TOKEN_URI && fetch ? { fetchImplementation: pinnedFetchFor(fetch) } : {};
     const client = new JWT({
       email: account.email,
       key: account.privateKey,
       scopes: [CLOUD_PLATFORM_SCOPE],
-      transporterOptions: { timeout: TOKEN_TIMEOUT_MS },
+      transporterOptions: { timeout: TOKEN_TIMEOUT_MS, ...pinned },
     });
     if (account.tokenUri !== GOOGLE_TOKEN_URI) {
       // The library posts to Google's endpoint; a vetted token_uri on the upstream's host replaces it.
@@ -46,8 +53,18 @@ export async function mintAccessToken(account: ServiceAccount): Promise<MintedTo
   }
 }
 
+/** The library's fetch (URL objects, its own options) onto the gateway's: string URLs, redirects answered, not followed. */
+function pinnedFetchFor(fetch: FetchLike): typeof globalThis.fetch {
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    fetch(input instanceof Request ? input.url : String(input), { ...init, redirect: "manual" })) as typeof globalThis.fetch;
+}
+
 /** A refusal (400/401 from the endpoint, a key that cannot sign) is the caller's; no answer at all is 502. */
 function mintError(error: unknown): GatewayError {
+  // The SSRF guard's refusal of the token host, wrapped by the library (and, under Node, by fetch).
+  for (let cause = error, depth = 0; cause && depth < 4; cause = (cause as { cause?: unknown }).cause, depth++) {
+    if (cause instanceof GatewayError) return cause;
+  }
   const status = typeof error === "object" && error !== null && "status" in error && typeof error.status === "number" ? error.status : undefined;
   const message = error instanceof Error ? error.message.slice(0, 200) : "unknown error";
   if (status === undefined && /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|fetch failed|timeout|aborted/i.test(message)) {
