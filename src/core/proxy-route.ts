@@ -20,6 +20,7 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
     defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
     maxResponseBufferBytes: deps.config.GATEWAY_MAX_RESPONSE_BUFFER_BYTES,
+    streamStallTimeoutMs: deps.config.GATEWAY_STREAM_STALL_TIMEOUT_MS,
     store: deps.store,
     controlPlane: deps.controlPlane,
     secrets: deps.secrets,
