@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { freePort, installCleanup, killAll, onExit, spawnBun, waitReady } from "./bench/processes.ts";
 import { readVm } from "./bench/memory.ts";
 import { kindAt, MIX, programUpstream, send, type Kind, type Outcome } from "./soak/traffic.ts";
+import { slopePerMinute } from "./soak/slope.ts";
 
 const num = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
@@ -34,21 +35,6 @@ interface Sample {
   rssMiB: number;
   fds: number;
   queue: number;
-}
-
-/** Least-squares slope of y over t (seconds), per minute. */
-export function slopePerMinute(points: ReadonlyArray<readonly [number, number]>): number {
-  const n = points.length;
-  if (n < 2) return Number.NaN;
-  const mt = points.reduce((s, [t]) => s + t, 0) / n;
-  const my = points.reduce((s, [, y]) => s + y, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const [t, y] of points) {
-    num += (t - mt) * (y - my);
-    den += (t - mt) ** 2;
-  }
-  return den === 0 ? 0 : (num / den) * 60;
 }
 
 function openFds(pid: number): number {
@@ -162,6 +148,7 @@ async function main(): Promise<void> {
     const ms = mine.map((o) => o.ms);
     console.log(`  ${kind.padEnd(10)} n=${mine.length} ok=${mine.filter((o) => o.ok).length} status=${statuses} p50=${percentile(ms, 50).toFixed(1)}ms p99=${percentile(ms, 99).toFixed(1)}ms`);
   }
+  for (const failed of outcomes.filter((o) => !o.ok).slice(0, 5)) console.log(`  unexpected ${failed.kind} ${failed.status}: ${failed.detail ?? ""}`);
   console.log(`after warm-up (${steady.length} samples, t ≥ ${warmup} s):`);
   console.log(`  RSS MiB ${range((s) => s.rssMiB)}, slope ${slope((s) => s.rssMiB).toFixed(3)} MiB/min`);
   console.log(`  open fds ${range((s) => s.fds)}, slope ${slope((s) => s.fds).toFixed(3)} fds/min`);

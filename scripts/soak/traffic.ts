@@ -37,6 +37,8 @@ export interface Outcome {
   status: number;
   ms: number;
   logged: boolean;
+  /** The start of an unexpected answer's body (or the error), to say what went wrong. */
+  detail?: string;
 }
 
 /** Sends one request of `kind` and reads its answer to the end. Never throws. */
@@ -60,15 +62,17 @@ export async function send(kind: Kind, gatewayUrl: string, headers: Record<strin
     });
     const text = await response.text();
     const complete = kind !== "stream" || text.includes("data: [DONE]");
+    const ok = response.status === EXPECTED[kind] && complete;
     return {
       kind,
-      ok: response.status === EXPECTED[kind] && complete,
+      ok,
+      ...(ok ? {} : { detail: text.slice(0, 300) }),
       status: response.status,
       ms: performance.now() - started,
       logged: response.headers.has("x-gateway-log-id"),
     };
-  } catch {
-    return { kind, ok: false, status: 0, ms: performance.now() - started, logged: false };
+  } catch (error) {
+    return { kind, ok: false, status: 0, ms: performance.now() - started, logged: false, detail: String(error) };
   }
 }
 
