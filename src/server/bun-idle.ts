@@ -1,5 +1,6 @@
 /// <reference types="bun" />
 import type { Server } from "bun";
+import type { AnswerEnd } from "../app-env.ts";
 
 /**
  * Bun's idle timeout between requests, kept alive across requests that turn it off.
@@ -9,12 +10,12 @@ import type { Server } from "bun";
  * gateway's own timeouts govern those. But Bun keeps a request's setting on its connection
  * after the answer, so a keep-alive connection would then never be closed for idling, and a
  * setting made once the answer is out no longer takes (Bun 1.4). So the idle timeout is put
- * back while the answer is still going: before an answer with a finished body is returned, and
- * for an event stream (which may be silent for long) as its last bytes are handed over.
+ * back while the answer is still going: as an answer is returned, or for a relayed stream
+ * (which may be silent for long) as it ends, before its last bytes are written.
+ *
+ * Returns the binding to lend the app for the request, and what to call with its answer.
  */
-export function restoreIdleTimeout<T>(server: Server<T>, request: Request, idleSeconds: number, response: Response): Response {
-  // A WebSocket upgrade (realtime) keeps its own idle rules: the session may be quiet for long.
-  if (request.headers.has("upgrade")) return response;
+export function idleTimeoutKeeper<T>(server: Server<T>, request: Request, idleSeconds: number): { answerEnd: AnswerEnd; answered(response: Response): Response } {
   const restore = (): void => {
     try {
       server.timeout(request, idleSeconds);
@@ -22,29 +23,13 @@ export function restoreIdleTimeout<T>(server: Server<T>, request: Request, idleS
       // The connection is already gone: nothing to time out.
     }
   };
-  if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.body) {
-    restore();
-    return response;
-  }
-  return new Response(restoreAtEnd(response.body, restore), response);
-}
-
-/**
- * The same bytes, `restore` called once the source is done and before its end is handed over.
- * A high-water mark of 0 pulls nothing ahead: the relay keeps its own backpressure.
- */
-function restoreAtEnd(body: ReadableStream<Uint8Array>, restore: () => void): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        restore();
-        controller.close();
-      },
-      cancel: (reason) => reader.cancel(reason),
+  const answerEnd: AnswerEnd = { later: false, ended: restore };
+  return {
+    answerEnd,
+    answered(response) {
+      // A WebSocket upgrade (realtime) keeps its own idle rules: the session may be quiet for long.
+      if (!answerEnd.later && !request.headers.has("upgrade")) restore();
+      return response;
     },
-    { highWaterMark: 0 },
-  );
+  };
 }

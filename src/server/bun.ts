@@ -4,7 +4,7 @@ import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
 import { bunRealtime, realtimeWebSocket } from "./realtime-bun.ts";
-import { restoreIdleTimeout } from "./bun-idle.ts";
+import { idleTimeoutKeeper } from "./bun-idle.ts";
 import type { RealtimeSession } from "../core/realtime-session.ts";
 
 const config = startupConfig();
@@ -27,10 +27,10 @@ const server = Bun.serve<RealtimeSession>({
   fetch(request, bunServer) {
     bunServer.timeout(request, 0);
     // A realtime session's upgrade is done by its route; Bun ignores the answer after it.
-    const restore = (response: Response): Response => restoreIdleTimeout(bunServer, request, config.GATEWAY_IDLE_TIMEOUT_S, response);
+    const idle = idleTimeoutKeeper(bunServer, request, config.GATEWAY_IDLE_TIMEOUT_S);
     return serveUntilClosed(shutdown, gateway.deps.inflight, () => {
-      const answer = gateway.app.fetch(request, { realtime: bunRealtime(bunServer, request) });
-      return answer instanceof Response ? restore(answer) : answer.then(restore);
+      const answer = gateway.app.fetch(request, { realtime: bunRealtime(bunServer, request), answerEnd: idle.answerEnd });
+      return answer instanceof Response ? idle.answered(answer) : answer.then(idle.answered);
     });
   },
   websocket: realtimeWebSocket,
