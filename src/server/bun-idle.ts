@@ -16,7 +16,10 @@ import type { AnswerEnd } from "../app-env.ts";
  * Returns the binding to lend the app for the request, and what to call with its answer.
  */
 export function idleTimeoutKeeper<T>(server: Server<T>, request: Request, idleSeconds: number): { answerEnd: AnswerEnd; answered(response: Response): Response } {
+  // A WebSocket upgrade (realtime) keeps its own idle rules: the session may be quiet for long.
+  const upgrade = request.headers.has("upgrade");
   const restore = (): void => {
+    if (upgrade) return;
     try {
       server.timeout(request, idleSeconds);
     } catch {
@@ -27,8 +30,7 @@ export function idleTimeoutKeeper<T>(server: Server<T>, request: Request, idleSe
   return {
     answerEnd,
     answered(response) {
-      // A WebSocket upgrade (realtime) keeps its own idle rules: the session may be quiet for long.
-      if (!answerEnd.later && !request.headers.has("upgrade")) restore();
+      if (!answerEnd.later) restore();
       return response;
     },
   };
