@@ -14,9 +14,10 @@ const READ_WHOLE = new Set(["POST", "PUT", "PATCH"]);
  * the gateway sets it itself; under Node the server's `requestTimeout` backs it up.
  *
  * The body is read here with `c.req.text()`, the very read the route's JSON validator makes
- * (Hono caches it; its `json()` parses that text), so the request path does no extra work.
- * A read that fails (a client gone, a body past its limit) is left for the route to meet, where
- * it is answered as before.
+ * (Hono caches it; its `json()` parses that text), so the request path does no extra work. A
+ * route that forwards its body as sent (a cancel) sends that text (`forwardedBody`). A read that
+ * fails (a client gone, a body past its limit) is left for the route to meet, where it is
+ * answered as before.
  */
 export function limitBodyTime(timeoutMs: number): MiddlewareHandler<GatewayEnv> {
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new Error("limitBodyTime: timeoutMs must be a positive whole number");
