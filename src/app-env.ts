@@ -15,6 +15,18 @@ export interface GatewayVariables {
  */
 export interface GatewayBindings {
   realtime?: RealtimeRuntime;
+  /** Set by an entry point that must act once an answer is complete (Bun: `server/bun-idle.ts`). */
+  answerEnd?: AnswerEnd;
+}
+
+/**
+ * An answer's end, for the entry point. An answer whose body outlives the route (a relayed
+ * stream, whose log finishes when it ends) is marked `later` and `ended` is called at its end;
+ * any other answer is complete as the route returns it.
+ */
+export interface AnswerEnd {
+  later: boolean;
+  ended(): void;
 }
 
 export type GatewayEnv = { Variables: GatewayVariables; Bindings: GatewayBindings };

@@ -4,6 +4,7 @@ import { handleError, handleNotFound, validationHook } from "./app-errors.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { limitBodySize } from "./middleware/limit-body-size.ts";
+import { limitBodyTime } from "./middleware/body-deadline.ts";
 import { registerRoutes } from "./routes/index.ts";
 
 /** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
@@ -16,6 +17,8 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   // Every /v1 request needs a key; each operation's scope (admin or any key) is checked on its
   // generated route, from the operation's `security` in the document.
   app.use("/v1/*", authenticate(deps.keys));
+  // After the key check, so an unauthenticated client never makes the gateway read its body.
+  app.use("/v1/*", limitBodyTime(deps.config.GATEWAY_BODY_TIMEOUT_MS));
 
   registerRoutes(app, deps);
   return app;

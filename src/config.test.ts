@@ -19,6 +19,20 @@ describe("loadConfig", () => {
     expect(loadConfig({}).GATEWAY_MAX_RESPONSE_BUFFER_BYTES).toBe(32 * 1024 * 1024);
   });
 
+  it("sets the client timeouts explicitly, Bun's idle timeout within the 255 s it accepts", () => {
+    const config = loadConfig({});
+    expect(config.GATEWAY_HEADERS_TIMEOUT_MS).toBe(10_000);
+    expect(config.GATEWAY_BODY_TIMEOUT_MS).toBe(300_000);
+    expect(config.GATEWAY_IDLE_TIMEOUT_S).toBe(75);
+    expect(config.GATEWAY_STREAM_STALL_TIMEOUT_MS).toBe(60_000);
+    expect(loadConfig({ GATEWAY_IDLE_TIMEOUT_S: "255" }).GATEWAY_IDLE_TIMEOUT_S).toBe(255);
+    expect(() => loadConfig({ GATEWAY_IDLE_TIMEOUT_S: "256" })).toThrow("GATEWAY_IDLE_TIMEOUT_S");
+    expect(() => loadConfig({ GATEWAY_IDLE_TIMEOUT_S: "0" })).toThrow("GATEWAY_IDLE_TIMEOUT_S");
+    // Under a second a slow but honest client could not send its headers or body at all.
+    expect(() => loadConfig({ GATEWAY_HEADERS_TIMEOUT_MS: "999" })).toThrow("GATEWAY_HEADERS_TIMEOUT_MS");
+    expect(() => loadConfig({ GATEWAY_BODY_TIMEOUT_MS: "999" })).toThrow("GATEWAY_BODY_TIMEOUT_MS");
+  });
+
   it("keeps logs forever unless GATEWAY_LOG_RETENTION_DAYS is a whole number of days", () => {
     expect(loadConfig({}).GATEWAY_LOG_RETENTION_DAYS).toBeUndefined();
     expect(loadConfig({ GATEWAY_LOG_RETENTION_DAYS: "30" }).GATEWAY_LOG_RETENTION_DAYS).toBe(30);

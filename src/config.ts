@@ -86,6 +86,24 @@ const ConfigSchema = z.object({
   GATEWAY_MAX_LOGGED_BODY_BYTES: wholeNumber(1024 * 1024, 0, MAX_BYTES),
   /** An upstream answer the gateway must read whole (output guardrails) may not be larger: 502. */
   GATEWAY_MAX_RESPONSE_BUFFER_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
+  /**
+   * Node: a request's line and headers must arrive within this (`server.headersTimeout`), else 408
+   * and the connection closed. Bun's own parser allows about 10 s, fixed; 10 s here matches it.
+   */
+  GATEWAY_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 1_000, MAX_REQUEST_TIMEOUT_MS),
+  /**
+   * A JSON body must arrive whole within this, counted from the request's headers (408, the
+   * connection closed), on both runtimes; under Node it is also `server.requestTimeout`, which
+   * bounds every request's headers and body together (an upload's too).
+   */
+  GATEWAY_BODY_TIMEOUT_MS: wholeNumber(300_000, 1_000, MAX_REQUEST_TIMEOUT_MS),
+  /** A keep-alive connection idle between requests this many seconds is closed (Bun's `idleTimeout` is at most 255). */
+  GATEWAY_IDLE_TIMEOUT_S: wholeNumber(75, 1, 255),
+  /**
+   * A client that takes none of a stream's bytes for this long while the gateway has some for it
+   * is cut off: the upstream call is aborted and the request logged 499 `client_closed`.
+   */
+  GATEWAY_STREAM_STALL_TIMEOUT_MS: wholeNumber(60_000, 100, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
   /** Where log batches wait while the store is down (an append-only file per process); default `<GATEWAY_DATA_DIR>/log-spool`. */

@@ -37,6 +37,8 @@ export interface ProxyDeps
   maxLoggedBodyBytes: number;
   /** `GATEWAY_MAX_RESPONSE_BUFFER_BYTES`: the most of an answer held to judge it whole. */
   maxResponseBufferBytes: number;
+  /** `GATEWAY_STREAM_STALL_TIMEOUT_MS`: a stream's client that takes nothing this long is cut off; unset, never. */
+  streamStallTimeoutMs?: number;
   /** Budgets and rate limits (`spend/`); absent: nothing is metered. */
   spend?: SpendMeter;
 }
@@ -158,6 +160,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     log,
     maxLoggedBytes: deps.maxLoggedBodyBytes,
     maxBufferedBytes: deps.maxResponseBufferBytes,
+    stallTimeoutMs: deps.streamStallTimeoutMs,
     hookResults,
     judgeOutput,
   }));

@@ -20,6 +20,7 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
     defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
     maxResponseBufferBytes: deps.config.GATEWAY_MAX_RESPONSE_BUFFER_BYTES,
+    streamStallTimeoutMs: deps.config.GATEWAY_STREAM_STALL_TIMEOUT_MS,
     store: deps.store,
     controlPlane: deps.controlPlane,
     secrets: deps.secrets,
@@ -121,9 +122,25 @@ export function forwardedBody(c: Context<GatewayEnv>): RequestBody {
   const length = c.req.header("content-length");
   const chunked = c.req.header("transfer-encoding") !== undefined;
   if (!chunked && (length === undefined || length.trim() === "0")) return { kind: "none" };
+  // A JSON body was read already, within its deadline (`limitBodyTime`): the text read is sent.
+  if (c.req.raw.bodyUsed) return { kind: "as-sent", stream: textStream(c.req.text()), contentType: c.req.header("content-type") ?? null, length: null };
   // With a transfer-encoding the length is not the body's (and the HTTP server refused a mix).
   const declared = chunked || length === undefined || !/^\s*\d+\s*$/.test(length) ? null : Number(length);
   return { kind: "as-sent", stream: body, contentType: c.req.header("content-type") ?? null, length: declared };
+}
+
+/** A body already read (Hono keeps the text) as a stream again, for a route that forwards it. */
+function textStream(text: Promise<string>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        controller.enqueue(new TextEncoder().encode(await text));
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+  });
 }
 
 /** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */

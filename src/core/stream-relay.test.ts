@@ -132,3 +132,59 @@ describe("relayStream", () => {
     expect(denied).toContain("event: error");
   });
 });
+
+/** An upstream that has an event ready whenever asked (an endless stream), and says when it was aborted. */
+function endlessCall(): UpstreamCall & { aborted: boolean; reads: number } {
+  const event = new TextEncoder().encode("event: text\ndata: more\n\n");
+  const call = {
+    aborted: false,
+    reads: 0,
+    response: new Response(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          call.reads++;
+          controller.enqueue(event);
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    ),
+    abort() {
+      call.aborted = true;
+    },
+    done() {},
+    classify: () => new GatewayError("upstream_error", "The upstream's stream broke off."),
+  };
+  return call;
+}
+
+describe("relayStream with a stall timeout", () => {
+  it("cuts off a client that takes nothing: the upstream aborted, its stream errored, the log 499 client_closed", async () => {
+    const entries: LogEntry[] = [];
+    const call = endlessCall();
+    const stream = relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), stallTimeoutMs: 100, ...limits });
+    const reader = stream.getReader();
+    await reader.read();
+    const readsWhenStalled = call.reads;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Pull-based: nothing more was read from the upstream while the client took nothing.
+    expect(call.reads - readsWhenStalled).toBeLessThanOrEqual(2);
+    expect(call.aborted).toBe(true);
+    expect(entries[0]).toMatchObject({ status: 499, errorCode: "client_closed" });
+    expect(entries[0]!.errorMessage).toContain("GATEWAY_STREAM_STALL_TIMEOUT_MS");
+    await expect(reader.read()).rejects.toThrow("stopped reading");
+  });
+
+  it("leaves a client alone that keeps reading, however slowly, each read within the timeout", async () => {
+    const entries: LogEntry[] = [];
+    const call = endlessCall();
+    const reader = relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), stallTimeoutMs: 150, ...limits }).getReader();
+    for (let i = 0; i < 8; i++) {
+      expect((await reader.read()).done).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    expect(call.aborted).toBe(false);
+    expect(entries).toHaveLength(0);
+    await reader.cancel();
+    expect(entries[0]).toMatchObject({ status: 499, errorCode: "client_closed", errorMessage: "The client closed the stream." });
+  });
+});

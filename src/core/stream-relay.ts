@@ -29,6 +29,11 @@ export interface StreamRelayOptions {
    * with an error event instead (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).
    */
   maxBufferedBytes: number;
+  /**
+   * A client that takes none of the relayed bytes for this long is cut off: the upstream call
+   * aborted, the log 499 `client_closed` (`GATEWAY_STREAM_STALL_TIMEOUT_MS`). Unset, never.
+   */
+  stallTimeoutMs?: number;
 }
 
 const encoder = new TextEncoder();
@@ -139,41 +144,109 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
     finishLog(null);
   };
 
+  let started: ReadableStreamDefaultController<Uint8Array> | null = null;
+  const stall = options.stallTimeoutMs
+    ? watchStall(options.stallTimeoutMs, () => {
+        call.abort();
+        void reader?.cancel().catch(() => undefined);
+        const ms = options.stallTimeoutMs;
+        finishLog({ code: "client_closed", message: `The client took none of the stream for ${ms} ms (GATEWAY_STREAM_STALL_TIMEOUT_MS).` }, 499);
+        // An errored body makes the server drop the connection: the bytes queued for it go too.
+        // The code is a gone client's: @hono/node-server then notes it in one line, not a stack.
+        started?.error(Object.assign(new Error("The client stopped reading the stream."), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+      })
+    : null;
+
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      started = controller;
+    },
     async pull(controller) {
-      if (!reader) return failWith(controller, endedEarly());
+      stall?.taken();
       try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) {
-            const tail = render(decoder.flush());
-            if (tail) controller.enqueue(encoder.encode(tail));
-            if (endEvent || (options.endsAtEof && !upstreamError)) return await finishClean(controller);
-            if (!upstreamError) return failWith(controller, endedEarly());
-            controller.close();
-            return finishLog(null);
-          }
-          logged.totalBytes += value.byteLength;
-          const out = render(decoder.push(value));
-          if (overBuffer) {
-            call.abort();
-            void reader.cancel().catch(() => undefined);
-            return failWith(controller, tooLargeToBuffer(options.maxBufferedBytes));
-          }
-          if (out) controller.enqueue(encoder.encode(out));
-          if (endEvent) return await finishClean(controller);
-          if (out) return;
-        }
-      } catch (error) {
-        failWith(controller, call.classify(error));
+        await pullFromUpstream(controller);
+      } finally {
+        if (log.isFinished) stall?.stop();
+        else stall?.handedOver();
       }
     },
     cancel() {
+      stall?.stop();
       call.abort();
       void reader?.cancel().catch(() => undefined);
       finishLog({ code: "client_closed", message: "The client closed the stream." }, 499);
     },
   });
+
+  async function pullFromUpstream(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    if (!reader) return failWith(controller, endedEarly());
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          const tail = render(decoder.flush());
+          if (tail) controller.enqueue(encoder.encode(tail));
+          if (endEvent || (options.endsAtEof && !upstreamError)) return await finishClean(controller);
+          if (!upstreamError) return failWith(controller, endedEarly());
+          controller.close();
+          return finishLog(null);
+        }
+        logged.totalBytes += value.byteLength;
+        const out = render(decoder.push(value));
+        if (overBuffer) {
+          call.abort();
+          void reader.cancel().catch(() => undefined);
+          return failWith(controller, tooLargeToBuffer(options.maxBufferedBytes));
+        }
+        if (out) controller.enqueue(encoder.encode(out));
+        if (endEvent) return await finishClean(controller);
+        if (out) return;
+      }
+    } catch (error) {
+      failWith(controller, call.classify(error));
+    }
+  }
+}
+
+interface StallWatch {
+  /** The client took what was handed over (the runtime pulls again): not stalled. */
+  taken(): void;
+  /** Bytes were handed over: the client has `ms` to take them. */
+  handedOver(): void;
+  stop(): void;
+}
+
+/**
+ * Calls `onStall` when bytes handed over are not taken within `ms`. While the relay waits on
+ * the upstream, the client is not at fault and the clock is off. One timer per stream, re-armed
+ * only when it fires (not per event), so a fast stream costs two time reads per event.
+ */
+function watchStall(ms: number, onStall: () => void): StallWatch {
+  let since = 0;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const check = (): void => {
+    timer = null;
+    if (since === 0) return;
+    const waited = performance.now() - since;
+    if (waited >= ms) return onStall();
+    arm(ms - waited);
+  };
+  const arm = (delay: number): void => {
+    timer = setTimeout(check, delay);
+    (timer as { unref?: () => void }).unref?.();
+  };
+  return {
+    taken: () => void (since = 0),
+    handedOver() {
+      since = performance.now();
+      if (timer === null) arm(ms);
+    },
+    stop() {
+      since = 0;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
+  };
 }
 
 /** A stream whose bytes ended before its end event: cut short, or not a stream of this protocol at all. */

@@ -27,6 +27,8 @@ export interface AnswerContext {
   log: RequestLog;
   maxLoggedBytes: number;
   maxBufferedBytes: number;
+  /** A stream's client that takes nothing for this long is cut off (`GATEWAY_STREAM_STALL_TIMEOUT_MS`). */
+  stallTimeoutMs?: number;
   /** Set when guardrails ran: their results go into a JSON answer as `hook_results`. */
   hookResults: HookResults | null;
   /** Output guardrails on the answer's text; null when there are none. */
@@ -73,6 +75,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
         isOperationEnd: lastEvent(operation, provider.streamProtocol),
         translator,
         beforeEnd,
+        stallTimeoutMs: context.stallTimeoutMs,
         ...limits,
       }),
     });

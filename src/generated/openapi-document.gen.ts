@@ -10640,7 +10640,7 @@ export const openApiDocument = {
         }
       },
       "Timeout": {
-        "description": "The upstream did not answer in time.",
+        "description": "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.",
         "content": {
           "application/json": {
             "schema": {

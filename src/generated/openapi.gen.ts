@@ -3546,7 +3546,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The upstream did not answer in time. */
+        /** @description The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`. */
         Timeout: {
             headers: {
                 [name: string]: unknown;

@@ -58,6 +58,13 @@ export function logRequests(options: {
     // Errors after this point (validation, the route) are answered by the app and land in `c.error`.
     await next();
     if (!log.deferred || c.error) settle(log, c.res.status, c.error);
+    else if (c.env?.answerEnd) {
+      // A stream's answer ends when its log does: the entry point hears of it then.
+      const answerEnd = c.env.answerEnd;
+      answerEnd.later = true;
+      if (log.isFinished) answerEnd.ended();
+      else log.onFinish(() => answerEnd.ended());
+    }
   };
 }
 

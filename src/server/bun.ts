@@ -4,6 +4,7 @@ import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
 import { bunRealtime, realtimeWebSocket } from "./realtime-bun.ts";
+import { idleTimeoutKeeper } from "./bun-idle.ts";
 import type { RealtimeSession } from "../core/realtime-session.ts";
 
 const config = startupConfig();
@@ -16,15 +17,21 @@ const shutdown = onShutdownSignal(gateway, () => server.stop());
 const server = Bun.serve<RealtimeSession>({
   port: config.PORT,
   hostname: config.HOST,
-  // Streams and slow upstreams may be silent for long; the gateway's own timeout governs.
-  idleTimeout: 255,
+  // Between requests: a keep-alive connection idle this long is closed (at most 255 s). During a
+  // request it is off (below): streams and slow upstreams may be silent for long, and the
+  // gateway's own timeouts (upstream, JSON body, stalled stream) govern instead.
+  idleTimeout: config.GATEWAY_IDLE_TIMEOUT_S,
   // Bun refuses bodies past 128 MiB by default, itself and without the envelope: the gateway's
   // own limits (JSON and upload) govern instead, one byte past the larger so the app answers.
   maxRequestBodySize: Math.max(config.GATEWAY_MAX_BODY_BYTES, config.GATEWAY_MAX_UPLOAD_BYTES) + 1,
   fetch(request, bunServer) {
     bunServer.timeout(request, 0);
     // A realtime session's upgrade is done by its route; Bun ignores the answer after it.
-    return serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request, { realtime: bunRealtime(bunServer, request) }));
+    const idle = idleTimeoutKeeper(bunServer, request, config.GATEWAY_IDLE_TIMEOUT_S);
+    return serveUntilClosed(shutdown, gateway.deps.inflight, () => {
+      const answer = gateway.app.fetch(request, { realtime: bunRealtime(bunServer, request), answerEnd: idle.answerEnd });
+      return answer instanceof Response ? idle.answered(answer) : answer.then(idle.answered);
+    });
   },
   websocket: realtimeWebSocket,
 });

@@ -10,7 +10,11 @@ const gateway = await createGateway(config, { upstreamTls: startupUpstreamTls(co
 const shutdown = onShutdownSignal(gateway, () => new Promise<void>((resolve) => server.close(() => resolve())));
 const server = serveOnNode(
   (request, env) => serveUntilClosed(shutdown, gateway.deps.inflight, () => gateway.app.fetch(request, env)),
-  { port: config.PORT, hostname: config.HOST },
+  {
+    port: config.PORT,
+    hostname: config.HOST,
+    timeouts: { headersMs: config.GATEWAY_HEADERS_TIMEOUT_MS, requestMs: config.GATEWAY_BODY_TIMEOUT_MS, keepAliveMs: config.GATEWAY_IDLE_TIMEOUT_S * 1000 },
+  },
   (info) => {
     const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${info.port}`;
     if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Node ${process.version}`));
