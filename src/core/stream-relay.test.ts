@@ -153,6 +153,7 @@ function endlessCall(): UpstreamCall & { aborted: boolean; reads: number } {
     },
     done() {},
     classify: () => new GatewayError("upstream_error", "The upstream's stream broke off."),
+    scrub: (text: string) => text,
   };
   return call;
 }
