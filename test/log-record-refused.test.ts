@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { startGateway, type RunningGateway } from "./support/harness.ts";
 import { startRawUpstream, type RawUpstream } from "./support/raw-upstream.ts";
+import { startBunGateway } from "./support/bun-gateway.ts";
 import { postgresTestUrl, sqliteTestDatabase, type TestDatabase } from "./support/databases.ts";
 
 /**
@@ -80,3 +81,34 @@ for (const [name, open] of [["PostgreSQL", postgresTestUrl], ["libSQL", sqliteTe
     }, 30_000);
   });
 }
+
+// `npm start` on an SQLite file writes logs from a worker thread: the store's error crosses it
+// with its name and code, or a record the store cannot bind would pass for an outage.
+describe("a spooled record the store cannot take, gateway run with Bun (SQLite file)", () => {
+  it("is set aside, and the records after it are stored", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "gateway-refused-bun-"));
+    mkdirSync(join(dataDir, "log-spool"));
+    writeFileSync(join(dataDir, "log-spool", "spool-0.jsonl"), '[["x","y","z",{},[]]]\n');
+    const gateway = await startBunGateway(`file:${join(dataDir, "gateway.db")}`, { GATEWAY_LOG_FLUSH_INTERVAL_MS: "20" });
+    try {
+      const client = new OpenAI({
+        baseURL: `${gateway.url}/v1`,
+        apiKey: "sk-upstream-0123456789",
+        defaultHeaders: { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "openai", "x-gateway-custom-host": upstream.url },
+        maxRetries: 0,
+      });
+      for (let i = 0; i < 5; i++) await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], user: "after" });
+      let stored = 0;
+      for (let attempt = 0; attempt < 50 && stored < 5; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const logs = await fetch(`${gateway.url}/v1/logs?user=after&limit=10`, { headers: { "x-gateway-api-key": gateway.adminKey } });
+        stored = ((await logs.json()) as { data: unknown[] }).data.length;
+      }
+      expect(stored, gateway.stderr()).toBe(5);
+      expect(readFileSync(join(dataDir, "log-spool", "rejected.jsonl"), "utf8")).toContain('"x","y","z"');
+    } finally {
+      await gateway.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
