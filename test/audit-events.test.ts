@@ -113,7 +113,7 @@ describe("audit events", () => {
     await ok("DELETE", `/v1/prompts/${prompt.id}`);
 
     const header = `Bearer ${secret("hook-audit-")}`;
-    const guardrail = await ok("POST", "/v1/guardrails", { name: "audited guardrail", checks: [{ type: "webhook", params: { url: "https://hooks.example.com/check", headers: { authorization: header } } }] });
+    const guardrail = await ok("POST", "/v1/guardrails", { name: "audited guardrail", checks: [{ type: "webhook", params: { url: "http://127.0.0.1:9/check", headers: { authorization: header } } }] });
     await ok("PUT", `/v1/guardrails/${guardrail.slug}`, { action: { deny: true } });
     const guardrailNow = await ok("GET", `/v1/guardrails/${guardrail.slug}`);
     await ok("DELETE", `/v1/guardrails/${guardrail.slug}`);

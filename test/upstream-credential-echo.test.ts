@@ -32,6 +32,12 @@ beforeAll(async () => {
       res.writeHead(401, { ...headers, "content-type": "text/plain" });
       return res.end(`Unauthorized. You sent ${quote} to ${req.url}`);
     }
+    if (how === "escaped") {
+      // JSON escapes every character may take (PHP writes `/` as `\/`): the key shows only once parsed.
+      res.writeHead(401, { ...headers, "content-type": "application/json" });
+      const escaped = [...`Incorrect API key provided: ${quote}`].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+      return res.end(`{"error":{"message":"${escaped}","type":"authentication_error","code":"invalid_api_key","param":null}}`);
+    }
     res.writeHead(401, { ...headers, "content-type": "application/json" });
     const message = `Incorrect API key provided: ${quote}`;
     // OpenAI's and Anthropic's error shapes at once: each provider's transform finds its own.
@@ -61,7 +67,7 @@ const chat = (content: string) => ({ model: "gpt-4o-mini", messages: [{ role: "u
 const direct = () => ({ "x-gateway-provider": "openai", "x-gateway-custom-host": upstream.url, authorization: `Bearer ${CLIENT_KEY}` });
 
 describe("an upstream error that echoes the credentials", () => {
-  it.each(["text", "json"])("reaches the client and the log without the key (%s body)", async (how) => {
+  it.each(["text", "json", "escaped"])("reaches the client and the log without the key (%s body)", async (how) => {
     await expectScrubbed(await call(gateway, "POST", "/v1/chat/completions", { body: chat(how), headers: direct() }));
   });
 

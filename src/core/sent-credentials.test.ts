@@ -37,4 +37,12 @@ describe("scrubbing", () => {
   it("ignores pieces too short to be secrets", () => {
     expect(scrubSecrets("the key is short", sentSecrets({ url: "https://x/?key=short", headers: { "x-api-key": "abc" } }))).toBe("the key is short");
   });
+
+  it("scrubs a JSON text whose strings hold a key only once their escapes are read", () => {
+    const scrub = credentialScrubber({ url: "https://api.example.com/v1", headers: { authorization: "Bearer sk-live/escaped-0123456789" } });
+    const escaped = '{"error":{"message":"bad key sk-live\\/escaped-\\u0030123456789"}}';
+    const scrubbed = scrub(escaped);
+    expect(JSON.parse(scrubbed)).toEqual({ error: { message: "bad key [redacted]" } });
+    expect(scrub('{"note":"a\\/b"}')).toBe('{"note":"a\\/b"}');
+  });
 });

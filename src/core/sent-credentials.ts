@@ -89,6 +89,34 @@ export function credentialScrubber(request: SentRequest): (text: string) => stri
   let secrets: string[] | null = null;
   return (text) => {
     secrets ??= sentSecrets(request);
-    return secrets.length === 0 ? text : scrubSecrets(text, secrets);
+    return secrets.length === 0 ? text : scrubJson(scrubSecrets(text, secrets), secrets);
   };
+}
+
+/**
+ * A JSON text with escapes (`\/`, `\u0041`) may hold a secret only its parsed strings show,
+ * and the gateway parses an error body to build its own message: such a text is parsed,
+ * scrubbed string by string and written again. Other texts are returned as they are.
+ */
+function scrubJson(text: string, secrets: readonly string[]): string {
+  if (!text.includes("\\")) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  let found = false;
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const scrubbed = scrubSecrets(value, secrets);
+      if (scrubbed !== value) found = true;
+      return scrubbed;
+    }
+    if (Array.isArray(value)) return value.map(walk);
+    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [walk(key) as string, walk(item)]));
+    return value;
+  };
+  const scrubbed = walk(parsed);
+  return found ? JSON.stringify(scrubbed) : text;
 }

@@ -35,7 +35,14 @@ async function handle(message: LogWorkerRequest): Promise<void> {
     if (message.type === "close") await store.close();
     scope.postMessage({ id: message.id, ok: true });
   } catch (error) {
-    scope.postMessage({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
+    const code = (error as { code?: unknown } | null)?.code;
+    scope.postMessage({
+      id: message.id,
+      ok: false,
+      error: error instanceof Error ? error.message : String(error),
+      ...(error instanceof Error && { name: error.name }),
+      ...(code !== undefined && code !== null && { code: String(code) }),
+    });
   }
 }
 

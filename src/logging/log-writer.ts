@@ -235,7 +235,9 @@ export class LogWriter {
         refused.push(entry);
       }
     }
-    if (refused.length === batch.length) return this.markDown(failure);
+    // Refused one by one for what the records hold (a value out of range, a missing field): they
+    // are set aside, else one bad record would pass for an outage and hold back every later one.
+    if (refused.length === batch.length && !refusesRecord(failure)) return this.markDown(failure);
     if (refused.length > 0) await this.setAside(refused, failure);
     return true;
   }
@@ -317,6 +319,13 @@ export class LogWriter {
       this.options.onError?.(error, 0);
     }
   }
+}
+
+/** An error about the record itself (SQLSTATE classes 22 and 23, SQLite constraints), not about the store being away. */
+function refusesRecord(error: unknown): boolean {
+  if (error instanceof TypeError || error instanceof RangeError) return true;
+  const code = String((error as { code?: unknown } | null)?.code ?? "");
+  return /^(22|23)[0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(code) || /constraint failed/i.test(messageOf(error));
 }
 
 function messageOf(error: unknown): string {

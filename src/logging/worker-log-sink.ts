@@ -10,7 +10,7 @@ export type LogWorkerRequest =
   | { type: "close"; id: number };
 
 /** An insert's reply carries each record's figures (`packFigures`), in the batch's order. */
-export type LogWorkerReply = { id: number; ok: true; figures?: unknown[][] } | { id: number; ok: false; error: string };
+export type LogWorkerReply = { id: number; ok: true; figures?: unknown[][] } | { id: number; ok: false; error: string; name?: string; code?: string };
 
 /** The part of the web `Worker` the sink uses (Bun has it built in). */
 export interface WorkerLike {
@@ -39,7 +39,7 @@ export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string)
     if (!pending) return;
     waiting.delete(reply.id);
     if (reply.ok) pending.resolve(reply.figures);
-    else pending.reject(new Error(reply.error));
+    else pending.reject(workerError(reply));
   };
   // A crashed worker answers nothing: fail what waits (the writer reports the records lost) and
   // everything sent later, so neither requests nor shutdown hang on it.
@@ -75,4 +75,14 @@ export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string)
       }
     },
   };
+}
+
+/**
+ * The store's error as the worker reported it, with its name and code: the writer tells an
+ * outage (a lock, a lost connection) from a record the store refuses (a value out of range) by them.
+ */
+function workerError(reply: { error: string; name?: string; code?: string }): Error {
+  const error = reply.name === "TypeError" ? new TypeError(reply.error) : reply.name === "RangeError" ? new RangeError(reply.error) : new Error(reply.error);
+  if (reply.code !== undefined) Object.assign(error, { code: reply.code });
+  return error;
 }

@@ -27,7 +27,8 @@ export function registerRotateApiKey(app: GatewayApp, deps: GatewayDeps): void {
       previousKeyExpiresAt: grace === 0 ? null : isoNow(Date.now() + grace * 1000),
     };
     const changed = await auditedChange(c, deps.store, "api_key.rotated", apiKeySubject, async (tx) => {
-      const before = await tx.apiKeys.getById(id, auth.organisationId, scope);
+      // Locked, so `before` holds the secrets this rotation replaces even when rotations race: they are the ones to forget.
+      const before = await tx.apiKeys.getForChange(id, auth.organisationId, scope);
       if (!before) return undefined;
       if (before.revokedAt !== null) throw new GatewayError("invalid_request", `Gateway key ${id} is revoked: it cannot be rotated.`, { param: "id" });
       return { before, after: await tx.apiKeys.rotate(id, auth.organisationId, scope, rotation) };

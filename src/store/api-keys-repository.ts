@@ -41,6 +41,12 @@ export interface ApiKeysRepository {
   revoke(id: string, organisationId: string, workspaceId: string | null, at: string): Promise<ApiKeyRecord | undefined>;
   /** Key `id` if it lies in scope (`workspaceId` null: any workspace of the organisation); undefined if none. */
   getById(id: string, organisationId: string, workspaceId: string | null): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Key `id` in scope, as `getById`, read after taking its row lock: inside a transaction, a
+   * concurrent change of the key waits until this one ends, so the record is the one this
+   * transaction changes (PostgreSQL otherwise reads a row another rotation is replacing).
+   */
+  getForChange(id: string, organisationId: string, workspaceId: string | null): Promise<ApiKeyRecord | undefined>;
   /** Changes key `id` in scope; the updated record, or undefined when no such key is in scope. */
   update(id: string, organisationId: string, workspaceId: string | null, change: ApiKeyChange): Promise<ApiKeyRecord | undefined>;
   /**
@@ -96,6 +102,14 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
     },
 
     getById(id, organisationId, workspaceId) {
+      return scopedKey(db, id, organisationId, workspaceId);
+    },
+
+    async getForChange(id, organisationId, workspaceId) {
+      // A write that changes nothing takes the row lock on both dialects (SQLite has no FOR UPDATE, and serialises writers anyway).
+      let lock = db.updateTable("api_keys").set((eb) => ({ key_hash: eb.ref("key_hash") })).where("id", "=", id).where("organisation_id", "=", organisationId);
+      if (workspaceId !== null) lock = lock.where("workspace_id", "=", workspaceId);
+      await lock.execute();
       return scopedKey(db, id, organisationId, workspaceId);
     },
 

@@ -15,6 +15,10 @@ export function createPostgresDialect(url: string): StoreDialect {
   // An idle client that loses its server emits `error` on the pool; unhandled, that would
   // crash the process. The pool drops the client and the next query connects afresh.
   pool.on("error", () => {});
+  // A client lent out (a query running) that loses its server emits `error` on itself, where
+  // the pool listens only while the client is idle: unhandled, that ends the process. The
+  // query in flight is failed with the error all the same, and the pool drops the client on release.
+  pool.on("connect", (client) => client.on("error", () => {}));
   return {
     name: "postgres",
     dialect: new CurrentSchemaPostgresDialect({ pool }),
