@@ -216,7 +216,10 @@ export class LogWriter {
     } catch (error) {
       failure = error;
     }
-    // A busy store (a lock held for a moment) is usually free again a moment later.
+    // A store that is down, locked or full (it already waited out its busy timeout) goes
+    // straight to the spool: each further try would hold the records queued meanwhile in memory.
+    if (isStoreUnavailable(failure)) return this.markDown(failure);
+    // Anything else may be a moment's trouble: one more try before looking closer.
     await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_DELAY_MS));
     try {
       this.stored(batch, (await this.sink.insertBatch(batch)) ?? null, true);
@@ -224,7 +227,7 @@ export class LogWriter {
     } catch (error) {
       failure = error;
     }
-    // A store that is down, locked or full refuses every record alike: no use trying them one by one.
+    // A store that refuses every record alike is down: no use trying them one by one.
     if (isStoreUnavailable(failure) || !(await this.answers())) return this.markDown(failure);
     const refused: LogEntry[] = [];
     for (const entry of batch) {
