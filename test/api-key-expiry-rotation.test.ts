@@ -45,6 +45,11 @@ describe("gateway-key expiry", () => {
     expect(refused.body.error.message).toMatch(/expired/);
     const shown = await call(gateway, "GET", `/v1/api-keys/${key.id}`);
     expect(shown.body.expires_at).toBe(key.expires_at);
+    // A new secret for it would be refused at once: rotation says so instead of handing one out.
+    const rotated = await call(gateway, "POST", `/v1/api-keys/${key.id}/rotate`, { body: {} });
+    expect(rotated.status).toBe(400);
+    expect(rotated.body.error).toMatchObject({ code: "invalid_request", param: "id" });
+    expect(rotated.body.error.message).toMatch(/expired/);
   });
 
   it("takes an expiry only in the future, and PATCH moves or clears it at once", async () => {

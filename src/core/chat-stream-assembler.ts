@@ -27,8 +27,11 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The most tokens a count can say: the store's integer columns hold no more, and no real answer comes near. */
+export const MAX_TOKEN_COUNT = 2_147_483_647;
+
 function count(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : null;
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.min(Math.floor(value), MAX_TOKEN_COUNT) : null;
 }
 
 /**
@@ -49,7 +52,7 @@ export function normaliseUsage(raw: unknown): Usage | null {
   const usage: Usage = {
     promptTokens: prompt ?? 0,
     completionTokens: completion ?? 0,
-    totalTokens: total ?? (prompt ?? 0) + (completion ?? 0),
+    totalTokens: total ?? Math.min((prompt ?? 0) + (completion ?? 0), MAX_TOKEN_COUNT),
     cachedTokens: count(promptDetails.cached_tokens) ?? count(raw.prompt_cache_hit_tokens) ?? 0,
     reasoningTokens: count(completionDetails.reasoning_tokens) ?? 0,
   };

@@ -139,3 +139,15 @@ describe("the messages format (Anthropic Messages answers)", () => {
     expect(read).toMatchObject({ usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 }, servedModel: "gpt-4o-mini" });
   });
 });
+
+describe("readUsage from an upstream that overstates", () => {
+  it("caps every count at what the store's integer columns hold", () => {
+    expect(readUsage({ prompt_tokens: 3_000_000_000, completion_tokens: 2_000_000_000 })).toEqual({
+      promptTokens: 2_147_483_647,
+      completionTokens: 2_000_000_000,
+      totalTokens: 2_147_483_647,
+      cachedTokens: 0,
+      reasoningTokens: 0,
+    });
+  });
+});

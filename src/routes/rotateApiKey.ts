@@ -31,6 +31,10 @@ export function registerRotateApiKey(app: GatewayApp, deps: GatewayDeps): void {
       const before = await tx.apiKeys.getForChange(id, auth.organisationId, scope);
       if (!before) return undefined;
       if (before.revokedAt !== null) throw new GatewayError("invalid_request", `Gateway key ${id} is revoked: it cannot be rotated.`, { param: "id" });
+      // A new secret for an expired key would be refused at once: say so rather than hand it out.
+      if (before.expiresAt !== null && Date.parse(before.expiresAt) <= Date.now()) {
+        throw new GatewayError("invalid_request", `Gateway key ${id} expired at ${before.expiresAt}: move its expires_at first, then rotate it.`, { param: "id" });
+      }
       return { before, after: await tx.apiKeys.rotate(id, auth.organisationId, scope, rotation) };
     });
     const rotated = changed?.after;
