@@ -74,8 +74,22 @@ export async function callUpstream(request: UpstreamRequest, options: UpstreamCa
     return ok({ response, abort: onClientAbort, done, classify, scrub: credentialScrubber(request) });
   } catch (error) {
     done();
+    // A header HTTP cannot carry comes from a stored value saved before such values were
+    // refused (a key with a line break): the request's own problem, not the upstream's.
+    const unsendable = unsendableHeader(request.headers);
+    if (unsendable !== null && reason === null) {
+      return fail(new GatewayError("invalid_request", `The ${unsendable} header for ${options.providerName} holds characters an HTTP header cannot carry; save the stored key or setting it comes from again.`));
+    }
     return fail(classify(error));
   }
+}
+
+/** The name of the first header whose value HTTP cannot carry (a control character, or past Latin-1), or null. */
+function unsendableHeader(headers: Record<string, string>): string | null {
+  for (const [name, value] of Object.entries(headers)) {
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.test(value)) return name;
+  }
+  return null;
 }
 
 /** A short cause without URLs or headers (which could carry credentials). */
