@@ -3,7 +3,17 @@ import type { LLMock } from "@copilotkit/aimock";
 import type { BunGateway } from "./support/bun-gateway.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
 import { startUpstream } from "./support/harness.ts";
-import { openRaw, percentile, rssMiB, startRuntimeGateway, steadyClient, type RawConnection, type Runtime } from "./support/slow-clients.ts";
+import {
+  chatHeaders as chatHeadersFor,
+  openRaw,
+  percentile,
+  rssMiB,
+  startRuntimeGateway,
+  steadyChat as steadyChatThrough,
+  steadyClient,
+  type RawConnection,
+  type Runtime,
+} from "./support/slow-clients.ts";
 
 /**
  * Thousands of idle keep-alive connections against the real entry points: each costs little
@@ -40,22 +50,8 @@ describe.each<Runtime>(["bun", "node"])("%d idle keep-alive connections under %s
 
   it("hold little memory each, leave other clients' latency alone, and are closed after the idle timeout", async () => {
     const pid = gateway.child.pid!;
-    const chatHeaders = (): Record<string, string> => ({
-      "content-type": "application/json",
-      "x-gateway-api-key": gateway.adminKey,
-      "x-gateway-provider": "openai",
-      "x-gateway-custom-host": `${upstream.url}/v1`,
-      authorization: "Bearer sk-upstream",
-    });
-    const steadyChat = async (): Promise<number> => {
-      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: chatHeaders(),
-        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "steady" }] }),
-      });
-      await response.arrayBuffer();
-      return response.status;
-    };
+    const chatHeaders = () => chatHeadersFor(gateway, upstream.url);
+    const steadyChat = () => steadyChatThrough(gateway, upstream.url);
     // Warm the gateway up first, so the baseline holds what any served request leaves behind.
     for (let i = 0; i < 50; i++) expect(await steadyChat()).toBe(200);
     const baseline = rssMiB(pid);

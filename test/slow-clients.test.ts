@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { BunGateway } from "./support/bun-gateway.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
 import { startUpstream } from "./support/harness.ts";
-import { openRaw, percentile, rssMiB, startRuntimeGateway, steadyClient, trickle, type Runtime } from "./support/slow-clients.ts";
+import { chatHeaders, openRaw, percentile, rssMiB, startRuntimeGateway, steadyChat as steadyChatThrough, steadyClient, trickle, type Runtime } from "./support/slow-clients.ts";
 
 /**
  * Slow and broken clients against the real entry points: slow-loris headers and bodies and a
@@ -53,22 +53,8 @@ describe.each<Runtime>(["bun", "node"])("slow and broken clients under %s (the r
     await removeSqliteTestDatabase(databaseUrl);
   });
 
-  const headers = (): Record<string, string> => ({
-    "content-type": "application/json",
-    "x-gateway-api-key": gateway.adminKey,
-    "x-gateway-provider": "openai",
-    "x-gateway-custom-host": `${upstream.url}/v1`,
-    authorization: "Bearer sk-upstream",
-  });
-  const steadyChat = async (): Promise<number> => {
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: headers(),
-      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "steady" }] }),
-    });
-    await response.arrayBuffer();
-    return response.status;
-  };
+  const headers = () => chatHeaders(gateway, upstream.url);
+  const steadyChat = () => steadyChatThrough(gateway, upstream.url);
   /** The well-behaved client's answers: every one a 200, at an unremarkable latency. */
   const expectServedMeanwhile = (results: Array<{ status: number; ms: number }>): void => {
     expect(results.length).toBeGreaterThan(10);

@@ -29,11 +29,23 @@ function startCommand(): { command: string; args: string[] } {
  * Starts `npm start` on a free loopback port with the given database URL and extra environment,
  * and waits until `/health` answers.
  */
-export async function startBunGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<BunGateway> {
-  const port = await freePort();
-  const adminKey = `bun-e2e-${randomBytes(12).toString("hex")}`;
+export function startBunGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<BunGateway> {
   const { command, args } = startCommand();
-  const child = spawn(command, args, {
+  return startGatewayProcess({ command, args, keyPrefix: "bun-e2e", healthyWithinMs: 15_000 }, databaseUrl, env);
+}
+
+/**
+ * Spawns a gateway entry point on a free loopback port with the given database URL (its folder
+ * as the data directory) and extra environment, and waits until `/health` answers.
+ */
+export async function startGatewayProcess(
+  entry: { command: string; args: string[]; keyPrefix: string; healthyWithinMs: number },
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<BunGateway> {
+  const port = await freePort();
+  const adminKey = `${entry.keyPrefix}-${randomBytes(12).toString("hex")}`;
+  const child = spawn(entry.command, entry.args, {
     env: {
       ...process.env,
       PORT: String(port),
@@ -50,12 +62,13 @@ export async function startBunGateway(databaseUrl: string, env: Record<string, s
   child.stderr?.on("data", (data) => (stderr += String(data)));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
+  const deadline = Date.now() + entry.healthyWithinMs;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`the gateway exited early with ${child.exitCode}: ${stderr}`);
     if (await fetch(`${url}/health`).then((response) => response.ok, () => false)) break;
-    if (attempt >= 300) {
+    if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error("the gateway did not become healthy within 15 s");
+      throw new Error(`the gateway (${entry.command}) did not become healthy within ${entry.healthyWithinMs / 1000} s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -1,9 +1,6 @@
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { dirname } from "node:path";
-import { startBunGateway, type BunGateway } from "./bun-gateway.ts";
+import { startBunGateway, startGatewayProcess, type BunGateway } from "./bun-gateway.ts";
 import { freePort } from "./harness.ts";
 
 export type Runtime = "bun" | "node";
@@ -12,37 +9,32 @@ export type Runtime = "bun" | "node";
  * The gateway's real entry point under `runtime`: `npm start` (Bun) or `npm run start:node`
  * (Node), on a free loopback port, healthy when this resolves.
  */
-export async function startRuntimeGateway(runtime: Runtime, databaseUrl: string, env: Record<string, string>): Promise<BunGateway> {
+export function startRuntimeGateway(runtime: Runtime, databaseUrl: string, env: Record<string, string>): Promise<BunGateway> {
   if (runtime === "bun") return startBunGateway(databaseUrl, env);
-  const port = await freePort();
-  const adminKey = `node-e2e-${randomBytes(12).toString("hex")}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server/node.ts"], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      GATEWAY_DATABASE_URL: databaseUrl,
-      GATEWAY_DATA_DIR: dirname(databaseUrl.slice("file:".length)),
-      GATEWAY_ADMIN_KEY: adminKey,
-      GATEWAY_QUIET: "1",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const entry = { command: process.execPath, args: ["--import", "tsx", "src/server/node.ts"], keyPrefix: "node-e2e", healthyWithinMs: 30_000 };
+  return startGatewayProcess(entry, databaseUrl, env);
+}
+
+/** The headers of a chat completion through `gateway` to the aimock at `upstreamUrl`. */
+export function chatHeaders(gateway: BunGateway, upstreamUrl: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "x-gateway-api-key": gateway.adminKey,
+    "x-gateway-provider": "openai",
+    "x-gateway-custom-host": `${upstreamUrl}/v1`,
+    authorization: "Bearer sk-upstream",
+  };
+}
+
+/** One well-behaved chat completion, read to the end; resolves with its status. */
+export async function steadyChat(gateway: BunGateway, upstreamUrl: string): Promise<number> {
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: chatHeaders(gateway, upstreamUrl),
+    body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "steady" }] }),
   });
-  let stderr = "";
-  child.stderr?.on("data", (data) => (stderr += String(data)));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    if (child.exitCode !== null) throw new Error(`the gateway exited early with ${child.exitCode}: ${stderr}`);
-    if (await fetch(`${url}/health`).then((response) => response.ok, () => false)) break;
-    if (attempt >= 600) {
-      child.kill("SIGKILL");
-      throw new Error("the Node gateway did not become healthy within 30 s");
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { url, adminKey, child, stderr: () => stderr, stop: () => (child.kill("SIGTERM"), exited) };
+  await response.arrayBuffer();
+  return response.status;
 }
 
 /** VmRSS of a process, MiB (Linux). */
