@@ -1,30 +1,15 @@
-/** The kinds of control-plane object an audit event is about. */
-export const AUDIT_RESOURCE_TYPES = ["api_key", "virtual_key", "config", "prompt", "guardrail"] as const;
+import { AuditActionSchema, AuditResourceTypeSchema } from "../generated/schemas.gen.ts";
+
+/** The kinds of control-plane object an audit event is about, as the document lists them. */
+export const AUDIT_RESOURCE_TYPES = AuditResourceTypeSchema.options;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /**
- * Every action the audit log records, `<resource type>.<verb>`. Revoking a gateway key keeps its
- * row (its logs and spend still name it), so it is `api_key.revoked`, not `.deleted`.
+ * Every action the audit log records, `<resource type>.<verb>`, as the document lists them.
+ * Revoking a gateway key keeps its row (its logs and spend still name it), so it is
+ * `api_key.revoked`, not `.deleted`.
  */
-export const AUDIT_ACTIONS = [
-  "api_key.created",
-  "api_key.updated",
-  "api_key.rotated",
-  "api_key.revoked",
-  "virtual_key.created",
-  "virtual_key.updated",
-  "virtual_key.deleted",
-  "config.created",
-  "config.updated",
-  "config.deleted",
-  "prompt.created",
-  "prompt.updated",
-  "prompt.published",
-  "prompt.deleted",
-  "guardrail.created",
-  "guardrail.updated",
-  "guardrail.deleted",
-] as const;
+export const AUDIT_ACTIONS = AuditActionSchema.options;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** A JSON object: the masked API view of a resource. */
