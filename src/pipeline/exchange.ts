@@ -1,0 +1,116 @@
+import { isoNow, uuidv7 } from "../core/ids.ts";
+import type { LogEntry } from "../logging/log-entry.ts";
+import { logEntryOf } from "./log-entry-of.ts";
+import { emptyOutcome, type AnswerEnding, type Outcome, type PendingEnding } from "./outcome.ts";
+
+/** Who called, and how the request arrived: fixed once its headers are read. */
+export interface RequestFacts {
+  readonly organisationId: string;
+  readonly workspaceId: string;
+  readonly apiKeyId: string | null;
+  /** The operationId that served it. */
+  readonly route: string;
+  readonly method: string;
+  readonly path: string;
+  /** The caller's trace id; a request without one starts its own trace, named by its log id. */
+  readonly traceId: string | null;
+  readonly spanId: string | null;
+  readonly parentSpanId: string | null;
+  readonly spanName: string | null;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** An error the request ended with, as the log keeps it. */
+export interface EndedWith {
+  status: number;
+  error: { code: string | null; message: string } | null;
+  /** The error body the client got, when the answer was an error. */
+  errorBody?: unknown;
+}
+
+/**
+ * One request's way to its log record. The route hands over its pipeline's outcome once
+ * (`handOver`); the request logger then `settle`s: the record is built once, from the facts,
+ * the outcome and the answer's ending (a stream's when it ends), and queued for the writer.
+ * Nothing reads a record back from here.
+ */
+export class Exchange {
+  readonly id = uuidv7();
+  readonly createdAt = isoNow();
+  readonly startedAt = performance.now();
+  private handed: { outcome: Outcome; ending: PendingEnding | null } | null = null;
+  private errorBody: unknown = undefined;
+  private settled = false;
+  private listeners: ((entry: LogEntry) => void)[] | null = null;
+
+  constructor(
+    /** Replaced, never changed, once the route's headers are read (trace, spans, metadata). */
+    public facts: RequestFacts,
+    private readonly queue: (entry: LogEntry) => void,
+    private readonly onSettled: () => void,
+    /** The log keeps at most this many bytes of each body (`GATEWAY_MAX_LOGGED_BODY_BYTES`). */
+    private readonly maxBodyBytes = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** The caller's trace id, or this request's log id when it sent none. */
+  get traceId(): string {
+    return this.facts.traceId ?? this.id;
+  }
+
+  /** The outcome the route's pipeline returned, with its answer's ending when it answered. */
+  handOver(outcome: Outcome, ending: PendingEnding | null = null): void {
+    this.handed = { outcome, ending };
+  }
+
+  /** True when the answer ends after the route returns (a relayed stream, a realtime session). */
+  get endsLater(): boolean {
+    return this.handed?.ending instanceof Promise;
+  }
+
+  /** The error body the client got, when something after the app's error handler reshaped it (Anthropic's errors). */
+  answeredErrorBody(body: unknown): void {
+    this.errorBody = body;
+  }
+
+  /** Calls `listener` with the record's entry once it is built (the spend meter settles there). Never twice. */
+  whenSettled(listener: (entry: LogEntry) => void): void {
+    (this.listeners ??= []).push(listener);
+  }
+
+  /**
+   * Builds and queues the record once: from the handed-over ending, or when none came (the
+   * request was refused), from how the app answered. A pending ending is waited for. Never throws.
+   */
+  settle(answered: EndedWith): void {
+    if (this.settled) return;
+    this.settled = true;
+    const handed = this.handed;
+    const ending = handed?.ending;
+    if (ending instanceof Promise) {
+      ending.then(
+        (value) => this.finish(handed!.outcome, value),
+        () => this.finish(handed!.outcome, fromAnswer(answered, undefined)),
+      );
+      return;
+    }
+    this.finish(handed?.outcome ?? emptyOutcome(), ending ?? fromAnswer(answered, this.errorBody));
+  }
+
+  private finish(outcome: Outcome, ending: AnswerEnding): void {
+    const entry = logEntryOf({ id: this.id, createdAt: this.createdAt, startedAt: this.startedAt, traceId: this.traceId, facts: this.facts }, outcome, ending, this.maxBodyBytes);
+    this.queue(entry);
+    for (const listener of this.listeners ?? []) {
+      try {
+        listener(entry);
+      } catch {
+        // A listener's failure is its own; the log and the request go on.
+      }
+    }
+    this.onSettled();
+  }
+}
+
+function fromAnswer(answered: EndedWith, errorBody: unknown): AnswerEnding {
+  const body = errorBody ?? answered.errorBody;
+  return { status: answered.status, error: answered.error, response: body === undefined ? null : { kind: "error", body }, firstTokenAt: null };
+}

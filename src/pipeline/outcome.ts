@@ -1,0 +1,80 @@
+/**
+ * What serving one request produced, as values: the pipeline's stages each return their part,
+ * and the log record is built once from them at the end (`settle.ts`). Nothing here is written
+ * after it is returned, and nothing reads a log back.
+ */
+import type { CacheStatus } from "../cache/response-cache.ts";
+import type { AnswerFormat } from "../logging/answer-formats.ts";
+import type { GuardrailTiming, LoggedResponse, RequestParams } from "../logging/log-entry.ts";
+import type { AttemptRecord } from "../logging/log-record.ts";
+
+/** The request as the client sent it, for the log: its body text and who it names. */
+export interface RequestDescription {
+  /** The body as JSON text (an upload's metadata); null when there was none. */
+  body: string | null;
+  /** The body's size when `body` describes it rather than being it (an upload); undefined when `body` is the body. */
+  bodyBytes?: number | null;
+  model: string | null;
+  user: string | null;
+  params: RequestParams | null;
+}
+
+/** Every guardrail check that ran, and when each stage ran. */
+export interface GuardrailRuns {
+  results: unknown[];
+  timings: GuardrailTiming[];
+}
+
+/** What the pipeline learned before the answer: fixed once returned. */
+export interface Outcome {
+  format: AnswerFormat;
+  stream: boolean;
+  request: RequestDescription | null;
+  promptId: string | null;
+  promptVersion: number | null;
+  configId: string | null;
+  configVersion: number | null;
+  /** The target that served the request (or the first one planned, when none answered). */
+  provider: string | null;
+  model: string | null;
+  virtualKeyId: string | null;
+  attempts: readonly AttemptRecord[];
+  /** Null while the cache has not looked (the request failed before it). */
+  cacheStatus: CacheStatus | null;
+  guardrails: GuardrailRuns | null;
+}
+
+/** How the answer ended: known as a JSON answer is returned, when the last event passes for a stream. */
+export interface AnswerEnding {
+  status: number;
+  error: { code: string | null; message: string } | null;
+  response: LoggedResponse | null;
+  /** `performance.now()` when the first byte or token was ready; null when none was. */
+  firstTokenAt: number | null;
+  /** Output guardrails that judged a stream at its end. */
+  outputGuardrails?: GuardrailRuns | null;
+  /** The upload's description, final once its body was sent (`upload-meter.ts`). */
+  request?: RequestDescription | null;
+}
+
+/** An ending now, or one still on its way (a relayed stream). */
+export type PendingEnding = AnswerEnding | Promise<AnswerEnding>;
+
+/** What a request that has not reached the proxy stages (refused by its own route) produced. */
+export function emptyOutcome(format: AnswerFormat = "chat"): Outcome {
+  return {
+    format,
+    stream: false,
+    request: null,
+    promptId: null,
+    promptVersion: null,
+    configId: null,
+    configVersion: null,
+    provider: null,
+    model: null,
+    virtualKeyId: null,
+    attempts: [],
+    cacheStatus: null,
+    guardrails: null,
+  };
+}
