@@ -1,12 +1,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AuthContext } from "./auth/auth-context.ts";
 import type { RealtimeRuntime } from "./core/realtime-session.ts";
-import type { RequestLog } from "./logging/request-log.ts";
+import type { Exchange } from "./pipeline/exchange.ts";
 
 /** Variables the middleware puts on the request context, typed for every route. */
 export interface GatewayVariables {
   auth: AuthContext;
-  requestLog: RequestLog;
+  exchange: Exchange;
 }
 
 /**

@@ -1,28 +1,36 @@
 import { BodyCapture } from "../core/body-capture.ts";
 import type { ProxyResponse } from "../core/upstream-answer.ts";
-import type { RequestLog } from "../logging/request-log.ts";
+import type { LoggedResponse } from "../logging/log-entry.ts";
+import type { AnswerEnding } from "../pipeline/outcome.ts";
 import type { CachedAnswer } from "./cached-answer.ts";
 
 const encoder = new TextEncoder();
 
+/** A cached answer replayed: the response, who served it first, and what the log keeps of it. */
+export interface Replayed {
+  response: ProxyResponse;
+  provider: string;
+  model: string | null;
+  stream: boolean;
+  ending: AnswerEnding;
+}
+
 /**
- * A cached answer as the client's response, with the log filled in as the upstream's answer
- * would have filled it (provider, model, body, usage), so the record builder prices the usage
- * as the cost saved. No upstream header is replayed: rate limits of a past call would mislead.
+ * A cached answer as the client's response, with its ending as the upstream's answer would have
+ * ended (provider, model, body, usage), so the record builder prices the usage as the cost
+ * saved. No upstream header is replayed: rate limits of a past call would mislead.
  */
-export function replayAnswer(answer: CachedAnswer, log: RequestLog, maxLoggedBytes: number): ProxyResponse {
-  log.provider = answer.provider;
-  log.model = answer.model ?? log.model;
-  log.markFirstToken();
+export function replayAnswer(answer: CachedAnswer, maxLoggedBytes: number): Replayed {
+  const firstTokenAt = performance.now();
   const headers = { "x-gateway-provider": answer.provider };
+  const served = { provider: answer.provider, model: answer.model };
   if (answer.kind === "json") {
-    log.response = loggedJson(answer.body, maxLoggedBytes);
-    return { status: answer.status, headers: { ...headers, "content-type": answer.contentType }, body: answer.body };
+    const response = { status: answer.status, headers: { ...headers, "content-type": answer.contentType }, body: answer.body };
+    return { ...served, stream: false, response, ending: { status: answer.status, error: null, response: loggedJson(answer.body, maxLoggedBytes), firstTokenAt } };
   }
-  log.stream = true;
   const chunks = answer.events.flatMap(eventData).filter((data) => data !== "[DONE]");
   const totalBytes = answer.events.reduce((sum, event) => sum + Buffer.byteLength(event, "utf8"), 0);
-  log.response = { kind: "stream", chunks, totalBytes, truncated: false, maxBytes: maxLoggedBytes };
+  const logged: LoggedResponse = { kind: "stream", chunks, totalBytes, truncated: false, maxBytes: maxLoggedBytes };
   let next = 0;
   const body = new ReadableStream<Uint8Array>(
     {
@@ -34,10 +42,11 @@ export function replayAnswer(answer: CachedAnswer, log: RequestLog, maxLoggedByt
     },
     { highWaterMark: 0 },
   );
-  return { status: answer.status, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" }, body };
+  const response = { status: answer.status, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" }, body };
+  return { ...served, stream: true, response, ending: { status: answer.status, error: null, response: logged, firstTokenAt } };
 }
 
-function loggedJson(body: string, maxLoggedBytes: number): NonNullable<RequestLog["response"]> {
+function loggedJson(body: string, maxLoggedBytes: number): LoggedResponse {
   const totalBytes = Buffer.byteLength(body, "utf8");
   if (totalBytes <= maxLoggedBytes) return { kind: "json-text", text: body, totalBytes, truncated: false, tail: null };
   const capture = new BodyCapture(maxLoggedBytes);

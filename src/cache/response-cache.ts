@@ -1,13 +1,11 @@
-import { ok, type GatewayError, type Result } from "../errors.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import type { Candidate } from "../core/routing-loop.ts";
 import type { ProxyResponse } from "../core/upstream-answer.ts";
-import type { RequestLog } from "../logging/request-log.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { AnswerStore } from "./answer-store.ts";
 import { captureBody, cacheableEvents } from "./answer-capture.ts";
 import { cacheKey } from "./cache-key.ts";
-import { replayAnswer } from "./cache-replay.ts";
+import { replayAnswer, type Replayed } from "./cache-replay.ts";
 import { cacheMaxAgeSeconds, type ConfigCacheSettings } from "./cache-settings.ts";
 import type { CachedAnswer } from "./cached-answer.ts";
 import { isCacheable } from "./cacheable.ts";
@@ -39,35 +37,38 @@ export interface CacheRequest {
   namespace: string | undefined;
   /** Guardrails run on this request: its answer carries this request's `hook_results`. */
   guarded: boolean;
-  log: RequestLog;
   maxLoggedBytes: number;
+}
+
+/** Who served an answer: what a cached copy names. */
+export interface ServedBy {
+  provider: string;
+  model: string | null;
 }
 
 /** What the cache says about a request: its answer, or how to keep the upstream's. */
 export interface CacheDecision {
+  status: CacheStatus;
   /** The cached answer (the upstream is not called); null on a miss. */
-  hit: ProxyResponse | null;
+  hit: Replayed | null;
   /**
    * The upstream's answer, wrapped so that a 2xx one is stored once it is complete (a stream
    * when its last event passed); other answers pass untouched. Adds nothing to the response's way.
    */
-  keep(result: Result<ProxyResponse, GatewayError>): Result<ProxyResponse, GatewayError>;
+  keep(response: ProxyResponse, served: ServedBy): ProxyResponse;
 }
 
-const PASS: CacheDecision["keep"] = (result) => result;
+const PASS: CacheDecision["keep"] = (response) => response;
+const DISABLED: CacheDecision = { status: "DISABLED", hit: null, keep: PASS };
 
 /**
- * Looks the request up (unless it forces a refresh) and sets `log.cacheStatus`. Not cached
+ * Looks the request up (unless it forces a refresh) and says its cache status. Not cached
  * (`DISABLED`): a config without `cache`, an operation or body `cacheable.ts` does not list,
  * a request that runs guardrails. Never throws: a store that fails is a miss.
  */
 export async function consultCache(request: CacheRequest, cache: AnswerCache): Promise<CacheDecision> {
-  const { log } = request;
   const maxAge = cacheMaxAgeSeconds(request.settings);
-  if (maxAge === null || request.guarded || !isCacheable(request.operation.id, request.body)) {
-    log.cacheStatus = "DISABLED";
-    return { hit: null, keep: PASS };
-  }
+  if (maxAge === null || request.guarded || !isCacheable(request.operation.id, request.body)) return DISABLED;
   const key = cacheKey({
     workspaceId: request.workspaceId,
     namespace: request.namespace ?? "",
@@ -80,22 +81,16 @@ export async function consultCache(request: CacheRequest, cache: AnswerCache): P
   });
   if (!request.forceRefresh) {
     const found = await cache.store.get(key);
-    if (found) {
-      log.cacheStatus = "HIT";
-      return { hit: replayAnswer(found, log, request.maxLoggedBytes), keep: PASS };
-    }
+    if (found) return { status: "HIT", hit: replayAnswer(found, request.maxLoggedBytes), keep: PASS };
   }
-  log.cacheStatus = request.forceRefresh ? "REFRESH" : "MISS";
-  return { hit: null, keep: (result) => (result.ok ? storeOnCompletion(result.value, key, maxAge, request, cache) : result) };
+  return { status: request.forceRefresh ? "REFRESH" : "MISS", hit: null, keep: (response, served) => storeOnCompletion(response, served, key, maxAge, request, cache) };
 }
 
-function storeOnCompletion(response: ProxyResponse, key: string, maxAge: number, request: CacheRequest, cache: AnswerCache): Result<ProxyResponse, GatewayError> {
-  const { log } = request;
+function storeOnCompletion(response: ProxyResponse, served: ServedBy, key: string, maxAge: number, request: CacheRequest, cache: AnswerCache): ProxyResponse {
   const { status, headers, body } = response;
-  if (status < 200 || status >= 300) return ok(response);
-  // Read when the answer is complete: the served target's provider and model are in the log by then.
+  if (status < 200 || status >= 300) return response;
   const save = (answer: (provider: string, model: string | null) => CachedAnswer | null): void => {
-    const built = log.provider ? answer(log.provider, log.model) : null;
+    const built = answer(served.provider, served.model);
     if (built) void cache.store.set(key, built, maxAge);
     else dropped();
   };
@@ -108,7 +103,7 @@ function storeOnCompletion(response: ProxyResponse, key: string, maxAge: number,
   if (typeof body === "string") {
     if (Buffer.byteLength(body, "utf8") <= cache.maxEntryBytes) save((provider, model) => ({ kind: "json", status, contentType, provider, model, body }));
     else dropped();
-    return ok(response);
+    return response;
   }
   const captured = captureBody(
     body,
@@ -121,5 +116,5 @@ function storeOnCompletion(response: ProxyResponse, key: string, maxAge: number,
       }),
     dropped,
   );
-  return ok({ ...response, body: captured });
+  return { ...response, body: captured };
 }

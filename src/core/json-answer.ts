@@ -1,5 +1,6 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { RequestLog } from "../logging/request-log.ts";
+import type { LoggedResponse } from "../logging/log-entry.ts";
+import type { AnswerEnding, RefusedAnswer } from "../pipeline/outcome.ts";
 import { BodyCapture } from "./body-capture.ts";
 import { tooLargeToBuffer } from "./answer-limits.ts";
 import type { UpstreamCall } from "./upstream-call.ts";
@@ -20,8 +21,19 @@ export interface JsonAnswerOptions {
   passedHeaders: Readonly<Record<string, string>>;
 }
 
-/** The whole answer, parsed; or a live body relaying one too large to hold. */
-export type JsonAnswer = { kind: "whole"; text: string; value: Record<string, unknown> } | { kind: "relayed"; body: ReadableStream<Uint8Array> };
+/**
+ * The whole answer, parsed, with what the log keeps of it and when it arrived; or a live body
+ * relaying one too large to hold, and its ending once relayed.
+ */
+export type JsonAnswer =
+  | { kind: "whole"; text: string; value: Record<string, unknown>; logged: LoggedResponse; answeredAt: number }
+  | { kind: "relayed"; body: ReadableStream<Uint8Array>; ended: Promise<AnswerEnding> };
+
+/** An answer not passed on: the error the client gets, and what the log keeps of the upstream's. */
+export interface AnswerRefusal {
+  error: GatewayError;
+  refused: RefusedAnswer;
+}
 
 /**
  * Reads a successful (2xx) non-streamed upstream answer. One that fits `CHECKED_ANSWER_BYTES`
@@ -30,7 +42,7 @@ export type JsonAnswer = { kind: "whole"; text: string; value: Record<string, un
  * as it arrives, checked only to begin like an object. `whole` past its limit is a 502. The log
  * keeps the first `maxLoggedBytes` and the last bytes (for `usage`). Never throws.
  */
-export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, options: JsonAnswerOptions): Promise<Result<JsonAnswer, GatewayError>> {
+export async function readJsonAnswer(call: UpstreamCall, options: JsonAnswerOptions): Promise<Result<JsonAnswer, AnswerRefusal>> {
   const capture = new BodyCapture(options.maxLoggedBytes);
   const limit = options.whole ? options.maxBufferedBytes : CHECKED_ANSWER_BYTES;
   // A length the limit allows, declared up front, is all the HTTP client will deliver: such an
@@ -56,36 +68,38 @@ export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, option
     }
   } catch (error) {
     call.done();
-    return fail(call.classify(error));
+    return fail({ error: call.classify(error), refused: { answeredAt: null, response: null } });
   }
-  log.markFirstToken();
-  const logResponse = (): void => {
-    const captured = capture.result();
-    log.response = { kind: "json-text", text: captured.head, totalBytes: captured.totalBytes, truncated: captured.truncated, tail: captured.tail };
-  };
+  const answeredAt = performance.now();
+  const captured = (): LoggedResponse => capturedText(capture);
+  const refuse = (error: GatewayError): Result<never, AnswerRefusal> => fail({ error, refused: { answeredAt, response: captured() } });
 
   if (ended) {
     call.done();
     const text = new TextDecoder().decode(prefix.length === 1 ? prefix[0] : Buffer.concat(prefix));
     // The usual answer fits the log whole: its text serves both, decoded once.
-    if (capture.totalBytes <= options.maxLoggedBytes) log.response = { kind: "json-text", text, totalBytes: capture.totalBytes, truncated: false, tail: null };
-    else logResponse();
+    const logged: LoggedResponse =
+      capture.totalBytes <= options.maxLoggedBytes ? { kind: "json-text", text, totalBytes: capture.totalBytes, truncated: false, tail: null } : captured();
     const value = parseObject(text);
-    return value ? ok({ kind: "whole", text, value }) : fail(notJson(options));
+    return value ? ok({ kind: "whole", text, value, logged, answeredAt }) : fail({ error: notJson(options), refused: { answeredAt, response: logged } });
   }
   if (options.whole) {
     call.abort();
     void reader?.cancel().catch(() => undefined);
-    logResponse();
-    return fail(tooLargeToBuffer(options.maxBufferedBytes, options.passedHeaders));
+    return refuse(tooLargeToBuffer(options.maxBufferedBytes, options.passedHeaders));
   }
   if (!beginsLikeObject(prefix)) {
     call.abort();
     void reader?.cancel().catch(() => undefined);
-    logResponse();
-    return fail(notJson(options));
+    return refuse(notJson(options));
   }
-  return ok({ kind: "relayed", body: relay(call, reader!, prefix, capture, log, logResponse) });
+  const relayed = relay(call, reader!, prefix, capture, captured, answeredAt);
+  return ok({ kind: "relayed", body: relayed.body, ended: relayed.ended });
+}
+
+function capturedText(capture: BodyCapture): LoggedResponse {
+  const captured = capture.result();
+  return { kind: "json-text", text: captured.head, totalBytes: captured.totalBytes, truncated: captured.truncated, tail: captured.tail };
 }
 
 /**
@@ -95,45 +109,48 @@ export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, option
  */
 export function relayAsSent(
   call: UpstreamCall,
-  log: RequestLog,
   options: { maxLoggedBytes: number; textual: boolean; contentType?: string },
-): ReadableStream<Uint8Array> {
+): { body: ReadableStream<Uint8Array>; ended: Promise<AnswerEnding> } {
+  const answeredAt = performance.now();
   const reader = call.response.body?.getReader();
+  const capture = new BodyCapture(options.textual ? options.maxLoggedBytes : 0, options.textual ? undefined : 0);
+  const logged = (): LoggedResponse => {
+    if (options.textual) return capturedText(capture);
+    const captured = capture.result();
+    const text = JSON.stringify({ content_type: options.contentType ?? null, size_bytes: captured.totalBytes });
+    return { kind: "json-text", text, totalBytes: captured.totalBytes, truncated: false, tail: null };
+  };
   if (!reader) {
     call.done();
-    return new ReadableStream({ start: (controller) => controller.close() });
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    return { body, ended: Promise.resolve({ status: call.response.status, error: null, response: logged(), firstTokenAt: answeredAt }) };
   }
-  const capture = new BodyCapture(options.textual ? options.maxLoggedBytes : 0, options.textual ? undefined : 0);
-  const logResponse = (): void => {
-    const captured = capture.result();
-    if (!options.textual) {
-      const text = JSON.stringify({ content_type: options.contentType ?? null, size_bytes: captured.totalBytes });
-      log.response = { kind: "json-text", text, totalBytes: captured.totalBytes, truncated: false, tail: null };
-      return;
-    }
-    log.response = { kind: "json-text", text: captured.head, totalBytes: captured.totalBytes, truncated: captured.truncated, tail: captured.tail };
-  };
-  return relay(call, reader, [], capture, log, logResponse);
+  return relay(call, reader, [], capture, logged, answeredAt);
 }
 
+/**
+ * Relays the rest of an answer whose status is sent; `ended` resolves once, when the body ended,
+ * failed or the client left (logged as 499 all the same: what it got was cut short).
+ */
 function relay(
   call: UpstreamCall,
   reader: ReadableStreamDefaultReader<Uint8Array>,
   prefix: Uint8Array[],
   capture: BodyCapture,
-  log: RequestLog,
-  logResponse: () => void,
-): ReadableStream<Uint8Array> {
-  log.deferred = true;
-  /** The status was sent; a client that left is logged as 499 all the same (what it got was cut short). */
-  const end = (error: { code: string | null; message: string } | null, status = 200): void => {
-    if (log.isFinished) return;
+  logged: () => LoggedResponse,
+  answeredAt: number,
+): { body: ReadableStream<Uint8Array>; ended: Promise<AnswerEnding> } {
+  let resolveEnded!: (ending: AnswerEnding) => void;
+  const ended = new Promise<AnswerEnding>((resolve) => (resolveEnded = resolve));
+  let over = false;
+  const end = (error: { code: string | null; message: string } | null, status = call.response.status): void => {
+    if (over) return;
+    over = true;
     call.done();
-    logResponse();
-    log.finish(status, error);
+    resolveEnded({ status, error, response: logged(), firstTokenAt: answeredAt });
   };
   let pending: Uint8Array[] | null = prefix.length > 0 ? prefix : null;
-  return new ReadableStream<Uint8Array>({
+  const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (pending) {
         for (const chunk of pending) controller.enqueue(chunk);
@@ -161,6 +178,7 @@ function relay(
       end({ code: "client_closed", message: "The client closed the request." }, 499);
     },
   });
+  return { body, ended };
 }
 
 /** The answer's declared `Content-Length`, or Infinity when it declares none (chunked). */

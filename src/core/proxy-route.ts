@@ -3,11 +3,11 @@ import { CACHE_STATUS_HEADER } from "../cache/response-cache.ts";
 import type { Context, MiddlewareHandler, TypedResponse } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { GatewayError, type Result } from "../errors.ts";
+import { GatewayError } from "../errors.ts";
 import { isJsonContentType } from "../middleware/limit-body-size.ts";
 import { logRequests } from "../middleware/log-requests.ts";
 import type { OperationDescriptor } from "./operation.ts";
-import type { ProxyDeps, ProxyInput, ProxyResponse } from "./proxy-operation.ts";
+import type { ProxyDeps, ProxyInput, ProxyResult } from "./proxy-operation.ts";
 import type { RequestBody } from "./upstream-request.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
@@ -62,6 +62,20 @@ export function targetHeaders(headers: ProxyRouteHeaders, header?: (name: string
   };
 }
 
+/** Who calls, as the proxy input names them: workspace, key and limits, metadata, and where spend settles. */
+export function callerOf(c: Context<GatewayEnv>): Pick<ProxyInput, "workspaceId" | "gatewayKeyId" | "gatewayKeyLimits" | "metadata" | "whenSettled" | "clientSignal"> {
+  const auth = c.get("auth");
+  const exchange = c.get("exchange");
+  return {
+    workspaceId: auth.workspaceId,
+    gatewayKeyId: auth.keyId,
+    gatewayKeyLimits: auth.limits,
+    metadata: exchange.facts.metadata,
+    whenSettled: (listener) => exchange.whenSettled(listener),
+    clientSignal: c.req.raw.signal,
+  };
+}
+
 /**
  * The proxy input of a route whose body is JSON: the body its validator parsed, with the
  * client's exact text (cached by the validator) for the log and the upstream.
@@ -71,10 +85,7 @@ export async function jsonProxyInput(c: Context<GatewayEnv>, body: Record<string
     body: { kind: "json", value: body, raw: await c.req.text() },
     headers: targetHeaders(headers, (name) => c.req.header(name)),
     forwardedHeaders: forwardedHeaders(c),
-    workspaceId: c.get("auth").workspaceId,
-    gatewayKeyLimits: c.get("auth").limits,
-    clientSignal: c.req.raw.signal,
-    log: c.get("requestLog"),
+    ...callerOf(c),
   };
 }
 
@@ -88,10 +99,7 @@ export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteH
     body: forwardedBody(c),
     headers: targetHeaders(headers, (name) => c.req.header(name)),
     forwardedHeaders: forwardedHeaders(c),
-    workspaceId: c.get("auth").workspaceId,
-    gatewayKeyLimits: c.get("auth").limits,
-    clientSignal: c.req.raw.signal,
-    log: c.get("requestLog"),
+    ...callerOf(c),
   };
 }
 
@@ -194,17 +202,24 @@ function discardUnreadBody(request: Request): void {
 }
 
 /**
- * The proxy's answer as the route's response; an expected failure goes to the app's error
- * handler. The body is the upstream's (checked by the core, relayed as it arrives), not an object
- * built here, so it is typed as fitting any JSON answer the route documents.
+ * The proxy's answer as the route's response, its outcome handed to the request's log; an
+ * expected failure goes to the app's error handler. The body is the upstream's (checked by the
+ * core, relayed as it arrives), not an object built here, so it is typed as fitting any JSON
+ * answer the route documents.
  */
-export function proxyResponse(c: Context<GatewayEnv>, result: Result<ProxyResponse, GatewayError>): Response & TypedResponse<never, 200, "json"> {
-  // On errors too: a request that failed before the cache looked was not served by it.
-  c.header(CACHE_STATUS_HEADER, c.get("requestLog").cacheStatus ?? "DISABLED");
+export function proxyResponse(c: Context<GatewayEnv>, result: ProxyResult): Response & TypedResponse<never, 200, "json"> {
+  const exchange = c.get("exchange");
   if (!result.ok) {
+    const { error, outcome, refused } = result.error;
+    exchange.handOver(outcome, null, refused);
+    // On errors too: a request that failed before the cache looked was not served by it.
+    c.header(CACHE_STATUS_HEADER, outcome.cacheStatus ?? "DISABLED");
     discardUnreadBody(c.req.raw);
-    throw result.error;
+    throw error;
   }
-  const { status, headers, body } = result.value;
+  const { response, outcome, ending } = result.value;
+  exchange.handOver(outcome, ending);
+  c.header(CACHE_STATUS_HEADER, outcome.cacheStatus ?? "DISABLED");
+  const { status, headers, body } = response;
   return c.body(body, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;
 }

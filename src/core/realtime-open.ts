@@ -5,7 +5,8 @@
  * https://platform.openai.com/docs/guides/realtime-websocket
  */
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { RequestLog } from "../logging/request-log.ts";
+import type { AnswerEnding, Outcome } from "../pipeline/outcome.ts";
+import { emptyOutcome } from "../pipeline/outcome.ts";
 import type { ProxyDeps } from "./proxy-operation.ts";
 import { CONFIG_HEADER, loadRequestConfig } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
@@ -25,7 +26,18 @@ export interface RealtimeOpenInput {
   /** The client's `Sec-WebSocket-Protocol`. */
   protocols: string | undefined;
   workspaceId: string;
-  log: RequestLog;
+  /** The request's metadata: config conditions route on it. */
+  metadata: Readonly<Record<string, string>>;
+  /** The ids the 101 answer carries. */
+  logId: string;
+  traceId: string;
+}
+
+/** An opened session, what opening it did, and its ending (when the session closes). */
+export interface RealtimeOpened {
+  session: RealtimeSession;
+  outcome: Outcome;
+  ended: Promise<AnswerEnding>;
 }
 
 export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "defaultTimeoutMs" | "store" | "controlPlane" | "secrets" | "fetch"> {
@@ -42,35 +54,30 @@ export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "d
  * session then runs (and logs itself) until one side closes. Expected failures are results,
  * answered by the route as JSON errors before any upgrade.
  */
-export async function openRealtimeSession(input: RealtimeOpenInput, deps: RealtimeOpenDeps): Promise<Result<RealtimeSession, GatewayError>> {
-  const { log } = input;
-  log.format = "json";
-  log.stream = true;
-  log.model = input.model;
+export async function openRealtimeSession(input: RealtimeOpenInput, deps: RealtimeOpenDeps): Promise<Result<RealtimeOpened, { error: GatewayError; outcome: Outcome }>> {
+  let outcome: Outcome = { ...emptyOutcome("json"), stream: true, model: input.model };
+  const refuse = (error: GatewayError) => fail({ error, outcome });
 
   const offered = offeredProtocols(input.protocols);
   if (offered.length > 0 && !offered.includes(REALTIME_PROTOCOL)) {
-    return fail(new GatewayError("invalid_request", `Offer the subprotocol "${REALTIME_PROTOCOL}" (with gateway-key.<key> if the key is not in a header).`, { param: "Sec-WebSocket-Protocol" }));
+    return refuse(new GatewayError("invalid_request", `Offer the subprotocol "${REALTIME_PROTOCOL}" (with gateway-key.<key> if the key is not in a header).`, { param: "Sec-WebSocket-Protocol" }));
   }
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
-  if (!config.ok) return config;
+  if (!config.ok) return refuse(config.error);
   const settings = config.value?.settings ?? null;
-  log.configId = settings?.storedConfig?.id ?? null;
-  log.configVersion = settings?.storedConfig?.version ?? null;
+  outcome = { ...outcome, configId: settings?.storedConfig?.id ?? null, configVersion: settings?.storedConfig?.version ?? null };
   if ((settings?.inputGuardrails?.length ?? 0) > 0 || (settings?.outputGuardrails?.length ?? 0) > 0) {
-    return fail(new GatewayError("invalid_request", `The config attaches guardrails, which ${REALTIME_OPERATION_ID} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
+    return refuse(new GatewayError("invalid_request", `The config attaches guardrails, which ${REALTIME_OPERATION_ID} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
   }
-  const facts = { metadata: log.metadata, params: { model: input.model }, route: REALTIME_OPERATION_ID };
+  const facts = { metadata: input.metadata, params: { model: input.model }, route: REALTIME_OPERATION_ID };
   const candidates = await resolveCandidates({ model: input.model, headers: input.headers, config: config.value, workspaceId: input.workspaceId, facts }, deps);
-  if (!candidates.ok) return candidates;
+  if (!candidates.ok) return refuse(candidates.error);
   // A session is one connection: it goes to the plan's first target (no retry or fallback).
   const { target, settings: targetSettings } = candidates.value[0]!;
   const { provider } = target;
-  log.provider = provider.id;
-  log.model = target.model;
-  log.virtualKeyId = target.virtualKeyId;
+  outcome = { ...outcome, provider: provider.id, model: target.model, virtualKeyId: target.virtualKeyId };
   if (!provider.openaiFormat && !provider.operations[REALTIME_OPERATION_ID]) {
-    return fail(new GatewayError("invalid_request", `${provider.name} does not serve ${REALTIME_OPERATION_ID} through the gateway.`, { param: "x-gateway-provider" }));
+    return refuse(new GatewayError("invalid_request", `${provider.name} does not serve ${REALTIME_OPERATION_ID} through the gateway.`, { param: "x-gateway-provider" }));
   }
 
   const httpUrl = new URL(`${target.baseUrl.replace(/\/+$/, "")}/realtime`);
@@ -80,15 +87,17 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
     target.credentials,
     { fetch: deps.fetch },
   );
-  if (authorized instanceof GatewayError) return fail(authorized);
+  if (authorized instanceof GatewayError) return refuse(authorized);
   const upstreamUrl = new URL(authorized.url);
   upstreamUrl.protocol = upstreamUrl.protocol === "http:" ? "ws:" : "wss:";
   const addresses = await deps.addressesForConnect(upstreamUrl.hostname);
-  if (!addresses.ok) return addresses;
+  if (!addresses.ok) return refuse(addresses.error);
 
-  const session = new RealtimeSession(log, deps.sessions, offered.length > 0 ? REALTIME_PROTOCOL : null, {
-    "x-gateway-trace-id": log.traceId,
-    "x-gateway-log-id": log.id,
+  let resolveEnded!: (ending: AnswerEnding) => void;
+  const ended = new Promise<AnswerEnding>((resolve) => (resolveEnded = resolve));
+  const session = new RealtimeSession(outcome.model, resolveEnded, deps.sessions, offered.length > 0 ? REALTIME_PROTOCOL : null, {
+    "x-gateway-trace-id": input.traceId,
+    "x-gateway-log-id": input.logId,
     "x-gateway-provider": provider.id,
   });
   const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
@@ -108,18 +117,17 @@ export async function openRealtimeSession(input: RealtimeOpenInput, deps: Realti
   );
   if (!upstream.ok) {
     session.abandon();
-    return upstream;
+    return refuse(upstream.error);
   }
   session.upstreamOpened(upstream.value);
   if (session.upstreamGone) {
     session.abandon();
-    return fail(new GatewayError("upstream_unreachable", `${provider.name} closed the realtime session as it opened.`));
+    return refuse(new GatewayError("upstream_unreachable", `${provider.name} closed the realtime session as it opened.`));
   }
   if (!deps.runtime.upgrade(session)) {
     session.abandon();
-    return fail(new GatewayError("invalid_request", "The connection could not be upgraded to a WebSocket."));
+    return refuse(new GatewayError("invalid_request", "The connection could not be upgraded to a WebSocket."));
   }
-  // The session finishes its own log when it ends.
-  log.deferred = true;
-  return ok(session);
+  // The session's ending comes when it closes.
+  return ok({ session, outcome, ended });
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LogEntry } from "../logging/log-entry.ts";
-import { RequestLog } from "../logging/request-log.ts";
+import type { AnswerEnding } from "../pipeline/outcome.ts";
 import { MAX_WAITING_BYTES, RealtimeSession, RealtimeSessions, type RealtimeLink } from "./realtime-session.ts";
 
 /** A socket whose peer reads nothing while `stalled`: what is sent stays in its buffer. */
@@ -27,16 +26,15 @@ function fakeLink() {
   return link satisfies RealtimeLink;
 }
 
-function session(entries: LogEntry[]): RealtimeSession {
-  const identity = { organisationId: "o", workspaceId: "w", apiKeyId: null, route: "createRealtimeSession", method: "GET", path: "/v1/realtime", traceId: null, spanId: null, parentSpanId: null, spanName: null };
-  return new RealtimeSession(new RequestLog(identity, (entry) => entries.push(entry), () => undefined), new RealtimeSessions(), "realtime", {});
+function session(endings: AnswerEnding[]): RealtimeSession {
+  return new RealtimeSession("gpt-realtime", (ending) => endings.push(ending), new RealtimeSessions(), "realtime", {});
 }
 
 const MIB = "x".repeat(1024 * 1024);
 
 describe("a realtime session whose peer stops reading", () => {
   it("relays while the upstream reads, and ends with 1008 once too much waits for it", () => {
-    const entries: LogEntry[] = [];
+    const entries: AnswerEnding[] = [];
     const relay = session(entries);
     const upstream = fakeLink();
     const client = fakeLink();

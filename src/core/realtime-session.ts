@@ -5,7 +5,7 @@
  * https://platform.openai.com/docs/guides/realtime-websocket
  */
 import type { GatewayError, Result } from "../errors.ts";
-import type { RequestLog } from "../logging/request-log.ts";
+import type { AnswerEnding } from "../pipeline/outcome.ts";
 import type { UpstreamTls } from "./upstream-tls.ts";
 
 /** A WebSocket message as both runtimes hand it over: text, or binary bytes. */
@@ -147,9 +147,13 @@ export class RealtimeSession {
   private readonly counts = { client: { events: {}, binary: 0 } as SideCounts, upstream: { events: {}, binary: 0 } as SideCounts };
   private readonly usage = { input: 0, output: 0, cached: 0, total: 0, responses: 0 };
   private closedBy: { side: "client" | "upstream" | "gateway"; code: number; reason: string } | null = null;
+  private firstMessageAt: number | null = null;
 
   constructor(
-    private readonly log: RequestLog,
+    /** The model the session serves, for its summary. */
+    private readonly model: string | null,
+    /** Told once how the session ended: status 101, its summary as the body. */
+    private readonly onEnd: (ending: AnswerEnding) => void,
     private readonly registry: RealtimeSessions,
     /** The subprotocol answered (`realtime` when offered), or null. */
     readonly protocol: string | null,
@@ -249,7 +253,7 @@ export class RealtimeSession {
 
   private fromUpstream(data: RealtimeMessage): void {
     if (this.ended) return;
-    this.log.markFirstToken();
+    this.firstMessageAt ??= performance.now();
     const type = this.count(this.counts.upstream, data);
     if (type === "response.done" && typeof data === "string") this.addUsage(data);
     if (this.client) {
@@ -310,7 +314,7 @@ export class RealtimeSession {
     const { usage } = this;
     const summary = {
       object: "realtime.session",
-      model: this.log.model,
+      model: this.model,
       events: { client: this.counts.client.events, upstream: this.counts.upstream.events },
       binary_messages: { client: this.counts.client.binary, upstream: this.counts.upstream.binary },
       closed_by: this.closedBy,
@@ -320,8 +324,12 @@ export class RealtimeSession {
           : { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.total, prompt_tokens_details: { cached_tokens: usage.cached } },
     };
     const text = JSON.stringify(summary);
-    this.log.response = { kind: "json-text", text, totalBytes: Buffer.byteLength(text), truncated: false, tail: null };
-    this.log.finish(101);
+    this.onEnd({
+      status: 101,
+      error: null,
+      response: { kind: "json-text", text, totalBytes: Buffer.byteLength(text), truncated: false, tail: null },
+      firstTokenAt: this.firstMessageAt,
+    });
   }
 }
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.ts";
-import type { LogEntry } from "../logging/log-entry.ts";
-import { RequestLog } from "../logging/request-log.ts";
+import type { AnswerEnding } from "../pipeline/outcome.ts";
 import { createSseDecoder, openaiSseProtocol, type StreamProtocol, type StreamTranslator } from "./stream-protocol.ts";
 import { relayStream } from "./stream-relay.ts";
 import type { UpstreamCall } from "./upstream-call.ts";
@@ -48,18 +47,26 @@ function upstreamCall(text: string): UpstreamCall {
   };
 }
 
-function requestLog(entries: LogEntry[]): RequestLog {
-  const identity = { organisationId: "o", workspaceId: "w", apiKeyId: null, route: "createChatCompletion", method: "POST", path: "/v1/chat/completions", traceId: null, spanId: null, parentSpanId: null, spanName: null };
-  return new RequestLog(identity, (entry) => entries.push(entry), () => undefined);
+/** The relay's body; its ending, once it comes, is pushed to `endings`. */
+function relay(call: UpstreamCall, endings: Ending[], options: Parameters<typeof relayStream>[1]): ReadableStream<Uint8Array> {
+  const relayed = relayStream(call, options);
+  void relayed.ended.then((ending) => endings.push({ ...ending, errorCode: ending.error?.code ?? null, errorMessage: ending.error?.message ?? null }));
+  return relayed.body;
 }
+
+type Ending = AnswerEnding & { errorCode: string | null; errorMessage: string | null };
+
+/** Lets the ending's promise settle. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 const limits = { maxLoggedBytes: 1 << 20, maxBufferedBytes: 1 << 20 };
 
 describe("relayStream", () => {
   it("decodes with the provider's protocol, translates event by event and closes with the translator's events", async () => {
-    const entries: LogEntry[] = [];
+    const entries: Ending[] = [];
     const call = upstreamCall("event: text\ndata: Hel\n\nevent: ping\ndata: {}\n\nevent: text\ndata: lo\n\nevent: message_stop\ndata: {}\n\nevent: text\ndata: after the end\n\n");
-    const out = await new Response(relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), ...limits })).text();
+    const out = await new Response(relay(call, entries, { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), ...limits })).text();
+    await settled();
     const data = out.split("\n\n").filter(Boolean).map((event) => event.replace(/^data: /, ""));
     expect(data).toEqual([
       JSON.stringify({ choices: [{ index: 0, delta: { content: "Hel" } }] }),
@@ -75,36 +82,40 @@ describe("relayStream", () => {
 
   it("ends a stream cut before its end event with an error event, unless the rule lets the bytes end it", async () => {
     const cut = "event: text\ndata: partial\n\n";
-    const entries: LogEntry[] = [];
-    const failed = await new Response(relayStream(upstreamCall(cut), requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), ...limits })).text();
+    const entries: Ending[] = [];
+    const failed = await new Response(relay(upstreamCall(cut), entries, { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), ...limits })).text();
+    await settled();
     expect(failed).toContain("event: error");
     expect(failed).not.toContain("[DONE]");
     expect(entries[0]!).toMatchObject({ errorCode: "upstream_error", errorMessage: "The upstream's stream ended before its end event." });
 
-    const endedEntries: LogEntry[] = [];
-    const ended = await new Response(relayStream(upstreamCall(cut), requestLog(endedEntries), { protocol: typedProtocol, endsAtEof: true, translator: chatTranslator(), ...limits })).text();
+    const endedEntries: Ending[] = [];
+    const ended = await new Response(relay(upstreamCall(cut), endedEntries, { protocol: typedProtocol, endsAtEof: true, translator: chatTranslator(), ...limits })).text();
+    await settled();
     expect(ended).not.toContain("event: error");
     expect(ended.trim().endsWith("data: [DONE]")).toBe(true);
     expect(endedEntries[0]!.errorMessage).toBeNull();
   });
 
   it("without a translator passes events as they are and forwards the upstream's own end event", async () => {
-    const entries: LogEntry[] = [];
+    const entries: Ending[] = [];
     const text = 'data: {"a":1}\n\nevent: custom\ndata: {"b":2}\n\ndata: [DONE]\n\n';
-    const out = await new Response(relayStream(upstreamCall(text), requestLog(entries), { protocol: openaiSseProtocol, endsAtEof: false, translator: null, ...limits })).text();
+    const out = await new Response(relay(upstreamCall(text), entries, { protocol: openaiSseProtocol, endsAtEof: false, translator: null, ...limits })).text();
+    await settled();
     expect(out).toBe(text);
     expect(entries[0]!.response).toMatchObject({ chunks: ['{"a":1}', '{"b":2}'] });
   });
 
   it("lets output guardrails judge the logged events before the client gets the closing ones", async () => {
-    const entries: LogEntry[] = [];
+    const entries: Ending[] = [];
     const judged: string[][] = [];
     const beforeEnd = async (chunks: readonly string[]) => {
       judged.push([...chunks]);
       return new GatewayError("guardrail_denied", "denied");
     };
     const call = upstreamCall("event: text\ndata: Hi\n\nevent: message_stop\ndata: {}\n\n");
-    const out = await new Response(relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), beforeEnd, ...limits })).text();
+    const out = await new Response(relay(call, entries, { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), beforeEnd, ...limits })).text();
+    await settled();
     expect(judged[0]).toHaveLength(2);
     expect(out).toContain("event: error");
     expect(out).not.toContain("[DONE]");
@@ -114,9 +125,9 @@ describe("relayStream", () => {
   it("ends at an operation's own end event: logged, nothing after it read, held back while guardrails judge", async () => {
     const isOperationEnd = (event: { event: string | null }) => event.event === "response.completed";
     const text = 'event: response.output_text.delta\ndata: {"delta":"Hi"}\n\nevent: response.completed\ndata: {"done":1}\n\nevent: response.output_text.delta\ndata: {"delta":"late"}\n\n';
-    const entries: LogEntry[] = [];
-    const log = requestLog(entries);
-    const passed = await new Response(relayStream(upstreamCall(text), log, { protocol: openaiSseProtocol, endsAtEof: true, isOperationEnd, translator: null, ...limits })).text();
+    const entries: Ending[] = [];
+    const passed = await new Response(relay(upstreamCall(text), entries, { protocol: openaiSseProtocol, endsAtEof: true, isOperationEnd, translator: null, ...limits })).text();
+    await settled();
     expect(passed).toBe('event: response.output_text.delta\ndata: {"delta":"Hi"}\n\nevent: response.completed\ndata: {"done":1}\n\n');
     expect(entries[0]!.response).toMatchObject({ kind: "stream", chunks: ['{"delta":"Hi"}', '{"done":1}'] });
     expect(entries[0]!.errorCode).toBeNull();
@@ -126,7 +137,8 @@ describe("relayStream", () => {
       judged.push([...chunks]);
       return new GatewayError("guardrail_denied", "denied");
     };
-    const denied = await new Response(relayStream(upstreamCall(text), requestLog([]), { protocol: openaiSseProtocol, endsAtEof: true, isOperationEnd, translator: null, beforeEnd, ...limits })).text();
+    const denied = await new Response(relay(upstreamCall(text), [], { protocol: openaiSseProtocol, endsAtEof: true, isOperationEnd, translator: null, beforeEnd, ...limits })).text();
+    await settled();
     expect(judged[0]).toEqual(['{"delta":"Hi"}', '{"done":1}']);
     expect(denied).not.toContain("response.completed");
     expect(denied).toContain("event: error");
@@ -160,9 +172,9 @@ function endlessCall(): UpstreamCall & { aborted: boolean; reads: number } {
 
 describe("relayStream with a stall timeout", () => {
   it("cuts off a client that takes nothing: the upstream aborted, its stream errored, the log 499 client_closed", async () => {
-    const entries: LogEntry[] = [];
+    const entries: Ending[] = [];
     const call = endlessCall();
-    const stream = relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), stallTimeoutMs: 100, ...limits });
+    const stream = relay(call, entries, { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), stallTimeoutMs: 100, ...limits });
     const reader = stream.getReader();
     await reader.read();
     const readsWhenStalled = call.reads;
@@ -170,15 +182,16 @@ describe("relayStream with a stall timeout", () => {
     // Pull-based: nothing more was read from the upstream while the client took nothing.
     expect(call.reads - readsWhenStalled).toBeLessThanOrEqual(2);
     expect(call.aborted).toBe(true);
+    await settled();
     expect(entries[0]).toMatchObject({ status: 499, errorCode: "client_closed" });
     expect(entries[0]!.errorMessage).toContain("GATEWAY_STREAM_STALL_TIMEOUT_MS");
     await expect(reader.read()).rejects.toThrow("stopped reading");
   });
 
   it("leaves a client alone that keeps reading, however slowly, each read within the timeout", async () => {
-    const entries: LogEntry[] = [];
+    const entries: Ending[] = [];
     const call = endlessCall();
-    const reader = relayStream(call, requestLog(entries), { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), stallTimeoutMs: 150, ...limits }).getReader();
+    const reader = relay(call, entries, { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), stallTimeoutMs: 150, ...limits }).getReader();
     for (let i = 0; i < 8; i++) {
       expect((await reader.read()).done).toBe(false);
       await new Promise((resolve) => setTimeout(resolve, 60));
@@ -186,6 +199,7 @@ describe("relayStream with a stall timeout", () => {
     expect(call.aborted).toBe(false);
     expect(entries).toHaveLength(0);
     await reader.cancel();
+    await settled();
     expect(entries[0]).toMatchObject({ status: 499, errorCode: "client_closed", errorMessage: "The client closed the stream." });
   });
 });

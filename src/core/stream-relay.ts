@@ -3,7 +3,8 @@ import type { ClientEvent, StreamEvent, StreamProtocol, StreamTranslator } from 
 import type { UpstreamCall } from "./upstream-call.ts";
 import { tooLargeToBuffer } from "./answer-limits.ts";
 import { GatewayError } from "../errors.ts";
-import type { RequestLog } from "../logging/request-log.ts";
+import type { LoggedResponse } from "../logging/log-entry.ts";
+import type { AnswerEnding } from "../pipeline/outcome.ts";
 
 export interface StreamRelayOptions {
   /** How the upstream frames, ends and fails its stream. */
@@ -47,7 +48,7 @@ const USAGE_OBJECT = /"usage"\s*:\s*\{/;
  * flagged as cut). A failed or truncated stream ends with an explicit `event: error`. Client
  * cancel aborts the upstream.
  */
-export function relayStream(call: UpstreamCall, log: RequestLog, options: StreamRelayOptions): ReadableStream<Uint8Array> {
+export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { body: ReadableStream<Uint8Array>; ended: Promise<AnswerEnding> } {
   const { protocol, translator } = options;
   const body = call.response.body;
   const reader = body ? body.getReader() : null;
@@ -56,13 +57,14 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
   let endEvent: StreamEvent | null = null;
   let operationEnd = false;
   let upstreamError: { code: string | null; message: string } | null = null;
-  log.deferred = true;
-  log.stream = true;
+  let firstTokenAt: number | null = null;
+  let over = false;
+  let resolveEnded!: (ending: AnswerEnding) => void;
+  const ended = new Promise<AnswerEnding>((resolve) => (resolveEnded = resolve));
   const keep = options.beforeEnd ? options.maxBufferedBytes : options.maxLoggedBytes;
   let keptBytes = 0;
   let overBuffer = false;
-  const logged = { kind: "stream" as const, chunks, totalBytes: 0, truncated: false, maxBytes: options.maxLoggedBytes };
-  log.response = logged;
+  const logged: LoggedResponse & { kind: "stream" } = { kind: "stream", chunks, totalBytes: 0, truncated: false, maxBytes: options.maxLoggedBytes };
   let usageSlot = -1;
   /**
    * Keeps an event's data while within the limit (counted in UTF-16 units, what the strings
@@ -81,9 +83,10 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
 
   /** The status was sent; a client that left is logged as 499 all the same (its stream was cut short). */
   const finishLog = (error: { code: string | null; message: string } | null, status = 200): void => {
-    if (log.isFinished) return;
+    if (over) return;
+    over = true;
     call.done();
-    log.finish(status, error ?? upstreamError);
+    resolveEnded({ status, error: error ?? upstreamError, response: logged, firstTokenAt });
   };
 
   const write = (events: readonly ClientEvent[]): string => {
@@ -104,7 +107,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
         operationEnd = !protocol.isEnd(event);
         break;
       }
-      log.markFirstToken();
+      firstTokenAt ??= performance.now();
       if (protocol.isError(event)) {
         upstreamError ??= { code: "upstream_stream_error", message: event.data.slice(0, 1000) };
         out += translator ? write(translator.event(event).map((e) => ({ ...e, to: "client" as const }))) : formatSseEvent(withType(event));
@@ -157,7 +160,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
       })
     : null;
 
-  return new ReadableStream<Uint8Array>({
+  const relayed = new ReadableStream<Uint8Array>({
     start(controller) {
       started = controller;
     },
@@ -166,7 +169,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
       try {
         await pullFromUpstream(controller);
       } finally {
-        if (log.isFinished) stall?.stop();
+        if (over) stall?.stop();
         else stall?.handedOver();
       }
     },
@@ -177,6 +180,7 @@ export function relayStream(call: UpstreamCall, log: RequestLog, options: Stream
       finishLog({ code: "client_closed", message: "The client closed the stream." }, 499);
     },
   });
+  return { body: relayed, ended };
 
   async function pullFromUpstream(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     if (!reader) return failWith(controller, endedEarly());

@@ -1,4 +1,4 @@
-import type { RequestLog } from "../logging/request-log.ts";
+import type { RequestDescription } from "../pipeline/outcome.ts";
 import { multipartBoundary, MultipartSniffer, type MultipartSummary } from "./multipart-fields.ts";
 import type { RequestBody } from "./upstream-request.ts";
 
@@ -16,42 +16,41 @@ export interface UploadMetadata {
 }
 
 /**
- * The body as it goes upstream, and the log's request body set to the upload's metadata.
- * A sized body that is not multipart is returned untouched, so the runtime pipes it natively;
- * a chunked one is counted as it passes, and a multipart one has its part headers and small
- * fields read as they pass (its size final when the stream ends: before the log is finished,
- * since an upstream answers only after the body was sent). A multipart `model` or `user` field
- * fills the log's when nothing else named one. Other bodies are returned as they are.
+ * The body as it goes upstream, and `described()`: the log's description of it, the upload's
+ * metadata. A sized body that is not multipart is returned untouched, so the runtime pipes it
+ * natively; a chunked one is counted as it passes, and a multipart one has its part headers and
+ * small fields read as they pass (its description final when the stream ends, which is before
+ * the answer, since an upstream answers only after the body was sent). A multipart `model` or
+ * `user` field names the log's when nothing else did. Other bodies are returned as they are,
+ * with no description.
  */
-export function meteredUpload(body: RequestBody, log: RequestLog): RequestBody {
-  if (body.kind !== "as-sent" || body.stream === null) return body;
+export function meteredUpload(body: RequestBody): { body: RequestBody; described(): RequestDescription | null } {
+  if (body.kind !== "as-sent" || body.stream === null) return { body, described: () => null };
   const { contentType, length } = body;
   const boundary = multipartBoundary(contentType);
   const sniffer = boundary === null ? null : new MultipartSniffer(boundary);
-  const describe = (sizeBytes: number | null): void => {
+  let size: number | null = null;
+  const described = (): RequestDescription => {
+    const sizeBytes = length ?? size;
     const metadata: UploadMetadata = { content_type: contentType, size_bytes: sizeBytes };
-    if (sniffer) {
-      const { fields, files } = sniffer.summary();
-      metadata.fields = fields;
-      metadata.files = files;
-      if (log.model === null && fields.model) log.model = fields.model;
-      if (log.user === null && fields.user) log.user = fields.user;
+    const summary = sniffer?.summary();
+    if (summary) {
+      metadata.fields = summary.fields;
+      metadata.files = summary.files;
     }
-    log.requestBody = JSON.stringify(metadata);
-    log.requestBodyBytes = sizeBytes;
+    return { body: JSON.stringify(metadata), bodyBytes: sizeBytes, model: summary?.fields.model ?? null, user: summary?.fields.user ?? null, params: null };
   };
-  describe(length);
-  if (sniffer === null && length !== null) return body;
-  let size = 0;
+  if (sniffer === null && length !== null) return { body, described };
+  let counted = 0;
   const reader = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
-      size += chunk.byteLength;
+      counted += chunk.byteLength;
       sniffer?.push(chunk);
       controller.enqueue(chunk);
     },
     flush() {
-      describe(length ?? size);
+      size = counted;
     },
   });
-  return { ...body, stream: body.stream.pipeThrough(reader) };
+  return { body: { ...body, stream: body.stream.pipeThrough(reader) }, described };
 }

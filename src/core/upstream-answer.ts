@@ -1,9 +1,9 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { RequestLog } from "../logging/request-log.ts";
 import type { JsonObject } from "../providers/provider.ts";
+import type { PendingEnding } from "../pipeline/outcome.ts";
 import { capText } from "./body-capture.ts";
 import type { HookResults } from "./guardrail-stage.ts";
-import { readErrorText, readJsonAnswer, relayAsSent } from "./json-answer.ts";
+import { readErrorText, readJsonAnswer, relayAsSent, type AnswerRefusal } from "./json-answer.ts";
 import { transformsKey, type OperationDescriptor } from "./operation.ts";
 import type { StreamEvent, StreamProtocol } from "./stream-protocol.ts";
 import type { Answered } from "./routing-loop.ts";
@@ -24,7 +24,6 @@ export interface AnswerContext {
   clientBody: JsonObject | null;
   /** The client asked for a stream. */
   stream: boolean;
-  log: RequestLog;
   maxLoggedBytes: number;
   maxBufferedBytes: number;
   /** A stream's client that takes nothing for this long is cut off (`GATEWAY_STREAM_STALL_TIMEOUT_MS`). */
@@ -35,14 +34,23 @@ export interface AnswerContext {
   judgeOutput: ((text: string) => Promise<GatewayError | null>) | null;
 }
 
+/** The client's answer, and how it ended (a relayed body's once relayed). */
+export interface Answer {
+  response: ProxyResponse;
+  ending: PendingEnding;
+}
+
+/** An upstream answer not passed on; `attemptFailed` when it was the upstream's own error, which its attempt records. */
+export type AnswerFailure = AnswerRefusal & { attemptFailed?: boolean };
+
 /**
  * The client's answer from the upstream's: a stream relayed event by event through the
  * provider's protocol and translator (then the operation's, for a client format the gateway
  * translates), an error mapped by the provider, a JSON answer checked (and translated by both,
  * and judged), anything else relayed as it arrives.
  */
-export async function answerFrom({ candidate, call, retries }: Answered, context: AnswerContext): Promise<Result<ProxyResponse, GatewayError>> {
-  const { operation, log } = context;
+export async function answerFrom({ candidate, call, retries }: Answered, context: AnswerContext): Promise<Result<Answer, AnswerFailure>> {
+  const { operation } = context;
   const { provider } = candidate.target;
   const transforms = provider.operations[transformsKey(operation)];
   const upstream = call.response;
@@ -66,10 +74,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const clientBody = context.clientBody ?? {};
     const own = transforms?.stream?.(clientBody, { model: candidate.target.model ?? "" }) ?? null;
     const translator = operation.translated ? chainTranslators(own, operation.translated.stream(clientBody)) : own;
-    return ok({
-      status: 200,
-      headers: { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-      body: relayStream(call, log, {
+    const relayed = relayStream(call, {
         protocol: provider.streamProtocol,
         endsAtEof: provider.streamProtocol.endsAtEof || operation.streamEndsAtEof === true,
         isOperationEnd: lastEvent(operation, provider.streamProtocol),
@@ -77,59 +82,58 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
         beforeEnd,
         stallTimeoutMs: context.stallTimeoutMs,
         ...limits,
-      }),
-    });
+      });
+    const streamHeaders = { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };
+    return ok({ response: { status: 200, headers: streamHeaders, body: relayed.body }, ending: relayed.ended });
   }
 
   if (upstream.status < 200 || upstream.status >= 300) {
     const text = await readErrorText(call);
-    if (!text.ok) return text;
-    log.markFirstToken();
+    if (!text.ok) return fail({ error: text.error, refused: { answeredAt: null, response: null } });
+    const answeredAt = performance.now();
     // The upstream may echo the credentials it was sent: neither the client nor the log sees them.
     const error =
       upstream.status >= 300 && upstream.status < 400
         ? new GatewayError("upstream_error", `${provider.name} answered with a redirect (HTTP ${upstream.status}), which the gateway does not follow.`)
         : provider.error(upstream.status, call.scrub(text.value), scrubbedValues(passed, call.scrub), upstream.headers);
-    const attempt = log.attempts.at(-1);
-    if (attempt) {
-      attempt.errorCode = error.upstream?.code ?? error.code;
-      attempt.errorMessage = error.message;
-    }
-    return fail(error);
+    return fail({ error, refused: { answeredAt, response: null }, attemptFailed: true });
   }
 
   if (operation.answer === "as-sent") {
-    log.markFirstToken();
     const textual = /json|^text\//.test(contentType);
     const sentHeaders: Record<string, string> = { ...headers };
     for (const name of ["content-type", "content-disposition"]) {
       const value = upstream.headers.get(name);
       if (value !== null) sentHeaders[name] = value;
     }
-    return ok({ status: upstream.status, headers: sentHeaders, body: relayAsSent(call, log, { maxLoggedBytes: context.maxLoggedBytes, textual, contentType }) });
+    const relayed = relayAsSent(call, { maxLoggedBytes: context.maxLoggedBytes, textual, contentType });
+    return ok({ response: { status: upstream.status, headers: sentHeaders, body: relayed.body }, ending: relayed.ended });
   }
 
   // A translated or judged answer is read whole; the usual one is checked and passed as it came.
   const translated = transforms?.response !== undefined || operation.translated !== undefined;
   const whole = context.hookResults !== null || translated;
-  const answer = await readJsonAnswer(call, log, { whole, ...limits, providerName: provider.name, passedHeaders: passed });
+  const answer = await readJsonAnswer(call, { whole, ...limits, providerName: provider.name, passedHeaders: passed });
   if (!answer.ok) return answer;
   const json = { ...headers, "content-type": "application/json" };
-  if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
-  if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
+  if (answer.value.kind === "relayed") return ok({ response: { status: upstream.status, headers: json, body: answer.value.body }, ending: answer.value.ended });
+  const { answeredAt } = answer.value;
+  let logged = answer.value.logged;
+  const ending = () => ({ status: upstream.status, error: null, response: logged, firstTokenAt: answeredAt });
+  if (!whole) return ok({ response: { status: upstream.status, headers: json, body: answer.value.text }, ending: ending() });
   const provided = transforms?.response ? transforms.response(answer.value.value, { clientBody: context.clientBody ?? {}, model: candidate.target.model ?? "" }) : answer.value.value;
   const value = operation.translated ? operation.translated.response(provided) : provided;
   if (translated) {
     // The log keeps the answer as the client gets it.
-    const logged = capText(JSON.stringify(value), context.maxLoggedBytes);
-    log.response = { kind: "json-text", text: logged.text, totalBytes: logged.totalBytes, truncated: logged.truncated, tail: null };
+    const kept = capText(JSON.stringify(value), context.maxLoggedBytes);
+    logged = { kind: "json-text", text: kept.text, totalBytes: kept.totalBytes, truncated: kept.truncated, tail: null };
   }
   if (context.judgeOutput && operation.guardrails?.output) {
     const denied = await context.judgeOutput(operation.guardrails.output(value));
-    if (denied) return fail(denied);
+    if (denied) return fail({ error: denied, refused: { answeredAt, response: logged } });
   }
   const body = context.hookResults ? { ...value, hook_results: context.hookResults } : value;
-  return ok({ status: upstream.status, headers: json, body: JSON.stringify(body) });
+  return ok({ response: { status: upstream.status, headers: json, body: JSON.stringify(body) }, ending: ending() });
 }
 
 /** The passed-on headers with credentials scrubbed from their values. */

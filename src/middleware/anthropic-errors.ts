@@ -16,9 +16,9 @@ export function anthropicErrors(): MiddlewareHandler<GatewayEnv> {
     if (!c.error || !c.res.headers.get("content-type")?.includes("json")) return;
     const facts = envelopeFacts(c.res.status, await c.res.clone().json().catch(() => null));
     if (!facts) return;
-    const log = c.get("requestLog");
-    const body = anthropicErrorBody(facts, log?.id);
-    if (log) log.response = { kind: "error", body };
+    const exchange = c.get("exchange");
+    const body = anthropicErrorBody(facts, exchange?.id);
+    exchange?.answeredErrorBody(body);
     const headers = new Headers(c.res.headers);
     headers.delete("content-length");
     c.res = new Response(JSON.stringify(body), { status: c.res.status, headers });

@@ -6,17 +6,18 @@ import { toGatewayError, validationHook } from "../app-errors.ts";
 import { GatewayError } from "../errors.ts";
 import type { InflightTracker } from "../core/inflight.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
-import { RequestLog } from "../logging/request-log.ts";
 import { parseMetadataHeader } from "../logging/metadata-header.ts";
 import { parseTraceParent } from "../logging/traceparent.ts";
+import { Exchange, type EndedWith } from "../pipeline/exchange.ts";
 
 const TRACE_HEADER = "x-gateway-trace-id";
+const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
- * Logs every request of an inference route, success or failure. Sets `requestLog` for the
- * proxy, echoes the trace and log ids, and counts the request in flight until its record is
- * queued (a stream queues it when it ends). The caller's trace, spans and metadata reach the
- * log through `logHeadersHook`, once the route's validator has passed its headers.
+ * Logs every request of an inference route, success or failure. Sets `exchange` for the route,
+ * echoes the trace and log ids, and counts the request in flight until its record is queued (a
+ * stream's when it ends). The caller's trace, spans and metadata reach the facts through
+ * `logHeadersHook`, once the route's validator has passed its headers.
  */
 export function logRequests(options: {
   writer: LogWriter;
@@ -33,7 +34,7 @@ export function logRequests(options: {
     // A W3C `traceparent` puts the request in the caller's trace unless `x-gateway-trace-id`
     // names another (read with the route's headers, below); an invalid one is ignored.
     const traceParent = parseTraceParent(c.req.header("traceparent"));
-    const log = new RequestLog(
+    const exchange = new Exchange(
       {
         organisationId: auth.organisationId,
         workspaceId: auth.workspaceId,
@@ -41,29 +42,28 @@ export function logRequests(options: {
         route,
         method: c.req.method,
         path: c.req.path,
-        // Until its headers are read (and if they are refused) the request is its own trace,
-        // or the one its `traceparent` names.
         traceId: traceParent?.traceId ?? null,
         spanId: null,
         parentSpanId: traceParent?.parentSpanId ?? null,
         spanName: null,
+        metadata: NO_METADATA,
       },
       enqueue,
       done,
       maxBodyBytes,
     );
-    c.set("requestLog", log);
-    c.header(TRACE_HEADER, log.traceId);
-    c.header("x-gateway-log-id", log.id);
+    c.set("exchange", exchange);
+    c.header(TRACE_HEADER, exchange.traceId);
+    c.header("x-gateway-log-id", exchange.id);
     // Errors after this point (validation, the route) are answered by the app and land in `c.error`.
     await next();
-    if (!log.deferred || c.error) settle(log, c.res.status, c.error);
-    else if (c.env?.answerEnd) {
-      // A stream's answer ends when its log does: the entry point hears of it then.
+    const later = !c.error && exchange.endsLater;
+    exchange.settle(endedWith(c.res.status, c.error));
+    if (later && c.env?.answerEnd) {
+      // A stream's answer ends when its record is queued: the entry point hears of it then.
       const answerEnd = c.env.answerEnd;
       answerEnd.later = true;
-      if (log.isFinished) answerEnd.ended();
-      else log.onFinish(() => answerEnd.ended());
+      exchange.whenSettled(() => answerEnd.ended());
     }
   };
 }
@@ -81,40 +81,39 @@ type ValidationResult<T> = { target: string } & ({ success: true; data: T } | { 
 
 /**
  * Validation hook of the logged routes: the app's `validationHook`, and when the headers pass,
- * the request log takes the caller's trace, spans and metadata from them. Headers are validated
- * before the body, so a request refused for its body is still logged under the caller's trace.
- * An empty header counts as absent.
+ * the request's facts take the caller's trace, spans and metadata from them. Headers are
+ * validated before the body, so a request refused for its body is still logged under the
+ * caller's trace. An empty header counts as absent.
  */
 export function logHeadersHook<T>(result: ValidationResult<T>, c: Context<GatewayEnv>): undefined {
   validationHook(result);
   if (!result.success || result.target !== "header") return undefined;
   // The header target's data is the route's validated header object, which lists these names.
   const headers = result.data as LogHeaders;
-  const log = c.get("requestLog");
-  const { identity } = log;
+  const exchange = c.get("exchange");
+  const facts = exchange.facts;
   const gatewayTraceId = headers[TRACE_HEADER] || null;
   // `x-gateway-trace-id` (with its parent span header) wins over a `traceparent`, whose trace and
   // parent span otherwise stand; with neither, the parent span header is kept as sent.
-  if (gatewayTraceId) {
-    identity.traceId = gatewayTraceId;
-    identity.parentSpanId = headers["x-gateway-parent-span-id"] || null;
-    c.header(TRACE_HEADER, log.traceId);
-  } else if (identity.traceId === null) {
-    identity.parentSpanId = headers["x-gateway-parent-span-id"] || null;
-  }
-  identity.spanId = headers["x-gateway-span-id"] || null;
-  identity.spanName = headers["x-gateway-span-name"] || null;
-  log.metadata = parseMetadataHeader(headers["x-gateway-metadata"]);
+  const traceId = gatewayTraceId ?? facts.traceId;
+  const parentSpanId = gatewayTraceId || facts.traceId === null ? headers["x-gateway-parent-span-id"] || null : facts.parentSpanId;
+  exchange.facts = {
+    ...facts,
+    traceId,
+    parentSpanId,
+    spanId: headers["x-gateway-span-id"] || null,
+    spanName: headers["x-gateway-span-name"] || null,
+    metadata: parseMetadataHeader(headers["x-gateway-metadata"]),
+  };
+  if (gatewayTraceId) c.header(TRACE_HEADER, exchange.traceId);
   return undefined;
 }
 
-function settle(log: RequestLog, status: number, error: Error | undefined): void {
-  if (!error) return log.finish(status);
+/** How the app answered, for a request whose route handed over no ending (it was refused). */
+function endedWith(status: number, error: Error | undefined): EndedWith {
+  if (!error) return { status, error: null };
   // A body that is not JSON (Hono's HTTPException) is logged as the client was answered, not as the gateway's failure.
   const known = error instanceof GatewayError ? error : error instanceof HTTPException ? toGatewayError(error) : null;
-  if (known) {
-    log.response ??= { kind: "error", body: known.toBody() };
-    return log.finish(known.status, { code: known.upstream?.code ?? known.code, message: known.message });
-  }
-  log.finish(status >= 400 ? status : 500, { code: "internal_error", message: "Internal error" });
+  if (known) return { status: known.status, error: { code: known.upstream?.code ?? known.code, message: known.message }, errorBody: known.toBody() };
+  return { status: status >= 400 ? status : 500, error: { code: "internal_error", message: "Internal error" } };
 }

@@ -1,7 +1,7 @@
 import { isoNow, uuidv7 } from "../core/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import { logEntryOf } from "./log-entry-of.ts";
-import { emptyOutcome, type AnswerEnding, type Outcome, type PendingEnding } from "./outcome.ts";
+import { emptyOutcome, type AnswerEnding, type Outcome, type PendingEnding, type RefusedAnswer } from "./outcome.ts";
 
 /** Who called, and how the request arrived: fixed once its headers are read. */
 export interface RequestFacts {
@@ -38,7 +38,7 @@ export class Exchange {
   readonly id = uuidv7();
   readonly createdAt = isoNow();
   readonly startedAt = performance.now();
-  private handed: { outcome: Outcome; ending: PendingEnding | null } | null = null;
+  private handed: { outcome: Outcome; ending: PendingEnding | null; refused: RefusedAnswer | null } | null = null;
   private errorBody: unknown = undefined;
   private settled = false;
   private listeners: ((entry: LogEntry) => void)[] | null = null;
@@ -57,9 +57,12 @@ export class Exchange {
     return this.facts.traceId ?? this.id;
   }
 
-  /** The outcome the route's pipeline returned, with its answer's ending when it answered. */
-  handOver(outcome: Outcome, ending: PendingEnding | null = null): void {
-    this.handed = { outcome, ending };
+  /**
+   * The outcome the route's pipeline returned, with its answer's ending when it answered; for a
+   * refusal after the upstream answered, what the log keeps of that answer.
+   */
+  handOver(outcome: Outcome, ending: PendingEnding | null = null, refused: RefusedAnswer | null = null): void {
+    this.handed = { outcome, ending, refused };
   }
 
   /** True when the answer ends after the route returns (a relayed stream, a realtime session). */
@@ -78,22 +81,22 @@ export class Exchange {
   }
 
   /**
-   * Builds and queues the record once: from the handed-over ending, or when none came (the
-   * request was refused), from how the app answered. A pending ending is waited for. Never throws.
+   * Builds and queues the record once: from the handed-over ending, or when none came or the
+   * app answered an error, from how it answered. A pending ending is waited for. Never throws.
    */
   settle(answered: EndedWith): void {
     if (this.settled) return;
     this.settled = true;
-    const handed = this.handed;
-    const ending = handed?.ending;
+    const outcome = this.handed?.outcome ?? emptyOutcome();
+    const ending = answered.error ? null : this.handed?.ending;
     if (ending instanceof Promise) {
       ending.then(
-        (value) => this.finish(handed!.outcome, value),
-        () => this.finish(handed!.outcome, fromAnswer(answered, undefined)),
+        (value) => this.finish(outcome, value),
+        () => this.finish(outcome, fromAnswer(answered, undefined, null)),
       );
       return;
     }
-    this.finish(handed?.outcome ?? emptyOutcome(), ending ?? fromAnswer(answered, this.errorBody));
+    this.finish(outcome, ending ?? fromAnswer(answered, this.errorBody, this.handed?.refused ?? null));
   }
 
   private finish(outcome: Outcome, ending: AnswerEnding): void {
@@ -110,7 +113,14 @@ export class Exchange {
   }
 }
 
-function fromAnswer(answered: EndedWith, errorBody: unknown): AnswerEnding {
-  const body = errorBody ?? answered.errorBody;
-  return { status: answered.status, error: answered.error, response: body === undefined ? null : { kind: "error", body }, firstTokenAt: null };
+/**
+ * The ending of a request refused or failed: a reshaped error body (what the client got), else
+ * the upstream's answer as far as it was read when one was kept, else the app's error body.
+ */
+function fromAnswer(answered: EndedWith, errorBody: unknown, refused: RefusedAnswer | null): AnswerEnding {
+  const response =
+    errorBody !== undefined
+      ? { kind: "error" as const, body: errorBody }
+      : (refused?.response ?? (answered.errorBody === undefined ? null : { kind: "error" as const, body: answered.errorBody }));
+  return { status: answered.status, error: answered.error, response, firstTokenAt: refused?.answeredAt ?? null };
 }

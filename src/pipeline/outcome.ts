@@ -57,6 +57,15 @@ export interface AnswerEnding {
   request?: RequestDescription | null;
 }
 
+/**
+ * What the log keeps of an upstream answer the gateway refused to pass on (not JSON, too large
+ * to judge, an error): when it arrived and its bytes, as far as they were read.
+ */
+export interface RefusedAnswer {
+  answeredAt: number | null;
+  response: LoggedResponse | null;
+}
+
 /** An ending now, or one still on its way (a relayed stream). */
 export type PendingEnding = AnswerEnding | Promise<AnswerEnding>;
 

@@ -39,9 +39,8 @@ export function registerCreateMessage(app: GatewayApp, deps: GatewayDeps): void 
       if (!input.ok) throw input.error;
       const chat = chatRequestFromMessages(body);
       if (!chat.ok) throw chat.error;
-      const { log } = input.value;
-      if (input.value.body.kind === "json") log.requestBody = input.value.body.raw ?? JSON.stringify(body);
-      return proxyResponse(c, await proxyOperation(messageOperation, { ...input.value, body: { kind: "json", value: chat.value } }, core));
+      const clientBodyText = input.value.body.kind === "json" ? (input.value.body.raw ?? JSON.stringify(body)) : undefined;
+      return proxyResponse(c, await proxyOperation(messageOperation, { ...input.value, body: { kind: "json", value: chat.value }, clientBodyText }, core));
     },
     logHeadersHook,
   );

@@ -2,8 +2,9 @@ import { createPromptCompletionRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
-import { loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
+import { callerOf, loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
+import { emptyOutcome } from "../pipeline/outcome.ts";
 import { renderPromptRequest } from "../prompts/prompt-request.ts";
 import { chatCompletionOperation } from "./createChatCompletion.ts";
 
@@ -14,11 +15,11 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     const { id } = c.req.valid("param");
     const { version } = c.req.valid("query");
     const workspaceId = c.get("auth").workspaceId;
-    const log = c.get("requestLog");
-    log.promptId = id;
     const rendered = await renderPromptRequest(id, version, c.req.valid("json"), workspaceId, deps);
-    if (!rendered.ok) throw rendered.error;
-    log.promptVersion = rendered.value.version.versionNumber;
+    if (!rendered.ok) {
+      c.get("exchange").handOver({ ...emptyOutcome(), promptId: id });
+      throw rendered.error;
+    }
 
     // The prompt's provider or virtual key applies unless the request names its own.
     const headers = targetHeaders(c.req.valid("header"), (name) => c.req.header(name));
@@ -26,7 +27,8 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     if (!headers.provider && !headers.virtualKey) {
       headers.provider = stored.virtualKey ? `@${stored.virtualKey}` : (stored.provider ?? undefined);
     }
-    const input = { body: { kind: "json" as const, value: rendered.value.body }, headers, workspaceId, clientSignal: c.req.raw.signal, log };
+    const prompt = { id, version: rendered.value.version.versionNumber };
+    const input = { body: { kind: "json" as const, value: rendered.value.body }, headers, prompt, ...callerOf(c) };
     return proxyResponse(c, await proxyOperation(chatCompletionOperation, input, core));
   }, logHeadersHook);
 }

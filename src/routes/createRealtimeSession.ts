@@ -25,6 +25,7 @@ export function registerCreateRealtimeSession(app: GatewayApp, deps: GatewayDeps
         throw new GatewayError("invalid_request", "A WebSocket upgrade needs a Sec-WebSocket-Key and Sec-WebSocket-Version: 13.", { param: "Sec-WebSocket-Key" });
       }
       const headers = c.req.valid("header");
+      const exchange = c.get("exchange");
       const result = await openRealtimeSession(
         {
           model: c.req.valid("query").model,
@@ -32,11 +33,17 @@ export function registerCreateRealtimeSession(app: GatewayApp, deps: GatewayDeps
           beta: headers["OpenAI-Beta"],
           protocols: headers["Sec-WebSocket-Protocol"],
           workspaceId: c.get("auth").workspaceId,
-          log: c.get("requestLog"),
+          metadata: exchange.facts.metadata,
+          logId: exchange.id,
+          traceId: exchange.traceId,
         },
         { ...core, runtime, sessions: deps.realtime, upstreamTls: deps.upstreamTls, addressesForConnect: deps.addressesForConnect },
       );
-      if (!result.ok) throw result.error;
+      if (!result.ok) {
+        exchange.handOver(result.error.outcome);
+        throw result.error.error;
+      }
+      exchange.handOver(result.value.outcome, result.value.ended);
       // The runtime has upgraded the connection; this answer is not sent.
       return c.body(null, 200) as never;
     },

@@ -43,9 +43,11 @@ export function registerCreateResponse(app: GatewayApp, deps: GatewayDeps): void
       const previous = typeof body.previous_response_id === "string" ? await deps.store.storedResponses.get(input.workspaceId, body.previous_response_id) : null;
       const sent = previous ? continued(body, previous.conversation) : body;
       const result = await proxyOperation(responseOperation, previous ? { ...input, body: { kind: "json", value: sent } } : input, core);
-      const provider = findProvider(c.get("requestLog").provider ?? "");
-      const keeps = result.ok && provider !== undefined && !provider.openaiFormat && body.store !== false;
-      return proxyResponse(c, keeps && result.ok ? ok(keepAnswer(result.value, sent.input, input.workspaceId, deps.store.storedResponses)) : result);
+      if (!result.ok) return proxyResponse(c, result);
+      const provider = findProvider(result.value.outcome.provider ?? "");
+      const keeps = provider !== undefined && !provider.openaiFormat && body.store !== false;
+      const response = keeps ? keepAnswer(result.value.response, sent.input, input.workspaceId, deps.store.storedResponses) : result.value.response;
+      return proxyResponse(c, ok({ ...result.value, response }));
     },
     logHeadersHook,
   );

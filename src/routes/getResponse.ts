@@ -5,6 +5,7 @@ import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
 import { forwardedProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
+import { emptyOutcome } from "../pipeline/outcome.ts";
 
 /**
  * A stored model response, read from the upstream (`GET /responses/{id}`). The request goes
@@ -30,9 +31,7 @@ export function registerGetResponse(app: GatewayApp, deps: GatewayDeps): void {
       // A response the gateway kept for a provider that keeps none is answered here.
       const kept = await deps.store.storedResponses.get(c.get("auth").workspaceId, c.req.param("response_id"));
       if (kept) {
-        const log = c.get("requestLog");
-        log.format = "stored";
-        log.provider = null;
+        c.get("exchange").handOver(emptyOutcome("stored"));
         return c.json(kept.response, 200) as never;
       }
       const operation = { ...getResponseOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };

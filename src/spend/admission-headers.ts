@@ -1,23 +1,27 @@
-import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import { GatewayError } from "../errors.ts";
 import type { ProxyResponse } from "../core/upstream-answer.ts";
 import type { Admission } from "./spend-meter.ts";
 
-/**
- * The answer of an admitted metered request with its rate-limit and budget-alert headers,
- * success or failure (an error's own headers, an upstream's `Retry-After`, win). Unmetered
- * answers pass as they are.
- */
-export function withLimitHeaders(answer: Result<ProxyResponse, GatewayError>, admission: Admission | null): Result<ProxyResponse, GatewayError> {
-  if (!admission || Object.keys(admission.headers).length === 0) return answer;
-  if (answer.ok) return ok({ ...answer.value, headers: { ...admission.headers, ...answer.value.headers } });
-  const error = answer.error;
-  return fail(
-    new GatewayError(error.code, error.message, {
-      param: error.param,
-      status: error.status,
-      upstream: error.upstream,
-      details: error.details,
-      headers: { ...admission.headers, ...error.headers },
-    }),
-  );
+/** The answer of an admitted metered request with its rate-limit and budget-alert headers; an unmetered one as it is. */
+export function responseWithLimitHeaders(response: ProxyResponse, admission: Admission | null): ProxyResponse {
+  if (!hasHeaders(admission)) return response;
+  return { ...response, headers: { ...admission.headers, ...response.headers } };
+}
+
+/** The error answering an admitted metered request, with its limit headers (the error's own headers, an upstream's `Retry-After`, win). */
+export function errorWithLimitHeaders(error: GatewayError, admission: Admission | null): GatewayError {
+  if (!hasHeaders(admission)) return error;
+  return new GatewayError(error.code, error.message, {
+    param: error.param,
+    status: error.status,
+    upstream: error.upstream,
+    details: error.details,
+    headers: { ...admission.headers, ...error.headers },
+  });
+}
+
+function hasHeaders(admission: Admission | null): admission is Admission {
+  if (!admission) return false;
+  for (const _ in admission.headers) return true;
+  return false;
 }
