@@ -27,8 +27,8 @@ async function handle(message: LogWorkerRequest): Promise<void> {
     if (message.type === "insert") {
       const built = message.entries.map((packed) => buildLogRecord(unpackLogEntry(packed)));
       await store.logs.insertBatch(built.map(({ record }) => record));
-      // Tokens, cost and served model go back for the request thread's metrics and spans.
-      const figures = built.map(({ record, servedModel }) => packFigures(figuresOf(record, servedModel)));
+      // Tokens, cost and served model go back for the request thread's metrics and spans, when it has them.
+      const figures = message.figures ? built.map(({ record, servedModel }) => packFigures(figuresOf(record, servedModel))) : undefined;
       return scope.postMessage({ id: message.id, ok: true, figures });
     }
     if (message.type === "ping") await store.logs.ping();

@@ -5,8 +5,11 @@ import type { RecordFigures } from "./record-figures.ts";
 
 /** Where batches go: the log-store worker, or the store itself (`storeLogSink`). */
 export interface LogSink {
-  /** Resolves once stored, with each record's figures in order when the sink built them. Storing a record twice keeps one. */
-  insertBatch(entries: LogEntry[]): Promise<readonly RecordFigures[] | undefined | void>;
+  /**
+   * Resolves once stored; with `figures`, with each record's figures in order (telemetry reads
+   * them). Storing a record twice keeps one.
+   */
+  insertBatch(entries: LogEntry[], figures?: boolean): Promise<readonly RecordFigures[] | undefined | void>;
   /** Resolves when the store answers at all: tells a store that is down from one that refuses a record. */
   ping?(): Promise<void>;
 }
@@ -71,6 +74,8 @@ export class LogWriter {
   private readonly maxPending: number;
   private readonly maxRetryDelayMs: number;
   private readonly spool: LogSpool | null;
+  /** Only telemetry reads the records' figures: without it the sink need not build and send them. */
+  private readonly wantsFigures: boolean;
 
   constructor(
     private readonly sink: LogSink,
@@ -79,6 +84,7 @@ export class LogWriter {
     this.maxPending = options.maxPending ?? 100_000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
     this.spool = options.spool ?? null;
+    this.wantsFigures = options.observer !== undefined;
     // Batches an earlier process spooled are replayed from the start.
     if (this.spool && !this.spool.isEmpty) this.scheduleFlush(0);
   }
@@ -211,7 +217,7 @@ export class LogWriter {
   private async store(batch: LogEntry[], replay: boolean): Promise<boolean> {
     let failure: unknown;
     try {
-      this.stored(batch, (await this.sink.insertBatch(batch)) ?? null, replay);
+      this.stored(batch, (await this.sink.insertBatch(batch, this.wantsFigures)) ?? null, replay);
       return true;
     } catch (error) {
       failure = error;
@@ -222,7 +228,7 @@ export class LogWriter {
     // Anything else may be a moment's trouble: one more try before looking closer.
     await new Promise((resolve) => setTimeout(resolve, FIRST_RETRY_DELAY_MS));
     try {
-      this.stored(batch, (await this.sink.insertBatch(batch)) ?? null, true);
+      this.stored(batch, (await this.sink.insertBatch(batch, this.wantsFigures)) ?? null, true);
       return true;
     } catch (error) {
       failure = error;
@@ -232,7 +238,7 @@ export class LogWriter {
     const refused: LogEntry[] = [];
     for (const entry of batch) {
       try {
-        this.stored([entry], (await this.sink.insertBatch([entry])) ?? null, replay);
+        this.stored([entry], (await this.sink.insertBatch([entry], this.wantsFigures)) ?? null, replay);
       } catch (error) {
         failure = error;
         refused.push(entry);

@@ -6,10 +6,10 @@ import { figuresOf } from "./record-figures.ts";
 /** A log sink that builds the records and stores them through the store's own connection. */
 export function storeLogSink(logs: Pick<LogsRepository, "insertBatch" | "ping">): LogSink {
   return {
-    async insertBatch(entries) {
+    async insertBatch(entries, figures) {
       const built = entries.map(buildLogRecord);
       await logs.insertBatch(built.map(({ record }) => record));
-      return built.map(({ record, servedModel }) => figuresOf(record, servedModel));
+      return figures ? built.map(({ record, servedModel }) => figuresOf(record, servedModel)) : undefined;
     },
     ping: () => logs.ping(),
   };

@@ -5,7 +5,7 @@ import { unpackFigures, type RecordFigures } from "./record-figures.ts";
 export type LogWorkerRequest =
   | { type: "open"; id: number; url: string }
   /** Entries packed by `packLogEntry`. */
-  | { type: "insert"; id: number; entries: unknown[][] }
+  | { type: "insert"; id: number; entries: unknown[][]; figures: boolean }
   | { type: "ping"; id: number }
   | { type: "close"; id: number };
 
@@ -59,9 +59,9 @@ export async function openWorkerLogSink(worker: WorkerLike, databaseUrl: string)
 
   await send({ type: "open", url: databaseUrl });
   return {
-    async insertBatch(entries): Promise<RecordFigures[] | undefined> {
+    async insertBatch(entries, wantsFigures = false): Promise<RecordFigures[] | undefined> {
       if (entries.length === 0) return [];
-      const figures = await send({ type: "insert", entries: entries.map(packLogEntry) });
+      const figures = await send({ type: "insert", entries: entries.map(packLogEntry), figures: wantsFigures });
       return figures?.map(unpackFigures);
     },
     async ping() {

@@ -70,7 +70,8 @@ export class SpendMeter {
     if (!("counters" in reserved)) return fail(reserved);
     const { counters, outcome } = reserved;
     if (outcome.refusal) return fail(refusalError(outcome.refusal, plan.keys, outcome.counts, nowMs));
-    request.onFinish((entry) => void this.settle(counters, plan, entry));
+    // A plan of request counts alone is complete once admitted: there is nothing to settle.
+    if (needsSettling(plan)) request.onFinish((entry) => void this.settle(counters, plan, entry));
     const headers = rateLimitHeaders(plan.keys, outcome.counts, nowMs);
     const alert = budgetAlertHeader(plan.keys, outcome.counts);
     if (alert) headers["x-gateway-budget-alert"] = alert;
@@ -137,6 +138,14 @@ export class SpendMeter {
       this.warn(`[gateway] spend: could not settle a request (${error instanceof Error ? error.message : String(error)})`);
     }
   }
+}
+
+/**
+ * Whether a request's use must be settled after it: a budget (the reservation is exchanged for
+ * the cost), or a token window (tokens are counted once known). Request counts are final at admission.
+ */
+function needsSettling(plan: MeterPlan): boolean {
+  return plan.keys.some((key) => key.budget !== null || key.windows.some((slot) => slot.tokenLimit !== null && slot.tokenLimit !== undefined));
 }
 
 /** The spend fields of a key's view. */
