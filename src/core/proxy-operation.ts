@@ -105,7 +105,9 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     cacheStatus: null,
     guardrails: null,
   };
-  const refuse = (error: GatewayError, refused: RefusedAnswer | null = null): ProxyResult => fail({ error, outcome, refused });
+  // An upload is described as it passes: a refusal logs it as far as it was sent.
+  let describedNow = (): RequestDescription | null => described;
+  const refuse = (error: GatewayError, refused: RefusedAnswer | null = null): ProxyResult => fail({ error, outcome: { ...outcome, request: describedNow() }, refused });
 
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
   if (!config.ok) return refuse(config.error);
@@ -149,6 +151,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   // differently upstream, so what they judged is what is sent.
   const upload = body.value.kind === "json" && guarded.value.input.length > 0 ? { body: { kind: "json", value: body.value.value } as RequestBody, described: () => null } : meteredUpload(body.value);
   const sent = upload.body;
+  describedNow = () => upload.described() ?? described;
   const cache = await consultCache(
     {
       operation,
