@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import { GatewayError } from "../errors.ts";
+import { guardMiddleware } from "./guards.ts";
 
 /**
  * Checks that a streamed request body (a multipart upload) has one of the media types its
@@ -13,7 +14,7 @@ export function requireMediaType(mediaTypes: readonly string[]): MiddlewareHandl
   if (mediaTypes.length === 0) throw new Error("requireMediaType: list at least one media type.");
   const accepted = new Set(mediaTypes.map((type) => type.toLowerCase()));
   const listed = mediaTypes.join(", ");
-  return async function requireBodyMediaType(c, next) {
+  return guardMiddleware(function requireBodyMediaType(c) {
     const header = c.req.header("content-type") ?? "";
     const [essence = "", ...parameters] = header.split(";").map((part) => part.trim());
     const type = essence.toLowerCase();
@@ -22,6 +23,5 @@ export function requireMediaType(mediaTypes: readonly string[]): MiddlewareHandl
     if (!accepted.has(type) || (type.startsWith("multipart/") && !boundary)) {
       throw new GatewayError("invalid_request", `The body must be ${listed}${listed.includes("multipart/") ? " with its boundary" : ""}.`, { param: "content-type" });
     }
-    await next();
-  };
+  });
 }

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import { GatewayError } from "../errors.ts";
 import { GATEWAY_KEY_HEADER } from "./authenticate.ts";
+import { guardMiddleware } from "./guards.ts";
 
 /**
  * What an operation asks of the caller's gateway key, as its `security` in openapi/gateway.yaml
@@ -15,18 +16,13 @@ export type GatewayScope = "none" | "service" | "admin";
  * operation gets 403 `insufficient_scope`, and a keyed operation never runs without a key.
  */
 export function requireScope(scope: GatewayScope): MiddlewareHandler<GatewayEnv> {
-  if (scope === "none") {
-    return async function requireNoKey(_c, next) {
-      await next();
-    };
-  }
+  if (scope === "none") return guardMiddleware(() => undefined);
   const adminOnly = scope === "admin";
-  return async function requireKeyScope(c, next) {
+  return guardMiddleware((c) => {
     const auth = c.get("auth");
     if (!auth) throw new GatewayError("missing_api_key", `Missing gateway key: send it in the ${GATEWAY_KEY_HEADER} header.`);
     if (adminOnly && auth.role !== "admin") {
       throw new GatewayError("insufficient_scope", "This route needs an admin gateway key; this key is a service key.");
     }
-    await next();
-  };
+  });
 }

@@ -1,24 +1,7 @@
 import { isoNow, uuidv7 } from "../core/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import { logEntryOf } from "./log-entry-of.ts";
-import { emptyOutcome, type AnswerEnding, type Outcome, type PendingEnding, type RefusedAnswer } from "./outcome.ts";
-
-/** Who called, and how the request arrived: fixed once its headers are read. */
-export interface RequestFacts {
-  readonly organisationId: string;
-  readonly workspaceId: string;
-  readonly apiKeyId: string | null;
-  /** The operationId that served it. */
-  readonly route: string;
-  readonly method: string;
-  readonly path: string;
-  /** The caller's trace id; a request without one starts its own trace, named by its log id. */
-  readonly traceId: string | null;
-  readonly spanId: string | null;
-  readonly parentSpanId: string | null;
-  readonly spanName: string | null;
-  readonly metadata: Readonly<Record<string, string>>;
-}
+import { emptyOutcome, type AnswerEnding, type Outcome, type PendingEnding, type RefusedAnswer, type RequestFacts } from "./outcome.ts";
 
 /** An error the request ended with, as the log keeps it. */
 export interface EndedWith {

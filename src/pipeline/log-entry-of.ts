@@ -1,7 +1,6 @@
 import { capText } from "../core/body-capture.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
-import type { RequestFacts } from "./exchange.ts";
-import type { AnswerEnding, Outcome } from "./outcome.ts";
+import type { AnswerEnding, Outcome, RequestFacts } from "./outcome.ts";
 
 /** The request's identity in its log: its ids, clock and facts. */
 export interface LoggedRequest {

@@ -8,6 +8,23 @@ import type { AnswerFormat } from "../logging/answer-formats.ts";
 import type { GuardrailTiming, LoggedResponse, RequestParams } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../logging/log-record.ts";
 
+/** Who called, and how the request arrived: fixed once its headers are read. */
+export interface RequestFacts {
+  readonly organisationId: string;
+  readonly workspaceId: string;
+  readonly apiKeyId: string | null;
+  /** The operationId that served it. */
+  readonly route: string;
+  readonly method: string;
+  readonly path: string;
+  /** The caller's trace id; a request without one starts its own trace, named by its log id. */
+  readonly traceId: string | null;
+  readonly spanId: string | null;
+  readonly parentSpanId: string | null;
+  readonly spanName: string | null;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
 /** The request as the client sent it, for the log: its body text and who it names. */
 export interface RequestDescription {
   /** The body as JSON text (an upload's metadata); null when there was none. */
