@@ -3,8 +3,14 @@
  * function over a window of wall-clock time.
  */
 
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  nodes: Array<{ id: number; callFrame: CallFrame; children?: number[] }>;
   /** Epoch microseconds under Bun. */
   startTime: number;
   endTime: number;
@@ -16,7 +22,10 @@ export interface CpuProfile {
 
 export interface FunctionCost {
   name: string;
-  /** `path:line` of the function, relative to `root`; `(native)` for runtime code. */
+  /**
+   * `path:line` of the function, relative to `root`; for the runtime's own code, `(native)` and
+   * the nearest caller with a source (`(native) ← caller path:line`), which says which call it is.
+   */
   location: string;
   selfUs: number;
   /** Share of the window's sampled self time, 0–100. */
@@ -37,7 +46,6 @@ const NOT_WORK = new Set(["(root)", "(idle)", "(program)"]);
 
 /** Where a frame comes from, as `path:line` relative to `root`. */
 function location(url: string, lineNumber: number, root: string): string {
-  if (url === "") return "(native)";
   const path = url.startsWith("file://") ? decodeURIComponent(url.slice("file://".length)) : url;
   // Packages by their own path, wherever node_modules is (a linked one resolves elsewhere).
   const packageAt = path.lastIndexOf("/node_modules/");
@@ -53,6 +61,17 @@ function location(url: string, lineNumber: number, root: string): string {
  */
 export function selfTimes(profile: CpuProfile, window: { fromUs: number; toUs: number }, options: { intervalUs: number; root: string }): ProfileSummary {
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const nameOf = (frame: CallFrame): string => (frame.functionName === "" ? "(anonymous)" : frame.functionName);
+  const whereOf = (id: number, frame: CallFrame): string => {
+    if (frame.url !== "") return location(frame.url, frame.lineNumber, options.root);
+    for (let up = parents.get(id); up !== undefined; up = parents.get(up)) {
+      const caller = frames.get(up);
+      if (caller !== undefined && caller.url !== "") return `(native) ← ${nameOf(caller)} ${location(caller.url, caller.lineNumber, options.root)}`;
+    }
+    return "(native)";
+  };
   const costs = new Map<string, FunctionCost>();
   let at = profile.startTime;
   let samples = 0;
@@ -62,10 +81,11 @@ export function selfTimes(profile: CpuProfile, window: { fromUs: number; toUs: n
     if (at < window.fromUs || at > window.toUs) continue;
     const gap = profile.timeDeltas[i + 1];
     const us = gap !== undefined && gap <= 2 * options.intervalUs ? gap : options.intervalUs;
-    const frame = frames.get(profile.samples[i] as number);
+    const id = profile.samples[i] as number;
+    const frame = frames.get(id);
     if (frame === undefined || NOT_WORK.has(frame.functionName)) continue;
-    const name = frame.functionName === "" ? "(anonymous)" : frame.functionName;
-    const where = location(frame.url, frame.lineNumber, options.root);
+    const name = nameOf(frame);
+    const where = whereOf(id, frame);
     const key = `${name}\u0000${where}`;
     const cost = costs.get(key) ?? { name, location: where, selfUs: 0, percent: 0, samples: 0 };
     cost.selfUs += us;
