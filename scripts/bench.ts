@@ -6,13 +6,14 @@ import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { measure, loadRunner, warmUp } from "./bench/measure.ts";
 import { readCpuSeconds } from "./bench/cpu.ts";
-import { readVm, sampleRss, type RssSampler } from "./bench/memory.ts";
+import { settledRss, watchPeak, type PeakWatch } from "./bench/memory.ts";
 import { readOptions } from "./bench/options.ts";
 import { measureOperations } from "./bench/operations.ts";
 import { measureStreamCpu } from "./bench/stream-cpu.ts";
 import { preflight } from "./bench/preflight.ts";
+import { profileGateway } from "./bench/profile.ts";
 import { bunPath, installCleanup, killAll, repoRoot } from "./bench/processes.ts";
-import { render, summarize, verdicts, writeResults, type Results } from "./bench/report.ts";
+import { render, summarize, verdicts, writeResults, type MemoryFigures, type Results } from "./bench/report.ts";
 import { startAll } from "./bench/setup.ts";
 import type { TargetName } from "./bench/targets.ts";
 import { wrkAvailable } from "./bench/wrk.ts";
@@ -31,17 +32,22 @@ async function main(): Promise<void> {
 
   log(`starting ${options.targets.join(", ")}`);
   const running = await startAll(options);
-  const samplers = new Map<TargetName, RssSampler>();
-  for (const [name, child] of Object.entries(running.processes) as Array<[TargetName, { pid: number }]>) {
-    samplers.set(name, sampleRss(child.pid));
-  }
+  // Memory is read per process: the gateway's targets share one.
+  const pidOf = (name: TargetName): number | undefined => running.processes[name]?.pid;
+  const pidsInUse = [...new Set(running.targets.map((target) => pidOf(target.name)).filter((pid) => pid !== undefined))];
+  const settled = async (): Promise<Map<number, number>> => new Map(await Promise.all(pidsInUse.map(async (pid) => [pid, await settledRss(pid)] as const)));
   for (const target of running.targets) await preflight(target);
+  const startByPid = await settled();
 
   const load = loadRunner(options, useWrk, running.workDir);
   log(`warming up (${options.warmupSeconds} s load per target)`);
   await warmUp(running.targets, options, load);
+  log("letting every process settle, then reading its idle RSS");
+  const idleByPid = await settled();
+  const loadPeaks = new Map<number, PeakWatch>(pidsInUse.map((pid) => [pid, watchPeak(pid)]));
+
   const cpuSeconds = (name: TargetName): number => {
-    const pid = running.processes[name]?.pid;
+    const pid = pidOf(name);
     return pid === undefined ? Number.NaN : readCpuSeconds(pid);
   };
   const samples = await measure(running.targets, options, load, log, cpuSeconds);
@@ -51,19 +57,21 @@ async function main(): Promise<void> {
   }
   const pids = Object.fromEntries(Object.entries(running.processes).map(([name, child]) => [name, child.pid]));
   const streamCpu = await measureStreamCpu(running.targets, options, useWrk, running.workDir, cpuSeconds, log);
+  // The chat loads' peak ends here: the uploads have a peak of their own.
+  const peakByPid = new Map([...loadPeaks].map(([pid, watch]) => [pid, watch.stop()]));
   const operations = await measureOperations(running.targets, pids, { streams: options.responsesRequests, uploads: options.uploads }, log);
-
-  const peakRss: Partial<Record<TargetName, number>> = {};
-  for (const [name, sampler] of samplers) {
-    sampler.stop();
-    const pid = running.processes[name]?.pid;
-    // VmHWM is the kernel's own peak; the samples cover a process that died before this read.
-    const seen = [pid === undefined ? Number.NaN : readVm(pid, "VmHWM"), sampler.peak()].filter((mb) => !Number.isNaN(mb));
-    peakRss[name] = seen.length > 0 ? Math.max(...seen) : Number.NaN;
-  }
+  const profile = options.profile ? await profileGateway(options, { upstreamPort: running.upstreamPort, workDir: running.workDir, useWrk }, log) : undefined;
   killAll();
 
-  const figures = summarize(samples, peakRss);
+  const memory: MemoryFigures = { startRssMb: {}, idleRssMb: {}, peakRssMb: {} };
+  for (const target of running.targets) {
+    const pid = pidOf(target.name);
+    if (pid === undefined) continue;
+    memory.startRssMb[target.name] = startByPid.get(pid) ?? Number.NaN;
+    memory.idleRssMb[target.name] = idleByPid.get(pid) ?? Number.NaN;
+    memory.peakRssMb[target.name] = peakByPid.get(pid) ?? Number.NaN;
+  }
+  const figures = summarize(samples, memory);
   const results: Results = {
     finishedAt: new Date().toISOString(),
     drivers: {
@@ -80,6 +88,7 @@ async function main(): Promise<void> {
     targets: figures,
     operations,
     streamCpu,
+    ...(profile ? { profile } : {}),
     verdicts: verdicts(figures, operations, streamCpu),
   };
   console.log(`\n${render(results)}`);

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, openaiClient, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 import { launchChromium } from "./support/chromium.ts";
+import { usd } from "../dashboard/lib/format.ts";
 
 /**
  * The dashboard end to end: a real gateway with real logged requests, driven in Debian's
@@ -305,6 +306,30 @@ describe("dashboard in Chromium", () => {
     await page.getByText("read-only", { exact: true }).waitFor();
     expect(await page.getByRole("button", { name: "New prompt" }).count()).toBe(0);
     await shot(page, "09-service-key");
+    await context.close();
+  });
+
+  it("shows the stored config that served a request and what its cache hit saved", async () => {
+    const created = await call(gateway, "POST", "/v1/configs", { body: { name: "cached answers", config: { cache: { mode: "simple", max_age: 3600 } } } });
+    expect(created.status).toBe(201);
+    const client = openaiClient(gateway, upstream, { "x-gateway-config": created.body.slug });
+    for (let i = 0; i < 2; i += 1) await client.chat.completions.create({ model: "gpt-4o-mini", user: "frank", messages: [{ role: "user", content: "hello cache" }] });
+    await gateway.flushLogs();
+    const logs = (await call(gateway, "GET", "/v1/logs?user=frank")).body.data as Array<{ id: string; cache_status: string; config_id: string; config_version: number; cost_saved_usd: number | null }>;
+    const hit = logs.find((log) => log.cache_status === "HIT")!;
+    expect(hit.config_id).toBe(created.body.id);
+    expect(hit.cost_saved_usd).toBeGreaterThan(0);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await openPage(context);
+    await signIn(page, gateway.adminKey);
+    await page.goto(`${gateway.url}/#/logs/${hit.id}`);
+    await page.getByTestId("request-body").waitFor();
+    const request = page.getByRole("region", { name: "Request", exact: true });
+    expect(await request.textContent()).toContain(`Config${hit.config_id} v${hit.config_version}`);
+    expect(await request.getByRole("link", { name: hit.config_id }).getAttribute("href")).toContain(`config=${hit.config_id}`);
+    expect(await page.getByRole("region", { name: "Cost and timing" }).textContent()).toContain(`Saved by the cache${usd(hit.cost_saved_usd)}`);
+    await shot(page, "10-cache-hit-detail");
     await context.close();
   });
 

@@ -4,7 +4,7 @@ import { api, type Query, type Session } from "../lib/api.ts";
 import type { Capabilities } from "../lib/capabilities.ts";
 import { int, ms, percent, usd } from "../lib/format.ts";
 import { href, navigate } from "../lib/route.ts";
-import type { Bucket, Group, List, Summary, VirtualKey } from "../lib/types.ts";
+import type { Bucket, Group, Groups, Summary, Timeseries, VirtualKey } from "../lib/types.ts";
 import { useVirtualKeys } from "../lib/virtual-keys.ts";
 import { Chart, type Series } from "../components/chart.ts";
 import { Empty, ErrorBox, Loading, Panel } from "../components/ui.ts";
@@ -105,19 +105,19 @@ export function AnalyticsView({ params, capabilities, session }: { params: URLSe
     setSeries(null);
     setGroups({});
     api<Summary>("/v1/analytics/summary", { query }).then(setSummary, setError);
-    api<List<Bucket>>("/v1/analytics/timeseries", { query: { ...query, interval: window.interval } }).then((list) => setSeries(list.data), setError);
+    api<Timeseries>("/v1/analytics/timeseries", { query: { ...query, interval: window.interval } }).then((list) => setSeries(list.data), setError);
     for (const [by] of GROUPS) {
-      api<List<Group>>("/v1/analytics/groups", { query: { ...query, by, limit: 10 } }).then((list) => setGroups((current) => ({ ...current, [by]: list.data })), setError);
+      api<Groups>("/v1/analytics/groups", { query: { ...query, by, limit: 10 } }).then((list) => setGroups((current) => ({ ...current, [by]: list.data })), setError);
     }
     setMetaGroups(undefined);
-    if (metadataKey) api<List<Group>>("/v1/analytics/groups", { query: { ...query, by: "metadata", metadata_key: metadataKey, limit: 10 } }).then((list) => setMetaGroups(list.data), setError);
+    if (metadataKey) api<Groups>("/v1/analytics/groups", { query: { ...query, by: "metadata", metadata_key: metadataKey, limit: 10 } }).then((list) => setMetaGroups(list.data), setError);
   }, [key]);
 
   useEffect(() => {
     if (!capabilities.analytics || session.role !== "admin") return;
     // The API's longest range (400 days) stands for "all time".
     const to = Date.now() + 60_000;
-    api<List<Group>>("/v1/analytics/groups", { query: { by: "virtual_key_id", from: new Date(to - 399 * 86_400_000).toISOString(), to: new Date(to).toISOString(), limit: 200 } }).then((list) => setSpend(list.data), setError);
+    api<Groups>("/v1/analytics/groups", { query: { by: "virtual_key_id", from: new Date(to - 399 * 86_400_000).toISOString(), to: new Date(to).toISOString(), limit: 200 } }).then((list) => setSpend(list.data), setError);
   }, [session.role]);
 
   const charts = useMemo(() => {

@@ -2,17 +2,17 @@ import { useEffect, useState } from "preact/hooks";
 import { html } from "../lib/html.ts";
 import { api } from "../lib/api.ts";
 import { dash, time } from "../lib/format.ts";
-import type { ApiKey, List } from "../lib/types.ts";
+import type { ApiKey, ApiKeyList, ApiKeyWithSecret } from "../lib/types.ts";
 import { CopyButton, Empty, ErrorBox, Loading, Panel } from "../components/ui.ts";
 
 /** Gateway keys (admin): list, create (the secret shown once), revoke. */
 export function ApiKeysView() {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [created, setCreated] = useState<ApiKey | null>(null);
+  const [created, setCreated] = useState<ApiKeyWithSecret | null>(null);
   const [name, setName] = useState("");
   const [role, setRole] = useState("service");
-  const load = () => api<List<ApiKey>>("/v1/api-keys").then((list) => setKeys(list.data), setError);
+  const load = () => api<ApiKeyList>("/v1/api-keys").then((list) => setKeys(list.data), setError);
   useEffect(() => {
     load();
   }, []);
@@ -20,7 +20,7 @@ export function ApiKeysView() {
     event.preventDefault();
     setError(null);
     try {
-      setCreated(await api<ApiKey>("/v1/api-keys", { method: "POST", body: { name, role } }));
+      setCreated(await api<ApiKeyWithSecret>("/v1/api-keys", { method: "POST", body: { name, role } }));
       setName("");
       await load();
     } catch (failure) {

@@ -4,7 +4,7 @@ import { ApiError, api, request, type Query, type Session } from "../lib/api.ts"
 import type { Capabilities } from "../lib/capabilities.ts";
 import { dash, int, ms, shortTime, time, usd } from "../lib/format.ts";
 import { href, navigate } from "../lib/route.ts";
-import type { List, LogSummary } from "../lib/types.ts";
+import type { LogList, LogSummary } from "../lib/types.ts";
 import { useVirtualKeys } from "../lib/virtual-keys.ts";
 import { Empty, ErrorBox, Loading, StatusPill } from "../components/ui.ts";
 
@@ -172,7 +172,7 @@ export function LogsView({ params, capabilities, session }: { params: URLSearchP
     let cancelled = false;
     setRows(null);
     setError(null);
-    api<List<LogSummary>>("/v1/logs", { query: { ...query, limit: PAGE } }).then(
+    api<LogList>("/v1/logs", { query: { ...query, limit: PAGE } }).then(
       (page) => {
         if (cancelled) return;
         setRows(page.data);
@@ -189,7 +189,7 @@ export function LogsView({ params, capabilities, session }: { params: URLSearchP
     if (!live) return;
     const timer = setInterval(async () => {
       try {
-        const page = await api<List<LogSummary>>("/v1/logs", { query: { ...query, limit: PAGE } });
+        const page = await api<LogList>("/v1/logs", { query: { ...query, limit: PAGE } });
         const current = rowsRef.current ?? [];
         const known = new Set(current.map((row) => row.id));
         const added = page.data.filter((row) => !known.has(row.id));
@@ -208,7 +208,7 @@ export function LogsView({ params, capabilities, session }: { params: URLSearchP
     if (!cursor) return;
     setLoadingMore(true);
     try {
-      const page = await api<List<LogSummary>>("/v1/logs", { query: { ...query, limit: PAGE, cursor } });
+      const page = await api<LogList>("/v1/logs", { query: { ...query, limit: PAGE, cursor } });
       setRows([...(rows ?? []), ...page.data]);
       setCursor(page.has_more ? (page.next_cursor ?? null) : null);
     } catch (failure) {

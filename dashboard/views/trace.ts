@@ -4,7 +4,7 @@ import { api } from "../lib/api.ts";
 import type { Capabilities } from "../lib/capabilities.ts";
 import { dash, int, ms, shortTime, time, usd } from "../lib/format.ts";
 import { href, navigate } from "../lib/route.ts";
-import type { Feedback, List, LogSummary } from "../lib/types.ts";
+import type { Feedback, FeedbackList, LogList, LogSummary } from "../lib/types.ts";
 import { Empty, ErrorBox, Loading, Panel, StatusPill } from "../components/ui.ts";
 
 interface Span {
@@ -75,7 +75,7 @@ function FeedbackPanel({ traceId }: { traceId: string }) {
   const [value, setValue] = useState("1");
   const [weight, setWeight] = useState("1");
   const [metadata, setMetadata] = useState("");
-  const load = () => api<List<Feedback>>("/v1/feedback", { query: { trace_id: traceId } }).then((list) => setItems(list.data), setError);
+  const load = () => api<FeedbackList>("/v1/feedback", { query: { trace_id: traceId } }).then((list) => setItems(list.data), setError);
   useEffect(() => {
     load();
   }, [traceId]);
@@ -122,7 +122,7 @@ function TraceList() {
   const [logs, setLogs] = useState<LogSummary[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    api<List<LogSummary>>("/v1/logs", { query: { limit: 200 } }).then((list) => setLogs(list.data), setError);
+    api<LogList>("/v1/logs", { query: { limit: 200 } }).then((list) => setLogs(list.data), setError);
   }, []);
   const submit = (event: Event) => {
     event.preventDefault();
@@ -170,7 +170,7 @@ export function TraceView({ traceId, capabilities }: { traceId?: string; params:
     if (!traceId) return;
     setLogs(null);
     setError(null);
-    api<List<LogSummary>>("/v1/logs", { query: { trace_id: traceId, limit: 200 } }).then((list) => setLogs(list.data), setError);
+    api<LogList>("/v1/logs", { query: { trace_id: traceId, limit: 200 } }).then((list) => setLogs(list.data), setError);
   }, [traceId]);
   if (!traceId) return html`<${TraceList} />`;
   const spans = logs ? spanTree(logs) : [];

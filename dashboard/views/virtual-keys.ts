@@ -3,7 +3,7 @@ import { html } from "../lib/html.ts";
 import { api } from "../lib/api.ts";
 import { dash, usd } from "../lib/format.ts";
 import { href } from "../lib/route.ts";
-import type { List, VirtualKey } from "../lib/types.ts";
+import type { VirtualKey, VirtualKeyList } from "../lib/types.ts";
 import { invalidateVirtualKeys } from "../lib/virtual-keys.ts";
 import { Empty, ErrorBox, Loading, Panel } from "../components/ui.ts";
 
@@ -92,7 +92,7 @@ export function VirtualKeysView() {
   const [keys, setKeys] = useState<VirtualKey[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<VirtualKey | "new" | null>(null);
-  const load = () => api<List<VirtualKey>>("/v1/virtual-keys").then((list) => setKeys(list.data), setError);
+  const load = () => api<VirtualKeyList>("/v1/virtual-keys").then((list) => setKeys(list.data), setError);
   useEffect(() => {
     load();
   }, []);

@@ -8,7 +8,7 @@ import { request, type Agent } from "node:http";
 import { performance } from "node:perf_hooks";
 import { responsesStreamBody } from "./fixtures.ts";
 import { createClient } from "./http-driver.ts";
-import { readVm } from "./memory.ts";
+import { readVm, watchPeak, type PeakWatch } from "./memory.ts";
 import { median, round } from "./stats.ts";
 import type { Target, TargetName } from "./targets.ts";
 
@@ -25,6 +25,8 @@ export interface OperationFigures {
   uploadRuns: number[];
   /** Largest VmRSS growth of the target's process during an upload over its level just before, MiB. */
   uploadRssGrowthMib: number;
+  /** The target process's highest RSS over all its uploads, MB (its own phase, apart from the chat load's peak). */
+  uploadPeakRssMb: number;
   errors: number;
 }
 
@@ -121,10 +123,17 @@ export async function measureOperations(
       else if (i >= options.streams / 10) own.first.push(ms); // the first tenth warms up
     }
   }
+  // Memory is the gateway's to watch: direct is the upstream itself.
+  const uploadPid = (name: TargetName): number | undefined => (name === "direct" ? undefined : pids[name]);
+  const peaks = new Map<number, PeakWatch>();
+  for (const target of measured) {
+    const pid = uploadPid(target.name);
+    if (pid !== undefined && !peaks.has(pid)) peaks.set(pid, watchPeak(pid));
+  }
   for (let i = 0; i < options.uploads; i += 1) {
     for (const client of clients) {
       const own = samples.get(client.target.name)!;
-      const pid = client.target.name === "direct" ? undefined : pids[client.target.name];
+      const pid = uploadPid(client.target.name);
       const run = await withRssGrowth(pid, () => upload(client.target, client.agent)).catch(() => undefined);
       if (run === undefined) own.errors += 1;
       else {
@@ -134,6 +143,7 @@ export async function measureOperations(
       progress(`upload ${i + 1}/${options.uploads}: ${client.target.name} ${run ? `${round(run.value, 0)} MiB/s` : "failed"}`);
     }
   }
+  const uploadPeak = new Map([...peaks].map(([pid, watch]) => [pid, watch.stop()]));
   for (const client of clients) client.agent.destroy();
   const figures: Partial<Record<TargetName, OperationFigures>> = {};
   for (const [name, own] of samples) {
@@ -143,6 +153,7 @@ export async function measureOperations(
       uploadMibPerSecond: round(median(own.rates), 0),
       uploadRuns: own.rates.map((rate) => round(rate, 0)),
       uploadRssGrowthMib: own.growth.length === 0 ? Number.NaN : round(Math.max(...own.growth), 1),
+      uploadPeakRssMb: round(uploadPeak.get(uploadPid(name) ?? -1) ?? Number.NaN, 1),
       errors: own.errors,
     };
   }

@@ -21,6 +21,10 @@ export interface BenchOptions {
   gatewayReadyMs: number;
   /** Redis for the `limited` target (`BENCH_REDIS_URL`). */
   redisUrl: string;
+  /** Profile a gateway's load run afterwards (`--profile` or `BENCH_PROFILE=1`). */
+  profile: boolean;
+  /** The profiler's sampling interval, µs. */
+  profileIntervalUs: number;
 }
 
 function positive(name: string, fallback: number): number {
@@ -48,7 +52,15 @@ function targets(): TargetName[] {
   return targetNames.filter((name) => names.includes(name));
 }
 
-export function readOptions(): BenchOptions {
+function profile(argv: readonly string[]): boolean {
+  const raw = process.env.BENCH_PROFILE ?? "";
+  if (raw !== "" && raw !== "0" && raw !== "1") throw new Error(`bench: BENCH_PROFILE must be 0 or 1, got "${raw}"`);
+  return argv.includes("--profile") || raw === "1";
+}
+
+export function readOptions(argv: readonly string[] = process.argv.slice(2)): BenchOptions {
+  const unknown = argv.filter((arg) => arg !== "--profile");
+  if (unknown.length > 0) throw new Error(`bench: unknown argument ${unknown.join(" ")} (the only one is --profile)`);
   return {
     seconds: positive("BENCH_SECONDS", 5),
     rounds: Math.round(positive("BENCH_ROUNDS", 3)),
@@ -64,5 +76,7 @@ export function readOptions(): BenchOptions {
     targets: targets(),
     gatewayReadyMs: positive("BENCH_GATEWAY_READY_MS", 20_000),
     redisUrl: process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379",
+    profile: profile(argv),
+    profileIntervalUs: Math.round(positive("BENCH_PROFILE_INTERVAL_US", 1000)),
   };
 }

@@ -49,9 +49,9 @@ export function installCleanup(): void {
   }
 }
 
-/** Starts `bun <script>` with extra env; output is kept in a bounded buffer. */
-export function spawnBun(name: string, script: string, env: Record<string, string>): Child {
-  return spawnTracked(name, bunPath, [script], env);
+/** Starts `bun [bunArgs] <script>` with extra env; output is kept in a bounded buffer. */
+export function spawnBun(name: string, script: string, env: Record<string, string>, bunArgs: string[] = []): Child {
+  return spawnTracked(name, bunPath, [...bunArgs, script], env);
 }
 
 /** Starts any command as a tracked child, killed with the bench. */

@@ -9,6 +9,7 @@ import { anthropicTarget, cacheTarget, directTarget, fallbackTarget, floorTarget
 
 export interface Running {
   targets: Target[];
+  upstreamPort: number;
   /** The Bun process behind each proxy target (direct is the upstream itself). */
   processes: Partial<Record<TargetName, Child>>;
   upstream: Child;
@@ -44,21 +45,7 @@ export async function startAll(options: BenchOptions): Promise<Running> {
 
   const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited", "anthropic"];
   if (onGateway.some((name) => options.targets.includes(name))) {
-    const gatewayPort = await freePort();
-    const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
-    const gateway = spawnBun("gateway (bun src/server/bun.ts)", "src/server/bun.ts", {
-      PORT: String(gatewayPort),
-      HOST: "127.0.0.1",
-      GATEWAY_DATABASE_URL: `file:${join(workDir, "bench.db")}`,
-      GATEWAY_ADMIN_KEY: adminKey,
-      GATEWAY_QUIET: "1",
-      // The bench upstream lives on loopback, which custom-host checks may refuse by default.
-      GATEWAY_TRUSTED_CUSTOM_HOSTS: "127.0.0.1",
-      // Shared state for the `limited` target; keys without limits never touch it.
-      ...(options.targets.includes("limited") ? { GATEWAY_REDIS_URL: options.redisUrl } : {}),
-    });
-    const health = async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${gatewayPort}/health`)).status === 200;
-    await waitReady(gateway, health, options.gatewayReadyMs);
+    const { child: gateway, port: gatewayPort, adminKey } = await startGateway(options, workDir, "gateway (bun src/server/bun.ts)", join(workDir, "bench.db"));
     if (options.targets.includes("gateway")) {
       targets.push(gatewayTarget(gatewayPort, upstreamPort, adminKey));
       processes.gateway = gateway;
@@ -82,7 +69,41 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     }
   }
 
-  return { targets, processes, upstream, workDir };
+  return { targets, upstreamPort, processes, upstream, workDir };
+}
+
+/**
+ * Starts `bun src/server/bun.ts` on a free port with its own embedded store file and admin key, and
+ * waits until it is healthy. `bunArgs` go before the script (a profiler's flags).
+ */
+export async function startGateway(
+  options: BenchOptions,
+  workDir: string,
+  name: string,
+  databaseFile: string,
+  bunArgs: string[] = [],
+): Promise<{ child: Child; port: number; adminKey: string }> {
+  const port = await freePort();
+  const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
+  const child = spawnBun(
+    name,
+    "src/server/bun.ts",
+    {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      GATEWAY_DATABASE_URL: `file:${databaseFile}`,
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_QUIET: "1",
+      // The bench upstream lives on loopback, which custom-host checks may refuse by default.
+      GATEWAY_TRUSTED_CUSTOM_HOSTS: "127.0.0.1",
+      // Shared state for the `limited` target; keys without limits never touch it.
+      ...(options.targets.includes("limited") ? { GATEWAY_REDIS_URL: options.redisUrl } : {}),
+    },
+    bunArgs,
+  );
+  const health = async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${port}/health`)).status === 200;
+  await waitReady(child, health, options.gatewayReadyMs);
+  return { child, port, adminKey };
 }
 
 /** A service key limited to a billion requests a minute: every request is counted, none refused. */

@@ -16,6 +16,8 @@ export interface StreamCpuFigures {
   rps: number;
   /** The gateway's CPU time per streamed request (median of the rounds), µs. */
   cpuUsPerRequest: number;
+  /** Each round's CPU time per request, µs, to show how noisy the median is. */
+  cpuRounds: number[];
   errors: number;
 }
 
@@ -52,6 +54,11 @@ export async function measureStreamCpu(
     }
   }
   const figures: Partial<Record<TargetName, StreamCpuFigures>> = {};
-  for (const [name, own] of samples) figures[name] = { rps: round(median(own.rps), 0), cpuUsPerRequest: round(median(own.cpu), 0), errors: own.errors };
+  for (const [name, own] of samples) figures[name] = {
+      rps: round(median(own.rps), 0),
+      cpuUsPerRequest: round(median(own.cpu), 0),
+      cpuRounds: own.cpu.map((value) => round(value, 0)),
+      errors: own.errors,
+    };
   return figures;
 }

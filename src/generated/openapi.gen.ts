@@ -2893,15 +2893,15 @@ export interface components {
              * @description The answer's `x-gateway-cache-status`; null when the request never reached the cache (refused before it, realtime, control plane).
              * @enum {string|null}
              */
-            cache_status?: "HIT" | "MISS" | "REFRESH" | "DISABLED" | null;
+            cache_status: "HIT" | "MISS" | "REFRESH" | "DISABLED" | null;
             /** @description Set when a stored config (named, or the workspace's default) served the request: its id. */
             config_id: string | null;
             /** @description The version of that config. */
             config_version: number | null;
             /** @description Why `cost_usd` is null: no price for the provider and model in the price table, no usage reported, no model, or a failed request. Null when there is a cost. */
-            cost_note?: string | null;
+            cost_note: string | null;
             /** @description For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise. */
-            cost_saved_usd?: number | null;
+            cost_saved_usd: number | null;
             /** @description Null when no price is known for the model. */
             cost_usd: number | null;
             /** Format: date-time */

@@ -5,6 +5,8 @@ import { parseAttempts, parseMetadata } from "./stored-json.ts";
  * The one declaration of a log record's fields. The stored row (`LogsTable`), the row mapping
  * both ways, the listing's columns, the entry the request thread hands over and its packed form,
  * and the API view all follow from this table; `LogRecord` documents what each field means.
+ * `npm run codegen` checks it against the document's `LogSummary` and `LogRecord`
+ * (`scripts/codegen/log-shape.ts`), and the dashboard reads those through the generated types.
  */
 
 /** How a field is stored: booleans as 0/1, JSON as text. */
@@ -13,6 +15,8 @@ export type ColumnKind = "text" | "integer" | "real" | "boolean" | "json";
 interface Field<K extends ColumnKind> {
   column: string;
   kind: K;
+  /** The value may be null (the record's type says so; the document's type must allow it). */
+  nullable?: true;
   /** Where the API view puts it: `name`, or `group.name` inside an object. */
   api: string;
   /** A body column: listing does not read it, only `get` does. */
@@ -25,24 +29,28 @@ interface Field<K extends ColumnKind> {
   view?: "json-body" | "guardrail-results" | "attempts";
 }
 
+/** `nullable` is set exactly when the type admits null. */
+type NullableFor<T> = null extends T ? { nullable: true } : { nullable?: never };
+
 /** The spec a field of type `T` may have: the kind must fit the type, and JSON needs a reader. */
-type FieldFor<T> = [T] extends [boolean]
-  ? Field<"boolean">
-  : [T] extends [number | null]
-    ? Field<"integer" | "real">
-    : [T] extends [string | null]
-      ? Field<"text">
-      : Field<"json"> & { parse(text: string): T };
+type FieldFor<T> = NullableFor<T> &
+  ([T] extends [boolean]
+    ? Field<"boolean">
+    : [T] extends [number | null]
+      ? Field<"integer" | "real">
+      : [T] extends [string | null]
+        ? Field<"text">
+        : Field<"json"> & { parse(text: string): T });
 
 export const LOG_FIELDS = {
   id: { column: "id", kind: "text", api: "id", entry: true },
   createdAt: { column: "created_at", kind: "text", api: "created_at", entry: true },
   organisationId: { column: "organisation_id", kind: "text", api: "organisation_id", entry: true },
   workspaceId: { column: "workspace_id", kind: "text", api: "workspace_id", entry: true },
-  apiKeyId: { column: "api_key_id", kind: "text", api: "api_key_id", entry: true },
-  virtualKeyId: { column: "virtual_key_id", kind: "text", api: "virtual_key_id", entry: true },
-  provider: { column: "provider", kind: "text", api: "provider", entry: true },
-  model: { column: "model", kind: "text", api: "model", entry: true },
+  apiKeyId: { column: "api_key_id", kind: "text", nullable: true, api: "api_key_id", entry: true },
+  virtualKeyId: { column: "virtual_key_id", kind: "text", nullable: true, api: "virtual_key_id", entry: true },
+  provider: { column: "provider", kind: "text", nullable: true, api: "provider", entry: true },
+  model: { column: "model", kind: "text", nullable: true, api: "model", entry: true },
   route: { column: "route", kind: "text", api: "route", entry: true },
   method: { column: "method", kind: "text", api: "method", entry: true },
   path: { column: "path", kind: "text", api: "path", entry: true },
@@ -50,38 +58,38 @@ export const LOG_FIELDS = {
   success: { column: "success", kind: "boolean", api: "success" },
   stream: { column: "stream", kind: "boolean", api: "stream", entry: true },
   latencyMs: { column: "latency_ms", kind: "real", api: "latency_ms", entry: true },
-  timeToFirstTokenMs: { column: "time_to_first_token_ms", kind: "real", api: "time_to_first_token_ms", entry: true },
+  timeToFirstTokenMs: { column: "time_to_first_token_ms", kind: "real", nullable: true, api: "time_to_first_token_ms", entry: true },
   promptTokens: { column: "prompt_tokens", kind: "integer", api: "usage.prompt_tokens" },
   completionTokens: { column: "completion_tokens", kind: "integer", api: "usage.completion_tokens" },
   totalTokens: { column: "total_tokens", kind: "integer", api: "usage.total_tokens" },
   cachedTokens: { column: "cached_tokens", kind: "integer", api: "usage.cached_tokens" },
   reasoningTokens: { column: "reasoning_tokens", kind: "integer", api: "usage.reasoning_tokens" },
-  costUsd: { column: "cost_usd", kind: "real", api: "cost_usd" },
-  costSavedUsd: { column: "cost_saved_usd", kind: "real", api: "cost_saved_usd" },
-  costNote: { column: "cost_note", kind: "text", api: "cost_note" },
-  cacheStatus: { column: "cache_status", kind: "text", api: "cache_status", entry: true },
+  costUsd: { column: "cost_usd", kind: "real", nullable: true, api: "cost_usd" },
+  costSavedUsd: { column: "cost_saved_usd", kind: "real", nullable: true, api: "cost_saved_usd" },
+  costNote: { column: "cost_note", kind: "text", nullable: true, api: "cost_note" },
+  cacheStatus: { column: "cache_status", kind: "text", nullable: true, api: "cache_status", entry: true },
   // `user` is a reserved word in PostgreSQL.
-  user: { column: "end_user", kind: "text", api: "user", entry: true },
+  user: { column: "end_user", kind: "text", nullable: true, api: "user", entry: true },
   // Mirrored row by row in `log_metadata`, so metadata filters are plain indexed SQL.
   metadata: { column: "metadata", kind: "json", api: "metadata", entry: true, parse: parseMetadata },
   traceId: { column: "trace_id", kind: "text", api: "trace_id", entry: true },
-  spanId: { column: "span_id", kind: "text", api: "span_id", entry: true },
-  parentSpanId: { column: "parent_span_id", kind: "text", api: "parent_span_id", entry: true },
-  spanName: { column: "span_name", kind: "text", api: "span_name", entry: true },
-  requestBody: { column: "request_body", kind: "text", api: "request.body", body: true, detail: true, entry: true, view: "json-body" },
+  spanId: { column: "span_id", kind: "text", nullable: true, api: "span_id", entry: true },
+  parentSpanId: { column: "parent_span_id", kind: "text", nullable: true, api: "parent_span_id", entry: true },
+  spanName: { column: "span_name", kind: "text", nullable: true, api: "span_name", entry: true },
+  requestBody: { column: "request_body", kind: "text", nullable: true, api: "request.body", body: true, detail: true, entry: true, view: "json-body" },
   requestBodyTruncated: { column: "request_body_truncated", kind: "boolean", api: "request.truncated", detail: true, entry: true },
   // `double precision`, so a body past 2 GiB still fits.
-  requestBodyBytes: { column: "request_body_bytes", kind: "real", api: "request.size_bytes", detail: true, entry: true },
-  responseBody: { column: "response_body", kind: "text", api: "response.body", body: true, detail: true, view: "json-body" },
+  requestBodyBytes: { column: "request_body_bytes", kind: "real", nullable: true, api: "request.size_bytes", detail: true, entry: true },
+  responseBody: { column: "response_body", kind: "text", nullable: true, api: "response.body", body: true, detail: true, view: "json-body" },
   responseBodyTruncated: { column: "response_body_truncated", kind: "boolean", api: "response.truncated", detail: true },
-  responseBodyBytes: { column: "response_body_bytes", kind: "real", api: "response.size_bytes", detail: true },
-  errorCode: { column: "error_code", kind: "text", api: "error.code", entry: true },
-  errorMessage: { column: "error_message", kind: "text", api: "error.message", entry: true },
-  promptId: { column: "prompt_id", kind: "text", api: "prompt_id", entry: true },
-  promptVersion: { column: "prompt_version", kind: "integer", api: "prompt_version", entry: true },
-  configId: { column: "config_id", kind: "text", api: "config_id", entry: true },
-  configVersion: { column: "config_version", kind: "integer", api: "config_version", entry: true },
-  guardrailResults: { column: "guardrail_results", kind: "text", api: "guardrail_results", detail: true, view: "guardrail-results" },
+  responseBodyBytes: { column: "response_body_bytes", kind: "real", nullable: true, api: "response.size_bytes", detail: true },
+  errorCode: { column: "error_code", kind: "text", nullable: true, api: "error.code", entry: true },
+  errorMessage: { column: "error_message", kind: "text", nullable: true, api: "error.message", entry: true },
+  promptId: { column: "prompt_id", kind: "text", nullable: true, api: "prompt_id", entry: true },
+  promptVersion: { column: "prompt_version", kind: "integer", nullable: true, api: "prompt_version", entry: true },
+  configId: { column: "config_id", kind: "text", nullable: true, api: "config_id", entry: true },
+  configVersion: { column: "config_version", kind: "integer", nullable: true, api: "config_version", entry: true },
+  guardrailResults: { column: "guardrail_results", kind: "text", nullable: true, api: "guardrail_results", detail: true, view: "guardrail-results" },
   attempts: { column: "attempts", kind: "json", api: "attempts", entry: true, view: "attempts", parse: parseAttempts },
 } as const satisfies { [F in keyof LogRecord]: FieldFor<LogRecord[F]> };
 
