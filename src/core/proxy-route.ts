@@ -1,11 +1,13 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import { CACHE_STATUS_HEADER } from "../cache/response-cache.ts";
 import type { Context, MiddlewareHandler, TypedResponse } from "hono";
-import type { GatewayEnv } from "../app-env.ts";
+import type { GatewayApp, GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import { isJsonContentType } from "../middleware/limit-body-size.ts";
-import { logRequests } from "../middleware/log-requests.ts";
+import { handleError } from "../app-errors.ts";
+import { exchangeOpener, logHeadersHook, logRequests, type RequestLogOptions } from "../middleware/log-requests.ts";
+import { compileRequestReader, type ValidationHook } from "../pipeline/request-reader.ts";
 import type { OperationDescriptor } from "./operation.ts";
 import type { ProxyDeps, ProxyInput, ProxyResult } from "./proxy-operation.ts";
 import type { RequestBody } from "./upstream-request.ts";
@@ -187,7 +189,48 @@ export function loggedRoute<R extends RouteConfig>(route: R, deps: GatewayDeps):
 
 /** The request log middleware of one operation (`logRequests` with the gateway's writer and limits). */
 export function requestLogger(operationId: string, deps: GatewayDeps): MiddlewareHandler<GatewayEnv> {
-  return logRequests({ writer: deps.logWriter, inflight: deps.inflight, route: operationId, maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES });
+  return logRequests(requestLogOptions(operationId, deps));
+}
+
+function requestLogOptions(operationId: string, deps: GatewayDeps): RequestLogOptions {
+  return { writer: deps.logWriter, inflight: deps.inflight, route: operationId, maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES };
+}
+
+/**
+ * Registers a proxied operation's route as one handler, the request's pipeline from its log to
+ * its answer: the exchange opened, the request read and checked by a reader compiled once
+ * (`pipeline/request-reader.ts`), the route's own handler, and the record settled with how the
+ * app answered, errors included. Every check and error is the generated validators' own; what
+ * goes is a middleware hop per part of the request and zod on the way that passes. A route
+ * whose request has a part the reader does not handle is registered with its validators.
+ */
+export function pipelineRoute<R extends RouteConfig>(
+  app: GatewayApp,
+  route: R,
+  deps: GatewayDeps,
+  handler: (c: Context<GatewayEnv>) => Promise<Response>,
+  hook: ValidationHook = logHeadersHook,
+): void {
+  const read = compileRequestReader(route, hook);
+  if (!read) {
+    app.openapi(loggedRoute(route, deps), handler as never, hook as never);
+    return;
+  }
+  const open = exchangeOpener(requestLogOptions(route.operationId ?? route.path, deps));
+  app.on([route.method.toUpperCase()], [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")], async function servePipeline(c) {
+    const opened = open(c);
+    let response: Response;
+    let failure: Error | undefined;
+    try {
+      await read(c);
+      response = await handler(c);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      response = await handleError(failure, c);
+    }
+    opened.settle(response.status, failure);
+    return response;
+  });
 }
 
 /**

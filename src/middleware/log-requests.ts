@@ -13,22 +13,29 @@ import { Exchange, type EndedWith } from "../pipeline/exchange.ts";
 const TRACE_HEADER = "x-gateway-trace-id";
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
-/**
- * Logs every request of an inference route, success or failure. Sets `exchange` for the route,
- * echoes the trace and log ids, and counts the request in flight until its record is queued (a
- * stream's when it ends). The caller's trace, spans and metadata reach the facts through
- * `logHeadersHook`, once the route's validator has passed its headers.
- */
-export function logRequests(options: {
+export interface RequestLogOptions {
   writer: LogWriter;
   inflight: InflightTracker;
   route: string;
   /** `GATEWAY_MAX_LOGGED_BODY_BYTES`: the most the log keeps of each body. */
   maxBodyBytes: number;
-}): MiddlewareHandler<GatewayEnv> {
+}
+
+/** A request's exchange, opened; `settle` queues its record once the answer is known (a stream's when it ends). */
+export interface OpenedExchange {
+  settle(status: number, error: Error | undefined): void;
+}
+
+/**
+ * Opens the exchange of each request of one operation: sets `exchange` for the route, echoes
+ * the trace and log ids, and counts the request in flight until its record is queued. The
+ * caller's trace, spans and metadata reach the facts through `logHeadersHook`, once the route's
+ * headers are read.
+ */
+export function exchangeOpener(options: RequestLogOptions): (c: Context<GatewayEnv>) => OpenedExchange {
   const { writer, inflight, route, maxBodyBytes } = options;
   const enqueue = writer.enqueue.bind(writer);
-  return async function logRequest(c, next) {
+  return (c) => {
     const done = inflight.begin();
     const auth = c.get("auth");
     // A W3C `traceparent` puts the request in the caller's trace unless `x-gateway-trace-id`
@@ -55,16 +62,32 @@ export function logRequests(options: {
     c.set("exchange", exchange);
     c.header(TRACE_HEADER, exchange.traceId);
     c.header("x-gateway-log-id", exchange.id);
-    // Errors after this point (validation, the route) are answered by the app and land in `c.error`.
+    return {
+      settle(status, error) {
+        const later = !error && exchange.endsLater;
+        exchange.settle(endedWith(status, error));
+        if (later && c.env?.answerEnd) {
+          // A stream's answer ends when its record is queued: the entry point hears of it then.
+          const answerEnd = c.env.answerEnd;
+          answerEnd.later = true;
+          exchange.whenSettled(() => answerEnd.ended());
+        }
+      },
+    };
+  };
+}
+
+/**
+ * Logs every request of an inference route, success or failure: the exchange opened before
+ * the route's validators, settled with how the app answered (errors after this point, from
+ * validation or the route, are answered by the app and land in `c.error`).
+ */
+export function logRequests(options: RequestLogOptions): MiddlewareHandler<GatewayEnv> {
+  const open = exchangeOpener(options);
+  return async function logRequest(c, next) {
+    const opened = open(c);
     await next();
-    const later = !c.error && exchange.endsLater;
-    exchange.settle(endedWith(c.res.status, c.error));
-    if (later && c.env?.answerEnd) {
-      // A stream's answer ends when its record is queued: the entry point hears of it then.
-      const answerEnd = c.env.answerEnd;
-      answerEnd.later = true;
-      exchange.whenSettled(() => answerEnd.ended());
-    }
+    opened.settle(c.res.status, c.error);
   };
 }
 

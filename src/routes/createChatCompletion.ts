@@ -3,11 +3,10 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse, type ProxyRouteHeaders } from "../core/proxy-route.ts";
 import { createChatStreamAssembler } from "../core/chat-stream-assembler.ts";
 import { parseObject } from "../core/json-answer.ts";
 import { inputText, outputText } from "../guardrails/index.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
 
 export const chatCompletionOperation: OperationDescriptor = {
   id: "createChatCompletion",
@@ -21,11 +20,10 @@ export const chatCompletionOperation: OperationDescriptor = {
 
 export function registerCreateChatCompletion(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createChatCompletionRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(chatCompletionOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
-    logHeadersHook,
-  );
+  pipelineRoute(app, createChatCompletionRoute, deps, async (c) => {
+    const valid = c.req as unknown as { valid(target: "json"): Record<string, unknown>; valid(target: "header"): ProxyRouteHeaders };
+    return proxyResponse(c, await proxyOperation(chatCompletionOperation, await jsonProxyInput(c, valid.valid("json"), valid.valid("header")), core));
+  });
 }
 
 /** The assistant text of a streamed completion, assembled from its chunks. */
