@@ -84,10 +84,7 @@ export async function loadRequestConfig(
   deps: ConfigSourceDeps,
 ): Promise<Result<RequestConfig | null, GatewayError>> {
   const value = header?.trim();
-  if (value && value.startsWith("{")) {
-    const parsed = parseGatewayConfig(value, CONFIG_HEADER);
-    return parsed.ok ? requestConfig(parsed.value.value, undefined) : parsed;
-  }
+  if (value && value.startsWith("{")) return inlineConfig(value);
   if (value) {
     const settings = await deps.controlPlane.get("config", workspaceId, value, async () => {
       const record = await deps.store.configs.getBySlug(workspaceId, value);
@@ -104,6 +101,25 @@ export async function loadRequestConfig(
     return chosen ? storedSettings(chosen, `The default config "${chosen.slug}"`, deps.secrets) : null;
   });
   return fallback ?? ok(null);
+}
+
+/** Distinct inline configs kept parsed; past this many, the oldest is parsed again when next sent. */
+const INLINE_CONFIGS_KEPT = 500;
+const inlineConfigs = new Map<string, Result<RequestConfig | null, GatewayError>>();
+
+/**
+ * An inline config, parsed and planned once per distinct text: a client sends the same config
+ * with every request, and its meaning depends on the text alone (a stored config's on the
+ * control-plane cache instead).
+ */
+function inlineConfig(text: string): Result<RequestConfig | null, GatewayError> {
+  const known = inlineConfigs.get(text);
+  if (known) return known;
+  const parsed = parseGatewayConfig(text, CONFIG_HEADER);
+  const config = parsed.ok ? requestConfig(parsed.value.value, undefined) : parsed;
+  if (inlineConfigs.size >= INLINE_CONFIGS_KEPT) inlineConfigs.delete(inlineConfigs.keys().next().value!);
+  inlineConfigs.set(text, config);
+  return config;
 }
 
 /**
