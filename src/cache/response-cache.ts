@@ -26,6 +26,8 @@ export interface AnswerCache {
 
 export interface CacheRequest {
   operation: OperationDescriptor;
+  /** Where the request goes under the provider's base URL (resolved from the operation's rule). */
+  upstreamPath: string;
   /** The config's `cache`, if it has one. */
   settings: ConfigCacheSettings | undefined;
   candidates: readonly Candidate[];
@@ -58,13 +60,13 @@ const PASS: CacheDecision["keep"] = (result) => result;
 
 /**
  * Looks the request up (unless it forces a refresh) and sets `log.cacheStatus`. Not cached
- * (`DISABLED`): a config without `cache`, an operation or body `cacheable.ts` does not list,
+ * (`DISABLED`): a config without `cache`, an operation without a cache rule or a body its rule refuses,
  * a request that runs guardrails. Never throws: a store that fails is a miss.
  */
 export async function consultCache(request: CacheRequest, cache: AnswerCache): Promise<CacheDecision> {
   const { log } = request;
   const maxAge = cacheMaxAgeSeconds(request.settings);
-  if (maxAge === null || request.guarded || !isCacheable(request.operation.id, request.body)) {
+  if (maxAge === null || request.guarded || !isCacheable(request.operation, request.body)) {
     log.cacheStatus = "DISABLED";
     return { hit: null, keep: PASS };
   }
@@ -72,7 +74,7 @@ export async function consultCache(request: CacheRequest, cache: AnswerCache): P
     workspaceId: request.workspaceId,
     namespace: request.namespace ?? "",
     operationId: request.operation.id,
-    upstreamPath: request.operation.upstreamPath,
+    upstreamPath: request.upstreamPath,
     forwardedHeaders: request.forwardedHeaders ?? {},
     targets: request.candidates.map((candidate) => candidate.target),
     targetOverrides: request.candidates.map((candidate) => candidate.settings.overrideParams),

@@ -1,5 +1,6 @@
 import { CreateChatCompletionRequestSchema } from "../generated/schemas.gen.ts";
 import { GatewayError } from "../errors.ts";
+import type { OverridesRule } from "./operation.ts";
 import { CONFIG_HEADER } from "./request-config.ts";
 
 /**
@@ -14,11 +15,14 @@ const CHAT_FIELDS = CreateChatCompletionRequestSchema.partial();
 const verdicts = new WeakMap<object, GatewayError | null>();
 
 /**
- * Null when merging `overrides` into a valid chat body leaves it valid; else a 400 naming the
- * config and the override (`override_params.model`). Configs are validated when stored, so
- * this catches configs stored before that rule. Never throws.
+ * The overrides rule of the operations whose JSON bodies a config may change: the fields the
+ * gateway reads from any JSON body (model, stream, user, the generation parameters) keep their
+ * chat-completion rules, which `ConfigOverrideParams` documents. Null when merging `overrides`
+ * into a valid chat body leaves it valid; else a 400 naming the config and the override
+ * (`override_params.model`). Configs are validated when stored, so this catches configs stored
+ * before that rule. Never throws.
  */
-export function overrideParamsError(overrides: Record<string, unknown>): GatewayError | null {
+export const chatFieldOverrides: OverridesRule = (overrides) => {
   const known = verdicts.get(overrides);
   if (known !== undefined) return known;
   const parsed = CHAT_FIELDS.safeParse(overrides);
@@ -31,4 +35,4 @@ export function overrideParamsError(overrides: Record<string, unknown>): Gateway
       });
   verdicts.set(overrides, error);
   return error;
-}
+};

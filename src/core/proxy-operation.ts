@@ -7,9 +7,8 @@ import type { KeyLimits } from "../control-plane/records.ts";
 import { withLimitHeaders } from "../spend/admission-headers.ts";
 import type { SpendMeter } from "../spend/spend-meter.ts";
 import type { Store } from "../store/open-store.ts";
-import { overrideParamsError } from "./config-overrides.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
-import type { OperationDescriptor } from "./operation.ts";
+import type { OperationDescriptor, OverridesRule } from "./operation.ts";
 import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps, type TargetSettings } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
 import type { CircuitBreakers } from "./circuit-breaker.ts";
@@ -18,6 +17,7 @@ import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "
 import { answerFrom, type ProxyResponse } from "./upstream-answer.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
 import { meteredUpload } from "./upload-meter.ts";
+import { fixedUpstream, type UpstreamRoute } from "./upstream-path.ts";
 import { buildUpstreamRequest, type RequestBody } from "./upstream-request.ts";
 
 export type { ProxyResponse } from "./upstream-answer.ts";
@@ -45,6 +45,8 @@ export interface ProxyDeps
 
 export interface ProxyInput {
   body: RequestBody;
+  /** Where the request goes, by the operation's rules (`resolveUpstream`); absent for a fixed method and path. */
+  upstream?: UpstreamRoute;
   headers: TargetHeaders & { timeout?: number; config?: string; cacheForceRefresh?: boolean; cacheNamespace?: string };
   /** Client headers passed upstream as they are (the pass-through's `OpenAI-Beta`). */
   forwardedHeaders?: Readonly<Record<string, string>>;
@@ -73,7 +75,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const settings = config.value?.settings ?? null;
   log.configId = settings?.storedConfig?.id ?? null;
   log.configVersion = settings?.storedConfig?.version ?? null;
-  const body = withOverrides(input.body, config.value?.rootOverrides);
+  const upstream = input.upstream ?? fixedUpstream(operation);
+  const body = withOverrides(input.body, config.value?.rootOverrides, operation);
   if (!body.ok) return body;
   const json = body.value.kind === "json" ? body.value.value : null;
   const stream = json?.stream === true;
@@ -121,6 +124,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const cached = await consultCache(
     {
       operation,
+      upstreamPath: upstream.path,
       settings: settings?.cache,
       candidates: candidates.value,
       body: json,
@@ -139,9 +143,9 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     candidates.value,
     async ({ target, settings: targetSettings }) => {
       // The target's override_params (they include the root's, which are in `sent` already).
-      const targetBody = withOverrides(sent, targetSettings.overrideParams);
+      const targetBody = withOverrides(sent, targetSettings.overrideParams, operation);
       if (!targetBody.ok) return targetBody;
-      const request = await buildUpstreamRequest(operation, target, targetBody.value, stream, input.forwardedHeaders, { fetch: deps.fetch });
+      const request = await buildUpstreamRequest(operation, upstream, target, targetBody.value, stream, input.forwardedHeaders, { fetch: deps.fetch });
       if (!request.ok) return request;
       const timeoutMs = requestTimeout(input.headers.timeout, targetSettings.requestTimeout ?? deps.defaultTimeoutMs);
       return callUpstream(request.value, { timeoutMs, clientSignal: input.clientSignal, fetch: deps.fetch, providerName: target.provider.name });
@@ -182,10 +186,15 @@ function numberOrNull(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
-/** The config's `override_params` win over a JSON body's own fields; other bodies pass as they are. */
-function withOverrides(body: RequestBody, overrides: Record<string, unknown> | undefined): Result<RequestBody, GatewayError> {
+/**
+ * The config's `override_params` win over a JSON body's own fields, once the operation's rule
+ * passed them (an operation without one refuses them); other bodies pass as they are.
+ */
+function withOverrides(body: RequestBody, overrides: Record<string, unknown> | undefined, operation: { id: string; overrides?: OverridesRule }): Result<RequestBody, GatewayError> {
   if (!overrides || body.kind !== "json") return ok(body);
-  const error = overrideParamsError(overrides);
+  const error = operation.overrides
+    ? operation.overrides(overrides)
+    : new GatewayError("invalid_request", `The config sets override_params, which ${operation.id} does not take: remove them from the config for this operation.`, { param: CONFIG_HEADER });
   return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });
 }
 

@@ -62,6 +62,8 @@ export class RequestLog {
   guardrailTimings: GuardrailTiming[] | null = null;
   /** How the record builder reads the answer. */
   format: AnswerFormat = "chat";
+  /** The operation's `gen_ai.operation.name`; null for one that is no GenAI call. */
+  genAiOperation: string | null = null;
   /** A stream finishes its own log when it ends; the middleware leaves it alone. */
   deferred = false;
 
@@ -145,6 +147,7 @@ export class RequestLog {
       guardrailResults: this.guardrailResults,
       attempts: this.attempts,
       format: this.format,
+      genAiOperation: this.genAiOperation,
       requestParams: this.requestParams,
       guardrailTimings: this.guardrailTimings,
     };

@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { toGatewayError, validationHook } from "../app-errors.ts";
 import { GatewayError } from "../errors.ts";
 import type { InflightTracker } from "../core/inflight.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
 import { RequestLog } from "../logging/request-log.ts";
 import { parseMetadataHeader } from "../logging/metadata-header.ts";
@@ -22,10 +23,12 @@ export function logRequests(options: {
   writer: LogWriter;
   inflight: InflightTracker;
   route: string;
+  /** The operation the route serves: how the log reads its answer, its telemetry name. */
+  operation?: Pick<OperationDescriptor, "format" | "genAiOperation">;
   /** `GATEWAY_MAX_LOGGED_BODY_BYTES`: the most the log keeps of each body. */
   maxBodyBytes: number;
 }): MiddlewareHandler<GatewayEnv> {
-  const { writer, inflight, route, maxBodyBytes } = options;
+  const { writer, inflight, route, operation, maxBodyBytes } = options;
   const enqueue = writer.enqueue.bind(writer);
   return async function logRequest(c, next) {
     const done = inflight.begin();
@@ -52,6 +55,10 @@ export function logRequests(options: {
       done,
       maxBodyBytes,
     );
+    if (operation) {
+      log.format = operation.format;
+      log.genAiOperation = operation.genAiOperation ?? null;
+    }
     c.set("requestLog", log);
     c.header(TRACE_HEADER, log.traceId);
     c.header("x-gateway-log-id", log.id);

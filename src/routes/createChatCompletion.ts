@@ -1,32 +1,26 @@
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { chatCacheRule } from "../cache/cacheable.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 import { createChatStreamAssembler } from "../core/chat-stream-assembler.ts";
 import { parseObject } from "../core/json-answer.ts";
 import { inputText, outputText } from "../guardrails/index.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
 
 export const chatCompletionOperation: OperationDescriptor = {
   id: "createChatCompletion",
   method: "POST",
-  upstreamPath: "/chat/completions",
+  upstreamPath: { fixed: "/chat/completions" },
   body: "json",
   answer: "json",
   format: "chat",
+  cache: chatCacheRule,
+  genAiOperation: "chat",
+  overrides: chatFieldOverrides,
   guardrails: { input: inputText, output: outputText, streamOutput: streamedText },
 };
 
-export function registerCreateChatCompletion(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createChatCompletionRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(chatCompletionOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
-    logHeadersHook,
-  );
-}
+export const registerCreateChatCompletion = proxiedRoute(createChatCompletionRoute, chatCompletionOperation);
 
 /** The assistant text of a streamed completion, assembled from its chunks. */
 function streamedText(chunks: readonly string[]): string {

@@ -10,7 +10,7 @@ import { chatCompletionOperation } from "./createChatCompletion.ts";
 /** A prompt run is a chat completion whose body the stored prompt renders. */
 export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  app.openapi(loggedRoute(createPromptCompletionRoute, deps), async (c) => {
+  app.openapi(loggedRoute(createPromptCompletionRoute, deps, chatCompletionOperation), async (c) => {
     const { id } = c.req.valid("param");
     const { version } = c.req.valid("query");
     const workspaceId = c.get("auth").workspaceId;
