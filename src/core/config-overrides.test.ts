@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
-import { chatFieldOverrides } from "./config-overrides.ts";
+import { chatFieldOverrides, withOverrides } from "./config-overrides.ts";
 
 describe("chatFieldOverrides", () => {
   it("accepts overrides a chat body accepts, unknown fields included", () => {
@@ -25,5 +25,31 @@ describe("chatFieldOverrides", () => {
   it("documents for configs exactly the fields and rules of the chat request body", () => {
     const schemas = openApiDocument.components.schemas;
     expect(schemas.ConfigOverrideParams.properties).toEqual(schemas.CreateChatCompletionRequest.properties);
+  });
+});
+
+describe("withOverrides", () => {
+  const body = { kind: "json" as const, value: { model: "a", temperature: 1 } };
+
+  it("merges overrides its operation's rule passes over the body's own fields", () => {
+    const merged = withOverrides(body, { model: "b" }, { id: "createEmbedding", overrides: chatFieldOverrides });
+    expect(merged.ok && merged.value).toEqual({ kind: "json", value: { model: "b", temperature: 1 } });
+  });
+
+  it("answers the rule's 400 for overrides it refuses", () => {
+    const refused = withOverrides(body, { model: "" }, { id: "createEmbedding", overrides: chatFieldOverrides });
+    expect(!refused.ok && refused.error).toMatchObject({ status: 400, param: "x-gateway-config" });
+  });
+
+  it("refuses overrides for an operation without a rule rather than send them unchecked", () => {
+    const refused = withOverrides(body, { model: "b" }, { id: "someOperation" });
+    expect(!refused.ok && refused.error).toMatchObject({ status: 400, param: "x-gateway-config" });
+    expect(!refused.ok && refused.error.message).toContain("someOperation");
+  });
+
+  it("passes a body with no overrides, or one that is not JSON, as it is", () => {
+    const none = { kind: "none" as const };
+    expect(withOverrides(none, { model: "b" }, { id: "someOperation" })).toEqual({ ok: true, value: none });
+    expect(withOverrides(body, undefined, { id: "someOperation" })).toEqual({ ok: true, value: body });
   });
 });

@@ -7,8 +7,9 @@ import type { KeyLimits } from "../control-plane/records.ts";
 import { withLimitHeaders } from "../spend/admission-headers.ts";
 import type { SpendMeter } from "../spend/spend-meter.ts";
 import type { Store } from "../store/open-store.ts";
+import { withOverrides } from "./config-overrides.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
-import type { OperationDescriptor, OverridesRule } from "./operation.ts";
+import type { OperationDescriptor } from "./operation.ts";
 import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps, type TargetSettings } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";
 import type { CircuitBreakers } from "./circuit-breaker.ts";
@@ -184,18 +185,6 @@ function describeRequest(body: JsonObject, log: RequestLog): void {
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-/**
- * The config's `override_params` win over a JSON body's own fields, once the operation's rule
- * passed them (an operation without one refuses them); other bodies pass as they are.
- */
-function withOverrides(body: RequestBody, overrides: Record<string, unknown> | undefined, operation: { id: string; overrides?: OverridesRule }): Result<RequestBody, GatewayError> {
-  if (!overrides || body.kind !== "json") return ok(body);
-  const error = operation.overrides
-    ? operation.overrides(overrides)
-    : new GatewayError("invalid_request", `The config sets override_params, which ${operation.id} does not take: remove them from the config for this operation.`, { param: CONFIG_HEADER });
-  return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });
 }
 
 /**

@@ -79,7 +79,9 @@ describe("buildUpstreamRequest", () => {
     expect(built.ok && built.value.headers["content-type"]).toBe("multipart/form-data; boundary=b");
     expect(built.ok && built.value.headers["content-length"]).toBeUndefined();
 
-    const sized = await buildUpstreamRequest(passThrough, { method: "POST", path: "/files" }, target(findProvider("openai")!, null), { kind: "as-sent", stream, contentType: "application/octet-stream", length: 5 }, false);
+    const sized = await buildUpstreamRequest(passThrough, { method: "PUT", path: "/files/f-1?x=1" }, target(findProvider("openai")!, null), { kind: "as-sent", stream, contentType: "application/octet-stream", length: 5 }, false);
     expect(sized.ok && sized.value.headers["content-length"]).toBe("5");
+    // The method and path are the request's, as its route resolved them, not the descriptor's.
+    expect(sized.ok && [sized.value.method, sized.value.url]).toEqual(["PUT", "http://127.0.0.1:9/v1/files/f-1?x=1"]);
   });
 });
