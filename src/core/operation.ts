@@ -25,7 +25,7 @@ export interface OperationDescriptor {
   /**
    * `json`: parsed once, checked, sent as the client's exact bytes unless something changed it;
    * `as-sent`: passed upstream as it arrives (multipart, binary), with its content type;
-   * `json-or-as-sent`: `json` when the client sends JSON, else `as-sent` (a multipart form);
+   * `json-or-as-sent`: `json` when the client sends JSON, else `as-sent` (a multipart form, any other body);
    * `none`: no body.
    */
   body: "json" | "as-sent" | "json-or-as-sent" | "none";
