@@ -100,6 +100,18 @@ describe("OpenTelemetry spans over OTLP/HTTP", () => {
     expect(receiver.requests.some((request) => request.headers["x-collector-key"] === "collector-secret")).toBe(true);
   });
 
+  it("names the GenAI operation its descriptor gives, also for a request refused before the upstream, and no other", async () => {
+    const refused = await call(gateway, "POST", "/v1/embeddings", { body: { model: "text-embedding-3-small" }, headers: upstreamHeaders(gateway, upstream) });
+    expect(refused.status).toBe(400);
+    const { server: embeddings } = await spansOf(refused.headers.get("x-gateway-log-id")!);
+    expect(embeddings.attributes).toMatchObject({ "gateway.route": "createEmbedding", "gen_ai.operation.name": "embeddings", "http.response.status_code": 400 });
+
+    const files = await call(gateway, "GET", "/v1/files?limit=1", { headers: upstreamHeaders(gateway, upstream) });
+    const { server: listed } = await spansOf(files.headers.get("x-gateway-log-id")!);
+    expect(listed.attributes["gateway.route"]).toBe("listFiles");
+    expect(Object.keys(listed.attributes).filter((name) => name.startsWith("gen_ai."))).toEqual([]);
+  });
+
   it("joins the caller's trace from a W3C traceparent, in the log and in the spans", async () => {
     const { status, logId, traceHeader } = await chat({ traceparent: `00-${TRACE}-${PARENT}-01` });
     expect(status).toBe(200);
@@ -199,6 +211,7 @@ describe("spans of a request tried on several targets", () => {
       cacheStatus: null,
       guardrailResults: null,
       format: "chat",
+      genAiOperation: "chat",
       attempts: [
         { target: 0, path: "0", retry: 0, provider: "openai", model: "gpt-4o", status: 503, startedAt: start + 10, latencyMs: 100, errorCode: null, errorMessage: null },
         { target: 1, path: "1", retry: 0, provider: "groq", model: "llama-3.3-70b", status: 200, startedAt: start + 120, latencyMs: 300, errorCode: null, errorMessage: null },

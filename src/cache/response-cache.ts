@@ -24,6 +24,8 @@ export interface AnswerCache {
 
 export interface CacheRequest {
   operation: OperationDescriptor;
+  /** Where the request goes under the provider's base URL (resolved from the operation's rule). */
+  upstreamPath: string;
   /** The config's `cache`, if it has one. */
   settings: ConfigCacheSettings | undefined;
   candidates: readonly Candidate[];
@@ -63,17 +65,17 @@ const DISABLED: CacheDecision = { status: "DISABLED", hit: null, keep: PASS };
 
 /**
  * Looks the request up (unless it forces a refresh) and says its cache status. Not cached
- * (`DISABLED`): a config without `cache`, an operation or body `cacheable.ts` does not list,
+ * (`DISABLED`): a config without `cache`, an operation without a cache rule or a body its rule refuses,
  * a request that runs guardrails. Never throws: a store that fails is a miss.
  */
 export async function consultCache(request: CacheRequest, cache: AnswerCache): Promise<CacheDecision> {
   const maxAge = cacheMaxAgeSeconds(request.settings);
-  if (maxAge === null || request.guarded || !isCacheable(request.operation.id, request.body)) return DISABLED;
+  if (maxAge === null || request.guarded || !isCacheable(request.operation, request.body)) return DISABLED;
   const key = cacheKey({
     workspaceId: request.workspaceId,
     namespace: request.namespace ?? "",
     operationId: request.operation.id,
-    upstreamPath: request.operation.upstreamPath,
+    upstreamPath: request.upstreamPath,
     forwardedHeaders: request.forwardedHeaders ?? {},
     targets: request.candidates.map((candidate) => candidate.target),
     targetOverrides: request.candidates.map((candidate) => candidate.settings.overrideParams),

@@ -1,6 +1,8 @@
 import { CreateChatCompletionRequestSchema } from "../generated/schemas.gen.ts";
-import { GatewayError } from "../errors.ts";
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { OperationDescriptor, OverridesRule } from "./operation.ts";
 import { CONFIG_HEADER } from "./request-config.ts";
+import type { RequestBody } from "./upstream-request.ts";
 
 /**
  * Each field of the chat body on its own. The chat schema has no rule that spans two fields,
@@ -14,11 +16,14 @@ const CHAT_FIELDS = CreateChatCompletionRequestSchema.partial();
 const verdicts = new WeakMap<object, GatewayError | null>();
 
 /**
- * Null when merging `overrides` into a valid chat body leaves it valid; else a 400 naming the
- * config and the override (`override_params.model`). Configs are validated when stored, so
- * this catches configs stored before that rule. Never throws.
+ * The overrides rule of the operations whose JSON bodies a config may change: the fields the
+ * gateway reads from any JSON body (model, stream, user, the generation parameters) keep their
+ * chat-completion rules, which `ConfigOverrideParams` documents. Null when merging `overrides`
+ * into a valid chat body leaves it valid; else a 400 naming the config and the override
+ * (`override_params.model`). Configs are validated when stored, so this catches configs stored
+ * before that rule. Never throws.
  */
-export function overrideParamsError(overrides: Record<string, unknown>): GatewayError | null {
+export const chatFieldOverrides: OverridesRule = (overrides) => {
   const known = verdicts.get(overrides);
   if (known !== undefined) return known;
   const parsed = CHAT_FIELDS.safeParse(overrides);
@@ -31,4 +36,20 @@ export function overrideParamsError(overrides: Record<string, unknown>): Gateway
       });
   verdicts.set(overrides, error);
   return error;
+};
+
+/**
+ * The config's `override_params` win over a JSON body's own fields, once the operation's rule
+ * passed them (an operation without one refuses them, 400); other bodies pass as they are.
+ */
+export function withOverrides(
+  body: RequestBody,
+  overrides: Record<string, unknown> | undefined,
+  operation: Pick<OperationDescriptor, "id" | "overrides">,
+): Result<RequestBody, GatewayError> {
+  if (!overrides || body.kind !== "json") return ok(body);
+  const error = operation.overrides
+    ? operation.overrides(overrides)
+    : new GatewayError("invalid_request", `The config sets override_params, which ${operation.id} does not take: remove them from the config for this operation.`, { param: CONFIG_HEADER });
+  return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });
 }

@@ -8,7 +8,7 @@ import type { JsonObject } from "../providers/provider.ts";
 import { errorWithLimitHeaders, responseWithLimitHeaders } from "../spend/admission-headers.ts";
 import type { SpendMeter } from "../spend/spend-meter.ts";
 import type { Store } from "../store/open-store.ts";
-import { overrideParamsError } from "./config-overrides.ts";
+import { withOverrides } from "./config-overrides.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
 import type { OperationDescriptor } from "./operation.ts";
 import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps, type TargetSettings } from "./request-config.ts";
@@ -19,6 +19,7 @@ import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "
 import { answerFrom, type ProxyResponse } from "./upstream-answer.ts";
 import { callUpstream, type FetchLike } from "./upstream-call.ts";
 import { meteredUpload } from "./upload-meter.ts";
+import { fixedUpstream, type UpstreamRoute } from "./upstream-path.ts";
 import { buildUpstreamRequest, type RequestBody } from "./upstream-request.ts";
 
 export type { ProxyResponse } from "./upstream-answer.ts";
@@ -46,6 +47,8 @@ export interface ProxyDeps
 
 export interface ProxyInput {
   body: RequestBody;
+  /** Where the request goes, by the operation's rules (`resolveUpstream`); absent for a fixed method and path. */
+  upstream?: UpstreamRoute;
   headers: TargetHeaders & { timeout?: number; config?: string; cacheForceRefresh?: boolean; cacheNamespace?: string };
   /** Client headers passed upstream as they are (the pass-through's `OpenAI-Beta`). */
   forwardedHeaders?: Readonly<Record<string, string>>;
@@ -92,6 +95,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   // The outcome so far: every stage's result lands here, and it is returned as a value.
   let outcome: Outcome = {
     format: operation.format,
+    genAiOperation: operation.genAiOperation ?? null,
     stream: false,
     request: described,
     promptId: input.prompt?.id ?? null,
@@ -113,7 +117,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   if (!config.ok) return refuse(config.error);
   const settings = config.value?.settings ?? null;
   outcome = { ...outcome, configId: settings?.storedConfig?.id ?? null, configVersion: settings?.storedConfig?.version ?? null };
-  const body = withOverrides(input.body, config.value?.rootOverrides);
+  const upstream = input.upstream ?? fixedUpstream(operation);
+  const body = withOverrides(input.body, config.value?.rootOverrides, operation);
   if (!body.ok) return refuse(body.error);
   const json = body.value.kind === "json" ? body.value.value : null;
   const stream = json?.stream === true;
@@ -155,6 +160,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const cache = await consultCache(
     {
       operation,
+      upstreamPath: upstream.path,
       settings: settings?.cache,
       candidates: candidates.value,
       body: json,
@@ -175,7 +181,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   }
 
   const attempts: AttemptRecord[] = [];
-  const answered = await tryTargets(candidates.value, (candidate) => sendTo(candidate, operation, sent, stream, input, deps), {
+  const answered = await tryTargets(candidates.value, (candidate) => sendTo(candidate, operation, upstream, sent, stream, input, deps), {
     attempts,
     breakers: deps.breakers,
     replayable: sent.kind !== "as-sent",
@@ -207,12 +213,12 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
 }
 
 /** One try of one candidate: its body with the target's overrides, built for its provider, sent. */
-async function sendTo(candidate: Candidate, operation: OperationDescriptor, sent: RequestBody, stream: boolean, input: ProxyInput, deps: ProxyDeps) {
+async function sendTo(candidate: Candidate, operation: OperationDescriptor, upstream: UpstreamRoute, sent: RequestBody, stream: boolean, input: ProxyInput, deps: ProxyDeps) {
   const { target, settings } = candidate;
   // The target's override_params (they include the root's, which are in `sent` already).
-  const targetBody = withOverrides(sent, settings.overrideParams);
+  const targetBody = withOverrides(sent, settings.overrideParams, operation);
   if (!targetBody.ok) return targetBody;
-  const request = await buildUpstreamRequest(operation, target, targetBody.value, stream, input.forwardedHeaders, { fetch: deps.fetch });
+  const request = await buildUpstreamRequest(operation, upstream, target, targetBody.value, stream, input.forwardedHeaders, { fetch: deps.fetch });
   if (!request.ok) return request;
   const timeoutMs = requestTimeout(input.headers.timeout, settings.requestTimeout ?? deps.defaultTimeoutMs);
   return callUpstream(request.value, { timeoutMs, clientSignal: input.clientSignal, fetch: deps.fetch, providerName: target.provider.name });
@@ -257,13 +263,6 @@ function describeRequest(body: RequestBody, clientText: string | undefined): Req
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-/** The config's `override_params` win over a JSON body's own fields; other bodies pass as they are. */
-function withOverrides(body: RequestBody, overrides: Record<string, unknown> | undefined): Result<RequestBody, GatewayError> {
-  if (!overrides || body.kind !== "json") return ok(body);
-  const error = overrideParamsError(overrides);
-  return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });
 }
 
 interface StageChecks {

@@ -165,35 +165,25 @@ export function forwardedHeaders(c: Context<GatewayEnv>): Record<string, string>
   return found;
 }
 
-/**
- * The request's path after `/v1`, with its query: where a forwarded operation goes under the
- * provider's base URL. Dot segments (also percent-encoded), encoded slashes and backslashes and
- * empty segments are refused (400), so the path stays under that base URL.
- */
-export function pathAfterV1(url: URL): string {
-  const rest = url.pathname.slice("/v1".length);
-  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(rest) || /\\|%5c|%2f/i.test(rest) || rest.includes("//")) {
-    throw new GatewayError("invalid_request", "The path may not hold dot segments, backslashes, encoded slashes or empty segments.", { param: "path" });
-  }
-  return `${rest}${url.search}`;
-}
+export { pathAfterV1 } from "./upstream-path.ts";
 
 /**
  * A proxied operation's route with the request log in front of it, so every request is logged,
- * those refused by the route's own checks included.
+ * those refused by the route's own checks included. With the operation it serves, the log reads
+ * its answer and names it in telemetry by that operation from the start.
  */
-export function loggedRoute<R extends RouteConfig>(route: R, deps: GatewayDeps): R {
+export function loggedRoute<R extends RouteConfig>(route: R, deps: GatewayDeps, operation?: OperationDescriptor): R {
   const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
-  return { ...route, middleware: [requestLogger(route.operationId ?? route.path, deps), ...own] };
+  return { ...route, middleware: [requestLogger(route.operationId ?? route.path, deps, operation), ...own] };
 }
 
 /** The request log middleware of one operation (`logRequests` with the gateway's writer and limits). */
-export function requestLogger(operationId: string, deps: GatewayDeps): MiddlewareHandler<GatewayEnv> {
-  return logRequests(requestLogOptions(operationId, deps));
+export function requestLogger(operationId: string, deps: GatewayDeps, operation?: OperationDescriptor): MiddlewareHandler<GatewayEnv> {
+  return logRequests(requestLogOptions(operationId, deps, operation));
 }
 
-function requestLogOptions(operationId: string, deps: GatewayDeps): RequestLogOptions {
-  return { writer: deps.logWriter, inflight: deps.inflight, route: operationId, maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES };
+function requestLogOptions(operationId: string, deps: GatewayDeps, operation?: OperationDescriptor): RequestLogOptions {
+  return { writer: deps.logWriter, inflight: deps.inflight, route: operationId, operation, maxBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES };
 }
 
 /**
@@ -209,14 +199,15 @@ export function pipelineRoute<R extends RouteConfig>(
   route: R,
   deps: GatewayDeps,
   handler: (c: Context<GatewayEnv>) => Promise<Response>,
-  hook: ValidationHook = logHeadersHook,
+  options: { hook?: ValidationHook; operation?: OperationDescriptor } = {},
 ): void {
+  const hook = options.hook ?? logHeadersHook;
   const read = compileRequestReader(route, hook);
   if (!read) {
-    app.openapi(loggedRoute(route, deps), handler as never, hook as never);
+    app.openapi(loggedRoute(route, deps, options.operation), handler as never, hook as never);
     return;
   }
-  const open = exchangeOpener(requestLogOptions(route.operationId ?? route.path, deps));
+  const open = exchangeOpener(requestLogOptions(route.operationId ?? route.path, deps, options.operation));
   app.on([route.method.toUpperCase()], [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")], async function servePipeline(c) {
     const opened = open(c);
     let response: Response;
@@ -231,6 +222,7 @@ export function pipelineRoute<R extends RouteConfig>(
     opened.settle(response.status, failure);
     return response;
   });
+}
 }
 
 /**

@@ -55,7 +55,7 @@ export interface RealtimeOpenDeps extends Pick<ProxyDeps, "checkCustomHost" | "d
  * answered by the route as JSON errors before any upgrade.
  */
 export async function openRealtimeSession(input: RealtimeOpenInput, deps: RealtimeOpenDeps): Promise<Result<RealtimeOpened, { error: GatewayError; outcome: Outcome }>> {
-  let outcome: Outcome = { ...emptyOutcome("json"), stream: true, model: input.model };
+  let outcome: Outcome = { ...emptyOutcome("json", null), stream: true, model: input.model };
   const refuse = (error: GatewayError) => fail({ error, outcome });
 
   const offered = offeredProtocols(input.protocols);

@@ -66,7 +66,8 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
 
   // A body passed as it arrives (a multipart image edit) is never read for its `stream` field: the
   // upstream's content type tells.
-  const streamed = context.stream || operation.answer === "as-sent" || operation.body === "as-sent";
+  const asSent = operation.body === "as-sent" || (operation.body === "json-or-as-sent" && context.clientBody === null);
+  const streamed = context.stream || operation.answer === "as-sent" || asSent;
   if (upstream.ok && contentType.startsWith(provider.streamProtocol.contentType) && streamed) {
     const { judgeOutput } = context;
     const streamOutput = operation.guardrails?.streamOutput;

@@ -2,6 +2,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { AuthorizeContext, JsonObject, UpstreamRequest } from "../providers/provider.ts";
 import { transformsKey, type OperationDescriptor } from "./operation.ts";
 import type { Target } from "./target-resolution.ts";
+import type { UpstreamRoute } from "./upstream-path.ts";
 
 /** The request's body as the core holds it. */
 export type RequestBody =
@@ -25,6 +26,8 @@ export type RequestBody =
  */
 export async function buildUpstreamRequest(
   operation: OperationDescriptor,
+  /** Where this request goes: method and path (`resolveUpstream`). */
+  upstream: UpstreamRoute,
   target: Target,
   body: RequestBody,
   stream: boolean,
@@ -38,7 +41,7 @@ export async function buildUpstreamRequest(
   if (!transforms && (!provider.openaiFormat || operation.nativeOnly === true)) {
     return fail(new GatewayError("invalid_request", `${provider.name} does not serve ${operation.id} through the gateway.`, { param: "x-gateway-provider" }));
   }
-  let path = operation.upstreamPath;
+  let path = upstream.path;
   const headers: Record<string, string> = { ...forwarded };
   let sent: UpstreamRequest["body"] = null;
   if (body.kind === "json") {
@@ -59,7 +62,7 @@ export async function buildUpstreamRequest(
     if (routed instanceof GatewayError) return fail(routed);
     path = routed;
   }
-  const request: UpstreamRequest = { method: operation.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
+  const request: UpstreamRequest = { method: upstream.method, url: `${target.baseUrl.replace(/\/+$/, "")}${path}`, headers, body: sent };
   const authorized = await provider.authorize(request, target.credentials, context);
   return authorized instanceof GatewayError ? fail(authorized) : ok(authorized);
 }

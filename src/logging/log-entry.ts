@@ -29,6 +29,8 @@ export type LogEntry = Pick<LogRecord, LogEntryFieldName> & {
   guardrailResults: unknown[] | null;
   /** How to read the answer (`answer-formats.ts`). */
   format: AnswerFormat;
+  /** The operation's `gen_ai.operation.name` (telemetry); null for one that is no GenAI call. */
+  genAiOperation: string | null;
   /** For telemetry on the request thread only: never packed for the worker, never stored. */
   requestParams?: RequestParams | null;
   /** For telemetry on the request thread only: when each guardrail stage ran. */
@@ -50,7 +52,7 @@ export interface GuardrailTiming {
 }
 
 /** The fields packed as they are, in order; `metadata` and `response` follow, flattened. */
-const PLAIN_FIELDS = [...LOG_ENTRY_FIELD_NAMES.filter((name) => name !== "metadata"), "guardrailResults", "format"] as const;
+const PLAIN_FIELDS = [...LOG_ENTRY_FIELD_NAMES.filter((name) => name !== "metadata"), "guardrailResults", "format", "genAiOperation"] as const;
 
 /**
  * An entry as a flat positional array, for posting to the log worker: the structured clone

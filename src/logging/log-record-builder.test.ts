@@ -42,6 +42,7 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     guardrailResults: null,
     attempts: [],
     format: "chat",
+    genAiOperation: "chat",
     ...overrides,
   };
 }
@@ -63,7 +64,7 @@ describe("packLogEntry / unpackLogEntry", () => {
       entry({ response: jsonText("{\"id\":\"x\"}"), metadata: {} }),
       entry({ response: { kind: "error", body: { error: { message: "m", code: "c" } } }, errorCode: "c", errorMessage: "m", status: 502 }),
       entry({ response: null, user: null, metadata: { a: "1", b: "2" } }),
-      entry({ response: jsonText("{}"), format: "json", attempts: [{ target: 1, path: "1", retry: 2, provider: "p", model: null, status: null, latencyMs: 3, errorCode: "e", errorMessage: "m" }] }),
+      entry({ response: jsonText("{}"), format: "json", genAiOperation: null, attempts: [{ target: 1, path: "1", retry: 2, provider: "p", model: null, status: null, latencyMs: 3, errorCode: "e", errorMessage: "m" }] }),
     ];
     for (const original of originals) {
       const packed = structuredClone(packLogEntry(original));

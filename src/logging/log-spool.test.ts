@@ -97,8 +97,9 @@ describe("a spooled entry", () => {
       response,
       guardrailResults: [{ check: "regex", verdict: true }],
       format: "json",
+      genAiOperation: "embeddings",
     }));
-    entries.push({ ...base, id: "0190f000-0000-7000-8000-000000000009", response: null, guardrailResults: null, format: "json" });
+    entries.push({ ...base, id: "0190f000-0000-7000-8000-000000000009", response: null, guardrailResults: null, format: "json", genAiOperation: null });
     const spool = await openLogSpool(dir, { maxBytes: 1 << 20 });
     await spool.append(entries);
     const replayed = await spool.head();

@@ -42,7 +42,7 @@ describe("the log view", () => {
 describe("attempts", () => {
   it("travel from the entry through the worker hop, the record and the row to the view", () => {
     const record = logRecord(Date.parse("2026-06-01T00:00:00.000Z"));
-    const entry: LogEntry = { ...record, response: null, guardrailResults: null, attempts: ATTEMPTS, format: "json" };
+    const entry: LogEntry = { ...record, response: null, guardrailResults: null, attempts: ATTEMPTS, format: "json", genAiOperation: null };
     const built = toLogRecord(unpackLogEntry(structuredClone(packLogEntry(entry))));
     expect(built.attempts).toEqual(ATTEMPTS);
 

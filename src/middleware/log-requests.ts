@@ -5,6 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { toGatewayError, validationHook } from "../app-errors.ts";
 import { GatewayError } from "../errors.ts";
 import type { InflightTracker } from "../core/inflight.ts";
+import type { OperationDescriptor } from "../core/operation.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
 import { parseMetadataHeader } from "../logging/metadata-header.ts";
 import { parseTraceParent } from "../logging/traceparent.ts";
@@ -17,6 +18,8 @@ export interface RequestLogOptions {
   writer: LogWriter;
   inflight: InflightTracker;
   route: string;
+  /** The operation the route serves: how the log reads its answer, its telemetry name. */
+  operation?: Pick<OperationDescriptor, "format" | "genAiOperation">;
   /** `GATEWAY_MAX_LOGGED_BODY_BYTES`: the most the log keeps of each body. */
   maxBodyBytes: number;
 }
@@ -35,6 +38,7 @@ export interface OpenedExchange {
 export function exchangeOpener(options: RequestLogOptions): (c: Context<GatewayEnv>) => OpenedExchange {
   const { writer, inflight, route, maxBodyBytes } = options;
   const enqueue = writer.enqueue.bind(writer);
+  const operation = { format: options.operation?.format ?? "chat", genAiOperation: options.operation?.genAiOperation ?? null };
   return (c) => {
     const done = inflight.begin();
     const auth = c.get("auth");
@@ -55,6 +59,7 @@ export function exchangeOpener(options: RequestLogOptions): (c: Context<GatewayE
         spanName: null,
         metadata: NO_METADATA,
       },
+      operation,
       enqueue,
       done,
       maxBodyBytes,

@@ -29,11 +29,18 @@ export class Exchange {
   constructor(
     /** Replaced, never changed, once the route's headers are read (trace, spans, metadata). */
     public facts: RequestFacts,
+    /** How the operation's answers are read, and its telemetry name: known before anything is served. */
+    private readonly operation: Pick<Outcome, "format" | "genAiOperation">,
     private readonly queue: (entry: LogEntry) => void,
     private readonly onSettled: () => void,
     /** The log keeps at most this many bytes of each body (`GATEWAY_MAX_LOGGED_BODY_BYTES`). */
     private readonly maxBodyBytes = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** The outcome of a request refused before the pipeline's stages: the operation's facts alone. */
+  baseOutcome(): Outcome {
+    return emptyOutcome(this.operation.format, this.operation.genAiOperation);
+  }
 
   /** The caller's trace id, or this request's log id when it sent none. */
   get traceId(): string {
@@ -70,7 +77,7 @@ export class Exchange {
   settle(answered: EndedWith): void {
     if (this.settled) return;
     this.settled = true;
-    const outcome = this.handed?.outcome ?? emptyOutcome();
+    const outcome = this.handed?.outcome ?? this.baseOutcome();
     const ending = answered.error ? null : this.handed?.ending;
     if (ending instanceof Promise) {
       ending.then(

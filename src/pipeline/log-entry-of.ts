@@ -59,6 +59,7 @@ export function logEntryOf(request: LoggedRequest, outcome: Outcome, ending: Ans
     guardrailResults: guardrails?.results ?? null,
     attempts: outcome.attempts as LogEntry["attempts"],
     format: outcome.format,
+    genAiOperation: outcome.genAiOperation,
     requestParams: described?.params ?? null,
     guardrailTimings: guardrails?.timings ?? null,
   };

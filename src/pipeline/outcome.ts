@@ -45,6 +45,8 @@ export interface GuardrailRuns {
 /** What the pipeline learned before the answer: fixed once returned. */
 export interface Outcome {
   format: AnswerFormat;
+  /** The operation's `gen_ai.operation.name`; null for one that is no GenAI call. */
+  genAiOperation: string | null;
   stream: boolean;
   request: RequestDescription | null;
   promptId: string | null;
@@ -87,9 +89,10 @@ export interface RefusedAnswer {
 export type PendingEnding = AnswerEnding | Promise<AnswerEnding>;
 
 /** What a request that has not reached the proxy stages (refused by its own route) produced. */
-export function emptyOutcome(format: AnswerFormat = "chat"): Outcome {
+export function emptyOutcome(format: AnswerFormat = "chat", genAiOperation: string | null = null): Outcome {
   return {
     format,
+    genAiOperation,
     stream: false,
     request: null,
     promptId: null,

@@ -2,6 +2,7 @@ import { countMessageTokensRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
 import { loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { anthropicProxyInput } from "../inbound/anthropic-messages/proxy-input.ts";
@@ -16,10 +17,11 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const countMessageTokensOperation: OperationDescriptor = {
   id: "countMessageTokens",
   method: "POST",
-  upstreamPath: "/messages/count_tokens",
+  upstreamPath: { fixed: "/messages/count_tokens" },
   body: "json",
   answer: "json",
   format: "stored",
+  overrides: chatFieldOverrides,
   nativeOnly: true,
 };
 
@@ -27,7 +29,7 @@ export function registerCountMessageTokens(app: GatewayApp, deps: GatewayDeps): 
   const core = proxyDeps(deps);
   const route = { ...countMessageTokensRoute, middleware: [anthropicErrors(), countMessageTokensRoute.middleware] };
   app.openapi(
-    loggedRoute(route, deps),
+    loggedRoute(route, deps, countMessageTokensOperation),
     async (c) => {
       const input = await anthropicProxyInput(c, c.req.valid("json"), c.req.valid("header"));
       if (!input.ok) throw input.error;

@@ -1,10 +1,8 @@
 import { createCompletionRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { alwaysCacheable } from "../cache/cacheable.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /**
@@ -15,21 +13,17 @@ import type { JsonObject } from "../providers/provider.ts";
 export const completionOperation: OperationDescriptor = {
   id: "createCompletion",
   method: "POST",
-  upstreamPath: "/completions",
+  upstreamPath: { fixed: "/completions" },
   body: "json",
   answer: "json",
   format: "json",
+  cache: alwaysCacheable,
+  genAiOperation: "text_completion",
+  overrides: chatFieldOverrides,
   guardrails: { input: promptStrings, output: choiceTexts, streamOutput: streamedTexts },
 };
 
-export function registerCreateCompletion(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createCompletionRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(completionOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
-    logHeadersHook,
-  );
-}
+export const registerCreateCompletion = proxiedRoute(createCompletionRoute, completionOperation);
 
 /** The prompt strings, joined by newlines; token arrays carry no text to judge. */
 function promptStrings(body: JsonObject): string {

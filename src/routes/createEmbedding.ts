@@ -1,30 +1,24 @@
 import { createEmbeddingRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { alwaysCacheable } from "../cache/cacheable.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 export const embeddingOperation: OperationDescriptor = {
   id: "createEmbedding",
   method: "POST",
-  upstreamPath: "/embeddings",
+  upstreamPath: { fixed: "/embeddings" },
   body: "json",
   answer: "json",
   format: "json",
+  cache: alwaysCacheable,
+  genAiOperation: "embeddings",
+  overrides: chatFieldOverrides,
   guardrails: { input: inputStrings },
 };
 
-export function registerCreateEmbedding(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createEmbeddingRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(embeddingOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
-    logHeadersHook,
-  );
-}
+export const registerCreateEmbedding = proxiedRoute(createEmbeddingRoute, embeddingOperation);
 
 /** The strings to embed, joined by newlines; token arrays carry no text to judge. */
 function inputStrings(body: JsonObject): string {

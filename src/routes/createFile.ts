@@ -1,10 +1,6 @@
 import { createFileRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { forwardedProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * `POST /v1/files` uploads a file: the multipart form streams upstream as it arrives, unread and unlogged. Sent to the path the client used (after `/v1`).
@@ -13,20 +9,10 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const createFileOperation: OperationDescriptor = {
   id: "createFile",
   method: "POST",
-  upstreamPath: "/files",
+  upstreamPath: { afterV1: true },
   body: "as-sent",
   answer: "json",
   format: "json",
 };
 
-export function registerCreateFile(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createFileRoute, deps),
-    async (c) => {
-      const operation = { ...createFileOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
-      return proxyResponse(c, await proxyOperation(operation, forwardedProxyInput(c, c.req.valid("header")), core));
-    },
-    logHeadersHook,
-  );
-}
+export const registerCreateFile = proxiedRoute(createFileRoute, createFileOperation);

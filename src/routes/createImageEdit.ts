@@ -1,11 +1,8 @@
 import { createImageEditRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 import { streamEndsAt } from "../core/stream-end.ts";
-import { jsonOrForwardedProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
 
 /**
  * Image edits: a multipart upload passed upstream as it arrives (the generated route does not read it);
@@ -16,21 +13,13 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const imageEditOperation: OperationDescriptor = {
   id: "createImageEdit",
   method: "POST",
-  upstreamPath: "/images/edits",
-  body: "as-sent",
+  upstreamPath: { fixed: "/images/edits" },
+  body: "json-or-as-sent",
   answer: "json",
   isStreamEnd: streamEndsAt("image_edit.completed"),
   format: "image",
+  genAiOperation: "generate_content",
+  overrides: chatFieldOverrides,
 };
 
-export function registerCreateImageEdit(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createImageEditRoute, deps),
-    async (c) => {
-      const sent = await jsonOrForwardedProxyInput(c, imageEditOperation, c.req.valid("header"));
-      return proxyResponse(c, await proxyOperation(sent.operation, sent.input, core));
-    },
-    logHeadersHook,
-  );
-}
+export const registerCreateImageEdit = proxiedRoute(createImageEditRoute, imageEditOperation);

@@ -1,10 +1,6 @@
 import { createImageVariationRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { forwardedProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * Image variations: a multipart upload passed upstream as it arrives (the generated route does not read it);
@@ -14,17 +10,11 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const imageVariationOperation: OperationDescriptor = {
   id: "createImageVariation",
   method: "POST",
-  upstreamPath: "/images/variations",
+  upstreamPath: { fixed: "/images/variations" },
   body: "as-sent",
   answer: "json",
   format: "image",
+  genAiOperation: "generate_content",
 };
 
-export function registerCreateImageVariation(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createImageVariationRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(imageVariationOperation, forwardedProxyInput(c, c.req.valid("header")), core)),
-    logHeadersHook,
-  );
-}
+export const registerCreateImageVariation = proxiedRoute(createImageVariationRoute, imageVariationOperation);

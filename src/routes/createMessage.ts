@@ -2,6 +2,8 @@ import { createMessageRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
+import { alwaysCacheable } from "../cache/cacheable.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
 import { loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { inputText } from "../guardrails/index.ts";
@@ -19,10 +21,12 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const messageOperation: OperationDescriptor = {
   id: "createMessage",
   method: "POST",
-  upstreamPath: "/chat/completions",
+  upstreamPath: { fixed: "/chat/completions" },
   body: "json",
   answer: "json",
   format: "messages",
+  cache: alwaysCacheable,
+  overrides: chatFieldOverrides,
   translated: messagesFromChat,
   // Input guardrails judge the chat body the core holds; output ones the Anthropic answer.
   guardrails: { input: inputText, output: messageText, streamOutput: (chunks) => messageText(assembleMessage(chunks.map(parseObject))) },
@@ -32,7 +36,7 @@ export function registerCreateMessage(app: GatewayApp, deps: GatewayDeps): void 
   const core = proxyDeps(deps);
   const route = { ...createMessageRoute, middleware: [anthropicErrors(), createMessageRoute.middleware] };
   app.openapi(
-    loggedRoute(route, deps),
+    loggedRoute(route, deps, messageOperation),
     async (c) => {
       const body = c.req.valid("json");
       const input = await anthropicProxyInput(c, body, c.req.valid("header"));

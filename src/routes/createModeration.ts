@@ -1,31 +1,22 @@
 import { createModerationRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /** Moderations: free upstream, so the log prices nothing; input guardrails judge the `input` strings. */
 export const moderationOperation: OperationDescriptor = {
   id: "createModeration",
   method: "POST",
-  upstreamPath: "/moderations",
+  upstreamPath: { fixed: "/moderations" },
   body: "json",
   answer: "json",
   format: "json",
+  overrides: chatFieldOverrides,
   guardrails: { input: inputStrings },
 };
 
-export function registerCreateModeration(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createModerationRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(moderationOperation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core)),
-    logHeadersHook,
-  );
-}
+export const registerCreateModeration = proxiedRoute(createModerationRoute, moderationOperation);
 
 /** The `input` strings, joined by newlines; image parts carry no text to judge, text parts do. */
 function inputStrings(body: JsonObject): string {

@@ -4,20 +4,20 @@ import type { GatewayDeps } from "../deps.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
 import { callerOf, loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
-import { emptyOutcome } from "../pipeline/outcome.ts";
 import { renderPromptRequest } from "../prompts/prompt-request.ts";
 import { chatCompletionOperation } from "./createChatCompletion.ts";
 
 /** A prompt run is a chat completion whose body the stored prompt renders. */
 export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  app.openapi(loggedRoute(createPromptCompletionRoute, deps), async (c) => {
+  app.openapi(loggedRoute(createPromptCompletionRoute, deps, chatCompletionOperation), async (c) => {
     const { id } = c.req.valid("param");
     const { version } = c.req.valid("query");
     const workspaceId = c.get("auth").workspaceId;
     const rendered = await renderPromptRequest(id, version, c.req.valid("json"), workspaceId, deps);
     if (!rendered.ok) {
-      c.get("exchange").handOver({ ...emptyOutcome(), promptId: id });
+      const exchange = c.get("exchange");
+      exchange.handOver({ ...exchange.baseOutcome(), promptId: id });
       throw rendered.error;
     }
 

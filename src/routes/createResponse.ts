@@ -2,6 +2,8 @@ import { createResponseRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
+import { responsesCacheRule } from "../cache/cacheable.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
 import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
 import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText } from "../core/responses-text.ts";
@@ -19,12 +21,15 @@ import { continued } from "../responses/kept-responses.ts";
 export const responseOperation: OperationDescriptor = {
   id: "createResponse",
   method: "POST",
-  upstreamPath: "/responses",
+  upstreamPath: { fixed: "/responses" },
   body: "json",
   answer: "json",
   streamEndsAtEof: true,
   isStreamEnd: isResponsesStreamEnd,
   format: "responses",
+  cache: responsesCacheRule,
+  genAiOperation: "chat",
+  overrides: chatFieldOverrides,
   guardrails: { input: responsesInputText, output: responsesOutputText, streamOutput: responsesStreamText },
 };
 
@@ -36,7 +41,7 @@ export const responseOperation: OperationDescriptor = {
 export function registerCreateResponse(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
   app.openapi(
-    loggedRoute(createResponseRoute, deps),
+    loggedRoute(createResponseRoute, deps, responseOperation),
     async (c) => {
       const body = c.req.valid("json") as Record<string, unknown>;
       const input = await jsonProxyInput(c, body, c.req.valid("header"));

@@ -1,11 +1,7 @@
 import { createTranscriptionRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 import { streamEndsAt } from "../core/stream-end.ts";
-import { forwardedProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
 
 /**
  * Transcriptions: a multipart upload passed upstream as it arrives (the generated route does not read it);
@@ -16,18 +12,12 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const transcriptionOperation: OperationDescriptor = {
   id: "createTranscription",
   method: "POST",
-  upstreamPath: "/audio/transcriptions",
+  upstreamPath: { fixed: "/audio/transcriptions" },
   body: "as-sent",
   answer: "as-sent",
   isStreamEnd: streamEndsAt("transcript.text.done"),
   format: "transcription",
+  genAiOperation: "generate_content",
 };
 
-export function registerCreateTranscription(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createTranscriptionRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(transcriptionOperation, forwardedProxyInput(c, c.req.valid("header")), core)),
-    logHeadersHook,
-  );
-}
+export const registerCreateTranscription = proxiedRoute(createTranscriptionRoute, transcriptionOperation);

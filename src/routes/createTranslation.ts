@@ -1,10 +1,6 @@
 import { createTranslationRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { forwardedProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * Translations: a multipart upload passed upstream as it arrives (the generated route does not read it);
@@ -15,17 +11,11 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const translationOperation: OperationDescriptor = {
   id: "createTranslation",
   method: "POST",
-  upstreamPath: "/audio/translations",
+  upstreamPath: { fixed: "/audio/translations" },
   body: "as-sent",
   answer: "as-sent",
   format: "transcription",
+  genAiOperation: "generate_content",
 };
 
-export function registerCreateTranslation(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createTranslationRoute, deps),
-    async (c) => proxyResponse(c, await proxyOperation(translationOperation, forwardedProxyInput(c, c.req.valid("header")), core)),
-    logHeadersHook,
-  );
-}
+export const registerCreateTranslation = proxiedRoute(createTranslationRoute, translationOperation);

@@ -1,10 +1,7 @@
 import { createUploadRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * `POST /v1/uploads` starts a multipart upload. Sent to the path the client used (after `/v1`).
@@ -13,20 +10,11 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const createUploadOperation: OperationDescriptor = {
   id: "createUpload",
   method: "POST",
-  upstreamPath: "/uploads",
+  upstreamPath: { afterV1: true },
   body: "json",
   answer: "json",
   format: "json",
+  overrides: chatFieldOverrides,
 };
 
-export function registerCreateUpload(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createUploadRoute, deps),
-    async (c) => {
-      const operation = { ...createUploadOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
-      return proxyResponse(c, await proxyOperation(operation, await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header")), core));
-    },
-    logHeadersHook,
-  );
-}
+export const registerCreateUpload = proxiedRoute(createUploadRoute, createUploadOperation);

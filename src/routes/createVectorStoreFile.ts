@@ -1,10 +1,7 @@
 import { createVectorStoreFileRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * `POST /v1/vector_stores/{vector_store_id}/files` adds an uploaded file to a vector store. Sent to the path the client used (after `/v1`).
@@ -13,21 +10,11 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const createVectorStoreFileOperation: OperationDescriptor = {
   id: "createVectorStoreFile",
   method: "POST",
-  upstreamPath: "/vector_stores/{vector_store_id}/files",
+  upstreamPath: { afterV1: true },
   body: "json",
   answer: "json",
   format: "stored",
+  overrides: chatFieldOverrides,
 };
 
-export function registerCreateVectorStoreFile(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createVectorStoreFileRoute, deps),
-    async (c) => {
-      const operation = { ...createVectorStoreFileOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
-      const input = await jsonProxyInput(c, c.req.valid("json"), c.req.valid("header"));
-      return proxyResponse(c, await proxyOperation(operation, input, core));
-    },
-    logHeadersHook,
-  );
-}
+export const registerCreateVectorStoreFile = proxiedRoute(createVectorStoreFileRoute, createVectorStoreFileOperation);

@@ -1,10 +1,6 @@
 import { downloadFileRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { forwardedProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * `GET /v1/files/{file_id}/content` a file's bytes, relayed as they arrive with the upstream's content type. Sent to the path and query the client used (after `/v1`).
@@ -13,20 +9,10 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const downloadFileOperation: OperationDescriptor = {
   id: "downloadFile",
   method: "GET",
-  upstreamPath: "/files/{file_id}/content",
+  upstreamPath: { afterV1: true },
   body: "none",
   answer: "as-sent",
   format: "json",
 };
 
-export function registerDownloadFile(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(downloadFileRoute, deps),
-    async (c) => {
-      const operation = { ...downloadFileOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
-      return proxyResponse(c, await proxyOperation(operation, forwardedProxyInput(c, c.req.valid("header")), core));
-    },
-    logHeadersHook,
-  );
-}
+export const registerDownloadFile = proxiedRoute(downloadFileRoute, downloadFileOperation);

@@ -3,8 +3,10 @@ import type { GatewayApp, GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { handleError } from "../app-errors.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
+import { chatFieldOverrides } from "../core/config-overrides.ts";
 import { proxyOperation } from "../core/proxy-operation.ts";
-import { forwardedBody, forwardedProxyInput, pathAfterV1, proxyDeps, proxyResponse, requestLogger } from "../core/proxy-route.ts";
+import { forwardedBody, forwardedProxyInput, proxyDeps, proxyResponse, requestLogger } from "../core/proxy-route.ts";
+import { resolveUpstream } from "../core/upstream-path.ts";
 import type { RequestBody } from "../core/upstream-request.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
@@ -20,12 +22,13 @@ import { nestedDeeperThan } from "../validation/json-depth.ts";
  */
 export const passThroughOperation: OperationDescriptor = {
   id: "passThrough",
-  method: "GET",
-  upstreamPath: "/",
-  body: "as-sent",
+  method: "*",
+  upstreamPath: { afterV1: true },
+  body: "json-or-as-sent",
   answer: "as-sent",
   streamEndsAtEof: true,
   format: "json",
+  overrides: chatFieldOverrides,
 };
 
 /** The pass-through takes the gateway headers every proxied operation takes. */
@@ -59,7 +62,7 @@ function isReserved(segment: string): boolean {
 
 export function registerPassThrough(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  const logRequest = requestLogger(passThroughOperation.id, deps);
+  const logRequest = requestLogger(passThroughOperation.id, deps, passThroughOperation);
   app.all("/v1/*", async (c, next) => {
     const url = new URL(c.req.url);
     if (isReserved(url.pathname.split("/")[2] ?? "")) return next();
@@ -89,10 +92,9 @@ async function passThrough(c: Context<GatewayEnv>, url: URL, core: ReturnType<ty
   const headers = headerSchema.safeParse(sent);
   logHeadersHook(headers.success ? { target: "header", success: true, data: headers.data } : { target: "header", success: false, error: headers.error }, c);
   if (!headers.success) throw new GatewayError("invalid_request", "Invalid header.");
-  const path = pathAfterV1(url);
+  const upstream = resolveUpstream(passThroughOperation, { method: c.req.method, url, params: {} });
   const body = await requestBody(c);
-  const operation = { ...passThroughOperation, method: c.req.method, upstreamPath: path, body: body.kind === "json" ? ("json" as const) : body.kind };
-  return proxyOperation(operation, { ...forwardedProxyInput(c, headers.data), body }, core);
+  return proxyOperation(passThroughOperation, { ...forwardedProxyInput(c, headers.data), body, upstream }, core);
 }
 
 /** A JSON body is read and parsed once (the log keeps it, the model in it selects); any other passes as it arrives. */

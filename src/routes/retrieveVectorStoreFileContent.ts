@@ -1,10 +1,6 @@
 import { retrieveVectorStoreFileContentRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { forwardedProxyInput, loggedRoute, pathAfterV1, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * `GET /v1/vector_stores/{vector_store_id}/files/{file_id}/content` a vector store file's parsed content. Sent to the path and query the client used (after `/v1`).
@@ -13,20 +9,10 @@ import { logHeadersHook } from "../middleware/log-requests.ts";
 export const retrieveVectorStoreFileContentOperation: OperationDescriptor = {
   id: "retrieveVectorStoreFileContent",
   method: "GET",
-  upstreamPath: "/vector_stores/{vector_store_id}/files/{file_id}/content",
+  upstreamPath: { afterV1: true },
   body: "none",
   answer: "json",
   format: "stored",
 };
 
-export function registerRetrieveVectorStoreFileContent(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(retrieveVectorStoreFileContentRoute, deps),
-    async (c) => {
-      const operation = { ...retrieveVectorStoreFileContentOperation, upstreamPath: pathAfterV1(new URL(c.req.url)) };
-      return proxyResponse(c, await proxyOperation(operation, forwardedProxyInput(c, c.req.valid("header")), core));
-    },
-    logHeadersHook,
-  );
-}
+export const registerRetrieveVectorStoreFileContent = proxiedRoute(retrieveVectorStoreFileContentRoute, retrieveVectorStoreFileContentOperation);

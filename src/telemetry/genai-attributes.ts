@@ -18,25 +18,6 @@ export const GEN_AI = {
   usageOutputTokens: "gen_ai.usage.output_tokens",
 } as const;
 
-/** `gen_ai.operation.name` of the operations that are GenAI calls; other operations get no `gen_ai.*` attributes. */
-const OPERATION_NAMES: Readonly<Record<string, string>> = {
-  createChatCompletion: "chat",
-  createPromptCompletion: "chat",
-  createResponse: "chat",
-  createCompletion: "text_completion",
-  createEmbedding: "embeddings",
-  createImage: "generate_content",
-  createImageEdit: "generate_content",
-  createImageVariation: "generate_content",
-  createSpeech: "generate_content",
-  createTranscription: "generate_content",
-  createTranslation: "generate_content",
-};
-
-export function genAiOperation(route: string): string | null {
-  return OPERATION_NAMES[route] ?? null;
-}
-
 /** The conventions' well-known provider names where they differ from the gateway's ids. */
 const PROVIDER_NAMES: Readonly<Record<string, string>> = {
   mistral: "mistral_ai",

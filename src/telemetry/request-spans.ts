@@ -4,7 +4,7 @@ import type { GuardrailResult } from "../guardrails/types.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../logging/log-record.ts";
 import type { RecordFigures } from "../logging/record-figures.ts";
-import { GEN_AI, genAiOperation, genAiProvider } from "./genai-attributes.ts";
+import { GEN_AI, genAiProvider } from "./genai-attributes.ts";
 import { otelSpanId, otelTraceId } from "./trace-ids.ts";
 
 /** Lets the next root span take a trace id chosen here (the log's) instead of a random one. */
@@ -24,7 +24,8 @@ export function emitRequestSpans(tracer: Tracer, ids: TraceIdChooser, entry: Log
   const end = start + entry.latencyMs;
   const traceId = otelTraceId(entry.traceId);
   const parentSpanId = otelSpanId(entry.parentSpanId);
-  const operation = genAiOperation(entry.route);
+  // Set from the operation's descriptor; an entry without it (no GenAI call) gets no `gen_ai.*`.
+  const operation = entry.genAiOperation ?? null;
   const options = { kind: SpanKind.SERVER, startTime: start, attributes: serverAttributes(entry, figures, operation, traceId) };
   const name = entry.spanName ?? `${entry.method} ${entry.route}`;
   const server = parentSpanId
