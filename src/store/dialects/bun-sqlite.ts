@@ -10,6 +10,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { sql, SqliteDialect, type Driver, type SqliteDatabase, type SqliteStatement } from "kysely";
 import { ROLLUP_COLUMNS } from "../log-rollup-rows.ts";
@@ -25,9 +26,10 @@ export async function createBunSqliteDialect(url: string): Promise<StoreDialect>
   if (path !== ":memory:") await mkdir(dirname(path), { recursive: true });
   const database = new Database(path, { create: true });
   for (const statement of sqliteSetupStatements(url)) database.run(statement);
-  // This connection serves the request thread: it never waits on another connection's lock
-  // inside SQLite (which would stall every request), the driver waits asynchronously instead.
-  database.run("PRAGMA busy_timeout=0");
+  // On the request thread a connection never waits on another connection's lock inside SQLite
+  // (which would stall every request): the driver waits asynchronously instead. The log
+  // worker's connection, on a thread of its own, keeps the busy timeout.
+  if (isMainThread) database.run("PRAGMA busy_timeout=0");
   const kyselyDatabase = asKyselyDatabase(database);
   return {
     name: "sqlite",
