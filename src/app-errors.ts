@@ -4,7 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import type { GatewayEnv } from "./app-env.ts";
 import { GatewayError } from "./errors.ts";
-import { isStoreUnavailable } from "./store/store-unavailable.ts";
+import { isStoreUnavailable, storeOutage } from "./store/store-unavailable.ts";
 
 /** The one place (with the validation hook) that turns errors into the JSON envelope. */
 export const handleError: ErrorHandler<GatewayEnv> = (error, c) => {
@@ -15,23 +15,13 @@ export const handleError: ErrorHandler<GatewayEnv> = (error, c) => {
   }
   const gatewayError = toGatewayError(error);
   if (isStoreUnavailable(error)) {
-    reportStoreUnavailable(error);
+    storeOutage.failed(error);
   } else if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
     // Only the error's name and message: request data may hold secrets.
     console.error(`[gateway] unexpected error on ${c.req.method} ${c.req.path}: ${error.name}: ${error.message}`);
   }
   return respond(c, gatewayError);
 };
-
-let storeReportedAt = 0;
-
-/** An outage fails many requests alike: the gateway's log says so once per 10 s, not per request. */
-function reportStoreUnavailable(error: Error): void {
-  const now = Date.now();
-  if (now - storeReportedAt < 10_000) return;
-  storeReportedAt = now;
-  console.error(`[gateway] the store is unavailable (${error.message}); requests that need it are answered 503`);
-}
 
 export const handleNotFound: NotFoundHandler<GatewayEnv> = (c) =>
   respond(c, new GatewayError("not_found", `No route ${c.req.method} ${c.req.path}.`));

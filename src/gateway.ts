@@ -27,7 +27,7 @@ import { openStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
 import { LocalCircuitBreakers, sharedCircuitBreakers } from "./core/circuit-breaker.ts";
 import { shareInvalidations } from "./shared-state/invalidations.ts";
-import { openSpendMeter } from "./spend/open-spend-meter.ts";
+import { openSpendMeter, type OpenedSpendMeter } from "./spend/open-spend-meter.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
 import { startSecretResealing, type ResealReport } from "./store/reseal-secrets.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
@@ -84,9 +84,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     options.startLogWorker && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
       ? await openWorkerLogSink(options.startLogWorker(), config.GATEWAY_DATABASE_URL)
       : null;
+  // Opened below, once Redis is connected; the metrics read it only when scraped.
+  let spend: OpenedSpendMeter | null = null;
   // Metrics and spans are fed from each batch of finished log records, off the request path;
   // the log queue's own figures are read when metrics are scraped.
-  const telemetry = await createTelemetry(config, { version: packageJson.version, logQueue: () => logWriter });
+  const telemetry = await createTelemetry(config, { version: packageJson.version, logQueue: () => logWriter, spend: () => spend?.fallbackStats() ?? null });
   const spool = await openSpool(config);
   const logWriter = new LogWriter(workerSink ?? storeLogSink(store.logs), {
     observer: telemetry.observer,
@@ -117,7 +119,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // Serve with shared state from the first request when Redis answers at start; if it does not,
   // start anyway: state stays in process until it connects (the error is on stderr).
   await redis?.ready(2_000);
-  const spend = await openSpendMeter({ config, store, redis, controlPlane });
+  const openedSpend = await openSpendMeter({ config, store, redis, controlPlane });
+  spend = openedSpend;
   const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
   const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys }) : null;
   const deps: GatewayDeps = {
@@ -137,7 +140,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     redis,
     breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
     cache: createAnswerCache(config, redis),
-    spend: spend.meter,
+    spend: openedSpend.meter,
     metrics: telemetry.metrics,
   };
   const app = createApp(deps);
@@ -155,7 +158,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       // The last records' spans were made as the writer closed: export them before exiting.
       await telemetry.shutdown();
       await workerSink?.close();
-      await spend.close();
+      await openedSpend.close();
       invalidations?.close();
       await store.close();
       await deps.redis?.close();

@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ECHO_ENCODING_NAMES, ECHO_ENCODINGS, encodedForms, headerSecret } from "../../test/support/echo-encodings.ts";
 import { credentialScrubber, REDACTED, scrubSecrets, sentSecrets } from "./sent-credentials.ts";
 
 describe("sentSecrets", () => {
@@ -44,5 +46,56 @@ describe("scrubbing", () => {
     const scrubbed = scrub(escaped);
     expect(JSON.parse(scrubbed)).toEqual({ error: { message: "bad key [redacted]" } });
     expect(scrub('{"note":"a\\/b"}')).toBe('{"note":"a\\/b"}');
+  });
+});
+
+describe("scrubbing an echoed credential in every encoding (property)", () => {
+  const where = [
+    (echo: string) => `Unauthorized: ${echo}`,
+    (echo: string) => `{"error":{"message":"Incorrect API key provided: ${echo}","code":"invalid_api_key"}}`,
+    (echo: string) => `{"error":{"message":"{\\"request\\":\\"${echo}\\"}"}}`,
+    (echo: string) => `event: error\ndata: {"type":"error","error":{"message":"${echo} and again ${echo}"}}\n\n`,
+  ];
+
+  it("leaves no form of a header key from the printable ASCII range", () => {
+    fc.assert(
+      fc.property(headerSecret, fc.constantFrom(...ECHO_ENCODING_NAMES), fc.constantFrom(...where), (secret, encoding, around) => {
+        const sent = `Bearer ${secret}`;
+        const scrub = credentialScrubber({ url: "https://upstream.example/v1/chat/completions", headers: { authorization: sent } });
+        const scrubbed = scrub(around(ECHO_ENCODINGS[encoding](sent)));
+        for (const form of [...encodedForms(secret), ...encodedForms(sent)]) expect(scrubbed).not.toContain(form);
+        expect(scrubbed).toContain(REDACTED);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("leaves no form of a query key from the whole printable range of Unicode", () => {
+    const printable = fc.string({ unit: "grapheme", minLength: 8, maxLength: 30 }).filter((text) => !/[\p{Cc}\p{Cs}]/u.test(text) && text.length >= 8);
+    fc.assert(
+      fc.property(printable, fc.constantFrom(...ECHO_ENCODING_NAMES), (secret, encoding) => {
+        const scrub = credentialScrubber({ url: `https://upstream.example/v1beta/models/x:generate?key=${encodeURIComponent(secret)}`, headers: {} });
+        const scrubbed = scrub(`{"error":{"message":"bad key ${ECHO_ENCODINGS[encoding](secret)}"}}`);
+        for (const form of encodedForms(secret)) expect(scrubbed).not.toContain(form);
+        expect(scrubbed).toContain(REDACTED);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("keeps the JSON it scrubs valid, and a text without a secret as it was", () => {
+    const scrub = credentialScrubber({ url: "https://x/", headers: { authorization: 'Bearer sk-VKQ"ESC\\ape-999' } });
+    const body = JSON.stringify({ error: { message: `echo ${JSON.stringify({ authorization: 'Bearer sk-VKQ"ESC\\ape-999' })}` } });
+    const scrubbed = scrub(body);
+    expect(JSON.parse(scrubbed).error.message).toBe('echo {"authorization":"[redacted]"}');
+    const unrelated = '{"note":"a\\/b \\u0041 %41 \\\\"}';
+    expect(scrub(unrelated)).toBe(unrelated);
+  });
+
+  it("stays linear on hostile text: a megabyte of backslashes and percent signs", () => {
+    const scrub = credentialScrubber({ url: "https://x/", headers: { authorization: "Bearer sk-hostile-0123456789" } });
+    const started = performance.now();
+    scrub("\\".repeat(500_000) + "%".repeat(500_000) + "\\u00".repeat(100_000));
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

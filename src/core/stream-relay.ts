@@ -109,8 +109,10 @@ export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { 
       }
       firstTokenAt ??= performance.now();
       if (protocol.isError(event)) {
-        upstreamError ??= { code: "upstream_stream_error", message: event.data.slice(0, 1000) };
-        out += translator ? write(translator.event(event).map((e) => ({ ...e, to: "client" as const }))) : formatSseEvent(withType(event));
+        // An error event may echo the credentials the upstream was sent, as an error answer may.
+        const scrubbed: StreamEvent = { event: event.event, data: call.scrub(event.data) };
+        upstreamError ??= { code: "upstream_stream_error", message: scrubbed.data.slice(0, 1000) };
+        out += translator ? write(translator.event(scrubbed).map((e) => ({ ...e, to: "client" as const }))) : formatSseEvent(withType(scrubbed));
         continue;
       }
       out += translator ? write(translator.event(event)) : write([withType(event)]);

@@ -6,14 +6,28 @@
  * `spent`, `reserved`, `r:<reservation id>`) and the sorted set of its reservations by expiry;
  * then, per window, the request counter and the token counter. ARGV[1] is the plan as JSON
  * (`spend/redis-counters.ts`). Amounts are integers in 1e-10 USD.
+ *
+ * The epoch marker (`SPEND_EPOCH_KEY`) is set once the counters were seeded from the store: a
+ * Redis that lost its data (restarted without persistence, flushed) has none, and the reserve
+ * script then admits nothing and says so, so that no request is metered against counters that
+ * forgot what was spent.
  */
 
-/** Drops expired reservations, checks every key, and only if none refuses reserves and counts on all. */
+/** Set once Redis holds the spend the store records; its value names the seeding. */
+export const SPEND_EPOCH_KEY = "gw:spend:epoch";
+/** Held (SET NX, with an expiry) by the one replica that seeds an empty Redis from the store. */
+export const SPEND_SEEDING_LOCK_KEY = "gw:spend:seeding";
+
+/**
+ * KEYS[1] is the epoch marker: without it nothing is admitted and the reply is `unseeded`.
+ * Drops expired reservations, checks every key, and only if none refuses reserves and counts on all.
+ */
 export const RESERVE_SCRIPT = `
+if not redis.call('GET', KEYS[1]) then return cjson.encode({ unseeded = true }) end
 local plan = cjson.decode(ARGV[1])
 local counts = {}
 local refusal = nil
-local k = 1
+local k = 2
 for i, key in ipairs(plan.keys) do
   local count = { s = 0, r = 0, w = {} }
   if key.b then
@@ -43,7 +57,7 @@ for i, key in ipairs(plan.keys) do
   counts[i] = count
 end
 if refusal then return cjson.encode({ refusal = refusal, counts = counts }) end
-k = 1
+k = 2
 for i, key in ipairs(plan.keys) do
   if key.b then
     local h, z = KEYS[k], KEYS[k + 1]
@@ -106,11 +120,29 @@ end
 return cjson.encode(out)
 `;
 
-/** Raises a budget's settled spend to at least ARGV[1] (startup, from the database); ARGV[2] is a TTL in ms, 0 for none. */
-export const SEED_SCRIPT = `
-local current = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
-local stored = tonumber(ARGV[1])
-if stored > current then redis.call('HSET', KEYS[1], 'spent', ARGV[1]) end
-if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+/**
+ * Raises counters to at least the given values, never lowers one: ARGV[1] is a JSON list of
+ * `{ f, v, ttl }` per key of KEYS, `f` the hash field (a budget's `spent`) or absent for a
+ * plain counter (a window), `ttl` in ms (0: none). Seeding from the store and every replica's
+ * last known values meet here, in any order, with the same result.
+ */
+export const RAISE_SCRIPT = `
+local entries = cjson.decode(ARGV[1])
+for i, entry in ipairs(entries) do
+  local key = KEYS[i]
+  local value = tonumber(entry.v)
+  if entry.f then
+    if value > tonumber(redis.call('HGET', key, entry.f) or '0') then redis.call('HSET', key, entry.f, value) end
+  else
+    if value > tonumber(redis.call('GET', key) or '0') then redis.call('SET', key, value) end
+  end
+  if entry.ttl > 0 then redis.call('PEXPIRE', key, entry.ttl) end
+end
 return 1
+`;
+
+/** Releases the seeding lock only if this replica still holds it. */
+export const UNLOCK_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `;

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 import { connectRedis, type SharedRedis } from "../shared-state/redis.ts";
+import { SPEND_EPOCH_KEY } from "../shared-state/spend-scripts.ts";
 import { freePort } from "../../test/support/harness.ts";
 import { FailoverCounters } from "./failover-counters.ts";
 import { MemoryCounters } from "./memory-counters.ts";
@@ -22,6 +23,11 @@ function plan(keys: MeteredKey[], nowMs = NOW, ttlMs = 60_000): MeterPlan {
 }
 
 const redisClients: Redis[] = [];
+beforeAll(async () => {
+  const client = new Redis("redis://127.0.0.1:6379");
+  redisClients.push(client);
+  await client.set(SPEND_EPOCH_KEY, "counters-test", "NX");
+});
 afterAll(() => {
   for (const client of redisClients) client.disconnect();
 });
@@ -122,7 +128,7 @@ describe("failure policy when Redis is down", () => {
 
   it("open: meters in process and says so once in the gateway's log", async () => {
     const redis = await downRedis();
-    const counters = new FailoverCounters(redis, new RedisCounters(redis.client), new MemoryCounters(), "open", (line) => lines.push(line));
+    const counters = new FailoverCounters({ redis, shared: new RedisCounters(redis.client), local: new MemoryCounters(), policy: "open", report: (line) => lines.push(line) });
     const id = `vk-${randomUUID()}`;
     const first = await counters.reserve(plan([budgetKey(id, 10, 10)]));
     expect("outcome" in first && first.outcome.refusal).toBeNull();
@@ -133,7 +139,7 @@ describe("failure policy when Redis is down", () => {
 
   it("closed: refuses with 503 service_unavailable and a clear message", async () => {
     const redis = await downRedis();
-    const counters = new FailoverCounters(redis, new RedisCounters(redis.client), new MemoryCounters(), "closed", (line) => lines.push(line));
+    const counters = new FailoverCounters({ redis, shared: new RedisCounters(redis.client), local: new MemoryCounters(), policy: "closed", report: (line) => lines.push(line) });
     const refused = await counters.reserve(plan([budgetKey(`vk-${randomUUID()}`, 10, 1)]));
     expect(refused).toMatchObject({ code: "service_unavailable", status: 503 });
     expect((refused as Error).message).toMatch(/Redis.*cannot be reached.*GATEWAY_REDIS_FAILURE_POLICY=closed/);
@@ -145,8 +151,9 @@ describe("failure policy when Redis is down", () => {
     const redis = await connectRedis(`redis://127.0.0.1:${port}`, { quiet: true });
     opened.push(redis);
     const reported: string[] = [];
-    const counters = new FailoverCounters(redis, new RedisCounters(redis.client), new MemoryCounters(), "open", (line) => reported.push(line));
+    const counters = new FailoverCounters({ redis, shared: new RedisCounters(redis.client), local: new MemoryCounters(), policy: "open", report: (line) => reported.push(line), storedSpend: async () => [] });
     await waitFor(() => redis.available);
+    await counters.seed([]);
     const id = `vk-${randomUUID()}`;
     const admitted = await counters.reserve(plan([budgetKey(id, 100, 10)]));
     expect("counters" in admitted && admitted.counters).toBeInstanceOf(RedisCounters);
@@ -157,10 +164,14 @@ describe("failure policy when Redis is down", () => {
     expect("counters" in during && during.counters).toBeInstanceOf(MemoryCounters);
     // The settle of the Redis reservation falls back too, and does not throw.
     if ("counters" in admitted) await counters.settle(admitted.counters, plan([budgetKey(id, 100, 10)]), [{ units: 5, tokens: 0 }]);
-    expect(reported.some((line) => line.includes("Redis unreachable"))).toBe(true);
+    expect(reported.some((line) => line.includes("Redis unusable"))).toBe(true);
 
+    // Restarted empty: metered alone until this replica has seeded it again, then shared.
     server = await startRedisServer(port);
     await waitFor(() => redis.available, 10_000);
+    const unseeded = await counters.reserve(plan([budgetKey(id, 100, 10)]));
+    expect("counters" in unseeded && unseeded.counters).toBeInstanceOf(MemoryCounters);
+    await counters.settled();
     const after = await counters.reserve(plan([budgetKey(id, 100, 10)]));
     expect("counters" in after && after.counters).toBeInstanceOf(RedisCounters);
     expect(reported.at(-1)).toMatch(/reachable again/);

@@ -1,4 +1,14 @@
-import { budgetKey, windowKey, type KeyCounts, type MeterPlan, type ReserveOutcome, type SettleOutcome, type SpendCounters, type Usage } from "./meter-plan.ts";
+import {
+  budgetKey,
+  windowKey,
+  type KeyCounts,
+  type MeterPlan,
+  type RaiseEntry,
+  type ReserveOutcome,
+  type SettleOutcome,
+  type SpendCounters,
+  type Usage,
+} from "./meter-plan.ts";
 
 interface BudgetState {
   spent: number;
@@ -95,6 +105,34 @@ export class MemoryCounters implements SpendCounters {
       state.spent = Math.max(state.spent, row.units);
     }
     return Promise.resolve();
+  }
+
+  raise(entries: readonly RaiseEntry[]): Promise<void> {
+    const now = this.now();
+    for (const entry of entries) {
+      if (entry.dropAtMs !== null && entry.dropAtMs <= now) continue;
+      if (entry.field === "spent") {
+        const state = this.budget(entry.key, entry.dropAtMs === null ? null : new Date(entry.dropAtMs));
+        state.spent = Math.max(state.spent, entry.value);
+      } else {
+        const current = this.read(entry.key);
+        if (entry.value > current) this.add(entry.key, entry.value - current, entry.dropAtMs ?? Number.POSITIVE_INFINITY);
+      }
+    }
+    return Promise.resolve();
+  }
+
+  /** Every live counter as a raise entry: what this process metered, to hand to shared counters. */
+  snapshot(): RaiseEntry[] {
+    const now = this.now();
+    const entries: RaiseEntry[] = [];
+    for (const [key, state] of this.budgets) {
+      if (state.dropAtMs > now && state.spent > 0) entries.push({ key, field: "spent", value: state.spent, dropAtMs: Number.isFinite(state.dropAtMs) ? state.dropAtMs : null });
+    }
+    for (const [key, counter] of this.counters) {
+      if (counter.dropAtMs > now && counter.value > 0) entries.push({ key, field: null, value: counter.value, dropAtMs: Number.isFinite(counter.dropAtMs) ? counter.dropAtMs : null });
+    }
+    return entries;
   }
 
   /** Stops the sweeper (tests; the timer never keeps a process alive). */

@@ -65,6 +65,17 @@ export interface SpendCounters {
   spent(kind: SpendKeyKind, id: string, periodStart: string): Promise<number>;
   /** Raises stored spend to at least these values (startup, from the database). */
   seed(rows: readonly { kind: SpendKeyKind; id: string; periodStart: string; units: number; resetsAt: Date | null }[]): Promise<void>;
+  /** Raises counters to at least these values, never lowers one. */
+  raise(entries: readonly RaiseEntry[]): Promise<void>;
+}
+
+/** A counter's value to raise to: a budget's settled spend (`field` "spent") or a window's count (`field` null). */
+export interface RaiseEntry {
+  key: string;
+  field: "spent" | null;
+  value: number;
+  /** When the counter's period or window ends (the counter may go then); null: never. */
+  dropAtMs: number | null;
 }
 
 /** Redis and memory name counters alike. */

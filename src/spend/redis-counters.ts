@@ -1,11 +1,12 @@
 import type { Redis } from "ioredis";
-import { RESERVE_SCRIPT, SEED_SCRIPT, SETTLE_SCRIPT } from "../shared-state/spend-scripts.ts";
+import { RAISE_SCRIPT, RESERVE_SCRIPT, SETTLE_SCRIPT, SPEND_EPOCH_KEY, SPEND_SEEDING_LOCK_KEY, UNLOCK_SCRIPT } from "../shared-state/spend-scripts.ts";
 import type { SpendKeyKind } from "../store/spend-repository.ts";
 import {
   budgetKey,
   windowKey,
   type KeyCounts,
   type MeterPlan,
+  type RaiseEntry,
   type Refusal,
   type ReserveOutcome,
   type SettleOutcome,
@@ -17,8 +18,20 @@ import {
 interface SpendScripts {
   gatewaySpendReserve(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<string>;
   gatewaySpendSettle(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<string>;
-  gatewaySpendSeed(key: string, units: number, ttlMs: number): Promise<number>;
+  gatewaySpendRaise(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
+  gatewaySpendUnlock(key: string, owner: string): Promise<number>;
 }
+
+/** Redis answered, but holds no spend epoch: it lost its counters, which must be seeded again first. */
+export class UnseededRedisError extends Error {
+  constructor() {
+    super("Redis holds no spend epoch (restarted empty or flushed); its counters are seeded again from the store first");
+    this.name = "UnseededRedisError";
+  }
+}
+
+/** Raise entries per script call: a bounded number of keys per atomic run. */
+const RAISE_BATCH = 500;
 
 /** Budget state outlives its period by a day, so a late settle still finds its reservation. */
 const BUDGET_TTL_MARGIN_MS = 86_400_000;
@@ -30,12 +43,14 @@ export class RedisCounters implements SpendCounters {
   constructor(private readonly client: Redis) {
     client.defineCommand("gatewaySpendReserve", { lua: RESERVE_SCRIPT });
     client.defineCommand("gatewaySpendSettle", { lua: SETTLE_SCRIPT });
-    client.defineCommand("gatewaySpendSeed", { numberOfKeys: 1, lua: SEED_SCRIPT });
+    client.defineCommand("gatewaySpendRaise", { lua: RAISE_SCRIPT });
+    client.defineCommand("gatewaySpendUnlock", { numberOfKeys: 1, lua: UNLOCK_SCRIPT });
     this.scripts = client as unknown as SpendScripts;
   }
 
+  /** Rejects with `UnseededRedisError` when Redis lost its counters (no epoch marker). */
   async reserve(plan: MeterPlan): Promise<ReserveOutcome> {
-    const keys = keysOf(plan);
+    const keys = [SPEND_EPOCH_KEY, ...keysOf(plan)];
     const argument = {
       id: plan.reservationId,
       now: plan.nowMs,
@@ -47,9 +62,11 @@ export class RedisCounters implements SpendCounters {
       })),
     };
     const reply = JSON.parse(await this.scripts.gatewaySpendReserve(keys.length, ...keys, JSON.stringify(argument))) as {
+      unseeded?: boolean;
       refusal?: [number, "budget" | "requests" | "tokens", number];
       counts: { s: number; r: number; w: unknown }[];
     };
+    if (reply.unseeded) throw new UnseededRedisError();
     const counts: KeyCounts[] = reply.counts.map((count) => ({
       spentUnits: count.s,
       reservedUnits: count.r,
@@ -79,15 +96,46 @@ export class RedisCounters implements SpendCounters {
     });
   }
 
+  /** Rejects with `UnseededRedisError` when Redis lost its counters. */
   async spent(kind: SpendKeyKind, id: string, periodStart: string): Promise<number> {
-    return Number((await this.client.hget(budgetKey(kind, id, periodStart), "spent")) ?? 0);
+    const [epoch, spent] = await Promise.all([this.client.get(SPEND_EPOCH_KEY), this.client.hget(budgetKey(kind, id, periodStart), "spent")]);
+    if (epoch === null) throw new UnseededRedisError();
+    return Number(spent ?? 0);
   }
 
   async seed(rows: Parameters<SpendCounters["seed"]>[0]): Promise<void> {
+    await this.raise(
+      rows.map((row) => ({ key: budgetKey(row.kind, row.id, row.periodStart), field: "spent", value: row.units, dropAtMs: row.resetsAt ? row.resetsAt.getTime() : null })),
+    );
+  }
+
+  async raise(entries: readonly RaiseEntry[]): Promise<void> {
     const now = Date.now();
-    for (const row of rows) {
-      await this.scripts.gatewaySpendSeed(budgetKey(row.kind, row.id, row.periodStart), row.units, budgetTtl(row.resetsAt, now));
+    for (let start = 0; start < entries.length; start += RAISE_BATCH) {
+      const batch = entries.slice(start, start + RAISE_BATCH);
+      const argument = batch.map((entry) => ({
+        f: entry.field ?? undefined,
+        v: entry.value,
+        // Budget state outlives its period by a day, as the reserve script keeps it.
+        ttl: entry.dropAtMs === null ? 0 : Math.max(1, entry.dropAtMs - now + (entry.field === "spent" ? BUDGET_TTL_MARGIN_MS : 1_000)),
+      }));
+      await this.scripts.gatewaySpendRaise(batch.length, ...batch.map((entry) => entry.key), JSON.stringify(argument));
     }
+  }
+
+  /** Marks the counters as seeded from the store (the epoch marker); `onlyIfMissing` leaves a set marker alone. */
+  async markSeeded(epoch: string, onlyIfMissing = false): Promise<void> {
+    if (onlyIfMissing) await this.client.set(SPEND_EPOCH_KEY, epoch, "NX");
+    else await this.client.set(SPEND_EPOCH_KEY, epoch);
+  }
+
+  /** Takes the seeding lock for `ttlMs`; true when this caller holds it. */
+  async lockSeeding(owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(SPEND_SEEDING_LOCK_KEY, owner, "PX", ttlMs, "NX")) === "OK";
+  }
+
+  async unlockSeeding(owner: string): Promise<void> {
+    await this.scripts.gatewaySpendUnlock(SPEND_SEEDING_LOCK_KEY, owner);
   }
 }
 

@@ -16,6 +16,7 @@ import { createStoredResponsesRepository, type StoredResponsesRepository } from 
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
+import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
 import { createPromptsRepository } from "./prompts-repository.ts";
 import { createSpendRepository, type SpendRepository } from "./spend-repository.ts";
 import type { Database } from "./schema.ts";
@@ -65,7 +66,7 @@ export interface Store extends ControlPlaneStore {
  */
 export async function openStore(url: string): Promise<Store> {
   const dialect = await pickDialect(url);
-  const db = new Kysely<Database>({ dialect: dialect.dialect, plugins: dialect.plugins });
+  const db = new Kysely<Database>({ dialect: dialect.dialect, plugins: [...(dialect.plugins ?? []), new OutageEpisodePlugin()] });
   try {
     await migrateToLatest(db, dialect);
   } catch (error) {

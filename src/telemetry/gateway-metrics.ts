@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { LogEntry } from "../logging/log-entry.ts";
 import type { RecordFigures } from "../logging/record-figures.ts";
+import type { SpendFallbackStats } from "../spend/failover-counters.ts";
 import { LabelCap } from "./label-cap.ts";
 import type { RequestObserver } from "./request-observer.ts";
 
@@ -36,7 +37,7 @@ export class GatewayMetrics implements RequestObserver {
   private readonly cacheHits: Counter<"route">;
   private readonly cacheMisses: Counter<"route">;
 
-  constructor(logQueue: () => LogQueueStats) {
+  constructor(logQueue: () => LogQueueStats, spend: () => SpendFallbackStats | null = () => null) {
     const registers = [this.registry];
     this.requests = new Counter({ name: "gateway_requests_total", help: "Requests served, by operation, provider, model and status class.", labelNames: ["route", "provider", "model", "status_class"], registers });
     this.latency = new Histogram({ name: "gateway_request_duration_seconds", help: "Request latency, from arrival to the answer's last byte.", labelNames: ["route", "provider"], buckets: LATENCY_BUCKETS, registers });
@@ -82,6 +83,35 @@ export class GatewayMetrics implements RequestObserver {
       registers,
       collect() {
         this.set(logQueue().storeDown ? 0 : 1);
+      },
+    });
+    new Gauge({
+      name: "gateway_spend_counters_shared",
+      help: "1 while budgets and rate limits are counted in Redis, shared by the replicas; 0 while this replica counts alone (Redis down or being seeded again).",
+      registers,
+      collect() {
+        this.set(spend()?.shared ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "gateway_spend_local_admissions_total",
+      help: "Metered requests this replica counted alone, by where its counters started: last_shared (the last values Redis answered) or own_counts (no shared value seen for the key).",
+      labelNames: ["start"],
+      registers,
+      collect() {
+        const stats = spend();
+        this.reset();
+        this.inc({ start: "last_shared" }, stats?.localFromLastShared ?? 0);
+        this.inc({ start: "own_counts" }, stats?.localFromOwnCounts ?? 0);
+      },
+    });
+    new Counter({
+      name: "gateway_spend_redis_reseeds_total",
+      help: "Times this replica seeded a Redis that had lost its counters from the store.",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(spend()?.reseeds ?? 0);
       },
     });
     new Counter({

@@ -1,5 +1,6 @@
 import type { GatewayConfig } from "../config.ts";
 import type { BatchObserver } from "../logging/log-writer.ts";
+import type { SpendFallbackStats } from "../spend/failover-counters.ts";
 import type { GatewayMetrics, LogQueueStats } from "./gateway-metrics.ts";
 import type { OtlpRequestTracing } from "./otlp-tracing.ts";
 import { otlpTracesUrl } from "./otlp-url.ts";
@@ -27,8 +28,11 @@ export function metricsEnabled(config: Pick<GatewayConfig, "GATEWAY_METRICS" | "
  * are loaded only when used, so a gateway with both off never holds them in memory.
  * `logQueue` is read only when metrics are scraped.
  */
-export async function createTelemetry(config: GatewayConfig, options: { version: string; logQueue: () => LogQueueStats }): Promise<Telemetry> {
-  const metrics = metricsEnabled(config) ? new (await import("./gateway-metrics.ts")).GatewayMetrics(options.logQueue) : null;
+export async function createTelemetry(
+  config: GatewayConfig,
+  options: { version: string; logQueue: () => LogQueueStats; spend?: () => SpendFallbackStats | null },
+): Promise<Telemetry> {
+  const metrics = metricsEnabled(config) ? new (await import("./gateway-metrics.ts")).GatewayMetrics(options.logQueue, options.spend) : null;
   const url = otlpTracesUrl(config);
   const tracing = url
     ? new (await import("./otlp-tracing.ts")).OtlpRequestTracing({

@@ -10,21 +10,13 @@
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { Database, type SQLQueryBindings } from "bun:sqlite";
-import {
-  CompiledQuery,
-  sql,
-  SqliteDialect,
-  SqliteDriver,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDatabase,
-  type SqliteDialectConfig,
-  type SqliteStatement,
-} from "kysely";
+import { sql, SqliteDialect, type Driver, type SqliteDatabase, type SqliteStatement } from "kysely";
 import { ROLLUP_COLUMNS } from "../log-rollup-rows.ts";
 import { ROLLUP_UPSERT_SQL } from "../log-rollup-sql.ts";
 import { LOG_COLUMNS } from "../log-rows.ts";
+import { BusyRetrySqliteDriver } from "./busy-retry-sqlite-driver.ts";
 import { filePath, sqliteSetupStatements } from "./sqlite-file.ts";
 import type { LogRowsInsert, StoreDialect } from "./store-dialect.ts";
 
@@ -34,9 +26,14 @@ export async function createBunSqliteDialect(url: string): Promise<StoreDialect>
   if (path !== ":memory:") await mkdir(dirname(path), { recursive: true });
   const database = new Database(path, { create: true });
   for (const statement of sqliteSetupStatements(url)) database.run(statement);
+  // On the request thread a connection never waits on another connection's lock inside SQLite
+  // (which would stall every request): the driver waits asynchronously instead. The log
+  // worker's connection, on a thread of its own, keeps the busy timeout.
+  if (isMainThread) database.run("PRAGMA busy_timeout=0");
+  const kyselyDatabase = asKyselyDatabase(database);
   return {
     name: "sqlite",
-    dialect: new ImmediateSqliteDialect({ database: asKyselyDatabase(database) }),
+    dialect: new BusyRetrySqliteDialect(kyselyDatabase),
     migrationSchema: () => Promise.resolve(undefined),
     refreshPlannerStatistics: async (db) => {
       await sql`ANALYZE`.execute(db);
@@ -108,24 +105,13 @@ function asKyselyDatabase(database: Database): SqliteDatabase {
   };
 }
 
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
-
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
+/** Kysely's SQLite dialect with the driver that waits for locks asynchronously (`busy-retry-sqlite-driver.ts`). */
+class BusyRetrySqliteDialect extends SqliteDialect {
+  constructor(private readonly database: SqliteDatabase) {
+    super({ database });
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-}
-
-/** Kysely's SQLite driver (one connection, one user at a time) with write-locking transactions. */
-class ImmediateSqliteDriver extends SqliteDriver {
-  // IMMEDIATE takes the write lock up front: a transaction that reads first and then writes
-  // could otherwise fail at once with SQLITE_BUSY while the log worker holds the lock.
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    return new BusyRetrySqliteDriver(this.database);
   }
 }

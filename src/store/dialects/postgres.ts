@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { Pool } from "pg";
+import { markStoreUnavailable } from "../store-unavailable.ts";
 import { CurrentSchemaPostgresDialect } from "./postgres-introspector.ts";
 import { WithoutNulCharactersPlugin } from "./postgres-text.ts";
 import type { StoreDialect } from "./store-dialect.ts";
@@ -21,7 +22,14 @@ export function createPostgresDialect(url: string): StoreDialect {
   pool.on("connect", (client) => client.on("error", () => {}));
   return {
     name: "postgres",
-    dialect: new CurrentSchemaPostgresDialect({ pool }),
+    // A connection the pool cannot give (refused, timed out, none free in time, a database not
+    // accepting connections, a server starting up) is the store's absence, whatever its code.
+    dialect: new CurrentSchemaPostgresDialect({
+      pool: {
+        connect: () => pool.connect().catch((error: unknown) => Promise.reject(markStoreUnavailable(error))),
+        end: () => pool.end(),
+      },
+    }),
     plugins: [new WithoutNulCharactersPlugin()],
     migrationSchema: async (db) => {
       const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
