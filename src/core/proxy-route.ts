@@ -223,7 +223,6 @@ export function pipelineRoute<R extends RouteConfig>(
     return response;
   });
 }
-}
 
 /**
  * Reads a request body nobody will read to its end, discarding it. A forwarded body is a stream
