@@ -6,6 +6,7 @@ import type { RequestLog } from "../logging/request-log.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { AnswerStore } from "./answer-store.ts";
 import { captureBody, cacheableEvents } from "./answer-capture.ts";
+import { answerShapingHeaders } from "../core/header-rules.ts";
 import { cacheKey } from "./cache-key.ts";
 import { replayAnswer } from "./cache-replay.ts";
 import { cacheMaxAgeSeconds, type ConfigCacheSettings } from "./cache-settings.ts";
@@ -73,7 +74,7 @@ export async function consultCache(request: CacheRequest, cache: AnswerCache): P
     namespace: request.namespace ?? "",
     operationId: request.operation.id,
     upstreamPath: request.operation.upstreamPath,
-    forwardedHeaders: request.forwardedHeaders ?? {},
+    forwardedHeaders: answerShapingHeaders(request.forwardedHeaders ?? {}),
     targets: request.candidates.map((candidate) => candidate.target),
     targetOverrides: request.candidates.map((candidate) => candidate.settings.overrideParams),
     body: request.body ?? {},

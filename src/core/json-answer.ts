@@ -16,12 +16,18 @@ export interface JsonAnswerOptions {
   maxBufferedBytes: number;
   maxLoggedBytes: number;
   providerName: string;
+  /** An answer with no bytes at all is `empty` rather than a 502 (nothing translates it). */
+  emptyAllowed?: boolean;
   /** The upstream's headers the client gets with any answer (`Retry-After`, rate limits). */
   passedHeaders: Readonly<Record<string, string>>;
 }
 
 /** The whole answer, parsed; or a live body relaying one too large to hold. */
-export type JsonAnswer = { kind: "whole"; text: string; value: Record<string, unknown> } | { kind: "relayed"; body: ReadableStream<Uint8Array> };
+export type JsonAnswer =
+  | { kind: "whole"; text: string; value: Record<string, unknown> }
+  | { kind: "relayed"; body: ReadableStream<Uint8Array> }
+  /** No bytes at all (a delete's empty 200, a 204), when `emptyAllowed`. */
+  | { kind: "empty" };
 
 /**
  * Reads a successful (2xx) non-streamed upstream answer. One that fits `CHECKED_ANSWER_BYTES`
@@ -70,6 +76,7 @@ export async function readJsonAnswer(call: UpstreamCall, log: RequestLog, option
     // The usual answer fits the log whole: its text serves both, decoded once.
     if (capture.totalBytes <= options.maxLoggedBytes) log.response = { kind: "json-text", text, totalBytes: capture.totalBytes, truncated: false, tail: null };
     else logResponse();
+    if (capture.totalBytes === 0 && options.emptyAllowed) return ok({ kind: "empty" });
     const value = parseObject(text);
     return value ? ok({ kind: "whole", text, value }) : fail(notJson(options));
   }

@@ -9,6 +9,7 @@ import { logRequests } from "../middleware/log-requests.ts";
 import type { OperationDescriptor } from "./operation.ts";
 import type { ProxyDeps, ProxyInput, ProxyResponse } from "./proxy-operation.ts";
 import type { RequestBody } from "./upstream-request.ts";
+import { forwardedRequestHeaders } from "./header-rules.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
 export function proxyDeps(deps: GatewayDeps): ProxyDeps {
@@ -143,16 +144,9 @@ function textStream(text: Promise<string>): ReadableStream<Uint8Array> {
   });
 }
 
-/** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */
-const FORWARDED_HEADERS = ["openai-beta"] as const;
-
+/** The client's headers that go upstream (`header-rules.ts`). */
 export function forwardedHeaders(c: Context<GatewayEnv>): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of FORWARDED_HEADERS) {
-    const value = c.req.header(name);
-    if (value !== undefined) found[name] = value;
-  }
-  return found;
+  return forwardedRequestHeaders(c.req.raw.headers);
 }
 
 /**
@@ -206,5 +200,7 @@ export function proxyResponse(c: Context<GatewayEnv>, result: Result<ProxyRespon
     throw result.error;
   }
   const { status, headers, body } = result.value;
+  // A 204 or 205 carries no body at all (the Response constructor refuses even an empty one).
+  if (status === 204 || status === 205) return c.body(null, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;
   return c.body(body, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;
 }

@@ -9,9 +9,12 @@ import type { StreamEvent, StreamProtocol } from "./stream-protocol.ts";
 import type { Answered } from "./routing-loop.ts";
 import { relayStream } from "./stream-relay.ts";
 import { chainTranslators } from "./stream-protocol.ts";
-import { passedOnHeaders } from "./upstream-headers.ts";
+import { passedOnHeaders } from "./header-rules.ts";
 
-/** What the route sends back: status, headers and a body (text or a live stream). */
+/** Success statuses whose answers carry no body (a 204 from a delete). */
+const NO_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205]);
+
+/** What the route sends back: status, headers and a body (text or a live stream; "" for a 204 or 205). */
 export interface ProxyResponse {
   status: number;
   headers: Record<string, string>;
@@ -98,7 +101,18 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     return fail(error);
   }
 
-  if (operation.answer === "as-sent") {
+  if (NO_BODY_STATUSES.has(upstream.status)) {
+    call.done();
+    log.markFirstToken();
+    void upstream.body?.cancel().catch(() => undefined);
+    return ok({ status: upstream.status, headers, body: "" });
+  }
+
+  // A translated or judged answer is read whole; the usual one is checked and passed as it came.
+  const translated = transforms?.response !== undefined || operation.translated !== undefined;
+  const whole = context.hookResults !== null || translated;
+  // An answer nothing reads is the upstream's to shape: one that says it is not JSON goes as it is.
+  if (operation.answer === "as-sent" || (!whole && labelledNotJson(contentType))) {
     log.markFirstToken();
     const textual = /json|^text\//.test(contentType);
     const sentHeaders: Record<string, string> = { ...headers };
@@ -109,11 +123,10 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     return ok({ status: upstream.status, headers: sentHeaders, body: relayAsSent(call, log, { maxLoggedBytes: context.maxLoggedBytes, textual, contentType }) });
   }
 
-  // A translated or judged answer is read whole; the usual one is checked and passed as it came.
-  const translated = transforms?.response !== undefined || operation.translated !== undefined;
-  const whole = context.hookResults !== null || translated;
-  const answer = await readJsonAnswer(call, log, { whole, ...limits, providerName: provider.name, passedHeaders: passed });
+  const answer = await readJsonAnswer(call, log, { whole, emptyAllowed: !translated, ...limits, providerName: provider.name, passedHeaders: passed });
   if (!answer.ok) return answer;
+  // An empty answer (a delete's 200, a 204) is relayed empty, with the upstream's own type if it named one.
+  if (answer.value.kind === "empty") return ok({ status: upstream.status, headers: contentType ? { ...headers, "content-type": contentType } : headers, body: "" });
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ status: upstream.status, headers: json, body: answer.value.body });
   if (!whole) return ok({ status: upstream.status, headers: json, body: answer.value.text });
@@ -143,4 +156,9 @@ function lastEvent(operation: OperationDescriptor, protocol: StreamProtocol): ((
   const { isLast } = protocol;
   if (!isStreamEnd || !isLast) return isStreamEnd ?? isLast;
   return (event) => isStreamEnd(event) || isLast(event);
+}
+
+/** True when the upstream labelled its answer with a type other than JSON (unlabelled answers are read as JSON). */
+function labelledNotJson(contentType: string): boolean {
+  return contentType !== "" && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType.trim());
 }

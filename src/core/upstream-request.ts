@@ -28,7 +28,7 @@ export async function buildUpstreamRequest(
   target: Target,
   body: RequestBody,
   stream: boolean,
-  /** Client headers the operation passes upstream as they are (never credentials). */
+  /** The client's headers that go upstream (`header-rules.ts`); the provider's credentials are set over them. */
   forwarded: Readonly<Record<string, string>> = {},
   /** Lent to the provider's `authorize` (the gateway's pinned fetch). */
   context?: AuthorizeContext,
@@ -48,7 +48,8 @@ export async function buildUpstreamRequest(
     path = transformed.path ?? path;
     sent = transformed.body === body.value && body.raw !== undefined ? body.raw : JSON.stringify(transformed.body);
     headers["content-type"] = "application/json";
-    headers.accept = stream ? "text/event-stream" : "application/json";
+    // The client's `Accept` goes with a body the upstream takes as it is; a translated one asks for what the transforms read.
+    if (transforms?.request || headers.accept === undefined) headers.accept = stream ? "text/event-stream" : "application/json";
   } else if (body.kind === "as-sent") {
     sent = body.stream;
     if (body.contentType) headers["content-type"] = body.contentType;
