@@ -42,6 +42,10 @@ export async function buildUpstreamRequest(
   const headers: Record<string, string> = { ...forwarded };
   let sent: UpstreamRequest["body"] = null;
   if (body.kind === "json") {
+    // A model the client may leave to the upstream (a stored prompt's) is one a translating provider must be told.
+    if (transforms?.request && !target.model) {
+      return fail(new GatewayError("invalid_request", `${provider.name} needs a model for ${operation.id}: send model, or a config or virtual key that names one.`, { param: "model" }));
+    }
     const named = target.model !== null && body.value.model !== target.model ? { ...body.value, model: target.model } : body.value;
     const transformed = transforms?.request?.(named, { model: target.model ?? "", stream }) ?? { body: named };
     if ("error" in transformed) return fail(transformed.error);

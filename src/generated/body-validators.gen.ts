@@ -1168,7 +1168,7 @@ validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createSpeechBodyCheck = validate28;
 const schema43 = {"$id":"createSpeech.body","$ref":"components#/$defs/CreateSpeechRequest"};
-const schema44 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string","minLength":1},"input":{"type":"string","minLength":1,"maxLength":4096},"voice":{"type":"string","minLength":1},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
+const schema44 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string"},"input":{"type":"string","maxLength":4096},"voice":{"type":"string"},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createSpeech.body" */;
@@ -1191,19 +1191,10 @@ return false;
 }
 else {
 if(data.model !== undefined){
-let data0 = data.model;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate28.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateSpeechRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.model !== "string"){
 validate28.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateSpeechRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -1220,12 +1211,6 @@ if(func1(data1) > 4096){
 validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateSpeechRequest/properties/input/maxLength",keyword:"maxLength",params:{limit: 4096}}];
 return false;
 }
-else {
-if(func1(data1) < 1){
-validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateSpeechRequest/properties/input/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
 }
 else {
 validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateSpeechRequest/properties/input/type",keyword:"type",params:{type: "string"}}];
@@ -1239,19 +1224,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.voice !== undefined){
-let data2 = data.voice;
 const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate28.errors = [{instancePath:instancePath+"/voice",schemaPath:"components#/$defs/CreateSpeechRequest/properties/voice/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.voice !== "string"){
 validate28.errors = [{instancePath:instancePath+"/voice",schemaPath:"components#/$defs/CreateSpeechRequest/properties/voice/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs7 === errors;
 }
@@ -1333,7 +1309,7 @@ validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createBatchBodyCheck = validate29;
 const schema45 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
-const schema46 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string","minLength":1},"endpoint":{"type":"string","minLength":1},"completion_window":{"type":"string","minLength":1},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema46 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createBatch.body" */;
@@ -1356,19 +1332,10 @@ return false;
 }
 else {
 if(data.input_file_id !== undefined){
-let data0 = data.input_file_id;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate29.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"components#/$defs/CreateBatchRequest/properties/input_file_id/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.input_file_id !== "string"){
 validate29.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"components#/$defs/CreateBatchRequest/properties/input_file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -1377,19 +1344,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.endpoint !== undefined){
-let data1 = data.endpoint;
 const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate29.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"components#/$defs/CreateBatchRequest/properties/endpoint/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.endpoint !== "string"){
 validate29.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"components#/$defs/CreateBatchRequest/properties/endpoint/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs5 === errors;
 }
@@ -1398,19 +1356,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.completion_window !== undefined){
-let data2 = data.completion_window;
 const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(func1(data2) < 1){
-validate29.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"components#/$defs/CreateBatchRequest/properties/completion_window/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.completion_window !== "string"){
 validate29.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"components#/$defs/CreateBatchRequest/properties/completion_window/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs7 === errors;
 }
@@ -1462,7 +1411,7 @@ validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createChatCompletionBodyCheck = validate30;
 const schema47 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
-const schema48 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema48 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 const schema51 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
 const schema49 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
 const schema50 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
@@ -1723,19 +1672,10 @@ return false;
 }
 else {
 if(data.model !== undefined){
-let data0 = data.model;
 const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate31.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.model !== "string"){
 validate31.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -1841,8 +1781,8 @@ validate31.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaP
 return false;
 }
 else {
-if(data7 < 1 || isNaN(data7)){
-validate31.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+if(data7 < -9007199254740991 || isNaN(data7)){
+validate31.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -1868,8 +1808,8 @@ validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/prop
 return false;
 }
 else {
-if(data8 < 1 || isNaN(data8)){
-validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+if(data8 < -9007199254740991 || isNaN(data8)){
+validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -2244,7 +2184,7 @@ validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCompletionBodyCheck = validate35;
 const schema52 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
-const schema53 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string","minLength":1},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
+const schema53 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createCompletion.body" */;
@@ -2267,19 +2207,10 @@ return false;
 }
 else {
 if(data.model !== undefined){
-let data0 = data.model;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate35.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.model !== "string"){
 validate35.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -3183,7 +3114,7 @@ validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createEmbeddingBodyCheck = validate38;
 const schema58 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
-const schema59 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
+const schema59 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEmbedding.body" */;
@@ -3206,19 +3137,10 @@ return false;
 }
 else {
 if(data.model !== undefined){
-let data0 = data.model;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.model !== "string"){
 validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -3822,7 +3744,7 @@ validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createFineTuningJobBodyCheck = validate42;
 const schema63 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
-const schema64 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string","minLength":1},"training_file":{"type":"string","minLength":1},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema64 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createFineTuningJob.body" */;
@@ -3845,19 +3767,10 @@ return false;
 }
 else {
 if(data.model !== undefined){
-let data0 = data.model;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.model !== "string"){
 validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -3866,19 +3779,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.training_file !== undefined){
-let data1 = data.training_file;
 const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate42.errors = [{instancePath:instancePath+"/training_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/training_file/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.training_file !== "string"){
 validate42.errors = [{instancePath:instancePath+"/training_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/training_file/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs5 === errors;
 }
@@ -4448,7 +4352,7 @@ validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createImageEditBodyCheck = validate49;
 const schema73 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
-const schema74 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"n":{"type":"integer","minimum":1,"maximum":10},"size":{"type":"string"},"quality":{"type":"string"},"stream":{"type":"boolean"},"user":{"type":"string"}},"additionalProperties":true};
+const schema74 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
 const schema75 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4605,9 +4509,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.model !== undefined){
+let data8 = data.model;
 const _errs22 = errors;
-if(typeof data.model !== "string"){
-validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+if((typeof data8 !== "string") && (data8 !== null)){
+validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema74.properties.model.type}}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -4619,8 +4524,8 @@ if(valid0){
 if(data.n !== undefined){
 let data9 = data.n;
 const _errs24 = errors;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate50.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: "integer"}}];
+if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
+validate50.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema74.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
@@ -4644,9 +4549,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.size !== undefined){
+let data10 = data.size;
 const _errs26 = errors;
-if(typeof data.size !== "string"){
-validate50.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
+if((typeof data10 !== "string") && (data10 !== null)){
+validate50.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema74.properties.size.type}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -4656,9 +4562,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.quality !== undefined){
+let data11 = data.quality;
 const _errs28 = errors;
-if(typeof data.quality !== "string"){
-validate50.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: "string"}}];
+if((typeof data11 !== "string") && (data11 !== null)){
+validate50.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema74.properties.quality.type}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -4668,9 +4575,10 @@ var valid0 = true;
 }
 if(valid0){
 if(data.stream !== undefined){
+let data12 = data.stream;
 const _errs30 = errors;
-if(typeof data.stream !== "boolean"){
-validate50.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+if((typeof data12 !== "boolean") && (data12 !== null)){
+validate50.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema74.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -4733,7 +4641,7 @@ validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createImageBodyCheck = validate52;
 const schema77 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
-const schema78 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"size":{"type":"string","pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":"integer","minimum":1,"maximum":10},"quality":{"type":"string"},"response_format":{"type":"string","enum":["url","b64_json"]},"style":{"type":"string","enum":["vivid","natural"]},"background":{"type":"string","enum":["transparent","opaque","auto"]},"output_format":{"type":"string","enum":["png","jpeg","webp"]},"user":{"type":"string"}},"additionalProperties":true};
+const schema78 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
 const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4751,7 +4659,7 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.model === undefined) && (missing0 = "model")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
+if((data.prompt === undefined) && (missing0 = "prompt")){
 validate52.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
@@ -4759,17 +4667,9 @@ else {
 if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate52.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+if((typeof data0 !== "string") && (data0 !== null)){
+validate52.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema78.properties.model.type}}];
 return false;
-}
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -4778,19 +4678,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.prompt !== undefined){
-let data1 = data.prompt;
 const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate52.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.prompt !== "string"){
 validate52.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs5 === errors;
 }
@@ -4801,16 +4692,16 @@ if(valid1){
 if(data.size !== undefined){
 let data2 = data.size;
 const _errs7 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate52.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema78.properties.size.type}}];
+return false;
+}
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern4.test(data2)){
 validate52.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/pattern",keyword:"pattern",params:{pattern: "^([0-9]+x[0-9]+|auto)$"}}];
 return false;
 }
-}
-else {
-validate52.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: "string"}}];
-return false;
 }
 }
 var valid1 = _errs7 === errors;
@@ -4822,8 +4713,8 @@ if(valid1){
 if(data.n !== undefined){
 let data3 = data.n;
 const _errs9 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate52.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: "integer"}}];
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+validate52.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema78.properties.n.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -4847,9 +4738,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.quality !== undefined){
+let data4 = data.quality;
 const _errs11 = errors;
-if(typeof data.quality !== "string"){
-validate52.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: "string"}}];
+if((typeof data4 !== "string") && (data4 !== null)){
+validate52.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema78.properties.quality.type}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -4861,11 +4753,11 @@ if(valid1){
 if(data.response_format !== undefined){
 let data5 = data.response_format;
 const _errs13 = errors;
-if(typeof data5 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: "string"}}];
+if((typeof data5 !== "string") && (data5 !== null)){
+validate52.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema78.properties.response_format.type}}];
 return false;
 }
-if(!((data5 === "url") || (data5 === "b64_json"))){
+if(!(((data5 === "url") || (data5 === "b64_json")) || (data5 === null))){
 validate52.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema78.properties.response_format.enum}}];
 return false;
 }
@@ -4878,11 +4770,11 @@ if(valid1){
 if(data.style !== undefined){
 let data6 = data.style;
 const _errs15 = errors;
-if(typeof data6 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: "string"}}];
+if((typeof data6 !== "string") && (data6 !== null)){
+validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema78.properties.style.type}}];
 return false;
 }
-if(!((data6 === "vivid") || (data6 === "natural"))){
+if(!(((data6 === "vivid") || (data6 === "natural")) || (data6 === null))){
 validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema78.properties.style.enum}}];
 return false;
 }
@@ -4895,11 +4787,11 @@ if(valid1){
 if(data.background !== undefined){
 let data7 = data.background;
 const _errs17 = errors;
-if(typeof data7 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: "string"}}];
+if((typeof data7 !== "string") && (data7 !== null)){
+validate52.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema78.properties.background.type}}];
 return false;
 }
-if(!(((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto"))){
+if(!((((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto")) || (data7 === null))){
 validate52.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema78.properties.background.enum}}];
 return false;
 }
@@ -4912,11 +4804,11 @@ if(valid1){
 if(data.output_format !== undefined){
 let data8 = data.output_format;
 const _errs19 = errors;
-if(typeof data8 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: "string"}}];
+if((typeof data8 !== "string") && (data8 !== null)){
+validate52.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema78.properties.output_format.type}}];
 return false;
 }
-if(!(((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp"))){
+if(!((((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp")) || (data8 === null))){
 validate52.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema78.properties.output_format.enum}}];
 return false;
 }
@@ -6182,7 +6074,7 @@ validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createModerationBodyCheck = validate65;
 const schema93 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
-const schema94 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string","minLength":1}},"additionalProperties":true};
+const schema94 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createModeration.body" */;
@@ -6361,19 +6253,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.model !== undefined){
-let data3 = data.model;
 const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate65.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.model !== "string"){
 validate65.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs16 === errors;
 }
@@ -7245,7 +7128,7 @@ validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createResponseBodyCheck = validate75;
 const schema107 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
-const schema108 = {"type":"object","required":["model"],"properties":{"model":{"type":"string","minLength":1},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema108 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 const schema111 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"}},"additionalProperties":true};
 const schema109 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
 const schema110 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
@@ -7504,26 +7387,11 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.model === undefined) && (missing0 = "model")){
-validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
 if(data.model !== undefined){
-let data0 = data.model;
 const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.model !== "string"){
 validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -7647,9 +7515,9 @@ const _errs17 = errors;
 const _errs18 = errors;
 if(errors === _errs18){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-let missing1;
-if((data6.type === undefined) && (missing1 = "type")){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing1}}];
+let missing0;
+if((data6.type === undefined) && (missing0 = "type")){
+validate76.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -8201,7 +8069,6 @@ var valid0 = true;
 }
 }
 }
-}
 else {
 validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
@@ -8235,7 +8102,7 @@ validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createUploadBodyCheck = validate80;
 const schema112 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema113 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string","minLength":1},"purpose":{"type":"string","minLength":1},"bytes":{"type":"integer","minimum":0,"maximum":9007199254740991},"mime_type":{"type":"string","minLength":1}},"additionalProperties":true};
+const schema113 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createUpload.body" */;
@@ -8258,19 +8125,10 @@ return false;
 }
 else {
 if(data.filename !== undefined){
-let data0 = data.filename;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate80.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.filename !== "string"){
 validate80.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -8279,19 +8137,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.purpose !== undefined){
-let data1 = data.purpose;
 const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-validate80.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.purpose !== "string"){
 validate80.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs5 === errors;
 }
@@ -8313,8 +8162,8 @@ validate80.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#
 return false;
 }
 else {
-if(data2 < 0 || isNaN(data2)){
-validate80.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+if(data2 < -9007199254740991 || isNaN(data2)){
+validate80.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8327,19 +8176,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data.mime_type !== undefined){
-let data3 = data.mime_type;
 const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data3 === "string"){
-if(func1(data3) < 1){
-validate80.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.mime_type !== "string"){
 validate80.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs9 === errors;
 }
@@ -9042,7 +8882,7 @@ validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVectorStoreFileBodyCheck = validate89;
 const schema124 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
-const schema125 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string","minLength":1},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+const schema125 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFile.body" */;
@@ -9065,19 +8905,10 @@ return false;
 }
 else {
 if(data.file_id !== undefined){
-let data0 = data.file_id;
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate89.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
+if(typeof data.file_id !== "string"){
 validate89.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
-}
 }
 var valid1 = _errs3 === errors;
 }
@@ -9579,7 +9410,7 @@ export const createVirtualKeyBodyCheck = validate96;
 const schema135 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
 const schema136 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
 const schema137 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
-const func56 = Object.prototype.hasOwnProperty;
+const func37 = Object.prototype.hasOwnProperty;
 
 function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9601,7 +9432,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func56.call(schema136.properties, key0))){
+if(!(func37.call(schema136.properties, key0))){
 validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;

@@ -1072,11 +1072,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many items (1 to 100; the upstream's default is 20).",
+            "description": "How many items; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -3578,11 +3576,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 10000).",
+            "description": "How many objects to return; the upstream judges the range (its default is 10000).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 10000
+              "type": "integer"
             }
           },
           {
@@ -4615,11 +4611,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -5059,10 +5053,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           },
           {
@@ -5072,7 +5065,10 @@ export const openApiDocument = {
             "explode": true,
             "description": "Only jobs with this metadata (`metadata[key]=value`); passed upstream as written.",
             "schema": {
-              "type": "object",
+              "type": [
+                "object",
+                "null"
+              ],
               "additionalProperties": {
                 "type": "string"
               }
@@ -5305,10 +5301,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           },
           {
@@ -5430,10 +5425,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 10).",
+            "description": "How many objects to return; the upstream judges the range (its default is 10).",
             "schema": {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           },
           {
@@ -6572,11 +6566,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -7272,11 +7264,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -8116,11 +8106,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -8277,11 +8265,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -10856,7 +10842,6 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "messages": {
@@ -10892,15 +10877,13 @@ export const openApiDocument = {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "max_tokens": {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "temperature": {
             "type": [
@@ -11324,7 +11307,6 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "input": {
@@ -11521,15 +11503,11 @@ export const openApiDocument = {
       },
       "CreateResponseRequest": {
         "type": "object",
-        "required": [
-          "model"
-        ],
         "additionalProperties": true,
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
-            "description": "Model id; `@<provider>/<model>` also selects the provider."
+            "description": "Model id; `@<provider>/<model>` also selects the provider. Optional: a stored prompt (`prompt.id`), a config's `override_params` or the upstream can supply it."
           },
           "input": {
             "description": "A string, or an array of input items (messages, function call outputs, other item types).",
@@ -12172,62 +12150,87 @@ export const openApiDocument = {
       "CreateImageRequest": {
         "type": "object",
         "required": [
-          "model",
           "prompt"
         ],
         "additionalProperties": true,
         "properties": {
           "model": {
-            "type": "string",
-            "minLength": 1,
-            "description": "Model id; `@<provider>/<model>` also selects the provider."
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Model id; `@<provider>/<model>` also selects the provider. The upstream's default when absent or null."
           },
           "prompt": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "size": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "pattern": "^([0-9]+x[0-9]+|auto)$",
             "description": "`<width>x<height>` or `auto`."
           },
           "n": {
-            "type": "integer",
+            "type": [
+              "integer",
+              "null"
+            ],
             "minimum": 1,
             "maximum": 10
           },
           "quality": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "description": "`standard`, `hd`, `low`, `medium`, `high` or `auto`, by model."
           },
           "response_format": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "url",
-              "b64_json"
+              "b64_json",
+              null
             ]
           },
           "style": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "vivid",
-              "natural"
+              "natural",
+              null
             ]
           },
           "background": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "transparent",
               "opaque",
-              "auto"
+              "auto",
+              null
             ]
           },
           "output_format": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "png",
               "jpeg",
-              "webp"
+              "webp",
+              null
             ]
           },
           "user": {
@@ -12305,21 +12308,36 @@ export const openApiDocument = {
             "minLength": 1
           },
           "model": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ]
           },
           "n": {
-            "type": "integer",
+            "type": [
+              "integer",
+              "null"
+            ],
             "minimum": 1,
             "maximum": 10
           },
           "size": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ]
           },
           "quality": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ]
           },
           "stream": {
-            "type": "boolean",
+            "type": [
+              "boolean",
+              "null"
+            ],
             "description": "Partial images as server-sent events."
           },
           "user": {
@@ -12417,17 +12435,14 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "input": {
             "type": "string",
-            "minLength": 1,
             "maxLength": 4096
           },
           "voice": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "response_format": {
             "type": "string",
@@ -12575,8 +12590,7 @@ export const openApiDocument = {
             ]
           },
           "model": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           }
         }
       },
@@ -13527,20 +13541,16 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "filename": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "purpose": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "bytes": {
-            "type": "integer",
-            "minimum": 0
+            "type": "integer"
           },
           "mime_type": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           }
         }
       },
@@ -13642,17 +13652,14 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "input_file_id": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "endpoint": {
             "type": "string",
-            "minLength": 1,
             "description": "The path each line of the input file goes to, e.g. `/v1/chat/completions`."
           },
           "completion_window": {
             "type": "string",
-            "minLength": 1,
             "description": "`24h`."
           },
           "metadata": {
@@ -13730,12 +13737,10 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "The base model; `@<provider>/<model>` also selects the provider."
           },
           "training_file": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "validation_file": {
             "type": [
@@ -13984,7 +13989,6 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "prompt": {
@@ -15089,8 +15093,7 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "file_id": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "chunking_strategy": {
             "type": "object",

@@ -2302,13 +2302,13 @@ export interface components {
         CreateImageEditJsonRequest: {
             images: components["schemas"]["ImageReference"][];
             mask?: components["schemas"]["ImageReference"];
-            model?: string;
-            n?: number;
+            model?: string | null;
+            n?: number | null;
             prompt: string;
-            quality?: string;
-            size?: string;
+            quality?: string | null;
+            size?: string | null;
             /** @description Partial images as server-sent events. */
-            stream?: boolean;
+            stream?: boolean | null;
             user?: string;
         } & {
             [key: string]: unknown;
@@ -2333,22 +2333,22 @@ export interface components {
             [key: string]: unknown;
         };
         CreateImageRequest: {
-            /** @enum {string} */
-            background?: "transparent" | "opaque" | "auto";
-            /** @description Model id; `@<provider>/<model>` also selects the provider. */
-            model: string;
-            n?: number;
-            /** @enum {string} */
-            output_format?: "png" | "jpeg" | "webp";
+            /** @enum {string|null} */
+            background?: "transparent" | "opaque" | "auto" | null;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. The upstream's default when absent or null. */
+            model?: string | null;
+            n?: number | null;
+            /** @enum {string|null} */
+            output_format?: "png" | "jpeg" | "webp" | null;
             prompt: string;
             /** @description `standard`, `hd`, `low`, `medium`, `high` or `auto`, by model. */
-            quality?: string;
-            /** @enum {string} */
-            response_format?: "url" | "b64_json";
+            quality?: string | null;
+            /** @enum {string|null} */
+            response_format?: "url" | "b64_json" | null;
             /** @description `<width>x<height>` or `auto`. */
-            size?: string;
-            /** @enum {string} */
-            style?: "vivid" | "natural";
+            size?: string | null;
+            /** @enum {string|null} */
+            style?: "vivid" | "natural" | null;
             /** @description End-user identifier; logged. */
             user?: string;
         } & {
@@ -2420,8 +2420,8 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
-            /** @description Model id; `@<provider>/<model>` also selects the provider. */
-            model: string;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. Optional: a stored prompt (`prompt.id`), a config's `override_params` or the upstream can supply it. */
+            model?: string;
             previous_response_id?: string | null;
             reasoning?: ({
                 /** @enum {string|null} */
@@ -4260,7 +4260,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
             };
             header?: {
@@ -4888,7 +4888,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 10000). */
+                /** @description How many objects to return; the upstream judges the range (its default is 10000). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -5178,12 +5178,12 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description Only jobs with this metadata (`metadata[key]=value`); passed upstream as written. */
                 metadata?: {
                     [key: string]: string;
-                };
+                } | null;
             };
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
@@ -5412,7 +5412,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 10). */
+                /** @description How many objects to return; the upstream judges the range (its default is 10). */
                 limit?: number;
             };
             header?: {
@@ -5473,7 +5473,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
             };
             header?: {
@@ -7006,7 +7006,7 @@ export interface operations {
                 before?: string;
                 /** @description Additional fields to include (`include[]=…` as the OpenAI clients send it, or `include=…`). */
                 include?: string | string[];
-                /** @description How many items (1 to 100; the upstream's default is 20). */
+                /** @description How many items; the upstream judges the range (its default is 20). */
                 limit?: number;
                 order?: "asc" | "desc";
             };
@@ -7310,7 +7310,7 @@ export interface operations {
                 after?: string;
                 /** @description A cursor: the id of the first object of the next page. */
                 before?: string;
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -7782,7 +7782,7 @@ export interface operations {
                 before?: string;
                 /** @description Only files of this status. */
                 filter?: "in_progress" | "completed" | "failed" | "cancelled";
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -7850,7 +7850,7 @@ export interface operations {
                 before?: string;
                 /** @description Only files of this status. */
                 filter?: "in_progress" | "completed" | "failed" | "cancelled";
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -8268,7 +8268,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";

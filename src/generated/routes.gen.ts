@@ -377,7 +377,7 @@ export const listBatchesRoute = createRoute({
   request: {
     query: z.object({
     "after": z.string().optional(),
-    "limit": z.coerce.number().int().min(1).max(100).optional(),
+    "limit": z.coerce.number().int().optional(),
   }),
     headers: z.object({
     "x-gateway-provider": z.string().optional(),
@@ -762,7 +762,7 @@ export const listFilesRoute = createRoute({
   request: {
     query: z.object({
     "purpose": z.string().optional(),
-    "limit": z.coerce.number().int().min(1).max(10000).optional(),
+    "limit": z.coerce.number().int().optional(),
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
   }),
@@ -938,7 +938,7 @@ export const listFineTuningJobsRoute = createRoute({
   request: {
     query: z.object({
     "after": z.string().optional(),
-    "limit": z.coerce.number().int().min(1).optional(),
+    "limit": z.coerce.number().int().optional(),
   }),
     headers: z.object({
     "x-gateway-provider": z.string().optional(),
@@ -1081,7 +1081,7 @@ export const listFineTuningJobCheckpointsRoute = createRoute({
   }),
     query: z.object({
     "after": z.string().optional(),
-    "limit": z.coerce.number().int().min(1).optional(),
+    "limit": z.coerce.number().int().optional(),
   }),
     headers: z.object({
     "x-gateway-provider": z.string().optional(),
@@ -1120,7 +1120,7 @@ export const listFineTuningEventsRoute = createRoute({
   }),
     query: z.object({
     "after": z.string().optional(),
-    "limit": z.coerce.number().int().min(1).optional(),
+    "limit": z.coerce.number().int().optional(),
   }),
     headers: z.object({
     "x-gateway-provider": z.string().optional(),
@@ -2048,7 +2048,7 @@ export const listResponseInputItemsRoute = createRoute({
     query: z.object({
     "after": z.string().optional(),
     "before": z.string().optional(),
-    "limit": z.coerce.number().int().min(1).max(100).optional(),
+    "limit": z.coerce.number().int().optional(),
     "order": z.enum(["asc","desc"]).optional(),
     "include": z.union([z.string(), z.array(z.string())]).optional(),
   }),
@@ -2229,7 +2229,7 @@ export const listVectorStoresRoute = createRoute({
   middleware: requireScope("service"),
   request: {
     query: z.object({
-    "limit": z.coerce.number().int().min(1).max(100).optional(),
+    "limit": z.coerce.number().int().optional(),
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
     "before": z.string().optional(),
@@ -2521,7 +2521,7 @@ export const listFilesInVectorStoreBatchRoute = createRoute({
     "batch_id": z.string().min(1),
   }),
     query: z.object({
-    "limit": z.coerce.number().int().min(1).max(100).optional(),
+    "limit": z.coerce.number().int().optional(),
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
     "before": z.string().optional(),
@@ -2563,7 +2563,7 @@ export const listVectorStoreFilesRoute = createRoute({
     "vector_store_id": z.string().min(1),
   }),
     query: z.object({
-    "limit": z.coerce.number().int().min(1).max(100).optional(),
+    "limit": z.coerce.number().int().optional(),
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
     "before": z.string().optional(),
@@ -2822,7 +2822,7 @@ export const listVideosRoute = createRoute({
   middleware: requireScope("service"),
   request: {
     query: z.object({
-    "limit": z.coerce.number().int().min(1).max(100).optional(),
+    "limit": z.coerce.number().int().optional(),
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
   }),
