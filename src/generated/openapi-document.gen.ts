@@ -286,14 +286,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -420,6 +432,12 @@ export const openApiDocument = {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "default": {
             "description": "Any error, in Anthropic's shape, with the gateway's or the upstream's status (400 refused body, 408 timeout, 446 guardrail, 502 upstream unreachable, …).",
             "content": {
@@ -533,6 +551,12 @@ export const openApiDocument = {
                 }
               }
             }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "default": {
             "description": "Any error, in Anthropic's shape.",
@@ -654,14 +678,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -781,14 +817,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -898,14 +946,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1013,14 +1070,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1183,14 +1249,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1300,14 +1375,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1359,6 +1443,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -1403,6 +1496,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -1454,6 +1553,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -1514,6 +1619,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -1564,6 +1678,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -1626,6 +1746,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -1731,14 +1860,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1852,14 +1993,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1968,14 +2121,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2091,14 +2253,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2212,14 +2386,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2333,14 +2516,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2449,14 +2641,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2698,6 +2902,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -2965,6 +3175,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3011,6 +3227,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3137,6 +3359,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3275,6 +3503,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3436,6 +3670,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3541,11 +3781,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -3678,8 +3927,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -3786,8 +4047,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -3892,8 +4165,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4002,8 +4287,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4112,11 +4409,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4234,11 +4543,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4356,11 +4674,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4467,8 +4797,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4577,11 +4919,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4693,8 +5047,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4801,8 +5167,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4909,8 +5287,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5019,11 +5409,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5151,8 +5553,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5259,8 +5673,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5383,8 +5809,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5507,8 +5945,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5615,8 +6065,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5723,8 +6185,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5831,8 +6305,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5931,8 +6417,14 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6040,8 +6532,14 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6161,14 +6659,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6220,6 +6730,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -6252,6 +6771,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -6294,6 +6819,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -6347,6 +6878,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -6387,6 +6927,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -6429,6 +6975,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -6539,11 +7091,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6668,8 +7232,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6777,8 +7353,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6883,8 +7471,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7006,8 +7606,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7125,11 +7737,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7237,11 +7861,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7374,8 +8010,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7482,8 +8130,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7598,11 +8258,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7707,8 +8379,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7825,11 +8509,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7945,8 +8641,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8062,8 +8770,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8230,8 +8950,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8389,8 +9121,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8505,11 +9249,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8625,8 +9381,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8750,11 +9518,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8868,8 +9648,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8985,8 +9777,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -9104,11 +9908,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -9155,6 +9971,15 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9198,6 +10023,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9246,6 +10077,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9278,6 +10118,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9320,6 +10166,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9373,6 +10225,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9413,6 +10274,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9527,6 +10394,12 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "426": {
             "description": "The request is not a WebSocket upgrade.",
             "content": {
@@ -9537,8 +10410,14 @@ export const openApiDocument = {
               }
             }
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -9589,6 +10468,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9616,6 +10504,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9656,6 +10550,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9709,6 +10609,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9752,6 +10661,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9792,6 +10707,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9847,6 +10768,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9953,8 +10883,23 @@ export const openApiDocument = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -10011,6 +10956,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10058,6 +11012,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -10090,6 +11053,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10132,6 +11101,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -10185,6 +11160,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -10225,6 +11209,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10343,6 +11333,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10556,7 +11552,7 @@ export const openApiDocument = {
         }
       },
       "UpstreamRetryAfter": {
-        "description": "The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams).",
+        "description": "The upstream's `Retry-After`, passed on as it sent it. With successes, errors and streams the upstream's request id (`x-request-id`, `request-id`), `openai-processing-ms`, `openai-version` and every rate-limit header (`x-ratelimit-*`, `anthropic-ratelimit-*`) are passed on too.",
         "schema": {
           "type": "string"
         }
@@ -10645,8 +11641,53 @@ export const openApiDocument = {
           }
         }
       },
+      "UnsupportedMediaType": {
+        "description": "The body's `Content-Type` is not one the operation takes (it takes JSON).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
+      "BudgetExhausted": {
+        "description": "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
+      "RateLimited": {
+        "description": "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.",
+        "headers": {
+          "retry-after": {
+            "$ref": "#/components/headers/UpstreamRetryAfter"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
+      "StoreUnavailable": {
+        "description": "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
       "UpstreamUnreachable": {
-        "description": "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).",
+        "description": "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.",
         "content": {
           "application/json": {
             "schema": {

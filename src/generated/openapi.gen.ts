@@ -3519,6 +3519,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description A budget of the gateway key or the virtual key is spent (`budget_exhausted`). */
+        BudgetExhausted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The key lacks the scope (a service key on an admin route). */
         Forbidden: {
             headers: {
@@ -3539,6 +3548,25 @@ export interface components {
         };
         /** @description No such resource in the caller's workspace. */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on. */
+        RateLimited: {
+            headers: {
+                "retry-after": components["headers"]["UpstreamRetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly. */
+        StoreUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3573,6 +3601,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The body's `Content-Type` is not one the operation takes (it takes JSON). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description An upstream error, with the upstream's status kept. */
         UpstreamError: {
             headers: {
@@ -3583,7 +3620,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). */
+        /** @description The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came. */
         UpstreamUnreachable: {
             headers: {
                 [name: string]: unknown;
@@ -3638,7 +3675,7 @@ export interface components {
         ServedProvider: string;
         /** @description The request's trace id. */
         TraceId: string;
-        /** @description The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams). */
+        /** @description The upstream's `Retry-After`, passed on as it sent it. With successes, errors and streams the upstream's request id (`x-request-id`, `request-id`), `openai-processing-ms`, `openai-version` and every rate-limit header (`x-ratelimit-*`, `anthropic-ratelimit-*`) are passed on too. */
         UpstreamRetryAfter: string;
     };
     pathItems: never;
@@ -3787,6 +3824,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getAnalyticsSummary: {
@@ -3827,6 +3866,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getAnalyticsTimeseries: {
@@ -3868,6 +3909,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listApiKeys: {
@@ -3893,6 +3936,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createApiKey: {
@@ -3920,6 +3965,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getApiKey: {
@@ -3946,6 +3994,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteApiKey: {
@@ -3972,6 +4022,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateApiKey: {
@@ -4002,6 +4054,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     rotateApiKey: {
@@ -4032,6 +4087,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createSpeech: {
@@ -4089,9 +4147,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4150,9 +4212,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4211,9 +4276,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4253,6 +4321,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listBatches: {
@@ -4310,7 +4380,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4368,8 +4442,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4425,7 +4503,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4481,7 +4563,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4544,9 +4630,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4609,9 +4699,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4635,6 +4729,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createConfig: {
@@ -4662,6 +4758,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getConfig: {
@@ -4687,6 +4786,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateConfig: {
@@ -4717,6 +4818,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteConfig: {
@@ -4742,6 +4846,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listConfigVersions: {
@@ -4767,6 +4873,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createEmbedding: {
@@ -4827,9 +4935,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4855,6 +4967,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createFeedback: {
@@ -4881,6 +4995,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listFiles: {
@@ -4942,7 +5059,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5000,8 +5121,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5057,7 +5181,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5113,7 +5241,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5169,7 +5301,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5232,7 +5368,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5290,8 +5430,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5347,7 +5491,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5403,7 +5551,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5464,7 +5616,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5525,7 +5681,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5581,7 +5741,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5637,7 +5801,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5661,6 +5829,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createGuardrail: {
@@ -5688,6 +5858,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getGuardrail: {
@@ -5713,6 +5886,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateGuardrail: {
@@ -5743,6 +5918,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteGuardrail: {
@@ -5768,6 +5946,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createImageEdit: {
@@ -5825,9 +6005,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5885,9 +6069,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5945,9 +6133,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6011,6 +6202,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getLog: {
@@ -6036,6 +6229,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     exportLogs: {
@@ -6104,6 +6299,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createMessage: {
@@ -6166,6 +6363,8 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
             /** @description Any error, in Anthropic's shape, with the gateway's or the upstream's status (400 refused body, 408 timeout, 446 guardrail, 502 upstream unreachable, …). */
             default: {
                 headers: {
@@ -6228,6 +6427,8 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
             /** @description Any error, in Anthropic's shape. */
             default: {
                 headers: {
@@ -6289,7 +6490,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6345,7 +6548,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6403,9 +6608,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6428,6 +6637,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createPrompt: {
@@ -6455,6 +6666,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getPrompt: {
@@ -6480,6 +6694,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updatePrompt: {
@@ -6510,6 +6726,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deletePrompt: {
@@ -6536,6 +6755,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createPromptCompletion: {
@@ -6597,7 +6818,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6629,6 +6855,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     renderPrompt: {
@@ -6661,6 +6890,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listPromptVersions: {
@@ -6686,6 +6918,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createRealtimeSession: {
@@ -6742,6 +6976,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
             /** @description The request is not a WebSocket upgrade. */
             426: {
                 headers: {
@@ -6751,7 +6987,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6814,9 +7052,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6873,9 +7115,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6932,9 +7177,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6991,9 +7239,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7060,9 +7311,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7120,8 +7374,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7177,7 +7435,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7237,8 +7499,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7298,8 +7564,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7362,7 +7631,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7420,8 +7693,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7477,7 +7754,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7537,8 +7818,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7594,7 +7879,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7654,8 +7943,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7712,7 +8005,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7769,7 +8066,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7837,7 +8138,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7904,7 +8209,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7964,8 +8273,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8022,7 +8335,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8083,8 +8400,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8141,7 +8462,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8198,7 +8523,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8258,8 +8587,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8320,7 +8653,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8379,8 +8716,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8436,7 +8777,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8492,7 +8837,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8551,7 +8900,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8611,8 +8964,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8636,6 +8993,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createVirtualKey: {
@@ -8663,6 +9022,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getVirtualKey: {
@@ -8688,6 +9050,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateVirtualKey: {
@@ -8718,6 +9082,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteVirtualKey: {
@@ -8743,6 +9110,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
 }

@@ -73,6 +73,8 @@ export const getAnalyticsGroupsRoute = createRoute({
     200: { description: "The groups, costliest first.", content: { "application/json": { schema: AnalyticsGroupsSchema } } },
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -99,6 +101,8 @@ export const getAnalyticsSummaryRoute = createRoute({
     200: { description: "The totals of the range.", content: { "application/json": { schema: AnalyticsSummarySchema } } },
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -126,6 +130,8 @@ export const getAnalyticsTimeseriesRoute = createRoute({
     200: { description: "One entry per bucket.", content: { "application/json": { schema: AnalyticsTimeseriesSchema } } },
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -143,6 +149,8 @@ export const listApiKeysRoute = createRoute({
     200: { description: "Keys without secrets, newest first, revoked ones included.", content: { "application/json": { schema: ApiKeyListSchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -159,6 +167,9 @@ export const createApiKeyRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -178,6 +189,8 @@ export const getApiKeyRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -198,6 +211,9 @@ export const updateApiKeyRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -217,6 +233,8 @@ export const deleteApiKeyRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -237,6 +255,9 @@ export const rotateApiKeyRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -268,9 +289,13 @@ export const createSpeechRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -302,9 +327,12 @@ export const createTranscriptionRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -336,9 +364,12 @@ export const createTranslationRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -366,6 +397,8 @@ export const listAuditEventsRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -400,7 +433,11 @@ export const listBatchesRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -433,8 +470,12 @@ export const createBatchRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -469,7 +510,11 @@ export const retrieveBatchRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -504,7 +549,11 @@ export const cancelBatchRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -539,9 +588,13 @@ export const createChatCompletionRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -576,9 +629,13 @@ export const createCompletionRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -592,6 +649,8 @@ export const listConfigsRoute = createRoute({
     200: { description: "The configs, newest first.", content: { "application/json": { schema: ConfigVersionListSchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -608,6 +667,9 @@ export const createConfigRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -626,6 +688,8 @@ export const getConfigRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -646,6 +710,9 @@ export const updateConfigRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -664,6 +731,8 @@ export const deleteConfigRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -682,6 +751,8 @@ export const listConfigVersionsRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -715,9 +786,13 @@ export const createEmbeddingRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -736,6 +811,8 @@ export const listFeedbackRoute = createRoute({
     200: { description: "The trace's feedback in this workspace.", content: { "application/json": { schema: FeedbackListSchema } } },
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -751,6 +828,9 @@ export const createFeedbackRoute = createRoute({
     201: { description: "The stored feedback.", content: { "application/json": { schema: FeedbackSchema } } },
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -787,7 +867,11 @@ export const listFilesRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -819,8 +903,11 @@ export const createFileRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -855,7 +942,11 @@ export const retrieveFileRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -890,7 +981,11 @@ export const deleteFileRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -925,7 +1020,11 @@ export const downloadFileRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -961,7 +1060,11 @@ export const listFineTuningJobsRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -994,8 +1097,12 @@ export const createFineTuningJobRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1030,7 +1137,11 @@ export const retrieveFineTuningJobRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1065,7 +1176,11 @@ export const cancelFineTuningJobRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1104,7 +1219,11 @@ export const listFineTuningJobCheckpointsRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1143,7 +1262,11 @@ export const listFineTuningEventsRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1178,7 +1301,11 @@ export const pauseFineTuningJobRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1213,7 +1340,11 @@ export const resumeFineTuningJobRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1227,6 +1358,8 @@ export const listGuardrailsRoute = createRoute({
     200: { description: "Guardrails, newest first.", content: { "application/json": { schema: GuardrailListSchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1243,6 +1376,9 @@ export const createGuardrailRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1261,6 +1397,8 @@ export const getGuardrailRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1281,6 +1419,9 @@ export const updateGuardrailRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1299,6 +1440,8 @@ export const deleteGuardrailRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1330,9 +1473,13 @@ export const createImageEditRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1365,9 +1512,13 @@ export const createImageRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1399,9 +1550,12 @@ export const createImageVariationRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1441,6 +1595,8 @@ export const listLogsRoute = createRoute({
     200: { description: "One page of log summaries (without bodies).", content: { "application/json": { schema: LogListSchema } } },
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1480,6 +1636,8 @@ export const exportLogsRoute = createRoute({
     200: { description: "The records, streamed; `content-disposition` names the file `logs-<timestamp>.<jsonl|csv>`.", content: { "application/x-ndjson": { schema: z.string().describe("One JSON log per line.") }, "text/csv": { schema: z.string().describe("RFC 4180 CSV with a header line.") } } },
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1498,6 +1656,8 @@ export const getLogRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1530,6 +1690,8 @@ export const createMessageRoute = createRoute({
   },
   responses: {
     200: { description: "The message, or with `stream` Anthropic's server-sent events ending with `message_stop`.", content: { "application/json": { schema: AnthropicMessageSchema }, "text/event-stream": { schema: z.string() } } },
+    401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "Any error, in Anthropic's shape, with the gateway's or the upstream's status (400 refused body, 408 timeout, 446 guardrail, 502 upstream unreachable, …).", content: { "application/json": { schema: AnthropicErrorBodySchema } } },
   },
 });
@@ -1559,6 +1721,8 @@ export const countMessageTokensRoute = createRoute({
   },
   responses: {
     200: { description: "The count.", content: { "application/json": { schema: z.object({ "input_tokens": z.number().int() }).catchall(z.any()) } } },
+    401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "Any error, in Anthropic's shape.", content: { "application/json": { schema: AnthropicErrorBodySchema } } },
   },
 });
@@ -1590,7 +1754,9 @@ export const listModelsRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1625,7 +1791,9 @@ export const retrieveModelRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1658,9 +1826,13 @@ export const createModerationRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1673,6 +1845,8 @@ export const listPromptsRoute = createRoute({
   responses: {
     200: { description: "Prompts, newest first.", content: { "application/json": { schema: PromptListSchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1689,6 +1863,9 @@ export const createPromptRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1707,6 +1884,8 @@ export const getPromptRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1727,6 +1906,9 @@ export const updatePromptRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1746,6 +1928,8 @@ export const deletePromptRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1785,7 +1969,12 @@ export const createPromptCompletionRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1807,6 +1996,9 @@ export const publishPromptVersionRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1829,6 +2021,9 @@ export const renderPromptRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1847,6 +2042,8 @@ export const listPromptVersionsRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -1882,8 +2079,12 @@ export const createRealtimeSessionRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
     426: { description: "The request is not a WebSocket upgrade.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1918,9 +2119,13 @@ export const createResponseRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1955,9 +2160,12 @@ export const getResponseRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -1992,9 +2200,12 @@ export const deleteResponseRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2029,9 +2240,12 @@ export const cancelResponseRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2073,9 +2287,12 @@ export const listResponseInputItemsRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
     446: { description: "A guardrail with `deny` failed; the body carries every check's result.", content: { "application/json": { schema: GuardrailDeniedBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2108,8 +2325,12 @@ export const createUploadRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2144,7 +2365,11 @@ export const cancelUploadRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2180,8 +2405,12 @@ export const completeUploadRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2216,8 +2445,11 @@ export const addUploadPartRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2255,7 +2487,11 @@ export const listVectorStoresRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2288,8 +2524,12 @@ export const createVectorStoreRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2324,7 +2564,11 @@ export const getVectorStoreRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2360,8 +2604,12 @@ export const modifyVectorStoreRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2396,7 +2644,11 @@ export const deleteVectorStoreRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2432,8 +2684,12 @@ export const createVectorStoreFileBatchRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2469,7 +2725,11 @@ export const getVectorStoreFileBatchRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2505,7 +2765,11 @@ export const cancelVectorStoreFileBatchRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2548,7 +2812,11 @@ export const listFilesInVectorStoreBatchRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2590,7 +2858,11 @@ export const listVectorStoreFilesRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2626,8 +2898,12 @@ export const createVectorStoreFileRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2663,7 +2939,11 @@ export const getVectorStoreFileRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2700,8 +2980,12 @@ export const updateVectorStoreFileAttributesRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2737,7 +3021,11 @@ export const deleteVectorStoreFileRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2773,7 +3061,11 @@ export const retrieveVectorStoreFileContentRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2809,8 +3101,12 @@ export const searchVectorStoreRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2847,7 +3143,11 @@ export const listVideosRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2880,8 +3180,12 @@ export const createVideoRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2916,7 +3220,11 @@ export const retrieveVideoRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2951,7 +3259,11 @@ export const deleteVideoRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -2989,7 +3301,11 @@ export const downloadVideoContentRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -3025,8 +3341,12 @@ export const remixVideoRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     408: { description: "The upstream did not answer in time (`GATEWAY_REQUEST_TIMEOUT_MS` or the request's own timeout), or the request's JSON body did not arrive whole within `GATEWAY_BODY_TIMEOUT_MS`.", content: { "application/json": { schema: ErrorBodySchema } } },
+    412: { description: "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).", content: { "application/json": { schema: ErrorBodySchema } } },
     413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
-    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    429: { description: "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.", content: { "application/json": { schema: ErrorBodySchema } } },
+    502: { description: "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
     "default": { description: "An upstream error, with the upstream's status kept.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
@@ -3040,6 +3360,8 @@ export const listVirtualKeysRoute = createRoute({
     200: { description: "Virtual keys, newest first.", content: { "application/json": { schema: VirtualKeyListSchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -3056,6 +3378,9 @@ export const createVirtualKeyRoute = createRoute({
     400: { description: "Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host.", content: { "application/json": { schema: ErrorBodySchema } } },
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -3074,6 +3399,8 @@ export const getVirtualKeyRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -3094,6 +3421,9 @@ export const updateVirtualKeyRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -3112,6 +3442,8 @@ export const deleteVirtualKeyRoute = createRoute({
     401: { description: "Missing or invalid `x-gateway-api-key`.", content: { "application/json": { schema: ErrorBodySchema } } },
     403: { description: "The key lacks the scope (a service key on an admin route).", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "No such resource in the caller's workspace.", content: { "application/json": { schema: ErrorBodySchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    503: { description: "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
