@@ -97,6 +97,9 @@ export type ChatTool = z.infer<typeof ChatToolSchema>;
 export const CheckResultSchema = z.object({ "check": z.string(), "verdict": z.boolean().describe("true when the check passed."), "explanation": z.string(), "latency_ms": z.number(), "data": z.record(z.string(), z.any()).optional() }).openapi("CheckResult");
 export type CheckResult = z.infer<typeof CheckResultSchema>;
 
+export const CompactResponseRequestSchema = z.object({ "model": z.string().describe("Model id; `@<provider>/<model>` also selects the provider."), "input": z.union([z.string(), z.array(z.record(z.string(), z.any())), z.null()]).optional(), "previous_response_id": z.union([z.string(), z.null()]).optional(), "instructions": z.union([z.string(), z.null()]).optional() }).catchall(z.any()).describe("The conversation to compact: `input` items or a `previous_response_id`, with the model that compacts it.").openapi("CompactResponseRequest");
+export type CompactResponseRequest = z.infer<typeof CompactResponseRequestSchema>;
+
 export const CompleteUploadRequestSchema = z.object({ "part_ids": z.array(z.string()), "md5": z.string().optional() }).catchall(z.any()).openapi("CompleteUploadRequest");
 export type CompleteUploadRequest = z.infer<typeof CompleteUploadRequestSchema>;
 
@@ -241,6 +244,21 @@ export type VectorStoreExpiresAfter = z.infer<typeof VectorStoreExpiresAfterSche
 export const CreateVectorStoreRequestSchema = z.object({ "name": z.string().optional(), "description": z.string().optional(), "file_ids": z.array(z.string()).optional(), "expires_after": VectorStoreExpiresAfterSchema.optional(), "chunking_strategy": z.record(z.string(), z.any()).describe("`auto` or `static` (with its chunk sizes).").optional(), "metadata": z.union([z.record(z.string(), z.string()), z.null()]).optional() }).catchall(z.any()).openapi("CreateVectorStoreRequest");
 export type CreateVectorStoreRequest = z.infer<typeof CreateVectorStoreRequestSchema>;
 
+export const VideoReferenceSchema = z.object({ "id": z.string().describe("A completed video's id.") }).catchall(z.any()).openapi("VideoReference");
+export type VideoReference = z.infer<typeof VideoReferenceSchema>;
+
+export const CreateVideoEditJsonRequestSchema = z.object({ "video": VideoReferenceSchema, "prompt": z.string().describe("How to edit the video.") }).catchall(z.any()).openapi("CreateVideoEditJsonRequest");
+export type CreateVideoEditJsonRequest = z.infer<typeof CreateVideoEditJsonRequestSchema>;
+
+export const CreateVideoEditRequestSchema = z.object({ "video": z.string().base64().describe("The video to edit."), "prompt": z.string() }).catchall(z.any()).describe("A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.").openapi("CreateVideoEditRequest");
+export type CreateVideoEditRequest = z.infer<typeof CreateVideoEditRequestSchema>;
+
+export const CreateVideoExtensionJsonRequestSchema = z.object({ "video": VideoReferenceSchema, "prompt": z.string().describe("What the new segment shows."), "seconds": z.string().describe("The new segment's length: `4`, `8`, `12`, `16` or `20`.") }).catchall(z.any()).openapi("CreateVideoExtensionJsonRequest");
+export type CreateVideoExtensionJsonRequest = z.infer<typeof CreateVideoExtensionJsonRequestSchema>;
+
+export const CreateVideoExtensionRequestSchema = z.object({ "video": z.string().base64().describe("The video to extend."), "prompt": z.string(), "seconds": z.string() }).catchall(z.any()).describe("A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.").openapi("CreateVideoExtensionRequest");
+export type CreateVideoExtensionRequest = z.infer<typeof CreateVideoExtensionRequestSchema>;
+
 export const CreateVideoJsonRequestSchema = z.object({ "prompt": z.string().min(1).describe("What the video shows."), "model": z.string().describe("`sora-2` (the upstream's default) or `sora-2-pro`.").optional(), "seconds": z.string().describe("The clip's length: `4` (the upstream's default), `8` or `12`.").optional(), "size": z.string().describe("`720x1280` (the upstream's default), `1280x720`, `1024x1792` or `1792x1024`.").optional(), "input_reference": ImageReferenceSchema.optional() }).catchall(z.any()).describe("The JSON form of a video job, for one without a reference image upload (a referenced image may be given by URL or file id).").openapi("CreateVideoJsonRequest");
 export type CreateVideoJsonRequest = z.infer<typeof CreateVideoJsonRequestSchema>;
 
@@ -375,6 +393,9 @@ export type RenderedPrompt = z.infer<typeof RenderedPromptSchema>;
 
 export const ResponseSchema = z.object({ "id": z.string(), "object": z.literal("response"), "created_at": z.number(), "status": z.union([z.string(), z.null()]), "model": z.string(), "output": z.array(z.record(z.string(), z.any())), "usage": z.union([z.object({ "input_tokens": z.number().int().optional(), "input_tokens_details": z.object({ "cached_tokens": z.number().int().optional() }).catchall(z.any()).optional(), "output_tokens": z.number().int().optional(), "output_tokens_details": z.object({ "reasoning_tokens": z.number().int().optional() }).catchall(z.any()).optional(), "total_tokens": z.number().int().optional() }).catchall(z.any()), z.null()]).optional() }).catchall(z.any()).describe("A model response, as the upstream answered it.").openapi("Response");
 export type Response = z.infer<typeof ResponseSchema>;
+
+export const ResponseCompactionSchema = z.object({ "id": z.string(), "object": z.string().describe("`response.compaction`."), "output": z.array(z.record(z.string(), z.any())).optional(), "created_at": z.number().int().optional(), "usage": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("ResponseCompaction");
+export type ResponseCompaction = z.infer<typeof ResponseCompactionSchema>;
 
 export const ResponseDeletedSchema = z.object({ "id": z.string(), "object": z.string(), "deleted": z.boolean() }).catchall(z.any()).openapi("ResponseDeleted");
 export type ResponseDeleted = z.infer<typeof ResponseDeletedSchema>;
