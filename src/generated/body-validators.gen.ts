@@ -8102,7 +8102,7 @@ validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const compactResponseBodyCheck = validate80;
 const schema112 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
-const schema113 = {"type":"object","required":["model"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
+const schema113 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="compactResponse.body" */;
@@ -8125,9 +8125,10 @@ return false;
 }
 else {
 if(data.model !== undefined){
+let data0 = data.model;
 const _errs3 = errors;
-if(typeof data.model !== "string"){
-validate80.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+if((typeof data0 !== "string") && (data0 !== null)){
+validate80.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema113.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;

@@ -15811,7 +15811,6 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "messages": {
@@ -15847,15 +15846,13 @@ export const openApiDocument = {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "max_tokens": {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "temperature": {
             "type": [
@@ -16117,7 +16114,10 @@ export const openApiDocument = {
         "description": "The conversation to compact: `input` items or a `previous_response_id`, with the model that compacts it.",
         "properties": {
           "model": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "input": {

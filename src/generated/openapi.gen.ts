@@ -2023,7 +2023,7 @@ export interface components {
             }[] | null;
             instructions?: string | null;
             /** @description Model id; `@<provider>/<model>` also selects the provider. */
-            model: string;
+            model: string | null;
             previous_response_id?: string | null;
         } & {
             [key: string]: unknown;
