@@ -22,8 +22,10 @@ describe("overrideParamsError", () => {
     expect(overrideParamsError(overrides)).toBe(overrideParamsError(overrides));
   });
 
-  it("documents for configs exactly the fields and rules of the chat request body", () => {
-    const schemas = openApiDocument.components.schemas;
-    expect(schemas.ConfigOverrideParams.properties).toEqual(schemas.CreateChatCompletionRequest.properties);
+  it("documents for configs the fields and rules of the chat request body, the model never empty", () => {
+    const { model, ...config } = openApiDocument.components.schemas.ConfigOverrideParams.properties;
+    const { model: chatModel, ...chat } = openApiDocument.components.schemas.CreateChatCompletionRequest.properties;
+    expect(config).toEqual(chat);
+    expect(model).toMatchObject({ type: chatModel.type, minLength: 1 });
   });
 });

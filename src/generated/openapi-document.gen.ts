@@ -15811,7 +15811,8 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "description": "Model id; `@<provider>/<model>` also selects the provider."
+            "minLength": 1,
+            "description": "Model id; `@<provider>/<model>` also selects the provider. Unlike a request's, never empty: a config that names a model names one."
           },
           "messages": {
             "type": "array",

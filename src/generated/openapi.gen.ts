@@ -2116,7 +2116,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
-            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            /** @description Model id; `@<provider>/<model>` also selects the provider. Unlike a request's, never empty: a config that names a model names one. */
             model?: string;
             n?: number | null;
             stream?: boolean | null;
