@@ -280,7 +280,7 @@ describe("the Responses operation through the official openai client", () => {
 
   it("checks the stored-response paths' parameters before going upstream", async () => {
     const before = received.length;
-    const badLimit = await call(gateway, "GET", "/v1/responses/resp_abc/input_items?limit=500", { headers: localHeaders() });
+    const badLimit = await call(gateway, "GET", "/v1/responses/resp_abc/input_items?limit=many", { headers: localHeaders() });
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error.param).toBe("limit");
     const badOrder = await call(gateway, "GET", "/v1/responses/resp_abc/input_items?order=sideways", { headers: localHeaders() });
@@ -290,12 +290,17 @@ describe("the Responses operation through the official openai client", () => {
     expect(missing.status).toBe(404);
   });
 
-  it("refuses a body without model with 400 naming it, before any upstream call", async () => {
-    const before = upstream.getRequests().length;
-    const missing = await call(gateway, "POST", "/v1/responses", { body: { input: "no model" }, headers: upstreamHeaders(gateway, upstream) });
+  it("leaves a missing model to an OpenAI-format upstream (a stored prompt names it), and refuses it with 400 for a provider that must be told one", async () => {
+    const fromPrompt = await call(gateway, "POST", "/v1/responses", { body: { prompt: { id: "pmpt_abc" } }, headers: localHeaders() });
+    expect(fromPrompt.status).toBe(200);
+    expect(JSON.parse(received.at(-1)!.body)).toEqual({ prompt: { id: "pmpt_abc" } });
+    const sentBefore = received.length;
+    const missing = await call(gateway, "POST", "/v1/responses", { body: { input: "no model" }, headers: { "x-gateway-provider": "anthropic", "x-gateway-custom-host": localUrl } });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: "invalid_request", param: "model" });
     expect(gatewayContractProblems("createResponse", 400, missing.body)).toEqual([]);
+    expect(received.length).toBe(sentBefore);
+    const before = upstream.getRequests().length;
     const badEffort = await call(gateway, "POST", "/v1/responses", { body: { model: "o4-mini", input: "x", reasoning: { effort: "extreme" } }, headers: upstreamHeaders(gateway, upstream) });
     expect(badEffort.status).toBe(400);
     expect(upstream.getRequests().length).toBe(before);

@@ -4,6 +4,7 @@ import type { ProxyResponse } from "../core/upstream-answer.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { AnswerStore } from "./answer-store.ts";
 import { captureBody, cacheableEvents } from "./answer-capture.ts";
+import { answerShapingHeaders } from "../core/header-rules.ts";
 import { cacheKey } from "./cache-key.ts";
 import { replayAnswer, type Replayed } from "./cache-replay.ts";
 import { cacheMaxAgeSeconds, type ConfigCacheSettings } from "./cache-settings.ts";
@@ -76,7 +77,7 @@ export async function consultCache(request: CacheRequest, cache: AnswerCache): P
     namespace: request.namespace ?? "",
     operationId: request.operation.id,
     upstreamPath: request.upstreamPath,
-    forwardedHeaders: request.forwardedHeaders ?? {},
+    forwardedHeaders: answerShapingHeaders(request.forwardedHeaders ?? {}),
     targets: request.candidates.map((candidate) => candidate.target),
     targetOverrides: request.candidates.map((candidate) => candidate.settings.overrideParams),
     body: request.body ?? {},

@@ -8,7 +8,7 @@ describe("chatFieldOverrides", () => {
   });
 
   it("names the config and the override a chat body would refuse", () => {
-    for (const model of [1, null, {}, [], ""]) {
+    for (const model of [1, null, {}, []]) {
       const error = chatFieldOverrides({ model });
       expect(error?.status, JSON.stringify(model)).toBe(400);
       expect(error?.param).toBe("x-gateway-config");
@@ -22,9 +22,11 @@ describe("chatFieldOverrides", () => {
     expect(chatFieldOverrides(overrides)).toBe(chatFieldOverrides(overrides));
   });
 
-  it("documents for configs exactly the fields and rules of the chat request body", () => {
-    const schemas = openApiDocument.components.schemas;
-    expect(schemas.ConfigOverrideParams.properties).toEqual(schemas.CreateChatCompletionRequest.properties);
+  it("documents for configs the fields and rules of the chat request body, the model never empty", () => {
+    const { model, ...config } = openApiDocument.components.schemas.ConfigOverrideParams.properties;
+    const { model: chatModel, ...chat } = openApiDocument.components.schemas.CreateChatCompletionRequest.properties;
+    expect(config).toEqual(chat);
+    expect(model).toMatchObject({ type: chatModel.type, minLength: 1 });
   });
 });
 
@@ -37,7 +39,7 @@ describe("withOverrides", () => {
   });
 
   it("answers the rule's 400 for overrides it refuses", () => {
-    const refused = withOverrides(body, { model: "" }, { id: "createEmbedding", overrides: chatFieldOverrides });
+    const refused = withOverrides(body, { stream: "yes" }, { id: "createEmbedding", overrides: chatFieldOverrides });
     expect(!refused.ok && refused.error).toMatchObject({ status: 400, param: "x-gateway-config" });
   });
 

@@ -17,17 +17,21 @@ export interface JsonAnswerOptions {
   maxBufferedBytes: number;
   maxLoggedBytes: number;
   providerName: string;
+  /** An answer with no bytes at all is `empty` rather than a 502 (nothing translates it). */
+  emptyAllowed?: boolean;
   /** The upstream's headers the client gets with any answer (`Retry-After`, rate limits). */
   passedHeaders: Readonly<Record<string, string>>;
 }
 
 /**
  * The whole answer, parsed, with what the log keeps of it and when it arrived; or a live body
- * relaying one too large to hold, and its ending once relayed.
+ * relaying one too large to hold, and its ending once relayed; or no bytes at all (a delete's
+ * empty 200, a 204), when `emptyAllowed`.
  */
 export type JsonAnswer =
   | { kind: "whole"; text: string; value: Record<string, unknown>; logged: LoggedResponse; answeredAt: number }
-  | { kind: "relayed"; body: ReadableStream<Uint8Array>; ended: Promise<AnswerEnding> };
+  | { kind: "relayed"; body: ReadableStream<Uint8Array>; ended: Promise<AnswerEnding> }
+  | { kind: "empty"; logged: LoggedResponse; answeredAt: number };
 
 /** An answer not passed on: the error the client gets, and what the log keeps of the upstream's. */
 export interface AnswerRefusal {
@@ -80,6 +84,7 @@ export async function readJsonAnswer(call: UpstreamCall, options: JsonAnswerOpti
     // The usual answer fits the log whole: its text serves both, decoded once.
     const logged: LoggedResponse =
       capture.totalBytes <= options.maxLoggedBytes ? { kind: "json-text", text, totalBytes: capture.totalBytes, truncated: false, tail: null } : captured();
+    if (capture.totalBytes === 0 && options.emptyAllowed) return ok({ kind: "empty", logged, answeredAt });
     const value = parseObject(text);
     return value ? ok({ kind: "whole", text, value, logged, answeredAt }) : fail({ error: notJson(options), refused: { answeredAt, response: logged } });
   }

@@ -11,6 +11,7 @@ import { compileRequestReader, type ValidationHook } from "../pipeline/request-r
 import type { OperationDescriptor } from "./operation.ts";
 import type { ProxyDeps, ProxyInput, ProxyResult } from "./proxy-operation.ts";
 import type { RequestBody } from "./upstream-request.ts";
+import { forwardedRequestHeaders } from "./header-rules.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
 export function proxyDeps(deps: GatewayDeps): ProxyDeps {
@@ -153,16 +154,9 @@ function textStream(text: Promise<string>): ReadableStream<Uint8Array> {
   });
 }
 
-/** Client headers some upstream paths need (OpenAI's beta APIs), passed as they are; no others go. */
-const FORWARDED_HEADERS = ["openai-beta"] as const;
-
+/** The client's headers that go upstream (`header-rules.ts`). */
 export function forwardedHeaders(c: Context<GatewayEnv>): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of FORWARDED_HEADERS) {
-    const value = c.req.header(name);
-    if (value !== undefined) found[name] = value;
-  }
-  return found;
+  return forwardedRequestHeaders(c.req.raw.headers);
 }
 
 export { pathAfterV1 } from "./upstream-path.ts";
@@ -255,5 +249,7 @@ export function proxyResponse(c: Context<GatewayEnv>, result: ProxyResult): Resp
   exchange.handOver(outcome, ending);
   c.header(CACHE_STATUS_HEADER, outcome.cacheStatus ?? "DISABLED");
   const { status, headers, body } = response;
+  // A 204 or 205 carries no body at all (the Response constructor refuses even an empty one).
+  if (status === 204 || status === 205) return c.body(null, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;
   return c.body(body, status as 200, headers) as unknown as Response & TypedResponse<never, 200, "json">;
 }

@@ -151,8 +151,9 @@ async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): 
   }
   layers.push({
     provider: selection.provider?.name,
-    organization: trimmed(headers.organization),
-    project: trimmed(headers.project),
+    // OpenAI's own `OpenAI-Organization` and `OpenAI-Project` say the same as the gateway's headers.
+    organization: trimmed(headers.organization ?? headers.header?.("openai-organization")),
+    project: trimmed(headers.project ?? headers.header?.("openai-project")),
     customHost: trimmed(headers.customHost),
     customHostParam: "x-gateway-custom-host",
   });

@@ -9,9 +9,12 @@ import type { StreamEvent, StreamProtocol } from "./stream-protocol.ts";
 import type { Answered } from "./routing-loop.ts";
 import { relayStream } from "./stream-relay.ts";
 import { chainTranslators } from "./stream-protocol.ts";
-import { passedOnHeaders } from "./upstream-headers.ts";
+import { passedOnHeaders } from "./header-rules.ts";
 
-/** What the route sends back: status, headers and a body (text or a live stream). */
+/** Success statuses whose answers carry no body (a 204 from a delete). */
+const NO_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205]);
+
+/** What the route sends back: status, headers and a body (text or a live stream; "" for a 204 or 205). */
 export interface ProxyResponse {
   status: number;
   headers: Record<string, string>;
@@ -100,7 +103,17 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     return fail({ error, refused: { answeredAt, response: null }, attemptFailed: true });
   }
 
-  if (operation.answer === "as-sent") {
+  if (NO_BODY_STATUSES.has(upstream.status)) {
+    call.done();
+    void upstream.body?.cancel().catch(() => undefined);
+    return ok({ response: { status: upstream.status, headers, body: "" }, ending: { status: upstream.status, error: null, response: null, firstTokenAt: performance.now() } });
+  }
+
+  // A translated or judged answer is read whole; the usual one is checked and passed as it came.
+  const translated = transforms?.response !== undefined || operation.translated !== undefined;
+  const whole = context.hookResults !== null || translated;
+  // An answer nothing reads is the upstream's to shape: one that says it is not JSON goes as it is.
+  if (operation.answer === "as-sent" || (!whole && labelledNotJson(contentType))) {
     const textual = /json|^text\//.test(contentType);
     const sentHeaders: Record<string, string> = { ...headers };
     for (const name of ["content-type", "content-disposition"]) {
@@ -111,11 +124,14 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     return ok({ response: { status: upstream.status, headers: sentHeaders, body: relayed.body }, ending: relayed.ended });
   }
 
-  // A translated or judged answer is read whole; the usual one is checked and passed as it came.
-  const translated = transforms?.response !== undefined || operation.translated !== undefined;
-  const whole = context.hookResults !== null || translated;
-  const answer = await readJsonAnswer(call, { whole, ...limits, providerName: provider.name, passedHeaders: passed });
+  const answer = await readJsonAnswer(call, { whole, emptyAllowed: !translated, ...limits, providerName: provider.name, passedHeaders: passed });
   if (!answer.ok) return answer;
+  // An empty answer (a delete's 200, a 204) is relayed empty, with the upstream's own type if it named one.
+  if (answer.value.kind === "empty") {
+    const emptyHeaders = contentType ? { ...headers, "content-type": contentType } : headers;
+    const ending = { status: upstream.status, error: null, response: answer.value.logged, firstTokenAt: answer.value.answeredAt };
+    return ok({ response: { status: upstream.status, headers: emptyHeaders, body: "" }, ending });
+  }
   const json = { ...headers, "content-type": "application/json" };
   if (answer.value.kind === "relayed") return ok({ response: { status: upstream.status, headers: json, body: answer.value.body }, ending: answer.value.ended });
   const { answeredAt } = answer.value;
@@ -148,4 +164,9 @@ function lastEvent(operation: OperationDescriptor, protocol: StreamProtocol): ((
   const { isLast } = protocol;
   if (!isStreamEnd || !isLast) return isStreamEnd ?? isLast;
   return (event) => isStreamEnd(event) || isLast(event);
+}
+
+/** True when the upstream labelled its answer with a type other than JSON (unlabelled answers are read as JSON). */
+function labelledNotJson(contentType: string): boolean {
+  return contentType !== "" && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType.trim());
 }

@@ -31,7 +31,7 @@ export async function buildUpstreamRequest(
   target: Target,
   body: RequestBody,
   stream: boolean,
-  /** Client headers the operation passes upstream as they are (never credentials). */
+  /** The client's headers that go upstream (`header-rules.ts`); the provider's credentials are set over them. */
   forwarded: Readonly<Record<string, string>> = {},
   /** Lent to the provider's `authorize` (the gateway's pinned fetch). */
   context?: AuthorizeContext,
@@ -45,13 +45,18 @@ export async function buildUpstreamRequest(
   const headers: Record<string, string> = { ...forwarded };
   let sent: UpstreamRequest["body"] = null;
   if (body.kind === "json") {
+    // A model the client may leave to the upstream (a stored prompt's) is one a translating provider must be told.
+    if (transforms?.request && !target.model) {
+      return fail(new GatewayError("invalid_request", `${provider.name} needs a model for ${operation.id}: send model, or a config or virtual key that names one.`, { param: "model" }));
+    }
     const named = target.model !== null && body.value.model !== target.model ? { ...body.value, model: target.model } : body.value;
     const transformed = transforms?.request?.(named, { model: target.model ?? "", stream }) ?? { body: named };
     if ("error" in transformed) return fail(transformed.error);
     path = transformed.path ?? path;
     sent = transformed.body === body.value && body.raw !== undefined ? body.raw : JSON.stringify(transformed.body);
     headers["content-type"] = "application/json";
-    headers.accept = stream ? "text/event-stream" : "application/json";
+    // The client's `Accept` goes with a body the upstream takes as it is; a translated one asks for what the transforms read.
+    if (transforms?.request || headers.accept === undefined) headers.accept = stream ? "text/event-stream" : "application/json";
   } else if (body.kind === "as-sent") {
     sent = body.stream;
     if (body.contentType) headers["content-type"] = body.contentType;

@@ -286,14 +286,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -420,6 +432,12 @@ export const openApiDocument = {
               }
             }
           },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "default": {
             "description": "Any error, in Anthropic's shape, with the gateway's or the upstream's status (400 refused body, 408 timeout, 446 guardrail, 502 upstream unreachable, …).",
             "content": {
@@ -533,6 +551,12 @@ export const openApiDocument = {
                 }
               }
             }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
           },
           "default": {
             "description": "Any error, in Anthropic's shape.",
@@ -654,14 +678,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -781,14 +817,151 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/responses/compact": {
+      "post": {
+        "operationId": "compactResponse",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Compact a conversation into fewer items, at the upstream provider",
+        "description": "The body goes upstream as the client sent it; the compaction's `usage` is logged and priced by model like a response.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CompactResponseRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The compacted items and their usage, as the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ResponseCompaction"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -898,14 +1071,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1013,14 +1195,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1072,11 +1263,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many items (1 to 100; the upstream's default is 20).",
+            "description": "How many items; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -1185,14 +1374,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1302,14 +1500,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1361,6 +1568,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -1405,6 +1621,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -1456,6 +1678,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -1516,6 +1744,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -1566,6 +1803,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -1628,6 +1871,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -1733,14 +1985,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1854,14 +2118,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -1970,14 +2246,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2093,14 +2378,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2214,14 +2511,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2335,14 +2641,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2451,14 +2766,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -2700,6 +3027,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -2967,6 +3300,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3013,6 +3352,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3139,6 +3484,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3277,6 +3628,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3438,6 +3795,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -3543,11 +3906,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -3578,11 +3950,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 10000).",
+            "description": "How many objects to return; the upstream judges the range (its default is 10000).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 10000
+              "type": "integer"
             }
           },
           {
@@ -3682,8 +4052,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -3790,8 +4172,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -3896,8 +4290,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4006,8 +4412,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4116,11 +4534,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4238,11 +4668,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4360,11 +4799,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4471,8 +4922,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4581,11 +5044,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4615,11 +5090,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -4699,8 +5172,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4807,8 +5292,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -4915,8 +5412,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5025,11 +5534,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5059,10 +5580,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           },
           {
@@ -5072,7 +5592,10 @@ export const openApiDocument = {
             "explode": true,
             "description": "Only jobs with this metadata (`metadata[key]=value`); passed upstream as written.",
             "schema": {
-              "type": "object",
+              "type": [
+                "object",
+                "null"
+              ],
               "additionalProperties": {
                 "type": "string"
               }
@@ -5155,8 +5678,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5263,8 +5798,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5305,10 +5852,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           },
           {
@@ -5388,8 +5934,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5430,10 +5988,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return (the upstream's default is 10).",
+            "description": "How many objects to return; the upstream judges the range (its default is 10).",
             "schema": {
-              "type": "integer",
-              "minimum": 1
+              "type": "integer"
             }
           },
           {
@@ -5513,8 +6070,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5621,8 +6190,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5729,8 +6310,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5837,8 +6430,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -5937,8 +6542,14 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6046,8 +6657,14 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6167,14 +6784,26 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
           },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
           },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6226,6 +6855,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -6258,6 +6896,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -6300,6 +6944,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -6353,6 +7003,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -6393,6 +7052,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -6435,6 +7100,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -6545,11 +7216,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6572,11 +7255,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -6676,8 +7357,280 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/videos/edits": {
+      "post": {
+        "operationId": "createVideoEdit",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Edit a finished video with a prompt",
+        "description": "As JSON (the video by id) or as a multipart form (streamed upstream as it arrives). A new job, priced per second of video by model and size, from the answer, like a created job.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateVideoEditRequest"
+              }
+            },
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateVideoEditJsonRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The new job, as the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Video"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/videos/extensions": {
+      "post": {
+        "operationId": "createVideoExtension",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Extend a finished video with a new segment",
+        "description": "As JSON (the video by id) or as a multipart form (streamed upstream as it arrives). A new job, priced per second of video by model and size, from the answer (else the request), like a created job.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "multipart/form-data": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateVideoExtensionRequest"
+              }
+            },
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateVideoExtensionJsonRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The new job, as the upstream answered.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Video"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6785,8 +7738,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -6891,8 +7856,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7014,8 +7991,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7133,11 +8122,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7245,11 +8246,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7272,11 +8285,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -7384,8 +8395,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7492,8 +8515,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7608,11 +8643,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7717,8 +8764,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7835,11 +8894,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -7955,8 +9026,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8072,8 +9155,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8116,11 +9211,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -8242,8 +9335,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8277,11 +9382,9 @@ export const openApiDocument = {
           {
             "name": "limit",
             "in": "query",
-            "description": "How many objects to return, 1 to 100 (the upstream's default is 20).",
+            "description": "How many objects to return; the upstream judges the range (its default is 20).",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 100
+              "type": "integer"
             }
           },
           {
@@ -8403,8 +9506,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8519,11 +9634,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8639,8 +9766,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8764,11 +9903,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8882,8 +10033,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -8999,8 +10162,20 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -9118,11 +10293,23 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -9169,6 +10356,15 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9212,6 +10408,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9260,6 +10462,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9292,6 +10503,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9334,6 +10551,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9387,6 +10610,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9427,6 +10659,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9541,6 +10779,12 @@ export const openApiDocument = {
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
           "426": {
             "description": "The request is not a WebSocket upgrade.",
             "content": {
@@ -9551,8 +10795,14 @@ export const openApiDocument = {
               }
             }
           },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "502": {
             "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -9603,6 +10853,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9630,6 +10889,12 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9670,6 +10935,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9723,6 +10994,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -9766,6 +11046,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9806,6 +11092,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9861,6 +11153,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -9967,8 +11268,23 @@ export const openApiDocument = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
           "446": {
             "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
@@ -10025,6 +11341,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10072,6 +11397,15 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -10104,6 +11438,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10146,6 +11486,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -10199,6 +11545,15 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       },
@@ -10239,6 +11594,12 @@ export const openApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10357,6 +11718,12 @@ export const openApiDocument = {
           },
           "403": {
             "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -10570,7 +11937,7 @@ export const openApiDocument = {
         }
       },
       "UpstreamRetryAfter": {
-        "description": "The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams).",
+        "description": "The upstream's `Retry-After`, passed on as it sent it. With successes, errors and streams the upstream's request id (`x-request-id`, `request-id`), `openai-processing-ms`, `openai-version` and every rate-limit header (`x-ratelimit-*`, `anthropic-ratelimit-*`) are passed on too.",
         "schema": {
           "type": "string"
         }
@@ -10659,8 +12026,53 @@ export const openApiDocument = {
           }
         }
       },
+      "UnsupportedMediaType": {
+        "description": "The body's `Content-Type` is not one the operation takes (it takes JSON).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
+      "BudgetExhausted": {
+        "description": "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
+      "RateLimited": {
+        "description": "A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on.",
+        "headers": {
+          "retry-after": {
+            "$ref": "#/components/headers/UpstreamRetryAfter"
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
+      "StoreUnavailable": {
+        "description": "The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
       "UpstreamUnreachable": {
-        "description": "The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).",
+        "description": "The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came.",
         "content": {
           "application/json": {
             "schema": {
@@ -10856,7 +12268,6 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "messages": {
@@ -10892,15 +12303,13 @@ export const openApiDocument = {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "max_tokens": {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "temperature": {
             "type": [
@@ -11324,7 +12733,6 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "input": {
@@ -11521,15 +12929,11 @@ export const openApiDocument = {
       },
       "CreateResponseRequest": {
         "type": "object",
-        "required": [
-          "model"
-        ],
         "additionalProperties": true,
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
-            "description": "Model id; `@<provider>/<model>` also selects the provider."
+            "description": "Model id; `@<provider>/<model>` also selects the provider. Optional: a stored prompt (`prompt.id`), a config's `override_params` or the upstream can supply it."
           },
           "input": {
             "description": "A string, or an array of input items (messages, function call outputs, other item types).",
@@ -12172,62 +13576,87 @@ export const openApiDocument = {
       "CreateImageRequest": {
         "type": "object",
         "required": [
-          "model",
           "prompt"
         ],
         "additionalProperties": true,
         "properties": {
           "model": {
-            "type": "string",
-            "minLength": 1,
-            "description": "Model id; `@<provider>/<model>` also selects the provider."
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Model id; `@<provider>/<model>` also selects the provider. The upstream's default when absent or null."
           },
           "prompt": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "size": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "pattern": "^([0-9]+x[0-9]+|auto)$",
             "description": "`<width>x<height>` or `auto`."
           },
           "n": {
-            "type": "integer",
+            "type": [
+              "integer",
+              "null"
+            ],
             "minimum": 1,
             "maximum": 10
           },
           "quality": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "description": "`standard`, `hd`, `low`, `medium`, `high` or `auto`, by model."
           },
           "response_format": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "url",
-              "b64_json"
+              "b64_json",
+              null
             ]
           },
           "style": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "vivid",
-              "natural"
+              "natural",
+              null
             ]
           },
           "background": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "transparent",
               "opaque",
-              "auto"
+              "auto",
+              null
             ]
           },
           "output_format": {
-            "type": "string",
+            "type": [
+              "string",
+              "null"
+            ],
             "enum": [
               "png",
               "jpeg",
-              "webp"
+              "webp",
+              null
             ]
           },
           "user": {
@@ -12305,21 +13734,36 @@ export const openApiDocument = {
             "minLength": 1
           },
           "model": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ]
           },
           "n": {
-            "type": "integer",
+            "type": [
+              "integer",
+              "null"
+            ],
             "minimum": 1,
             "maximum": 10
           },
           "size": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ]
           },
           "quality": {
-            "type": "string"
+            "type": [
+              "string",
+              "null"
+            ]
           },
           "stream": {
-            "type": "boolean",
+            "type": [
+              "boolean",
+              "null"
+            ],
             "description": "Partial images as server-sent events."
           },
           "user": {
@@ -12417,17 +13861,14 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "input": {
             "type": "string",
-            "minLength": 1,
             "maxLength": 4096
           },
           "voice": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "response_format": {
             "type": "string",
@@ -12575,8 +14016,7 @@ export const openApiDocument = {
             ]
           },
           "model": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           }
         }
       },
@@ -13530,20 +14970,16 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "filename": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "purpose": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "bytes": {
-            "type": "integer",
-            "minimum": 0
+            "type": "integer"
           },
           "mime_type": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           }
         }
       },
@@ -13645,17 +15081,14 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "input_file_id": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "endpoint": {
             "type": "string",
-            "minLength": 1,
             "description": "The path each line of the input file goes to, e.g. `/v1/chat/completions`."
           },
           "completion_window": {
             "type": "string",
-            "minLength": 1,
             "description": "`24h`."
           },
           "metadata": {
@@ -13733,12 +15166,10 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "The base model; `@<provider>/<model>` also selects the provider."
           },
           "training_file": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "validation_file": {
             "type": [
@@ -13987,7 +15418,6 @@ export const openApiDocument = {
         "properties": {
           "model": {
             "type": "string",
-            "minLength": 1,
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "prompt": {
@@ -14385,7 +15815,7 @@ export const openApiDocument = {
           "model": {
             "type": "string",
             "minLength": 1,
-            "description": "Model id; `@<provider>/<model>` also selects the provider."
+            "description": "Model id; `@<provider>/<model>` also selects the provider. Unlike a request's, never empty: a config that names a model names one."
           },
           "messages": {
             "type": "array",
@@ -14420,15 +15850,13 @@ export const openApiDocument = {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "max_tokens": {
             "type": [
               "integer",
               "null"
-            ],
-            "minimum": 1
+            ]
           },
           "temperature": {
             "type": [
@@ -14678,6 +16106,177 @@ export const openApiDocument = {
           },
           "input_reference": {
             "$ref": "#/components/schemas/ImageReference"
+          }
+        }
+      },
+      "CompactResponseRequest": {
+        "type": "object",
+        "required": [
+          "model"
+        ],
+        "additionalProperties": true,
+        "description": "The conversation to compact: `input` items or a `previous_response_id`, with the model that compacts it.",
+        "properties": {
+          "model": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Model id; `@<provider>/<model>` also selects the provider."
+          },
+          "input": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "additionalProperties": true
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "previous_response_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "instructions": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "ResponseCompaction": {
+        "type": "object",
+        "required": [
+          "id",
+          "object"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "object": {
+            "type": "string",
+            "description": "`response.compaction`."
+          },
+          "output": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": true
+            }
+          },
+          "created_at": {
+            "type": "integer"
+          },
+          "usage": {
+            "type": "object",
+            "additionalProperties": true
+          }
+        }
+      },
+      "VideoReference": {
+        "type": "object",
+        "required": [
+          "id"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "A completed video's id."
+          }
+        }
+      },
+      "CreateVideoEditRequest": {
+        "type": "object",
+        "required": [
+          "video",
+          "prompt"
+        ],
+        "additionalProperties": true,
+        "description": "A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.",
+        "properties": {
+          "video": {
+            "type": "string",
+            "format": "binary",
+            "description": "The video to edit."
+          },
+          "prompt": {
+            "type": "string"
+          }
+        }
+      },
+      "CreateVideoEditJsonRequest": {
+        "type": "object",
+        "required": [
+          "video",
+          "prompt"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "video": {
+            "$ref": "#/components/schemas/VideoReference"
+          },
+          "prompt": {
+            "type": "string",
+            "description": "How to edit the video."
+          }
+        }
+      },
+      "CreateVideoExtensionRequest": {
+        "type": "object",
+        "required": [
+          "video",
+          "prompt",
+          "seconds"
+        ],
+        "additionalProperties": true,
+        "description": "A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.",
+        "properties": {
+          "video": {
+            "type": "string",
+            "format": "binary",
+            "description": "The video to extend."
+          },
+          "prompt": {
+            "type": "string"
+          },
+          "seconds": {
+            "type": "string"
+          }
+        }
+      },
+      "CreateVideoExtensionJsonRequest": {
+        "type": "object",
+        "required": [
+          "video",
+          "prompt",
+          "seconds"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "video": {
+            "$ref": "#/components/schemas/VideoReference"
+          },
+          "prompt": {
+            "type": "string",
+            "description": "What the new segment shows."
+          },
+          "seconds": {
+            "type": "string",
+            "description": "The new segment's length: `4`, `8`, `12`, `16` or `20`."
           }
         }
       },
@@ -15092,8 +16691,7 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "file_id": {
-            "type": "string",
-            "minLength": 1
+            "type": "string"
           },
           "chunking_strategy": {
             "type": "object",

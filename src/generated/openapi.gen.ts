@@ -1219,6 +1219,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/responses/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compact a conversation into fewer items, at the upstream provider
+         * @description The body goes upstream as the client sent it; the compaction's `usage` is logged and priced by model like a response.
+         */
+        post: operations["compactResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -1563,6 +1583,46 @@ export interface paths {
          * @description Starts a new job from a finished one; priced like a created job, from the answer.
          */
         post: operations["remixVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/videos/edits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a finished video with a prompt
+         * @description As JSON (the video by id) or as a multipart form (streamed upstream as it arrives). A new job, priced per second of video by model and size, from the answer, like a created job.
+         */
+        post: operations["createVideoEdit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/videos/extensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a finished video with a new segment
+         * @description As JSON (the video by id) or as a multipart form (streamed upstream as it arrives). A new job, priced per second of video by model and size, from the answer (else the request), like a created job.
+         */
+        post: operations["createVideoExtension"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1956,6 +2016,18 @@ export interface components {
             /** @description true when the check passed. */
             verdict: boolean;
         };
+        /** @description The conversation to compact: `input` items or a `previous_response_id`, with the model that compacts it. */
+        CompactResponseRequest: {
+            input?: string | {
+                [key: string]: unknown;
+            }[] | null;
+            instructions?: string | null;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            model: string | null;
+            previous_response_id?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         CompleteUploadRequest: {
             md5?: string;
             part_ids: string[];
@@ -2044,7 +2116,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
-            /** @description Model id; `@<provider>/<model>` also selects the provider. */
+            /** @description Model id; `@<provider>/<model>` also selects the provider. Unlike a request's, never empty: a config that names a model names one. */
             model?: string;
             n?: number | null;
             stream?: boolean | null;
@@ -2302,13 +2374,13 @@ export interface components {
         CreateImageEditJsonRequest: {
             images: components["schemas"]["ImageReference"][];
             mask?: components["schemas"]["ImageReference"];
-            model?: string;
-            n?: number;
+            model?: string | null;
+            n?: number | null;
             prompt: string;
-            quality?: string;
-            size?: string;
+            quality?: string | null;
+            size?: string | null;
             /** @description Partial images as server-sent events. */
-            stream?: boolean;
+            stream?: boolean | null;
             user?: string;
         } & {
             [key: string]: unknown;
@@ -2333,22 +2405,22 @@ export interface components {
             [key: string]: unknown;
         };
         CreateImageRequest: {
-            /** @enum {string} */
-            background?: "transparent" | "opaque" | "auto";
-            /** @description Model id; `@<provider>/<model>` also selects the provider. */
-            model: string;
-            n?: number;
-            /** @enum {string} */
-            output_format?: "png" | "jpeg" | "webp";
+            /** @enum {string|null} */
+            background?: "transparent" | "opaque" | "auto" | null;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. The upstream's default when absent or null. */
+            model?: string | null;
+            n?: number | null;
+            /** @enum {string|null} */
+            output_format?: "png" | "jpeg" | "webp" | null;
             prompt: string;
             /** @description `standard`, `hd`, `low`, `medium`, `high` or `auto`, by model. */
-            quality?: string;
-            /** @enum {string} */
-            response_format?: "url" | "b64_json";
+            quality?: string | null;
+            /** @enum {string|null} */
+            response_format?: "url" | "b64_json" | null;
             /** @description `<width>x<height>` or `auto`. */
-            size?: string;
-            /** @enum {string} */
-            style?: "vivid" | "natural";
+            size?: string | null;
+            /** @enum {string|null} */
+            style?: "vivid" | "natural" | null;
             /** @description End-user identifier; logged. */
             user?: string;
         } & {
@@ -2420,8 +2492,8 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
-            /** @description Model id; `@<provider>/<model>` also selects the provider. */
-            model: string;
+            /** @description Model id; `@<provider>/<model>` also selects the provider. Optional: a stored prompt (`prompt.id`), a config's `override_params` or the upstream can supply it. */
+            model?: string;
             previous_response_id?: string | null;
             reasoning?: ({
                 /** @enum {string|null} */
@@ -2527,6 +2599,45 @@ export interface components {
                 [key: string]: string;
             } | null;
             name?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateVideoEditJsonRequest: {
+            /** @description How to edit the video. */
+            prompt: string;
+            video: components["schemas"]["VideoReference"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields. */
+        CreateVideoEditRequest: {
+            prompt: string;
+            /**
+             * Format: binary
+             * @description The video to edit.
+             */
+            video: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CreateVideoExtensionJsonRequest: {
+            /** @description What the new segment shows. */
+            prompt: string;
+            /** @description The new segment's length: `4`, `8`, `12`, `16` or `20`. */
+            seconds: string;
+            video: components["schemas"]["VideoReference"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields. */
+        CreateVideoExtensionRequest: {
+            prompt: string;
+            seconds: string;
+            /**
+             * Format: binary
+             * @description The video to extend.
+             */
+            video: string;
         } & {
             [key: string]: unknown;
         };
@@ -3112,6 +3223,20 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ResponseCompaction: {
+            created_at?: number;
+            id: string;
+            /** @description `response.compaction`. */
+            object: string;
+            output?: {
+                [key: string]: unknown;
+            }[];
+            usage?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         ResponseDeleted: {
             deleted: boolean;
             id: string;
@@ -3435,6 +3560,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        VideoReference: {
+            /** @description A completed video's id. */
+            id: string;
+        } & {
+            [key: string]: unknown;
+        };
         VirtualKey: {
             budget: components["schemas"]["VirtualKeyBudget"] | null;
             /** Format: date-time */
@@ -3519,6 +3650,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description A budget of the gateway key or the virtual key is spent (`budget_exhausted`). */
+        BudgetExhausted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The key lacks the scope (a service key on an admin route). */
         Forbidden: {
             headers: {
@@ -3539,6 +3679,25 @@ export interface components {
         };
         /** @description No such resource in the caller's workspace. */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A rate limit of the gateway key or the virtual key is reached (`rate_limited`, with `retry-after`), or the upstream's own 429, passed on. */
+        RateLimited: {
+            headers: {
+                "retry-after": components["headers"]["UpstreamRetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The gateway's store is unavailable (`service_unavailable`, with `retry-after`); try again shortly. */
+        StoreUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3573,6 +3732,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The body's `Content-Type` is not one the operation takes (it takes JSON). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description An upstream error, with the upstream's status kept. */
         UpstreamError: {
             headers: {
@@ -3583,7 +3751,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The upstream could not be reached, or answered a non-streamed request with a body that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). */
+        /** @description The upstream could not be reached, or answered a non-streamed request with a body labelled JSON (or unlabelled) that is not a JSON object (not passed on), or with one larger than the gateway holds to run guardrails on it (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). An empty body, or one of another type, is relayed as it came. */
         UpstreamUnreachable: {
             headers: {
                 [name: string]: unknown;
@@ -3638,7 +3806,7 @@ export interface components {
         ServedProvider: string;
         /** @description The request's trace id. */
         TraceId: string;
-        /** @description The upstream's `Retry-After`, passed on as it sent it; every `x-ratelimit-*` header of the upstream is passed on too (with successes, errors and streams). */
+        /** @description The upstream's `Retry-After`, passed on as it sent it. With successes, errors and streams the upstream's request id (`x-request-id`, `request-id`), `openai-processing-ms`, `openai-version` and every rate-limit header (`x-ratelimit-*`, `anthropic-ratelimit-*`) are passed on too. */
         UpstreamRetryAfter: string;
     };
     pathItems: never;
@@ -3787,6 +3955,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getAnalyticsSummary: {
@@ -3827,6 +3997,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getAnalyticsTimeseries: {
@@ -3868,6 +4040,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listApiKeys: {
@@ -3893,6 +4067,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createApiKey: {
@@ -3920,6 +4096,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getApiKey: {
@@ -3946,6 +4125,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteApiKey: {
@@ -3972,6 +4153,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateApiKey: {
@@ -4002,6 +4185,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     rotateApiKey: {
@@ -4032,6 +4218,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createSpeech: {
@@ -4089,9 +4278,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4150,9 +4343,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4211,9 +4407,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4253,6 +4452,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listBatches: {
@@ -4260,7 +4461,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
             };
             header?: {
@@ -4310,7 +4511,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4368,8 +4573,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4425,7 +4634,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4481,7 +4694,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4544,9 +4761,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4609,9 +4830,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4635,6 +4860,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createConfig: {
@@ -4662,6 +4889,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getConfig: {
@@ -4687,6 +4917,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateConfig: {
@@ -4717,6 +4949,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteConfig: {
@@ -4742,6 +4977,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listConfigVersions: {
@@ -4767,6 +5004,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createEmbedding: {
@@ -4827,9 +5066,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -4855,6 +5098,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createFeedback: {
@@ -4881,6 +5126,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listFiles: {
@@ -4888,7 +5136,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 10000). */
+                /** @description How many objects to return; the upstream judges the range (its default is 10000). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -4942,7 +5190,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5000,8 +5252,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5057,7 +5312,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5113,7 +5372,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5169,7 +5432,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5178,12 +5445,12 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description Only jobs with this metadata (`metadata[key]=value`); passed upstream as written. */
                 metadata?: {
                     [key: string]: string;
-                };
+                } | null;
             };
             header?: {
                 /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
@@ -5232,7 +5499,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5290,8 +5561,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5347,7 +5622,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5403,7 +5682,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5412,7 +5695,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 10). */
+                /** @description How many objects to return; the upstream judges the range (its default is 10). */
                 limit?: number;
             };
             header?: {
@@ -5464,7 +5747,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5473,7 +5760,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
             };
             header?: {
@@ -5525,7 +5812,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5581,7 +5872,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5637,7 +5932,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5661,6 +5960,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createGuardrail: {
@@ -5688,6 +5989,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getGuardrail: {
@@ -5713,6 +6017,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateGuardrail: {
@@ -5743,6 +6049,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteGuardrail: {
@@ -5768,6 +6077,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createImageEdit: {
@@ -5825,9 +6136,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5885,9 +6200,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -5945,9 +6264,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6011,6 +6333,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getLog: {
@@ -6036,6 +6360,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     exportLogs: {
@@ -6104,6 +6430,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createMessage: {
@@ -6166,6 +6494,8 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
             /** @description Any error, in Anthropic's shape, with the gateway's or the upstream's status (400 refused body, 408 timeout, 446 guardrail, 502 upstream unreachable, …). */
             default: {
                 headers: {
@@ -6228,6 +6558,8 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
             /** @description Any error, in Anthropic's shape. */
             default: {
                 headers: {
@@ -6289,7 +6621,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6345,7 +6679,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            413: components["responses"]["TooLarge"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6403,9 +6739,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6428,6 +6768,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createPrompt: {
@@ -6455,6 +6797,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getPrompt: {
@@ -6480,6 +6825,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updatePrompt: {
@@ -6510,6 +6857,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deletePrompt: {
@@ -6536,6 +6886,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createPromptCompletion: {
@@ -6597,7 +6949,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6629,6 +6986,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     renderPrompt: {
@@ -6661,6 +7021,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listPromptVersions: {
@@ -6686,6 +7049,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createRealtimeSession: {
@@ -6742,6 +7107,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
             /** @description The request is not a WebSocket upgrade. */
             426: {
                 headers: {
@@ -6751,7 +7118,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6814,9 +7183,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6873,9 +7246,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6932,9 +7308,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -6991,9 +7370,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7006,7 +7388,7 @@ export interface operations {
                 before?: string;
                 /** @description Additional fields to include (`include[]=…` as the OpenAI clients send it, or `include=…`). */
                 include?: string | string[];
-                /** @description How many items (1 to 100; the upstream's default is 20). */
+                /** @description How many items; the upstream judges the range (its default is 20). */
                 limit?: number;
                 order?: "asc" | "desc";
             };
@@ -7060,9 +7442,75 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    compactResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompactResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The compacted items and their usage, as the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseCompaction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7120,8 +7568,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7177,7 +7629,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7237,8 +7693,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7298,8 +7758,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7310,7 +7773,7 @@ export interface operations {
                 after?: string;
                 /** @description A cursor: the id of the first object of the next page. */
                 before?: string;
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -7362,7 +7825,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7420,8 +7887,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7477,7 +7948,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7537,8 +8012,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7594,7 +8073,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7654,8 +8137,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7712,7 +8199,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7769,7 +8260,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7782,7 +8277,7 @@ export interface operations {
                 before?: string;
                 /** @description Only files of this status. */
                 filter?: "in_progress" | "completed" | "failed" | "cancelled";
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -7837,7 +8332,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7850,7 +8349,7 @@ export interface operations {
                 before?: string;
                 /** @description Only files of this status. */
                 filter?: "in_progress" | "completed" | "failed" | "cancelled";
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -7904,7 +8403,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -7964,8 +8467,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8022,7 +8529,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8083,8 +8594,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8141,7 +8656,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8198,7 +8717,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8258,8 +8781,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8268,7 +8795,7 @@ export interface operations {
             query?: {
                 /** @description A cursor: the id of the last object of the previous page. */
                 after?: string;
-                /** @description How many objects to return, 1 to 100 (the upstream's default is 20). */
+                /** @description How many objects to return; the upstream judges the range (its default is 20). */
                 limit?: number;
                 /** @description By `created_at`. */
                 order?: "asc" | "desc";
@@ -8320,7 +8847,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8379,8 +8910,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8436,7 +8971,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8492,7 +9031,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8551,7 +9094,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8611,8 +9158,140 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createVideoEdit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVideoEditJsonRequest"];
+                "multipart/form-data": components["schemas"]["CreateVideoEditRequest"];
+            };
+        };
+        responses: {
+            /** @description The new job, as the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Video"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+            default: components["responses"]["UpstreamError"];
+        };
+    };
+    createVideoExtension: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVideoExtensionJsonRequest"];
+                "multipart/form-data": components["schemas"]["CreateVideoExtensionRequest"];
+            };
+        };
+        responses: {
+            /** @description The new job, as the upstream answered. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Video"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
         };
     };
@@ -8636,6 +9315,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createVirtualKey: {
@@ -8663,6 +9344,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getVirtualKey: {
@@ -8688,6 +9372,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     updateVirtualKey: {
@@ -8718,6 +9404,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteVirtualKey: {
@@ -8743,6 +9432,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
 }

@@ -7,6 +7,7 @@ import { registerCancelFineTuningJob } from "../routes/cancelFineTuningJob.ts";
 import { registerCancelResponse } from "../routes/cancelResponse.ts";
 import { registerCancelUpload } from "../routes/cancelUpload.ts";
 import { registerCancelVectorStoreFileBatch } from "../routes/cancelVectorStoreFileBatch.ts";
+import { registerCompactResponse } from "../routes/compactResponse.ts";
 import { registerCompleteUpload } from "../routes/completeUpload.ts";
 import { registerCountMessageTokens } from "../routes/countMessageTokens.ts";
 import { registerCreateApiKey } from "../routes/createApiKey.ts";
@@ -36,6 +37,8 @@ import { registerCreateVectorStore } from "../routes/createVectorStore.ts";
 import { registerCreateVectorStoreFile } from "../routes/createVectorStoreFile.ts";
 import { registerCreateVectorStoreFileBatch } from "../routes/createVectorStoreFileBatch.ts";
 import { registerCreateVideo } from "../routes/createVideo.ts";
+import { registerCreateVideoEdit } from "../routes/createVideoEdit.ts";
+import { registerCreateVideoExtension } from "../routes/createVideoExtension.ts";
 import { registerCreateVirtualKey } from "../routes/createVirtualKey.ts";
 import { registerDeleteApiKey } from "../routes/deleteApiKey.ts";
 import { registerDeleteConfig } from "../routes/deleteConfig.ts";
@@ -186,6 +189,7 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerListPromptVersions,
   registerCreateRealtimeSession,
   registerCreateResponse,
+  registerCompactResponse,
   registerGetResponse,
   registerDeleteResponse,
   registerCancelResponse,
@@ -212,6 +216,8 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerSearchVectorStore,
   registerListVideos,
   registerCreateVideo,
+  registerCreateVideoEdit,
+  registerCreateVideoExtension,
   registerRetrieveVideo,
   registerDeleteVideo,
   registerDownloadVideoContent,

@@ -1,0 +1,96 @@
+/**
+ * Which headers cross the gateway, in each direction. A header crosses when a rule allows it by
+ * name or prefix and no deny rule names it; everything else stays behind. Every provider call
+ * uses these two rules: the client's headers on their way upstream (`forwardedRequestHeaders`)
+ * and the upstream's on their way back (`passedOnHeaders`). Names are lower case.
+ */
+
+/** Names and name prefixes a rule matches. */
+export interface HeaderMatch {
+  names: readonly string[];
+  prefixes: readonly string[];
+}
+
+export interface HeaderRule {
+  allow: HeaderMatch;
+  deny: HeaderMatch;
+}
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and framing the HTTP client sets itself: never relayed either way. */
+const CONNECTION_HEADERS = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"];
+
+/**
+ * Client → upstream. The upstream's own request headers that carry meaning for it: idempotency
+ * keys and client request ids (retries and support tickets), `User-Agent` (the gateway's name is
+ * appended), `Accept`, OpenAI's beta opt-ins. The gateway's own headers, credentials (the
+ * gateway supplies the upstream's) and cookies never go; `OpenAI-Organization` and
+ * `OpenAI-Project` are read as the target's organisation and project, and the provider sends them.
+ */
+export const CLIENT_TO_UPSTREAM: HeaderRule = {
+  allow: { names: ["accept", "user-agent", "idempotency-key", "x-client-request-id", "openai-beta"], prefixes: [] },
+  deny: {
+    names: [...CONNECTION_HEADERS, "authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key", "openai-organization", "openai-project"],
+    prefixes: ["x-gateway-"],
+  },
+};
+
+/**
+ * Upstream → client. What clients read from an answer: request ids (OpenAI's `x-request-id`,
+ * Anthropic's `request-id`, Bedrock's, Azure's), processing time and API version, and every
+ * provider's rate-limit and retry headers. Cookies, framing and anything named like the
+ * gateway's own headers (an upstream that is itself a gateway) never come back.
+ */
+export const UPSTREAM_TO_CLIENT: HeaderRule = {
+  allow: {
+    names: ["x-request-id", "request-id", "x-amzn-requestid", "apim-request-id", "openai-processing-ms", "openai-version", "retry-after", "retry-after-ms"],
+    prefixes: ["x-ratelimit-", "anthropic-ratelimit-"],
+  },
+  deny: { names: [...CONNECTION_HEADERS, "set-cookie", "set-cookie2", "content-encoding"], prefixes: ["x-gateway-"] },
+};
+
+/**
+ * Forwarded headers that can change what the upstream answers, and so belong in a cache key;
+ * ids and the user agent do not.
+ */
+const ANSWER_SHAPING: ReadonlySet<string> = new Set(["accept", "openai-beta"]);
+
+/** Appended to the client's `User-Agent` upstream, so the upstream sees the request came through a gateway. */
+export const GATEWAY_USER_AGENT = "ai-gateway/0.1.0";
+
+function matches(match: HeaderMatch, name: string): boolean {
+  return match.names.includes(name) || match.prefixes.some((prefix) => name.startsWith(prefix));
+}
+
+/** Whether a header (any case) crosses under `rule`. */
+export function crosses(rule: HeaderRule, name: string): boolean {
+  const lower = name.toLowerCase();
+  return matches(rule.allow, lower) && !matches(rule.deny, lower);
+}
+
+function crossing(rule: HeaderRule, headers: Headers): Record<string, string> {
+  const passed: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (crosses(rule, name)) passed[name] = value;
+  });
+  return passed;
+}
+
+/**
+ * The client's headers the upstream gets, lower-cased, with the gateway's name appended to the
+ * user agent. The provider's `authorize` still sets its own credentials over these. Never throws.
+ */
+export function forwardedRequestHeaders(headers: Headers): Record<string, string> {
+  const forwarded = crossing(CLIENT_TO_UPSTREAM, headers);
+  forwarded["user-agent"] = forwarded["user-agent"] ? `${forwarded["user-agent"]} ${GATEWAY_USER_AGENT}` : GATEWAY_USER_AGENT;
+  return forwarded;
+}
+
+/** The upstream's answer headers the client gets with successes, errors and streams alike. Never throws. */
+export function passedOnHeaders(headers: Headers): Record<string, string> {
+  return crossing(UPSTREAM_TO_CLIENT, headers);
+}
+
+/** The forwarded headers that change the answer (`Accept`, `OpenAI-Beta`): what a cache key holds of them. */
+export function answerShapingHeaders(forwarded: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(forwarded).filter(([name]) => ANSWER_SHAPING.has(name.toLowerCase())));
+}
