@@ -13,7 +13,7 @@ import { renderRoutes } from "./codegen/routes.ts";
 import { renderBodyValidators } from "./codegen/validators.ts";
 import { renderRouteModules } from "./codegen/route-modules.ts";
 import { logShapeProblems } from "./codegen/log-shape.ts";
-import { LOG_FIELDS } from "../src/logging/log-fields.ts";
+import { LOG_FIELDS } from "../src/records/log-fields.ts";
 import type { OpenApiDocument } from "./codegen/document.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const document = parseYaml(await readFile(join(root, "openapi/gateway.yaml"), "utf8")) as OpenApiDocument;
   const logShape = logShapeProblems(document, LOG_FIELDS);
   if (logShape.length > 0) {
-    console.error(`The log fields (src/logging/log-fields.ts) and openapi/gateway.yaml disagree:\n  ${logShape.join("\n  ")}`);
+    console.error(`The log fields (src/records/log-fields.ts) and openapi/gateway.yaml disagree:\n  ${logShape.join("\n  ")}`);
     process.exit(1);
   }
 

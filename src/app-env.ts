@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AuthContext } from "./auth/auth-context.ts";
-import type { RealtimeRuntime } from "./core/realtime-session.ts";
+import type { RealtimeRuntime } from "./pipeline/realtime-session.ts";
 import type { Exchange } from "./pipeline/exchange.ts";
 
 /** Variables the middleware puts on the request context, typed for every route. */

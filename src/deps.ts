@@ -2,12 +2,12 @@ import type { AnswerCache } from "./cache/response-cache.ts";
 import type { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { ControlPlaneCache } from "./control-plane/cache.ts";
-import type { CircuitBreakers } from "./core/circuit-breaker.ts";
-import type { InflightTracker } from "./core/inflight.ts";
-import type { RealtimeSessions } from "./core/realtime-session.ts";
-import type { ConnectPin } from "./core/pinned-fetch.ts";
-import type { FetchLike } from "./core/upstream-call.ts";
-import type { UpstreamTls } from "./core/upstream-tls.ts";
+import type { CircuitBreakers } from "./pipeline/circuit-breaker.ts";
+import type { InflightTracker } from "./lib/inflight.ts";
+import type { RealtimeSessions } from "./pipeline/realtime-session.ts";
+import type { ConnectPin } from "./net/pinned-fetch.ts";
+import type { FetchLike } from "./net/upstream-call.ts";
+import type { UpstreamTls } from "./net/upstream-tls.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
@@ -24,9 +24,9 @@ export interface GatewayDeps {
   inflight: InflightTracker;
   /** Open realtime sessions (WebSocket), closed with 1001 when the gateway stops. */
   realtime: RealtimeSessions;
-  /** The SSRF guard (`core/custom-host.ts`); errors name `field`, by default `x-gateway-custom-host`. */
+  /** The SSRF guard (`net/custom-host.ts`); errors name `field`, by default `x-gateway-custom-host`. */
   checkCustomHost: (rawUrl: string, field?: string) => Promise<Result<Readonly<URL>, GatewayError>>;
-  /** Pinned to the guard's checked addresses (`core/pinned-fetch.ts`) and presenting mTLS when configured. */
+  /** Pinned to the guard's checked addresses (`net/pinned-fetch.ts`) and presenting mTLS when configured. */
   fetch: FetchLike;
   /** The guard's connect-time answer for a host name (`CustomHostGuard.addressesForConnect`): what sockets outside `fetch` (realtime) dial. */
   addressesForConnect: ConnectPin["addressesForConnect"];

@@ -9,13 +9,13 @@ import type { GatewayConfig } from "./config.ts";
 import { ControlPlaneCache } from "./control-plane/cache.ts";
 import { createSecretBox, loadMasterKeys } from "./crypto/secret-box.ts";
 import { openWorkerLogSink, type WorkerLike } from "./logging/worker-log-sink.ts";
-import { createCustomHostGuard, type CustomHostGuardOptions } from "./core/custom-host.ts";
-import { isoNow, uuidv4 } from "./core/ids.ts";
-import { InflightTracker } from "./core/inflight.ts";
-import { RealtimeSessions } from "./core/realtime-session.ts";
-import type { FetchLike } from "./core/upstream-call.ts";
-import { loadUpstreamTls, type UpstreamTls } from "./core/upstream-tls.ts";
-import { upstreamFetch } from "./core/pinned-fetch.ts";
+import { createCustomHostGuard, type CustomHostGuardOptions } from "./net/custom-host.ts";
+import { isoNow, uuidv4 } from "./lib/ids.ts";
+import { InflightTracker } from "./lib/inflight.ts";
+import { RealtimeSessions } from "./pipeline/realtime-session.ts";
+import type { FetchLike } from "./net/upstream-call.ts";
+import { loadUpstreamTls, type UpstreamTls } from "./net/upstream-tls.ts";
+import { upstreamFetch } from "./net/pinned-fetch.ts";
 import { isProviderHost } from "./providers/catalogue.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { startLogRetention } from "./logging/log-retention-timer.ts";
@@ -25,11 +25,11 @@ import { reportStoreEvent } from "./logging/store-events.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
 import { openStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
-import { LocalCircuitBreakers, sharedCircuitBreakers } from "./core/circuit-breaker.ts";
+import { LocalCircuitBreakers, sharedCircuitBreakers } from "./pipeline/circuit-breaker.ts";
 import { shareInvalidations } from "./shared-state/invalidations.ts";
 import { openSpendMeter, type OpenedSpendMeter } from "./spend/open-spend-meter.ts";
-import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
-import { startSecretResealing, type ResealReport } from "./store/reseal-secrets.ts";
+import { sealStoredGuardrailHeaders } from "./control-plane/seal-guardrail-headers.ts";
+import { startSecretResealing, type ResealReport } from "./control-plane/reseal-secrets.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -41,7 +41,7 @@ export interface Gateway {
   telemetry: Telemetry;
   /** The secret of the admin key created on first start, to print once; null otherwise. */
   bootstrapKey: string | null;
-  /** Settles when start-up re-sealing of stored secrets under the current master key ends (`store/reseal-secrets.ts`); null if it failed. */
+  /** Settles when start-up re-sealing of stored secrets under the current master key ends (`control-plane/reseal-secrets.ts`); null if it failed. */
   resealed: Promise<ResealReport | null>;
   /** Waits for in-flight requests (up to the shutdown timeout), flushes logs, closes the store. */
   drain(): Promise<{ drained: boolean }>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
-import type { LogRecord } from "../src/logging/log-record.ts";
+import type { LogRecord } from "../src/records/log-record.ts";
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";

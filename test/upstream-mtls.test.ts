@@ -7,7 +7,7 @@ import type { TLSSocket } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { loadUpstreamTls } from "../src/core/upstream-tls.ts";
+import { loadUpstreamTls } from "../src/net/upstream-tls.ts";
 import { startBunGateway } from "./support/bun-gateway.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";

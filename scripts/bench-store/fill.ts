@@ -1,5 +1,5 @@
-import { uuidv7 } from "../../src/core/ids.ts";
-import type { LogRecord } from "../../src/logging/log-record.ts";
+import { uuidv7 } from "../../src/lib/ids.ts";
+import type { LogRecord } from "../../src/records/log-record.ts";
 
 /**
  * Realistic log records for the store benchmark, generated in time order: four workspaces (one

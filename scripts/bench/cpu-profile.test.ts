@@ -29,9 +29,9 @@ describe("self time from a .cpuprofile", () => {
     expect(summary.samples).toBe(7);
     expect(summary.sampledUs).toBe(7000);
     expect(summary.functions.map(({ name, location, selfUs, samples }) => ({ name, location, selfUs, samples }))).toEqual([
-      { name: "proxyOperation", location: "src/core/proxy-operation.ts:64", selfUs: 3000, samples: 3 },
+      { name: "proxyOperation", location: "src/pipeline/proxy-operation.ts:64", selfUs: 3000, samples: 3 },
       // A native function is told apart by its nearest caller with a source.
-      { name: "fetch", location: "(native) ← proxyOperation src/core/proxy-operation.ts:64", selfUs: 2000, samples: 2 },
+      { name: "fetch", location: "(native) ← proxyOperation src/pipeline/proxy-operation.ts:64", selfUs: 2000, samples: 2 },
       { name: "(anonymous)", location: "node_modules/hono/dist/compose.js:24", selfUs: 1000, samples: 1 },
       { name: "fetch", location: "(native)", selfUs: 1000, samples: 1 },
     ]);

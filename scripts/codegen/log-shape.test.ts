@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { LOG_FIELDS } from "../../src/logging/log-fields.ts";
+import { LOG_FIELDS } from "../../src/records/log-fields.ts";
 import type { JsonSchema, OpenApiDocument } from "./document.ts";
 import { logShapeProblems } from "./log-shape.ts";
 

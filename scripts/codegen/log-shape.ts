@@ -3,7 +3,7 @@
  * and `LogRecord`, so the stored row, the API view and the document cannot drift apart: a field
  * missing on either side, or a type that disagrees, fails `npm run codegen` naming the field.
  */
-import type { ColumnKind } from "../../src/logging/log-fields.ts";
+import type { ColumnKind } from "../../src/records/log-fields.ts";
 import { refName, type JsonSchema, type OpenApiDocument } from "./document.ts";
 
 /** What codegen needs to know of a field; `LOG_FIELDS` fits it. */

@@ -1,8 +1,8 @@
-import type { ApiKeyRecord } from "../auth/api-key-record.ts";
+import type { ApiKeyRecord } from "../records/api-key.ts";
 import { apiKeyView } from "../auth/api-key-view.ts";
-import type { ConfigRecord, GuardrailRecord, PromptRecord, VirtualKeyRecord } from "../control-plane/records.ts";
+import type { ConfigRecord, GuardrailRecord, PromptRecord, VirtualKeyRecord } from "../records/control-plane.ts";
 import { configVersionView, guardrailView, promptView, virtualKeyView } from "../control-plane/views.ts";
-import type { AuditView } from "./audit-event.ts";
+import type { AuditView } from "../records/audit-event.ts";
 
 /**
  * What an audit event says about one resource: its ids and its view. The view is the very

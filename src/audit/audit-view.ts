@@ -1,5 +1,5 @@
 import type { AuditEvent } from "../generated/schemas.gen.ts";
-import type { AuditEventRecord } from "./audit-event.ts";
+import type { AuditEventRecord } from "../records/audit-event.ts";
 
 /** The public shape of an event. Its views were masked when it was recorded; nothing else is secret. */
 export function auditEventView(event: AuditEventRecord): AuditEvent {

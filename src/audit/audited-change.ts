@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
-import { uuidv7, isoNow } from "../core/ids.ts";
+import { uuidv7, isoNow } from "../lib/ids.ts";
 import type { ControlPlaneStore, Store } from "../store/open-store.ts";
-import { resourceTypeOf, type AuditAction, type AuditEventRecord } from "./audit-event.ts";
+import { resourceTypeOf, type AuditAction, type AuditEventRecord } from "../records/audit-event.ts";
 import type { AuditSubject } from "./audit-subjects.ts";
 
 /** A change's resource before and after it: undefined before a creation, after a deletion. */

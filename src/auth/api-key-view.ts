@@ -1,5 +1,5 @@
 import type { ApiKey } from "../generated/schemas.gen.ts";
-import type { ApiKeyRecord } from "./api-key-record.ts";
+import type { ApiKeyRecord } from "../records/api-key.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { GatewayError } from "../errors.ts";
 import { budgetView, rateLimitView } from "../control-plane/virtual-key-fields.ts";

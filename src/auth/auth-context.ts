@@ -1,5 +1,5 @@
-import type { KeyLimits } from "../control-plane/records.ts";
-import type { ApiKeyRole } from "./api-key-record.ts";
+import type { KeyLimits } from "../records/control-plane.ts";
+import type { ApiKeyRole } from "../records/api-key.ts";
 
 /** Who is calling: resolved from `x-gateway-api-key`, set on the request context by the auth middleware. */
 export interface AuthContext {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApiKeyRecord } from "./api-key-record.ts";
+import type { ApiKeyRecord } from "../records/api-key.ts";
 import { hashGatewayKey } from "./gateway-key-secret.ts";
 import { GatewayKeyService } from "./gateway-key-service.ts";
 

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from "./api-key-record.ts";
+import type { ApiKeyRecord } from "../records/api-key.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID, type AuthContext } from "./auth-context.ts";
 import { servedOrStale } from "../control-plane/cache.ts";
 import { hashGatewayKey, hashesEqual } from "./gateway-key-secret.ts";

@@ -1,4 +1,4 @@
-import type { CacheRule, OperationDescriptor } from "../core/operation.ts";
+import type { CacheRule, OperationDescriptor } from "../operation/descriptor.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /**

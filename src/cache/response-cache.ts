@@ -1,10 +1,10 @@
-import type { OperationDescriptor } from "../core/operation.ts";
-import type { Candidate } from "../core/routing-loop.ts";
-import type { ProxyResponse } from "../core/upstream-answer.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import type { Candidate } from "../pipeline/routing-loop.ts";
+import type { ProxyResponse } from "../pipeline/upstream-answer.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { AnswerStore } from "./answer-store.ts";
 import { captureBody, cacheableEvents } from "./answer-capture.ts";
-import { answerShapingHeaders } from "../core/header-rules.ts";
+import { answerShapingHeaders } from "../net/header-rules.ts";
 import { cacheKey } from "./cache-key.ts";
 import { replayAnswer, type Replayed } from "./cache-replay.ts";
 import { cacheMaxAgeSeconds, type ConfigCacheSettings } from "./cache-settings.ts";

@@ -93,7 +93,7 @@ export function maskConfigSecrets(text: string): string {
 
 /**
  * Every sealed `api_key` of a stored config passed through `map` (re-sealing after a master-key
- * rotation, `store/reseal-secrets.ts`); other values are kept as they are.
+ * rotation, `control-plane/reseal-secrets.ts`); other values are kept as they are.
  */
 export function mapSealedConfigSecrets(config: StoredConfig, map: (secret: SealedSecret) => SealedSecret): StoredConfig {
   return mapApiKeys(config as Loose, (apiKey) => (isSealedSecret(apiKey) ? map(apiKey) : apiKey)) as StoredConfig;

@@ -6,7 +6,7 @@ import type { SecretBox } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret } from "../crypto/sealed-secret.ts";
 import type { Provider } from "../providers/provider.ts";
-import type { StoredCredentialFields } from "./records.ts";
+import type { StoredCredentialFields } from "../records/control-plane.ts";
 
 /**
  * The fields to store for `given`: each must be one the provider declares and match its

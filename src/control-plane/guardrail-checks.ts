@@ -1,7 +1,7 @@
 import type { GatewayDeps } from "../deps.ts";
 import type { GuardrailCheckSpec as GuardrailCheckBody } from "../generated/schemas.gen.ts";
 import { validateCheckSpecs } from "../guardrails/index.ts";
-import type { GuardrailCheckSpec } from "./records.ts";
+import type { GuardrailCheckSpec } from "../records/control-plane.ts";
 import { allowedCustomHost } from "./virtual-key-fields.ts";
 
 /**

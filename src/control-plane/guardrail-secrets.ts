@@ -1,7 +1,7 @@
 import type { SecretBox } from "../deps.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret, type SealedSecret } from "../crypto/sealed-secret.ts";
-import type { GuardrailCheckSpec } from "./records.ts";
+import type { GuardrailCheckSpec } from "../records/control-plane.ts";
 import { movedSecretError, sameUrl } from "./secret-destinations.ts";
 
 /**
@@ -95,7 +95,7 @@ export function sealClearSecrets(checks: readonly GuardrailCheckSpec[], box: Sec
 
 /**
  * Every sealed header value of stored checks passed through `map` (re-sealing after a
- * master-key rotation, `store/reseal-secrets.ts`); values in clear are kept as they are.
+ * master-key rotation, `control-plane/reseal-secrets.ts`); values in clear are kept as they are.
  */
 export function mapSealedCheckSecrets(checks: readonly GuardrailCheckSpec[], map: (secret: SealedSecret) => SealedSecret): GuardrailCheckSpec[] {
   return mapHeaders(checks, (value) => (isSealedSecret(value) ? map(value) : value));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GatewayConfig } from "../generated/schemas.gen.ts";
-import { parseGatewayConfig } from "./config-body.ts";
+import { parseGatewayConfig } from "../pipeline/config-body.ts";
 import { MAX_CONDITION_PATTERNS, MAX_CONDITION_TERMS, MAX_CONFIG_TARGETS, MAX_GUARDRAILS_PER_LIST, MAX_HOST_CHARS, upstreamFieldsProblem } from "./stored-limits.ts";
 
 /** The param of the 400 a config gets, or null when it parses. */

@@ -13,7 +13,7 @@ import type {
   PromptRecord,
   PromptVersionRecord,
   VirtualKeyRecord,
-} from "./records.ts";
+} from "../records/control-plane.ts";
 import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
 import { maskConfigSecrets } from "./config-secrets.ts";
 import { maskCheckSecrets } from "./guardrail-secrets.ts";

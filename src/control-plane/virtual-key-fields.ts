@@ -2,7 +2,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import type { VirtualKeyBudget, VirtualKeyRateLimit } from "../generated/schemas.gen.ts";
 import type { Provider } from "../providers/provider.ts";
-import type { KeyBudget, KeyRateLimit } from "./records.ts";
+import type { KeyBudget, KeyRateLimit } from "../records/control-plane.ts";
 
 /**
  * A provider without a default base URL (`openai-compatible`) is unusable without a custom host,

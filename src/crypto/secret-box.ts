@@ -25,7 +25,7 @@ export function masterKeyId(key: Buffer): string {
  * opens. A sealed value is `v2.<key id>.<iv>.<tag>.<ciphertext>` (base64url parts), so the key
  * that sealed it is known without trying; values sealed before key ids (`v1.…`) are opened by
  * trying each key in turn (GCM's tag tells a wrong key). `isCurrent` says whether a value needs
- * no re-sealing after a rotation (`store/reseal-secrets.ts`): sealed under the first key, or a
+ * no re-sealing after a rotation (`control-plane/reseal-secrets.ts`): sealed under the first key, or a
  * `v1.` value while the ring has one key.
  */
 export function createSecretBox(masterKeys: Buffer | readonly Buffer[]): SecretBox {

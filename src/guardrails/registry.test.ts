@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GuardrailCheckSpec } from "../control-plane/records.ts";
+import type { GuardrailCheckSpec } from "../records/control-plane.ts";
 import { CHECK_TYPES, validateCheckSpecs } from "./registry.ts";
 
 function errorOf(specs: unknown) {

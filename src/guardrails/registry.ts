@@ -1,5 +1,5 @@
 /** The built-in checks by type, and the validation of check specs when a guardrail is saved. */
-import type { GuardrailCheckSpec } from "../control-plane/records.ts";
+import type { GuardrailCheckSpec } from "../records/control-plane.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { z } from "zod";
 import { allowedModels } from "./checks/allowed_models.ts";

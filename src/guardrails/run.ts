@@ -1,5 +1,5 @@
 /** Runs a guardrail's checks against one text. */
-import type { GuardrailCheckSpec, GuardrailRecord } from "../control-plane/records.ts";
+import type { GuardrailCheckSpec, GuardrailRecord } from "../records/control-plane.ts";
 import { findCheck, parseParams } from "./registry.ts";
 import type { CheckContext, CheckOutcome, CheckResult, GuardrailCheck, GuardrailResult } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { FetchLike } from "../core/upstream-call.ts";
+import type { FetchLike } from "../net/upstream-call.ts";
 import type { GatewayError, Result } from "../errors.ts";
 
 /** What a check sees: the text under check and the request around it. */

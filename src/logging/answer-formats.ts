@@ -4,9 +4,9 @@
  * https://platform.openai.com/docs/api-reference/embeddings/object
  * https://platform.openai.com/docs/api-reference/responses/object
  */
-import { createChatStreamAssembler, normaliseUsage, type Usage } from "../core/chat-stream-assembler.ts";
-import { capText } from "../core/body-capture.ts";
-import { terminalResponse } from "../core/responses-text.ts";
+import { createChatStreamAssembler, normaliseUsage, type Usage } from "../streams/chat-stream-assembler.ts";
+import { capText } from "../lib/body-capture.ts";
+import { terminalResponse } from "../streams/responses-text.ts";
 import { balancedEnd } from "../guardrails/json-extract.ts";
 import { assembleMessage } from "../inbound/anthropic-messages/assemble.ts";
 import { usageFromMessage } from "../inbound/anthropic-messages/usage.ts";

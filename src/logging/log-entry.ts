@@ -1,6 +1,6 @@
 import type { AnswerFormat } from "./answer-formats.ts";
-import { LOG_ENTRY_FIELD_NAMES, type LogEntryFieldName } from "./log-fields.ts";
-import type { LogRecord } from "./log-record.ts";
+import { LOG_ENTRY_FIELD_NAMES, type LogEntryFieldName } from "../records/log-fields.ts";
+import type { LogRecord } from "../records/log-record.ts";
 
 /** What the response was, kept raw until the record is built. */
 export type LoggedResponse =

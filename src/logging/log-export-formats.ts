@@ -1,4 +1,4 @@
-import type { LogRecord } from "./log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import { logRecordView, logSummaryView } from "./log-view.ts";
 
 /** The export's file formats. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { logRecord } from "../store/store-test-fixtures.ts";
-import type { LogRecord } from "./log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import { logExportStream, type ReadLogPage } from "./log-export-stream.ts";
 
 const records = Array.from({ length: 25 }, (_, i) => logRecord(Date.parse("2026-01-01T00:00:00.000Z") + (25 - i) * 1000));

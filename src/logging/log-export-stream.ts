@@ -1,4 +1,4 @@
-import type { LogRecord } from "./log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import type { ExportWriter } from "./log-export-formats.ts";
 
 /** One page of the store, newest first, older than `before` when given. */

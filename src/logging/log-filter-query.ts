@@ -1,6 +1,6 @@
 import { GatewayError } from "../errors.ts";
 import type { LogFilterSet } from "../store/log-filters.ts";
-import type { StatusClass } from "./log-record.ts";
+import type { StatusClass } from "../records/log-record.ts";
 
 /**
  * The filter parameters of `GET /v1/logs` and `GET /v1/logs/export` as their generated

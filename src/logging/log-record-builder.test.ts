@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { computeCostUsd } from "../core/cost.ts";
+import { computeCostUsd } from "../pricing/cost.ts";
 import { packLogEntry, unpackLogEntry, type LogEntry, type LoggedResponse } from "./log-entry.ts";
-import { BodyCapture } from "../core/body-capture.ts";
+import { BodyCapture } from "../lib/body-capture.ts";
 import { lastObjectValue } from "./answer-formats.ts";
 import { toLogRecord } from "./log-record-builder.ts";
 

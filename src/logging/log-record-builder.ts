@@ -1,9 +1,9 @@
-import type { Usage } from "../core/chat-stream-assembler.ts";
-import { computeCostUsd } from "../core/cost.ts";
+import type { Usage } from "../streams/chat-stream-assembler.ts";
+import { computeCostUsd } from "../pricing/cost.ts";
 import { readAnswer } from "./answer-formats.ts";
 import type { LogEntry } from "./log-entry.ts";
-import { LOG_ENTRY_FIELD_NAMES } from "./log-fields.ts";
-import type { LogRecord } from "./log-record.ts";
+import { LOG_ENTRY_FIELD_NAMES } from "../records/log-fields.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import { MEDIA_FORMATS, mediaCostUsd } from "./media-answers.ts";
 
 const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 };

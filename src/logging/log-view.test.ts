@@ -4,7 +4,7 @@ import { fromLogRow, toLogRow } from "../store/log-rows.ts";
 import { logRecord } from "../store/store-test-fixtures.ts";
 import { packLogEntry, unpackLogEntry, type LogEntry } from "./log-entry.ts";
 import { toLogRecord } from "./log-record-builder.ts";
-import type { AttemptRecord } from "./log-record.ts";
+import type { AttemptRecord } from "../records/log-record.ts";
 import { logRecordView, logSummaryView } from "./log-view.ts";
 
 const { schemas } = openApiDocument.components;

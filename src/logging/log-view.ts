@@ -6,8 +6,8 @@ import {
   LOG_SUMMARY_FIELD_NAMES,
   type LogDetailFieldName,
   type LogFieldName,
-} from "./log-fields.ts";
-import type { AttemptRecord, LogRecord } from "./log-record.ts";
+} from "../records/log-fields.ts";
+import type { AttemptRecord, LogRecord } from "../records/log-record.ts";
 
 /** How a field marked `view` in `log-fields.ts` is shown. */
 const VIEWS = {

@@ -4,7 +4,7 @@
  * logged answer. https://platform.openai.com/docs/api-reference/images
  * https://platform.openai.com/docs/api-reference/audio
  */
-import { imageCostUsd, speechCostUsd, transcriptionCostUsd, videoCostUsd, type MediaTokens } from "../core/media-cost.ts";
+import { imageCostUsd, speechCostUsd, transcriptionCostUsd, videoCostUsd, type MediaTokens } from "../pricing/media-cost.ts";
 import type { AnswerFormat } from "./answer-formats.ts";
 
 export const MEDIA_FORMATS: ReadonlySet<AnswerFormat> = new Set<AnswerFormat>(["image", "speech", "transcription", "video"]);

@@ -1,4 +1,4 @@
-import type { LogRecord } from "./log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 
 /**
  * What telemetry needs of a built record that its entry does not carry: the answer's tokens,

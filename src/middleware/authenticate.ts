@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayKeyService } from "../auth/gateway-key-service.ts";
-import { gatewayKeyFromProtocols } from "../core/realtime-session.ts";
+import { gatewayKeyFromProtocols } from "../pipeline/realtime-session.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 

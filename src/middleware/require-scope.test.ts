@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { GatewayEnv } from "../app-env.ts";
 import { handleError } from "../app-errors.ts";
-import type { ApiKeyRole } from "../auth/api-key-record.ts";
+import type { ApiKeyRole } from "../records/api-key.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../auth/auth-context.ts";
 import { requireScope, type GatewayScope } from "./require-scope.ts";
 

@@ -1,4 +1,4 @@
-import { isoNow, uuidv7 } from "../core/ids.ts";
+import { isoNow, uuidv7 } from "../lib/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import { logEntryOf } from "./log-entry-of.ts";
 import { emptyOutcome, type AnswerEnding, type Outcome, type PendingEnding, type RefusedAnswer, type RequestFacts } from "./outcome.ts";

@@ -1,4 +1,4 @@
-import { capText } from "../core/body-capture.ts";
+import { capText } from "../lib/body-capture.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import type { AnswerEnding, Outcome, RequestFacts } from "./outcome.ts";
 

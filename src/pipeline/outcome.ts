@@ -6,7 +6,7 @@
 import type { CacheStatus } from "../cache/response-cache.ts";
 import type { AnswerFormat } from "../logging/answer-formats.ts";
 import type { GuardrailTiming, LoggedResponse, RequestParams } from "../logging/log-entry.ts";
-import type { AttemptRecord } from "../logging/log-record.ts";
+import type { AttemptRecord } from "../records/log-record.ts";
 
 /** Who called, and how the request arrived: fixed once its headers are read. */
 export interface RequestFacts {

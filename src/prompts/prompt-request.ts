@@ -1,5 +1,5 @@
 import type { ControlPlaneCache } from "../control-plane/cache.ts";
-import type { PromptRecord, PromptVersionRecord } from "../control-plane/records.ts";
+import type { PromptRecord, PromptVersionRecord } from "../records/control-plane.ts";
 import { defaultVersionOf } from "../control-plane/views.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";

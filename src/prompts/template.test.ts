@@ -1,6 +1,6 @@
 import Mustache from "mustache";
 import { describe, expect, it } from "vitest";
-import type { PromptMessage } from "../control-plane/records.ts";
+import type { PromptMessage } from "../records/control-plane.ts";
 import { renderMessages, templateVariables, validateTemplate } from "./template.ts";
 import { MAX_RENDER_STEPS, MAX_SECTION_DEPTH } from "./template-limits.ts";
 

@@ -1,6 +1,6 @@
 import Mustache from "mustache";
 import type { OpeningAndClosingTags, TemplateCache } from "mustache";
-import type { PromptMessage } from "../control-plane/records.ts";
+import type { PromptMessage } from "../records/control-plane.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { MAX_RENDER_STEPS, MAX_RENDERED_CHARS, MAX_SECTION_DEPTH, MAX_TEMPLATE_VARIABLES, templateLimitProblem } from "./template-limits.ts";
 

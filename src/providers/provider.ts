@@ -4,8 +4,8 @@
  * transforms of the operation it runs and otherwise passes requests and answers as they are.
  */
 import type { GatewayError } from "../errors.ts";
-import type { StreamProtocol, StreamTranslator } from "../core/stream-protocol.ts";
-import type { FetchLike } from "../core/upstream-call.ts";
+import type { StreamProtocol, StreamTranslator } from "../streams/stream-protocol.ts";
+import type { FetchLike } from "../net/upstream-call.ts";
 
 /** What the gateway lends `authorize`. */
 export interface AuthorizeContext {

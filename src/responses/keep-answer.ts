@@ -1,6 +1,6 @@
 import { captureBody } from "../cache/answer-capture.ts";
-import type { ProxyResponse } from "../core/upstream-answer.ts";
-import { isoNow } from "../core/ids.ts";
+import type { ProxyResponse } from "../pipeline/upstream-answer.ts";
+import { isoNow } from "../lib/ids.ts";
 import type { StoredResponsesRepository } from "../store/stored-responses-repository.ts";
 import { conversationAfter, finalResponseOf } from "./kept-responses.ts";
 

@@ -1,11 +1,11 @@
 import { countMessageTokensRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
-import { chatFieldOverrides } from "../core/config-overrides.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { anthropicProxyInput } from "../inbound/anthropic-messages/proxy-input.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
+import { proxyOperation } from "../pipeline/proxy-operation.ts";
+import { loggedRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
+import { anthropicProxyInput } from "./proxy/anthropic-proxy-input.ts";
 import { anthropicErrors } from "../middleware/anthropic-errors.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 

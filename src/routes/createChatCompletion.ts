@@ -1,10 +1,10 @@
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { chatCacheRule } from "../cache/cacheable.ts";
-import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxiedRoute } from "./proxied-route.ts";
-import { createChatStreamAssembler } from "../core/chat-stream-assembler.ts";
-import { parseObject } from "../core/json-answer.ts";
+import { createChatStreamAssembler } from "../streams/chat-stream-assembler.ts";
+import { parseObject } from "../pipeline/json-answer.ts";
 import { inputText, outputText } from "../guardrails/index.ts";
 
 export const chatCompletionOperation: OperationDescriptor = {

@@ -1,7 +1,7 @@
 import { createCompletionRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { alwaysCacheable } from "../cache/cacheable.ts";
-import { chatFieldOverrides } from "../core/config-overrides.ts";
+import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 

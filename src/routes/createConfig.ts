@@ -4,8 +4,8 @@ import type { GatewayDeps } from "../deps.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { configSubject } from "../audit/audit-subjects.ts";
 import { makeSlug } from "../control-plane/slugs.ts";
-import { isoNow, uuidv4 } from "../core/ids.ts";
-import { storableConfig } from "../control-plane/storable-config.ts";
+import { isoNow, uuidv4 } from "../lib/ids.ts";
+import { storableConfig } from "../pipeline/storable-config.ts";
 import type { NewConfig } from "../store/control-plane-repositories.ts";
 
 export function registerCreateConfig(app: GatewayApp, deps: GatewayDeps): void {

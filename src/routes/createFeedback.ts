@@ -1,7 +1,7 @@
 import { createFeedbackRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { isoNow, uuidv7 } from "../core/ids.ts";
+import { isoNow, uuidv7 } from "../lib/ids.ts";
 import { feedbackMetadataError, feedbackView } from "../feedback/feedback.ts";
 
 export function registerCreateFeedback(app: GatewayApp, deps: GatewayDeps): void {

@@ -1,6 +1,6 @@
 import { createFineTuningJobRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
-import { chatFieldOverrides } from "../core/config-overrides.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 
 /**

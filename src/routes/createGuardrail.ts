@@ -5,7 +5,7 @@ import { auditedChange } from "../audit/audited-change.ts";
 import { guardrailSubject } from "../audit/audit-subjects.ts";
 import { makeSlug } from "../control-plane/slugs.ts";
 import { guardrailView } from "../control-plane/views.ts";
-import { isoNow, uuidv4 } from "../core/ids.ts";
+import { isoNow, uuidv4 } from "../lib/ids.ts";
 import { validatedChecks } from "../control-plane/guardrail-checks.ts";
 import { sealCheckSecrets } from "../control-plane/guardrail-secrets.ts";
 import type { NewGuardrail } from "../store/control-plane-repositories.ts";

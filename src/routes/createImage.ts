@@ -1,8 +1,8 @@
 import { createImageRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
-import { chatFieldOverrides } from "../core/config-overrides.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxiedRoute } from "./proxied-route.ts";
-import { streamEndsAt } from "../core/stream-end.ts";
+import { streamEndsAt } from "../streams/stream-end.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /**

@@ -1,15 +1,15 @@
 import { createMessageRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { alwaysCacheable } from "../cache/cacheable.ts";
-import { chatFieldOverrides } from "../core/config-overrides.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
+import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
+import { proxyOperation } from "../pipeline/proxy-operation.ts";
+import { loggedRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
 import { inputText } from "../guardrails/index.ts";
 import { assembleMessage, chatRequestFromMessages, messagesFromChat, messageText } from "../inbound/anthropic-messages/index.ts";
-import { anthropicProxyInput } from "../inbound/anthropic-messages/proxy-input.ts";
-import { parseObject } from "../core/json-answer.ts";
+import { anthropicProxyInput } from "./proxy/anthropic-proxy-input.ts";
+import { parseObject } from "../pipeline/json-answer.ts";
 import { anthropicErrors } from "../middleware/anthropic-errors.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 

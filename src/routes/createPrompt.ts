@@ -4,8 +4,8 @@ import type { GatewayDeps } from "../deps.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { promptSubject } from "../audit/audit-subjects.ts";
 import { promptView } from "../control-plane/views.ts";
-import { isoNow, uuidv4 } from "../core/ids.ts";
-import { exactlyOneTarget, promptVersion } from "../control-plane/prompt-version.ts";
+import { isoNow, uuidv4 } from "../lib/ids.ts";
+import { exactlyOneTarget, promptVersion } from "../prompts/prompt-version.ts";
 import type { NewPrompt } from "../store/control-plane-repositories.ts";
 
 export function registerCreatePrompt(app: GatewayApp, deps: GatewayDeps): void {

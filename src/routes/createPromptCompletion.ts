@@ -1,8 +1,8 @@
 import { createPromptCompletionRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { callerOf, loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "../core/proxy-route.ts";
+import { proxyOperation } from "../pipeline/proxy-operation.ts";
+import { callerOf, loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "./proxy/proxy-route.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 import { renderPromptRequest } from "../prompts/prompt-request.ts";
 import { chatCompletionOperation } from "./createChatCompletion.ts";

@@ -2,12 +2,12 @@ import { createRealtimeSessionRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
-import { loggedRoute, proxyDeps, targetHeaders } from "../core/proxy-route.ts";
-import { openRealtimeSession } from "../core/realtime-open.ts";
+import { loggedRoute, proxyDeps, targetHeaders } from "./proxy/proxy-route.ts";
+import { openRealtimeSession } from "../pipeline/realtime-open.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 
 /**
- * A realtime session over WebSocket (`core/realtime-open.ts`). The entry points lend the app the
+ * A realtime session over WebSocket (`pipeline/realtime-open.ts`). The entry points lend the app the
  * upgrade (the `realtime` binding); a request that is no WebSocket upgrade, or reaches the app
  * without that binding, is answered 426.
  */

@@ -1,12 +1,12 @@
 import { createResponseRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { responsesCacheRule } from "../cache/cacheable.ts";
-import { chatFieldOverrides } from "../core/config-overrides.ts";
-import { proxyOperation } from "../core/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "../core/proxy-route.ts";
-import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText } from "../core/responses-text.ts";
+import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
+import { proxyOperation } from "../pipeline/proxy-operation.ts";
+import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
+import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText } from "../streams/responses-text.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 import { ok } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";

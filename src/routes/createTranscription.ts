@@ -1,7 +1,7 @@
 import { createTranscriptionRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { proxiedRoute } from "./proxied-route.ts";
-import { streamEndsAt } from "../core/stream-end.ts";
+import { streamEndsAt } from "../streams/stream-end.ts";
 
 /**
  * Transcriptions: a multipart upload passed upstream as it arrives (the generated route does not read it);

@@ -9,7 +9,7 @@ import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLim
 import { virtualKeyView } from "../control-plane/views.ts";
 import { holdsSecretField, storedCredentialFields } from "../control-plane/credential-fields.ts";
 import type { NewVirtualKey } from "../store/control-plane-repositories.ts";
-import { isoNow, uuidv4 } from "../core/ids.ts";
+import { isoNow, uuidv4 } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { Provider } from "../providers/provider.ts";

@@ -1,7 +1,7 @@
 import { deleteApiKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { isoNow } from "../core/ids.ts";
+import { isoNow } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";

@@ -2,7 +2,7 @@ import { getResponseRoute } from "../generated/routes.gen.ts";
 import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 
 /**

@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { listModelsRoute } from "../generated/routes.gen.ts";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
-import { loadRequestConfig } from "../core/request-config.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { loadRequestConfig } from "../pipeline/request-config.ts";
 import { catalogueModels } from "../providers/model-list.ts";
 import { proxiedRoute, validatedHeaders } from "./proxied-route.ts";
 

@@ -2,8 +2,8 @@ import { readdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { OperationDescriptor } from "../core/operation.ts";
-import { resolveUpstream } from "../core/upstream-path.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { resolveUpstream } from "../operation/upstream-path.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 

@@ -2,10 +2,10 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { GatewayApp, GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
-import { proxyOperation, type ProxyInput } from "../core/proxy-operation.ts";
-import { forwardedProxyInput, jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse, type ProxyRouteHeaders } from "../core/proxy-route.ts";
-import { isFixedUpstream, resolveUpstream } from "../core/upstream-path.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { proxyOperation, type ProxyInput } from "../pipeline/proxy-operation.ts";
+import { forwardedProxyInput, jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse, type ProxyRouteHeaders } from "./proxy/proxy-route.ts";
+import { isFixedUpstream, resolveUpstream } from "../operation/upstream-path.ts";
 import { isJsonContentType } from "../middleware/limit-body-size.ts";
 
 /** Registers one operation's route on the app: what `src/routes/<operationId>.ts` exports. */

@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { promptSubject } from "../audit/audit-subjects.ts";
 import { promptView } from "../control-plane/views.ts";
-import { isoNow } from "../core/ids.ts";
+import { isoNow } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
 import { validateTemplate } from "../prompts/template.ts";
 

@@ -1,5 +1,5 @@
 import { retrieveFineTuningJobRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../core/operation.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 
 /**

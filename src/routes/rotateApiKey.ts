@@ -6,7 +6,7 @@ import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth
 import { DEFAULT_GRACE_PERIOD_SECONDS } from "../auth/key-expiry.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
-import { isoNow } from "../core/ids.ts";
+import { isoNow } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
 
 /**

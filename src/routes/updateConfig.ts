@@ -5,9 +5,9 @@ import { auditedChange } from "../audit/audited-change.ts";
 import { configSubject } from "../audit/audit-subjects.ts";
 import { configVersionView } from "../control-plane/views.ts";
 import type { ConfigChange } from "../store/control-plane-repositories.ts";
-import { isoNow, uuidv4 } from "../core/ids.ts";
+import { isoNow, uuidv4 } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
-import { storableConfig } from "../control-plane/storable-config.ts";
+import { storableConfig } from "../pipeline/storable-config.ts";
 
 export function registerUpdateConfig(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateConfigRoute, async (c) => {

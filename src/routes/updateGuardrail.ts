@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { guardrailSubject } from "../audit/audit-subjects.ts";
 import { guardrailView } from "../control-plane/views.ts";
-import { isoNow } from "../core/ids.ts";
+import { isoNow } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
 import type { GuardrailChange } from "../store/control-plane-repositories.ts";
 import { validatedChecks } from "../control-plane/guardrail-checks.ts";

@@ -4,9 +4,9 @@ import type { GatewayDeps } from "../deps.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { promptSubject } from "../audit/audit-subjects.ts";
 import { defaultVersionOf, promptVersionView } from "../control-plane/views.ts";
-import { isoNow } from "../core/ids.ts";
+import { isoNow } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
-import { exactlyOneTarget, promptVersion } from "../control-plane/prompt-version.ts";
+import { exactlyOneTarget, promptVersion } from "../prompts/prompt-version.ts";
 
 const CHANGES = ["name", "model", "provider", "virtual_key", "messages", "hyperparameters"] as const;
 

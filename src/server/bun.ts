@@ -5,7 +5,7 @@ import { startupBanner } from "./banner.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
 import { bunRealtime, realtimeWebSocket } from "./realtime-bun.ts";
 import { idleTimeoutKeeper } from "./bun-idle.ts";
-import type { RealtimeSession } from "../core/realtime-session.ts";
+import type { RealtimeSession } from "../pipeline/realtime-session.ts";
 
 const config = startupConfig();
 const gateway = await createGateway(config, {

@@ -1,8 +1,8 @@
 /// <reference types="bun" />
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
-import type { ConnectUpstream, RealtimeLink, RealtimeMessage, RealtimeRuntime, RealtimeSession } from "../core/realtime-session.ts";
+import type { ConnectUpstream, RealtimeLink, RealtimeMessage, RealtimeRuntime, RealtimeSession } from "../pipeline/realtime-session.ts";
 import { fail, GatewayError, ok } from "../errors.ts";
-import { bunPinnedTarget } from "../core/pinned-fetch.ts";
+import { bunPinnedTarget } from "../net/pinned-fetch.ts";
 
 /**
  * Realtime sessions under Bun: the route upgrades with `server.upgrade` (the session rides on

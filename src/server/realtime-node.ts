@@ -2,9 +2,9 @@ import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import WebSocket, { WebSocketServer, type RawData } from "ws";
 import type { GatewayBindings } from "../app-env.ts";
-import type { ConnectUpstream, RealtimeLink, RealtimeMessage, RealtimeRuntime, RealtimeSession } from "../core/realtime-session.ts";
+import type { ConnectUpstream, RealtimeLink, RealtimeMessage, RealtimeRuntime, RealtimeSession } from "../pipeline/realtime-session.ts";
 import { errorEnvelope, fail, GatewayError, ok } from "../errors.ts";
-import { pinnedLookup } from "../core/pinned-fetch.ts";
+import { pinnedLookup } from "../net/pinned-fetch.ts";
 
 /** The app as the Node entry point serves it, with what it lends a request. */
 export type BoundFetch = (request: Request, env?: GatewayBindings) => Response | Promise<Response>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InflightTracker } from "../core/inflight.ts";
+import { InflightTracker } from "../lib/inflight.ts";
 import { closeWhileDraining, serveUntilClosed, waitUntilQuiet } from "./shutdown.ts";
 
 describe("closeWhileDraining", () => {

@@ -1,4 +1,4 @@
-import type { InflightTracker } from "../core/inflight.ts";
+import type { InflightTracker } from "../lib/inflight.ts";
 import { errorEnvelope, GatewayError } from "../errors.ts";
 import type { Gateway } from "../gateway.ts";
 

@@ -1,5 +1,5 @@
 import { loadConfig, type GatewayConfig } from "../config.ts";
-import { loadUpstreamTls, type UpstreamTls } from "../core/upstream-tls.ts";
+import { loadUpstreamTls, type UpstreamTls } from "../net/upstream-tls.ts";
 
 /**
  * The environment's config for an entry point. A bad value stops start-up with the message

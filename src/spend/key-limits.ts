@@ -1,5 +1,5 @@
 import type { ControlPlaneCache } from "../control-plane/cache.ts";
-import type { KeyLimits } from "../control-plane/records.ts";
+import type { KeyLimits } from "../records/control-plane.ts";
 import type { Store } from "../store/open-store.ts";
 
 /** A virtual key's limits and slug (for messages); null when it has neither budget nor rate limit. */

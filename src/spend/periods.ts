@@ -1,4 +1,4 @@
-import type { BudgetPeriod } from "../control-plane/records.ts";
+import type { BudgetPeriod } from "../records/control-plane.ts";
 
 /** The budget period a moment falls in: its UTC start (`none` for a budget that never resets) and end. */
 export interface PeriodBounds {

@@ -1,4 +1,4 @@
-import { isoNow } from "../core/ids.ts";
+import { isoNow } from "../lib/ids.ts";
 import type { SpendDelta, SpendKeyKind, SpendRepository } from "../store/spend-repository.ts";
 
 /**

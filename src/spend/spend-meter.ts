@@ -1,7 +1,7 @@
-import type { KeyBudget, KeyLimits } from "../control-plane/records.ts";
-import type { Candidate } from "../core/routing-loop.ts";
-import type { RequestBody } from "../core/upstream-request.ts";
-import { uuidv4 } from "../core/ids.ts";
+import type { KeyBudget, KeyLimits } from "../records/control-plane.ts";
+import type { Candidate } from "../pipeline/routing-loop.ts";
+import type { RequestBody } from "../pipeline/upstream-request.ts";
+import { uuidv4 } from "../lib/ids.ts";
 import { fail, ok, type GatewayError, type Result } from "../errors.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import { toLogRecord } from "../logging/log-record-builder.ts";

@@ -1,4 +1,4 @@
-import type { KeyRateLimit } from "../control-plane/records.ts";
+import type { KeyRateLimit } from "../records/control-plane.ts";
 
 /** The fixed UTC windows of a rate limit, shortest first. */
 export const RATE_WINDOWS = [

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
 import type { Aggregate, AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
 import { bucketOf } from "../analytics/latency-histogram.ts";
-import type { LogRecord } from "../logging/log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import type { AnalyticsSelection } from "./analytics-repository.ts";
 import { logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
 

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
-import { API_KEY_ROLES, type ApiKeyRecord, type ApiKeyRole } from "../auth/api-key-record.ts";
-import type { KeyBudget, KeyRateLimit } from "../control-plane/records.ts";
+import { API_KEY_ROLES, type ApiKeyRecord, type ApiKeyRole } from "../records/api-key.ts";
+import type { KeyBudget, KeyRateLimit } from "../records/control-plane.ts";
 import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { ApiKeysTable, Database } from "./schema.ts";
 import { transactionally } from "./transactionally.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
-import type { AuditEventRecord } from "../audit/audit-event.ts";
+import type { AuditEventRecord } from "../records/audit-event.ts";
 import { apiKeyRecord, scopeId, useStore, uuidv7At } from "./store-test-fixtures.ts";
 
 const T0 = Date.parse("2026-05-01T00:00:00.000Z");

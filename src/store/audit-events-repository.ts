@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import type { AuditAction, AuditEventRecord, AuditResourceType, AuditView } from "../audit/audit-event.ts";
+import type { AuditAction, AuditEventRecord, AuditResourceType, AuditView } from "../records/audit-event.ts";
 import type { AuditEventsTable, Database } from "./schema.ts";
 
 /** One page's filters; every one given must match. `from` inclusive, `to` exclusive (ISO instants). */

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import type { ConfigRecord, ConfigVersionRecord } from "../control-plane/records.ts";
+import type { ConfigRecord, ConfigVersionRecord } from "../records/control-plane.ts";
 import type { ConfigsRepository } from "./control-plane-repositories.ts";
 import type { ConfigsTable, ConfigVersionsTable, Database } from "./schema.ts";
 import { transactionally } from "./transactionally.ts";

@@ -11,7 +11,7 @@ import type {
   PromptVersionRecord,
   StoredCredentialFields,
   VirtualKeyRecord,
-} from "../control-plane/records.ts";
+} from "../records/control-plane.ts";
 
 /**
  * The contracts of the control-plane repositories. Every read and write is scoped to one

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
-import type { Ownership } from "../control-plane/records.ts";
-import { parseMetadata } from "../logging/stored-json.ts";
+import type { Ownership } from "../records/control-plane.ts";
+import { parseMetadata } from "../records/stored-json.ts";
 import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";
 import type { Database, FeedbackTable } from "./schema.ts";
 

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import type { GuardrailCheckSpec, GuardrailRecord } from "../control-plane/records.ts";
+import type { GuardrailCheckSpec, GuardrailRecord } from "../records/control-plane.ts";
 import type { GuardrailChange, GuardrailsRepository, NewGuardrail } from "./control-plane-repositories.ts";
 import type { Database, GuardrailsTable } from "./schema.ts";
 import { ownershipColumns, ownershipOf } from "./ownership-columns.ts";

@@ -1,4 +1,4 @@
-import { BUDGET_PERIODS, type BudgetPeriod, type KeyBudget, type KeyRateLimit } from "../control-plane/records.ts";
+import { BUDGET_PERIODS, type BudgetPeriod, type KeyBudget, type KeyRateLimit } from "../records/control-plane.ts";
 import type { KeyLimitColumns } from "./schema.ts";
 
 /** The columns of a budget (all null: none). */

@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
-import type { LogFilters, StatusClass } from "../logging/log-record.ts";
+import type { LogFilters, StatusClass } from "../records/log-record.ts";
 import type { Database } from "./schema.ts";
 
 /** What narrows a set of logs: the filters without the listing's paging. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
 import { startLogRetention } from "../logging/log-retention-timer.ts";
-import type { LogRecord } from "../logging/log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import { deleteExpiredStep } from "./log-retention.ts";
 import { logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
 

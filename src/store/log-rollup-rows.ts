@@ -1,5 +1,5 @@
 import { bucketOf, HISTOGRAM_BUCKETS } from "../analytics/latency-histogram.ts";
-import type { LogRecord } from "../logging/log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 
 /** "00" … "63": one histogram bucket's column suffix (see `analytics/latency-histogram.ts`). */
 type BucketId =

@@ -1,9 +1,9 @@
 import type { Selectable } from "kysely";
-import { LOG_FIELD_NAMES, LOG_FIELDS, type LogBodyColumn, type LogFieldName } from "../logging/log-fields.ts";
-import type { LogRecord } from "../logging/log-record.ts";
+import { LOG_FIELD_NAMES, LOG_FIELDS, type LogBodyColumn, type LogFieldName } from "../records/log-fields.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import type { LogMetadataTable, LogsTable } from "./schema.ts";
 
-export { LOG_COLUMNS, LOG_LISTED_COLUMNS } from "../logging/log-fields.ts";
+export { LOG_COLUMNS, LOG_LISTED_COLUMNS } from "../records/log-fields.ts";
 
 /** A `logs` row as listing reads it; the bodies are present only when selected. */
 export type LogRow = Omit<Selectable<LogsTable>, LogBodyColumn> & Partial<Pick<Selectable<LogsTable>, LogBodyColumn>>;

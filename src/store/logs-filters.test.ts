@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
-import type { LogFilters } from "../logging/log-record.ts";
+import type { LogFilters } from "../records/log-record.ts";
 import { logRecord, newConfig, scopeId, useStore, uuidv7At } from "./store-test-fixtures.ts";
 
 const DAY = 86_400_000;

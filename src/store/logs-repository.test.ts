@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
-import type { LogRecord } from "../logging/log-record.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import { logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
 
 const T0 = Date.parse("2026-05-01T00:00:00.000Z");

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import type { LogFilters, LogRecord } from "../logging/log-record.ts";
+import type { LogFilters, LogRecord } from "../records/log-record.ts";
 import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";

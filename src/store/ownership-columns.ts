@@ -1,4 +1,4 @@
-import type { Ownership } from "../control-plane/records.ts";
+import type { Ownership } from "../records/control-plane.ts";
 import type { OwnedColumns } from "./schema.ts";
 
 /** The ownership columns of a control-plane row. */

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { PromptMessage, PromptRecord, PromptVersionRecord } from "../control-plane/records.ts";
+import type { PromptMessage, PromptRecord, PromptVersionRecord } from "../records/control-plane.ts";
 import type { NewPromptVersion } from "./control-plane-repositories.ts";
 import type { PromptsTable, PromptVersionsTable } from "./schema.ts";
 import { ownershipOf } from "./ownership-columns.ts";

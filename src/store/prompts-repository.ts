@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { PromptRecord } from "../control-plane/records.ts";
+import type { PromptRecord } from "../records/control-plane.ts";
 import type { PromptsRepository } from "./control-plane-repositories.ts";
 import { fromPromptRows, toVersionRow, type PromptRow, type PromptVersionRow } from "./prompt-rows.ts";
 import { transactionally } from "./transactionally.ts";

@@ -1,7 +1,7 @@
-import type { LogsTable } from "../logging/log-fields.ts";
+import type { LogsTable } from "../records/log-fields.ts";
 import type { LogRollupsTable } from "./log-rollup-rows.ts";
 
-/** One logged request, derived from the log field table (`logging/log-fields.ts`). */
+/** One logged request, derived from the log field table (`records/log-fields.ts`). */
 export type { LogsTable };
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
 import type { TestDatabase } from "../../test/support/databases.ts";
-import type { ApiKeyRecord } from "../auth/api-key-record.ts";
-import type { LogRecord } from "../logging/log-record.ts";
+import type { ApiKeyRecord } from "../records/api-key.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import type { NewConfig, NewGuardrail, NewPrompt, NewPromptVersion, NewVirtualKey } from "./control-plane-repositories.ts";
 import { openStore, type Store } from "./open-store.ts";
 

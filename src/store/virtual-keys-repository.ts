@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import type { StoredCredentialFields, VirtualKeyRecord } from "../control-plane/records.ts";
+import type { StoredCredentialFields, VirtualKeyRecord } from "../records/control-plane.ts";
 import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { NewVirtualKey, VirtualKeyChange, VirtualKeysRepository } from "./control-plane-repositories.ts";
 import type { Database, VirtualKeysTable } from "./schema.ts";

@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attribu
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_URL_PATH } from "@opentelemetry/semantic-conventions";
 import type { GuardrailResult } from "../guardrails/types.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
-import type { AttemptRecord } from "../logging/log-record.ts";
+import type { AttemptRecord } from "../records/log-record.ts";
 import type { RecordFigures } from "../logging/record-figures.ts";
 import { GEN_AI, genAiProvider } from "./genai-attributes.ts";
 import { otelSpanId, otelTraceId } from "./trace-ids.ts";

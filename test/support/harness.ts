@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createServer, type AddressInfo } from "node:net";
 import { DEFAULT_WORKSPACE_ID } from "../../src/auth/auth-context.ts";
 import { configWith, type GatewayConfig } from "../../src/config.ts";
-import type { LogRecord } from "../../src/logging/log-record.ts";
+import type { LogRecord } from "../../src/records/log-record.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
 import { serveOnNode } from "../../src/server/node-server.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./databases.ts";

@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configWith } from "../../src/config.ts";
-import type { UpstreamTls } from "../../src/core/upstream-tls.ts";
+import type { UpstreamTls } from "../../src/net/upstream-tls.ts";
 import { GatewayError } from "../../src/errors.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";
 import { mintAccessToken } from "../../src/providers/vertex/mint-token.ts";

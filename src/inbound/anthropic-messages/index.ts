@@ -2,7 +2,7 @@
  * Anthropic Messages in, chat completions out: the inbound translation layer of
  * `POST /v1/messages`. The transforms here are pure; `proxy-input.ts` reads the request.
  */
-import type { AnswerTranslation } from "../../core/operation.ts";
+import type { AnswerTranslation } from "../../operation/descriptor.ts";
 import { messageFromChat } from "./response.ts";
 import { createMessagesStreamTranslator } from "./stream.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../errors.ts";
-import type { ClientEvent } from "../../core/stream-protocol.ts";
+import type { ClientEvent } from "../../streams/stream-protocol.ts";
 import { assembleMessage } from "./assemble.ts";
 import { createMessagesStreamTranslator } from "./stream.ts";
 

@@ -8,7 +8,7 @@
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import type { ClientEvent, StreamEvent, StreamTranslator } from "../../core/stream-protocol.ts";
+import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
 import type { GatewayError } from "../../errors.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import { anthropicErrorBody } from "./errors.ts";

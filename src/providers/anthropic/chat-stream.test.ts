@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createChatStreamAssembler } from "../../core/chat-stream-assembler.ts";
-import type { ClientEvent, StreamEvent } from "../../core/stream-protocol.ts";
+import { createChatStreamAssembler } from "../../streams/chat-stream-assembler.ts";
+import type { ClientEvent, StreamEvent } from "../../streams/stream-protocol.ts";
 import { chatStream } from "./chat-stream.ts";
 
 const event = (type: string, data: Record<string, unknown>): StreamEvent => ({ event: type, data: JSON.stringify({ type, ...data }) });

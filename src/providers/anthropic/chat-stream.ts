@@ -13,7 +13,7 @@
  * Chunks are written as text around a prefix built once, since this runs per token.
  */
 import { GatewayError } from "../../errors.ts";
-import type { ClientEvent, StreamEvent, StreamTranslator } from "../../core/stream-protocol.ts";
+import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
 import { clientWantsStreamUsage } from "../openai/chat.ts";
 import type { JsonObject } from "../provider.ts";
 import { finishReason, noTokens, openaiUsage, readTokens } from "./chat-usage.ts";

@@ -3,7 +3,7 @@
  * `data` with the same `type`), ended by `message_stop`; failures come as an `error` event.
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types
  */
-import { createSseDecoder, type StreamProtocol } from "../../core/stream-protocol.ts";
+import { createSseDecoder, type StreamProtocol } from "../../streams/stream-protocol.ts";
 
 export const anthropicSseProtocol: StreamProtocol = {
   contentType: "text/event-stream",

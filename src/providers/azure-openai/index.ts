@@ -4,7 +4,7 @@
  * (`paths.ts`), and the key goes in `api-key` (or as a Microsoft Entra bearer token).
  * https://learn.microsoft.com/azure/ai-foundry/openai/reference
  */
-import { openaiSseProtocol } from "../../core/stream-protocol.ts";
+import { openaiSseProtocol } from "../../streams/stream-protocol.ts";
 import { openaiChatTransforms } from "../openai/chat.ts";
 import { upstreamErrorFromBody } from "../openai/upstream-error.ts";
 import type { CredentialField, Credentials, Provider, UpstreamRequest } from "../provider.ts";

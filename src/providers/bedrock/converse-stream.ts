@@ -2,7 +2,7 @@
  * ConverseStream events → OpenAI chat completion chunks (pure, one translator per stream).
  * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html#API_runtime_ConverseStream_ResponseSyntax
  */
-import type { ClientEvent, StreamEvent, StreamTranslator } from "../../core/stream-protocol.ts";
+import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
 import { clientWantsStreamUsage } from "../openai/chat.ts";
 import type { JsonObject } from "../provider.ts";
 import { completionId, finishReason, openaiUsage } from "./converse-response.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../errors.ts";
-import type { StreamEvent } from "../../core/stream-protocol.ts";
+import type { StreamEvent } from "../../streams/stream-protocol.ts";
 import { converseRequest } from "./converse-request.ts";
 import { chatCompletionFrom } from "./converse-response.ts";
 import { converseStreamTranslator } from "./converse-stream.ts";

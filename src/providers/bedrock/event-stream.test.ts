@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EventStreamCodec } from "@smithy/core/event-streams";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
-import type { StreamEvent } from "../../core/stream-protocol.ts";
+import type { StreamEvent } from "../../streams/stream-protocol.ts";
 import { awsEventStreamProtocol, createAwsEventStreamDecoder } from "./event-stream.ts";
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);

@@ -10,7 +10,7 @@
  */
 import { EventStreamCodec } from "@smithy/core/event-streams";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
-import type { StreamDecoder, StreamEvent, StreamProtocol } from "../../core/stream-protocol.ts";
+import type { StreamDecoder, StreamEvent, StreamProtocol } from "../../streams/stream-protocol.ts";
 
 /** Total length (4 bytes), headers length (4), prelude CRC (4). */
 type Message = ReturnType<EventStreamCodec["decode"]>;

@@ -5,7 +5,7 @@
  * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors
  */
 import { GatewayError } from "../../errors.ts";
-import type { StreamEvent } from "../../core/stream-protocol.ts";
+import type { StreamEvent } from "../../streams/stream-protocol.ts";
 
 /** Never throws. Keeps the status (429 keeps `Retry-After` among the passed headers). */
 export function bedrockError(status: number, text: string, headers: Readonly<Record<string, string>>, errorType: string | null): GatewayError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ClientEvent } from "../../core/stream-protocol.ts";
+import type { ClientEvent } from "../../streams/stream-protocol.ts";
 import { geminiChatStream } from "./chat-stream.ts";
 
 const sse = (value: unknown) => ({ event: null, data: JSON.stringify(value) });

@@ -9,7 +9,7 @@
  * event instead. A Google error inside the stream becomes the gateway's error event.
  * https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
-import type { ClientEvent, StreamEvent, StreamTranslator } from "../../core/stream-protocol.ts";
+import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
 import { GatewayError } from "../../errors.ts";
 import { clientWantsStreamUsage } from "../openai/chat.ts";
 import type { JsonObject } from "../provider.ts";

@@ -4,7 +4,7 @@
  * events with no end marker: they end where the bytes end.
  * https://ai.google.dev/api
  */
-import { createSseDecoder, type StreamProtocol } from "../../core/stream-protocol.ts";
+import { createSseDecoder, type StreamProtocol } from "../../streams/stream-protocol.ts";
 import type { Provider } from "../provider.ts";
 import { authorizeGoogleApiKey } from "./auth.ts";
 import { toGeminiChatRequest } from "./chat-request.ts";

@@ -4,7 +4,7 @@
  * for it. Every other field passes untouched.
  * https://platform.openai.com/docs/api-reference/chat/create
  */
-import type { ClientEvent, StreamEvent, StreamTranslator } from "../../core/stream-protocol.ts";
+import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
 import type { JsonObject, OperationTransforms } from "../provider.ts";
 
 /**

@@ -2,7 +2,7 @@
  * Providers that speak the OpenAI format: every operation passes as it is, authorised with a
  * bearer key; chat completions only make sure a stream reports its usage.
  */
-import { openaiSseProtocol } from "../../core/stream-protocol.ts";
+import { openaiSseProtocol } from "../../streams/stream-protocol.ts";
 import type { Provider } from "../provider.ts";
 import { authorizeBearer } from "./auth.ts";
 import { openaiChatTransforms, type StreamUsage } from "./chat.ts";

@@ -6,7 +6,7 @@
  * `sequence_number`.
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import type { ClientEvent, StreamEvent, StreamTranslator } from "../../core/stream-protocol.ts";
+import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
 import type { JsonObject } from "../provider.ts";
 import { echoedSettings, finalStatus, functionCallItem, messageItem, outputText, usageField } from "./response.ts";
 

@@ -6,7 +6,7 @@
  * https://cloud.google.com/vertex-ai/docs/authentication#rest
  */
 import { GatewayError } from "../../errors.ts";
-import type { FetchLike } from "../../core/upstream-call.ts";
+import type { FetchLike } from "../../net/upstream-call.ts";
 import type { AuthorizeContext, Credentials, Provider, UpstreamRequest } from "../provider.ts";
 import { mintAccessToken, type MintedToken } from "./mint-token.ts";
 import { readServiceAccount, type ServiceAccount } from "./service-account.ts";

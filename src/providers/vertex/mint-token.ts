@@ -7,7 +7,7 @@
  * https://cloud.google.com/nodejs/docs/reference/google-auth-library/latest/google-auth-library/jwt
  */
 import { GatewayError } from "../../errors.ts";
-import type { FetchLike } from "../../core/upstream-call.ts";
+import type { FetchLike } from "../../net/upstream-call.ts";
 import { GOOGLE_TOKEN_URI, type ServiceAccount } from "./service-account.ts";
 
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";

@@ -1,0 +1,126 @@
+/**
+ * An operation the gateway proxies (chat completions, embeddings, the pass-through…), told to
+ * the core by a small descriptor in its route file. `proxyOperation` runs them all.
+ */
+import type { GatewayError } from "../errors.ts";
+import type { AnswerFormat } from "../logging/answer-formats.ts";
+import type { StreamEvent, StreamTranslator } from "../streams/stream-protocol.ts";
+import type { JsonObject } from "../providers/provider.ts";
+
+/**
+ * Everything the gateway knows of one operation: how its request is read and sent, how its
+ * answer is relayed, logged, cached and named in telemetry, what a config may change in it and
+ * what guardrails judge. No other module keeps a table by operationId.
+ */
+export interface OperationDescriptor {
+  /** The operationId: the log's route, and the key of a provider's transforms. */
+  id: string;
+  /** The upstream request's method; `*`: the client's (the pass-through). */
+  method: string;
+  /**
+   * Where the request goes under the provider's base URL (`upstream-path.ts`), unless the
+   * provider's transform names its own path.
+   */
+  upstreamPath: UpstreamPath;
+  /**
+   * `json`: parsed once, checked, sent as the client's exact bytes unless something changed it;
+   * `as-sent`: passed upstream as it arrives (multipart, binary), with its content type;
+   * `json-or-as-sent`: `json` when the client sends JSON, else `as-sent` (a multipart form, any other body);
+   * `none`: no body.
+   */
+  body: "json" | "as-sent" | "json-or-as-sent" | "none";
+  /**
+   * `json`: a JSON object (or server-sent events when the request streams), checked before the
+   * client gets it; `as-sent`: relayed as it arrives whatever its type (server-sent events still
+   * go event by event).
+   */
+  answer: "json" | "as-sent";
+  /**
+   * True when the operation's streams may end where the bytes end, with no end event (the
+   * pass-through, whose upstream paths have their own conventions); otherwise a stream that
+   * stops short of its provider's end event is cut and ends with an error event.
+   */
+  streamEndsAtEof?: boolean;
+  /**
+   * The operation's own end events, for streams whose framing has no end marker (the Responses
+   * API's `response.completed`): nothing after one is read, it is logged like any event, and it
+   * reaches the client only once output guardrails have judged the stream.
+   */
+  isStreamEnd?(event: StreamEvent): boolean;
+  /**
+   * True when only providers with transforms for this operation serve it (Anthropic's token
+   * counting): an OpenAI-format provider, which would otherwise get the request as it is,
+   * answers 400 naming itself.
+   */
+  nativeOnly?: boolean;
+  /**
+   * Set when the client speaks another format than the operation the upstream serves (Anthropic
+   * Messages in, chat completions out). The route hands the core the translated request; the
+   * providers' transforms of `via` run as for that operation, then these translate every answer
+   * (after the provider's own transforms) before the client, the log and the cache see it.
+   */
+  translated?: AnswerTranslation;
+  /** How the log reads the answer's model and usage (and assembles a stream). */
+  format: AnswerFormat;
+  /**
+   * Whether the answer cache may keep and serve its answer to a body: why not, or null. Without
+   * it the operation is never cached (uploads, side effects upstream, expiring URLs, binaries).
+   */
+  cache?: CacheRule;
+  /**
+   * `gen_ai.operation.name` of its spans (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/).
+   * Without it the operation is no GenAI call and its spans carry no `gen_ai.*` attributes.
+   */
+  genAiOperation?: GenAiOperationName;
+  /**
+   * Checks a config's `override_params` before they are merged into a JSON body. Without it, a
+   * config with `override_params` is refused (400) for a JSON body rather than sent unchecked.
+   */
+  overrides?: OverridesRule;
+  /**
+   * The text guardrails judge. An operation without it refuses configs that attach guardrails
+   * (400) rather than serve them unchecked.
+   */
+  guardrails?: {
+    input(body: JsonObject): string;
+    /** The answer's text; without it, output guardrails are refused. */
+    output?(answer: JsonObject): string;
+    /** A stream's text from the logged events' data; without it, streams refuse output guardrails. */
+    streamOutput?(chunks: readonly string[]): string;
+  };
+}
+
+/**
+ * Where an operation goes under the provider's base URL:
+ * - `fixed`: always this path;
+ * - `afterV1`: the path the client used after `/v1`, with its query, refused (400) when it could
+ *   leave the base URL (dot segments, encoded slashes or backslashes, empty segments);
+ * - `template`: `{name}` placeholders filled from the route's path parameters, each one segment
+ *   (refused, 400, when it is empty, a dot segment or holds a slash or backslash) and encoded,
+ *   followed by the client's query.
+ */
+export type UpstreamPath = { fixed: string } | { afterV1: true } | { template: string };
+
+/** Why a body's answer may not be cached (`store`, `background`…), or null when it may. Pure. */
+export type CacheRule = (body: JsonObject) => string | null;
+
+/** Null when `override_params` leave a valid body valid once merged in; else the 400 to answer. Never throws. */
+export type OverridesRule = (overrides: Record<string, unknown>) => GatewayError | null;
+
+/** The GenAI conventions' operation names the gateway's operations map to. */
+export type GenAiOperationName = "chat" | "text_completion" | "embeddings" | "generate_content";
+
+/** The answer half of a client format the gateway translates (`OperationDescriptor.translated`). Pure. */
+export interface AnswerTranslation {
+  /** The operation whose provider transforms serve the translated request. */
+  via: string;
+  /** A successful JSON answer of `via`, in the client's format. */
+  response(answer: JsonObject): JsonObject;
+  /** A new translator of `via`'s stream events (as the provider's translator gives them) into the client's. */
+  stream(clientBody: JsonObject): StreamTranslator;
+}
+
+/** The operation whose provider transforms serve this one. */
+export function transformsKey(operation: OperationDescriptor): string {
+  return operation.translated?.via ?? operation.id;
+}

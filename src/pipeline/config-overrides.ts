@@ -1,0 +1,55 @@
+import { CreateChatCompletionRequestSchema } from "../generated/schemas.gen.ts";
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { OperationDescriptor, OverridesRule } from "../operation/descriptor.ts";
+import { CONFIG_HEADER } from "./request-config.ts";
+import type { RequestBody } from "./upstream-request.ts";
+
+/**
+ * Each field of the chat body on its own. The chat schema has no rule that spans two fields,
+ * so a body that passed it still passes once `override_params` are merged in exactly when
+ * every override passes its own field's rule: checking the overrides checks the merged body
+ * without parsing the client's messages a second time.
+ */
+const CHAT_FIELDS = CreateChatCompletionRequestSchema.partial();
+
+/** Verdicts per overrides object: the settings of stored configs come from the control-plane cache. */
+const verdicts = new WeakMap<object, GatewayError | null>();
+
+/**
+ * The overrides rule of the operations whose JSON bodies a config may change: the fields the
+ * gateway reads from any JSON body (model, stream, user, the generation parameters) keep their
+ * chat-completion rules, which `ConfigOverrideParams` documents. Null when merging `overrides`
+ * into a valid chat body leaves it valid; else a 400 naming the config and the override
+ * (`override_params.model`). Configs are validated when stored, so this catches configs stored
+ * before that rule. Never throws.
+ */
+export const chatFieldOverrides: OverridesRule = (overrides) => {
+  const known = verdicts.get(overrides);
+  if (known !== undefined) return known;
+  const parsed = CHAT_FIELDS.safeParse(overrides);
+  const issue = parsed.success ? undefined : parsed.error.issues[0];
+  const field = ["override_params", ...(issue?.path.map(String) ?? [])].join(".");
+  const error = parsed.success
+    ? null
+    : new GatewayError("invalid_request", `The config's ${field} would make the request invalid: ${issue?.message ?? "invalid value"}. Fix the config.`, {
+        param: CONFIG_HEADER,
+      });
+  verdicts.set(overrides, error);
+  return error;
+};
+
+/**
+ * The config's `override_params` win over a JSON body's own fields, once the operation's rule
+ * passed them (an operation without one refuses them, 400); other bodies pass as they are.
+ */
+export function withOverrides(
+  body: RequestBody,
+  overrides: Record<string, unknown> | undefined,
+  operation: Pick<OperationDescriptor, "id" | "overrides">,
+): Result<RequestBody, GatewayError> {
+  if (!overrides || body.kind !== "json") return ok(body);
+  const error = operation.overrides
+    ? operation.overrides(overrides)
+    : new GatewayError("invalid_request", `The config sets override_params, which ${operation.id} does not take: remove them from the config for this operation.`, { param: CONFIG_HEADER });
+  return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });
+}

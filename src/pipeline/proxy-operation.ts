@@ -1,0 +1,331 @@
+import { consultCache, type AnswerCache } from "../cache/response-cache.ts";
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { GuardrailRecord, KeyLimits } from "../records/control-plane.ts";
+import type { LogEntry, RequestParams } from "../logging/log-entry.ts";
+import type { AttemptRecord } from "../records/log-record.ts";
+import type { GuardrailRuns, Outcome, PendingEnding, RefusedAnswer, RequestDescription } from "./outcome.ts";
+import type { JsonObject } from "../providers/provider.ts";
+import { errorWithLimitHeaders, responseWithLimitHeaders } from "../spend/admission-headers.ts";
+import type { SpendMeter } from "../spend/spend-meter.ts";
+import type { Store } from "../store/open-store.ts";
+import { withOverrides } from "./config-overrides.ts";
+import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps, type TargetSettings } from "./request-config.ts";
+import { requestTimeout } from "./request-timeout.ts";
+import type { CircuitBreakers } from "./circuit-breaker.ts";
+import { tryTargets, type Candidate } from "./routing-loop.ts";
+import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "./target-resolution.ts";
+import { answerFrom, type ProxyResponse } from "./upstream-answer.ts";
+import { callUpstream, type FetchLike } from "../net/upstream-call.ts";
+import { meteredUpload } from "./upload-meter.ts";
+import { fixedUpstream, type UpstreamRoute } from "../operation/upstream-path.ts";
+import { buildUpstreamRequest, type RequestBody } from "./upstream-request.ts";
+
+export type { ProxyResponse } from "./upstream-answer.ts";
+
+export interface ProxyDeps
+  extends Omit<TargetResolverDeps, "store">,
+    Omit<GuardrailStageDeps, "store">,
+    Omit<ConfigSourceDeps, "store"> {
+  store: Pick<Store, "configs" | "virtualKeys" | "guardrails">;
+  fetch: FetchLike;
+  /** Circuit breakers of targets with `cb_config`: shared through Redis when the gateway has it. */
+  breakers: CircuitBreakers;
+  /** The answer cache (`cache/`), used when the request's config has `cache`. */
+  cache: AnswerCache;
+  defaultTimeoutMs: number;
+  /** `GATEWAY_MAX_LOGGED_BODY_BYTES`. */
+  maxLoggedBodyBytes: number;
+  /** `GATEWAY_MAX_RESPONSE_BUFFER_BYTES`: the most of an answer held to judge it whole. */
+  maxResponseBufferBytes: number;
+  /** `GATEWAY_STREAM_STALL_TIMEOUT_MS`: a stream's client that takes nothing this long is cut off; unset, never. */
+  streamStallTimeoutMs?: number;
+  /** Budgets and rate limits (`spend/`); absent: nothing is metered. */
+  spend?: SpendMeter;
+}
+
+export interface ProxyInput {
+  body: RequestBody;
+  /** Where the request goes, by the operation's rules (`resolveUpstream`); absent for a fixed method and path. */
+  upstream?: UpstreamRoute;
+  headers: TargetHeaders & { timeout?: number; config?: string; cacheForceRefresh?: boolean; cacheNamespace?: string };
+  /** Client headers passed upstream as they are (the pass-through's `OpenAI-Beta`). */
+  forwardedHeaders?: Readonly<Record<string, string>>;
+  workspaceId: string;
+  /** The calling gateway key, and its budget and rate limit if it has any. */
+  gatewayKeyId: string | null;
+  gatewayKeyLimits?: KeyLimits | null;
+  /** The request's metadata: config conditions route on it. */
+  metadata: Readonly<Record<string, string>>;
+  /** The client's own body text, when the body here is another (Anthropic Messages translated to chat): the log keeps what the client sent. */
+  clientBodyText?: string;
+  /** The stored prompt that rendered the body, for the log. */
+  prompt?: { id: string; version: number };
+  /** Registers a listener for the request's log entry once it is built: where spend settles. */
+  whenSettled(listener: (entry: LogEntry) => void): void;
+  clientSignal?: AbortSignal;
+}
+
+/** A request served: the client's response, what the pipeline did, and how the answer ends. */
+export interface Proxied {
+  response: ProxyResponse;
+  outcome: Outcome;
+  ending: PendingEnding;
+}
+
+/** A request refused: the error the client gets, what the pipeline did, and what the log keeps of an upstream answer not passed on. */
+export interface ProxyRefusal {
+  error: GatewayError;
+  outcome: Outcome;
+  refused: RefusedAnswer | null;
+}
+
+export type ProxyResult = Result<Proxied, ProxyRefusal>;
+
+/**
+ * Proxies one request of an operation through the pipeline's stages, each a function that
+ * takes what the earlier ones produced: read the request → config → candidates → admission
+ * (budgets, limits) → input guardrails → cache → routing loop → answer (with output guardrails).
+ * What each stage learns goes into the returned outcome, from which the caller builds the log
+ * record once. Expected failures are results.
+ */
+export async function proxyOperation(operation: OperationDescriptor, input: ProxyInput, deps: ProxyDeps): Promise<ProxyResult> {
+  const described = describeRequest(input.body, input.clientBodyText);
+  // The outcome so far: every stage's result lands here, and it is returned as a value.
+  let outcome: Outcome = {
+    format: operation.format,
+    genAiOperation: operation.genAiOperation ?? null,
+    stream: false,
+    request: described,
+    promptId: input.prompt?.id ?? null,
+    promptVersion: input.prompt?.version ?? null,
+    configId: null,
+    configVersion: null,
+    provider: null,
+    model: described?.model ?? null,
+    virtualKeyId: null,
+    attempts: [],
+    cacheStatus: null,
+    guardrails: null,
+  };
+  // An upload is described as it passes: a refusal logs it as far as it was sent.
+  let describedNow = (): RequestDescription | null => described;
+  const refuse = (error: GatewayError, refused: RefusedAnswer | null = null): ProxyResult => fail({ error, outcome: { ...outcome, request: describedNow() }, refused });
+
+  const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
+  if (!config.ok) return refuse(config.error);
+  const settings = config.value?.settings ?? null;
+  outcome = { ...outcome, configId: settings?.storedConfig?.id ?? null, configVersion: settings?.storedConfig?.version ?? null };
+  const upstream = input.upstream ?? fixedUpstream(operation);
+  const body = withOverrides(input.body, config.value?.rootOverrides, operation);
+  if (!body.ok) return refuse(body.error);
+  const json = body.value.kind === "json" ? body.value.value : null;
+  const stream = json?.stream === true;
+  outcome = { ...outcome, stream };
+
+  const model = typeof json?.model === "string" ? json.model : null;
+  const facts = { metadata: input.metadata, params: input.body.kind === "json" ? input.body.value : {}, route: operation.id };
+  const candidates = await resolveCandidates({ model, headers: input.headers, config: config.value, workspaceId: input.workspaceId, facts }, deps);
+  if (!candidates.ok) return refuse(candidates.error);
+  const first = candidates.value[0]!.target;
+  outcome = { ...outcome, provider: first.provider.id, model: first.model, virtualKeyId: first.virtualKeyId };
+
+  const admitted = deps.spend
+    ? await deps.spend.admit({
+        candidates: candidates.value,
+        body: body.value,
+        gatewayKeyId: input.gatewayKeyId,
+        gatewayKeyLimits: input.gatewayKeyLimits,
+        workspaceId: input.workspaceId,
+        onFinish: input.whenSettled,
+      })
+    : ok(null);
+  if (!admitted.ok) return refuse(admitted.error);
+
+  const guarded = await guardrailsOf(operation, settings, input.workspaceId, deps, json !== null);
+  if (!guarded.ok) return refuse(guarded.error);
+  const judge = guardrailJudge(guarded.value, { model: first.model ?? "", metadata: input.metadata, fetch: deps.fetch, checkUrl: deps.checkCustomHost, signal: input.clientSignal });
+  if (judge) outcome = { ...outcome, guardrails: judge.inputRuns };
+  if (judge && json && operation.guardrails && guarded.value.input.length > 0) {
+    const denied = await judge.run("input", operation.guardrails.input(json));
+    if (denied) return refuse(denied);
+  }
+
+  // Input guardrails judged the parsed body: raw text with a duplicate key could read
+  // differently upstream, so what they judged is what is sent.
+  const upload = body.value.kind === "json" && guarded.value.input.length > 0 ? { body: { kind: "json", value: body.value.value } as RequestBody, described: () => null } : meteredUpload(body.value);
+  const sent = upload.body;
+  describedNow = () => upload.described() ?? described;
+  const cache = await consultCache(
+    {
+      operation,
+      upstreamPath: upstream.path,
+      settings: settings?.cache,
+      candidates: candidates.value,
+      body: json,
+      forwardedHeaders: input.forwardedHeaders,
+      workspaceId: input.workspaceId,
+      forceRefresh: input.headers.cacheForceRefresh === true,
+      namespace: input.headers.cacheNamespace,
+      guarded: judge !== null,
+      maxLoggedBytes: deps.maxLoggedBodyBytes,
+    },
+    deps.cache,
+  );
+  outcome = { ...outcome, cacheStatus: cache.status };
+  if (cache.hit) {
+    const { hit } = cache;
+    outcome = { ...outcome, provider: hit.provider, model: hit.model ?? outcome.model, stream: hit.stream || outcome.stream };
+    return ok({ response: hit.response, outcome, ending: hit.ending });
+  }
+
+  const attempts: AttemptRecord[] = [];
+  const answered = await tryTargets(candidates.value, (candidate) => sendTo(candidate, operation, upstream, sent, stream, input, deps), {
+    attempts,
+    breakers: deps.breakers,
+    replayable: sent.kind !== "as-sent",
+    clientSignal: input.clientSignal,
+  });
+  outcome = { ...outcome, attempts };
+  if (!answered.ok) return refuse(answered.error);
+  const { target } = answered.value.candidate;
+  outcome = { ...outcome, provider: target.provider.id, model: target.model ?? outcome.model, virtualKeyId: target.virtualKeyId };
+
+  const answer = await answerFrom(answered.value, {
+    operation,
+    clientBody: json,
+    stream,
+    maxLoggedBytes: deps.maxLoggedBodyBytes,
+    maxBufferedBytes: deps.maxResponseBufferBytes,
+    stallTimeoutMs: deps.streamStallTimeoutMs,
+    hookResults: judge?.hookResults ?? null,
+    judgeOutput: judge && guarded.value.output.length > 0 ? (text) => judge.run("output", text) : null,
+  });
+  if (!answer.ok) {
+    if (answer.error.attemptFailed) outcome = { ...outcome, attempts: withLastAttemptError(attempts, answer.error.error) };
+    if (judge) outcome = { ...outcome, guardrails: judge.allRuns() };
+    return refuse(errorWithLimitHeaders(answer.error.error, admitted.value), answer.error.refused);
+  }
+  const served = { provider: target.provider.id, model: target.model ?? outcome.model };
+  const response = responseWithLimitHeaders(cache.keep(answer.value.response, served), admitted.value);
+  return ok({ response, outcome, ending: endingWithLateFacts(answer.value.ending, judge, upload.described) });
+}
+
+/** One try of one candidate: its body with the target's overrides, built for its provider, sent. */
+async function sendTo(candidate: Candidate, operation: OperationDescriptor, upstream: UpstreamRoute, sent: RequestBody, stream: boolean, input: ProxyInput, deps: ProxyDeps) {
+  const { target, settings } = candidate;
+  // The target's override_params (they include the root's, which are in `sent` already).
+  const targetBody = withOverrides(sent, settings.overrideParams, operation);
+  if (!targetBody.ok) return targetBody;
+  const request = await buildUpstreamRequest(operation, upstream, target, targetBody.value, stream, input.forwardedHeaders, { fetch: deps.fetch });
+  if (!request.ok) return request;
+  const timeoutMs = requestTimeout(input.headers.timeout, settings.requestTimeout ?? deps.defaultTimeoutMs);
+  return callUpstream(request.value, { timeoutMs, clientSignal: input.clientSignal, fetch: deps.fetch, providerName: target.provider.name });
+}
+
+/**
+ * The answer's ending with what only its end knows beyond the answer: a stream's output
+ * guardrail results, and an upload's description (final once its body was sent).
+ */
+function endingWithLateFacts(ending: PendingEnding, judge: GuardrailJudge | null, described: () => RequestDescription | null): PendingEnding {
+  const late = (value: Awaited<PendingEnding>) => {
+    const request = described();
+    const outputGuardrails = judge?.outputRuns.results.length ? judge.outputRuns : null;
+    return request === null && outputGuardrails === null ? value : { ...value, request: request ?? value.request, outputGuardrails };
+  };
+  return ending instanceof Promise ? ending.then(late) : late(ending);
+}
+
+/** The attempts with the last one's error as the provider read the upstream's answer. */
+function withLastAttemptError(attempts: readonly AttemptRecord[], error: GatewayError): AttemptRecord[] {
+  const last = attempts.at(-1);
+  if (!last) return [...attempts];
+  return [...attempts.slice(0, -1), { ...last, errorCode: error.upstream?.code ?? error.code, errorMessage: error.message }];
+}
+
+/** The request's model, end user and generation parameters, for the log and its telemetry; null for a body that is not JSON. */
+function describeRequest(body: RequestBody, clientText: string | undefined): RequestDescription | null {
+  if (body.kind !== "json") return null;
+  const value = body.value;
+  // Chat's current and legacy names, and the Responses API's.
+  const maxTokens = numberOrNull(value.max_completion_tokens) ?? numberOrNull(value.max_tokens) ?? numberOrNull(value.max_output_tokens);
+  const temperature = numberOrNull(value.temperature);
+  const topP = numberOrNull(value.top_p);
+  const params: RequestParams | null = maxTokens !== null || temperature !== null || topP !== null ? { maxTokens, temperature, topP } : null;
+  return {
+    body: clientText ?? body.raw ?? JSON.stringify(value),
+    model: typeof value.model === "string" ? value.model : null,
+    user: typeof value.user === "string" ? value.user : null,
+    params,
+  };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+interface StageChecks {
+  input: GuardrailRecord[];
+  output: GuardrailRecord[];
+}
+
+/**
+ * The config's guardrails, loaded; refused (400) when the operation cannot give them the text
+ * they judge, so that no request is served unchecked.
+ */
+async function guardrailsOf(
+  operation: OperationDescriptor,
+  settings: TargetSettings | null,
+  workspaceId: string,
+  deps: ProxyDeps,
+  hasJsonBody: boolean,
+): Promise<Result<StageChecks, GatewayError>> {
+  const input = await loadGuardrails(settings?.inputGuardrails, workspaceId, deps);
+  if (!input.ok) return input;
+  const output = await loadGuardrails(settings?.outputGuardrails, workspaceId, deps);
+  if (!output.ok) return output;
+  const judges = hasJsonBody ? operation.guardrails : undefined;
+  const inputRefused = input.value.length > 0 && !judges;
+  const outputRefused = output.value.length > 0 && (!judges?.output || !judges.streamOutput);
+  if (inputRefused || outputRefused) {
+    const stage = inputRefused ? "input" : "output";
+    return fail(new GatewayError("invalid_request", `The config attaches ${stage} guardrails, which ${operation.id} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
+  }
+  return ok({ input: input.value, output: output.value });
+}
+
+/** The guardrail stage of one request: runs a stage's checks and keeps their results, per stage. */
+interface GuardrailJudge {
+  /** Runs one stage; the 446 to answer when a `deny` check failed. */
+  run(stage: GuardrailStage, text: string): Promise<GatewayError | null>;
+  /** What answers carry as `hook_results`. */
+  hookResults: HookResults;
+  inputRuns: GuardrailRuns;
+  outputRuns: GuardrailRuns;
+  allRuns(): GuardrailRuns;
+}
+
+type JudgeContext = Parameters<typeof runGuardrailStage>[1];
+
+/** Null when the config attaches no guardrails. */
+function guardrailJudge(checks: StageChecks, context: Omit<JudgeContext, "text">): GuardrailJudge | null {
+  if (checks.input.length + checks.output.length === 0) return null;
+  const hookResults: HookResults = { input: [], output: [] };
+  const runs = { input: { results: [], timings: [] } as GuardrailRuns, output: { results: [], timings: [] } as GuardrailRuns };
+  return {
+    hookResults,
+    inputRuns: runs.input,
+    outputRuns: runs.output,
+    allRuns: () => ({ results: [...runs.input.results, ...runs.output.results], timings: [...runs.input.timings, ...runs.output.timings] }),
+    async run(stage, text) {
+      const startedAt = Date.now();
+      const started = performance.now();
+      const outcome = await runGuardrailStage(checks[stage], { ...context, text }, stage);
+      runs[stage].timings.push({ stage, startedAt, durationMs: Math.round((performance.now() - started) * 1000) / 1000 });
+      runs[stage].results.push(...outcome.results);
+      hookResults[stage] = outcome.results;
+      return outcome.denied ? guardrailDenial(hookResults, stage) : null;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { KeyBudget, KeyRateLimit } from "./control-plane.ts";
+
+export const API_KEY_ROLES = ["admin", "service"] as const;
+export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
+
+/** A stored gateway key. The secret itself is never kept: only its SHA-256 hash. */
+export interface ApiKeyRecord {
+  id: string;
+  organisationId: string;
+  workspaceId: string;
+  name: string;
+  role: ApiKeyRole;
+  /** May manage keys of other workspaces of its organisation (the bootstrap key). */
+  organisationAdmin: boolean;
+  /** Lowercase hex SHA-256 of the secret. */
+  keyHash: string;
+  /** First characters of the secret, safe to show so a person can tell keys apart. */
+  keyPrefix: string;
+  createdAt: string;
+  createdBy: string | null;
+  revokedAt: string | null;
+  /** ISO instant from which the key is refused; null: it never expires. */
+  expiresAt: string | null;
+  /**
+   * The hash of the secret the last rotation replaced: it still authenticates as this key until
+   * `previousKeyExpiresAt` (the grace period). Both null when there is none.
+   */
+  previousKeyHash: string | null;
+  previousKeyExpiresAt: string | null;
+  /** The key's own budget, on top of any virtual key's (`spend/`). */
+  budget: KeyBudget | null;
+  rateLimit: KeyRateLimit | null;
+}
