@@ -10,6 +10,7 @@ import type { FetchLike } from "./net/upstream-call.ts";
 import type { UpstreamTls } from "./net/upstream-tls.ts";
 import type { GatewayError, Result } from "./errors.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
+import type { SecretBox } from "./crypto/secret-box.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
 import type { SpendMeter } from "./spend/spend-meter.ts";
 import type { Store } from "./store/open-store.ts";
@@ -47,12 +48,4 @@ export interface GatewayDeps {
   spend: SpendMeter;
   /** Prometheus metrics for `GET /metrics`; null when they are off. */
   metrics: GatewayMetrics | null;
-}
-
-export interface SecretBox {
-  seal(plaintext: string): string;
-  /** Throws when the text was tampered with or sealed under a key the box does not hold. */
-  open(sealed: string): string;
-  /** Whether `sealed` is already sealed under the key that seals now (nothing to re-seal after a rotation). */
-  isCurrent(sealed: string): boolean;
 }

@@ -1,4 +1,4 @@
-import type { SecretBox } from "../deps.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { ConfigTarget, GatewayConfig } from "../generated/schemas.gen.ts";
 import { movedConfigKey } from "./secret-destinations.ts";

@@ -2,7 +2,7 @@
  * A virtual key's provider credential fields (`Provider.credentialFields`): checked against
  * the provider's declaration at save, secret ones sealed like the key, shown masked.
  */
-import type { SecretBox } from "../deps.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import { GatewayError } from "../errors.ts";
 import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret } from "../crypto/sealed-secret.ts";
 import type { Provider } from "../providers/provider.ts";

@@ -3,7 +3,7 @@ import { mapSealedConfigSecrets, type StoredConfig } from "./config-secrets.ts";
 import { mapSealedCheckSecrets } from "./guardrail-secrets.ts";
 import type { GuardrailCheckSpec } from "../records/control-plane.ts";
 import { isSealedSecret, resealBoxOutput, type SealedSecret } from "../crypto/sealed-secret.ts";
-import type { SecretBox } from "../deps.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../store/schema.ts";
 
 /**

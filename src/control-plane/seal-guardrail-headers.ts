@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { GuardrailCheckSpec } from "../records/control-plane.ts";
 import { hasClearSecrets, sealClearSecrets } from "./guardrail-secrets.ts";
-import type { SecretBox } from "../deps.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import type { Database } from "../store/schema.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { SecretBox } from "../deps.ts";
+import type { SecretBox } from "./secret-box.ts";
 
 /**
  * A secret as it sits inside stored JSON (a config's `api_key`, a webhook check's header):

@@ -1,7 +1,14 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { SecretBox } from "../deps.ts";
+
+export interface SecretBox {
+  seal(plaintext: string): string;
+  /** Throws when the text was tampered with or sealed under a key the box does not hold. */
+  open(sealed: string): string;
+  /** Whether `sealed` is already sealed under the key that seals now (nothing to re-seal after a rotation). */
+  isCurrent(sealed: string): boolean;
+}
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;

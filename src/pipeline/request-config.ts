@@ -3,7 +3,7 @@ import type { ConfigRecord } from "../records/control-plane.ts";
 import { parseGatewayConfig, type GatewayConfig } from "./config-body.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
-import type { SecretBox } from "../deps.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import { openConfigSecrets, type StoredConfig } from "../control-plane/config-secrets.ts";
 import { buildRoutePlan, type RouteNode } from "./routing-plan.ts";
 

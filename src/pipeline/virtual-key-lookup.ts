@@ -1,6 +1,6 @@
 import type { ControlPlaneCache } from "../control-plane/cache.ts";
 import type { VirtualKeyRecord } from "../records/control-plane.ts";
-import type { SecretBox } from "../deps.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
 
