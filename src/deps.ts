@@ -8,7 +8,7 @@ import type { RealtimeSessions } from "./pipeline/realtime-session.ts";
 import type { ConnectPin } from "./net/pinned-fetch.ts";
 import type { FetchLike } from "./net/upstream-call.ts";
 import type { UpstreamTls } from "./net/upstream-tls.ts";
-import type { GatewayError, Result } from "./errors.ts";
+import type { CheckCustomHost } from "./net/custom-host.ts";
 import type { LogWriter } from "./logging/log-writer.ts";
 import type { SecretBox } from "./crypto/secret-box.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
@@ -26,7 +26,7 @@ export interface GatewayDeps {
   /** Open realtime sessions (WebSocket), closed with 1001 when the gateway stops. */
   realtime: RealtimeSessions;
   /** The SSRF guard (`net/custom-host.ts`); errors name `field`, by default `x-gateway-custom-host`. */
-  checkCustomHost: (rawUrl: string, field?: string) => Promise<Result<Readonly<URL>, GatewayError>>;
+  checkCustomHost: CheckCustomHost;
   /** Pinned to the guard's checked addresses (`net/pinned-fetch.ts`) and presenting mTLS when configured. */
   fetch: FetchLike;
   /** The guard's connect-time answer for a host name (`CustomHostGuard.addressesForConnect`): what sockets outside `fetch` (realtime) dial. */

@@ -1,4 +1,4 @@
-import type { GatewayDeps } from "../deps.ts";
+import type { CheckCustomHost } from "../net/custom-host.ts";
 import type { GuardrailCheckSpec as GuardrailCheckBody } from "../generated/schemas.gen.ts";
 import { validateCheckSpecs } from "../guardrails/index.ts";
 import type { GuardrailCheckSpec } from "../records/control-plane.ts";
@@ -9,7 +9,7 @@ import { allowedCustomHost } from "./virtual-key-fields.ts";
  * naming `checks.<i>.…`. A webhook's URL must also pass the custom-host (SSRF) guard now, as it
  * must before each call, so a guardrail that could never reach its webhook is not saved.
  */
-export async function validatedChecks(checks: GuardrailCheckBody[], deps: Pick<GatewayDeps, "checkCustomHost">): Promise<GuardrailCheckSpec[]> {
+export async function validatedChecks(checks: GuardrailCheckBody[], deps: { checkCustomHost: CheckCustomHost }): Promise<GuardrailCheckSpec[]> {
   const validated = validateCheckSpecs(checks.map((check) => ({ type: check.type, params: check.params ?? {} })));
   if (!validated.ok) throw validated.error;
   for (const [index, check] of validated.value.entries()) {

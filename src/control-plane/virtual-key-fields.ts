@@ -1,4 +1,4 @@
-import type { GatewayDeps } from "../deps.ts";
+import type { CheckCustomHost } from "../net/custom-host.ts";
 import { GatewayError } from "../errors.ts";
 import type { VirtualKeyBudget, VirtualKeyRateLimit } from "../generated/schemas.gen.ts";
 import type { Provider } from "../providers/provider.ts";
@@ -20,7 +20,7 @@ export function requireBaseUrl(provider: Provider): void {
  * cannot be resolved, so cannot be verified) is a 400 naming the body field `param` in its
  * message and as `param`; the guard's messages never echo credentials, path or query.
  */
-export async function allowedCustomHost(url: string, param: string, deps: Pick<GatewayDeps, "checkCustomHost">): Promise<void> {
+export async function allowedCustomHost(url: string, param: string, deps: { checkCustomHost: CheckCustomHost }): Promise<void> {
   const checked = await deps.checkCustomHost(url, param);
   if (checked.ok) return;
   const code = checked.error.status === 400 ? checked.error.code : "invalid_request";

@@ -30,6 +30,9 @@ export interface CustomHostGuardOptions {
   exemptHost?: (hostname: string) => boolean;
 }
 
+/** The guard's check alone (`CustomHostGuard.check`): what admin writes and guardrail webhooks are given. */
+export type CheckCustomHost = CustomHostGuard["check"];
+
 export interface CustomHostGuard {
   /**
    * Checks a custom base URL and returns it parsed. Failures:

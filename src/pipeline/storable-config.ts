@@ -1,4 +1,5 @@
-import type { GatewayDeps } from "../deps.ts";
+import type { SecretBox } from "../crypto/secret-box.ts";
+import type { CheckCustomHost } from "../net/custom-host.ts";
 import { GatewayError } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { parseGatewayConfig } from "./config-body.ts";
@@ -14,7 +15,7 @@ import { allowedCustomHost } from "../control-plane/virtual-key-fields.ts";
  */
 export async function storableConfig(
   input: unknown,
-  deps: Pick<GatewayDeps, "checkCustomHost" | "secrets">,
+  deps: { checkCustomHost: CheckCustomHost; secrets: SecretBox },
   previous: string | null = null,
 ): Promise<string> {
   const parsed = parseGatewayConfig(input, "config");

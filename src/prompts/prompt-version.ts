@@ -1,4 +1,4 @@
-import type { GatewayDeps } from "../deps.ts";
+import type { Store } from "../store/open-store.ts";
 import { uuidv4 } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
 import { templateVariables, validateTemplate } from "./template.ts";
@@ -28,7 +28,7 @@ const RESERVED_HYPERPARAMETERS = ["model", "messages"] as const;
  * GatewayError naming the field.
  */
 export async function promptVersion(
-  deps: Pick<GatewayDeps, "store">,
+  deps: { store: Store },
   workspaceId: string,
   input: Omit<NewPromptVersion, "versionId" | "variables">,
   checkTarget: { provider: boolean; virtualKey: boolean } = { provider: true, virtualKey: true },
