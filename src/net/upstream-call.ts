@@ -1,6 +1,14 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { UpstreamRequest } from "../providers/provider.ts";
 import { credentialScrubber } from "./sent-credentials.ts";
+
+/** One request as it leaves for the upstream. A provider's `authorize` sees it final (SigV4 signs URL, headers and body). */
+export interface UpstreamRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Text for JSON bodies; a stream for bodies passed as the client sends them; null when none. */
+  body: string | ReadableStream<Uint8Array> | null;
+}
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 

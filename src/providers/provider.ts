@@ -5,7 +5,10 @@
  */
 import type { GatewayError } from "../errors.ts";
 import type { StreamProtocol, StreamTranslator } from "../streams/stream-protocol.ts";
-import type { FetchLike } from "../net/upstream-call.ts";
+import type { FetchLike, UpstreamRequest } from "../net/upstream-call.ts";
+
+// The request a provider builds and signs is the one the upstream call sends: part of this contract.
+export type { UpstreamRequest };
 
 /** What the gateway lends `authorize`. */
 export interface AuthorizeContext {
@@ -46,15 +49,6 @@ export interface CredentialField {
   secret: boolean;
   pattern: RegExp;
   description: string;
-}
-
-/** One request as it leaves for the upstream. A provider's `authorize` sees it final (SigV4 signs URL, headers and body). */
-export interface UpstreamRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  /** Text for JSON bodies; a stream for bodies passed as the client sends them; null when none. */
-  body: string | ReadableStream<Uint8Array> | null;
 }
 
 /** The pure transforms of one operation for one provider; each is optional. */
