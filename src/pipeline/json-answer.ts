@@ -2,6 +2,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { LoggedResponse } from "../logging/log-entry.ts";
 import type { AnswerEnding, RefusedAnswer } from "./outcome.ts";
 import { BodyCapture } from "../lib/body-capture.ts";
+import { parseObject } from "../lib/json-object.ts";
 import { tooLargeToBuffer } from "../lib/answer-limits.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";
 
@@ -206,16 +207,6 @@ function beginsLikeObject(chunks: readonly Uint8Array[]): boolean {
     }
   }
   return false;
-}
-
-/** `text` parsed, when it is a JSON object; null otherwise. Never throws. */
-export function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

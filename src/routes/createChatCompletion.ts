@@ -4,7 +4,7 @@ import { chatCacheRule } from "../cache/cacheable.ts";
 import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 import { createChatStreamAssembler } from "../streams/chat-stream-assembler.ts";
-import { parseObject } from "../pipeline/json-answer.ts";
+import { parseObject } from "../lib/json-object.ts";
 import { inputText, outputText } from "../guardrails/index.ts";
 
 export const chatCompletionOperation: OperationDescriptor = {

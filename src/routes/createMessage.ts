@@ -9,7 +9,7 @@ import { loggedRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
 import { inputText } from "../guardrails/index.ts";
 import { assembleMessage, chatRequestFromMessages, messagesFromChat, messageText } from "../inbound/anthropic-messages/index.ts";
 import { anthropicProxyInput } from "./proxy/anthropic-proxy-input.ts";
-import { parseObject } from "../pipeline/json-answer.ts";
+import { parseObject } from "../lib/json-object.ts";
 import { anthropicErrors } from "../middleware/anthropic-errors.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 

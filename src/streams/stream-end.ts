@@ -5,7 +5,7 @@
  * https://platform.openai.com/docs/api-reference/audio/speech-audio-done-event
  * https://platform.openai.com/docs/api-reference/audio/transcript-text-done-event
  */
-import { parseObject } from "../pipeline/json-answer.ts";
+import { parseObject } from "../lib/json-object.ts";
 import type { StreamEvent } from "./stream-protocol.ts";
 
 /**
