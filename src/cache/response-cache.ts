@@ -10,11 +10,10 @@ import { replayAnswer, type Replayed } from "./cache-replay.ts";
 import { cacheMaxAgeSeconds, type ConfigCacheSettings } from "./cache-settings.ts";
 import type { CachedAnswer } from "./cached-answer.ts";
 import { isCacheable } from "./cacheable.ts";
+import type { CacheStatus } from "../records/log-record.ts";
 
 /** `x-gateway-cache-status` on every proxied answer. */
 export const CACHE_STATUS_HEADER = "x-gateway-cache-status";
-export const CACHE_STATUSES = ["HIT", "MISS", "REFRESH", "DISABLED"] as const;
-export type CacheStatus = (typeof CACHE_STATUSES)[number];
 
 /** The gateway's answer cache: where answers live, and the largest one kept. */
 export interface AnswerCache {

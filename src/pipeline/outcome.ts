@@ -3,7 +3,7 @@
  * and the log record is built once from them at the end (`settle.ts`). Nothing here is written
  * after it is returned, and nothing reads a log back.
  */
-import type { CacheStatus } from "../cache/response-cache.ts";
+import type { CacheStatus } from "../records/log-record.ts";
 import type { AnswerFormat } from "../logging/answer-formats.ts";
 import type { GuardrailTiming, LoggedResponse, RequestParams } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../records/log-record.ts";

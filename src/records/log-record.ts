@@ -1,4 +1,6 @@
-import type { CacheStatus } from "../cache/response-cache.ts";
+/** What the answer cache did for a request: logged, and sent as `x-gateway-cache-status`. */
+export const CACHE_STATUSES = ["HIT", "MISS", "REFRESH", "DISABLED"] as const;
+export type CacheStatus = (typeof CACHE_STATUSES)[number];
 
 /**
  * One logged request, as the proxy core hands it to the batch writer and as the
