@@ -10,24 +10,8 @@ import { terminalResponse } from "../streams/responses-text.ts";
 import { balancedEnd } from "../guardrails/json-extract.ts";
 import { assembleMessage } from "../inbound/anthropic-messages/assemble.ts";
 import { usageFromMessage } from "../inbound/anthropic-messages/usage.ts";
+import type { AnswerFormat } from "../operation/answer-format.ts";
 import type { LoggedResponse } from "./log-entry.ts";
-
-/**
- * `chat`: an OpenAI chat completion, a stream assembled into one. `responses`: a Responses API
- * answer, a stream logged as its final response object (its events when it was cut before
- * one). `stored`: an answer about work done earlier (a stored response read back, cancelled,
- * deleted, listed), kept as is without usage, so its tokens are not counted and priced twice.
- * `json`: any other JSON operation (embeddings, the pass-through), a stream kept as the array of
- * its events. `messages`: an Anthropic message (what `POST /v1/messages` clients get), a stream
- * assembled into one, its usage in Anthropic's names.
- */
-export type AnswerFormat = "chat" | "responses" | "stored" | "json" | "messages" | MediaFormat;
-
-/**
- * Read as `json`, and priced per image, character, minute (`media-answers.ts`) or, for `video`
- * (a video job created or remixed), per second of video.
- */
-export type MediaFormat = "image" | "speech" | "transcription" | "video";
 
 /** What the log keeps of an answer. */
 export interface ReadAnswer {

@@ -1,4 +1,4 @@
-import type { AnswerFormat } from "./answer-formats.ts";
+import type { AnswerFormat } from "../operation/answer-format.ts";
 import { LOG_ENTRY_FIELD_NAMES, type LogEntryFieldName } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
 

@@ -5,7 +5,7 @@
  * https://platform.openai.com/docs/api-reference/audio
  */
 import { imageCostUsd, speechCostUsd, transcriptionCostUsd, videoCostUsd, type MediaTokens } from "../pricing/media-cost.ts";
-import type { AnswerFormat } from "./answer-formats.ts";
+import type { AnswerFormat } from "../operation/answer-format.ts";
 
 export const MEDIA_FORMATS: ReadonlySet<AnswerFormat> = new Set<AnswerFormat>(["image", "speech", "transcription", "video"]);
 

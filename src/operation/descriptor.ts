@@ -3,7 +3,7 @@
  * the core by a small descriptor in its route file. `proxyOperation` runs them all.
  */
 import type { GatewayError } from "../errors.ts";
-import type { AnswerFormat } from "../logging/answer-formats.ts";
+import type { AnswerFormat } from "./answer-format.ts";
 import type { StreamEvent, StreamTranslator } from "../streams/stream-protocol.ts";
 import type { JsonObject } from "../providers/provider.ts";
 

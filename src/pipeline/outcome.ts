@@ -4,7 +4,7 @@
  * after it is returned, and nothing reads a log back.
  */
 import type { CacheStatus } from "../records/log-record.ts";
-import type { AnswerFormat } from "../logging/answer-formats.ts";
+import type { AnswerFormat } from "../operation/answer-format.ts";
 import type { GuardrailTiming, LoggedResponse, RequestParams } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../records/log-record.ts";
 
