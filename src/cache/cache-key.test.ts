@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findProvider } from "../providers/catalogue.ts";
-import type { Target } from "../pipeline/target-resolution.ts";
+import type { Target } from "../operation/target.ts";
 import { cacheKey, canonicalJson, type CacheKeyParts } from "./cache-key.ts";
 
 const openai = findProvider("openai")!;

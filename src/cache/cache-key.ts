@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "../providers/provider.ts";
-import type { Target } from "../pipeline/target-resolution.ts";
+import type { Target } from "../operation/target.ts";
 
 /** What makes two requests the same request. */
 export interface CacheKeyParts {

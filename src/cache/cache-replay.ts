@@ -1,5 +1,5 @@
 import { BodyCapture } from "../lib/body-capture.ts";
-import type { ProxyResponse } from "../pipeline/upstream-answer.ts";
+import type { ProxyResponse } from "../operation/proxy-response.ts";
 import type { LoggedResponse } from "../logging/log-entry.ts";
 import type { AnswerEnding } from "../pipeline/outcome.ts";
 import type { CachedAnswer } from "./cached-answer.ts";

@@ -1,6 +1,6 @@
 import type { OperationDescriptor } from "../operation/descriptor.ts";
-import type { Candidate } from "../pipeline/routing-loop.ts";
-import type { ProxyResponse } from "../pipeline/upstream-answer.ts";
+import type { ProxyResponse } from "../operation/proxy-response.ts";
+import type { Target } from "../operation/target.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { AnswerStore } from "./answer-store.ts";
 import { captureBody, cacheableEvents } from "./answer-capture.ts";
@@ -22,13 +22,20 @@ export interface AnswerCache {
   maxEntryBytes: number;
 }
 
+/** What the cache reads of one of the routing loop's candidates. */
+export interface CacheCandidate {
+  target: Target;
+  settings: { overrideParams?: Record<string, unknown> };
+}
+
 export interface CacheRequest {
   operation: OperationDescriptor;
   /** Where the request goes under the provider's base URL (resolved from the operation's rule). */
   upstreamPath: string;
   /** The config's `cache`, if it has one. */
   settings: ConfigCacheSettings | undefined;
-  candidates: readonly Candidate[];
+  /** The routing loop's candidates, in order: each target and the config's overrides for it are part of the key. */
+  candidates: readonly CacheCandidate[];
   /** The JSON body as it goes upstream; null for any other body (never cached). */
   body: JsonObject | null;
   forwardedHeaders: Readonly<Record<string, string>> | undefined;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { SharedRedis } from "../shared-state/redis.ts";
 import type { BreakerPolicy } from "./routing-plan.ts";
-import type { Target } from "./target-resolution.ts";
+import type { Target } from "../operation/target.ts";
 
 /**
  * Circuit breaking (`cb_config`): a target that fails `failureThreshold` times within `windowMs`

@@ -2,7 +2,7 @@ import { CreateChatCompletionRequestSchema } from "../generated/schemas.gen.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { OperationDescriptor, OverridesRule } from "../operation/descriptor.ts";
 import { CONFIG_HEADER } from "./request-config.ts";
-import type { RequestBody } from "./upstream-request.ts";
+import type { RequestBody } from "../operation/request-body.ts";
 
 /**
  * Each field of the chat body on its own. The chat schema has no rule that spans two fields,

@@ -16,13 +16,15 @@ import { requestTimeout } from "./request-timeout.ts";
 import type { CircuitBreakers } from "./circuit-breaker.ts";
 import { tryTargets, type Candidate } from "./routing-loop.ts";
 import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "./target-resolution.ts";
-import { answerFrom, type ProxyResponse } from "./upstream-answer.ts";
+import { answerFrom } from "./upstream-answer.ts";
+import type { ProxyResponse } from "../operation/proxy-response.ts";
 import { callUpstream, type FetchLike } from "../net/upstream-call.ts";
 import { meteredUpload } from "./upload-meter.ts";
 import { fixedUpstream, type UpstreamRoute } from "../operation/upstream-path.ts";
-import { buildUpstreamRequest, type RequestBody } from "./upstream-request.ts";
+import { buildUpstreamRequest } from "./upstream-request.ts";
+import type { RequestBody } from "../operation/request-body.ts";
 
-export type { ProxyResponse } from "./upstream-answer.ts";
+export type { ProxyResponse } from "../operation/proxy-response.ts";
 
 export interface ProxyDeps
   extends Omit<TargetResolverDeps, "store">,

@@ -3,7 +3,7 @@ import type { AttemptRecord } from "../records/log-record.ts";
 import { breakerKey, type CircuitBreakers } from "./circuit-breaker.ts";
 import type { TargetSettings } from "./request-config.ts";
 import type { BreakerPolicy, RetryPolicy } from "./routing-plan.ts";
-import type { Target } from "./target-resolution.ts";
+import type { Target } from "../operation/target.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";
 
 /** When a candidate's answer sends the loop to the next candidate instead of the client. */

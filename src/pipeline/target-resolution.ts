@@ -1,23 +1,13 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
-import type { Credentials, Provider } from "../providers/provider.ts";
+import type { Provider } from "../providers/provider.ts";
 import { CONFIG_HEADER, type RequestConfig, type TargetSettings } from "./request-config.ts";
+import type { Target } from "../operation/target.ts";
 import type { RouteFacts } from "./route-conditions.ts";
 import { planLeaves, type RouteLeaf } from "./routing-plan.ts";
 import { ANSWER_AS_IS, type Candidate } from "./routing-loop.ts";
 import { loadVirtualKey, type VirtualKeyDeps } from "./virtual-key-lookup.ts";
 import { openCredentialFields } from "../control-plane/credential-fields.ts";
-
-/** One concrete upstream: provider, base URL, credentials and the model as sent there. */
-export interface Target {
-  provider: Provider;
-  baseUrl: string;
-  credentials: Credentials;
-  /** Model id as sent upstream; null when the request names none (a body without `model`). */
-  model: string | null;
-  /** Set when a stored virtual key supplied the credentials. */
-  virtualKeyId: string | null;
-}
 
 export interface TargetHeaders {
   /** Reads a request header by name: the provider's credential fields (`Provider.credentialFields`). */

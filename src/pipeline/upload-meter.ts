@@ -1,6 +1,6 @@
 import type { RequestDescription } from "./outcome.ts";
 import { multipartBoundary, MultipartSniffer, type MultipartSummary } from "../lib/multipart-fields.ts";
-import type { RequestBody } from "./upstream-request.ts";
+import type { RequestBody } from "../operation/request-body.ts";
 
 /**
  * What the log keeps of a body passed upstream as it arrives (an upload, a binary body): never

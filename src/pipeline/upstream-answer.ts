@@ -5,6 +5,7 @@ import { capText } from "../lib/body-capture.ts";
 import type { HookResults } from "./guardrail-stage.ts";
 import { readErrorText, readJsonAnswer, relayAsSent, type AnswerRefusal } from "./json-answer.ts";
 import { transformsKey, type OperationDescriptor } from "../operation/descriptor.ts";
+import type { ProxyResponse } from "../operation/proxy-response.ts";
 import type { StreamEvent, StreamProtocol } from "../streams/stream-protocol.ts";
 import type { Answered } from "./routing-loop.ts";
 import { relayStream } from "./stream-relay.ts";
@@ -13,13 +14,6 @@ import { passedOnHeaders } from "../net/header-rules.ts";
 
 /** Success statuses whose answers carry no body (a 204 from a delete). */
 const NO_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205]);
-
-/** What the route sends back: status, headers and a body (text or a live stream; "" for a 204 or 205). */
-export interface ProxyResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | ReadableStream<Uint8Array>;
-}
 
 export interface AnswerContext {
   operation: OperationDescriptor;

@@ -3,7 +3,7 @@ import { openaiSseProtocol } from "../streams/stream-protocol.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { Provider } from "../providers/provider.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
-import type { Target } from "./target-resolution.ts";
+import type { Target } from "../operation/target.ts";
 import { fixedUpstream } from "../operation/upstream-path.ts";
 import { buildUpstreamRequest } from "./upstream-request.ts";
 import { GatewayError } from "../errors.ts";

@@ -1,21 +1,9 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { AuthorizeContext, JsonObject, UpstreamRequest } from "../providers/provider.ts";
+import type { AuthorizeContext, UpstreamRequest } from "../providers/provider.ts";
 import { transformsKey, type OperationDescriptor } from "../operation/descriptor.ts";
-import type { Target } from "./target-resolution.ts";
+import type { RequestBody } from "../operation/request-body.ts";
+import type { Target } from "../operation/target.ts";
 import type { UpstreamRoute } from "../operation/upstream-path.ts";
-
-/** The request's body as the core holds it. */
-export type RequestBody =
-  /** `raw` is the client's exact text of `value`, when `value` is the client's own body. */
-  | { kind: "json"; value: JsonObject; raw?: string }
-  | {
-      kind: "as-sent";
-      stream: ReadableStream<Uint8Array> | null;
-      contentType: string | null;
-      /** The client's declared `content-length`, sent on so the upstream gets a sized body, not a chunked one. */
-      length: number | null;
-    }
-  | { kind: "none" };
 
 /**
  * The request for one target: the provider's transform of the operation (when it has one) on

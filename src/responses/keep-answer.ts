@@ -1,5 +1,5 @@
 import { captureBody } from "../cache/answer-capture.ts";
-import type { ProxyResponse } from "../pipeline/upstream-answer.ts";
+import type { ProxyResponse } from "../operation/proxy-response.ts";
 import { isoNow } from "../lib/ids.ts";
 import type { StoredResponsesRepository } from "../store/stored-responses-repository.ts";
 import { conversationAfter, finalResponseOf } from "./kept-responses.ts";

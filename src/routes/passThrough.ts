@@ -7,7 +7,7 @@ import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxyOperation } from "../pipeline/proxy-operation.ts";
 import { forwardedBody, forwardedProxyInput, proxyDeps, proxyResponse, requestLogger } from "./proxy/proxy-route.ts";
 import { resolveUpstream } from "../operation/upstream-path.ts";
-import type { RequestBody } from "../pipeline/upstream-request.ts";
+import type { RequestBody } from "../operation/request-body.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";

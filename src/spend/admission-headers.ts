@@ -1,5 +1,5 @@
 import { GatewayError } from "../errors.ts";
-import type { ProxyResponse } from "../pipeline/upstream-answer.ts";
+import type { ProxyResponse } from "../operation/proxy-response.ts";
 import type { Admission } from "./spend-meter.ts";
 
 /** The answer of an admitted metered request with its rate-limit and budget-alert headers; an unmetered one as it is. */

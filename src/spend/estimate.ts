@@ -1,5 +1,5 @@
 import { resolveModelPrice } from "../pricing/cost.ts";
-import type { RequestBody } from "../pipeline/upstream-request.ts";
+import type { RequestBody } from "../operation/request-body.ts";
 
 /**
  * Spend is counted in units of 1e-10 USD, the precision `computeCostUsd` rounds to, so that

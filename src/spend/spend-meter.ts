@@ -1,6 +1,6 @@
 import type { KeyBudget, KeyLimits } from "../records/control-plane.ts";
-import type { Candidate } from "../pipeline/routing-loop.ts";
-import type { RequestBody } from "../pipeline/upstream-request.ts";
+import type { RequestBody } from "../operation/request-body.ts";
+import type { Target } from "../operation/target.ts";
 import { uuidv4 } from "../lib/ids.ts";
 import { fail, ok, type GatewayError, type Result } from "../errors.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
@@ -15,8 +15,13 @@ import { periodBounds } from "./periods.ts";
 import type { SpendFlusher } from "./spend-flusher.ts";
 import { windowSlots } from "./windows.ts";
 
+/** What the meter reads of one of the routing loop's candidates: where it may be served, at what price. */
+export interface MeteredCandidate {
+  target: Target;
+}
+
 export interface MeterRequest {
-  candidates: readonly Candidate[];
+  candidates: readonly MeteredCandidate[];
   /** The body as sent upstream (after config overrides): its size and token caps bound the cost. */
   body: RequestBody;
   gatewayKeyId: string | null;
@@ -94,7 +99,7 @@ export class SpendMeter {
     const now = new Date(nowMs);
     const promptTokens = promptTokenBound(request.body);
     const completionTokens = completionTokenBound(request.body, this.options.defaultMaxTokens);
-    const worstCase = (candidates: readonly Candidate[]): number =>
+    const worstCase = (candidates: readonly MeteredCandidate[]): number =>
       Math.max(0, ...candidates.map(({ target }) => worstCaseUnits(target.provider.id, target.model, promptTokens, completionTokens)));
     const keys: MeteredKey[] = [];
     if (request.gatewayKeyLimits && request.gatewayKeyId) {

@@ -10,7 +10,7 @@ import { exchangeOpener, logHeadersHook, logRequests, type RequestLogOptions } f
 import { compileRequestReader, type ValidationHook } from "../../pipeline/request-reader.ts";
 import type { OperationDescriptor } from "../../operation/descriptor.ts";
 import type { ProxyDeps, ProxyInput, ProxyResult } from "../../pipeline/proxy-operation.ts";
-import type { RequestBody } from "../../pipeline/upstream-request.ts";
+import type { RequestBody } from "../../operation/request-body.ts";
 import { forwardedRequestHeaders } from "../../net/header-rules.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
