@@ -5,29 +5,9 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { openConfigSecrets, type StoredConfig } from "../control-plane/config-secrets.ts";
-import { buildRoutePlan, type RouteNode } from "./routing-plan.ts";
+import { buildRoutePlan, type RouteNode, type TargetSettings } from "./routing-plan.ts";
 
 export const CONFIG_HEADER = "x-gateway-config";
-
-/** The settings of one target: a config's root merged with the target it runs. */
-export interface TargetSettings {
-  provider?: string;
-  apiKey?: string;
-  organization?: string;
-  project?: string;
-  customHost?: string;
-  virtualKey?: string;
-  overrideParams?: Record<string, unknown>;
-  inputGuardrails?: string[];
-  outputGuardrails?: string[];
-  requestTimeout?: number;
-  /** The config's `cache` (root only): the proxy's cache hook reads it. */
-  cache?: GatewayConfig["cache"];
-  /** The slug of the stored config these settings come from; absent for an inline config. */
-  storedAs?: string;
-  /** The id and version of that stored config, for the request's log. */
-  storedConfig?: { id: string; version: number };
-}
 
 /** A request's config: the settings guardrails and defaults read, and its routing plan. */
 export interface RequestConfig {

@@ -4,7 +4,8 @@ import type { AttemptRecord } from "../records/log-record.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { LocalCircuitBreakers } from "./circuit-breaker.ts";
 import { DEFAULT_RETRY_STATUSES, type BreakerPolicy, type RetryPolicy } from "./routing-plan.ts";
-import { ANSWER_AS_IS, MAX_RETRY_AFTER_MS, retryDelayMs, tryTargets, type Candidate, type FallbackPolicy, type LoopOptions } from "./routing-loop.ts";
+import { ANSWER_AS_IS, MAX_RETRY_AFTER_MS, retryDelayMs, tryTargets, type Candidate, type LoopOptions } from "./routing-loop.ts";
+import type { FallbackPolicy } from "./routing-plan.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";
 
 const openai = findProvider("openai")!;

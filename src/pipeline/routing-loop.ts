@@ -1,18 +1,9 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { AttemptRecord } from "../records/log-record.ts";
 import { breakerKey, type CircuitBreakers } from "./circuit-breaker.ts";
-import type { TargetSettings } from "./request-config.ts";
-import type { BreakerPolicy, RetryPolicy } from "./routing-plan.ts";
+import type { BreakerPolicy, FallbackPolicy, RetryPolicy, TargetSettings } from "./routing-plan.ts";
 import type { Target } from "../operation/target.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";
-
-/** When a candidate's answer sends the loop to the next candidate instead of the client. */
-export interface FallbackPolicy {
-  /** Upstream statuses that try the next candidate. */
-  statuses: ReadonlySet<number>;
-  /** Whether a timeout or a connection failure tries the next candidate. */
-  unreachable: boolean;
-}
 
 /** The policy of a single target: whatever it answers is the answer. */
 export const ANSWER_AS_IS: FallbackPolicy = { statuses: new Set(), unreachable: false };

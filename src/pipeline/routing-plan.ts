@@ -1,8 +1,6 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { ConfigCircuitBreaker, ConfigNestedTarget, ConfigRetry, ConfigStrategy, ConfigTarget, GatewayConfig } from "../generated/schemas.gen.ts";
-import type { TargetSettings } from "./request-config.ts";
 import { compileQuery, type CompiledQuery, type RouteFacts } from "./route-conditions.ts";
-import type { FallbackPolicy } from "./routing-loop.ts";
 
 /**
  * A config's routing as a tree, built once when the config is parsed: groups (a `strategy` over
@@ -11,6 +9,34 @@ import type { FallbackPolicy } from "./routing-loop.ts";
  * cannot (names that `then` and `default` refer to, weights, queries), so a config that builds
  * never fails a request for its shape.
  */
+
+/** The settings of one target: a config's root merged with the target it runs. */
+export interface TargetSettings {
+  provider?: string;
+  apiKey?: string;
+  organization?: string;
+  project?: string;
+  customHost?: string;
+  virtualKey?: string;
+  overrideParams?: Record<string, unknown>;
+  inputGuardrails?: string[];
+  outputGuardrails?: string[];
+  requestTimeout?: number;
+  /** The config's `cache` (root only): the proxy's cache hook reads it. */
+  cache?: GatewayConfig["cache"];
+  /** The slug of the stored config these settings come from; absent for an inline config. */
+  storedAs?: string;
+  /** The id and version of that stored config, for the request's log. */
+  storedConfig?: { id: string; version: number };
+}
+
+/** When a candidate's answer sends the loop to the next candidate instead of the client. */
+export interface FallbackPolicy {
+  /** Upstream statuses that try the next candidate. */
+  statuses: ReadonlySet<number>;
+  /** Whether a timeout or a connection failure tries the next candidate. */
+  unreachable: boolean;
+}
 
 /** Retries of one target before the loop moves on. */
 export interface RetryPolicy {

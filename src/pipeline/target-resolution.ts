@@ -1,10 +1,10 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { Provider } from "../providers/provider.ts";
-import { CONFIG_HEADER, type RequestConfig, type TargetSettings } from "./request-config.ts";
+import { CONFIG_HEADER, type RequestConfig } from "./request-config.ts";
 import type { Target } from "../operation/target.ts";
 import type { RouteFacts } from "./route-conditions.ts";
-import { planLeaves, type RouteLeaf } from "./routing-plan.ts";
+import { planLeaves, type RouteLeaf, type TargetSettings } from "./routing-plan.ts";
 import { ANSWER_AS_IS, type Candidate } from "./routing-loop.ts";
 import { loadVirtualKey, type VirtualKeyDeps } from "./virtual-key-lookup.ts";
 import { openCredentialFields } from "../control-plane/credential-fields.ts";
