@@ -1,7 +1,7 @@
 import { BodyCapture } from "../lib/body-capture.ts";
 import type { ProxyResponse } from "../operation/proxy-response.ts";
 import type { LoggedResponse } from "../logging/log-entry.ts";
-import type { AnswerEnding } from "../pipeline/outcome.ts";
+import type { AnswerEnding } from "../logging/outcome.ts";
 import type { CachedAnswer } from "./cached-answer.ts";
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { LoggedResponse } from "../logging/log-entry.ts";
-import type { AnswerEnding, RefusedAnswer } from "./outcome.ts";
+import type { AnswerEnding, RefusedAnswer } from "../logging/outcome.ts";
 import { BodyCapture } from "../lib/body-capture.ts";
 import { parseObject } from "../lib/json-object.ts";
 import { tooLargeToBuffer } from "../lib/answer-limits.ts";

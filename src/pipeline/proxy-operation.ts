@@ -3,7 +3,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { GuardrailRecord, KeyLimits } from "../records/control-plane.ts";
 import type { LogEntry, RequestParams } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../records/log-record.ts";
-import type { GuardrailRuns, Outcome, PendingEnding, RefusedAnswer, RequestDescription } from "./outcome.ts";
+import type { GuardrailRuns, Outcome, PendingEnding, RefusedAnswer, RequestDescription } from "../logging/outcome.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import { errorWithLimitHeaders, responseWithLimitHeaders } from "../spend/admission-headers.ts";
 import type { SpendMeter } from "../spend/spend-meter.ts";

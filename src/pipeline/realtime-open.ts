@@ -5,8 +5,8 @@
  * https://platform.openai.com/docs/guides/realtime-websocket
  */
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { AnswerEnding, Outcome } from "./outcome.ts";
-import { emptyOutcome } from "./outcome.ts";
+import type { AnswerEnding, Outcome } from "../logging/outcome.ts";
+import { emptyOutcome } from "../logging/outcome.ts";
 import type { ProxyDeps } from "./proxy-operation.ts";
 import { CONFIG_HEADER, loadRequestConfig } from "./request-config.ts";
 import { requestTimeout } from "./request-timeout.ts";

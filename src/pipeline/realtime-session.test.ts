@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnswerEnding } from "./outcome.ts";
+import type { AnswerEnding } from "../logging/outcome.ts";
 import { MAX_WAITING_BYTES, RealtimeSession, RealtimeSessions, type RealtimeLink } from "./realtime-session.ts";
 
 /** A socket whose peer reads nothing while `stalled`: what is sent stays in its buffer. */

@@ -5,7 +5,7 @@
  * https://platform.openai.com/docs/guides/realtime-websocket
  */
 import type { GatewayError, Result } from "../errors.ts";
-import type { AnswerEnding } from "./outcome.ts";
+import type { AnswerEnding } from "../logging/outcome.ts";
 import type { UpstreamTls } from "../net/upstream-tls.ts";
 
 /** A WebSocket message as both runtimes hand it over: text, or binary bytes. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.ts";
-import type { AnswerEnding } from "./outcome.ts";
+import type { AnswerEnding } from "../logging/outcome.ts";
 import { createSseDecoder, openaiSseProtocol, type StreamProtocol, type StreamTranslator } from "../streams/stream-protocol.ts";
 import { relayStream } from "./stream-relay.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";

@@ -4,7 +4,7 @@ import type { UpstreamCall } from "../net/upstream-call.ts";
 import { tooLargeToBuffer } from "../lib/answer-limits.ts";
 import { GatewayError } from "../errors.ts";
 import type { LoggedResponse } from "../logging/log-entry.ts";
-import type { AnswerEnding } from "./outcome.ts";
+import type { AnswerEnding } from "../logging/outcome.ts";
 
 export interface StreamRelayOptions {
   /** How the upstream frames, ends and fails its stream. */

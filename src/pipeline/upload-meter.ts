@@ -1,4 +1,4 @@
-import type { RequestDescription } from "./outcome.ts";
+import type { RequestDescription } from "../logging/outcome.ts";
 import { multipartBoundary, MultipartSniffer, type MultipartSummary } from "../lib/multipart-fields.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 

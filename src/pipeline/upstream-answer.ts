@@ -1,6 +1,6 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { JsonObject } from "../providers/provider.ts";
-import type { PendingEnding } from "./outcome.ts";
+import type { PendingEnding } from "../logging/outcome.ts";
 import { capText } from "../lib/body-capture.ts";
 import type { HookResults } from "./guardrail-stage.ts";
 import { readErrorText, readJsonAnswer, relayAsSent, type AnswerRefusal } from "./json-answer.ts";

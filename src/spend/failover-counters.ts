@@ -5,19 +5,12 @@ import type { SpendKeyKind } from "../store/spend-repository.ts";
 import type { MemoryCounters } from "./memory-counters.ts";
 import { budgetKey, windowKey, type MeterPlan, type RaiseEntry, type ReserveOutcome, type SettleOutcome, type SpendCounters, type Usage } from "./meter-plan.ts";
 import { UnseededRedisError, type RedisCounters } from "./redis-counters.ts";
+import type { SpendFallbackStats } from "../telemetry/spend-stats.ts";
+
+export type { SpendFallbackStats };
 
 export type FailurePolicy = "open" | "closed";
 
-/** What the spend metrics read: where counters live now, and how this replica metered alone. */
-export interface SpendFallbackStats {
-  readonly shared: boolean;
-  /** Requests metered by this replica alone whose counters started from the last shared values it saw. */
-  readonly localFromLastShared: number;
-  /** Requests metered alone for keys this replica had never seen shared values of (they started from what it counted itself). */
-  readonly localFromOwnCounts: number;
-  /** Times this replica seeded an emptied Redis from the store. */
-  readonly reseeds: number;
-}
 
 export interface FailoverCountersOptions {
   redis: SharedRedis | null;

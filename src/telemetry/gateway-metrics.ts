@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { LogEntry } from "../logging/log-entry.ts";
 import type { RecordFigures } from "../logging/record-figures.ts";
-import type { SpendFallbackStats } from "../spend/failover-counters.ts";
+import type { SpendFallbackStats } from "./spend-stats.ts";
 import { LabelCap } from "./label-cap.ts";
 import type { RequestObserver } from "./request-observer.ts";
 

@@ -1,6 +1,6 @@
 import type { GatewayConfig } from "../config.ts";
 import type { BatchObserver } from "../logging/log-writer.ts";
-import type { SpendFallbackStats } from "../spend/failover-counters.ts";
+import type { SpendFallbackStats } from "./spend-stats.ts";
 import type { GatewayMetrics, LogQueueStats } from "./gateway-metrics.ts";
 import type { OtlpRequestTracing } from "./otlp-tracing.ts";
 import { otlpTracesUrl } from "./otlp-url.ts";

@@ -7,7 +7,7 @@ import { GatewayError } from "../../errors.ts";
 import { isJsonContentType } from "../../middleware/limit-body-size.ts";
 import { handleError } from "../../app-errors.ts";
 import { exchangeOpener, logHeadersHook, logRequests, type RequestLogOptions } from "../../middleware/log-requests.ts";
-import { compileRequestReader, type ValidationHook } from "../../pipeline/request-reader.ts";
+import { compileRequestReader, type ValidationHook } from "./request-reader.ts";
 import type { OperationDescriptor } from "../../operation/descriptor.ts";
 import type { ProxyDeps, ProxyInput, ProxyResult } from "../../pipeline/proxy-operation.ts";
 import type { RequestBody } from "../../operation/request-body.ts";
@@ -183,7 +183,7 @@ function requestLogOptions(operationId: string, deps: GatewayDeps, operation?: O
 /**
  * Registers a proxied operation's route as one handler, the request's pipeline from its log to
  * its answer: the exchange opened, the request read and checked by a reader compiled once
- * (`pipeline/request-reader.ts`), the route's own handler, and the record settled with how the
+ * (`routes/proxy/request-reader.ts`), the route's own handler, and the record settled with how the
  * app answered, errors included. Every check and error is the generated validators' own; what
  * goes is a middleware hop per part of the request and zod on the way that passes. A route
  * whose request has a part the reader does not handle is registered with its validators.

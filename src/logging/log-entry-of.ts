@@ -1,5 +1,5 @@
 import { capText } from "../lib/body-capture.ts";
-import type { LogEntry } from "../logging/log-entry.ts";
+import type { LogEntry } from "./log-entry.ts";
 import type { AnswerEnding, Outcome, RequestFacts } from "./outcome.ts";
 
 /** The request's identity in its log: its ids, clock and facts. */

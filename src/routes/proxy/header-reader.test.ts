@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createChatCompletionRoute, createResponseRoute, createRealtimeSessionRoute } from "../generated/routes.gen.ts";
+import { createChatCompletionRoute, createResponseRoute, createRealtimeSessionRoute } from "../../generated/routes.gen.ts";
 import { compileHeaderReader } from "./header-reader.ts";
 
 const schemas = { createChatCompletion: createChatCompletionRoute.request.headers, createResponse: createResponseRoute.request.headers, createRealtimeSession: createRealtimeSessionRoute.request.headers };

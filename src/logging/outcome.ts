@@ -1,12 +1,12 @@
 /**
  * What serving one request produced, as values: the pipeline's stages each return their part,
- * and the log record is built once from them at the end (`settle.ts`). Nothing here is written
+ * and the log entry is built once from them at the end (`log-entry-of.ts`). Declared here, below
+ * the stages that produce the parts (the cache replays an ending too). Nothing here is written
  * after it is returned, and nothing reads a log back.
  */
-import type { CacheStatus } from "../records/log-record.ts";
 import type { AnswerFormat } from "../operation/answer-format.ts";
-import type { GuardrailTiming, LoggedResponse, RequestParams } from "../logging/log-entry.ts";
-import type { AttemptRecord } from "../records/log-record.ts";
+import type { AttemptRecord, CacheStatus } from "../records/log-record.ts";
+import type { GuardrailTiming, LoggedResponse, RequestParams } from "./log-entry.ts";
 
 /** Who called, and how the request arrived: fixed once its headers are read. */
 export interface RequestFacts {

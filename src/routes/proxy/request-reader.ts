@@ -2,8 +2,8 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { z } from "zod";
-import type { GatewayEnv } from "../app-env.ts";
-import { guardCheckOf, type GuardCheck } from "../middleware/guards.ts";
+import type { GatewayEnv } from "../../app-env.ts";
+import { guardCheckOf, type GuardCheck } from "../../middleware/guards.ts";
 import { compileHeaderReader } from "./header-reader.ts";
 
 /** What a route's validators tell its hook: the parse result and which part of the request it was. */
