@@ -9,10 +9,10 @@ function profileOf(samples: number[], timeDeltas: number[]): CpuProfile {
   return {
     nodes: [
       { ...frame(1, "(root)", "", -1), children: [2, 3, 6] },
-      { ...frame(2, "proxyOperation", "file:///repo/src/core/proxy-operation.ts", 63), children: [4] },
+      { ...frame(2, "proxyOperation", "file:///repo/src/pipeline/proxy-operation.ts", 63), children: [4] },
       frame(3, "", "file:///elsewhere/node_modules/hono/dist/compose.js", 23),
       frame(4, "fetch", "", -1),
-      frame(5, "proxyOperation", "file:///repo/src/core/proxy-operation.ts", 63),
+      frame(5, "proxyOperation", "file:///repo/src/pipeline/proxy-operation.ts", 63),
       frame(6, "fetch", "", -1),
     ],
     startTime: 1_000_000,
