@@ -29,6 +29,9 @@ export async function connectRedis(url: string, options: { quiet?: boolean } = {
     maxRetriesPerRequest: 1,
     retryStrategy: (times: number) => Math.min(times * 200, 2_000),
     lazyConnect: false,
+    // Commands issued in the same tick (concurrent requests' admissions) go out in one write,
+    // not one write and one wake-up each.
+    enableAutoPipelining: true,
   };
   const client = new Redis(url, connectionOptions);
   let available = false;
