@@ -2,15 +2,14 @@ import { createPromptCompletionRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { proxyOperation } from "../pipeline/proxy-operation.ts";
-import { callerOf, loggedRoute, proxyDeps, proxyResponse, targetHeaders } from "./proxy/proxy-route.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { callerOf, pipelineRoute, proxyDeps, proxyResponse, targetHeaders } from "./proxy/proxy-route.ts";
 import { renderPromptRequest } from "../prompts/prompt-request.ts";
 import { chatCompletionOperation } from "./createChatCompletion.ts";
 
 /** A prompt run is a chat completion whose body the stored prompt renders. */
 export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  app.openapi(loggedRoute(createPromptCompletionRoute, deps, chatCompletionOperation), async (c) => {
+  pipelineRoute(app, createPromptCompletionRoute, deps, async (c) => {
     const { id } = c.req.valid("param");
     const { version } = c.req.valid("query");
     const workspaceId = c.get("auth").workspaceId;
@@ -30,5 +29,5 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     const prompt = { id, version: rendered.value.version.versionNumber };
     const input = { body: { kind: "json" as const, value: rendered.value.body }, headers, prompt, ...callerOf(c) };
     return proxyResponse(c, await proxyOperation(chatCompletionOperation, input, core));
-  }, logHeadersHook);
+  }, { operation: chatCompletionOperation });
 }

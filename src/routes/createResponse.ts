@@ -5,9 +5,8 @@ import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { responsesCacheRule } from "../cache/cacheable.ts";
 import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxyOperation } from "../pipeline/proxy-operation.ts";
-import { jsonProxyInput, loggedRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
+import { jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
 import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText } from "../streams/responses-text.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
 import { ok } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { keepAnswer } from "../responses/keep-answer.ts";
@@ -40,8 +39,10 @@ export const responseOperation: OperationDescriptor = {
  */
 export function registerCreateResponse(app: GatewayApp, deps: GatewayDeps): void {
   const core = proxyDeps(deps);
-  app.openapi(
-    loggedRoute(createResponseRoute, deps, responseOperation),
+  pipelineRoute(
+    app,
+    createResponseRoute,
+    deps,
     async (c) => {
       const body = c.req.valid("json") as Record<string, unknown>;
       const input = await jsonProxyInput(c, body, c.req.valid("header"));
@@ -54,6 +55,6 @@ export function registerCreateResponse(app: GatewayApp, deps: GatewayDeps): void
       const response = keeps ? keepAnswer(result.value.response, sent.input, input.workspaceId, deps.store.storedResponses) : result.value.response;
       return proxyResponse(c, ok({ ...result.value, response }));
     },
-    logHeadersHook,
+    { operation: responseOperation },
   );
 }

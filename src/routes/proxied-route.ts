@@ -1,4 +1,4 @@
-import type { RouteConfig } from "@hono/zod-openapi";
+import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { GatewayApp, GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
@@ -33,7 +33,8 @@ export function proxiedRoute<R extends RouteConfig>(route: R, operation: Operati
       if (first) return first;
       return proxyResponse(c, await proxyOperation(operation, await proxiedInput(c, operation), core));
     };
-    pipelineRoute(app, route, deps, serve, { operation });
+    // The answer is the upstream's, relayed (`proxyResponse`), not a body typed by the route.
+    pipelineRoute(app, route, deps, serve as unknown as RouteHandler<R, GatewayEnv>, { operation });
   };
 }
 

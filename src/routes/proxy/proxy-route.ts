@@ -1,10 +1,9 @@
-import type { RouteConfig } from "@hono/zod-openapi";
+import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import { CACHE_STATUS_HEADER } from "../../cache/response-cache.ts";
 import type { Context, MiddlewareHandler, TypedResponse } from "hono";
 import type { GatewayApp, GatewayEnv } from "../../app-env.ts";
 import type { GatewayDeps } from "../../deps.ts";
 import { GatewayError } from "../../errors.ts";
-import { isJsonContentType } from "../../middleware/limit-body-size.ts";
 import { handleError } from "../../app-errors.ts";
 import { exchangeOpener, logHeadersHook, logRequests, type RequestLogOptions } from "../../middleware/log-requests.ts";
 import { compileRequestReader, type ValidationHook } from "./request-reader.ts";
@@ -107,22 +106,6 @@ export function forwardedProxyInput(c: Context<GatewayEnv>, headers: ProxyRouteH
 }
 
 /**
- * The proxy input of an operation that takes JSON or a form: a JSON body as its validator
- * parsed it, any other as it arrives. The operation's body kind follows the one sent.
- */
-export async function jsonOrForwardedProxyInput(
-  c: Context<GatewayEnv>,
-  operation: OperationDescriptor,
-  headers: ProxyRouteHeaders,
-): Promise<{ operation: OperationDescriptor; input: ProxyInput }> {
-  if (!isJsonContentType(c.req.header("content-type"))) return { operation: { ...operation, body: "as-sent" }, input: forwardedProxyInput(c, headers) };
-  // The route's JSON validator ran (it runs for a JSON body only); its type is lost because the
-  // route also declares a form without a schema, which keeps the form from being parsed.
-  const validated = c.req as unknown as { valid(target: "json"): Record<string, unknown> };
-  return { operation: { ...operation, body: "json" }, input: await jsonProxyInput(c, validated.valid("json"), headers) };
-}
-
-/**
  * The request's body as it arrives, with its content type; none for GET and HEAD, and none when
  * the request declares no body (no `transfer-encoding`, a `content-length` absent or 0: an empty
  * POST such as a cancel), so that none is sent upstream rather than an empty chunked one.
@@ -192,13 +175,13 @@ export function pipelineRoute<R extends RouteConfig>(
   app: GatewayApp,
   route: R,
   deps: GatewayDeps,
-  handler: (c: Context<GatewayEnv>) => Promise<Response>,
+  handler: RouteHandler<R, GatewayEnv>,
   options: { hook?: ValidationHook; operation?: OperationDescriptor } = {},
 ): void {
   const hook = options.hook ?? logHeadersHook;
   const read = compileRequestReader(route, hook);
   if (!read) {
-    app.openapi(loggedRoute(route, deps, options.operation), handler as never, hook as never);
+    app.openapi(loggedRoute(route, deps, options.operation), handler, hook as never);
     return;
   }
   const open = exchangeOpener(requestLogOptions(route.operationId ?? route.path, deps, options.operation));
@@ -208,7 +191,8 @@ export function pipelineRoute<R extends RouteConfig>(
     let failure: Error | undefined;
     try {
       await read(c);
-      response = await handler(c);
+      // The reader added what the route's validators would have, so the handler reads it as typed.
+      response = (await handler(c as never, async () => undefined)) as Response;
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       response = await handleError(failure, c);
