@@ -23,6 +23,22 @@ function scalarBundle(): string | undefined {
   }
 }
 
+/**
+ * Scalar's key fields show a made-up base64 string as their placeholder, which reads like a real
+ * key; the page shows what belongs there instead.
+ */
+const SCALAR_KEY_PLACEHOLDER = "QUxMIFlPVVIgQkFTRSBBUkUgQkVMT05HIFRPIFVT";
+export const API_KEY_PLACEHOLDER = "your gateway key";
+
+/** The bundle as served: read once, with the neutral key placeholder. */
+async function readScalarBundle(): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const bundle = scalarBundle();
+  const script = bundle ? await readOptional(bundle) : undefined;
+  if (!script) return undefined;
+  const text = new TextDecoder().decode(script).replaceAll(SCALAR_KEY_PLACEHOLDER, API_KEY_PLACEHOLDER);
+  return new TextEncoder().encode(text) as Uint8Array<ArrayBuffer>;
+}
+
 /** Where `/docs` loads Scalar from. */
 export const SCALAR_BUNDLE_PATH = "/dashboard/vendor/scalar.js";
 
@@ -94,10 +110,14 @@ export function registerDashboard(app: GatewayApp, options: { distDir?: string }
     });
   });
 
+  let scalarScript: Promise<Uint8Array<ArrayBuffer> | undefined> | undefined;
   app.get(SCALAR_BUNDLE_PATH, async (c) => {
-    const bundle = scalarBundle();
-    const script = bundle ? await readOptional(bundle) : undefined;
-    if (!script) return c.text("Scalar's browser bundle is not installed: run npm ci.\n", 404);
+    scalarScript ??= readScalarBundle();
+    const script = await scalarScript;
+    if (!script) {
+      scalarScript = undefined;
+      return c.text("Scalar's browser bundle is not installed: run npm ci.\n", 404);
+    }
     return c.body(script, 200, { "content-type": CONTENT_TYPES[".js"]!, "cache-control": "public, max-age=3600", ...SECURITY_HEADERS });
   });
 

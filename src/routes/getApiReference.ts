@@ -28,6 +28,15 @@ export function registerGetApiReference(app: GatewayApp): void {
     cdn: SCALAR_BUNDLE_PATH,
     withDefaultFonts: false,
     telemetry: false,
+    // Requests go to the gateway the page was opened from: a relative server is resolved against
+    // the page's origin, whatever address the document names.
+    servers: [{ url: "/", description: "This gateway" }],
+    // Nothing leads off the machine: no link to Scalar's hosted client, no share or deploy menus.
+    hideClientButton: true,
+    showDeveloperTools: "never",
+    // Every operation is listed in the sidebar at once.
+    defaultOpenAllTags: true,
+    customCss: 'a[href*="scalar.com"] { display: none !important; }',
     // Known to the bundle served (1.46), not yet to the integration's types.
     ...({ agent: { disabled: true } } as object),
   });

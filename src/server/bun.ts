@@ -36,5 +36,4 @@ const server = Bun.serve<RealtimeSession>({
   websocket: realtimeWebSocket,
 });
 
-const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${server.port}`;
-if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Bun ${Bun.version}`));
+if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, { host: config.HOST, port: Number(server.port), runtime: `Bun ${Bun.version}` }));
