@@ -24,8 +24,8 @@ const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 describe("the API reference (/docs) offline", () => {
   it("renders every operation of the document from the gateway alone, against the page's own origin", async () => {
-    const document = (await call(gateway, "GET", "/openapi.json")).body as { paths: Record<string, Record<string, unknown>> };
-    const operations = Object.values(document.paths).reduce((count, item) => count + METHODS.filter((method) => method in item).length, 0);
+    const openapi = (await call(gateway, "GET", "/openapi.json")).body as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.values(openapi.paths).reduce((count, item) => count + METHODS.filter((method) => method in item).length, 0);
     expect(operations).toBeGreaterThan(50);
 
     // The page is opened at an address the document does not name (it names localhost:8787).
