@@ -1,7 +1,7 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { getApiReferenceRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
-import { SCALAR_BUNDLE_PATH } from "./dashboard.ts";
+import { FAVICON_PATH, SCALAR_BUNDLE_PATH } from "./dashboard.ts";
 
 /**
  * A readable API reference page rendered from `/openapi.json`. Scalar's script comes from this
@@ -25,6 +25,7 @@ export function registerGetApiReference(app: GatewayApp): void {
   const page = Scalar({
     url: "/openapi.json",
     pageTitle: "AI Gateway API reference",
+    favicon: FAVICON_PATH,
     cdn: SCALAR_BUNDLE_PATH,
     withDefaultFonts: false,
     telemetry: false,
