@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    // The browser dashboard is bundled once before any file runs (skipped when up to date).
-    globalSetup: ["test/support/build-dashboard.global.ts"],
+    // The browser dashboard is bundled once before any file runs (skipped when up to date), and
+    // PostgreSQL and Redis are found or started (test/support/services.global.ts).
+    globalSetup: ["test/support/build-dashboard.global.ts", "test/support/services.global.ts"],
     include: ["src/**/*.test.ts", "scripts/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

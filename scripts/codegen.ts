@@ -1,7 +1,9 @@
 /**
  * openapi/gateway.yaml → src/generated/*.gen.ts. Deterministic: the same document
  * always gives byte-identical files, so CI can fail on stale output (`--check`). Both modes first
- * check the log fields against the document's `LogSummary` and `LogRecord`.
+ * check the log fields against the document's `LogSummary` and `LogRecord`, and the folder map of
+ * `docs/architecture.md` against `src/`. It also writes `docs/configuration.md` from the
+ * environment schema (`src/config.ts`).
  */
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -15,6 +17,10 @@ import { renderRouteModules } from "./codegen/route-modules.ts";
 import { logShapeProblems } from "./codegen/log-shape.ts";
 import { LOG_FIELDS } from "../src/records/log-fields.ts";
 import type { OpenApiDocument } from "./codegen/document.ts";
+import { readdirSync } from "node:fs";
+import { renderConfigReference } from "./docs/config-reference.ts";
+import { folderMapProblems } from "./docs/folder-map.ts";
+import { LAYERS } from "./layers/layers.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "src/generated");
@@ -29,6 +35,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  const srcFolders = readdirSync(join(root, "src"), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const folderMap = folderMapProblems(await readFile(join(root, "docs/architecture.md"), "utf8"), srcFolders, LAYERS);
+  if (folderMap.length > 0) {
+    console.error(`docs/architecture.md and the tree disagree:\n  ${folderMap.join("\n  ")}`);
+    process.exit(1);
+  }
+
   const types = astToString(await openapiTS(document as never, { alphabetize: true }));
   const files: Record<string, string> = {
     "openapi.gen.ts": `${banner}/* eslint-disable */\n${types}`,
@@ -40,9 +53,10 @@ async function main(): Promise<void> {
   };
 
   await mkdir(outDir, { recursive: true });
+  const written: Record<string, string> = { ...Object.fromEntries(Object.entries(files).map(([name, content]) => [`src/generated/${name}`, content])), "docs/configuration.md": renderConfigReference() };
   const stale: string[] = [];
-  for (const [name, content] of Object.entries(files)) {
-    const path = join(outDir, name);
+  for (const [name, content] of Object.entries(written)) {
+    const path = join(root, name);
     const current = await readFile(path, "utf8").catch(() => null);
     if (current === content) continue;
     stale.push(name);

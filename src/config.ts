@@ -29,7 +29,8 @@ function wholeNumber(fallback: number, min: number, max: number) {
     .regex(/^[0-9]+$/, "must be written in decimal digits only")
     .optional()
     .transform((value) => (value === undefined ? fallback : Number(value)))
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .meta({ limits: `${min} to ${max}` });
 }
 
 const httpUrl = z
@@ -60,108 +61,146 @@ const otlpHeaders = z
     return headers;
   });
 
+/**
+ * What the configuration reference (`docs/configuration.md`, written by `npm run codegen`) says of
+ * a variable: what it does, and, where the schema cannot say it, its default and limits.
+ */
+export interface SettingDoc {
+  doc: string;
+  /** The default as the reference shows it; absent: read from the parsed defaults. */
+  shownDefault?: string;
+  /** The accepted values or range. */
+  limits?: string;
+}
+
+const documented = <T extends z.ZodType>(schema: T, doc: SettingDoc): T => schema.meta({ ...doc }) as T;
+
+const yesNo = z
+  .enum(["0", "1", "true", "false"])
+  .default("false")
+  .transform((value) => value === "1" || value === "true");
+
 const ConfigSchema = z.object({
-  PORT: wholeNumber(8787, 0, 65535),
-  HOST: z.string().default("0.0.0.0"),
-  GATEWAY_DATABASE_URL: z.string().default("file:./data/gateway.db"),
-  GATEWAY_ADMIN_KEY: z.string().min(16, "GATEWAY_ADMIN_KEY must be at least 16 characters").optional(),
-  /** 32 bytes, base64 or hex: the master key for secrets at rest. Else one is generated in GATEWAY_DATA_DIR. */
-  GATEWAY_ENCRYPTION_KEY: z.string().optional(),
-  GATEWAY_DATA_DIR: z.string().default("./data"),
-  GATEWAY_CONTROL_PLANE_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
-  GATEWAY_TRUSTED_CUSTOM_HOSTS: csv,
-  GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS: z
-    .enum(["0", "1", "true", "false"])
-    .default("false")
-    .transform((value) => value === "1" || value === "true"),
-  GATEWAY_REQUEST_TIMEOUT_MS: wholeNumber(600_000, 1, MAX_REQUEST_TIMEOUT_MS),
-  /** A JSON body (read whole and parsed) may not be larger: 413. */
-  GATEWAY_MAX_BODY_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
-  /**
-   * Any other body (a multipart upload, a binary body), passed upstream as it arrives, may not be
-   * larger: 413 and the upstream request cut off. 512 MiB is the upstream's own largest file.
-   */
-  GATEWAY_MAX_UPLOAD_BYTES: wholeNumber(512 * 1024 * 1024, 1, MAX_BYTES),
-  /** The log keeps at most this many bytes of each request and response body (flagged when cut). */
-  GATEWAY_MAX_LOGGED_BODY_BYTES: wholeNumber(1024 * 1024, 0, MAX_BYTES),
-  /** An upstream answer the gateway must read whole (output guardrails) may not be larger: 502. */
-  GATEWAY_MAX_RESPONSE_BUFFER_BYTES: wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES),
-  /**
-   * Node: a request's line and headers must arrive within this (`server.headersTimeout`), else 408
-   * and the connection closed. Bun's own parser allows about 10 s, fixed; 10 s here matches it.
-   */
-  GATEWAY_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 1_000, MAX_REQUEST_TIMEOUT_MS),
-  /**
-   * A JSON body must arrive whole within this, counted from the request's headers (408, the
-   * connection closed), on both runtimes; under Node it is also `server.requestTimeout`, which
-   * bounds every request's headers and body together (an upload's too).
-   */
-  GATEWAY_BODY_TIMEOUT_MS: wholeNumber(300_000, 1_000, MAX_REQUEST_TIMEOUT_MS),
-  /** A keep-alive connection idle between requests this many seconds is closed (Bun's `idleTimeout` is at most 255). */
-  GATEWAY_IDLE_TIMEOUT_S: wholeNumber(75, 1, 255),
-  /**
-   * A client that takes none of a stream's bytes for this long while the gateway has some for it
-   * is cut off: the upstream call is aborted and the request logged 499 `client_closed`.
-   */
-  GATEWAY_STREAM_STALL_TIMEOUT_MS: wholeNumber(60_000, 100, MAX_REQUEST_TIMEOUT_MS),
-  GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS),
-  GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
-  /** Where log batches wait while the store is down (an append-only file per process); default `<GATEWAY_DATA_DIR>/log-spool`. */
-  GATEWAY_LOG_SPOOL_DIR: z.string().optional(),
-  /** The spool holds at most this many bytes; past it, records wait in memory (bounded), then are dropped and counted. 0 turns the spool off. */
-  GATEWAY_LOG_SPOOL_MAX_BYTES: wholeNumber(1024 * 1024 * 1024, 0, MAX_BYTES),
-  /** Logs older than this many days are deleted (with their rollups) by a timer; unset keeps them forever. */
-  GATEWAY_LOG_RETENTION_DAYS: z
-    .string()
-    .regex(/^[0-9]+$/, "must be written in decimal digits only")
-    .optional()
-    .transform((value) => (value === undefined ? undefined : Number(value)))
-    .pipe(z.number().int().min(1, "must be at least 1").max(36_500, "must be at most 36500").optional()),
-  GATEWAY_SHUTDOWN_TIMEOUT_MS: wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS),
-  GATEWAY_KEY_CACHE_TTL_MS: wholeNumber(60_000, 1, ONE_DAY_MS),
-  /** The in-memory answer cache (without GATEWAY_REDIS_URL): at most this many answers… */
-  GATEWAY_CACHE_MAX_ENTRIES: wholeNumber(10_000, 1, 10_000_000),
-  /** …and this many bytes in all; the least recently used go first. */
-  GATEWAY_CACHE_MAX_BYTES: wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES),
-  /** A larger answer is served but not cached (in memory or in Redis). */
-  GATEWAY_CACHE_MAX_ENTRY_BYTES: wholeNumber(4 * 1024 * 1024, 1, MAX_BYTES),
-  /** Mutual TLS towards the upstream: the client key and certificate (PEM files), read once at start. */
-  UPSTREAM_MTLS_KEY_PATH: z.string().optional(),
-  UPSTREAM_MTLS_CERT_PATH: z.string().optional(),
-  /** The CA (PEM) the upstream's server certificate is checked against, instead of the system's. */
-  UPSTREAM_MTLS_CA_PATH: z.string().optional(),
-  /** Shared state across replicas (rate limits, spend reservations, cache, circuit breakers); in process when unset. */
-  GATEWAY_REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
-    .optional(),
-  /** When Redis cannot be reached: `open` keeps serving with in-process limits, `closed` refuses with 503. */
-  GATEWAY_REDIS_FAILURE_POLICY: z.enum(["open", "closed"]).default("open"),
-  /**
-   * The completion tokens a request is assumed to use at most when it sets no
-   * `max_completion_tokens`/`max_tokens`/`max_output_tokens`: part of the worst case a budget reserves.
-   */
-  GATEWAY_SPEND_DEFAULT_MAX_TOKENS: wholeNumber(4096, 1, 10_000_000),
-  /** How often settled spend is written to the store (`key_spend`), in one batch per replica. */
-  GATEWAY_SPEND_FLUSH_INTERVAL_MS: wholeNumber(1000, 1, ONE_DAY_MS),
-  /** OTLP/HTTP base URL (`/v1/traces` is appended); unset and without a traces endpoint, no span is ever made. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
-  /** The traces endpoint itself, used as it is; wins over the base URL. */
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
-  /** `key=value` pairs, comma-separated, values percent-decoded (the OpenTelemetry format). */
-  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders,
-  OTEL_SERVICE_NAME: z.string().default("ai-gateway"),
-  /** Turns `GET /metrics` on behind `Authorization: Bearer <token>`. */
-  GATEWAY_METRICS_TOKEN: z.string().min(16, "GATEWAY_METRICS_TOKEN must be at least 16 characters").optional(),
-  /** `public` turns `GET /metrics` on without authentication; `off` (the default) leaves it to the token. */
-  GATEWAY_METRICS: z.enum(["off", "public"]).default("off"),
-  GATEWAY_QUIET: z
-    .enum(["0", "1", "true", "false"])
-    .default("false")
-    .transform((value) => value === "1" || value === "true"),
+  PORT: documented(wholeNumber(8787, 0, 65535), { doc: "the port the gateway listens on (`0`: any free port)" }),
+  HOST: documented(z.string().default("0.0.0.0"), {
+    doc: "the address the gateway listens on. `0.0.0.0` is every network interface, and the start-up banner then says the gateway is reachable from other machines; `127.0.0.1` keeps it to this machine",
+  }),
+  GATEWAY_DATABASE_URL: documented(z.string().default("file:./data/gateway.db"), { doc: "embedded SQLite file, or `postgres://…` for PostgreSQL" }),
+  GATEWAY_ADMIN_KEY: documented(z.string().min(16, "GATEWAY_ADMIN_KEY must be at least 16 characters").optional(), {
+    doc: "accepted as an admin key of the default organisation and workspace; without it, and with no key stored, the first start creates an admin key and prints it once",
+    limits: "at least 16 characters",
+  }),
+  GATEWAY_ENCRYPTION_KEY: documented(z.string().optional(), {
+    doc: "32 bytes (base64 or hex) that encrypt stored upstream secrets; without it a key is generated once in `GATEWAY_DATA_DIR/encryption.key` (mode 600). `new,old` rotates the key: see [Rotating the encryption key](security.md#rotating-the-encryption-key)",
+  }),
+  GATEWAY_DATA_DIR: documented(z.string().default("./data"), { doc: "where the generated encryption key lives (and, by default, the log spool)" }),
+  GATEWAY_CONTROL_PLANE_CACHE_TTL_MS: documented(wholeNumber(60_000, 1, ONE_DAY_MS), {
+    doc: "how long configs, virtual keys, guardrails and prompts are cached per instance (writes on this instance apply at once)",
+  }),
+  GATEWAY_TRUSTED_CUSTOM_HOSTS: documented(csv, { doc: "comma-separated hosts (`host` or `host:port`) allowed as custom hosts", shownDefault: "—" }),
+  GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS: documented(yesNo, {
+    doc: "also allow unlisted custom hosts (and webhook URLs) whose DNS answers are all public addresses. Connections go only to the addresses that were checked, so a name that answers differently at connect time (DNS rebinding) reaches no private address (see [Security](security.md))",
+    limits: "`true`, `false`, `1`, `0`",
+  }),
+  GATEWAY_REQUEST_TIMEOUT_MS: documented(wholeNumber(600_000, 1, MAX_REQUEST_TIMEOUT_MS), {
+    doc: "default upstream timeout; its upper bound (one hour) is also the bound of the `x-gateway-request-timeout` header and of a config's `request_timeout`",
+  }),
+  GATEWAY_MAX_BODY_BYTES: documented(wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES), {
+    doc: "larger JSON bodies (`application/json`, `application/*+json`), read whole and parsed, get 413",
+  }),
+  GATEWAY_MAX_UPLOAD_BYTES: documented(wholeNumber(512 * 1024 * 1024, 1, MAX_BYTES), {
+    doc: 'larger bodies of any other type (multipart uploads, binary bodies, passed upstream as they arrive) get 413 and the upstream request is cut off; 512 MiB is the upstream\'s own largest file (see [HTTP limits](operations.md#http-limits))',
+  }),
+  GATEWAY_MAX_LOGGED_BODY_BYTES: documented(wholeNumber(1024 * 1024, 0, MAX_BYTES), {
+    doc: "the most the log keeps of each request and response body; a longer body is stored cut, flagged, with its full size (`0` keeps none)",
+  }),
+  GATEWAY_MAX_RESPONSE_BUFFER_BYTES: documented(wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES), {
+    doc: "the largest upstream answer the gateway holds whole to run guardrails on it; larger ones get 502",
+  }),
+  GATEWAY_HEADERS_TIMEOUT_MS: documented(wholeNumber(10_000, 1_000, MAX_REQUEST_TIMEOUT_MS), {
+    doc: "under Node, a request's line and headers must arrive within this (`server.headersTimeout`), else 408 and the connection closed; Bun's own limit is about 10 s, fixed, which the default matches",
+  }),
+  GATEWAY_BODY_TIMEOUT_MS: documented(wholeNumber(300_000, 1_000, MAX_REQUEST_TIMEOUT_MS), {
+    doc: "a JSON body must arrive whole within this, counted from its headers (408, connection closed), on both runtimes; under Node also `server.requestTimeout`, the limit for any request's headers and body together (an upload's too)",
+  }),
+  GATEWAY_IDLE_TIMEOUT_S: documented(wholeNumber(75, 1, 255), {
+    doc: "seconds a keep-alive connection may sit idle between requests before it is closed (255 is Bun's maximum)",
+  }),
+  GATEWAY_STREAM_STALL_TIMEOUT_MS: documented(wholeNumber(60_000, 100, MAX_REQUEST_TIMEOUT_MS), {
+    doc: "a client that takes none of a streamed answer for this long, while the gateway has some for it, is cut off: the upstream call is aborted and the request logged 499 `client_closed`",
+  }),
+  GATEWAY_LOG_FLUSH_INTERVAL_MS: documented(wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS), { doc: "log batching: how long records wait before a batch is written" }),
+  GATEWAY_LOG_BATCH_SIZE: documented(wholeNumber(200, 1, 100_000), { doc: "log batching: the most records written in one batch" }),
+  GATEWAY_LOG_SPOOL_DIR: documented(z.string().optional(), {
+    doc: "where log batches wait while the store is down, an append-only file per process (see [When the store is down](logs.md#when-the-store-is-down))",
+    shownDefault: "`<GATEWAY_DATA_DIR>/log-spool`",
+  }),
+  GATEWAY_LOG_SPOOL_MAX_BYTES: documented(wholeNumber(1024 * 1024 * 1024, 0, MAX_BYTES), {
+    doc: "the spool's size limit; past it, records wait in memory (bounded), then are dropped and counted. `0` turns the spool off (records then wait in memory only)",
+  }),
+  GATEWAY_LOG_RETENTION_DAYS: documented(
+    z
+      .string()
+      .regex(/^[0-9]+$/, "must be written in decimal digits only")
+      .optional()
+      .transform((value) => (value === undefined ? undefined : Number(value)))
+      .pipe(z.number().int().min(1, "must be at least 1").max(36_500, "must be at most 36500").optional()),
+    { doc: "logs older than this many days are deleted, with their rollups, by a timer (see [Analytics](logs.md#analytics)); unset keeps them forever", limits: "1 to 36500" },
+  ),
+  GATEWAY_SHUTDOWN_TIMEOUT_MS: documented(wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS), { doc: "how long SIGTERM waits for in-flight requests" }),
+  GATEWAY_KEY_CACHE_TTL_MS: documented(wholeNumber(60_000, 1, ONE_DAY_MS), { doc: "how long a key lookup is cached (revocation on this instance is immediate)" }),
+  GATEWAY_CACHE_MAX_ENTRIES: documented(wholeNumber(10_000, 1, 10_000_000), {
+    doc: "the in-memory answer cache (without `GATEWAY_REDIS_URL`) holds at most this many answers (see [Cache](cache.md)); least recently used answers go first",
+  }),
+  GATEWAY_CACHE_MAX_BYTES: documented(wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES), { doc: "…and at most this many bytes in all" }),
+  GATEWAY_CACHE_MAX_ENTRY_BYTES: documented(wholeNumber(4 * 1024 * 1024, 1, MAX_BYTES), { doc: "a larger answer is served but not cached (in memory or Redis)" }),
+  UPSTREAM_MTLS_KEY_PATH: documented(z.string().optional(), {
+    doc: "client key (PEM) presented to the upstream, read once at start (see [Mutual TLS to the upstream](providers.md#mutual-tls-to-the-upstream)); with `UPSTREAM_MTLS_CERT_PATH`, both or neither",
+  }),
+  UPSTREAM_MTLS_CERT_PATH: documented(z.string().optional(), { doc: "client certificate (PEM) presented to the upstream; with `UPSTREAM_MTLS_KEY_PATH`" }),
+  UPSTREAM_MTLS_CA_PATH: documented(z.string().optional(), {
+    doc: "CA (PEM) the upstream's server certificate is checked against, in place of the system's; only with the two above",
+  }),
+  GATEWAY_REDIS_URL: documented(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
+    {
+      doc: "`redis://…` or `rediss://…`: state shared by every replica: rate-limit counters and spend reservations, the answer cache, circuit breakers, and control-plane invalidations (a change on one replica applies on the others at once); awaited up to 2 s at start. Unset: all of it in process",
+    },
+  ),
+  GATEWAY_REDIS_FAILURE_POLICY: documented(z.enum(["open", "closed"]).default("open"), {
+    doc: "while Redis is away: `open` keeps serving with each process's own limits and circuits (a line in the gateway's log says so), `closed` refuses metered requests with 503; the cache always serves misses",
+    limits: "`open`, `closed`",
+  }),
+  GATEWAY_SPEND_DEFAULT_MAX_TOKENS: documented(wholeNumber(4096, 1, 10_000_000), {
+    doc: "the completion tokens a budget reserves for a request that sets no `max_completion_tokens`/`max_tokens`/`max_output_tokens` (see [Budgets and rate limits](budgets-and-limits.md))",
+  }),
+  GATEWAY_SPEND_FLUSH_INTERVAL_MS: documented(wholeNumber(1000, 1, ONE_DAY_MS), { doc: "how often each replica writes settled spend to the store (`key_spend`), in one batch" }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: documented(httpUrl.optional(), { doc: "OTLP/HTTP collector base URL (`/v1/traces` appended); unset, and without a traces endpoint, no span is made", limits: "an http(s) URL" }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: documented(httpUrl.optional(), { doc: "the traces URL itself, used as it is; wins over the base URL", limits: "an http(s) URL" }),
+  OTEL_EXPORTER_OTLP_HEADERS: documented(otlpHeaders, { doc: "headers sent to the collector: `key=value,…`, values percent-encoded", shownDefault: "—" }),
+  OTEL_SERVICE_NAME: documented(z.string().default("ai-gateway"), { doc: "the spans' `service.name`" }),
+  GATEWAY_METRICS_TOKEN: documented(z.string().min(16, "GATEWAY_METRICS_TOKEN must be at least 16 characters").optional(), {
+    doc: "turns `GET /metrics` on behind `Authorization: Bearer <token>`",
+    limits: "at least 16 characters",
+  }),
+  GATEWAY_METRICS: documented(z.enum(["off", "public"]).default("off"), { doc: "`public` turns `GET /metrics` on without authentication; `off` leaves it to the token", limits: "`off`, `public`" }),
+  GATEWAY_QUIET: documented(yesNo, { doc: "no start-up banner (a first start's admin key is printed all the same)", limits: "`true`, `false`, `1`, `0`" }),
 });
 
 export type GatewayConfig = z.infer<typeof ConfigSchema>;
+
+/** Every variable the gateway reads, with its documentation, in the schema's order (for `docs/configuration.md`). */
+export function settingDocs(): { name: string; doc: SettingDoc; parsedDefault: unknown }[] {
+  const defaults = loadConfig({}) as Record<string, unknown>;
+  return Object.entries(ConfigSchema.shape).map(([name, schema]) => {
+    const doc = (schema as z.ZodType).meta() as SettingDoc | undefined;
+    if (!doc?.doc) throw new Error(`${name} in src/config.ts has no documentation (documented(…, { doc }))`);
+    return { name, doc, parsedDefault: defaults[name] };
+  });
+}
 
 /** Parses the environment once. This is the only reader of `process.env` in the gateway. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {

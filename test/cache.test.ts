@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { randomUUID } from "node:crypto";
 import { call, openaiClient, startGateway, startUpstream, storedLog, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
+import { testRedisUrl } from "./support/services.ts";
 
 let gateway: RunningGateway;
 let upstream: LLMock;
@@ -166,7 +167,7 @@ describe("the exact-match cache", () => {
 
 describe("the cache in Redis", () => {
   it("is shared by replicas: one stores, another serves the hit", async () => {
-    const replicas = [await startGateway({ GATEWAY_REDIS_URL: "redis://127.0.0.1:6379" }), await startGateway({ GATEWAY_REDIS_URL: "redis://127.0.0.1:6379" })];
+    const replicas = [await startGateway({ GATEWAY_REDIS_URL: testRedisUrl() }), await startGateway({ GATEWAY_REDIS_URL: testRedisUrl() })];
     try {
       for (const replica of replicas) {
         for (let i = 0; i < 100 && !replica.gateway.deps.redis?.available; i++) await new Promise((resolve) => setTimeout(resolve, 20));

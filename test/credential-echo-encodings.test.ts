@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ECHO_ENCODING_NAMES, ECHO_ENCODINGS, encodedForms, headerSecret, type EchoEncoding } from "./support/echo-encodings.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
 import { startRawUpstream, type RawUpstream } from "./support/raw-upstream.ts";
+import { testPostgresServerUrl } from "./support/services.ts";
 
 /**
  * An upstream that echoes the key it was sent, in every encoding a body can carry it (as sent,
@@ -16,7 +17,7 @@ import { startRawUpstream, type RawUpstream } from "./support/raw-upstream.ts";
  * (records written while the store refuses connections).
  */
 
-const SHARED_SERVER = "postgres://postgres@127.0.0.1:5432";
+const SHARED_SERVER = testPostgresServerUrl();
 const SHAPES = ["json error", "text error", "stream error event"] as const;
 type Shape = (typeof SHAPES)[number];
 

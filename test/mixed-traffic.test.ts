@@ -7,6 +7,7 @@ import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBunGateway, type BunGateway } from "./support/bun-gateway.ts";
 import { startUpstream, UPSTREAM_KEY } from "./support/harness.ts";
+import { testRedisUrl } from "./support/services.ts";
 
 /**
  * The request path as users run it: `npm start` under Bun, with Redis, taking concurrent mixed
@@ -26,7 +27,7 @@ beforeAll(async () => {
   upstream = await startUpstream();
   upstream.onMessage("mixed traffic", { content: "Every answer is logged once.", usage: { input_tokens: 7, output_tokens: 5 } });
   databaseUrl = `file:${join(mkdtempSync(join(tmpdir(), "gateway-mixed-")), "gateway.db")}`;
-  gateway = await startBunGateway(databaseUrl, { GATEWAY_REDIS_URL: "redis://127.0.0.1:6379" });
+  gateway = await startBunGateway(databaseUrl, { GATEWAY_REDIS_URL: testRedisUrl() });
   const created = await fetch(`${gateway.url}/v1/api-keys`, {
     method: "POST",
     headers: { "x-gateway-api-key": gateway.adminKey, "content-type": "application/json" },

@@ -9,6 +9,7 @@ import { startBunGateway, type BunGateway } from "./support/bun-gateway.ts";
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
 import { startUpstream, UPSTREAM_KEY } from "./support/harness.ts";
 import { openStore, type Store } from "../src/store/open-store.ts";
+import { testRedisUrl } from "./support/services.ts";
 
 /**
  * Two gateway processes (`npm start`) on one PostgreSQL and one Redis, as replicas behind a
@@ -37,7 +38,7 @@ beforeAll(async () => {
     GATEWAY_ADMIN_KEY: ADMIN_KEY,
     GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     GATEWAY_DATA_DIR: dataDir,
-    GATEWAY_REDIS_URL: "redis://127.0.0.1:6379",
+    GATEWAY_REDIS_URL: testRedisUrl(),
     GATEWAY_LOG_FLUSH_INTERVAL_MS: "50",
     GATEWAY_SPEND_FLUSH_INTERVAL_MS: "100",
     // Long TTLs: a change can only reach the other replica in time through Redis.

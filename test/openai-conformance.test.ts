@@ -179,7 +179,7 @@ describe("the official openai client through the gateway, against a mock of Open
       baseURL: `${gateway.url}/v1`,
       apiKey: "sk-mock",
       maxRetries: 0,
-      defaultHeaders: { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "openai", "x-gateway-custom-host": prism.url },
+      defaultHeaders: { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "openai", "x-gateway-custom-host": `${prism.url}/` },
     });
     const passedDirect: string[] = [];
     const lost: string[] = [];

@@ -62,7 +62,7 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
     // `/v1/messages` translates to chat, so the upstream path is reached as `/v1/v1/messages`
     // (no route of its own) under the upstream's root as custom host.
     const messages = [{ role: "user", content: "responses hello" }];
-    const rootHost = { "x-gateway-custom-host": upstream.url };
+    const rootHost = { "x-gateway-custom-host": `${upstream.url}/` };
     const streamed = await call(gateway, "POST", "/v1/v1/messages", { body: { model: "claude-sonnet-4", max_tokens: 64, stream: true, messages }, headers: { ...upstreamHeaders(gateway, upstream), ...rootHost } });
     expect(streamed.status).toBe(200);
     const events = String(streamed.body).split("\n\n").filter(Boolean);

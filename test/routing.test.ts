@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { freePort, startGateway, startUpstream, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { testRedisUrl } from "./support/services.ts";
 
 /**
  * Routing through configs, against two aimock upstreams and their fault injection, through the
@@ -195,7 +196,7 @@ describe("circuit breaking", () => {
   });
 
   it("shares open circuits across replicas through Redis", async () => {
-    const replicas = await Promise.all([startGateway({ GATEWAY_REDIS_URL: "redis://127.0.0.1:6379" }), startGateway({ GATEWAY_REDIS_URL: "redis://127.0.0.1:6379" })]);
+    const replicas = await Promise.all([startGateway({ GATEWAY_REDIS_URL: testRedisUrl() }), startGateway({ GATEWAY_REDIS_URL: testRedisUrl() })]);
     try {
       const dead = { provider: "openai", api_key: `${UPSTREAM_KEY}-${Date.now()}`, custom_host: `http://127.0.0.1:${await freePort()}/v1` };
       const config = JSON.stringify({ strategy: { mode: "fallback" }, cb_config: { failure_threshold: 2, cooldown_ms: 60_000 }, targets: [dead, target(backup)] });

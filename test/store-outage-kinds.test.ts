@@ -4,6 +4,7 @@ import type { LLMock } from "@copilotkit/aimock";
 import pg from "pg";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 import { startOwnPostgres, type OwnPostgres } from "./support/own-postgres.ts";
+import { testPostgresServerUrl } from "./support/services.ts";
 
 /**
  * Every way PostgreSQL can be away is answered 503 with `Retry-After`, never 500 or 401, and
@@ -12,7 +13,7 @@ import { startOwnPostgres, type OwnPostgres } from "./support/own-postgres.ts";
  * no connection free in time, and a stopped server of the test's own.
  */
 
-const SHARED_SERVER = "postgres://postgres@127.0.0.1:5432";
+const SHARED_SERVER = testPostgresServerUrl();
 const UNAVAILABLE_LINE = /the store is unavailable/;
 
 let upstream: LLMock;

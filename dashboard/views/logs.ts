@@ -7,6 +7,7 @@ import { href, navigate } from "../lib/route.ts";
 import type { LogList, LogSummary } from "../lib/types.ts";
 import { useVirtualKeys } from "../lib/virtual-keys.ts";
 import { Empty, ErrorBox, Loading, StatusPill } from "../components/ui.ts";
+import { FirstRequest } from "../components/first-request.ts";
 
 interface Filter {
   name: string;
@@ -247,7 +248,10 @@ export function LogsView({ params, capabilities, session }: { params: URLSearchP
     <${ErrorBox} error=${exportError} />
     ${error ? html`<${ErrorBox} error=${badFilter ? new ApiError(`A filter was refused: ${(error as Error).message}`, 400) : error} />` : null}
     ${rows === null && !error ? html`<${Loading} />` : null}
-    ${rows && rows.length === 0 ? html`<${Empty}>No requests match these filters${live ? " yet — new ones appear here as they arrive" : ""}.</${Empty}>` : null}
+    ${rows && rows.length === 0 && Object.keys(query).length === 0 ? html`<${FirstRequest} origin=${location.origin} />` : null}
+    ${rows && rows.length === 0 && Object.keys(query).length > 0
+      ? html`<${Empty}>No requests match these filters${live ? " yet — new ones appear here as they arrive" : ""}.</${Empty}>`
+      : null}
     ${rows && rows.length > 0
       ? html`<div class="table-wrap">
           <table class="logs" data-testid="logs-table">

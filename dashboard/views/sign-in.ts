@@ -29,6 +29,13 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
       <input id="gateway-key" name="gateway-key" type="password" autocomplete="off" required value=${key} onInput=${(event: Event) => setKey((event.target as HTMLInputElement).value)} />
       <${ErrorBox} error=${error} />
       <button type="submit" class="primary" disabled=${busy || !key.trim()}>${busy ? "Checking…" : "Sign in"}</button>
+      <details class="key-help" open>
+        <summary>Where do I find a key?</summary>
+        <p class="small-text">On its first start the gateway creates an admin key and prints it once in its output (the terminal running <code>npm start</code>), under “First start: created an admin gateway key”. <code>GATEWAY_ADMIN_KEY</code>, when set, is an admin key too.</p>
+        <p class="small-text">For applications and read-only use, create a service key with the admin key: under <em>Gateway keys</em> once signed in, or</p>
+        <pre class="code small" data-testid="service-key-command">${`curl -X POST ${location.origin}/v1/api-keys -H "x-gateway-api-key: $ADMIN_KEY" \\
+  -H "Content-Type: application/json" -d '{"name":"backend","role":"service"}'`}</pre>
+      </details>
       <p class="muted small-text">The key is kept in this tab only (sessionStorage) and sent as <code>x-gateway-api-key</code>.</p>
     </form>
   </main>`;

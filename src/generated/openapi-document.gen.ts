@@ -11839,7 +11839,7 @@ export const openApiDocument = {
       "CustomHost": {
         "name": "x-gateway-custom-host",
         "in": "header",
-        "description": "Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused.",
+        "description": "Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused.",
         "schema": {
           "type": "string",
           "format": "uri"

@@ -3769,7 +3769,7 @@ export interface components {
         /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
         Config: string;
         ConfigSlug: string;
-        /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+        /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
         CustomHost: string;
         GuardrailSlug: string;
         /** @description A JSON object of string values, stored with the log record. */
@@ -4231,7 +4231,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4296,7 +4296,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4360,7 +4360,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4469,7 +4469,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4527,7 +4527,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4590,7 +4590,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4650,7 +4650,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4714,7 +4714,7 @@ export interface operations {
                 "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -4783,7 +4783,7 @@ export interface operations {
                 "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5020,7 +5020,7 @@ export interface operations {
                 "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5148,7 +5148,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5206,7 +5206,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5268,7 +5268,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5328,7 +5328,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5388,7 +5388,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5457,7 +5457,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5515,7 +5515,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5578,7 +5578,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5638,7 +5638,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5703,7 +5703,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5768,7 +5768,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5828,7 +5828,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -5888,7 +5888,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6089,7 +6089,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6154,7 +6154,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6218,7 +6218,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6450,7 +6450,7 @@ export interface operations {
                 "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6518,7 +6518,7 @@ export interface operations {
                 "x-api-key"?: string;
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6579,7 +6579,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6635,7 +6635,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6693,7 +6693,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -6905,7 +6905,7 @@ export interface operations {
                 "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7068,7 +7068,7 @@ export interface operations {
                 "Sec-WebSocket-Protocol"?: string;
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7136,7 +7136,7 @@ export interface operations {
                 "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7201,7 +7201,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7263,7 +7263,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7325,7 +7325,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7397,7 +7397,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7459,7 +7459,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7522,7 +7522,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7585,7 +7585,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7645,7 +7645,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7710,7 +7710,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7783,7 +7783,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7841,7 +7841,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7904,7 +7904,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -7964,7 +7964,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8029,7 +8029,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8089,7 +8089,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8154,7 +8154,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8215,7 +8215,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8287,7 +8287,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8359,7 +8359,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8419,7 +8419,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8484,7 +8484,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8545,7 +8545,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8611,7 +8611,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8672,7 +8672,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8733,7 +8733,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8805,7 +8805,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8863,7 +8863,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8927,7 +8927,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -8987,7 +8987,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -9050,7 +9050,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -9110,7 +9110,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -9175,7 +9175,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];
@@ -9239,7 +9239,7 @@ export interface operations {
                 Authorization?: components["parameters"]["UpstreamAuthorization"];
                 /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
                 "x-gateway-config"?: components["parameters"]["Config"];
-                /** @description Another base URL for the provider. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
                 "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
                 /** @description A JSON object of string values, stored with the log record. */
                 "x-gateway-metadata"?: components["parameters"]["Metadata"];

@@ -8,6 +8,7 @@ import { planLeaves, type RouteLeaf, type TargetSettings } from "./routing-plan.
 import { ANSWER_AS_IS, type Candidate } from "./routing-loop.ts";
 import { loadVirtualKey, type VirtualKeyDeps } from "./virtual-key-lookup.ts";
 import { openCredentialFields } from "../control-plane/credential-fields.ts";
+import { customHostBaseUrl } from "./custom-host-base.ts";
 
 export interface TargetHeaders {
   /** Reads a request header by name: the provider's credential fields (`Provider.credentialFields`). */
@@ -171,11 +172,9 @@ async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): 
   if (merged.customHost) {
     const checked = await deps.checkCustomHost(merged.customHost, merged.customHostParam);
     if (!checked.ok) return checked;
-    // A base URL: operation paths are appended to it, which a query or fragment would swallow.
-    if (checked.value.search !== "" || checked.value.hash !== "" || /[?#]/.test(merged.customHost)) {
-      return fail(new GatewayError("invalid_request", "A custom host is a base URL: it may not carry a query or fragment.", { param: merged.customHostParam ?? "x-gateway-custom-host" }));
-    }
-    baseUrl = checked.value.href.replace(/\/+$/, "");
+    const base = customHostBaseUrl(provider, merged.customHost, checked.value, merged.customHostParam ?? "x-gateway-custom-host");
+    if (!base.ok) return base;
+    baseUrl = base.value;
   }
   if (!baseUrl) {
     const needs = merged.storedCredential ? `${merged.storedCredential} has no custom_host` : "send x-gateway-custom-host";

@@ -74,6 +74,11 @@ export interface Provider {
   name: string;
   /** Default base URL (the operation's path is appended); null when only a custom host makes sense. */
   baseUrl: string | null;
+  /**
+   * Whether a custom host must be written with a path (the API's base path, such as `/v1`), since
+   * operation paths are appended to it. Absent: whether `baseUrl` has one.
+   */
+  customHostNeedsPath?: boolean;
   docs: string;
   /**
    * True when the provider speaks the OpenAI format: operations without transforms here pass

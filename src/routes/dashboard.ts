@@ -23,14 +23,34 @@ function scalarBundle(): string | undefined {
   }
 }
 
+/**
+ * Scalar's key fields show a made-up base64 string as their placeholder, which reads like a real
+ * key; the page shows what belongs there instead.
+ */
+const SCALAR_KEY_PLACEHOLDER = "QUxMIFlPVVIgQkFTRSBBUkUgQkVMT05HIFRPIFVT";
+export const API_KEY_PLACEHOLDER = "your gateway key";
+
+/** The bundle as served: read once, with the neutral key placeholder. */
+async function readScalarBundle(): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const bundle = scalarBundle();
+  const script = bundle ? await readOptional(bundle) : undefined;
+  if (!script) return undefined;
+  const text = new TextDecoder().decode(script).replaceAll(SCALAR_KEY_PLACEHOLDER, API_KEY_PLACEHOLDER);
+  return new TextEncoder().encode(text) as Uint8Array<ArrayBuffer>;
+}
+
 /** Where `/docs` loads Scalar from. */
 export const SCALAR_BUNDLE_PATH = "/dashboard/vendor/scalar.js";
 
 const PAGE_PATH = "/";
 const ASSET_PATH = "/dashboard/assets/:name";
+/** The icon of the dashboard and `/docs`; `/favicon.ico` is where browsers look without being told. */
+export const FAVICON_PATH = "/favicon.svg";
+const FAVICON_FALLBACK_PATH = "/favicon.ico";
+const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f2a44"/><path d="M16 5 27 16 16 27 5 16Z" fill="#5c8dff"/></svg>';
 
 /** The static paths this file registers, none of them in the document (nor under `/v1`). */
-export const DASHBOARD_PATHS: readonly string[] = [PAGE_PATH, ASSET_PATH, SCALAR_BUNDLE_PATH];
+export const DASHBOARD_PATHS: readonly string[] = [PAGE_PATH, ASSET_PATH, SCALAR_BUNDLE_PATH, FAVICON_PATH, FAVICON_FALLBACK_PATH];
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   ".js": "text/javascript; charset=utf-8",
@@ -94,12 +114,20 @@ export function registerDashboard(app: GatewayApp, options: { distDir?: string }
     });
   });
 
+  let scalarScript: Promise<Uint8Array<ArrayBuffer> | undefined> | undefined;
   app.get(SCALAR_BUNDLE_PATH, async (c) => {
-    const bundle = scalarBundle();
-    const script = bundle ? await readOptional(bundle) : undefined;
-    if (!script) return c.text("Scalar's browser bundle is not installed: run npm ci.\n", 404);
+    scalarScript ??= readScalarBundle();
+    const script = await scalarScript;
+    if (!script) {
+      scalarScript = undefined;
+      return c.text("Scalar's browser bundle is not installed: run npm ci.\n", 404);
+    }
     return c.body(script, 200, { "content-type": CONTENT_TYPES[".js"]!, "cache-control": "public, max-age=3600", ...SECURITY_HEADERS });
   });
+
+  for (const path of [FAVICON_PATH, FAVICON_FALLBACK_PATH]) {
+    app.get(path, (c) => c.body(FAVICON, 200, { "content-type": CONTENT_TYPES[".svg"]!, "cache-control": "public, max-age=86400", ...SECURITY_HEADERS }));
+  }
 
   // Hashed names: a file's content never changes under its name.
   app.get(ASSET_PATH, async (c) => {

@@ -1,7 +1,7 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { getApiReferenceRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
-import { SCALAR_BUNDLE_PATH } from "./dashboard.ts";
+import { FAVICON_PATH, SCALAR_BUNDLE_PATH } from "./dashboard.ts";
 
 /**
  * A readable API reference page rendered from `/openapi.json`. Scalar's script comes from this
@@ -25,9 +25,19 @@ export function registerGetApiReference(app: GatewayApp): void {
   const page = Scalar({
     url: "/openapi.json",
     pageTitle: "AI Gateway API reference",
+    favicon: FAVICON_PATH,
     cdn: SCALAR_BUNDLE_PATH,
     withDefaultFonts: false,
     telemetry: false,
+    // Requests go to the gateway the page was opened from: a relative server is resolved against
+    // the page's origin, whatever address the document names.
+    servers: [{ url: "/", description: "This gateway" }],
+    // Nothing leads off the machine: no link to Scalar's hosted client, no share or deploy menus.
+    hideClientButton: true,
+    showDeveloperTools: "never",
+    // Every operation is listed in the sidebar at once.
+    defaultOpenAllTags: true,
+    customCss: 'a[href*="scalar.com"] { display: none !important; }',
     // Known to the bundle served (1.46), not yet to the integration's types.
     ...({ agent: { disabled: true } } as object),
   });

@@ -42,5 +42,4 @@ const server = Bun.serve<RealtimeSession>({
 // After a burst, give its garbage back instead of holding it until the next request.
 startIdleCollector({ workDone: () => gateway.deps.inflight.total, collect: () => Bun.gc(true), quietMs: IDLE_COLLECT_AFTER_MS });
 
-const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${server.port}`;
-if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Bun ${Bun.version}`));
+if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, { host: config.HOST, port: Number(server.port), runtime: `Bun ${Bun.version}` }));

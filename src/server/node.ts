@@ -16,7 +16,6 @@ const server = serveOnNode(
     timeouts: { headersMs: config.GATEWAY_HEADERS_TIMEOUT_MS, requestMs: config.GATEWAY_BODY_TIMEOUT_MS, keepAliveMs: config.GATEWAY_IDLE_TIMEOUT_S * 1000 },
   },
   (info) => {
-    const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${info.port}`;
-    if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Node ${process.version}`));
+    if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, { host: config.HOST, port: info.port, runtime: `Node ${process.version}` }));
   },
 );

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { connectRedis, type SharedRedis } from "./redis.ts";
+import { testRedisUrl } from "../../test/support/services.ts";
 
 const opened: SharedRedis[] = [];
 afterEach(async () => {
@@ -17,7 +18,7 @@ async function until(check: () => boolean, ms = 3000): Promise<void> {
 
 describe("connectRedis", () => {
   it("connects to the Redis on this machine and runs commands", async () => {
-    const redis = await connectRedis("redis://127.0.0.1:6379");
+    const redis = await connectRedis(testRedisUrl());
     opened.push(redis);
     expect(await redis.ready(3000)).toBe(true);
     expect(redis.available).toBe(true);

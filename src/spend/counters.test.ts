@@ -10,6 +10,7 @@ import { MemoryCounters } from "./memory-counters.ts";
 import type { MeteredKey, MeterPlan, SpendCounters } from "./meter-plan.ts";
 import { RedisCounters } from "./redis-counters.ts";
 import { windowSlots } from "./windows.ts";
+import { testRedisUrl } from "../../test/support/services.ts";
 
 const NOW = Date.parse("2026-03-10T10:17:42Z");
 const noLimit = { requestsPerMinute: null, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: null, tokensPerHour: null, tokensPerDay: null };
@@ -24,7 +25,7 @@ function plan(keys: MeteredKey[], nowMs = NOW, ttlMs = 60_000): MeterPlan {
 
 const redisClients: Redis[] = [];
 beforeAll(async () => {
-  const client = new Redis("redis://127.0.0.1:6379");
+  const client = new Redis(testRedisUrl());
   redisClients.push(client);
   await client.set(SPEND_EPOCH_KEY, "counters-test", "NX");
 });
@@ -37,7 +38,7 @@ const backends: { name: string; make(): SpendCounters }[] = [
   {
     name: "redis",
     make: () => {
-      const client = new Redis("redis://127.0.0.1:6379");
+      const client = new Redis(testRedisUrl());
       redisClients.push(client);
       return new RedisCounters(client);
     },

@@ -3,9 +3,10 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "pg";
+import { testPostgresUrl } from "./services.ts";
 
-/** The PostgreSQL the store tests need (CI provides it; trust auth on loopback). */
-const POSTGRES_BASE_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+/** The PostgreSQL the store tests need (`services.ts`: the machine's, `TEST_POSTGRES_URL`, or a throwaway one). */
+const POSTGRES_BASE_URL = testPostgresUrl();
 
 /** A test database: the URL to hand `openStore`, and how to throw it away. */
 export interface TestDatabase {
@@ -63,7 +64,7 @@ async function withAdminClient(work: (client: Client) => Promise<unknown>): Prom
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(
-      `PostgreSQL at 127.0.0.1:5432 is needed for the store tests (database "test", user postgres, trust auth); ` +
+      `PostgreSQL is needed for the store tests (database "test", user postgres, trust auth; see test/support/services.global.ts); ` +
         `connecting to ${redact(POSTGRES_BASE_URL)} failed: ${reason}`,
     );
   }

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { DEFAULT_WORKSPACE_ID } from "../../src/auth/auth-context.ts";
 import { configWith, type GatewayConfig } from "../../src/config.ts";
 import type { LogRecord } from "../../src/records/log-record.ts";
@@ -122,13 +122,4 @@ export async function call(
   return { status: response.status, body: parsed, headers: response.headers };
 }
 
-/** A loopback port that was free a moment ago (nothing listens on it now). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "./free-port.ts";

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./harness.ts";
+import { freePort } from "./free-port.ts";
 
 /**
  * A PostgreSQL server of this test's own, from the Debian binaries, on a spare loopback port,

@@ -21,6 +21,8 @@ export function openaiFormatProvider(entry: OpenAiFormatEntry): Provider {
     id: entry.id,
     name: entry.name,
     baseUrl: entry.baseUrl,
+    // A server named only by a custom host (`openai-compatible`) is reached under its base path too.
+    customHostNeedsPath: entry.baseUrl === null || new URL(entry.baseUrl).pathname !== "/",
     docs: entry.docs,
     openaiFormat: true,
     operations: { createChatCompletion: openaiChatTransforms(entry.streamUsage) },

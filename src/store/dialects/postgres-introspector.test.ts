@@ -3,8 +3,9 @@ import { Client } from "pg";
 import { randomBytes } from "node:crypto";
 import { postgresTestUrl, type TestDatabase } from "../../../test/support/databases.ts";
 import { openStore, type Store } from "../open-store.ts";
+import { testPostgresUrl } from "../../../test/support/services.ts";
 
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const ADMIN_URL = testPostgresUrl();
 const databases: TestDatabase[] = [];
 const stores: Store[] = [];
 

@@ -2,8 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Kysely, sql } from "kysely";
 import { Client } from "pg";
 import { createPostgresDialect } from "./postgres.ts";
+import { testPostgresUrl } from "../../../test/support/services.ts";
 
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const ADMIN_URL = testPostgresUrl();
 const opened: Kysely<unknown>[] = [];
 
 afterEach(async () => {

@@ -1,0 +1,58 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "./support/harness.ts";
+
+/**
+ * `npm start`'s banner says where the gateway listens and, when that is not loopback, that other
+ * machines can reach it, next to the admin key it prints on first start.
+ */
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function banner(host: string): Promise<{ stdout: string; port: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "gateway-banner-"));
+  dirs.push(dir);
+  const port = await freePort();
+  const child = spawn("node_modules/.bin/bun", ["src/server/bun.ts"], {
+    env: { ...process.env, PORT: String(port), HOST: host, GATEWAY_DATABASE_URL: `file:${join(dir, "gateway.db")}`, GATEWAY_DATA_DIR: dir, GATEWAY_ADMIN_KEY: "", GATEWAY_QUIET: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  child.stdout?.on("data", (data) => (stdout += String(data)));
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  for (let attempt = 0; attempt < 300 && !stdout.includes("-d '{"); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Reachable from this machine at the printed URL.
+  const health = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.status, () => 0);
+  child.kill("SIGTERM");
+  await exited;
+  expect(health).toBe(200);
+  return { stdout, port };
+}
+
+describe("npm start's banner", () => {
+  it("on every interface (HOST=0.0.0.0) says so next to the admin key, and how to keep it local", async () => {
+    const { stdout, port } = await banner("0.0.0.0");
+    const lines = stdout.split("\n");
+    expect(lines[0]).toMatch(new RegExp(`listening on 0\\.0\\.0\\.0:${port} \\(Bun `));
+    const warning = lines.findIndex((line) => line.startsWith("Not loopback: listening on every network interface"));
+    const key = lines.findIndex((line) => /^\s+gw_[A-Za-z0-9_-]+$/.test(line));
+    expect(warning).toBeGreaterThan(0);
+    expect(key).toBeGreaterThan(warning);
+    expect(key - warning).toBeLessThanOrEqual(4);
+    expect(stdout).toContain("Set HOST=127.0.0.1");
+    expect(stdout).toContain(`curl http://localhost:${port}/v1/chat/completions`);
+  }, 30_000);
+
+  it("on loopback (HOST=127.0.0.1) prints the address and no warning", async () => {
+    const { stdout, port } = await banner("127.0.0.1");
+    expect(stdout.split("\n")[0]).toMatch(new RegExp(`listening on 127\\.0\\.0\\.1:${port} `));
+    expect(stdout).not.toContain("Not loopback");
+    expect(stdout).toContain(`curl http://127.0.0.1:${port}/v1/chat/completions`);
+  }, 30_000);
+});
