@@ -125,6 +125,12 @@ const ConfigSchema = z.object({
   GATEWAY_CACHE_MAX_BYTES: wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES),
   /** A larger answer is served but not cached (in memory or in Redis). */
   GATEWAY_CACHE_MAX_ENTRY_BYTES: wholeNumber(4 * 1024 * 1024, 1, MAX_BYTES),
+  /** The semantic cache's bounds per workspace, in each replica's memory: at most this many entries… */
+  GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES: wholeNumber(10_000, 1, 10_000_000),
+  /** …and this many bytes (vectors, their index and the answers); the oldest go first. */
+  GATEWAY_SEMANTIC_CACHE_MAX_BYTES: wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES),
+  /** The embedding call of a semantic lookup gets this long; past it the request goes on uncached. */
+  GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS: wholeNumber(300, 1, 60_000),
   /** Mutual TLS towards the upstream: the client key and certificate (PEM files), read once at start. */
   UPSTREAM_MTLS_KEY_PATH: z.string().optional(),
   UPSTREAM_MTLS_CERT_PATH: z.string().optional(),

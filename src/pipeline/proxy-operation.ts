@@ -110,6 +110,9 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     virtualKeyId: null,
     attempts: [],
     cacheStatus: null,
+    cacheSimilarity: null,
+    cacheSourceLogId: null,
+    cacheNote: null,
     guardrails: null,
   };
   // An upload is described as it passes: a refusal logs it as far as it was sent.
