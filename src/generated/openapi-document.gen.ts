@@ -2912,6 +2912,21 @@ export const openApiDocument = {
             }
           },
           {
+            "name": "cache_status",
+            "in": "query",
+            "description": "Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "HIT",
+                "SEMANTIC_HIT",
+                "MISS",
+                "REFRESH",
+                "DISABLED"
+              ]
+            }
+          },
+          {
             "name": "config",
             "in": "query",
             "description": "Requests a stored config served (named, or the workspace's default), by its id or its slug.",
@@ -3152,6 +3167,21 @@ export const openApiDocument = {
                 "2xx",
                 "4xx",
                 "5xx"
+              ]
+            }
+          },
+          {
+            "name": "cache_status",
+            "in": "query",
+            "description": "Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "HIT",
+                "SEMANTIC_HIT",
+                "MISS",
+                "REFRESH",
+                "DISABLED"
               ]
             }
           },

@@ -6304,6 +6304,8 @@ export interface operations {
     listLogs: {
         parameters: {
             query?: {
+                /** @description Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones. */
+                cache_status?: "HIT" | "SEMANTIC_HIT" | "MISS" | "REFRESH" | "DISABLED";
                 /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
                 config?: string;
                 cursor?: string;
@@ -6395,6 +6397,8 @@ export interface operations {
     exportLogs: {
         parameters: {
             query?: {
+                /** @description Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones. */
+                cache_status?: "HIT" | "SEMANTIC_HIT" | "MISS" | "REFRESH" | "DISABLED";
                 /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
                 config?: string;
                 format?: "jsonl" | "csv";

@@ -129,6 +129,8 @@ export interface LogFilters {
   metadata?: Record<string, string>;
   /** `2xx`: 200–299, `4xx`: 400–499 (499 is a client that left), `5xx`: 500–599. */
   statusClass?: StatusClass;
+  /** Records the answer cache served (or not) this way. */
+  cacheStatus?: CacheStatus;
   /** Records a stored config served, named by its id or its slug. */
   config?: string;
   minTotalTokens?: number;
