@@ -1,5 +1,5 @@
 import { createEmbeddingRoute } from "../generated/routes.gen.ts";
-import { embeddingOperation } from "./embedding-operation.ts";
+import { embeddingOperation } from "./proxy/embedding-operation.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 
 export { embeddingOperation };

@@ -11,7 +11,7 @@ import type { OperationDescriptor } from "../../operation/descriptor.ts";
 import type { ProxyDeps, ProxyInput, ProxyResult } from "../../pipeline/proxy-operation.ts";
 import type { RequestBody } from "../../operation/request-body.ts";
 import { forwardedRequestHeaders } from "../../net/header-rules.ts";
-import { embeddingOperation } from "../embedding-operation.ts";
+import { embeddingOperation } from "./embedding-operation.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
 export function proxyDeps(deps: GatewayDeps): ProxyDeps {

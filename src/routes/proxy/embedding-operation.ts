@@ -1,7 +1,7 @@
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { alwaysCacheable } from "../cache/cacheable.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import type { JsonObject } from "../providers/provider.ts";
+import type { OperationDescriptor } from "../../operation/descriptor.ts";
+import { alwaysCacheable } from "../../cache/cacheable.ts";
+import { chatFieldOverrides } from "../../pipeline/config-overrides.ts";
+import type { JsonObject } from "../../providers/provider.ts";
 
 /**
  * The embeddings operation, apart from its route: the semantic cache's embedding calls go
