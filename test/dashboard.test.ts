@@ -328,6 +328,9 @@ describe("dashboard in Chromium", () => {
     const request = page.getByRole("region", { name: "Request", exact: true });
     expect(await request.textContent()).toContain(`Config${hit.config_id} v${hit.config_version}`);
     expect(await request.getByRole("link", { name: hit.config_id }).getAttribute("href")).toContain(`config=${hit.config_id}`);
+    // The hit names the request whose answer it served.
+    const source = logs.find((log) => log.cache_status === "MISS")!;
+    expect(await request.textContent()).toContain(`CacheHIT from ${source.id}`);
     expect(await page.getByRole("region", { name: "Cost and timing" }).textContent()).toContain(`Saved by the cache${usd(hit.cost_saved_usd)}`);
     await shot(page, "10-cache-hit-detail");
     await context.close();

@@ -35,7 +35,7 @@ export class SemanticIndex {
 
   constructor(
     readonly dimensions: number,
-    private readonly segmentSize = 8192,
+    private readonly segmentSize = 65_536,
   ) {}
 
   /** Live keys. */
