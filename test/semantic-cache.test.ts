@@ -193,11 +193,16 @@ describe("the semantic cache", () => {
     expect((await send(client, ask("What is the capital of France?"))).status).toBe("HIT");
   });
 
-  it("notes a missing embedding key and serves the request all the same", async () => {
+  it("notes a missing embedding key or target and serves the request all the same", async () => {
     const { client } = semanticClient(gateway, { slug: "no-such-key" });
     const answered = await send(client, ask("What is the capital of France?"));
     expect(answered.status).toBe("MISS");
     expect((await storedLog(gateway, answered.logId)).cacheNote).toMatch(/^semantic lookup skipped: the embedding target cannot be used: No provider or virtual key "no-such-key"/);
+    const bare = openaiClient(gateway, upstream, { "x-gateway-config": JSON.stringify({ cache: { mode: "semantic" } }), "x-gateway-cache-namespace": randomUUID() });
+    const uncompared = await send(bare, ask("What is the capital of France?"));
+    expect(uncompared.status).toBe("MISS");
+    expect((await storedLog(gateway, uncompared.logId)).cacheNote).toBe("semantic lookup skipped: the config's cache names no embedding target");
+    expect((await send(bare, ask("What is the capital of France?"))).status).toBe("HIT");
   });
 
   it("counts semantic hits apart from exact hits in analytics and filters logs by cache status", async () => {

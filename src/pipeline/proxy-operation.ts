@@ -24,6 +24,7 @@ import { meteredUpload } from "./upload-meter.ts";
 import { fixedUpstream, type UpstreamRoute } from "../operation/upstream-path.ts";
 import { buildUpstreamRequest } from "./upstream-request.ts";
 import { cacheEmbedder, type CacheEmbeddingDeps } from "./cache-embedder.ts";
+import type { EmbedderResult } from "../cache/semantic-lookup.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 
 export type { ProxyResponse } from "../operation/proxy-response.ts";
@@ -226,10 +227,11 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
 }
 
 /** The embedder of a `semantic` cache, made only when the exact lookup missed; null for any other config. */
-function semanticEmbedder(settings: TargetSettings["cache"], workspaceId: string, deps: ProxyDeps) {
-  const embedding = settings?.mode === "semantic" ? settings.embedding : undefined;
+function semanticEmbedder(settings: TargetSettings["cache"], workspaceId: string, deps: ProxyDeps): (() => Promise<EmbedderResult>) | null {
   const { cacheEmbedding } = deps;
-  if (!embedding || !cacheEmbedding) return null;
+  if (settings?.mode !== "semantic" || !cacheEmbedding) return null;
+  const { embedding } = settings;
+  if (!embedding) return () => Promise.resolve({ ok: false, reason: "the config's cache names no embedding target" });
   return () => cacheEmbedder(embedding, workspaceId, { ...deps, ...cacheEmbedding });
 }
 
