@@ -224,6 +224,8 @@ describe("dashboard in Chromium", () => {
     await page.getByTestId("summary").waitFor();
     expect(await page.getByTestId("summary").textContent()).toContain("9");
     expect(await page.getByTestId("summary").textContent()).toContain("1 error");
+    // Nothing was served from the cache yet: exact and semantic hits are counted apart.
+    expect(await page.getByTestId("cache-hits").textContent()).toContain("0 exact · 0 semantic");
     await page.locator("[data-testid=chart-requests] canvas").waitFor();
     await page.getByTestId("group-user").waitFor();
     expect(await page.getByTestId("group-user").locator("tbody tr").count()).toBe(6);

@@ -58,7 +58,7 @@ interface WorkspaceUsage {
 }
 
 const ENTRY_OVERHEAD_BYTES = 512;
-const LOAD_PAGE = 500;
+const LOAD_PAGE = 100;
 
 /**
  * The semantic cache's entries: one nearest-neighbour index per partition (workspace, namespace,
