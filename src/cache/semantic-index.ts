@@ -103,7 +103,8 @@ function searchSegment(segment: Segment, vector: Float32Array, minSimilarity: nu
     const { keys, distances } = segment.index.search(vector, k, 1);
     for (let i = 0; i < keys.length; i++) {
       const similarity = 1 - distances[i]!;
-      if (similarity < minSimilarity) return null;
+      // NaN (a zero vector has no direction) is never similar enough.
+      if (!(similarity >= minSimilarity)) return null;
       const key = Number(keys[i]!);
       if (segment.live.has(key) && accept(key)) return { key, similarity: Math.min(1, similarity) };
     }
