@@ -1,4 +1,13 @@
-import { Index, MetricKind, ScalarKind } from "usearch";
+import { createRequire } from "node:module";
+import type * as Usearch from "usearch";
+
+let usearch: typeof Usearch | null = null;
+
+/** usearch's native module, loaded when the first index is made: a gateway that never caches by meaning never maps it. */
+function loadUsearch(): typeof Usearch {
+  usearch ??= createRequire(import.meta.url)("usearch") as typeof Usearch;
+  return usearch;
+}
 
 /** HNSW parameters: 16 links a node, 64 candidates while adding and searching (usearch's defaults are 128). */
 const CONNECTIVITY = 16;
@@ -7,7 +16,7 @@ const EXPANSION = 64;
 const FIRST_K = 8;
 
 interface Segment {
-  index: Index;
+  index: Usearch.Index;
   /** Keys added to it that are still live. */
   live: Set<number>;
   added: number;
@@ -59,6 +68,7 @@ export class SemanticIndex {
     if (vector.length !== this.dimensions) throw new RangeError(`vector of ${vector.length} dimensions in an index of ${this.dimensions}`);
     let segment = this.segments.at(-1);
     if (!segment || segment.added >= this.segmentSize) {
+      const { Index, MetricKind, ScalarKind } = loadUsearch();
       segment = {
         index: new Index({ dimensions: this.dimensions, metric: MetricKind.Cos, quantization: ScalarKind.F16, connectivity: CONNECTIVITY, expansion_add: EXPANSION, expansion_search: EXPANSION, multi: false }),
         live: new Set(),
