@@ -154,6 +154,15 @@ const ConfigSchema = z.object({
   }),
   GATEWAY_CACHE_MAX_BYTES: documented(wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES), { doc: "…and at most this many bytes in all" }),
   GATEWAY_CACHE_MAX_ENTRY_BYTES: documented(wholeNumber(4 * 1024 * 1024, 1, MAX_BYTES), { doc: "a larger answer is served but not cached (in memory or Redis)" }),
+  GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES: documented(wholeNumber(10_000, 1, 10_000_000), {
+    doc: "the semantic cache's bound per workspace in each replica's memory, in entries; the oldest go first (see [Cache](cache.md))",
+  }),
+  GATEWAY_SEMANTIC_CACHE_MAX_BYTES: documented(wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES), {
+    doc: "the semantic cache's bound per workspace in each replica's memory, in bytes (vectors, their index and the answers); the oldest go first",
+  }),
+  GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS: documented(wholeNumber(300, 1, 60_000), {
+    doc: "how long a semantic lookup's embedding call may take; past it, or when it fails, the request goes on uncached and its log says why",
+  }),
   UPSTREAM_MTLS_KEY_PATH: documented(z.string().optional(), {
     doc: "client key (PEM) presented to the upstream, read once at start (see [Mutual TLS to the upstream](providers.md#mutual-tls-to-the-upstream)); with `UPSTREAM_MTLS_CERT_PATH`, both or neither",
   }),

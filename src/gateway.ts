@@ -43,6 +43,8 @@ export interface Gateway {
   bootstrapKey: string | null;
   /** Settles when start-up re-sealing of stored secrets under the current master key ends (`control-plane/reseal-secrets.ts`); null if it failed. */
   resealed: Promise<ResealReport | null>;
+  /** Settles once the semantic cache holds the entries the store kept (loaded in the background): how many. */
+  semanticCacheLoaded: Promise<number>;
   /** Waits for in-flight requests (up to the shutdown timeout), flushes logs, closes the store. */
   drain(): Promise<{ drained: boolean }>;
 }
@@ -122,7 +124,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const openedSpend = await openSpendMeter({ config, store, redis, controlPlane });
   spend = openedSpend;
   const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
-  const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys }) : null;
+  const answers = createAnswerCache(config, redis, store.semanticCache);
+  const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys, semantic: answers.cache.semantic }) : null;
   const deps: GatewayDeps = {
     config,
     store,
@@ -139,7 +142,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     secrets,
     redis,
     breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
-    cache: createAnswerCache(config, redis),
+    cache: answers.cache,
     spend: openedSpend.meter,
     metrics: telemetry.metrics,
   };
@@ -153,6 +156,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       await resealing.stop();
       const drained = await deps.inflight.idle(config.GATEWAY_SHUTDOWN_TIMEOUT_MS);
       await retention?.stop();
+      answers.close();
       await logWriter.close();
       await spool?.close();
       // The last records' spans were made as the writer closed: export them before exiting.
@@ -166,7 +170,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     })();
     return draining;
   };
-  return { app, deps, telemetry, bootstrapKey, drain, resealed };
+  return { app, deps, telemetry, bootstrapKey, drain, resealed, semanticCacheLoaded: answers.loaded };
 }
 
 /** The log spool, unless turned off; a data directory that cannot hold one is reported, not fatal. */

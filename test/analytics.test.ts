@@ -142,7 +142,7 @@ describe.each([
     expect(series.body).toMatchObject({ object: "analytics.timeseries", interval: "hour", from, to });
     expect(series.body.data.map((point: { start: string }) => point.start)).toEqual([0, 1, 2, 3].map((i) => new Date(Date.parse(from) + i * HOUR).toISOString()));
     expect(series.body.data.reduce((sum: number, point: { requests: number }) => sum + point.requests, 0)).toBe(8);
-    expect(series.body.data[0]).toEqual({ start: from, requests: 0, errors: 0, error_rate: 0, cost_usd: 0, total_tokens: 0, latency_ms: { p50: null, p95: null, p99: null } });
+    expect(series.body.data[0]).toEqual({ start: from, requests: 0, errors: 0, error_rate: 0, cost_usd: 0, cost_saved_usd: 0, cache_hits: 0, semantic_cache_hits: 0, total_tokens: 0, latency_ms: { p50: null, p95: null, p99: null } });
 
     const minutes = await get(`timeseries?from=${new Date(Date.now() - 30 * 60_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`);
     expect(minutes.body.interval).toBe("minute");

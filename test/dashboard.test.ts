@@ -224,6 +224,8 @@ describe("dashboard in Chromium", () => {
     await page.getByTestId("summary").waitFor();
     expect(await page.getByTestId("summary").textContent()).toContain("9");
     expect(await page.getByTestId("summary").textContent()).toContain("1 error");
+    // Nothing was served from the cache yet: exact and semantic hits are counted apart.
+    expect(await page.getByTestId("cache-hits").textContent()).toContain("0 exact · 0 semantic");
     await page.locator("[data-testid=chart-requests] canvas").waitFor();
     await page.getByTestId("group-user").waitFor();
     expect(await page.getByTestId("group-user").locator("tbody tr").count()).toBe(6);
@@ -328,6 +330,9 @@ describe("dashboard in Chromium", () => {
     const request = page.getByRole("region", { name: "Request", exact: true });
     expect(await request.textContent()).toContain(`Config${hit.config_id} v${hit.config_version}`);
     expect(await request.getByRole("link", { name: hit.config_id }).getAttribute("href")).toContain(`config=${hit.config_id}`);
+    // The hit names the request whose answer it served.
+    const source = logs.find((log) => log.cache_status === "MISS")!;
+    expect(await request.textContent()).toContain(`CacheHIT from ${source.id}`);
     expect(await page.getByRole("region", { name: "Cost and timing" }).textContent()).toContain(`Saved by the cache${usd(hit.cost_saved_usd)}`);
     await shot(page, "10-cache-hit-detail");
     await context.close();

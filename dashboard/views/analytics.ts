@@ -181,6 +181,10 @@ export function AnalyticsView({ params, capabilities, session }: { params: URLSe
           <div class="stat"><span>Requests</span><strong>${int(summary.requests)}</strong></div>
           <div class="stat"><span>Error rate</span><strong>${percent(summary.error_rate)}</strong><small>${int(summary.errors)} error${summary.errors === 1 ? "" : "s"}</small></div>
           <div class="stat"><span>Cost</span><strong>${usd(summary.cost_usd)}</strong></div>
+          <div class="stat" data-testid="cache-hits">
+            <span>Cache hits</span><strong>${int(summary.cache_hits + summary.semantic_cache_hits)}</strong>
+            <small>${int(summary.cache_hits)} exact · ${int(summary.semantic_cache_hits)} semantic · ${usd(summary.cost_saved_usd)} saved</small>
+          </div>
           <div class="stat"><span>Tokens</span><strong>${int(summary.total_tokens)}</strong><small>${int(summary.prompt_tokens)} in · ${int(summary.completion_tokens)} out</small></div>
           <div class="stat"><span>Latency p50 / p95 / p99</span><strong>${ms(summary.latency_ms.p50)}</strong><small>${ms(summary.latency_ms.p95)} · ${ms(summary.latency_ms.p99)}</small></div>
           <div class="stat"><span>TTFT p50 / p95</span><strong>${ms(summary.time_to_first_token_ms.p50)}</strong><small>${ms(summary.time_to_first_token_ms.p95)}</small></div>

@@ -55,7 +55,7 @@ export function LogDetail({ id }: { id: string }) {
           ["Trace", html`<a href=${href(`/traces/${record.trace_id}`)} class="mono">${record.trace_id}</a>`],
           ["Span", record.span_id ? `${record.span_name ?? record.span_id} (${record.span_id})` : dash],
           ["Parent span", record.parent_span_id ?? dash],
-          ["Cache", record.cache_status ?? dash],
+          ["Cache", cacheFact(record)],
         ]} />
       </${Panel}>
       <${Panel} title="Cost and timing" id="facts-cost">
@@ -118,4 +118,13 @@ export function LogDetail({ id }: { id: string }) {
       </${Panel}>
     </div>
   </div>`;
+}
+
+/** The cache status, with a hit's similarity and the request it came from, or why a semantic lookup did not run. */
+function cacheFact(record: { cache_status: string | null; cache_similarity?: number | null; cache_source_log_id?: string | null; cache_note?: string | null }) {
+  if (!record.cache_status) return "—";
+  const similarity = record.cache_similarity === null || record.cache_similarity === undefined ? null : ` at similarity ${record.cache_similarity.toFixed(3)}`;
+  const source = record.cache_source_log_id ? html` from <a href=${href(`/logs/${record.cache_source_log_id}`)} class="mono">${record.cache_source_log_id}</a>` : null;
+  const note = record.cache_note ? html` <span class="muted">(${record.cache_note})</span>` : null;
+  return html`${record.cache_status}${similarity}${source}${note}`;
 }

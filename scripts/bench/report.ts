@@ -124,6 +124,7 @@ export function verdicts(targets: Results["targets"], operations: Results["opera
     list.push({ name: "gateway rps / floor rps", value, unit: "", goal: `≥ ${GOALS.rpsOverFloor}`, pass: value >= GOALS.rpsOverFloor });
   }
   if (cache && floor) list.push(...cacheVerdicts(cache, floor));
+  if (targets.semantic && cache && targets.direct) list.push(semanticVerdict(targets.semantic, cache, targets.direct));
   if (limited && gateway) atMost("limited CPU/req / gateway CPU/req", ratio(limited.cpuUsPerRequest, gateway.cpuUsPerRequest), "", GOALS.limitedCpuOverPlain);
   if (gateway) {
     atMost("added p99 at 1 connection", gateway.addedP99Ms, "ms", GOALS.addedP99Ms);
@@ -276,6 +277,17 @@ export function writeResults(root: string, results: Results): string {
   const path = join(dir, "latest.json");
   writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
   return path;
+}
+
+/**
+ * A semantic hit is the exact cache's path plus one embedding round trip and an index search:
+ * what it adds over an exact hit must stay within a round trip to the upstream (direct p50) and
+ * half a millisecond for the embedding's answer and the search.
+ */
+function semanticVerdict(semantic: TargetFigures, cache: TargetFigures, direct: TargetFigures): Verdict {
+  const added = round(semantic.latencyP50Ms - cache.latencyP50Ms);
+  const goal = round(direct.latencyP50Ms + 0.5);
+  return { name: "semantic hit p50 − cache hit p50 at 1 connection", value: added, unit: "ms", goal: `≤ ${goal} ms (direct p50 + 0.5)`, pass: added <= goal };
 }
 
 /** A cache hit never reaches the upstream: it must beat a round trip to it through the thinnest proxy. */

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { BenchOptions } from "./options.ts";
 import { freePort, onExit, spawnBun, waitReady, type Child } from "./processes.ts";
 import { anthropicTarget, cacheTarget, directTarget, fallbackTarget, floorTarget, gatewayTarget, limitedTarget, type Target, type TargetName } from "./targets.ts";
+import { semanticTarget } from "./semantic-target.ts";
 
 export interface Running {
   targets: Target[];
@@ -43,7 +44,7 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     processes.floor = floor;
   }
 
-  const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited", "anthropic"];
+  const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited", "anthropic", "semantic"];
   if (onGateway.some((name) => options.targets.includes(name))) {
     const { child: gateway, port: gatewayPort, adminKey } = await startGateway(options, workDir, "gateway (bun src/server/bun.ts)", join(workDir, "bench.db"));
     if (options.targets.includes("gateway")) {
@@ -66,6 +67,10 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     if (options.targets.includes("limited")) {
       targets.push(limitedTarget(gatewayPort, upstreamPort, await createLimitedKey(gatewayPort, adminKey)));
       processes.limited = gateway;
+    }
+    if (options.targets.includes("semantic")) {
+      targets.push(await semanticTarget(gatewayPort, upstreamPort, adminKey));
+      processes.semantic = gateway;
     }
   }
 

@@ -3,10 +3,11 @@
  * the same gateway three more ways: `cache` (a cache config, so after the first request every
  * one is a hit that never reaches the upstream), `fallback` (a two-target fallback config whose
  * first target answers) and `limited` (a gateway key with a rate limit counted in Redis); and
- * `anthropic`: the same chat request translated to Anthropic's Messages API and back.
+ * `anthropic`: the same chat request translated to Anthropic's Messages API and back;
+ * `semantic` (`semantic-target.ts`): every request a semantic cache hit.
  */
 
-export const targetNames = ["direct", "floor", "gateway", "cache", "fallback", "limited", "anthropic"] as const;
+export const targetNames = ["direct", "floor", "gateway", "cache", "fallback", "limited", "anthropic", "semantic"] as const;
 export type TargetName = (typeof targetNames)[number];
 
 export interface Target {

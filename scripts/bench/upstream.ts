@@ -12,6 +12,10 @@ const eventsWithoutUsage = [...streamEvents, doneEvent].map((event) => encoder.e
 const responsesStream = responsesEvents.map((event) => encoder.encode(event));
 const messageBytes = encoder.encode(anthropicMessageJson);
 const messageStream = anthropicStreamEvents.map((event) => encoder.encode(event));
+// One vector for any text, of text-embedding-3-small's size: the semantic target's embedding round trip.
+const embeddingBytes = encoder.encode(
+  JSON.stringify({ object: "list", data: [{ object: "embedding", index: 0, embedding: Array.from({ length: 1536 }, (_, i) => Math.sin(i + 1) / 27.7) }], model: "text-embedding-3-small", usage: { prompt_tokens: 12, total_tokens: 12 } }),
+);
 
 interface ChatRequest {
   stream?: boolean;
@@ -56,6 +60,10 @@ const server = Bun.serve({
       const body = (await request.json()) as { stream?: boolean };
       if (body.stream === true) return sse(responsesStream);
       return new Response("only streamed responses here", { status: 400 });
+    }
+    if (request.method === "POST" && pathname === "/v1/embeddings") {
+      await request.arrayBuffer();
+      return new Response(embeddingBytes, { headers: { "content-type": "application/json" } });
     }
     if (request.method === "POST" && pathname === "/v1/messages") {
       const body = (await request.json()) as { stream?: boolean };

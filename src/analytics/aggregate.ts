@@ -15,6 +15,11 @@ export interface Aggregate {
   errors: number;
   /** Sum of the priced records' cost (an unpriced record adds nothing). */
   costUsd: number;
+  /** Sum of the cache hits' `costSavedUsd`. */
+  costSavedUsd: number;
+  /** Records served by an identical request's answer (`HIT`), and by a request that means the same (`SEMANTIC_HIT`). */
+  cacheHits: number;
+  semanticCacheHits: number;
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
@@ -28,6 +33,9 @@ export function emptyAggregate(): Aggregate {
     requests: 0,
     errors: 0,
     costUsd: 0,
+    costSavedUsd: 0,
+    cacheHits: 0,
+    semanticCacheHits: 0,
     promptTokens: 0,
     completionTokens: 0,
     totalTokens: 0,
@@ -41,6 +49,9 @@ export function mergeAggregate(into: Aggregate, other: Aggregate): void {
   into.requests += other.requests;
   into.errors += other.errors;
   into.costUsd += other.costUsd;
+  into.costSavedUsd += other.costSavedUsd;
+  into.cacheHits += other.cacheHits;
+  into.semanticCacheHits += other.semanticCacheHits;
   into.promptTokens += other.promptTokens;
   into.completionTokens += other.completionTokens;
   into.totalTokens += other.totalTokens;

@@ -4,17 +4,20 @@
  */
 export const DEFAULT_CACHE_MAX_AGE_S = 7 * 24 * 3600;
 export const MAX_CACHE_MAX_AGE_S = 90 * 24 * 3600;
+/** `similarity_threshold` when absent: cosine similarity of the last user turns' embeddings. */
+export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
 
 /** `cache` of a gateway config (`ConfigCache` in the document). */
 export interface ConfigCacheSettings {
   mode?: "simple" | "semantic";
   max_age?: number;
+  similarity_threshold?: number;
+  /** The embedding target of `semantic` (`ConfigCacheEmbedding`). */
+  embedding?: { virtual_key: string; model: string };
 }
 
 /** How long an answer is kept; null when the config caches nothing. */
 export function cacheMaxAgeSeconds(cache: ConfigCacheSettings | undefined): number | null {
-  // `semantic` serves exact matches only: an identical request is the closest one, so it is a
-  // correct (if narrower) semantic cache, and a stored config asking for it keeps working.
   if (!cache?.mode) return null;
   return Math.min(cache.max_age ?? DEFAULT_CACHE_MAX_AGE_S, MAX_CACHE_MAX_AGE_S);
 }

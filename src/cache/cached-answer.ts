@@ -3,9 +3,13 @@
  * server-sent events in the client's format (translated, as the client got them), replayed one
  * event per chunk.
  */
-export type CachedAnswer =
+export type CachedAnswer = (
   | { kind: "json"; status: number; contentType: string; provider: string; model: string | null; body: string }
-  | { kind: "sse"; status: number; provider: string; model: string | null; events: string[] };
+  | { kind: "sse"; status: number; provider: string; model: string | null; events: string[] }
+) & {
+  /** The log id of the request whose answer this is (absent in entries written without it). */
+  logId?: string | null;
+};
 
 /** Roughly what an entry holds in memory: its texts in UTF-16 plus a fixed overhead. */
 export function cachedAnswerBytes(answer: CachedAnswer): number {

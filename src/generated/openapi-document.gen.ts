@@ -2912,6 +2912,21 @@ export const openApiDocument = {
             }
           },
           {
+            "name": "cache_status",
+            "in": "query",
+            "description": "Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "HIT",
+                "SEMANTIC_HIT",
+                "MISS",
+                "REFRESH",
+                "DISABLED"
+              ]
+            }
+          },
+          {
             "name": "config",
             "in": "query",
             "description": "Requests a stored config served (named, or the workspace's default), by its id or its slug.",
@@ -3152,6 +3167,21 @@ export const openApiDocument = {
                 "2xx",
                 "4xx",
                 "5xx"
+              ]
+            }
+          },
+          {
+            "name": "cache_status",
+            "in": "query",
+            "description": "Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "HIT",
+                "SEMANTIC_HIT",
+                "MISS",
+                "REFRESH",
+                "DISABLED"
               ]
             }
           },
@@ -11943,11 +11973,12 @@ export const openApiDocument = {
         }
       },
       "CacheStatus": {
-        "description": "How the answer cache served the request: `HIT` (a cached answer, the upstream not called), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too.",
+        "description": "How the answer cache served the request: `HIT` (the cached answer of an identical request, the upstream not called), `SEMANTIC_HIT` (`mode: semantic`: the cached answer of a request that means the same), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too.",
         "schema": {
           "type": "string",
           "enum": [
             "HIT",
+            "SEMANTIC_HIT",
             "MISS",
             "REFRESH",
             "DISABLED"
@@ -14202,6 +14233,9 @@ export const openApiDocument = {
           "cost_saved_usd",
           "cost_note",
           "cache_status",
+          "cache_similarity",
+          "cache_source_log_id",
+          "cache_note",
           "user",
           "metadata",
           "trace_id",
@@ -14305,7 +14339,7 @@ export const openApiDocument = {
               "number",
               "null"
             ],
-            "description": "For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise."
+            "description": "For a cache hit, exact or semantic (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise."
           },
           "cost_note": {
             "type": [
@@ -14321,12 +14355,34 @@ export const openApiDocument = {
             ],
             "enum": [
               "HIT",
+              "SEMANTIC_HIT",
               "MISS",
               "REFRESH",
               "DISABLED",
               null
             ],
             "description": "The answer's `x-gateway-cache-status`; null when the request never reached the cache (refused before it, realtime, control plane)."
+          },
+          "cache_similarity": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "For a `SEMANTIC_HIT`: the cosine similarity between this request's last user turn and the cached request's. Null otherwise."
+          },
+          "cache_source_log_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "For a hit: the log id of the request whose answer was served (null for an answer cached before this field existed)."
+          },
+          "cache_note": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why a semantic lookup or store did not happen (the embedding call failed or ran out of time, the request has no last user turn to compare): the request was served uncached by meaning. Null otherwise."
           },
           "user": {
             "type": [
@@ -14628,6 +14684,9 @@ export const openApiDocument = {
           "errors",
           "error_rate",
           "cost_usd",
+          "cost_saved_usd",
+          "cache_hits",
+          "semantic_cache_hits",
           "prompt_tokens",
           "completion_tokens",
           "total_tokens",
@@ -14665,6 +14724,18 @@ export const openApiDocument = {
             "type": "number",
             "description": "Sum of the priced records' cost."
           },
+          "cost_saved_usd": {
+            "type": "number",
+            "description": "Sum of the cache hits' `cost_saved_usd` (exact and semantic)."
+          },
+          "cache_hits": {
+            "type": "integer",
+            "description": "Records served from the cache by an identical request (`HIT`)."
+          },
+          "semantic_cache_hits": {
+            "type": "integer",
+            "description": "Records served from the cache by a request that means the same (`SEMANTIC_HIT`)."
+          },
           "prompt_tokens": {
             "type": "integer"
           },
@@ -14690,6 +14761,9 @@ export const openApiDocument = {
           "errors",
           "error_rate",
           "cost_usd",
+          "cost_saved_usd",
+          "cache_hits",
+          "semantic_cache_hits",
           "total_tokens",
           "latency_ms"
         ],
@@ -14711,6 +14785,15 @@ export const openApiDocument = {
           },
           "cost_usd": {
             "type": "number"
+          },
+          "cost_saved_usd": {
+            "type": "number"
+          },
+          "cache_hits": {
+            "type": "integer"
+          },
+          "semantic_cache_hits": {
+            "type": "integer"
           },
           "total_tokens": {
             "type": "integer"
@@ -14768,6 +14851,9 @@ export const openApiDocument = {
           "requests",
           "errors",
           "cost_usd",
+          "cost_saved_usd",
+          "cache_hits",
+          "semantic_cache_hits",
           "total_tokens",
           "latency_ms"
         ],
@@ -14788,6 +14874,15 @@ export const openApiDocument = {
           },
           "cost_usd": {
             "type": "number"
+          },
+          "cost_saved_usd": {
+            "type": "number"
+          },
+          "cache_hits": {
+            "type": "integer"
+          },
+          "semantic_cache_hits": {
+            "type": "integer"
           },
           "total_tokens": {
             "type": "integer"
@@ -16038,13 +16133,43 @@ export const openApiDocument = {
               "simple",
               "semantic"
             ],
-            "description": "`simple`: exact match. `semantic` is accepted and serves exact matches only."
+            "description": "`simple`: exact match. `semantic`: an exact match, else the cached answer of a request that means the same: its last user turn's embedding at least `similarity_threshold` (cosine) from this one's, everything else of the request (conversation before that turn, system prompt, model, parameters, tools, targets, workspace, namespace) identical. Needs `embedding`; without it only exact matches are served."
           },
           "max_age": {
             "type": "integer",
             "minimum": 1,
             "maximum": 7776000,
             "description": "Seconds an answer is kept: 604800 (7 days) when absent, at most 7776000 (90 days)."
+          },
+          "similarity_threshold": {
+            "type": "number",
+            "minimum": 0.5,
+            "maximum": 1,
+            "description": "`semantic`: the least cosine similarity between two requests' last user turns for one to be served the other's answer. 0.95 when absent."
+          },
+          "embedding": {
+            "$ref": "#/components/schemas/ConfigCacheEmbedding"
+          }
+        }
+      },
+      "ConfigCacheEmbedding": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "virtual_key",
+          "model"
+        ],
+        "description": "`semantic`: the embedding target that turns a request's last user turn into a vector, called through the gateway's own providers (any provider that serves `POST /v1/embeddings`) with the virtual key's provider, key and host. One call per request, reused to store the answer after a miss; when it fails or takes longer than `GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS` (300 ms by default) the request goes on uncached and its log's `cache_note` says why.",
+        "properties": {
+          "virtual_key": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The slug of a virtual key of the workspace: who serves and pays for the embeddings."
+          },
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The embedding model, as the provider names it (`text-embedding-3-small`)."
           }
         }
       },

@@ -1684,12 +1684,15 @@ export interface components {
             [key: string]: unknown;
         };
         AnalyticsGroup: {
+            cache_hits: number;
+            cost_saved_usd: number;
             cost_usd: number;
             errors: number;
             /** @description The group's value (a status as text); null for records without one. */
             key: string | null;
             latency_ms: components["schemas"]["AnalyticsPercentiles"];
             requests: number;
+            semantic_cache_hits: number;
             total_tokens: number;
         };
         AnalyticsGroups: {
@@ -1711,7 +1714,11 @@ export interface components {
             p99: number | null;
         };
         AnalyticsSummary: {
+            /** @description Records served from the cache by an identical request (`HIT`). */
+            cache_hits: number;
             completion_tokens: number;
+            /** @description Sum of the cache hits' `cost_saved_usd` (exact and semantic). */
+            cost_saved_usd: number;
             /** @description Sum of the priced records' cost. */
             cost_usd: number;
             /** @description errors / requests; 0 with no requests. */
@@ -1725,6 +1732,8 @@ export interface components {
             object: "analytics.summary";
             prompt_tokens: number;
             requests: number;
+            /** @description Records served from the cache by a request that means the same (`SEMANTIC_HIT`). */
+            semantic_cache_hits: number;
             time_to_first_token_ms: components["schemas"]["AnalyticsPercentiles"];
             /** Format: date-time */
             to: string;
@@ -1742,11 +1751,14 @@ export interface components {
             to: string;
         };
         AnalyticsTimeseriesPoint: {
+            cache_hits: number;
+            cost_saved_usd: number;
             cost_usd: number;
             error_rate: number;
             errors: number;
             latency_ms: components["schemas"]["AnalyticsPercentiles"];
             requests: number;
+            semantic_cache_hits: number;
             /**
              * Format: date-time
              * @description The bucket's UTC start.
@@ -2059,13 +2071,23 @@ export interface components {
         };
         /** @description Caches answers of chat completions, completions, embeddings and Responses (with `store: false`), keyed on the exact request (body with keys sorted, operation, targets with a hash of their credentials, workspace, `x-gateway-cache-namespace`). Streams are replayed event by event. Only complete 2xx answers are kept; requests that run guardrails are not cached. */
         ConfigCache: {
+            embedding?: components["schemas"]["ConfigCacheEmbedding"];
             /** @description Seconds an answer is kept: 604800 (7 days) when absent, at most 7776000 (90 days). */
             max_age?: number;
             /**
-             * @description `simple`: exact match. `semantic` is accepted and serves exact matches only.
+             * @description `simple`: exact match. `semantic`: an exact match, else the cached answer of a request that means the same: its last user turn's embedding at least `similarity_threshold` (cosine) from this one's, everything else of the request (conversation before that turn, system prompt, model, parameters, tools, targets, workspace, namespace) identical. Needs `embedding`; without it only exact matches are served.
              * @enum {string}
              */
             mode?: "simple" | "semantic";
+            /** @description `semantic`: the least cosine similarity between two requests' last user turns for one to be served the other's answer. 0.95 when absent. */
+            similarity_threshold?: number;
+        };
+        /** @description `semantic`: the embedding target that turns a request's last user turn into a vector, called through the gateway's own providers (any provider that serves `POST /v1/embeddings`) with the virtual key's provider, key and host. One call per request, reused to store the answer after a miss; when it fails or takes longer than `GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS` (300 ms by default) the request goes on uncached and its log's `cache_note` says why. */
+        ConfigCacheEmbedding: {
+            /** @description The embedding model, as the provider names it (`text-embedding-3-small`). */
+            model: string;
+            /** @description The slug of a virtual key of the workspace: who serves and pays for the embeddings. */
+            virtual_key: string;
         };
         /** @description Skips a target that keeps failing: after `failure_threshold` failures within `window_ms` it is left out for `cooldown_ms`, then one request tries it again. Shared across replicas when GATEWAY_REDIS_URL is set. */
         ConfigCircuitBreaker: {
@@ -3000,18 +3022,24 @@ export interface components {
             api_key_id: string | null;
             /** @description Every try of an upstream target, in the order tried; empty when the gateway answered without one. */
             attempts: components["schemas"]["LogAttempt"][];
+            /** @description Why a semantic lookup or store did not happen (the embedding call failed or ran out of time, the request has no last user turn to compare): the request was served uncached by meaning. Null otherwise. */
+            cache_note: string | null;
+            /** @description For a `SEMANTIC_HIT`: the cosine similarity between this request's last user turn and the cached request's. Null otherwise. */
+            cache_similarity: number | null;
+            /** @description For a hit: the log id of the request whose answer was served (null for an answer cached before this field existed). */
+            cache_source_log_id: string | null;
             /**
              * @description The answer's `x-gateway-cache-status`; null when the request never reached the cache (refused before it, realtime, control plane).
              * @enum {string|null}
              */
-            cache_status: "HIT" | "MISS" | "REFRESH" | "DISABLED" | null;
+            cache_status: "HIT" | "SEMANTIC_HIT" | "MISS" | "REFRESH" | "DISABLED" | null;
             /** @description Set when a stored config (named, or the workspace's default) served the request: its id. */
             config_id: string | null;
             /** @description The version of that config. */
             config_version: number | null;
             /** @description Why `cost_usd` is null: no price for the provider and model in the price table, no usage reported, no model, or a failed request. Null when there is a cost. */
             cost_note: string | null;
-            /** @description For a cache hit (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise. */
+            /** @description For a cache hit, exact or semantic (whose `cost_usd` is 0): what the cached answer's usage would have cost upstream. Null otherwise. */
             cost_saved_usd: number | null;
             /** @description Null when no price is known for the model. */
             cost_usd: number | null;
@@ -3798,8 +3826,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description How the answer cache served the request: `HIT` (a cached answer, the upstream not called), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too. */
-        CacheStatus: "HIT" | "MISS" | "REFRESH" | "DISABLED";
+        /** @description How the answer cache served the request: `HIT` (the cached answer of an identical request, the upstream not called), `SEMANTIC_HIT` (`mode: semantic`: the cached answer of a request that means the same), `MISS` (the upstream's answer, now cached if it is a complete 2xx), `REFRESH` (forced by `x-gateway-cache-force-refresh`), `DISABLED` (no `cache` in the config, or the operation or request is not cacheable). Sent with errors too. */
+        CacheStatus: "HIT" | "SEMANTIC_HIT" | "MISS" | "REFRESH" | "DISABLED";
         /** @description Id of the log record of this request. */
         LogId: string;
         /** @description The provider that served the request. */
@@ -6276,6 +6304,8 @@ export interface operations {
     listLogs: {
         parameters: {
             query?: {
+                /** @description Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones. */
+                cache_status?: "HIT" | "SEMANTIC_HIT" | "MISS" | "REFRESH" | "DISABLED";
                 /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
                 config?: string;
                 cursor?: string;
@@ -6367,6 +6397,8 @@ export interface operations {
     exportLogs: {
         parameters: {
             query?: {
+                /** @description Records whose `cache_status` is this: `SEMANTIC_HIT` keeps the answers served by meaning, `HIT` the exact ones. */
+                cache_status?: "HIT" | "SEMANTIC_HIT" | "MISS" | "REFRESH" | "DISABLED";
                 /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
                 config?: string;
                 format?: "jsonl" | "csv";

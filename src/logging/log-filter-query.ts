@@ -1,6 +1,6 @@
 import { GatewayError } from "../errors.ts";
 import type { LogFilterSet } from "../store/log-filters.ts";
-import type { StatusClass } from "../records/log-record.ts";
+import type { CacheStatus, StatusClass } from "../records/log-record.ts";
 
 /**
  * The filter parameters of `GET /v1/logs` and `GET /v1/logs/export` as their generated
@@ -18,6 +18,7 @@ export interface LogFilterQuery {
   from?: string;
   to?: string;
   status_class?: StatusClass;
+  cache_status?: CacheStatus;
   config?: string;
   min_total_tokens?: number;
   max_total_tokens?: number;
@@ -55,6 +56,7 @@ export function logFiltersOf(query: LogFilterQuery, url: string, workspaceId: st
     status: query.status,
     success: query.success,
     traceId: query.trace_id,
+    cacheStatus: query.cache_status,
     promptId: query.prompt_id,
     virtualKeyId: query.virtual_key_id,
     from: query.from,

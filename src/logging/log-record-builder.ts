@@ -25,7 +25,7 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
       : null;
   const counted = usage ?? ZERO_USAGE;
   // A hit cost nothing upstream: what it would have cost is the saving.
-  const hit = entry.cacheStatus === "HIT";
+  const hit = entry.cacheStatus === "HIT" || entry.cacheStatus === "SEMANTIC_HIT";
   const record: Omit<LogRecord, (typeof LOG_ENTRY_FIELD_NAMES)[number]> = {
     success: succeeded,
     promptTokens: counted.promptTokens,

@@ -67,7 +67,7 @@ describe("log spool", () => {
   });
 
   it("refuses a batch past its size limit and stays usable", async () => {
-    const spool = await openLogSpool(dir, { maxBytes: 200 });
+    const spool = await openLogSpool(dir, { maxBytes: 260 });
     await expect(spool.append([entry("x".repeat(300))])).rejects.toBeInstanceOf(SpoolFullError);
     await spool.append([entry("small")]);
     expect(ids(await spool.head())).toEqual(["small"]);

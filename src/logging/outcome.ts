@@ -60,6 +60,10 @@ export interface Outcome {
   attempts: readonly AttemptRecord[];
   /** Null while the cache has not looked (the request failed before it). */
   cacheStatus: CacheStatus | null;
+  /** What the cache adds about a hit or a skipped semantic lookup (`CacheDecision`). */
+  cacheSimilarity: number | null;
+  cacheSourceLogId: string | null;
+  cacheNote: string | null;
   guardrails: GuardrailRuns | null;
 }
 
@@ -104,6 +108,9 @@ export function emptyOutcome(format: AnswerFormat = "chat", genAiOperation: stri
     virtualKeyId: null,
     attempts: [],
     cacheStatus: null,
+    cacheSimilarity: null,
+    cacheSourceLogId: null,
+    cacheNote: null,
     guardrails: null,
   };
 }

@@ -68,6 +68,11 @@ export interface OperationDescriptor {
    */
   cache?: CacheRule;
   /**
+   * What a semantic cache compares by meaning: the body's last user turn. Without it (or when it
+   * returns null) the operation is cached by exact match only, even in `semantic` mode.
+   */
+  semantic?: SemanticSplit;
+  /**
    * `gen_ai.operation.name` of its spans (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/).
    * Without it the operation is no GenAI call and its spans carry no `gen_ai.*` attributes.
    */
@@ -103,6 +108,13 @@ export type UpstreamPath = { fixed: string } | { afterV1: true } | { template: s
 
 /** Why a body's answer may not be cached (`store`, `background`…), or null when it may. Pure. */
 export type CacheRule = (body: JsonObject) => string | null;
+
+/**
+ * A body split for the semantic cache: `text`, its last user turn, compared by embedding; `rest`,
+ * the body with that turn's text taken out, which must match exactly (earlier turns, system
+ * prompt, model, parameters, tools). Null when the body has no last user turn of plain text. Pure.
+ */
+export type SemanticSplit = (body: JsonObject) => { text: string; rest: JsonObject } | null;
 
 /** Null when `override_params` leave a valid body valid once merged in; else the 400 to answer. Never throws. */
 export type OverridesRule = (overrides: Record<string, unknown>) => GatewayError | null;

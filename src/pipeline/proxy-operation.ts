@@ -23,6 +23,8 @@ import { callUpstream, type FetchLike } from "../net/upstream-call.ts";
 import { meteredUpload } from "./upload-meter.ts";
 import { fixedUpstream, type UpstreamRoute } from "../operation/upstream-path.ts";
 import { buildUpstreamRequest } from "./upstream-request.ts";
+import { cacheEmbedder, type CacheEmbeddingDeps } from "./cache-embedder.ts";
+import type { EmbedderResult } from "../cache/semantic-lookup.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 
 export type { ProxyResponse } from "../operation/proxy-response.ts";
@@ -37,6 +39,8 @@ export interface ProxyDeps
   breakers: CircuitBreakers;
   /** The answer cache (`cache/`), used when the request's config has `cache`. */
   cache: AnswerCache;
+  /** The embeddings operation and the embedding call's budget, for `mode: semantic`; absent, semantic lookups are skipped. */
+  cacheEmbedding?: Pick<CacheEmbeddingDeps, "embeddings" | "timeoutMs">;
   defaultTimeoutMs: number;
   /** `GATEWAY_MAX_LOGGED_BODY_BYTES`. */
   maxLoggedBodyBytes: number;
@@ -56,6 +60,8 @@ export interface ProxyInput {
   /** Client headers passed upstream as they are (the pass-through's `OpenAI-Beta`). */
   forwardedHeaders?: Readonly<Record<string, string>>;
   workspaceId: string;
+  /** This request's log id (`x-gateway-log-id`): a cached answer names the request it came from. */
+  logId?: string;
   /** The calling gateway key, and its budget and rate limit if it has any. */
   gatewayKeyId: string | null;
   gatewayKeyLimits?: KeyLimits | null;
@@ -110,6 +116,9 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     virtualKeyId: null,
     attempts: [],
     cacheStatus: null,
+    cacheSimilarity: null,
+    cacheSourceLogId: null,
+    cacheNote: null,
     guardrails: null,
   };
   // An upload is described as it passes: a refusal logs it as far as it was sent.
@@ -173,10 +182,12 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
       namespace: input.headers.cacheNamespace,
       guarded: judge !== null,
       maxLoggedBytes: deps.maxLoggedBodyBytes,
+      logId: input.logId ?? null,
+      embedder: semanticEmbedder(settings?.cache, input.workspaceId, deps),
     },
     deps.cache,
   );
-  outcome = { ...outcome, cacheStatus: cache.status };
+  outcome = { ...outcome, cacheStatus: cache.status, cacheSimilarity: cache.similarity, cacheSourceLogId: cache.sourceLogId, cacheNote: cache.note };
   if (cache.hit) {
     const { hit } = cache;
     outcome = { ...outcome, provider: hit.provider, model: hit.model ?? outcome.model, stream: hit.stream || outcome.stream };
@@ -213,6 +224,15 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const served = { provider: target.provider.id, model: target.model ?? outcome.model };
   const response = responseWithLimitHeaders(cache.keep(answer.value.response, served), admitted.value);
   return ok({ response, outcome, ending: endingWithLateFacts(answer.value.ending, judge, upload.described) });
+}
+
+/** The embedder of a `semantic` cache, made only when the exact lookup missed; null for any other config. */
+function semanticEmbedder(settings: TargetSettings["cache"], workspaceId: string, deps: ProxyDeps): (() => Promise<EmbedderResult>) | null {
+  const { cacheEmbedding } = deps;
+  if (settings?.mode !== "semantic" || !cacheEmbedding) return null;
+  const { embedding } = settings;
+  if (!embedding) return () => Promise.resolve({ ok: false, reason: "the config's cache names no embedding target" });
+  return () => cacheEmbedder(embedding, workspaceId, { ...deps, ...cacheEmbedding });
 }
 
 /** One try of one candidate: its body with the target's overrides, built for its provider, sent. */

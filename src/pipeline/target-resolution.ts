@@ -110,7 +110,7 @@ export async function resolveCandidates(request: CandidatesRequest, deps: Target
  * Credentials of a layer whose provider differs from the winning provider are not used, so a
  * key is never sent to another provider's upstream.
  */
-async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): Promise<Result<Target, GatewayError>> {
+export async function resolveTarget(request: TargetRequest, deps: TargetResolverDeps): Promise<Result<Target, GatewayError>> {
   const { headers, config } = request;
   const fromModel = request.model === null ? null : splitProviderModel(request.model);
   if (request.model?.startsWith("@") && !fromModel) {

@@ -68,6 +68,9 @@ export const LOG_FIELDS = {
   costSavedUsd: { column: "cost_saved_usd", kind: "real", nullable: true, api: "cost_saved_usd" },
   costNote: { column: "cost_note", kind: "text", nullable: true, api: "cost_note" },
   cacheStatus: { column: "cache_status", kind: "text", nullable: true, api: "cache_status", entry: true },
+  cacheSimilarity: { column: "cache_similarity", kind: "real", nullable: true, api: "cache_similarity", entry: true },
+  cacheSourceLogId: { column: "cache_source_log_id", kind: "text", nullable: true, api: "cache_source_log_id", entry: true },
+  cacheNote: { column: "cache_note", kind: "text", nullable: true, api: "cache_note", entry: true },
   // `user` is a reserved word in PostgreSQL.
   user: { column: "end_user", kind: "text", nullable: true, api: "user", entry: true },
   // Mirrored row by row in `log_metadata`, so metadata filters are plain indexed SQL.

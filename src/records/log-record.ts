@@ -1,5 +1,5 @@
 /** What the answer cache did for a request: logged, and sent as `x-gateway-cache-status`. */
-export const CACHE_STATUSES = ["HIT", "MISS", "REFRESH", "DISABLED"] as const;
+export const CACHE_STATUSES = ["HIT", "SEMANTIC_HIT", "MISS", "REFRESH", "DISABLED"] as const;
 export type CacheStatus = (typeof CACHE_STATUSES)[number];
 
 /**
@@ -41,6 +41,12 @@ export interface LogRecord {
   costNote: string | null;
   /** `x-gateway-cache-status` of the answer; null when the request never reached the cache. */
   cacheStatus: CacheStatus | null;
+  /** A semantic hit's cosine similarity to the cached request; null otherwise. */
+  cacheSimilarity: number | null;
+  /** A hit's source: the log id of the request whose answer was served. */
+  cacheSourceLogId: string | null;
+  /** Why the semantic lookup did not run (the embedding call failed or timed out); null otherwise. */
+  cacheNote: string | null;
   /** The request's `user` field. */
   user: string | null;
   metadata: Record<string, string>;
@@ -123,6 +129,8 @@ export interface LogFilters {
   metadata?: Record<string, string>;
   /** `2xx`: 200–299, `4xx`: 400–499 (499 is a client that left), `5xx`: 500–599. */
   statusClass?: StatusClass;
+  /** Records the answer cache served (or not) this way. */
+  cacheStatus?: CacheStatus;
   /** Records a stored config served, named by its id or its slug. */
   config?: string;
   minTotalTokens?: number;

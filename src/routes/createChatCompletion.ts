@@ -1,6 +1,7 @@
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { chatCacheRule } from "../cache/cacheable.ts";
+import { chatSemanticSplit } from "../cache/semantic-split.ts";
 import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 import { createChatStreamAssembler } from "../streams/chat-stream-assembler.ts";
@@ -15,6 +16,7 @@ export const chatCompletionOperation: OperationDescriptor = {
   answer: "json",
   format: "chat",
   cache: chatCacheRule,
+  semantic: chatSemanticSplit,
   genAiOperation: "chat",
   overrides: chatFieldOverrides,
   guardrails: { input: inputText, output: outputText, streamOutput: streamedText },

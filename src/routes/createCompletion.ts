@@ -1,6 +1,7 @@
 import { createCompletionRoute } from "../generated/routes.gen.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { alwaysCacheable } from "../cache/cacheable.ts";
+import { completionSemanticSplit } from "../cache/semantic-split.ts";
 import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
@@ -18,6 +19,7 @@ export const completionOperation: OperationDescriptor = {
   answer: "json",
   format: "json",
   cache: alwaysCacheable,
+  semantic: completionSemanticSplit,
   genAiOperation: "text_completion",
   overrides: chatFieldOverrides,
   guardrails: { input: promptStrings, output: choiceTexts, streamOutput: streamedTexts },

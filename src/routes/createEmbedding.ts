@@ -1,28 +1,7 @@
 import { createEmbeddingRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { alwaysCacheable } from "../cache/cacheable.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
+import { embeddingOperation } from "./proxy/embedding-operation.ts";
 import { proxiedRoute } from "./proxied-route.ts";
-import type { JsonObject } from "../providers/provider.ts";
 
-export const embeddingOperation: OperationDescriptor = {
-  id: "createEmbedding",
-  method: "POST",
-  upstreamPath: { fixed: "/embeddings" },
-  body: "json",
-  answer: "json",
-  format: "json",
-  cache: alwaysCacheable,
-  genAiOperation: "embeddings",
-  overrides: chatFieldOverrides,
-  guardrails: { input: inputStrings },
-};
+export { embeddingOperation };
 
 export const registerCreateEmbedding = proxiedRoute(createEmbeddingRoute, embeddingOperation);
-
-/** The strings to embed, joined by newlines; token arrays carry no text to judge. */
-function inputStrings(body: JsonObject): string {
-  const { input } = body;
-  if (typeof input === "string") return input;
-  return Array.isArray(input) ? input.filter((item): item is string => typeof item === "string").join("\n") : "";
-}

@@ -3,6 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { alwaysCacheable } from "../cache/cacheable.ts";
+import { chatSemanticSplit } from "../cache/semantic-split.ts";
 import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxyOperation } from "../pipeline/proxy-operation.ts";
 import { loggedRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
@@ -26,6 +27,8 @@ export const messageOperation: OperationDescriptor = {
   answer: "json",
   format: "messages",
   cache: alwaysCacheable,
+  // The body the core sees is the chat translation of the Messages request.
+  semantic: chatSemanticSplit,
   overrides: chatFieldOverrides,
   translated: messagesFromChat,
   // Input guardrails judge the chat body the core holds; output ones the Anthropic answer.

@@ -3,6 +3,7 @@ import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { responsesCacheRule } from "../cache/cacheable.ts";
+import { responsesSemanticSplit } from "../cache/semantic-split.ts";
 import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
 import { proxyOperation } from "../pipeline/proxy-operation.ts";
 import { jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
@@ -27,6 +28,7 @@ export const responseOperation: OperationDescriptor = {
   isStreamEnd: isResponsesStreamEnd,
   format: "responses",
   cache: responsesCacheRule,
+  semantic: responsesSemanticSplit,
   genAiOperation: "chat",
   overrides: chatFieldOverrides,
   guardrails: { input: responsesInputText, output: responsesOutputText, streamOutput: responsesStreamText },

@@ -64,6 +64,9 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     ["requests", sql`count(*)`],
     ["errors", sql`sum(CASE WHEN logs.success = 0 THEN 1 ELSE 0 END)`],
     ["cost_usd", sql`sum(logs.cost_usd)`],
+    ["cost_saved_usd", sql`sum(logs.cost_saved_usd)`],
+    ["cache_hits", sql`sum(CASE WHEN logs.cache_status = 'HIT' THEN 1 ELSE 0 END)`],
+    ["semantic_cache_hits", sql`sum(CASE WHEN logs.cache_status = 'SEMANTIC_HIT' THEN 1 ELSE 0 END)`],
     ["prompt_tokens", sql`sum(logs.prompt_tokens)`],
     ["completion_tokens", sql`sum(logs.completion_tokens)`],
     ["total_tokens", sql`sum(logs.total_tokens)`],
@@ -110,6 +113,9 @@ function addSums(aggregate: Aggregate, row: Row): void {
   aggregate.requests += num(row.requests);
   aggregate.errors += num(row.errors);
   aggregate.costUsd += num(row.cost_usd);
+  aggregate.costSavedUsd += num(row.cost_saved_usd);
+  aggregate.cacheHits += num(row.cache_hits);
+  aggregate.semanticCacheHits += num(row.semantic_cache_hits);
   aggregate.promptTokens += num(row.prompt_tokens);
   aggregate.completionTokens += num(row.completion_tokens);
   aggregate.totalTokens += num(row.total_tokens);
@@ -130,6 +136,9 @@ export async function addRollupAggregates(
     ["requests", sql`sum(requests)`],
     ["errors", sql`sum(CASE WHEN success = 0 THEN requests ELSE 0 END)`],
     ["cost_usd", sql`sum(cost_usd)`],
+    ["cost_saved_usd", sql`sum(cost_saved_usd)`],
+    ["cache_hits", sql`sum(cache_hits)`],
+    ["semantic_cache_hits", sql`sum(semantic_cache_hits)`],
     ["prompt_tokens", sql`sum(prompt_tokens)`],
     ["completion_tokens", sql`sum(completion_tokens)`],
     ["total_tokens", sql`sum(total_tokens)`],

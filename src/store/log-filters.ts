@@ -51,6 +51,7 @@ export function matchesLogFilters(eb: ExpressionBuilder<Database, "logs">, filte
   if (filters.status !== undefined) conditions.push(eb("logs.status", "=", filters.status));
   if (filters.success !== undefined) conditions.push(eb("logs.success", "=", filters.success ? 1 : 0));
   if (filters.traceId !== undefined) conditions.push(inTrace(eb, filters.traceId));
+  if (filters.cacheStatus !== undefined) conditions.push(eb("logs.cache_status", "=", filters.cacheStatus));
   if (filters.from !== undefined) conditions.push(eb("logs.created_at", ">=", isoInstant(filters.from, "from")));
   if (filters.to !== undefined) conditions.push(eb("logs.created_at", "<", isoInstant(filters.to, "to")));
   if (filters.statusClass !== undefined) {

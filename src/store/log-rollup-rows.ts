@@ -52,6 +52,10 @@ export type LogRollupsTable = {
   requests: number;
   // Sums are double precision: exact up to 2^53, where `integer` would overflow in PostgreSQL.
   cost_usd: number;
+  /** Cache hits, exact and semantic, and what they saved (migration 0021). */
+  cache_hits: number;
+  semantic_cache_hits: number;
+  cost_saved_usd: number;
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
@@ -67,6 +71,9 @@ export const ROLLUP_KEY_COLUMNS = ["workspace_id", "dim", "value", "hour", "succ
 export const ROLLUP_SUM_COLUMNS = [
   "requests",
   "cost_usd",
+  "cache_hits",
+  "semantic_cache_hits",
+  "cost_saved_usd",
   "prompt_tokens",
   "completion_tokens",
   "total_tokens",
@@ -115,6 +122,9 @@ function emptyRow(key: Pick<LogRollupsTable, (typeof ROLLUP_KEY_COLUMNS)[number]
     ...key,
     requests: 0,
     cost_usd: 0,
+    cache_hits: 0,
+    semantic_cache_hits: 0,
+    cost_saved_usd: 0,
     prompt_tokens: 0,
     completion_tokens: 0,
     total_tokens: 0,
@@ -150,6 +160,9 @@ export function toRollupRows(records: readonly LogRecord[]): LogRollupsTable[] {
       }
       row.requests += 1;
       row.cost_usd += record.costUsd ?? 0;
+      if (record.cacheStatus === "HIT") row.cache_hits += 1;
+      else if (record.cacheStatus === "SEMANTIC_HIT") row.semantic_cache_hits += 1;
+      row.cost_saved_usd += record.costSavedUsd ?? 0;
       row.prompt_tokens += record.promptTokens;
       row.completion_tokens += record.completionTokens;
       row.total_tokens += record.totalTokens;

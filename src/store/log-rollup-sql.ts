@@ -10,7 +10,7 @@ import {
 } from "./log-rollup-rows.ts";
 import type { Database } from "./schema.ts";
 
-/** Rows per multi-row upsert: 142 parameters each, so 200 rows stay under SQLite's 32,766. */
+/** Rows per multi-row upsert: 145 parameters each, so 200 rows stay under SQLite's 32,766. */
 const ROLLUP_ROWS_PER_UPSERT = 200;
 
 /**

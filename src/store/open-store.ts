@@ -13,6 +13,7 @@ import { pickDialect } from "./dialects/pick-dialect.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { createFeedbackRepository, type FeedbackRepository } from "./feedback-repository.ts";
 import { createStoredResponsesRepository, type StoredResponsesRepository } from "./stored-responses-repository.ts";
+import { createSemanticCacheRepository, type SemanticCacheRepository } from "./semantic-cache-repository.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
@@ -51,6 +52,8 @@ export interface Store extends ControlPlaneStore {
   feedback: FeedbackRepository;
   /** Responses answers kept for providers without a Responses API of their own. */
   storedResponses: StoredResponsesRepository;
+  /** The semantic cache's entries with their embeddings (`cache/semantic-cache.ts`). */
+  semanticCache: SemanticCacheRepository;
   /** Settled spend per key and budget period (`spend/`). */
   spend: SpendRepository;
   /** Closes the connection(s); the store is unusable afterwards. */
@@ -83,6 +86,7 @@ export async function openStore(url: string): Promise<Store> {
     analytics: createAnalyticsRepository(db),
     feedback: createFeedbackRepository(db),
     storedResponses: createStoredResponsesRepository(db),
+    semanticCache: createSemanticCacheRepository(db),
     spend: createSpendRepository(db),
     close: () => {
       stopStatistics();

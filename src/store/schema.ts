@@ -30,6 +30,7 @@ export interface Database {
   stored_responses: StoredResponsesTable;
   key_spend: KeySpendTable;
   audit_events: AuditEventsTable;
+  semantic_cache_entries: SemanticCacheEntriesTable;
 }
 
 /** One control-plane write (`audit/`); `before`/`after` are the masked API views as JSON text. */
@@ -221,4 +222,22 @@ export interface StoredResponsesTable {
   response: string;
   conversation: string;
   created_at: string;
+}
+
+/** Answers of the semantic cache with their embeddings (`store/semantic-cache-repository.ts`); times in epoch ms. */
+export interface SemanticCacheEntriesTable {
+  /** The entry's exact cache key. */
+  id: string;
+  workspace_id: string;
+  /** Which nearest-neighbour index holds it: workspace, namespace, model and embedding target, hashed. */
+  partition: string;
+  /** The hash of the request without its last user turn: it must match exactly. */
+  scope: string;
+  /** The embedding, base64 of little-endian float32. */
+  vector: string;
+  /** The cached answer as JSON text. */
+  answer: string;
+  log_id: string | null;
+  created_at: number;
+  expires_at: number;
 }

@@ -35,6 +35,7 @@ export class GatewayMetrics implements RequestObserver {
   private readonly cost: Counter<"provider" | "model">;
   private readonly upstreamErrors: Counter<"provider" | "status">;
   private readonly cacheHits: Counter<"route">;
+  private readonly semanticCacheHits: Counter<"route">;
   private readonly cacheMisses: Counter<"route">;
 
   constructor(logQueue: () => LogQueueStats, spend: () => SpendFallbackStats | null = () => null) {
@@ -46,6 +47,12 @@ export class GatewayMetrics implements RequestObserver {
     this.cost = new Counter({ name: "gateway_cost_usd_total", help: "Cost in US dollars of the requests that could be priced.", labelNames: ["provider", "model"], registers });
     this.upstreamErrors = new Counter({ name: "gateway_upstream_errors_total", help: "Upstream tries that failed: an HTTP status of 400 or more, or the gateway's error code when no status came.", labelNames: ["provider", "status"], registers });
     this.cacheHits = new Counter({ name: "gateway_cache_hits_total", help: "Requests answered from the answer cache.", labelNames: ["route"], registers });
+    this.semanticCacheHits = new Counter({
+      name: "gateway_semantic_cache_hits_total",
+      help: "Requests answered from the semantic cache with the answer of a request that means the same.",
+      labelNames: ["route"],
+      registers,
+    });
     this.cacheMisses = new Counter({ name: "gateway_cache_misses_total", help: "Cacheable requests the answer cache could not answer (misses and forced refreshes).", labelNames: ["route"], registers });
     new Gauge({
       name: "gateway_log_queue_depth",
@@ -138,6 +145,7 @@ export class GatewayMetrics implements RequestObserver {
       if (figures.costUsd !== null && figures.costUsd > 0) this.cost.inc({ provider, model }, figures.costUsd);
     }
     if (entry.cacheStatus === "HIT") this.cacheHits.inc({ route });
+    else if (entry.cacheStatus === "SEMANTIC_HIT") this.semanticCacheHits.inc({ route });
     else if (entry.cacheStatus === "MISS" || entry.cacheStatus === "REFRESH") this.cacheMisses.inc({ route });
     for (const attempt of entry.attempts) {
       if (attempt.status !== null && attempt.status < 400) continue;

@@ -11,6 +11,7 @@ import type { OperationDescriptor } from "../../operation/descriptor.ts";
 import type { ProxyDeps, ProxyInput, ProxyResult } from "../../pipeline/proxy-operation.ts";
 import type { RequestBody } from "../../operation/request-body.ts";
 import { forwardedRequestHeaders } from "../../net/header-rules.ts";
+import { embeddingOperation } from "./embedding-operation.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
 export function proxyDeps(deps: GatewayDeps): ProxyDeps {
@@ -18,6 +19,7 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
     fetch: deps.fetch,
     breakers: deps.breakers,
     cache: deps.cache,
+    cacheEmbedding: { embeddings: embeddingOperation, timeoutMs: deps.config.GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS },
     checkCustomHost: deps.checkCustomHost,
     defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
@@ -65,11 +67,12 @@ export function targetHeaders(headers: ProxyRouteHeaders, header?: (name: string
 }
 
 /** Who calls, as the proxy input names them: workspace, key and limits, metadata, and where spend settles. */
-export function callerOf(c: Context<GatewayEnv>): Pick<ProxyInput, "workspaceId" | "gatewayKeyId" | "gatewayKeyLimits" | "metadata" | "whenSettled" | "clientSignal"> {
+export function callerOf(c: Context<GatewayEnv>): Pick<ProxyInput, "workspaceId" | "logId" | "gatewayKeyId" | "gatewayKeyLimits" | "metadata" | "whenSettled" | "clientSignal"> {
   const auth = c.get("auth");
   const exchange = c.get("exchange");
   return {
     workspaceId: auth.workspaceId,
+    logId: exchange.id,
     gatewayKeyId: auth.keyId,
     gatewayKeyLimits: auth.limits,
     metadata: exchange.facts.metadata,
