@@ -119,6 +119,7 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
         costNote: null,
         guardrailResults: null,
         attempts: [],
+        toolRun: [],
       });
     }
     yield batch;

@@ -6,6 +6,7 @@ import { createConfigsRepository } from "./configs-repository.ts";
 import type {
   ConfigsRepository,
   GuardrailsRepository,
+  McpServersRepository,
   PromptsRepository,
   VirtualKeysRepository,
 } from "./control-plane-repositories.ts";
@@ -14,6 +15,7 @@ import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts
 import { createFeedbackRepository, type FeedbackRepository } from "./feedback-repository.ts";
 import { createStoredResponsesRepository, type StoredResponsesRepository } from "./stored-responses-repository.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
+import { createMcpServersRepository } from "./mcp-servers-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
@@ -32,6 +34,7 @@ export interface ControlPlaneStore {
   virtualKeys: VirtualKeysRepository;
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
+  mcpServers: McpServersRepository;
   audit: AuditEventsRepository;
 }
 
@@ -98,6 +101,7 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     virtualKeys: createVirtualKeysRepository(db),
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
+    mcpServers: createMcpServersRepository(db),
     audit: createAuditEventsRepository(db),
   };
 }

@@ -15,6 +15,7 @@ import * as storedResponses from "./0013_stored_responses.ts";
 import * as logCostNote from "./0014_log_cost_note.ts";
 import * as auditEvents from "./0015_audit_events.ts";
 import * as apiKeyExpiryRotation from "./0016_api_key_expiry_rotation.ts";
+import * as mcpServers from "./0020_mcp_servers.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -37,6 +38,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0014_log_cost_note": logCostNote,
   "0015_audit_events": auditEvents,
   "0016_api_key_expiry_rotation": apiKeyExpiryRotation,
+  "0020_mcp_servers": mcpServers,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
