@@ -104,6 +104,14 @@ const ConfigSchema = z.object({
    * is cut off: the upstream call is aborted and the request logged 499 `client_closed`.
    */
   GATEWAY_STREAM_STALL_TIMEOUT_MS: wholeNumber(60_000, 100, MAX_REQUEST_TIMEOUT_MS),
+  /** A tool run the gateway drives (Responses `mcp` tools): model rounds at most; the last is asked to answer without tools. */
+  GATEWAY_MCP_MAX_ROUNDS: wholeNumber(5, 1, 50),
+  /** One request to an MCP server (connecting, listing its tools, one call). */
+  GATEWAY_MCP_CALL_TIMEOUT_MS: wholeNumber(30_000, 100, MAX_REQUEST_TIMEOUT_MS),
+  /** A whole tool run, from its first connection to its answer. */
+  GATEWAY_MCP_RUN_TIMEOUT_MS: wholeNumber(300_000, 100, MAX_REQUEST_TIMEOUT_MS),
+  /** A tool's result as the model gets it: a longer one is cut, with a note saying so. */
+  GATEWAY_MCP_MAX_RESULT_BYTES: wholeNumber(64 * 1024, 256, MAX_BYTES),
   GATEWAY_LOG_FLUSH_INTERVAL_MS: wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS),
   GATEWAY_LOG_BATCH_SIZE: wholeNumber(200, 1, 100_000),
   /** Where log batches wait while the store is down (an append-only file per process); default `<GATEWAY_DATA_DIR>/log-spool`. */

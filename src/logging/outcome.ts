@@ -61,6 +61,8 @@ export interface Outcome {
   /** Null while the cache has not looked (the request failed before it). */
   cacheStatus: CacheStatus | null;
   guardrails: GuardrailRuns | null;
+  /** A refused request's tool-run steps (a served one's are in its ending). */
+  toolRun?: readonly ToolStepRecord[];
 }
 
 /** How the answer ended: known as a JSON answer is returned, when the last event passes for a stream. */

@@ -2,8 +2,9 @@ import type { McpApprovalPolicy } from "../records/control-plane.ts";
 
 /**
  * Whether a call of `tool` waits for the client's approval. Each policy is OpenAI's
- * `require_approval`: `always`, `never`, or tool names under `always` and `never`, where a tool
- * in neither list needs approval. A call needs approval when any of the policies asks for it
+ * `require_approval`: `always`, `never`, or tool names under `always` and `never`. A tool in
+ * neither list needs approval when the policy lists the tools that run freely (`never`), and
+ * runs freely when it lists only those that need approval (`always`). A call needs approval when any of the policies asks for it
  * (a stored server's own and the request's), so a request can add approvals but never waive
  * one the operator set.
  */
@@ -16,7 +17,7 @@ function policyAsks(policy: McpApprovalPolicy, tool: string): boolean {
   if (policy === "never") return false;
   if (policy.always?.tool_names?.includes(tool)) return true;
   if (policy.never?.tool_names?.includes(tool)) return false;
-  return true;
+  return policy.never !== undefined;
 }
 
 /** A request's `require_approval` as a policy; undefined when absent, null when it is not one. */

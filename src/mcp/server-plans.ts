@@ -16,6 +16,8 @@ export interface McpServerPlan {
   approvals: readonly McpApprovalPolicy[];
   /** Where the tool is in the request (`tools.2`), for errors. */
   param: string;
+  /** A stored server: its secrets are the gateway's, so only the gateway connects to it. */
+  stored: boolean;
 }
 
 export interface ServerPlanDeps {
@@ -68,7 +70,7 @@ async function planOf(tool: Record<string, unknown>, param: string, workspaceId:
     const headers = inlineHeaders(tool, param);
     if (!headers.ok) return headers;
     // OpenAI's default: every call waits for approval unless the request says otherwise.
-    return ok({ label, url: tool.server_url, headers: headers.value, allowedTools: requested, approvals: [approval ?? "always"], param });
+    return ok({ label, url: tool.server_url, headers: headers.value, allowedTools: requested, approvals: [approval ?? "always"], param, stored: false });
   }
   if (tool.server_url !== undefined && tool.server_url !== null) return fail(invalid(`${param}.server_url`, "server_url must be a URL."));
   for (const field of ["headers", "authorization"] as const) {
@@ -82,7 +84,7 @@ async function planOf(tool: Record<string, unknown>, param: string, workspaceId:
   if (headers === null) return fail(new GatewayError("invalid_request", `The credentials stored for MCP server ${label} no longer open; save them again.`, { param: `${param}.server_label` }));
   const allowed = stored.allowedTools === null ? requested : new Set([...stored.allowedTools].filter((name) => requested === null || requested.has(name)));
   const approvals = approval === undefined ? [stored.requireApproval] : [stored.requireApproval, approval];
-  return ok({ label, url: stored.url, headers, allowedTools: allowed, approvals, param });
+  return ok({ label, url: stored.url, headers, allowedTools: allowed, approvals, param, stored: true });
 }
 
 /** The tool names a request allows: null for every tool (absent), `invalid` for a malformed value. */

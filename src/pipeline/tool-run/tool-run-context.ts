@@ -1,0 +1,92 @@
+import type { ToolStepRecord } from "../../records/log-record.ts";
+import type { McpApprovalPolicy } from "../../records/control-plane.ts";
+import type { FetchLike } from "../../net/upstream-call.ts";
+import { openMcpSession, type McpSession } from "../../mcp/mcp-session.ts";
+import type { McpServerPlan } from "../../mcp/server-plans.ts";
+
+/** `GATEWAY_MCP_*`: how far a tool run may go. */
+export interface ToolRunLimits {
+  /** Model rounds at most; the last one is asked to answer without tools. */
+  maxRounds: number;
+  /** One MCP request (connect, list, call). */
+  callTimeoutMs: number;
+  /** The whole run, from its first connection to its answer. */
+  runTimeoutMs: number;
+  /** A tool's result as the model gets it; longer ones are cut with a note. */
+  maxResultBytes: number;
+}
+
+/** A server the run connected to (or tried to). */
+export interface OpenedServer {
+  plan: McpServerPlan;
+  session: McpSession | null;
+  error: string | null;
+  approvals: readonly McpApprovalPolicy[];
+}
+
+/**
+ * One request's tool run, shared by the targets it may try: its servers are connected once,
+ * its steps recorded for the log, and it is cancelled when the client leaves or the run's time
+ * is up. `close` ends the sessions; it is safe to call more than once.
+ */
+export class ToolRunContext {
+  readonly steps: ToolStepRecord[] = [];
+  readonly controller = new AbortController();
+  private opened: Promise<OpenedServer[]> | null = null;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly onClientAbort = () => this.controller.abort(new Error("The client closed the request."));
+
+  constructor(
+    readonly plans: readonly McpServerPlan[],
+    readonly limits: ToolRunLimits,
+    private readonly fetch: FetchLike,
+    private readonly clientSignal: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => this.controller.abort(new Error(`The tool run took longer than ${limits.runTimeoutMs} ms.`)), limits.runTimeoutMs);
+    this.timer.unref?.();
+    clientSignal?.addEventListener("abort", this.onClientAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Every server connected and its tools listed, in parallel, once. */
+  servers(): Promise<OpenedServer[]> {
+    this.opened ??= Promise.all(
+      this.plans.map(async (plan) => {
+        const startedAt = Date.now();
+        const started = performance.now();
+        const opened = await openMcpSession(plan, { fetch: this.fetch, signal: this.signal, timeoutMs: this.limits.callTimeoutMs });
+        const error = opened.ok ? null : opened.error;
+        this.steps.push({ type: "mcp_list_tools", round: 0, started_at: startedAt, duration_ms: elapsed(started), server_label: plan.label, tool: null, error });
+        return { plan, session: opened.ok ? opened.session : null, error, approvals: plan.approvals };
+      }),
+    );
+    return this.opened;
+  }
+
+  /** Why the run stopped early, when it did: the client left or its time was up. */
+  stopReason(): string | null {
+    if (!this.signal.aborted) return null;
+    const reason: unknown = this.signal.reason;
+    return reason instanceof Error ? reason.message : "The tool run was cancelled.";
+  }
+
+  /** Whether the run stopped because the client left (rather than its time being up). */
+  clientLeft(): boolean {
+    return this.clientSignal?.aborted === true || (this.signal.aborted && this.signal.reason instanceof Error && this.signal.reason.message.startsWith("The client"));
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.clientSignal?.removeEventListener("abort", this.onClientAbort);
+    if (!this.opened) return;
+    const servers = await this.opened;
+    await Promise.all(servers.map((server) => server.session?.close()));
+  }
+}
+
+export function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
