@@ -94,4 +94,132 @@ describe.each(Object.keys(PROVIDERS))("an MCP server's tools on %s, run by the g
     ]);
     expect(record.toolRun[2]).toMatchObject({ arguments: '{"a":2,"b":3}', output: "SUM=5" });
   });
+  it("streams the run as typed events in order: the listing, the call, then the answer", async () => {
+    const stream = await client(provider).responses.create({ model, input: "add two and three", tools: [MCP_TOOL], stream: true });
+    const events: Array<Record<string, any>> = [];
+    for await (const event of stream) events.push(event as unknown as Record<string, any>);
+    for (const event of events) expect(openaiContractProblems("ResponseStreamEvent", event), JSON.stringify(event)).toEqual([]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    const types = events.map((event) => event.type);
+    expect(types.slice(0, 2)).toEqual(["response.created", "response.in_progress"]);
+    const at = (type: string) => types.indexOf(type);
+    expect(at("response.mcp_list_tools.completed")).toBeGreaterThan(1);
+    expect(at("response.mcp_call.in_progress")).toBeGreaterThan(at("response.mcp_list_tools.completed"));
+    expect(at("response.mcp_call_arguments.done")).toBeGreaterThan(at("response.mcp_call.in_progress"));
+    expect(at("response.mcp_call.completed")).toBeGreaterThan(at("response.mcp_call_arguments.done"));
+    expect(at("response.output_text.delta")).toBeGreaterThan(at("response.mcp_call.completed"));
+    expect(types.at(-1)).toBe("response.completed");
+    const done = events.filter((event) => event.type === "response.output_item.done").map((event) => event.item.type);
+    expect(done).toEqual(["mcp_list_tools", "mcp_call", "message"]);
+    const completed = events.at(-1)!.response;
+    expect(completed.output.map((item: { type: string }) => item.type)).toEqual(["mcp_list_tools", "mcp_call", "message"]);
+    expect(completed.output[1]).toMatchObject({ name: "add", output: "SUM=5" });
+    expect(completed.usage.total_tokens).toBeGreaterThan(0);
+  });
+
+  it("reports a failing tool as the call's error, feeds the error to the model, and logs it", async () => {
+    const { data, response } = await client(provider).responses.create({ model, input: "make it explode", tools: [MCP_TOOL] }).withResponse();
+    const called = data.output.find((item) => item.type === "mcp_call") as unknown as Record<string, any>;
+    expect(called).toMatchObject({ name: "explode", output: null, status: "failed", error: { type: "mcp_tool_execution_error" } });
+    expect(data.output_text).toBe("The tool failed.");
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    const step = record.toolRun.find((entry) => entry.type === "mcp_call")!;
+    expect(step).toMatchObject({ tool: "explode", server_label: "calc" });
+    expect(step.error).toContain("boom");
+  });
+
+  it("asks for approval where the stored policy says so, and runs the call once the client approves it", async () => {
+    const callsBefore = tools.calls.length;
+    const first = await client(provider).responses.create({ model, input: "delete the notes", tools: [MCP_TOOL] });
+    const request = first.output.find((item) => item.type === "mcp_approval_request") as unknown as Record<string, any>;
+    expect(request).toMatchObject({ server_label: "calc", name: "delete_file" });
+    expect(JSON.parse(request.arguments)).toEqual({ path: "notes.txt" });
+    expect(tools.calls.length).toBe(callsBefore);
+
+    let follow: OpenAI.Responses.Response | null = null;
+    for (let waited = 0; !follow && waited < 40; waited += 1) {
+      follow = await client(provider)
+        .responses.create({
+          model,
+          previous_response_id: first.id,
+          tools: [MCP_TOOL],
+          input: [{ type: "mcp_approval_response", approval_request_id: request.id, approve: true } as unknown as OpenAI.Responses.ResponseInputItem],
+        })
+        .catch(async (error: unknown) => {
+          // The kept response lands off the request path: a follow-up may come a moment early.
+          if ((error as { status?: number }).status !== 400) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return null;
+        });
+    }
+    expect(follow!.output.map((item) => item.type)).toEqual(["mcp_call", "message"]);
+    expect(follow!.output[0]).toMatchObject({ name: "delete_file", output: "deleted notes.txt", approval_request_id: request.id });
+    expect(follow!.output_text).toBe("Done, the file is gone.");
+    expect(tools.calls.slice(callsBefore)).toEqual([{ name: "delete_file", arguments: { path: "notes.txt" } }]);
+  });
+});
+
+describe("what a request may ask of MCP servers", () => {
+  it("sends a stored server's token only to its own URL: an inline tool under its label reaches the trap without it", async () => {
+    const before = trap.requests.length;
+    const inline = { type: "mcp", server_label: "calc", server_url: trap.url, require_approval: "never" } as unknown as OpenAI.Responses.Tool;
+    const data = await client("anthropic").responses.create({ model: "claude-sonnet-4-5", input: "add two and three", tools: [inline] });
+    expect(data.output_text).toBe("The sum is 5.");
+    const seen = trap.requests.slice(before);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((headers) => JSON.stringify(headers).includes(TOKEN))).toHaveLength(0);
+  });
+
+  it("refuses headers for a stored server, an unknown label and a private server URL with 400s naming the tool's field", async () => {
+    const ask = (tool: Record<string, unknown>) =>
+      client("anthropic")
+        .responses.create({ model: "claude-sonnet-4-5", input: "add two and three", tools: [tool as unknown as OpenAI.Responses.Tool] })
+        .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    const headers = (await ask({ type: "mcp", server_label: "calc", headers: { authorization: "Bearer mine" } })) as InstanceType<typeof OpenAI.APIError>;
+    expect([headers.status, (headers.error as { param?: string }).param]).toEqual([400, "tools.0.headers"]);
+    const unknown = (await ask({ type: "mcp", server_label: "nope" })) as InstanceType<typeof OpenAI.APIError>;
+    expect([unknown.status, (unknown.error as { param?: string }).param]).toEqual([400, "tools.0.server_label"]);
+    const privateUrl = (await ask({ type: "mcp", server_label: "x", server_url: "http://10.0.0.7/mcp" })) as InstanceType<typeof OpenAI.APIError>;
+    expect([privateUrl.status, (privateUrl.error as { param?: string }).param]).toEqual([400, "tools.0.server_url"]);
+    // The gateway keeps serving.
+    expect((await client("anthropic").responses.create({ model: "claude-sonnet-4-5", input: "add two and three", tools: [MCP_TOOL] })).output_text).toBe("The sum is 5.");
+  });
+});
+
+describe("MCP servers in the control plane", () => {
+  it("stores them sealed, shows them masked to any key, keeps admin writes audited, and checks the URL with the custom-host guard", async () => {
+    const created = await call(gateway, "POST", "/v1/mcp-servers", { body: { server_label: "docs", server_url: tools.url, headers: { "x-api-key": "hdr-secret-987654" }, authorization: "tok-abcdef-123456" } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ object: "mcp_server", server_label: "docs", authorization: "********", headers: { "x-api-key": "********" }, require_approval: "always" });
+    const row = await gateway.gateway.deps.store.db.selectFrom("mcp_servers").selectAll().where("label", "=", "docs").executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain("hdr-secret-987654");
+    expect(JSON.stringify(row)).not.toContain("tok-abcdef-123456");
+
+    const service = await call(gateway, "POST", "/v1/api-keys", { body: { name: "reader", role: "service" } });
+    const serviceKey = service.body.key as string;
+    const listed = await call(gateway, "GET", "/v1/mcp-servers", { key: serviceKey });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toContain("tok-abcdef-123456");
+    expect(listed.body.data.map((server: { server_label: string }) => server.server_label)).toContain("docs");
+    expect((await call(gateway, "GET", "/v1/mcp-servers/docs", { key: serviceKey })).body.server_url).toBe(tools.url);
+    expect((await call(gateway, "DELETE", "/v1/mcp-servers/docs", { key: serviceKey })).status).toBe(403);
+
+    const duplicate = await call(gateway, "POST", "/v1/mcp-servers", { body: { server_label: "docs", server_url: tools.url } });
+    expect([duplicate.status, duplicate.body.error.param]).toEqual([400, "server_label"]);
+    const privateUrl = await call(gateway, "POST", "/v1/mcp-servers", { body: { server_label: "lan", server_url: "http://192.168.1.5/mcp" } });
+    expect([privateUrl.status, privateUrl.body.error.code, privateUrl.body.error.param]).toEqual([400, "forbidden_custom_host", "server_url"]);
+    const moved = await call(gateway, "PUT", "/v1/mcp-servers/docs", { body: { server_url: trap.url } });
+    expect([moved.status, moved.body.error.param]).toEqual([400, "server_url"]);
+    const kept = await call(gateway, "PUT", "/v1/mcp-servers/docs", { body: { allowed_tools: ["add"], authorization: "********" } });
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ allowed_tools: ["add"], authorization: "********" });
+    expect((await call(gateway, "DELETE", "/v1/mcp-servers/docs")).status).toBe(200);
+    expect((await call(gateway, "GET", "/v1/mcp-servers/docs")).status).toBe(404);
+
+    const audit = await call(gateway, "GET", "/v1/audit-events?resource_type=mcp_server");
+    expect(audit.status).toBe(200);
+    const actions = audit.body.data.filter((event: { resource_slug: string }) => event.resource_slug === "docs").map((event: { action: string }) => event.action);
+    expect(actions).toEqual(["mcp_server.deleted", "mcp_server.updated", "mcp_server.created"]);
+    expect(JSON.stringify(audit.body)).not.toContain("tok-abcdef-123456");
+  });
 });

@@ -29,6 +29,7 @@ import {
   type ToolOffer,
 } from "./tool-items.ts";
 import { randomUUID } from "node:crypto";
+import { echoedSettings } from "../../providers/responses-via-chat/response.ts";
 
 /** One model round: the request (Responses format) sent to the target, its answer translated back. */
 export type RoundCall = (body: JsonObject) => Promise<{ ok: true; response: JsonObject; status: number } | { ok: false; failure: Result<UpstreamCall, GatewayError> }>;
@@ -146,6 +147,7 @@ class RunDriver {
       error: null,
       incomplete_details: null,
       output: [],
+      ...echoedSettings(body),
       tools: body.tools ?? [],
     };
     progress.started(this.snapshot);
