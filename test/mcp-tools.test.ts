@@ -4,11 +4,13 @@ import OpenAI from "openai";
 import { openaiContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 import { startMcpServer, type TestMcpServer } from "./support/mcp-server.ts";
+import { startOtlpReceiver, type OtlpReceiver } from "./support/otlp-receiver.ts";
 
 let gateway: RunningGateway;
 let upstream: LLMock;
 let tools: TestMcpServer;
 let trap: TestMcpServer;
+let receiver: OtlpReceiver;
 
 const TOKEN = "mcp-token-0123456789abcdef";
 
@@ -49,7 +51,8 @@ beforeAll(async () => {
   upstream.onMessage("delete the notes", { toolCalls: [{ name: "delete_file", arguments: { path: "notes.txt" } }] });
   tools = await startMcpServer();
   trap = await startMcpServer();
-  gateway = await startGateway();
+  receiver = await startOtlpReceiver();
+  gateway = await startGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "mcp-under-test" });
   const stored = await call(gateway, "POST", "/v1/mcp-servers", {
     body: { server_label: "calc", server_url: tools.url, authorization: TOKEN, require_approval: { always: { tool_names: ["delete_file"] } } },
   });
@@ -63,6 +66,7 @@ afterAll(async () => {
   await upstream?.stop();
   await tools?.close();
   await trap?.close();
+  await receiver?.close();
 });
 
 const MCP_TOOL = { type: "mcp", server_label: "calc" } as unknown as OpenAI.Responses.Tool;
@@ -93,6 +97,18 @@ describe.each(Object.keys(PROVIDERS))("an MCP server's tools on %s, run by the g
       ["model", 1, null, null, null],
     ]);
     expect(record.toolRun[2]).toMatchObject({ arguments: '{"a":2,"b":3}', output: "SUM=5" });
+    // Tokens over both rounds are summed and priced.
+    expect(record.promptTokens).toBe(record.toolRun.filter((step) => step.type === "model").reduce((sum, step) => sum + (step.input_tokens ?? 0), 0));
+    expect(record.promptTokens).toBeGreaterThan(30);
+    expect(record.costUsd).toBeGreaterThan(0);
+
+    // The trace has one span per listing and per call, under the request's span.
+    await gateway.gateway.telemetry.tracing!.flush();
+    const logId = response.headers.get("x-gateway-log-id")!;
+    const spans = await receiver.waitFor((all) => all.some((span) => span.attributes["gateway.log_id"] === logId));
+    const server = spans.find((span) => span.attributes["gateway.log_id"] === logId)!;
+    const toolSpans = spans.filter((span) => span.parentSpanId === server.spanId && span.kind === 1).map((span) => [span.name, span.attributes["gateway.mcp.server_label"]]);
+    expect(toolSpans).toEqual([["mcp_list_tools calc", "calc"], ["execute_tool add", "calc"]]);
   });
   it("streams the run as typed events in order: the listing, the call, then the answer", async () => {
     const stream = await client(provider).responses.create({ model, input: "add two and three", tools: [MCP_TOOL], stream: true });
