@@ -46,6 +46,11 @@ beforeAll(async () => {
   upstream.on({ toolResultContains: "boom" }, { content: "The tool failed." });
   upstream.on({ toolResultContains: "deleted notes.txt" }, { content: "Done, the file is gone." });
   upstream.on({ toolResultContains: "did not approve" }, { content: "I left the file alone." });
+  upstream.on({ toolResultContains: "timed out" }, { content: "The nap took too long." });
+  upstream.on({ toolResultContains: "truncated by the gateway" }, { content: "The result was cut." });
+  upstream.onMessage("take a long nap", { toolCalls: [{ name: "nap", arguments: { ms: 3000 } }] });
+  upstream.onMessage("make it big", { toolCalls: [{ name: "big", arguments: { bytes: 5000 } }] });
+  upstream.onMessage("loop forever", { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] });
   upstream.onMessage("add two and three", { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }], usage: { input_tokens: 30, output_tokens: 10 } });
   upstream.onMessage("make it explode", { toolCalls: [{ name: "explode", arguments: {} }] });
   upstream.onMessage("delete the notes", { toolCalls: [{ name: "delete_file", arguments: { path: "notes.txt" } }] });
@@ -81,7 +86,7 @@ describe.each(Object.keys(PROVIDERS))("an MCP server's tools on %s, run by the g
     expect(data.output.map((item) => item.type)).toEqual(["mcp_list_tools", "mcp_call", "message"]);
     const [listed, called, message] = data.output as unknown as [Record<string, any>, Record<string, any>, OpenAI.Responses.ResponseOutputMessage];
     expect(listed.server_label).toBe("calc");
-    expect(listed.tools.map((tool: { name: string }) => tool.name)).toEqual(["add", "explode", "delete_file"]);
+    expect(listed.tools.map((tool: { name: string }) => tool.name)).toEqual(["add", "explode", "delete_file", "nap", "big"]);
     expect(called).toMatchObject({ server_label: "calc", name: "add", output: "SUM=5", error: null, status: "completed" });
     expect(JSON.parse(called.arguments)).toEqual({ a: 2, b: 3 });
     expect(data.output_text).toBe("The sum is 5.");
@@ -237,5 +242,82 @@ describe("MCP servers in the control plane", () => {
     const actions = audit.body.data.filter((event: { resource_slug: string }) => event.resource_slug === "docs").map((event: { action: string }) => event.action);
     expect(actions).toEqual(["mcp_server.deleted", "mcp_server.updated", "mcp_server.created"]);
     expect(JSON.stringify(audit.body)).not.toContain("tok-abcdef-123456");
+  });
+});
+
+describe("a tool run's bounds", () => {
+  let tight: RunningGateway;
+  const inline = () => ({ type: "mcp", server_label: "tools", server_url: tools.url, require_approval: "never" }) as unknown as OpenAI.Responses.Tool;
+  const tightClient = () =>
+    new OpenAI({
+      baseURL: `${tight.url}/v1`,
+      apiKey: UPSTREAM_KEY,
+      maxRetries: 0,
+      defaultHeaders: { "x-gateway-api-key": tight.adminKey, ...PROVIDERS.anthropic!.headers() },
+    });
+
+  beforeAll(async () => {
+    tight = await startGateway({ GATEWAY_MCP_CALL_TIMEOUT_MS: 300, GATEWAY_MCP_MAX_RESULT_BYTES: 1000, GATEWAY_MCP_MAX_ROUNDS: 2 });
+  });
+  afterAll(async () => {
+    await tight?.close();
+  });
+
+  it("gives up a call past its timeout and tells the model", async () => {
+    const { data, response } = await tightClient().responses.create({ model: "claude-sonnet-4-5", input: "take a long nap", tools: [inline()] }).withResponse();
+    const called = data.output.find((item) => item.type === "mcp_call") as unknown as Record<string, any>;
+    expect(called).toMatchObject({ name: "nap", status: "failed", output: null, error: { type: "mcp_protocol_error" } });
+    expect(data.output_text).toBe("The nap took too long.");
+    const record = await storedLog(tight, response.headers.get("x-gateway-log-id")!);
+    const step = record.toolRun.find((entry) => entry.type === "mcp_call")!;
+    expect(step.duration_ms).toBeLessThan(2500);
+    expect(step.error).toMatch(/timed out/i);
+  });
+
+  it("cuts a result past its size and says so to the model", async () => {
+    const data = await tightClient().responses.create({ model: "claude-sonnet-4-5", input: "make it big", tools: [inline()] });
+    const called = data.output.find((item) => item.type === "mcp_call") as unknown as Record<string, any>;
+    expect(called.output).toContain("[truncated by the gateway: 1000 of 5000 bytes]");
+    expect(called.output.startsWith("x".repeat(1000))).toBe(true);
+    expect(data.output_text).toBe("The result was cut.");
+  });
+
+  it("stops after its rounds: calls the last round makes are not run", async () => {
+    const before = tools.calls.length;
+    const { data, response } = await tightClient().responses.create({ model: "claude-sonnet-4-5", input: "loop forever", tools: [inline()] }).withResponse();
+    expect(data.status).toBe("completed");
+    expect(data.output.map((item) => item.type)).toEqual(["mcp_list_tools", "mcp_call"]);
+    expect(tools.calls.length - before).toBe(1);
+    const record = await storedLog(tight, response.headers.get("x-gateway-log-id")!);
+    expect(record.toolRun.map((step) => step.type)).toEqual(["mcp_list_tools", "model", "mcp_call", "model"]);
+  });
+
+  it("cancels the run when a streaming client leaves: no round after, and the log says the client closed", async () => {
+    const roundsBefore = upstream.getRequests().length;
+    const controller = new AbortController();
+    const { data: stream, response } = await client("anthropic")
+      .responses.create({ model: "claude-sonnet-4-5", input: "take a long nap", tools: [MCP_TOOL], stream: true }, { signal: controller.signal })
+      .withResponse();
+    const seen: string[] = [];
+    try {
+      for await (const event of stream) {
+        seen.push(event.type);
+        if (event.type === "response.mcp_call.in_progress") controller.abort();
+      }
+    } catch {
+      // The client aborted its own stream.
+    }
+    expect(seen).toContain("response.mcp_call.in_progress");
+    expect(seen).not.toContain("response.completed");
+    let record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!).catch(() => null);
+    for (let waited = 0; !record && waited < 50; waited += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!).catch(() => null);
+    }
+    expect(record!.status).toBe(499);
+    expect(record!.toolRun.filter((step) => step.type === "model").map((step) => step.round)).toEqual([0]);
+    expect(record!.toolRun.find((step) => step.type === "mcp_call")).toMatchObject({ tool: "nap", error: "The request ended during the call." });
+    // Only the first round reached the model.
+    expect(upstream.getRequests().length - roundsBefore).toBe(1);
   });
 });

@@ -18,6 +18,8 @@ const TOOLS = [
   { name: "add", description: "Adds two numbers.", inputSchema: { type: "object" as const, properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } },
   { name: "explode", description: "Always fails.", inputSchema: { type: "object" as const, properties: {} } },
   { name: "delete_file", description: "Deletes a file.", inputSchema: { type: "object" as const, properties: { path: { type: "string" } }, required: ["path"] } },
+  { name: "nap", description: "Answers after `ms` milliseconds.", inputSchema: { type: "object" as const, properties: { ms: { type: "number" } } } },
+  { name: "big", description: "Answers `bytes` bytes of text.", inputSchema: { type: "object" as const, properties: { bytes: { type: "number" } } } },
 ];
 
 function mcpServer(calls: TestMcpServer["calls"]): Server {
@@ -28,6 +30,11 @@ function mcpServer(calls: TestMcpServer["calls"]): Server {
     calls.push({ name: request.params.name, arguments: args });
     if (request.params.name === "add") return { content: [{ type: "text", text: `SUM=${Number(args.a) + Number(args.b)}` }] };
     if (request.params.name === "explode") return { content: [{ type: "text", text: "boom: the tool broke" }], isError: true };
+    if (request.params.name === "nap") {
+      await new Promise((resolve) => setTimeout(resolve, Number(args.ms)));
+      return { content: [{ type: "text", text: "rested" }] };
+    }
+    if (request.params.name === "big") return { content: [{ type: "text", text: "x".repeat(Number(args.bytes)) }] };
     if (request.params.name === "delete_file") return { content: [{ type: "text", text: `deleted ${String(args.path)}` }] };
     return { content: [{ type: "text", text: "unknown tool" }], isError: true };
   });

@@ -246,6 +246,8 @@ class RunDriver {
       }
     }
     if (calls.length === 0) return "done";
+    // Past the round bound, further calls are ignored, as OpenAI ignores calls past `max_tool_calls`.
+    if (this.roundIndex >= this.run.limits.maxRounds) return "done";
     this.conversation.push(...items.filter((item) => item.type !== "function_call" || this.offers.has(String(item.name))));
     let waiting = false;
     for (const { item, offer } of calls) {
@@ -269,6 +271,10 @@ class RunDriver {
     this.output.push(base);
     const startedAt = Date.now();
     const started = performance.now();
+    // Logged at once, so a request that ends mid-call (the client left) still shows the call.
+    const stepAt = this.run.steps.length;
+    const round = Math.max(0, this.roundIndex - 1);
+    this.run.steps.push({ type: "mcp_call", round, started_at: startedAt, duration_ms: 0, server_label: offer.label, tool: offer.tool.name, error: "The request ended during the call.", arguments: capped(args, this.options.maxLoggedBytes), output: null });
     let parsed: unknown;
     try {
       parsed = args.trim() === "" ? {} : JSON.parse(args);
@@ -283,9 +289,9 @@ class RunDriver {
       ? { ...base, status: "completed", output: capped(outcome.output, maxBytes), error: null }
       : { ...base, status: "failed", output: null, error: outcome.error, model_text: capped(outcome.text, maxBytes) };
     const errorText = outcome.ok ? null : outcome.error.type === "mcp_protocol_error" ? outcome.error.message : capped(outcome.text, 1000);
-    this.run.steps.push({
+    this.run.steps[stepAt] = {
       type: "mcp_call",
-      round: Math.max(0, this.roundIndex - 1),
+      round,
       started_at: startedAt,
       duration_ms: elapsed(started),
       server_label: offer.label,
@@ -293,7 +299,7 @@ class RunDriver {
       error: errorText,
       arguments: capped(args, this.options.maxLoggedBytes),
       output: outcome.ok ? capped(outcome.output, this.options.maxLoggedBytes) : null,
-    });
+    };
     const { model_text: _text, ...shown } = item;
     this.output[index] = shown;
     progress.itemDone(index, shown);
