@@ -2,7 +2,7 @@ import { consultCache, type AnswerCache } from "../cache/response-cache.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { GuardrailRecord, KeyLimits } from "../records/control-plane.ts";
 import type { LogEntry, RequestParams } from "../logging/log-entry.ts";
-import type { AttemptRecord, ToolStepRecord } from "../records/log-record.ts";
+import type { AttemptRecord } from "../records/log-record.ts";
 import type { GuardrailRuns, Outcome, PendingEnding, RefusedAnswer, RequestDescription } from "../logging/outcome.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import { errorWithLimitHeaders, responseWithLimitHeaders } from "../spend/admission-headers.ts";
@@ -25,10 +25,9 @@ import { fixedUpstream, type UpstreamRoute } from "../operation/upstream-path.ts
 import { buildUpstreamRequest } from "./upstream-request.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 import type { McpServerPlan } from "../mcp/server-plans.ts";
-import { ToolRunContext, type ToolRunLimits } from "./tool-run/tool-run-context.ts";
+import { DEFAULT_TOOL_RUN_LIMITS, gatewayRunsTools, ToolRunContext, toolRunOf, type ToolRunLimits } from "./tool-run/tool-run-context.ts";
 import { runTools } from "./tool-run/tool-run.ts";
 import { roundCall } from "./tool-run/round-call.ts";
-import type { Provider } from "../providers/provider.ts";
 
 export type { ProxyResponse } from "../operation/proxy-response.ts";
 
@@ -239,16 +238,6 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   return ok({ response, outcome, ending: endingWithLateFacts(answer.value.ending, judge, upload.described, run) });
 }
 
-const DEFAULT_TOOL_RUN_LIMITS: ToolRunLimits = { maxRounds: 5, callTimeoutMs: 30_000, runTimeoutMs: 300_000, maxResultBytes: 64 * 1024 };
-
-/**
- * Whether the gateway drives the tool run on this target: always on a provider with no
- * Responses API of its own; on an OpenAI-format one only for a stored server, whose secrets go
- * to no upstream (an inline server the client names is the upstream's to call).
- */
-function gatewayRunsTools(provider: Provider, run: ToolRunContext): boolean {
-  return !provider.openaiFormat || run.plans.some((plan) => plan.stored);
-}
 
 /** One try of one candidate: its body with the target's overrides, built for its provider, sent. */
 async function sendTo(candidate: Candidate, operation: OperationDescriptor, upstream: UpstreamRoute, sent: RequestBody, stream: boolean, input: ProxyInput, deps: ProxyDeps) {
@@ -275,12 +264,6 @@ function endingWithLateFacts(ending: PendingEnding, judge: GuardrailJudge | null
     return { ...value, request: request ?? value.request, outputGuardrails, ...(toolRun && { toolRun }) };
   };
   return ending instanceof Promise ? ending.then(late) : late(ending);
-}
-
-/** A tool run's steps for the log, once its answer has ended (its sessions closed then). */
-function toolRunOf(run: ToolRunContext): ToolStepRecord[] {
-  void run.close();
-  return [...run.steps];
 }
 
 /** The attempts with the last one's error as the provider read the upstream's answer. */

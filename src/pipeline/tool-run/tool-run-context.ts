@@ -3,6 +3,7 @@ import type { McpApprovalPolicy } from "../../records/control-plane.ts";
 import type { FetchLike } from "../../net/upstream-call.ts";
 import { openMcpSession, type McpSession } from "../../mcp/mcp-session.ts";
 import type { McpServerPlan } from "../../mcp/server-plans.ts";
+import type { Provider } from "../../providers/provider.ts";
 
 /** `GATEWAY_MCP_*`: how far a tool run may go. */
 export interface ToolRunLimits {
@@ -89,4 +90,22 @@ export class ToolRunContext {
 
 export function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
+/** The bounds when the deps give none (tests, embedders); the gateway's come from `GATEWAY_MCP_*`. */
+export const DEFAULT_TOOL_RUN_LIMITS: ToolRunLimits = { maxRounds: 5, callTimeoutMs: 30_000, runTimeoutMs: 300_000, maxResultBytes: 64 * 1024 };
+
+/**
+ * Whether the gateway drives the tool run on this target: always on a provider with no
+ * Responses API of its own; on an OpenAI-format one only for a stored server, whose secrets go
+ * to no upstream (an inline server the client names is the upstream's to call).
+ */
+export function gatewayRunsTools(provider: Provider, run: ToolRunContext): boolean {
+  return !provider.openaiFormat || run.plans.some((plan) => plan.stored);
+}
+
+/** A tool run's steps for the log, once its answer has ended (its sessions closed then). */
+export function toolRunOf(run: ToolRunContext): ToolStepRecord[] {
+  void run.close();
+  return [...run.steps];
 }
