@@ -3,7 +3,7 @@ import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { openaiContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
-import { startMcpServer, type TestMcpServer } from "./support/mcp-server.ts";
+import { startMcpServer, startSseMcpServer, type TestMcpServer } from "./support/mcp-server.ts";
 import { startOtlpReceiver, type OtlpReceiver } from "./support/otlp-receiver.ts";
 
 let gateway: RunningGateway;
@@ -181,6 +181,20 @@ describe.each(Object.keys(PROVIDERS))("an MCP server's tools on %s, run by the g
 });
 
 describe("what a request may ask of MCP servers", () => {
+  it("reaches a server that speaks only the older HTTP+SSE transport", async () => {
+    const old = await startSseMcpServer();
+    try {
+      const inline = { type: "mcp", server_label: "legacy", server_url: old.url, require_approval: "never", headers: { "x-team": "blue" } } as unknown as OpenAI.Responses.Tool;
+      const data = await client("gemini").responses.create({ model: "gemini-2.5-flash", input: "add two and three", tools: [inline] });
+      expect(data.output.map((item) => item.type)).toEqual(["mcp_list_tools", "mcp_call", "message"]);
+      expect(data.output_text).toBe("The sum is 5.");
+      expect(old.calls).toEqual([{ name: "add", arguments: { a: 2, b: 3 } }]);
+      expect(old.requests.every((headers) => headers["x-team"] === "blue")).toBe(true);
+    } finally {
+      await old.close();
+    }
+  });
+
   it("sends a stored server's token only to its own URL: an inline tool under its label reaches the trap without it", async () => {
     const before = trap.requests.length;
     const inline = { type: "mcp", server_label: "calc", server_url: trap.url, require_approval: "never" } as unknown as OpenAI.Responses.Tool;

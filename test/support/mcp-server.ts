@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server as HttpServer } fro
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /** A real MCP server (the official SDK, Streamable HTTP, stateless) on a loopback port, recording the headers of every request. */
@@ -63,6 +64,42 @@ export async function startMcpServer(): Promise<TestMcpServer> {
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    requests,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+/** The same tools over the older HTTP+SSE transport only (`GET /sse`, `POST /messages`): what servers before Streamable HTTP speak. */
+export async function startSseMcpServer(): Promise<TestMcpServer> {
+  const requests: IncomingHttpHeaders[] = [];
+  const calls: TestMcpServer["calls"] = [];
+  const sessions = new Map<string, SSEServerTransport>();
+  const http: HttpServer = createServer((req, res) => {
+    requests.push(req.headers);
+    const url = new URL(req.url ?? "/", "http://local");
+    if (req.method === "GET" && url.pathname === "/sse") {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      res.on("close", () => sessions.delete(transport.sessionId));
+      void mcpServer(calls).connect(transport);
+      return;
+    }
+    const transport = url.pathname === "/messages" ? sessions.get(url.searchParams.get("sessionId") ?? "") : undefined;
+    if (req.method === "POST" && transport) {
+      void transport.handlePostMessage(req, res);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
     requests,
     calls,
     close: () =>
