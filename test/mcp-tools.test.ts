@@ -221,6 +221,30 @@ describe("what a request may ask of MCP servers", () => {
   });
 });
 
+describe("guardrails around a tool run", () => {
+  it("judges the user's input before any server is reached, and the final answer after the run", async () => {
+    const guardrail = async (name: string, word: string) =>
+      (await call(gateway, "POST", "/v1/guardrails", { body: { name, checks: [{ type: "contains", params: { words: [word], operator: "none" } }], action: { deny: true } } })).body.slug as string;
+    const noAdding = await guardrail("no adding", "add");
+    const noSums = await guardrail("no sums", "sum");
+    const configured = (config: Record<string, unknown>) =>
+      client("anthropic")
+        .responses.create({ model: "claude-sonnet-4-5", input: "add two and three", tools: [MCP_TOOL] }, { headers: { "x-gateway-config": JSON.stringify(config) } })
+        .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+
+    const requestsBefore = tools.requests.length;
+    const input = (await configured({ input_guardrails: [noAdding] })) as InstanceType<typeof OpenAI.APIError>;
+    expect(input.status).toBe(446);
+    expect(tools.requests.length).toBe(requestsBefore);
+
+    const callsBefore = tools.calls.length;
+    const output = (await configured({ output_guardrails: [noSums] })) as InstanceType<typeof OpenAI.APIError>;
+    expect(output.status).toBe(446);
+    // The run happened; its answer was judged and denied.
+    expect(tools.calls.length - callsBefore).toBe(1);
+  });
+});
+
 describe("MCP servers in the control plane", () => {
   it("stores them sealed, shows them masked to any key, keeps admin writes audited, and checks the URL with the custom-host guard", async () => {
     const created = await call(gateway, "POST", "/v1/mcp-servers", { body: { server_label: "docs", server_url: tools.url, headers: { "x-api-key": "hdr-secret-987654" }, authorization: "tok-abcdef-123456" } });
