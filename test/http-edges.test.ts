@@ -92,7 +92,7 @@ describe("HTTP the parser refuses, under npm start (Bun)", () => {
     await removeSqliteTestDatabase(databaseUrl);
   });
 
-  // Bun answers these itself, without a body: the app is never called (see README, "HTTP limits").
+  // Bun answers these itself, without a body: the app is never called (see docs/operations.md, "HTTP limits").
   it.each(CASES("unused"))("answers $what with $status", async ({ request, status }) => {
     const answer = await raw(gateway.url, request);
     expect(answer.status).toBe(status);

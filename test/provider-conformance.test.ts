@@ -80,7 +80,7 @@ const PROVIDER_TABLE: readonly ProviderRow[] = [
     price: { input: 3, output: 15 },
     image: (data) => ({ type: "image", source: { type: "base64", media_type: "image/png", data } }),
     errorType: (status) => ANTHROPIC_TYPES[status]!,
-    // Anthropic's own "overloaded", kept as sent (README).
+    // Anthropic's own "overloaded", kept as sent (docs/providers.md).
     extraStatuses: [529],
     leftOut: {},
   },

@@ -11,7 +11,7 @@ import { call, freePort, startGateway, startUpstream, type RunningGateway } from
 /**
  * Two replicas on one PostgreSQL database and one Redis of the test's own (no persistence).
  * Plain and streamed requests run concurrently through both; Redis is killed mid-run, and
- * later started again empty. The bound README states holds: metering alone, each replica goes
+ * later started again empty. The bound docs/budgets-and-limits.md states holds: metering alone, each replica goes
  * on from the count it last saw, so it admits at most what was left of the limit then; once
  * Redis is back empty, one replica seeds it from the store (spend) and every replica hands it
  * its counts, so nothing is admitted past the limit again, and the budget's spend shown is
@@ -173,7 +173,7 @@ describe("two replicas through a Redis killed, then restarted empty", () => {
       const admittedAfter = after.filter((answer) => answer.status === 200).length;
       const admittedBefore = 6 + admittedDuring[0]! + admittedDuring[1]!;
       expect(admittedAfter, JSON.stringify(after)).toBe(Math.max(0, LIMIT - admittedBefore));
-      // The bound README states: at most (replicas − 1) × what was left, past the limit.
+      // The bound docs/budgets-and-limits.md states: at most (replicas − 1) × what was left, past the limit.
       expect(admittedBefore + admittedAfter).toBeLessThanOrEqual(LIMIT + Math.max(...lastSeenLeft));
 
       // The budget: its spend shown on both replicas is the store's, not zero, and it still stops at the limit.

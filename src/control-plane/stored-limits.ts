@@ -4,7 +4,7 @@
  * a later request fail with a 5xx or cost more than a bounded amount of work. Each refusal is a
  * 400 `invalid_request` naming the field. Templates, patterns and JSON Schemas have their own
  * limits beside their code (`prompts/template-limits.ts`, `guardrails/linear-regex.ts`,
- * `guardrails/schema-limits.ts`); the README's "Control plane" section lists them all.
+ * `guardrails/schema-limits.ts`); docs/control-plane.md ("Limits on stored values") lists them all.
  */
 import { GatewayError } from "../errors.ts";
 import type { ConfigStrategy, GatewayConfig } from "../generated/schemas.gen.ts";

@@ -4,11 +4,13 @@
  */
 export class InflightTracker {
   private count = 0;
+  private begun = 0;
   private waiters: Array<() => void> = [];
 
   /** Marks one request as started; call the returned function exactly once when it is done. */
   begin(): () => void {
     this.count += 1;
+    this.begun += 1;
     let ended = false;
     return () => {
       if (ended) return;
@@ -20,6 +22,11 @@ export class InflightTracker {
 
   get size(): number {
     return this.count;
+  }
+
+  /** Requests begun since start: a counter that stands still while the gateway is idle. */
+  get total(): number {
+    return this.begun;
   }
 
   /** Resolves true when nothing is in flight, false if `timeoutMs` passes first. */

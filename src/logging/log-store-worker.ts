@@ -9,6 +9,7 @@ import { unpackLogEntry } from "./log-entry.ts";
 import { buildLogRecord } from "./log-record-builder.ts";
 import { figuresOf, packFigures } from "./record-figures.ts";
 import type { LogWorkerReply, LogWorkerRequest } from "./worker-log-sink.ts";
+import { fullCollection, startIdleCollector } from "../lib/idle-collector.ts";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent<LogWorkerRequest>) => void) | null;
@@ -46,6 +47,12 @@ async function handle(message: LogWorkerRequest): Promise<void> {
   }
 }
 
+let messages = 0;
 scope.onmessage = (event) => {
+  messages += 1;
   queue = queue.then(() => handle(event.data));
 };
+
+// The worker is a heap of its own: after a burst of batches it gives their garbage back too.
+const collect = fullCollection();
+if (collect) startIdleCollector({ workDone: () => messages, collect, quietMs: 2_000 });

@@ -14,7 +14,7 @@ export interface UpstreamTls {
 }
 
 /**
- * Where the client certificate cannot be presented, in one place (the README lists the same).
+ * Where the client certificate cannot be presented, in one place (docs/providers.md lists the same).
  * A TLS server asks for a client certificate or not; one that does not never sees it, and the key
  * never leaves the gateway. Everything else that connects upstream presents it: every HTTP
  * operation and the pass-through (`deps.fetch`), realtime sessions (the WebSocket client of

@@ -5,7 +5,11 @@ import { startupBanner } from "./banner.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
 import { bunRealtime, realtimeWebSocket } from "./realtime-bun.ts";
 import { idleTimeoutKeeper } from "./bun-idle.ts";
+import { startIdleCollector } from "../lib/idle-collector.ts";
 import type { RealtimeSession } from "../pipeline/realtime-session.ts";
+
+/** How long without a new request before the request thread collects its garbage. */
+const IDLE_COLLECT_AFTER_MS = 2_000;
 
 const config = startupConfig();
 const gateway = await createGateway(config, {
@@ -35,6 +39,8 @@ const server = Bun.serve<RealtimeSession>({
   },
   websocket: realtimeWebSocket,
 });
+// After a burst, give its garbage back instead of holding it until the next request.
+startIdleCollector({ workDone: () => gateway.deps.inflight.total, collect: () => Bun.gc(true), quietMs: IDLE_COLLECT_AFTER_MS });
 
 const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${server.port}`;
 if (!config.GATEWAY_QUIET || gateway.bootstrapKey) console.log(startupBanner(gateway, url, `Bun ${Bun.version}`));
