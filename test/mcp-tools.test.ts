@@ -312,6 +312,23 @@ describe("a tool run's bounds", () => {
     expect(step.error).toMatch(/timed out/i);
   });
 
+  it("ends a run past its own time with 408, the call in flight abandoned", async () => {
+    const short = await startGateway({ GATEWAY_MCP_RUN_TIMEOUT_MS: 500 });
+    try {
+      const started = Date.now();
+      const refused = await new OpenAI({ baseURL: `${short.url}/v1`, apiKey: UPSTREAM_KEY, maxRetries: 0, defaultHeaders: { "x-gateway-api-key": short.adminKey, ...PROVIDERS.anthropic!.headers() } })
+        .responses.create({ model: "claude-sonnet-4-5", input: "take a long nap", tools: [inline()] }, { headers: {} })
+        .then(
+          (value) => ({ status: 200, value }),
+          (error: unknown) => ({ status: (error as { status?: number }).status, value: error }),
+        );
+      expect(refused.status).toBe(408);
+      expect(Date.now() - started).toBeLessThan(2500);
+    } finally {
+      await short.close();
+    }
+  });
+
   it("cuts a result past its size and says so to the model", async () => {
     const data = await tightClient().responses.create({ model: "claude-sonnet-4-5", input: "make it big", tools: [inline()] });
     const called = data.output.find((item) => item.type === "mcp_call") as unknown as Record<string, any>;

@@ -109,7 +109,7 @@ export class RunDriver {
 
   private pendingFirst: JsonObject | null = null;
 
-  /** The approved calls and the rounds after the first, to the final response. */
+  /** The first round's calls and every round after it, to the final response. */
   async rest(progress: RunProgress): Promise<{ ok: true; response: JsonObject } | { ok: false; failure: Result<UpstreamCall, GatewayError> }> {
     let answer: JsonObject | null = this.pendingFirst;
     this.pendingFirst = null;
@@ -129,7 +129,8 @@ export class RunDriver {
     } catch (error) {
       const message = this.run.stopReason() ?? (error instanceof Error ? error.message : String(error));
       progress.failed(this.finalResponse("failed", { code: "tool_run_failed", message }));
-      return { ok: false, failure: fail(new GatewayError(this.run.signal.aborted ? "request_timeout" : "internal_error", message)) };
+      const code = this.run.clientLeft() ? "client_closed" : this.run.signal.aborted ? "request_timeout" : "internal_error";
+      return { ok: false, failure: fail(new GatewayError(code, message)) };
     }
     const response = this.finalResponse(this.lastAnswer?.status === "incomplete" ? "incomplete" : "completed", null);
     progress.finished(response);

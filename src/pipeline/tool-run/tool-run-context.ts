@@ -35,7 +35,8 @@ export class ToolRunContext {
   readonly controller = new AbortController();
   private opened: Promise<OpenedServer[]> | null = null;
   private readonly timer: ReturnType<typeof setTimeout>;
-  private readonly onClientAbort = () => this.controller.abort(new Error("The client closed the request."));
+  private clientGone = false;
+  private readonly onClientAbort = () => this.clientClosed();
 
   constructor(
     readonly plans: readonly McpServerPlan[],
@@ -74,9 +75,15 @@ export class ToolRunContext {
     return reason instanceof Error ? reason.message : "The tool run was cancelled.";
   }
 
+  /** Ends the run because its client left: the call in flight is abandoned, no round follows. */
+  clientClosed(): void {
+    this.clientGone = true;
+    this.controller.abort(new Error("The client closed the request."));
+  }
+
   /** Whether the run stopped because the client left (rather than its time being up). */
   clientLeft(): boolean {
-    return this.clientSignal?.aborted === true || (this.signal.aborted && this.signal.reason instanceof Error && this.signal.reason.message.startsWith("The client"));
+    return this.clientGone || this.clientSignal?.aborted === true;
   }
 
   async close(): Promise<void> {

@@ -33,7 +33,7 @@ export async function runTools(run: ToolRunContext, round: RoundCall, options: T
     start: (c) => {
       controller = c;
     },
-    cancel: () => run.controller.abort(new Error("The client closed the request.")),
+    cancel: () => run.clientClosed(),
   });
   const progress = streamedProgress((text) => {
     try {
@@ -66,7 +66,7 @@ async function closing<T>(run: ToolRunContext, value: T): Promise<T> {
 function clientCall(response: Response, run: ToolRunContext): UpstreamCall {
   return {
     response,
-    abort: () => run.controller.abort(new Error("The client closed the request.")),
+    abort: () => run.clientClosed(),
     done: () => undefined,
     classify: (error) => (error instanceof GatewayError ? error : new GatewayError("upstream_error", "The tool run's answer broke off.")),
     scrub: (text) => text,
