@@ -5,9 +5,7 @@
  * checked) with redirects refused, so the server's headers reach its own URL and nothing else.
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { FetchLike } from "../net/upstream-call.ts";
 import type { McpServerPlan } from "./server-plans.ts";
@@ -41,8 +39,25 @@ export interface SessionOptions {
 
 const CLIENT_INFO = { name: "ai-gateway", version: "1" };
 
+/** The SDK, loaded with the first MCP request: a gateway whose requests use no MCP tool never holds it in memory. */
+let sdk: Promise<{
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
+}> | null = null;
+
+function loadSdk() {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+  ]).then(([client, streamable, sse]) => ({ Client: client.Client, StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport, SSEClientTransport: sse.SSEClientTransport }));
+  return sdk;
+}
+
 /** Connects and lists the server's tools; the error (a short message without the server's secrets) when it cannot. Never throws. */
 export async function openMcpSession(plan: McpServerPlan, options: SessionOptions): Promise<{ ok: true; session: McpSession } | { ok: false; error: string }> {
+  const { Client, StreamableHTTPClientTransport, SSEClientTransport } = await loadSdk();
   const url = new URL(plan.url);
   const fetch = noRedirects(options.fetch);
   const requestInit: RequestInit = { headers: { ...plan.headers } };
