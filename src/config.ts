@@ -129,6 +129,18 @@ const ConfigSchema = z.object({
   GATEWAY_STREAM_STALL_TIMEOUT_MS: documented(wholeNumber(60_000, 100, MAX_REQUEST_TIMEOUT_MS), {
     doc: "a client that takes none of a streamed answer for this long, while the gateway has some for it, is cut off: the upstream call is aborted and the request logged 499 `client_closed`",
   }),
+  GATEWAY_MCP_MAX_ROUNDS: documented(wholeNumber(5, 1, 50), {
+    doc: "a tool run the gateway drives (Responses `mcp` tools): model rounds at most; the last is asked to answer without tools (see [Tools](tools.md))",
+  }),
+  GATEWAY_MCP_CALL_TIMEOUT_MS: documented(wholeNumber(30_000, 100, MAX_REQUEST_TIMEOUT_MS), {
+    doc: "one request to an MCP server: connecting, listing its tools, or one tool call",
+  }),
+  GATEWAY_MCP_RUN_TIMEOUT_MS: documented(wholeNumber(300_000, 100, MAX_REQUEST_TIMEOUT_MS), {
+    doc: "a whole tool run, from its first connection to its answer (408 past it)",
+  }),
+  GATEWAY_MCP_MAX_RESULT_BYTES: documented(wholeNumber(64 * 1024, 256, MAX_BYTES), {
+    doc: "a tool's result as the model gets it: a longer one is cut, with a note saying so",
+  }),
   GATEWAY_LOG_FLUSH_INTERVAL_MS: documented(wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS), { doc: "log batching: how long records wait before a batch is written" }),
   GATEWAY_LOG_BATCH_SIZE: documented(wholeNumber(200, 1, 100_000), { doc: "log batching: the most records written in one batch" }),
   GATEWAY_LOG_SPOOL_DIR: documented(z.string().optional(), {

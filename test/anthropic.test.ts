@@ -279,7 +279,7 @@ describe("the Responses API served by Anthropic through its chat translation", (
     expect(completed.response.output[0]!.content![0]!.text).toBe("One two three four five.");
     expect(completed.response.usage.output_tokens).toBe(9);
 
-    const refused = await client.responses.create({ model: MODEL, input: "plain claude", tools: [{ type: "web_search_preview" }] }).catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    const refused = await client.responses.create({ model: MODEL, input: "plain claude", tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }).catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
     expect(refused).toBeInstanceOf(OpenAI.APIError);
     expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((refused as InstanceType<typeof OpenAI.APIError>).param).toBe("tools.0");

@@ -219,6 +219,7 @@ describe("spans of a request tried on several targets", () => {
         { target: 0, path: "0", retry: 0, provider: "openai", model: "gpt-4o", status: 503, startedAt: start + 10, latencyMs: 100, errorCode: null, errorMessage: null },
         { target: 1, path: "1", retry: 0, provider: "groq", model: "llama-3.3-70b", status: 200, startedAt: start + 120, latencyMs: 300, errorCode: null, errorMessage: null },
       ],
+      toolRun: [],
     };
     tracing.observe(entry, { inputTokens: 30, outputTokens: 7, costUsd: 0.0001, responseModel: "llama-3.3-70b-versatile" });
     await tracing.shutdown();

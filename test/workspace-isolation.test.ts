@@ -63,6 +63,9 @@ const BODIES: Record<string, unknown> = {
   getGuardrail: undefined,
   updateGuardrail: { name: "renamed" },
   deleteGuardrail: undefined,
+  getMcpServer: undefined,
+  updateMcpServer: { server_description: "renamed" },
+  deleteMcpServer: undefined,
 };
 
 beforeAll(async () => {
@@ -83,6 +86,7 @@ beforeAll(async () => {
   const prompt = await make("/v1/prompts", { name: "mine", provider: "openai", model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello {{name}}" }] });
   const guardrail = await make("/v1/guardrails", { name: "mine", checks: [{ type: "contains", params: { words: ["x"], operator: "any" } }] });
   const apiKey = await make("/v1/api-keys", { name: "mine", role: "service" });
+  const mcpServer = await make("/v1/mcp-servers", { server_label: "mine_mcp", server_url: "http://127.0.0.1:9/mcp", authorization: "mcp-token-mine-0123" });
   const chat = await call(gateway, "POST", "/v1/chat/completions", {
     body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "isolated" }] },
     headers: { ...upstreamHeaders(gateway, upstream), authorization: "Bearer sk-upstream" },
@@ -92,7 +96,7 @@ beforeAll(async () => {
   traceId = chat.headers.get("x-gateway-trace-id")!;
   await make("/v1/feedback", { trace_id: traceId, value: 5 });
   await gateway.flushLogs();
-  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId });
+  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId, mcpServer: mcpServer.server_label });
 });
 
 afterAll(async () => {
@@ -110,6 +114,8 @@ function ownPath(path: string): string {
         ? own.prompt
         : path.startsWith("/v1/guardrails")
           ? own.guardrail
+          : path.startsWith("/v1/mcp-servers")
+            ? own.mcpServer
           : path.startsWith("/v1/api-keys")
             ? own.apiKey
             : path.startsWith("/v1/logs")
@@ -141,7 +147,7 @@ describe("another workspace never sees, changes or learns of this workspace's ob
     const otherLog = await call(gateway, "GET", "/v1/logs", { key: otherKey });
     expect(otherLog.body.data.map((record: { id: string }) => record.id)).not.toContain(own.log);
     expect(new Set(otherLog.body.data.map((record: { workspace_id: string }) => record.workspace_id)).has(DEFAULT_WORKSPACE_ID)).toBe(false);
-    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails"]) {
+    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails", "/v1/mcp-servers"]) {
       const listed = await call(gateway, "GET", path, { key: otherKey });
       expect(listed.status, path).toBe(200);
       expect(JSON.stringify(listed.body), path).not.toMatch(new RegExp(Object.values(own).filter(Boolean).join("|")));
@@ -178,7 +184,7 @@ describe("another workspace never sees, changes or learns of this workspace's ob
   });
 
   it("leaves every object of this workspace as it was", async () => {
-    for (const path of [`/v1/configs/${own.config}`, `/v1/virtual-keys/${own.virtualKey}`, `/v1/prompts/${own.prompt}`, `/v1/guardrails/${own.guardrail}`, `/v1/api-keys/${own.apiKey}`, `/v1/logs/${own.log}`]) {
+    for (const path of [`/v1/configs/${own.config}`, `/v1/virtual-keys/${own.virtualKey}`, `/v1/prompts/${own.prompt}`, `/v1/guardrails/${own.guardrail}`, `/v1/mcp-servers/${own.mcpServer}`, `/v1/api-keys/${own.apiKey}`, `/v1/logs/${own.log}`]) {
       const read = await call(gateway, "GET", path);
       expect(read.status, path).toBe(200);
       if (typeof read.body.name === "string") expect(read.body.name, path).toBe("mine");

@@ -122,6 +122,7 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
         costNote: null,
         guardrailResults: null,
         attempts: [],
+        toolRun: [],
       });
     }
     yield batch;

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import { apiKeyView } from "../auth/api-key-view.ts";
-import type { ConfigRecord, GuardrailRecord, PromptRecord, VirtualKeyRecord } from "../records/control-plane.ts";
-import { configVersionView, guardrailView, promptView, virtualKeyView } from "../control-plane/views.ts";
+import type { ConfigRecord, GuardrailRecord, McpServerRecord, PromptRecord, VirtualKeyRecord } from "../records/control-plane.ts";
+import { configVersionView, guardrailView, mcpServerView, promptView, virtualKeyView } from "../control-plane/views.ts";
 import type { AuditView } from "../records/audit-event.ts";
 
 /**
@@ -34,4 +34,8 @@ export function promptSubject(record: PromptRecord): AuditSubject {
 
 export function guardrailSubject(record: GuardrailRecord): AuditSubject {
   return { id: record.id, slug: record.slug, workspaceId: record.workspaceId, view: guardrailView(record) };
+}
+
+export function mcpServerSubject(record: McpServerRecord): AuditSubject {
+  return { id: record.id, slug: record.label, workspaceId: record.workspaceId, view: mcpServerView(record) };
 }

@@ -12,7 +12,8 @@ import type { Database } from "../store/schema.ts";
  * that `old` can then be dropped. The sealed columns:
  * - `virtual_keys.encrypted_key` (box output) and `virtual_keys.credential_fields` (JSON, `{"$sealed"}` values);
  * - `config_versions.config` (every version: `api_key` at the root and in targets);
- * - `guardrails.checks` (webhook header values).
+ * - `guardrails.checks` (webhook header values);
+ * - `mcp_servers.authorization` and `mcp_servers.headers` (`{"$sealed"}` values).
  * Rows are read in pages of `batchSize` by primary key and each changed row is written with a
  * compare-and-set on the column it read: a row saved meanwhile was sealed under the new key by
  * its writer, so losing that race loses nothing. Requests keep working throughout, since every
@@ -105,6 +106,22 @@ export async function resealStoredSecrets(db: Kysely<Database>, box: SecretBox, 
       if (checks === null) continue;
       const result = await db.updateTable("guardrails").set({ checks }).where("id", "=", row.id).where("checks", "=", row.checks).executeTakeFirst();
       resealed += Number(result.numUpdatedRows);
+    }
+    if (rows.length < batchSize) break;
+    if (await between()) return { resealed, unopened: tally.unopened };
+    after = (rows.at(-1) as { id: string }).id;
+  }
+
+  for (let after = ""; ; ) {
+    const rows = await db.selectFrom("mcp_servers").select(["id", "authorization", "headers"]).where("id", ">", after).orderBy("id").limit(batchSize).execute();
+    for (const row of rows) {
+      const authorization = row.authorization === null ? null : resealJson(row.authorization, (value) => (isSealedSecret(value) ? resealOne(value, box, tally) : value));
+      const headers = resealJson(row.headers, (value) => resealFields(value, box, tally));
+      const change = { ...(authorization !== null && { authorization }), ...(headers !== null && { headers }) };
+      if (Object.keys(change).length === 0) continue;
+      let update = db.updateTable("mcp_servers").set(change).where("id", "=", row.id).where("headers", "=", row.headers);
+      update = row.authorization === null ? update.where("authorization", "is", null) : update.where("authorization", "=", row.authorization);
+      resealed += Number((await update.executeTakeFirst()).numUpdatedRows);
     }
     if (rows.length < batchSize) break;
     if (await between()) return { resealed, unopened: tally.unopened };

@@ -2,6 +2,7 @@ import { credentialFieldsView } from "./credential-fields.ts";
 import type {
   ConfigVersion,
   Guardrail,
+  McpServer,
   Prompt,
   PromptVersion,
   VirtualKey,
@@ -10,6 +11,7 @@ import type {
   ConfigRecord,
   ConfigVersionRecord,
   GuardrailRecord,
+  McpServerRecord,
   PromptRecord,
   PromptVersionRecord,
   VirtualKeyRecord,
@@ -17,6 +19,8 @@ import type {
 import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
 import { maskConfigSecrets } from "./config-secrets.ts";
 import { maskCheckSecrets } from "./guardrail-secrets.ts";
+import { maskedHeaders } from "./mcp-server-secrets.ts";
+import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import { budgetView, rateLimitView } from "./virtual-key-fields.ts";
 
 /** Records keep null for "no key"; the API always shows a UUID (the operator's for GATEWAY_ADMIN_KEY). */
@@ -124,6 +128,27 @@ export function guardrailView(record: GuardrailRecord): Guardrail {
     name: record.name,
     checks: maskCheckSecrets(record.checks),
     action: record.action,
+    organisation_id: record.organisationId,
+    workspace_id: record.workspaceId,
+    owner_id: keyIdOf(record.ownerId),
+    updated_by: keyIdOf(record.updatedBy),
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+  };
+}
+
+/** A stored MCP server as every route shows it: the token and header values masked. */
+export function mcpServerView(record: McpServerRecord): McpServer {
+  return {
+    id: record.id,
+    object: "mcp_server",
+    server_label: record.label,
+    server_url: record.url,
+    server_description: record.description,
+    authorization: record.authorization ? MASKED_SECRET : null,
+    headers: maskedHeaders(record.headers),
+    allowed_tools: record.allowedTools,
+    require_approval: record.requireApproval,
     organisation_id: record.organisationId,
     workspace_id: record.workspaceId,
     owner_id: keyIdOf(record.ownerId),

@@ -3,7 +3,7 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, UpdateApiKeyRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, UpdateApiKeyRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
 export const createApiKeyBodyCheck = validate20;
@@ -4850,19 +4850,517 @@ return errors === 0;
 }
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createMessageBodyCheck = validate53;
-const schema79 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
-const schema80 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema85 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
-const schema86 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
-const schema87 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
-const schema81 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
-const schema82 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
+export const createMcpServerBodyCheck = validate53;
+const schema79 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
+const schema80 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+const schema81 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
+const schema82 = {"not":{}};
+const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "");
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.server_label === undefined) && (missing0 = "server_label")) || ((data.server_url === undefined) && (missing0 = "server_url"))){
+validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "server_label") || (key0 === "server_url")) || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
+validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.server_label !== undefined){
+let data0 = data.server_label;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate54.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"}}];
+return false;
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.server_url !== undefined){
+let data1 = data.server_url;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func1(data1) > 2048){
+validate54.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.server_description !== undefined){
+let data2 = data.server_description;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate54.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema80.properties.server_description.type}}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+validate54.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.authorization !== undefined){
+let data3 = data.authorization;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate54.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema80.properties.authorization.type}}];
+return false;
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func1(data3) > 8192){
+validate54.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.headers !== undefined){
+let data4 = data.headers;
+const _errs10 = errors;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 50){
+validate54.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
+return false;
+}
+else {
+for(const key1 in data4){
+let data5 = data4[key1];
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data5 === "string"){
+if(func1(data5) > 8192){
+validate54.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid2 = _errs14 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.allowed_tools !== undefined){
+let data6 = data.allowed_tools;
+const _errs16 = errors;
+if((!(Array.isArray(data6))) && (data6 !== null)){
+validate54.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema80.properties.allowed_tools.type}}];
+return false;
+}
+if(errors === _errs16){
+if(Array.isArray(data6)){
+if(data6.length > 500){
+validate54.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+let data7 = data6[i0];
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func1(data7) > 128){
+validate54.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+else {
+if(func1(data7) < 1){
+validate54.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate54.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid3 = _errs18 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.require_approval !== undefined){
+const _errs20 = errors;
+validate54.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
+return false;
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createMcpServer.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateMcpServerBodyCheck = validate56;
+const schema83 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
+const schema84 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate57.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate57.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "server_url") || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
+validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.server_url !== undefined){
+let data0 = data.server_url;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) > 2048){
+validate57.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.server_description !== undefined){
+let data1 = data.server_description;
+const _errs4 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate57.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema84.properties.server_description.type}}];
+return false;
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+validate57.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.authorization !== undefined){
+let data2 = data.authorization;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate57.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema84.properties.authorization.type}}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func1(data2) > 8192){
+validate57.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.headers !== undefined){
+let data3 = data.headers;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(Object.keys(data3).length > 50){
+validate57.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
+return false;
+}
+else {
+for(const key1 in data3){
+let data4 = data3[key1];
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data4 === "string"){
+if(func1(data4) > 8192){
+validate57.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.allowed_tools !== undefined){
+let data5 = data.allowed_tools;
+const _errs14 = errors;
+if((!(Array.isArray(data5))) && (data5 !== null)){
+validate57.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema84.properties.allowed_tools.type}}];
+return false;
+}
+if(errors === _errs14){
+if(Array.isArray(data5)){
+if(data5.length > 500){
+validate57.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data6 === "string"){
+if(func1(data6) > 128){
+validate57.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+else {
+if(func1(data6) < 1){
+validate57.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid3 = _errs16 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.require_approval !== undefined){
+const _errs18 = errors;
+validate57.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
+return false;
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate57.errors = vErrors;
+return errors === 0;
+}
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateMcpServer.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate57(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+errors = vErrors.length;
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createMessageBodyCheck = validate59;
+const schema87 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
+const schema88 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema93 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema94 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
+const schema95 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
+const schema89 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
+const schema90 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
+
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4873,7 +5371,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.role === undefined) && (missing0 = "role")) || ((data.content === undefined) && (missing0 = "content"))){
-validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -4881,11 +5379,11 @@ if(data.role !== undefined){
 let data0 = data.role;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate55.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data0 === "user") || (data0 === "assistant"))){
-validate55.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema81.properties.role.enum}}];
+validate61.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema89.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5004,7 +5502,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate55.errors = vErrors;
+validate61.errors = vErrors;
 return false;
 }
 else {
@@ -5027,21 +5525,21 @@ var valid0 = true;
 }
 }
 else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate55.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema83 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
+const schema91 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5158,7 +5656,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate57.errors = vErrors;
+validate63.errors = vErrors;
 return false;
 }
 else {
@@ -5172,17 +5670,17 @@ vErrors = null;
 }
 }
 }
-validate57.errors = vErrors;
+validate63.errors = vErrors;
 evaluated0.items = items0;
 return errors === 0;
 }
-validate57.evaluated = {"dynamicProps":false,"dynamicItems":true};
+validate63.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5193,7 +5691,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.model === undefined) && (missing0 = "model")) || ((data.max_tokens === undefined) && (missing0 = "max_tokens"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5203,12 +5701,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate60.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate60.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5222,18 +5720,18 @@ if(data.max_tokens !== undefined){
 let data1 = data.max_tokens;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate54.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate60.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate54.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate60.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate54.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate60.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -5251,7 +5749,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate54.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate60.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -5259,8 +5757,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate55(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate61(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -5271,7 +5769,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate60.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5283,8 +5781,8 @@ var valid0 = true;
 if(valid0){
 if(data.system !== undefined){
 const _errs9 = errors;
-if(!(validate57(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate63(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -5296,7 +5794,7 @@ if(valid0){
 if(data.stream !== undefined){
 const _errs10 = errors;
 if(typeof data.stream !== "boolean"){
-validate54.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate60.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -5315,7 +5813,7 @@ const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 const _errs14 = errors;
 if(typeof data6[i1] !== "string"){
-validate54.errors = [{instancePath:instancePath+"/stop_sequences/" + i1,schemaPath:"#/properties/stop_sequences/items/type",keyword:"type",params:{type: "string"}}];
+validate60.errors = [{instancePath:instancePath+"/stop_sequences/" + i1,schemaPath:"#/properties/stop_sequences/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -5325,7 +5823,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/stop_sequences",schemaPath:"#/properties/stop_sequences/type",keyword:"type",params:{type: "array"}}];
+validate60.errors = [{instancePath:instancePath+"/stop_sequences",schemaPath:"#/properties/stop_sequences/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5341,18 +5839,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 1 || isNaN(data8)){
-validate54.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate60.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate54.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate60.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"}}];
+validate60.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -5368,18 +5866,18 @@ const _errs18 = errors;
 if(errors === _errs18){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate54.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate60.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate54.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate60.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"}}];
+validate60.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -5393,18 +5891,18 @@ if(data.top_k !== undefined){
 let data10 = data.top_k;
 const _errs20 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate54.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"}}];
+validate60.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate54.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate60.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate54.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate60.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -5431,7 +5929,7 @@ if(errors === _errs25){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing1;
 if((data12.name === undefined) && (missing1 = "name")){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate60.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -5441,12 +5939,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(func1(data13) < 1){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5459,7 +5957,7 @@ if(valid5){
 if(data12.description !== undefined){
 const _errs30 = errors;
 if(typeof data12.description !== "string"){
-validate54.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -5475,7 +5973,7 @@ if(errors === _errs32){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tools/" + i2+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
+validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5489,7 +5987,7 @@ var valid5 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
+validate60.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5500,7 +5998,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate60.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5518,7 +6016,7 @@ if(errors === _errs36){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing2;
 if((data16.type === undefined) && (missing2 = "type")){
-validate54.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
+validate60.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -5526,11 +6024,11 @@ if(data16.type !== undefined){
 let data17 = data16.type;
 const _errs39 = errors;
 if(typeof data17 !== "string"){
-validate54.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate60.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data17 === "auto") || (data17 === "any")) || (data17 === "tool")) || (data17 === "none"))){
-validate54.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema86.properties.type.enum}}];
+validate60.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema94.properties.type.enum}}];
 return false;
 }
 var valid7 = _errs39 === errors;
@@ -5542,7 +6040,7 @@ if(valid7){
 if(data16.name !== undefined){
 const _errs41 = errors;
 if(typeof data16.name !== "string"){
-validate54.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate60.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs41 === errors;
@@ -5554,7 +6052,7 @@ if(valid7){
 if(data16.disable_parallel_tool_use !== undefined){
 const _errs43 = errors;
 if(typeof data16.disable_parallel_tool_use !== "boolean"){
-validate54.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
+validate60.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid7 = _errs43 === errors;
@@ -5567,7 +6065,7 @@ var valid7 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
+validate60.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5585,7 +6083,7 @@ if(errors === _errs46){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing3;
 if((data20.type === undefined) && (missing3 = "type")){
-validate54.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
+validate60.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
@@ -5593,11 +6091,11 @@ if(data20.type !== undefined){
 let data21 = data20.type;
 const _errs49 = errors;
 if(typeof data21 !== "string"){
-validate54.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate60.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data21 === "enabled") || (data21 === "disabled")) || (data21 === "adaptive"))){
-validate54.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema87.properties.type.enum}}];
+validate60.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema95.properties.type.enum}}];
 return false;
 }
 var valid9 = _errs49 === errors;
@@ -5610,18 +6108,18 @@ if(data20.budget_tokens !== undefined){
 let data22 = data20.budget_tokens;
 const _errs51 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate54.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate60.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 > 9007199254740991 || isNaN(data22)){
-validate54.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate60.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data22 < 1 || isNaN(data22)){
-validate54.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate60.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -5636,7 +6134,7 @@ var valid9 = true;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
+validate60.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5654,13 +6152,13 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.user_id !== undefined){
 let data24 = data23.user_id;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate54.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema80.properties.metadata.properties.user_id.type}}];
+validate60.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema88.properties.metadata.properties.user_id.type}}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"}}];
+validate60.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5684,44 +6182,44 @@ var valid0 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createMessage.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
-validate53.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const countMessageTokensBodyCheck = validate60;
-const schema88 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
-const schema89 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
+export const countMessageTokensBodyCheck = validate66;
+const schema96 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
+const schema97 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5732,7 +6230,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5742,12 +6240,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate67.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate67.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5763,7 +6261,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate61.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate67.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -5771,8 +6269,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate55(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate61(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -5783,7 +6281,7 @@ break;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate67.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5795,8 +6293,8 @@ var valid0 = true;
 if(valid0){
 if(data.system !== undefined){
 const _errs7 = errors;
-if(!(validate57(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate63(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -5820,7 +6318,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((data5.name === undefined) && (missing1 = "name")){
-validate61.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate67.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -5830,12 +6328,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate61.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5848,7 +6346,7 @@ if(valid4){
 if(data5.description !== undefined){
 const _errs16 = errors;
 if(typeof data5.description !== "string"){
-validate61.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -5864,7 +6362,7 @@ if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools/" + i1+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
+validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5878,7 +6376,7 @@ var valid4 = true;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
+validate67.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5889,7 +6387,7 @@ break;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate67.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5907,7 +6405,7 @@ if(errors === _errs22){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if((data9.type === undefined) && (missing2 = "type")){
-validate61.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
+validate67.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -5915,11 +6413,11 @@ if(data9.type !== undefined){
 let data10 = data9.type;
 const _errs25 = errors;
 if(typeof data10 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate67.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data10 === "auto") || (data10 === "any")) || (data10 === "tool")) || (data10 === "none"))){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema86.properties.type.enum}}];
+validate67.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema94.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -5931,7 +6429,7 @@ if(valid6){
 if(data9.name !== undefined){
 const _errs27 = errors;
 if(typeof data9.name !== "string"){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate67.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -5943,7 +6441,7 @@ if(valid6){
 if(data9.disable_parallel_tool_use !== undefined){
 const _errs29 = errors;
 if(typeof data9.disable_parallel_tool_use !== "boolean"){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
+validate67.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid6 = _errs29 === errors;
@@ -5956,7 +6454,7 @@ var valid6 = true;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
+validate67.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5974,7 +6472,7 @@ if(errors === _errs32){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing3;
 if((data13.type === undefined) && (missing3 = "type")){
-validate61.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
+validate67.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
@@ -5982,11 +6480,11 @@ if(data13.type !== undefined){
 let data14 = data13.type;
 const _errs35 = errors;
 if(typeof data14 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate67.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data14 === "enabled") || (data14 === "disabled")) || (data14 === "adaptive"))){
-validate61.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema87.properties.type.enum}}];
+validate67.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema95.properties.type.enum}}];
 return false;
 }
 var valid8 = _errs35 === errors;
@@ -5999,18 +6497,18 @@ if(data13.budget_tokens !== undefined){
 let data15 = data13.budget_tokens;
 const _errs37 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate67.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 9007199254740991 || isNaN(data15)){
-validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate67.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate67.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -6025,7 +6523,7 @@ var valid8 = true;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
+validate67.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6042,45 +6540,45 @@ var valid0 = true;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate61.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="countMessageTokens.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate61(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate67(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
-validate60.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createModerationBodyCheck = validate65;
-const schema93 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
-const schema94 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
+export const createModerationBodyCheck = validate71;
+const schema101 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
+const schema102 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createModeration.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6092,7 +6590,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.input === undefined) && (missing0 = "input")){
-validate65.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate71.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -6232,7 +6730,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate65.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
@@ -6255,7 +6753,7 @@ if(valid1){
 if(data.model !== undefined){
 const _errs16 = errors;
 if(typeof data.model !== "string"){
-validate65.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate71.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -6267,24 +6765,24 @@ var valid1 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
+validate71.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptBodyCheck = validate66;
-const schema95 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
-const schema96 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema97 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
+export const createPromptBodyCheck = validate72;
+const schema103 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
+const schema104 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema105 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6295,14 +6793,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters"))){
-validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -6314,18 +6812,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6341,12 +6839,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate67.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate73.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6362,12 +6860,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate67.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate73.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6383,12 +6881,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate67.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate73.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6404,7 +6902,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate67.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate73.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -6418,14 +6916,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.role === undefined) && (missing1 = "role")) || ((data5.content === undefined) && (missing1 = "content"))){
-validate67.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
+validate73.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate67.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate73.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -6435,11 +6933,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate67.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate67.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema97.properties.role.enum}}];
+validate73.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema105.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -6451,7 +6949,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate67.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -6464,7 +6962,7 @@ var valid3 = true;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6476,7 +6974,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate73.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6493,7 +6991,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6511,44 +7009,44 @@ var valid0 = true;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate67.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createPrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate67(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
-validate66.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updatePromptBodyCheck = validate69;
-const schema98 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
-const schema99 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
+export const updatePromptBodyCheck = validate75;
+const schema106 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
+const schema107 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6558,14 +7056,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate70.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate76.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters")) || (key0 === "publish"))){
-validate70.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -6577,18 +7075,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate70.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate76.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate70.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate76.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate76.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6604,12 +7102,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6623,13 +7121,13 @@ if(data.provider !== undefined){
 let data2 = data.provider;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate70.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema99.properties.provider.type}}];
+validate76.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema107.properties.provider.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate70.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate76.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -6644,13 +7142,13 @@ if(data.virtual_key !== undefined){
 let data3 = data.virtual_key;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate70.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema99.properties.virtual_key.type}}];
+validate76.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema107.properties.virtual_key.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate70.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate76.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -6667,7 +7165,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate70.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate76.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -6681,14 +7179,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing0;
 if(((data5.role === undefined) && (missing0 = "role")) || ((data5.content === undefined) && (missing0 = "content"))){
-validate70.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
+validate76.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate70.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate76.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -6698,11 +7196,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate70.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate76.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate70.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema97.properties.role.enum}}];
+validate76.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema105.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -6714,7 +7212,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate70.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate76.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -6727,7 +7225,7 @@ var valid3 = true;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate76.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6739,7 +7237,7 @@ break;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate76.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6756,7 +7254,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate76.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6769,7 +7267,7 @@ if(valid0){
 if(data.publish !== undefined){
 const _errs23 = errors;
 if(typeof data.publish !== "boolean"){
-validate70.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
+validate76.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -6787,45 +7285,45 @@ var valid0 = true;
 }
 }
 else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate70.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updatePrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate70(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
-validate69.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptCompletionBodyCheck = validate72;
-const schema101 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
-const schema102 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
+export const createPromptCompletionBodyCheck = validate78;
+const schema109 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema110 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createPromptCompletion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6837,7 +7335,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate72.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate78.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -6848,7 +7346,7 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+validate78.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6861,7 +7359,7 @@ if(valid1){
 if(data.stream !== undefined){
 const _errs6 = errors;
 if(typeof data.stream !== "boolean"){
-validate72.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate78.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -6874,18 +7372,18 @@ if(data.max_tokens !== undefined){
 let data2 = data.max_tokens;
 const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate72.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate78.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate72.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate78.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate72.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate78.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -6903,18 +7401,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate72.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate78.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data3 < -2 || isNaN(data3)){
-validate72.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+validate78.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
 return false;
 }
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+validate78.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -6929,24 +7427,24 @@ var valid1 = true;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate78.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const publishPromptVersionBodyCheck = validate73;
-const schema103 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
-const schema104 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+export const publishPromptVersionBodyCheck = validate79;
+const schema111 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema112 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="publishPromptVersion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6958,14 +7456,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.version === undefined) && (missing0 = "version")){
-validate73.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate79.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(key0 === "version")){
-validate73.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate79.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -6975,18 +7473,18 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs3 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
+validate79.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate79.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate79.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -6997,23 +7495,23 @@ return false;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
+validate79.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const renderPromptBodyCheck = validate74;
-const schema105 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
+export const renderPromptBodyCheck = validate80;
+const schema113 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="renderPrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7025,7 +7523,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate74.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate80.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -7036,7 +7534,7 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+validate80.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7049,7 +7547,7 @@ if(valid1){
 if(data.stream !== undefined){
 const _errs6 = errors;
 if(typeof data.stream !== "boolean"){
-validate74.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate80.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -7062,18 +7560,18 @@ if(data.max_tokens !== undefined){
 let data2 = data.max_tokens;
 const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate74.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate80.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate74.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate80.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate74.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate80.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -7091,18 +7589,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate74.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate80.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data3 < -2 || isNaN(data3)){
-validate74.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+validate80.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
 return false;
 }
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+validate80.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -7117,26 +7615,26 @@ var valid1 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate80.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createResponseBodyCheck = validate75;
-const schema107 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
-const schema108 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema111 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"}},"additionalProperties":true};
-const schema109 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
-const schema110 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+export const createResponseBodyCheck = validate81;
+const schema115 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
+const schema116 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema119 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"not":{}},"require_approval":{}},"additionalProperties":true};
+const schema117 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
+const schema118 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7148,7 +7646,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate77.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7161,11 +7659,11 @@ if(data.role !== undefined){
 let data1 = data.role;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate77.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data1 === "user") || (data1 === "assistant")) || (data1 === "system")) || (data1 === "developer"))){
-validate77.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema109.properties.role.enum}}];
+validate83.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema117.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7255,7 +7753,7 @@ if(data3.image_url !== undefined){
 let data6 = data3.image_url;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema110.properties.image_url.type}};
+const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema118.properties.image_url.type}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7284,7 +7782,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data7 === "low") || (data7 === "high")) || (data7 === "auto"))){
-const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema110.properties.detail.enum}};
+const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema118.properties.detail.enum}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7342,7 +7840,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate77.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -7365,20 +7863,20 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7390,7 +7888,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.model !== undefined){
 const _errs2 = errors;
 if(typeof data.model !== "string"){
-validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7424,8 +7922,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs10 = errors;
-if(!(validate77(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate83(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs10 === errors;
@@ -7456,7 +7954,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate76.errors = vErrors;
+validate82.errors = vErrors;
 return false;
 }
 else {
@@ -7480,7 +7978,7 @@ if(data.instructions !== undefined){
 let data3 = data.instructions;
 const _errs11 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate76.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema108.properties.instructions.type}}];
+validate82.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema116.properties.instructions.type}}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -7493,7 +7991,7 @@ if(data.stream !== undefined){
 let data4 = data.stream;
 const _errs13 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate76.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema108.properties.stream.type}}];
+validate82.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema116.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -7517,14 +8015,14 @@ if(errors === _errs18){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing0;
 if((data6.type === undefined) && (missing0 = "type")){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs21 = errors;
 if(typeof data6.type !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -7536,7 +8034,7 @@ if(valid5){
 if(data6.name !== undefined){
 const _errs23 = errors;
 if(typeof data6.name !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -7549,7 +8047,7 @@ if(data6.description !== undefined){
 let data9 = data6.description;
 const _errs25 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema111.properties.description.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema119.properties.description.type}}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -7562,7 +8060,7 @@ if(data6.parameters !== undefined){
 let data10 = data6.parameters;
 const _errs27 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema111.properties.parameters.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema119.properties.parameters.type}}];
 return false;
 }
 var valid5 = _errs27 === errors;
@@ -7575,7 +8073,7 @@ if(data6.strict !== undefined){
 let data11 = data6.strict;
 const _errs30 = errors;
 if((typeof data11 !== "boolean") && (data11 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema111.properties.strict.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema119.properties.strict.type}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -7588,11 +8086,11 @@ if(data6.search_context_size !== undefined){
 let data12 = data6.search_context_size;
 const _errs32 = errors;
 if(typeof data12 !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data12 === "low") || (data12 === "medium")) || (data12 === "high"))){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema111.properties.search_context_size.enum}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema119.properties.search_context_size.enum}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -7605,7 +8103,7 @@ if(data6.user_location !== undefined){
 let data13 = data6.user_location;
 const _errs34 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema111.properties.user_location.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema119.properties.user_location.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -7614,11 +8112,11 @@ if(data13.type !== undefined){
 let data14 = data13.type;
 const _errs37 = errors;
 if(typeof data14 !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data14 === "approximate")){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema111.properties.user_location.properties.type.enum}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema119.properties.user_location.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs37 === errors;
@@ -7631,7 +8129,7 @@ if(data13.country !== undefined){
 let data15 = data13.country;
 const _errs39 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema111.properties.user_location.properties.country.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema119.properties.user_location.properties.country.type}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -7644,7 +8142,7 @@ if(data13.city !== undefined){
 let data16 = data13.city;
 const _errs41 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema111.properties.user_location.properties.city.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema119.properties.user_location.properties.city.type}}];
 return false;
 }
 var valid6 = _errs41 === errors;
@@ -7657,7 +8155,7 @@ if(data13.region !== undefined){
 let data17 = data13.region;
 const _errs43 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema111.properties.user_location.properties.region.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema119.properties.user_location.properties.region.type}}];
 return false;
 }
 var valid6 = _errs43 === errors;
@@ -7670,7 +8168,7 @@ if(data13.timezone !== undefined){
 let data18 = data13.timezone;
 const _errs45 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema111.properties.user_location.properties.timezone.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema119.properties.user_location.properties.timezone.type}}];
 return false;
 }
 var valid6 = _errs45 === errors;
@@ -7700,7 +8198,7 @@ const len2 = data19.length;
 for(let i2=0; i2<len2; i2++){
 const _errs49 = errors;
 if(typeof data19[i2] !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs49 === errors;
@@ -7710,7 +8208,7 @@ break;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -7724,18 +8222,18 @@ if(data6.max_num_results !== undefined){
 let data21 = data6.max_num_results;
 const _errs51 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 > 50 || isNaN(data21)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data21 < 1 || isNaN(data21)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -7751,7 +8249,7 @@ if(data6.filters !== undefined){
 let data22 = data6.filters;
 const _errs53 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema111.properties.filters.type}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema119.properties.filters.type}}];
 return false;
 }
 var valid5 = _errs53 === errors;
@@ -7764,18 +8262,18 @@ if(data6.display_width !== undefined){
 let data23 = data6.display_width;
 const _errs56 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 9007199254740991 || isNaN(data23)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data23 < -9007199254740991 || isNaN(data23)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -7791,18 +8289,18 @@ if(data6.display_height !== undefined){
 let data24 = data6.display_height;
 const _errs58 = errors;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 > 9007199254740991 || isNaN(data24)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data24 < -9007199254740991 || isNaN(data24)){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -7817,7 +8315,7 @@ if(valid5){
 if(data6.environment !== undefined){
 const _errs60 = errors;
 if(typeof data6.environment !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs60 === errors;
@@ -7829,7 +8327,7 @@ if(valid5){
 if(data6.server_label !== undefined){
 const _errs62 = errors;
 if(typeof data6.server_label !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs62 === errors;
@@ -7841,10 +8339,74 @@ if(valid5){
 if(data6.server_url !== undefined){
 const _errs64 = errors;
 if(typeof data6.server_url !== "string"){
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs64 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.server_description !== undefined){
+let data28 = data6.server_description;
+const _errs66 = errors;
+if((typeof data28 !== "string") && (data28 !== null)){
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema119.properties.server_description.type}}];
+return false;
+}
+var valid5 = _errs66 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.headers !== undefined){
+let data29 = data6.headers;
+const _errs68 = errors;
+if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema119.properties.headers.type}}];
+return false;
+}
+if(errors === _errs68){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+for(const key0 in data29){
+const _errs71 = errors;
+if(typeof data29[key0] !== "string"){
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/ResponseTool/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid8 = _errs71 === errors;
+if(!valid8){
+break;
+}
+}
+}
+}
+var valid5 = _errs68 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.authorization !== undefined){
+let data31 = data6.authorization;
+const _errs73 = errors;
+if((typeof data31 !== "string") && (data31 !== null)){
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema119.properties.authorization.type}}];
+return false;
+}
+var valid5 = _errs73 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.allowed_tools !== undefined){
+const _errs75 = errors;
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/not",keyword:"not",params:{}}];
+return false;
+var valid5 = _errs75 === errors;
 }
 else {
 var valid5 = true;
@@ -7865,8 +8427,12 @@ var valid5 = true;
 }
 }
 }
+}
+}
+}
+}
 else {
-validate76.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
+validate82.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7877,7 +8443,7 @@ break;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate82.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -7888,12 +8454,12 @@ var valid0 = true;
 }
 if(valid0){
 if(data.tool_choice !== undefined){
-let data28 = data.tool_choice;
-const _errs66 = errors;
-const _errs67 = errors;
-let valid8 = false;
-const _errs68 = errors;
-if(typeof data28 !== "string"){
+let data33 = data.tool_choice;
+const _errs77 = errors;
+const _errs78 = errors;
+let valid9 = false;
+const _errs79 = errors;
+if(typeof data33 !== "string"){
 const err3 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err3];
@@ -7903,11 +8469,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid1 = _errs68 === errors;
-valid8 = valid8 || _valid1;
-const _errs70 = errors;
-if(errors === _errs70){
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+var _valid1 = _errs79 === errors;
+valid9 = valid9 || _valid1;
+const _errs81 = errors;
+if(errors === _errs81){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
 }
 else {
 const err4 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"}};
@@ -7920,9 +8486,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-var _valid1 = _errs70 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
+var _valid1 = _errs81 === errors;
+valid9 = valid9 || _valid1;
+if(!valid9){
 const err5 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
 vErrors = [err5];
@@ -7931,98 +8497,47 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate76.errors = vErrors;
+validate82.errors = vErrors;
 return false;
 }
 else {
-errors = _errs67;
+errors = _errs78;
 if(vErrors !== null){
-if(_errs67){
-vErrors.length = _errs67;
+if(_errs78){
+vErrors.length = _errs78;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs66 === errors;
+var valid0 = _errs77 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.reasoning !== undefined){
-let data29 = data.reasoning;
-const _errs73 = errors;
-if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
-validate76.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema108.properties.reasoning.type}}];
-return false;
-}
-if(errors === _errs73){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.effort !== undefined){
-let data30 = data29.effort;
-if((typeof data30 !== "string") && (data30 !== null)){
-validate76.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema108.properties.reasoning.properties.effort.type}}];
-return false;
-}
-if(!(((((data30 === "minimal") || (data30 === "low")) || (data30 === "medium")) || (data30 === "high")) || (data30 === null))){
-validate76.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema108.properties.reasoning.properties.effort.enum}}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs73 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.previous_response_id !== undefined){
-let data31 = data.previous_response_id;
-const _errs78 = errors;
-if((typeof data31 !== "string") && (data31 !== null)){
-validate76.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema108.properties.previous_response_id.type}}];
-return false;
-}
-var valid0 = _errs78 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.store !== undefined){
-let data32 = data.store;
-const _errs80 = errors;
-if((typeof data32 !== "boolean") && (data32 !== null)){
-validate76.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema108.properties.store.type}}];
-return false;
-}
-var valid0 = _errs80 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.background !== undefined){
-let data33 = data.background;
-const _errs82 = errors;
-if((typeof data33 !== "boolean") && (data33 !== null)){
-validate76.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema108.properties.background.type}}];
-return false;
-}
-var valid0 = _errs82 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.user !== undefined){
+let data34 = data.reasoning;
 const _errs84 = errors;
-if(typeof data.user !== "string"){
-validate76.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+if((!(data34 && typeof data34 == "object" && !Array.isArray(data34))) && (data34 !== null)){
+validate82.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema116.properties.reasoning.type}}];
 return false;
+}
+if(errors === _errs84){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.effort !== undefined){
+let data35 = data34.effort;
+if((typeof data35 !== "string") && (data35 !== null)){
+validate82.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema116.properties.reasoning.properties.effort.type}}];
+return false;
+}
+if(!(((((data35 === "minimal") || (data35 === "low")) || (data35 === "medium")) || (data35 === "high")) || (data35 === null))){
+validate82.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema116.properties.reasoning.properties.effort.enum}}];
+return false;
+}
+}
+}
 }
 var valid0 = _errs84 === errors;
 }
@@ -8030,29 +8545,80 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metadata !== undefined){
-let data35 = data.metadata;
-const _errs86 = errors;
-if((!(data35 && typeof data35 == "object" && !Array.isArray(data35))) && (data35 !== null)){
-validate76.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema108.properties.metadata.type}}];
-return false;
-}
-if(errors === _errs86){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-for(const key0 in data35){
+if(data.previous_response_id !== undefined){
+let data36 = data.previous_response_id;
 const _errs89 = errors;
-if(typeof data35[key0] !== "string"){
-validate76.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+if((typeof data36 !== "string") && (data36 !== null)){
+validate82.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema116.properties.previous_response_id.type}}];
 return false;
 }
-var valid10 = _errs89 === errors;
-if(!valid10){
+var valid0 = _errs89 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.store !== undefined){
+let data37 = data.store;
+const _errs91 = errors;
+if((typeof data37 !== "boolean") && (data37 !== null)){
+validate82.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema116.properties.store.type}}];
+return false;
+}
+var valid0 = _errs91 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+let data38 = data.background;
+const _errs93 = errors;
+if((typeof data38 !== "boolean") && (data38 !== null)){
+validate82.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema116.properties.background.type}}];
+return false;
+}
+var valid0 = _errs93 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.user !== undefined){
+const _errs95 = errors;
+if(typeof data.user !== "string"){
+validate82.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs95 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data40 = data.metadata;
+const _errs97 = errors;
+if((!(data40 && typeof data40 == "object" && !Array.isArray(data40))) && (data40 !== null)){
+validate82.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema116.properties.metadata.type}}];
+return false;
+}
+if(errors === _errs97){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key1 in data40){
+const _errs100 = errors;
+if(typeof data40[key1] !== "string"){
+validate82.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid11 = _errs100 === errors;
+if(!valid11){
 break;
 }
 }
 }
 }
-var valid0 = _errs86 === errors;
+var valid0 = _errs97 === errors;
 }
 else {
 var valid0 = true;
@@ -8070,45 +8636,45 @@ var valid0 = true;
 }
 }
 else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate76.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
-validate75.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const compactResponseBodyCheck = validate80;
-const schema112 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
-const schema113 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
+export const compactResponseBodyCheck = validate86;
+const schema120 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
+const schema121 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="compactResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8120,7 +8686,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.model === undefined) && (missing0 = "model")){
-validate80.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate86.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -8128,7 +8694,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate80.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema113.properties.model.type}}];
+validate86.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema121.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -8218,7 +8784,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate80.errors = vErrors;
+validate86.errors = vErrors;
 return false;
 }
 else {
@@ -8242,7 +8808,7 @@ if(data.previous_response_id !== undefined){
 let data3 = data.previous_response_id;
 const _errs16 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate80.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema113.properties.previous_response_id.type}}];
+validate86.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema121.properties.previous_response_id.type}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -8255,7 +8821,7 @@ if(data.instructions !== undefined){
 let data4 = data.instructions;
 const _errs18 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate80.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema113.properties.instructions.type}}];
+validate86.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema121.properties.instructions.type}}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -8269,24 +8835,24 @@ var valid1 = true;
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
+validate86.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate80.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createUploadBodyCheck = validate81;
-const schema114 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema115 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
+export const createUploadBodyCheck = validate87;
+const schema122 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema123 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8298,14 +8864,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.filename === undefined) && (missing0 = "filename")) || ((data.purpose === undefined) && (missing0 = "purpose"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.mime_type === undefined) && (missing0 = "mime_type"))){
-validate81.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate87.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.filename !== undefined){
 const _errs3 = errors;
 if(typeof data.filename !== "string"){
-validate81.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -8317,7 +8883,7 @@ if(valid1){
 if(data.purpose !== undefined){
 const _errs5 = errors;
 if(typeof data.purpose !== "string"){
-validate81.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8330,18 +8896,18 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate81.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
+validate87.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate81.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate87.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < -9007199254740991 || isNaN(data2)){
-validate81.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate87.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8356,7 +8922,7 @@ if(valid1){
 if(data.mime_type !== undefined){
 const _errs9 = errors;
 if(typeof data.mime_type !== "string"){
-validate81.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -8370,24 +8936,24 @@ var valid1 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const completeUploadBodyCheck = validate82;
-const schema116 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
-const schema117 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+export const completeUploadBodyCheck = validate88;
+const schema124 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema125 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8399,7 +8965,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.part_ids === undefined) && (missing0 = "part_ids")){
-validate82.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate88.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -8413,7 +8979,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate82.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate88.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -8423,7 +8989,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
+validate88.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -8436,7 +9002,7 @@ if(valid1){
 if(data.md5 !== undefined){
 const _errs7 = errors;
 if(typeof data.md5 !== "string"){
-validate82.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
+validate88.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -8448,24 +9014,24 @@ var valid1 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate88.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreBodyCheck = validate83;
-const schema118 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
-const schema119 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema120 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
+export const createVectorStoreBodyCheck = validate89;
+const schema126 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
+const schema127 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema128 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8477,7 +9043,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate84.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate90.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8489,7 +9055,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs4 = errors;
 if(typeof data.description !== "string"){
-validate84.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate90.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8508,7 +9074,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate84.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate90.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8518,7 +9084,7 @@ break;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate90.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -8536,7 +9102,7 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing0;
 if(((data4.anchor === undefined) && (missing0 = "anchor")) || ((data4.days === undefined) && (missing0 = "days"))){
-validate84.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
+validate90.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -8544,11 +9110,11 @@ if(data4.anchor !== undefined){
 let data5 = data4.anchor;
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate84.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
+validate90.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data5 === "last_active_at")){
-validate84.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema120.properties.anchor.enum}}];
+validate90.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema128.properties.anchor.enum}}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -8561,18 +9127,18 @@ if(data4.days !== undefined){
 let data6 = data4.days;
 const _errs16 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate84.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
+validate90.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 365 || isNaN(data6)){
-validate84.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
+validate90.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
 return false;
 }
 else {
 if(data6 < 1 || isNaN(data6)){
-validate84.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate90.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -8587,7 +9153,7 @@ var valid3 = true;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
+validate90.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -8604,7 +9170,7 @@ if(errors === _errs18){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate90.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -8618,7 +9184,7 @@ if(data.metadata !== undefined){
 let data8 = data.metadata;
 const _errs21 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate84.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema119.properties.metadata.type}}];
+validate90.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema127.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs21){
@@ -8626,7 +9192,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key0 in data8){
 const _errs24 = errors;
 if(typeof data8[key0] !== "string"){
-validate84.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate90.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs24 === errors;
@@ -8648,44 +9214,44 @@ var valid0 = true;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
-validate83.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const modifyVectorStoreBodyCheck = validate86;
-const schema121 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
-const schema122 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+export const modifyVectorStoreBodyCheck = validate92;
+const schema129 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
+const schema130 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8698,7 +9264,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs2 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate87.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema122.properties.name.type}}];
+validate93.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema130.properties.name.type}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8742,7 +9308,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data2 === "last_active_at")){
-const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema120.properties.anchor.enum}};
+const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema128.properties.anchor.enum}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -8839,7 +9405,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate87.errors = vErrors;
+validate93.errors = vErrors;
 return false;
 }
 else {
@@ -8863,7 +9429,7 @@ if(data.metadata !== undefined){
 let data4 = data.metadata;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate87.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema122.properties.metadata.type}}];
+validate93.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema130.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -8871,7 +9437,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
 const _errs19 = errors;
 if(typeof data4[key0] !== "string"){
-validate87.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate93.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs19 === errors;
@@ -8890,45 +9456,45 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="modifyVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
-validate86.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBatchBodyCheck = validate89;
-const schema124 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
-const schema125 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBatchBodyCheck = validate95;
+const schema132 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
+const schema133 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFileBatch.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8944,7 +9510,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate89.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
+validate95.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -8953,7 +9519,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate89.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate95.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -8964,7 +9530,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate95.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -8980,7 +9546,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate89.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
+validate95.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -8993,7 +9559,7 @@ if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
+validate95.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9005,7 +9571,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
+validate95.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9022,7 +9588,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate95.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9036,7 +9602,7 @@ if(data.attributes !== undefined){
 let data5 = data.attributes;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate89.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema125.properties.attributes.type}}];
+validate95.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema133.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -9049,24 +9615,24 @@ var valid1 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
+validate95.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate89.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBodyCheck = validate90;
-const schema126 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
-const schema127 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBodyCheck = validate96;
+const schema134 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
+const schema135 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFile.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9078,14 +9644,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.file_id === undefined) && (missing0 = "file_id")){
-validate90.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate96.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.file_id !== undefined){
 const _errs3 = errors;
 if(typeof data.file_id !== "string"){
-validate90.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate96.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -9101,7 +9667,7 @@ if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate96.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9115,7 +9681,7 @@ if(data.attributes !== undefined){
 let data2 = data.attributes;
 const _errs8 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate90.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema127.properties.attributes.type}}];
+validate96.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema135.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9128,24 +9694,24 @@ var valid1 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
+validate96.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVectorStoreFileAttributesBodyCheck = validate91;
-const schema128 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
-const schema129 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const updateVectorStoreFileAttributesBodyCheck = validate97;
+const schema136 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
+const schema137 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVectorStoreFileAttributes.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9157,38 +9723,38 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.attributes === undefined) && (missing0 = "attributes")){
-validate91.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate97.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.attributes !== undefined){
 let data0 = data.attributes;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate91.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema129.properties.attributes.type}}];
+validate97.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema137.properties.attributes.type}}];
 return false;
 }
 }
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
+validate97.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const searchVectorStoreBodyCheck = validate92;
-const schema130 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
-const schema131 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+export const searchVectorStoreBodyCheck = validate98;
+const schema138 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
+const schema139 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="searchVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9200,7 +9766,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.query === undefined) && (missing0 = "query")){
-validate92.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate98.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9267,7 +9833,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate92.errors = vErrors;
+validate98.errors = vErrors;
 return false;
 }
 else {
@@ -9291,18 +9857,18 @@ if(data.max_num_results !== undefined){
 let data2 = data.max_num_results;
 const _errs11 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate92.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate98.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 50 || isNaN(data2)){
-validate92.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate98.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate92.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate98.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -9317,7 +9883,7 @@ if(valid1){
 if(data.rewrite_query !== undefined){
 const _errs13 = errors;
 if(typeof data.rewrite_query !== "boolean"){
-validate92.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
+validate98.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -9333,7 +9899,7 @@ if(errors === _errs15){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
+validate98.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9350,7 +9916,7 @@ if(errors === _errs18){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
+validate98.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9366,23 +9932,23 @@ var valid1 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
+validate98.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoBodyCheck = validate93;
-const schema132 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
-const schema133 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
+export const createVideoBodyCheck = validate99;
+const schema140 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
+const schema141 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9393,7 +9959,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9403,12 +9969,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate94.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate100.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9421,7 +9987,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs4 = errors;
 if(typeof data.model !== "string"){
-validate94.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -9433,7 +9999,7 @@ if(valid0){
 if(data.seconds !== undefined){
 const _errs6 = errors;
 if(typeof data.seconds !== "string"){
-validate94.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -9445,7 +10011,7 @@ if(valid0){
 if(data.size !== undefined){
 const _errs8 = errors;
 if(typeof data.size !== "string"){
-validate94.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -9463,7 +10029,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.image_url !== undefined){
 const _errs14 = errors;
 if(typeof data4.image_url !== "string"){
-validate94.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -9475,7 +10041,7 @@ if(valid2){
 if(data4.file_id !== undefined){
 const _errs16 = errors;
 if(typeof data4.file_id !== "string"){
-validate94.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -9486,7 +10052,7 @@ var valid2 = true;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate100.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9496,216 +10062,6 @@ else {
 var valid0 = true;
 }
 }
-}
-}
-}
-}
-}
-else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate94.errors = vErrors;
-return errors === 0;
-}
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createVideo.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate93.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
-errors = vErrors.length;
-}
-validate93.errors = vErrors;
-return errors === 0;
-}
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createVideoEditBodyCheck = validate96;
-const schema135 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
-const schema136 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
-const schema137 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
-
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate97.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.video !== undefined){
-let data0 = data.video;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if((data0.id === undefined) && (missing1 = "id")){
-validate97.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
-return false;
-}
-else {
-if(data0.id !== undefined){
-if(typeof data0.id !== "string"){
-validate97.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-}
-}
-else {
-validate97.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.prompt !== undefined){
-const _errs8 = errors;
-if(typeof data.prompt !== "string"){
-validate97.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate97.errors = vErrors;
-return errors === 0;
-}
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createVideoEdit.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate96.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
-errors = vErrors.length;
-}
-validate96.errors = vErrors;
-return errors === 0;
-}
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createVideoExtensionBodyCheck = validate99;
-const schema138 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
-const schema139 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
-
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate100.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.seconds === undefined) && (missing0 = "seconds"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.video !== undefined){
-let data0 = data.video;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if((data0.id === undefined) && (missing1 = "id")){
-validate100.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
-return false;
-}
-else {
-if(data0.id !== undefined){
-if(typeof data0.id !== "string"){
-validate100.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-}
-}
-else {
-validate100.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.prompt !== undefined){
-const _errs8 = errors;
-if(typeof data.prompt !== "string"){
-validate100.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.seconds !== undefined){
-const _errs10 = errors;
-if(typeof data.seconds !== "string"){
-validate100.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -9723,7 +10079,7 @@ validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createVideoExtension.body" */;
+/*# sourceURL="createVideo.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate99.evaluated;
@@ -9742,15 +10098,225 @@ return errors === 0;
 }
 validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const remixVideoBodyCheck = validate102;
-const schema141 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
-const schema142 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
+export const createVideoEditBodyCheck = validate102;
+const schema143 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
+const schema144 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
+const schema145 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
+
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate103.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
+validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.video !== undefined){
+let data0 = data.video;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if((data0.id === undefined) && (missing1 = "id")){
+validate103.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+return false;
+}
+else {
+if(data0.id !== undefined){
+if(typeof data0.id !== "string"){
+validate103.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+}
+}
+else {
+validate103.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+const _errs8 = errors;
+if(typeof data.prompt !== "string"){
+validate103.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate103.errors = vErrors;
+return errors === 0;
+}
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="remixVideo.body" */;
+/*# sourceURL="createVideoEdit.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate102.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate103(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+validate102.errors = vErrors;
+return errors === 0;
+}
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createVideoExtensionBodyCheck = validate105;
+const schema146 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
+const schema147 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
+
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate106.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.seconds === undefined) && (missing0 = "seconds"))){
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.video !== undefined){
+let data0 = data.video;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if((data0.id === undefined) && (missing1 = "id")){
+validate106.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+return false;
+}
+else {
+if(data0.id !== undefined){
+if(typeof data0.id !== "string"){
+validate106.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+const _errs8 = errors;
+if(typeof data.prompt !== "string"){
+validate106.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seconds !== undefined){
+const _errs10 = errors;
+if(typeof data.seconds !== "string"){
+validate106.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate106.errors = vErrors;
+return errors === 0;
+}
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createVideoExtension.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate105.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate106(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+errors = vErrors.length;
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const remixVideoBodyCheck = validate108;
+const schema149 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
+const schema150 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
+
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="remixVideo.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9762,7 +10328,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate102.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate108.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9772,12 +10338,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate102.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate108.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate108.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9785,25 +10351,25 @@ return false;
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
+validate108.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate102.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVirtualKeyBodyCheck = validate103;
-const schema143 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema144 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema145 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
-const func37 = Object.prototype.hasOwnProperty;
+export const createVirtualKeyBodyCheck = validate109;
+const schema151 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema152 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema153 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
+const func49 = Object.prototype.hasOwnProperty;
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9814,14 +10380,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func37.call(schema144.properties, key0))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func49.call(schema152.properties, key0))){
+validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -9833,18 +10399,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate110.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9860,12 +10426,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate104.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9881,18 +10447,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate104.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate110.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate104.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9909,7 +10475,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 16){
-validate104.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+validate110.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
 else {
@@ -9919,18 +10485,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 8192){
-validate104.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate110.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate104.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9942,7 +10508,7 @@ break;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
+validate110.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9958,12 +10524,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate104.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9979,12 +10545,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate104.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10000,12 +10566,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-validate104.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10023,14 +10589,14 @@ if(errors === _errs21){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
 if(((data8.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data8.period === undefined) && (missing1 = "period"))){
-validate104.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate110.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs23 = errors;
 for(const key2 in data8){
 if(!(((key2 === "credit_limit_usd") || (key2 === "period")) || (key2 === "alert_threshold"))){
-validate104.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate110.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -10042,12 +10608,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0.000001 || isNaN(data9)){
-validate104.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
+validate110.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate110.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -10061,11 +10627,11 @@ if(data8.period !== undefined){
 let data10 = data8.period;
 const _errs26 = errors;
 if(typeof data10 !== "string"){
-validate104.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate110.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data10 === "none") || (data10 === "daily")) || (data10 === "weekly")) || (data10 === "monthly"))){
-validate104.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}}];
+validate110.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}}];
 return false;
 }
 var valid4 = _errs26 === errors;
@@ -10080,18 +10646,18 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 1 || isNaN(data11)){
-validate104.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate104.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate110.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
+validate110.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -10106,7 +10672,7 @@ var valid4 = true;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate110.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10125,7 +10691,7 @@ if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 const _errs33 = errors;
 for(const key3 in data12){
 if(!((((((key3 === "requests_per_minute") || (key3 === "requests_per_hour")) || (key3 === "requests_per_day")) || (key3 === "tokens_per_minute")) || (key3 === "tokens_per_hour")) || (key3 === "tokens_per_day"))){
-validate104.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
@@ -10135,18 +10701,18 @@ if(data12.requests_per_minute !== undefined){
 let data13 = data12.requests_per_minute;
 const _errs34 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 9007199254740991 || isNaN(data13)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data13 < 1 || isNaN(data13)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10162,18 +10728,18 @@ if(data12.requests_per_hour !== undefined){
 let data14 = data12.requests_per_hour;
 const _errs36 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs36){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 9007199254740991 || isNaN(data14)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data14 < 1 || isNaN(data14)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10189,18 +10755,18 @@ if(data12.requests_per_day !== undefined){
 let data15 = data12.requests_per_day;
 const _errs38 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs38){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 9007199254740991 || isNaN(data15)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10216,18 +10782,18 @@ if(data12.tokens_per_minute !== undefined){
 let data16 = data12.tokens_per_minute;
 const _errs40 = errors;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs40){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 > 9007199254740991 || isNaN(data16)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data16 < 1 || isNaN(data16)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10243,18 +10809,18 @@ if(data12.tokens_per_hour !== undefined){
 let data17 = data12.tokens_per_hour;
 const _errs42 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs42){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 9007199254740991 || isNaN(data17)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data17 < 1 || isNaN(data17)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10270,18 +10836,18 @@ if(data12.tokens_per_day !== undefined){
 let data18 = data12.tokens_per_day;
 const _errs44 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs44){
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 9007199254740991 || isNaN(data18)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data18 < 1 || isNaN(data18)){
-validate104.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10300,7 +10866,7 @@ var valid6 = true;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate110.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10321,44 +10887,44 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
-validate103.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVirtualKeyBodyCheck = validate106;
-const schema148 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema149 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+export const updateVirtualKeyBodyCheck = validate112;
+const schema156 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema157 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10368,14 +10934,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate107.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate113.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "name") || (key0 === "key")) || (key0 === "fields")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -10387,18 +10953,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate107.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate113.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate107.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate113.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate113.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10414,18 +10980,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 8192){
-validate107.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate113.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate107.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate113.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate113.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10536,7 +11102,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate107.errors = vErrors;
+validate113.errors = vErrors;
 return false;
 }
 else {
@@ -10560,13 +11126,13 @@ if(data.upstream_organization !== undefined){
 let data4 = data.upstream_organization;
 const _errs16 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate107.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema149.properties.upstream_organization.type}}];
+validate113.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema157.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate107.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate113.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -10581,13 +11147,13 @@ if(data.upstream_project !== undefined){
 let data5 = data.upstream_project;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate107.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema149.properties.upstream_project.type}}];
+validate113.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema157.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs18){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate107.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate113.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -10602,13 +11168,13 @@ if(data.custom_host !== undefined){
 let data6 = data.custom_host;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate107.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema149.properties.custom_host.type}}];
+validate113.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema157.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate107.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate113.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -10801,7 +11367,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate107.errors = vErrors;
+validate113.errors = vErrors;
 return false;
 }
 else {
@@ -11156,7 +11722,7 @@ else {
 vErrors.push(err40);
 }
 errors++;
-validate107.errors = vErrors;
+validate113.errors = vErrors;
 return false;
 }
 else {
@@ -11186,35 +11752,35 @@ var valid0 = true;
 }
 }
 else {
-validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate107.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
-validate106.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck);
 export const updateApiKeyBody = compiledBody(UpdateApiKeyRequestSchema, updateApiKeyBodyCheck as BodyCheck);
@@ -11232,6 +11798,8 @@ export const createGuardrailBody = compiledBody(CreateGuardrailRequestSchema, cr
 export const updateGuardrailBody = compiledBody(UpdateGuardrailRequestSchema, updateGuardrailBodyCheck as BodyCheck);
 export const createImageEditBody = compiledBody(CreateImageEditJsonRequestSchema, createImageEditBodyCheck as BodyCheck);
 export const createImageBody = compiledBody(CreateImageRequestSchema, createImageBodyCheck as BodyCheck);
+export const createMcpServerBody = compiledBody(CreateMcpServerRequestSchema, createMcpServerBodyCheck as BodyCheck);
+export const updateMcpServerBody = compiledBody(UpdateMcpServerRequestSchema, updateMcpServerBodyCheck as BodyCheck);
 export const createMessageBody = compiledBody(CreateMessageRequestSchema, createMessageBodyCheck as BodyCheck);
 export const countMessageTokensBody = compiledBody(CountMessageTokensRequestSchema, countMessageTokensBodyCheck as BodyCheck);
 export const createModerationBody = compiledBody(CreateModerationRequestSchema, createModerationBodyCheck as BodyCheck);

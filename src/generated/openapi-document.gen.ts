@@ -50,6 +50,10 @@ export const openApiDocument = {
       "description": "Checks on a request's input and on its output."
     },
     {
+      "name": "MCP servers",
+      "description": "Remote tool servers (MCP) that a Responses `mcp` tool names by label, with their credentials sealed."
+    },
+    {
       "name": "Audit",
       "description": "The record of every control-plane change, for admin keys."
     },
@@ -11634,6 +11638,253 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/mcp-servers": {
+      "post": {
+        "operationId": "createMcpServer",
+        "tags": [
+          "MCP servers"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Store a remote MCP server (admin)",
+        "description": "The URL is checked by the custom-host guard (GATEWAY_TRUSTED_CUSTOM_HOSTS,\nGATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS) when saved and again, pinned, at every connection. The\nheaders and the bearer token are sealed at rest and shown masked; they are sent only to\nthis server's URL, whatever a request says.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateMcpServerRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The MCP server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/McpServer"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listMcpServers",
+        "tags": [
+          "MCP servers"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List the workspace's MCP servers (any key), secrets masked",
+        "responses": {
+          "200": {
+            "description": "MCP servers, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/McpServerList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/mcp-servers/{label}": {
+      "get": {
+        "operationId": "getMcpServer",
+        "tags": [
+          "MCP servers"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "One MCP server (any key), secrets masked",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/McpServerLabel"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The MCP server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/McpServer"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "put": {
+        "operationId": "updateMcpServer",
+        "tags": [
+          "MCP servers"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Update an MCP server (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/McpServerLabel"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateMcpServerRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The updated MCP server.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/McpServer"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteMcpServer",
+        "tags": [
+          "MCP servers"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Delete an MCP server (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/McpServerLabel"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
     "/v1/audit-events": {
       "get": {
         "operationId": "listAuditEvents",
@@ -11787,6 +12038,15 @@ export const openApiDocument = {
           "type": "string",
           "minLength": 1,
           "maxLength": 200
+        }
+      },
+      "McpServerLabel": {
+        "name": "label",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "pattern": "^[A-Za-z0-9_-]{1,64}$"
         }
       },
       "GuardrailSlug": {
@@ -13245,11 +13505,64 @@ export const openApiDocument = {
           },
           "server_label": {
             "type": "string",
-            "description": "`mcp`."
+            "description": "`mcp`: the server's label; alone, it names a server stored with `/v1/mcp-servers`."
           },
           "server_url": {
             "type": "string",
+            "description": "`mcp`: an inline server's URL (checked by the custom-host guard)."
+          },
+          "server_description": {
+            "type": [
+              "string",
+              "null"
+            ],
             "description": "`mcp`."
+          },
+          "headers": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": {
+              "type": "string"
+            },
+            "description": "`mcp`: headers for an inline server; for a stored server they are refused (its own are used)."
+          },
+          "authorization": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "`mcp`: a bearer token for an inline server."
+          },
+          "allowed_tools": {
+            "description": "`mcp`: the tools offered to the model (a list of names, or `{tool_names}`); with a stored server, only tools it allows too.",
+            "oneOf": [
+              {
+                "type": [
+                  "array",
+                  "null"
+                ],
+                "items": {
+                  "type": "string"
+                }
+              },
+              {
+                "type": "object",
+                "additionalProperties": true,
+                "properties": {
+                  "tool_names": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            ]
+          },
+          "require_approval": {
+            "description": "`mcp`: `always` (the default), `never`, or `{always: {tool_names}, never: {tool_names}}`; a stored server's own policy applies too."
           }
         }
       },
@@ -14539,6 +14852,365 @@ export const openApiDocument = {
           }
         }
       },
+      "McpApprovalPolicy": {
+        "description": "Which tool calls wait for the client's approval (`mcp_approval_request`): `always`, `never`, or lists of tool names under `always` and `never` (a tool in neither list needs approval).",
+        "oneOf": [
+          {
+            "type": "string",
+            "enum": [
+              "always",
+              "never"
+            ]
+          },
+          {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+              "always": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "tool_names": {
+                    "type": "array",
+                    "maxItems": 500,
+                    "items": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 128
+                    }
+                  }
+                }
+              },
+              "never": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                  "tool_names": {
+                    "type": "array",
+                    "maxItems": 500,
+                    "items": {
+                      "type": "string",
+                      "minLength": 1,
+                      "maxLength": 128
+                    }
+                  }
+                }
+              }
+            }
+          }
+        ]
+      },
+      "McpServerHeaders": {
+        "type": "object",
+        "maxProperties": 50,
+        "description": "Headers sent with every request to the server; values are sealed at rest and shown as `********`. Sending `********` back keeps a stored value while the URL is unchanged.",
+        "additionalProperties": {
+          "type": "string",
+          "maxLength": 8192
+        }
+      },
+      "CreateMcpServerRequest": {
+        "type": "object",
+        "required": [
+          "server_label",
+          "server_url"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "server_label": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9_-]{1,64}$",
+            "description": "What a Responses `mcp` tool names (`server_label`); unique in the workspace."
+          },
+          "server_url": {
+            "type": "string",
+            "maxLength": 2048,
+            "description": "The server's Streamable HTTP (or SSE) endpoint."
+          },
+          "server_description": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 1000
+          },
+          "authorization": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 8192,
+            "description": "A bearer token, sent as `Authorization: Bearer <token>`; sealed."
+          },
+          "headers": {
+            "$ref": "#/components/schemas/McpServerHeaders"
+          },
+          "allowed_tools": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 500,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128
+            },
+            "description": "The tools offered to models; null offers all the server lists."
+          },
+          "require_approval": {
+            "$ref": "#/components/schemas/McpApprovalPolicy"
+          }
+        }
+      },
+      "UpdateMcpServerRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "Absent fields keep their value. A stored `authorization` or header value is kept (sent back as `********`, or left out) only while `server_url` is unchanged: a new URL with a kept secret is a 400 naming `server_url`.",
+        "properties": {
+          "server_url": {
+            "type": "string",
+            "maxLength": 2048
+          },
+          "server_description": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 1000
+          },
+          "authorization": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 8192
+          },
+          "headers": {
+            "$ref": "#/components/schemas/McpServerHeaders"
+          },
+          "allowed_tools": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 500,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 128
+            }
+          },
+          "require_approval": {
+            "$ref": "#/components/schemas/McpApprovalPolicy"
+          }
+        }
+      },
+      "McpServer": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "server_label",
+          "server_url",
+          "server_description",
+          "authorization",
+          "headers",
+          "allowed_tools",
+          "require_approval",
+          "organisation_id",
+          "workspace_id",
+          "owner_id",
+          "updated_by",
+          "created_at",
+          "updated_at"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "mcp_server"
+            ]
+          },
+          "server_label": {
+            "type": "string"
+          },
+          "server_url": {
+            "type": "string"
+          },
+          "server_description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "authorization": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "`********` when a token is stored; null otherwise."
+          },
+          "headers": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            },
+            "description": "Header names, every value masked."
+          },
+          "allowed_tools": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "type": "string"
+            }
+          },
+          "require_approval": {
+            "$ref": "#/components/schemas/McpApprovalPolicy"
+          },
+          "organisation_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "workspace_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "owner_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "updated_by": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "updated_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "McpServerList": {
+        "type": "object",
+        "required": [
+          "object",
+          "total",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "total": {
+            "type": "integer"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/McpServer"
+            }
+          }
+        }
+      },
+      "LogToolStep": {
+        "type": "object",
+        "required": [
+          "type",
+          "round",
+          "started_at",
+          "duration_ms",
+          "server_label",
+          "tool",
+          "error"
+        ],
+        "additionalProperties": false,
+        "description": "One step of a tool run the gateway drove: a model round (`model`), a server's tool listing (`mcp_list_tools`) or a tool call (`mcp_call`).",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "model",
+              "mcp_list_tools",
+              "mcp_call"
+            ]
+          },
+          "round": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The model round it belongs to, from 0."
+          },
+          "started_at": {
+            "type": "number",
+            "description": "Epoch milliseconds."
+          },
+          "duration_ms": {
+            "type": "number"
+          },
+          "server_label": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "tool": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "error": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "status": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "`model`: the upstream's HTTP status."
+          },
+          "input_tokens": {
+            "type": "integer",
+            "description": "`model`: the round's input tokens."
+          },
+          "output_tokens": {
+            "type": "integer",
+            "description": "`model`: the round's output tokens."
+          },
+          "arguments": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "`mcp_call`: the arguments, cut to the log's body limit."
+          },
+          "output": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "`mcp_call`: the result as the model got it, cut to the log's body limit."
+          }
+        }
+      },
       "LogRecord": {
         "allOf": [
           {
@@ -14549,9 +15221,17 @@ export const openApiDocument = {
             "required": [
               "request",
               "response",
-              "guardrail_results"
+              "guardrail_results",
+              "tool_run"
             ],
             "properties": {
+              "tool_run": {
+                "type": "array",
+                "description": "The steps of a tool run the gateway drove for the request (a Responses `mcp` tool on a provider that has no remote MCP of its own): every model round and every MCP listing and call, in order; empty otherwise.",
+                "items": {
+                  "$ref": "#/components/schemas/LogToolStep"
+                }
+              },
               "guardrail_results": {
                 "type": "array",
                 "description": "Every guardrail that ran on the request (input and output), with each check's verdict and latency.",
@@ -18348,7 +19028,8 @@ export const openApiDocument = {
           "virtual_key",
           "config",
           "prompt",
-          "guardrail"
+          "guardrail",
+          "mcp_server"
         ]
       },
       "AuditAction": {
@@ -18370,7 +19051,10 @@ export const openApiDocument = {
           "prompt.deleted",
           "guardrail.created",
           "guardrail.updated",
-          "guardrail.deleted"
+          "guardrail.deleted",
+          "mcp_server.created",
+          "mcp_server.updated",
+          "mcp_server.deleted"
         ],
         "description": "`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays)."
       },

@@ -880,6 +880,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's MCP servers (any key), secrets masked */
+        get: operations["listMcpServers"];
+        put?: never;
+        /**
+         * Store a remote MCP server (admin)
+         * @description The URL is checked by the custom-host guard (GATEWAY_TRUSTED_CUSTOM_HOSTS,
+         *     GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS) when saved and again, pinned, at every connection. The
+         *     headers and the bearer token are sealed at rest and shown masked; they are sent only to
+         *     this server's URL, whatever a request says.
+         */
+        post: operations["createMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mcp-servers/{label}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One MCP server (any key), secrets masked */
+        get: operations["getMcpServer"];
+        /** Update an MCP server (admin) */
+        put: operations["updateMcpServer"];
+        post?: never;
+        /** Delete an MCP server (admin) */
+        delete: operations["deleteMcpServer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages": {
         parameters: {
             query?: never;
@@ -1897,7 +1940,7 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
@@ -1941,7 +1984,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail";
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server";
         Batch: {
             endpoint?: string;
             id: string;
@@ -2459,6 +2502,19 @@ export interface components {
             user?: string;
         } & {
             [key: string]: unknown;
+        };
+        CreateMcpServerRequest: {
+            /** @description The tools offered to models; null offers all the server lists. */
+            allowed_tools?: string[] | null;
+            /** @description A bearer token, sent as `Authorization: Bearer <token>`; sealed. */
+            authorization?: string | null;
+            headers?: components["schemas"]["McpServerHeaders"];
+            require_approval?: components["schemas"]["McpApprovalPolicy"];
+            server_description?: string | null;
+            /** @description What a Responses `mcp` tool names (`server_label`); unique in the workspace. */
+            server_label: string;
+            /** @description The server's Streamable HTTP (or SSE) endpoint. */
+            server_url: string;
         };
         CreateMessageRequest: {
             max_tokens: number;
@@ -3017,6 +3073,8 @@ export interface components {
                 /** @description True when `body` holds only part of the answer. */
                 truncated: boolean;
             };
+            /** @description The steps of a tool run the gateway drove for the request (a Responses `mcp` tool on a provider that has no remote MCP of its own): every model round and every MCP listing and call, in order; empty otherwise. */
+            tool_run: components["schemas"]["LogToolStep"][];
         };
         LogSummary: {
             api_key_id: string | null;
@@ -3082,12 +3140,83 @@ export interface components {
             /** Format: uuid */
             workspace_id: string;
         };
+        /** @description One step of a tool run the gateway drove: a model round (`model`), a server's tool listing (`mcp_list_tools`) or a tool call (`mcp_call`). */
+        LogToolStep: {
+            /** @description `mcp_call`: the arguments, cut to the log's body limit. */
+            arguments?: string | null;
+            duration_ms: number;
+            error: string | null;
+            /** @description `model`: the round's input tokens. */
+            input_tokens?: number;
+            /** @description `mcp_call`: the result as the model got it, cut to the log's body limit. */
+            output?: string | null;
+            /** @description `model`: the round's output tokens. */
+            output_tokens?: number;
+            /** @description The model round it belongs to, from 0. */
+            round: number;
+            server_label: string | null;
+            /** @description Epoch milliseconds. */
+            started_at: number;
+            /** @description `model`: the upstream's HTTP status. */
+            status?: number | null;
+            tool: string | null;
+            /** @enum {string} */
+            type: "model" | "mcp_list_tools" | "mcp_call";
+        };
         LogUsage: {
             cached_tokens: number;
             completion_tokens: number;
             prompt_tokens: number;
             reasoning_tokens: number;
             total_tokens: number;
+        };
+        /** @description Which tool calls wait for the client's approval (`mcp_approval_request`): `always`, `never`, or lists of tool names under `always` and `never` (a tool in neither list needs approval). */
+        McpApprovalPolicy: ("always" | "never") | {
+            always?: {
+                tool_names?: string[];
+            };
+            never?: {
+                tool_names?: string[];
+            };
+        };
+        McpServer: {
+            allowed_tools: string[] | null;
+            /** @description `********` when a token is stored; null otherwise. */
+            authorization: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Header names, every value masked. */
+            headers: {
+                [key: string]: string;
+            };
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "mcp_server";
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            owner_id: string;
+            require_approval: components["schemas"]["McpApprovalPolicy"];
+            server_description: string | null;
+            server_label: string;
+            server_url: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            updated_by: string;
+            /** Format: uuid */
+            workspace_id: string;
+        };
+        /** @description Headers sent with every request to the server; values are sealed at rest and shown as `********`. Sending `********` back keeps a stored value while the URL is unchanged. */
+        McpServerHeaders: {
+            [key: string]: string;
+        };
+        McpServerList: {
+            data: components["schemas"]["McpServer"][];
+            /** @enum {string} */
+            object: "list";
+            total: number;
         };
         Model: {
             created: number;
@@ -3305,6 +3434,14 @@ export interface components {
         };
         /** @description A tool: `function` (`name`, `description`, `parameters`), `web_search_preview`, `file_search`, `computer_use_preview`, `mcp`, or another type passed as it is. */
         ResponseTool: {
+            /** @description `mcp`: the tools offered to the model (a list of names, or `{tool_names}`); with a stored server, only tools it allows too. */
+            allowed_tools?: (string[] | null) | ({
+                tool_names?: string[];
+            } & {
+                [key: string]: unknown;
+            });
+            /** @description `mcp`: a bearer token for an inline server. */
+            authorization?: string | null;
             description?: string | null;
             /** @description `computer_use_preview`. */
             display_height?: number;
@@ -3316,6 +3453,10 @@ export interface components {
             filters?: {
                 [key: string]: unknown;
             } | null;
+            /** @description `mcp`: headers for an inline server; for a stored server they are refused (its own are used). */
+            headers?: {
+                [key: string]: string;
+            } | null;
             /** @description `file_search`. */
             max_num_results?: number;
             /** @description `function`: the function's name. */
@@ -3324,14 +3465,18 @@ export interface components {
             parameters?: {
                 [key: string]: unknown;
             } | null;
+            /** @description `mcp`: `always` (the default), `never`, or `{always: {tool_names}, never: {tool_names}}`; a stored server's own policy applies too. */
+            require_approval?: unknown;
             /**
              * @description `web_search_preview`.
              * @enum {string}
              */
             search_context_size?: "low" | "medium" | "high";
             /** @description `mcp`. */
+            server_description?: string | null;
+            /** @description `mcp`: the server's label; alone, it names a server stored with `/v1/mcp-servers`. */
             server_label?: string;
-            /** @description `mcp`. */
+            /** @description `mcp`: an inline server's URL (checked by the custom-host guard). */
             server_url?: string;
             strict?: boolean | null;
             type: string;
@@ -3406,6 +3551,15 @@ export interface components {
             action?: components["schemas"]["GuardrailAction"];
             checks?: components["schemas"]["GuardrailCheckSpec"][];
             name?: string;
+        };
+        /** @description Absent fields keep their value. A stored `authorization` or header value is kept (sent back as `********`, or left out) only while `server_url` is unchanged: a new URL with a kept secret is a 400 naming `server_url`. */
+        UpdateMcpServerRequest: {
+            allowed_tools?: string[] | null;
+            authorization?: string | null;
+            headers?: components["schemas"]["McpServerHeaders"];
+            require_approval?: components["schemas"]["McpApprovalPolicy"];
+            server_description?: string | null;
+            server_url?: string;
         };
         UpdatePromptRequest: {
             hyperparameters?: {
@@ -3800,6 +3954,7 @@ export interface components {
         /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
         CustomHost: string;
         GuardrailSlug: string;
+        McpServerLabel: string;
         /** @description A JSON object of string values, stored with the log record. */
         Metadata: string;
         ParentSpanId: string;
@@ -6462,6 +6617,147 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MCP servers, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    createMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpServerRequest"];
+            };
+        };
+        responses: {
+            /** @description The MCP server. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                label: components["parameters"]["McpServerLabel"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The MCP server. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    updateMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                label: components["parameters"]["McpServerLabel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpServerRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated MCP server. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    deleteMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                label: components["parameters"]["McpServerLabel"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             503: components["responses"]["StoreUnavailable"];
         };

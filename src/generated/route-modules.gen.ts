@@ -23,6 +23,7 @@ import { registerCreateGuardrail } from "../routes/createGuardrail.ts";
 import { registerCreateImage } from "../routes/createImage.ts";
 import { registerCreateImageEdit } from "../routes/createImageEdit.ts";
 import { registerCreateImageVariation } from "../routes/createImageVariation.ts";
+import { registerCreateMcpServer } from "../routes/createMcpServer.ts";
 import { registerCreateMessage } from "../routes/createMessage.ts";
 import { registerCreateModeration } from "../routes/createModeration.ts";
 import { registerCreatePrompt } from "../routes/createPrompt.ts";
@@ -44,6 +45,7 @@ import { registerDeleteApiKey } from "../routes/deleteApiKey.ts";
 import { registerDeleteConfig } from "../routes/deleteConfig.ts";
 import { registerDeleteFile } from "../routes/deleteFile.ts";
 import { registerDeleteGuardrail } from "../routes/deleteGuardrail.ts";
+import { registerDeleteMcpServer } from "../routes/deleteMcpServer.ts";
 import { registerDeletePrompt } from "../routes/deletePrompt.ts";
 import { registerDeleteResponse } from "../routes/deleteResponse.ts";
 import { registerDeleteVectorStore } from "../routes/deleteVectorStore.ts";
@@ -62,6 +64,7 @@ import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
 import { registerGetHealth } from "../routes/getHealth.ts";
 import { registerGetLog } from "../routes/getLog.ts";
+import { registerGetMcpServer } from "../routes/getMcpServer.ts";
 import { registerGetMetrics } from "../routes/getMetrics.ts";
 import { registerGetOpenApiDocument } from "../routes/getOpenApiDocument.ts";
 import { registerGetPrompt } from "../routes/getPrompt.ts";
@@ -83,6 +86,7 @@ import { registerListFineTuningJobCheckpoints } from "../routes/listFineTuningJo
 import { registerListFineTuningJobs } from "../routes/listFineTuningJobs.ts";
 import { registerListGuardrails } from "../routes/listGuardrails.ts";
 import { registerListLogs } from "../routes/listLogs.ts";
+import { registerListMcpServers } from "../routes/listMcpServers.ts";
 import { registerListModels } from "../routes/listModels.ts";
 import { registerListPromptVersions } from "../routes/listPromptVersions.ts";
 import { registerListPrompts } from "../routes/listPrompts.ts";
@@ -108,6 +112,7 @@ import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
 import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
 import { registerUpdateGuardrail } from "../routes/updateGuardrail.ts";
+import { registerUpdateMcpServer } from "../routes/updateMcpServer.ts";
 import { registerUpdatePrompt } from "../routes/updatePrompt.ts";
 import { registerUpdateVectorStoreFileAttributes } from "../routes/updateVectorStoreFileAttributes.ts";
 import { registerUpdateVirtualKey } from "../routes/updateVirtualKey.ts";
@@ -173,6 +178,11 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerListLogs,
   registerExportLogs,
   registerGetLog,
+  registerListMcpServers,
+  registerCreateMcpServer,
+  registerGetMcpServer,
+  registerUpdateMcpServer,
+  registerDeleteMcpServer,
   registerCreateMessage,
   registerCountMessageTokens,
   registerListModels,

@@ -61,6 +61,7 @@ export function logEntryOf(request: LoggedRequest, outcome: Outcome, ending: Ans
     configVersion: outcome.configVersion,
     guardrailResults: guardrails?.results ?? null,
     attempts: outcome.attempts as LogEntry["attempts"],
+    toolRun: [...(ending.toolRun ?? outcome.toolRun ?? [])],
     format: outcome.format,
     genAiOperation: outcome.genAiOperation,
     requestParams: described?.params ?? null,

@@ -44,6 +44,7 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     configVersion: null,
     guardrailResults: null,
     attempts: [],
+    toolRun: [],
     format: "chat",
     genAiOperation: "chat",
     ...overrides,

@@ -5,7 +5,7 @@
  * after it is returned, and nothing reads a log back.
  */
 import type { AnswerFormat } from "../operation/answer-format.ts";
-import type { AttemptRecord, CacheStatus } from "../records/log-record.ts";
+import type { AttemptRecord, CacheStatus, ToolStepRecord } from "../records/log-record.ts";
 import type { GuardrailTiming, LoggedResponse, RequestParams } from "./log-entry.ts";
 
 /** Who called, and how the request arrived: fixed once its headers are read. */
@@ -65,6 +65,8 @@ export interface Outcome {
   cacheSourceLogId: string | null;
   cacheNote: string | null;
   guardrails: GuardrailRuns | null;
+  /** A refused request's tool-run steps (a served one's are in its ending). */
+  toolRun?: readonly ToolStepRecord[];
 }
 
 /** How the answer ended: known as a JSON answer is returned, when the last event passes for a stream. */
@@ -78,6 +80,8 @@ export interface AnswerEnding {
   outputGuardrails?: GuardrailRuns | null;
   /** The upload's description, final once its body was sent (`upload-meter.ts`). */
   request?: RequestDescription | null;
+  /** The steps of a tool run the gateway drove (`pipeline/tool-run/`), known once it ended. */
+  toolRun?: readonly ToolStepRecord[];
 }
 
 /**

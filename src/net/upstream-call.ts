@@ -26,6 +26,11 @@ export interface UpstreamCall {
    * `[redacted]`: for error answers, before they reach the client or the log.
    */
   scrub(text: string): string;
+  /**
+   * Set when the gateway made the answer itself in the client's own format (a tool run's final
+   * response, or its server-sent events): no provider transform applies to it.
+   */
+  clientFormat?: true;
 }
 
 export interface UpstreamCallOptions {

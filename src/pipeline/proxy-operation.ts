@@ -26,6 +26,10 @@ import { buildUpstreamRequest } from "./upstream-request.ts";
 import { cacheEmbedder, type CacheEmbeddingDeps } from "./cache-embedder.ts";
 import type { EmbedderResult } from "../cache/semantic-lookup.ts";
 import type { RequestBody } from "../operation/request-body.ts";
+import type { McpServerPlan } from "../mcp/server-plans.ts";
+import { DEFAULT_TOOL_RUN_LIMITS, gatewayRunsTools, ToolRunContext, toolRunOf, type ToolRunLimits } from "./tool-run/tool-run-context.ts";
+import { runTools } from "./tool-run/tool-run.ts";
+import { roundCall } from "./tool-run/round-call.ts";
 
 export type { ProxyResponse } from "../operation/proxy-response.ts";
 
@@ -50,6 +54,8 @@ export interface ProxyDeps
   streamStallTimeoutMs?: number;
   /** Budgets and rate limits (`spend/`); absent: nothing is metered. */
   spend?: SpendMeter;
+  /** `GATEWAY_MCP_*`: the bounds of a tool run the gateway drives. */
+  toolRunLimits?: ToolRunLimits;
 }
 
 export interface ProxyInput {
@@ -74,6 +80,8 @@ export interface ProxyInput {
   /** Registers a listener for the request's log entry once it is built: where spend settles. */
   whenSettled(listener: (entry: LogEntry) => void): void;
   clientSignal?: AbortSignal;
+  /** The MCP servers of a Responses request's `mcp` tools, for a target that cannot run them itself (`tool-run/`). */
+  mcpServers?: readonly McpServerPlan[];
 }
 
 /** A request served: the client's response, what the pipeline did, and how the answer ends. */
@@ -123,7 +131,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   };
   // An upload is described as it passes: a refusal logs it as far as it was sent.
   let describedNow = (): RequestDescription | null => described;
-  const refuse = (error: GatewayError, refused: RefusedAnswer | null = null): ProxyResult => fail({ error, outcome: { ...outcome, request: describedNow() }, refused });
+  const refuse = (error: GatewayError, refused: RefusedAnswer | null = null, run: ToolRunContext | null = null): ProxyResult =>
+    fail({ error, outcome: { ...outcome, request: describedNow(), ...(run && run.steps.length > 0 && { toolRun: [...run.steps] }) }, refused });
 
   const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
   if (!config.ok) return refuse(config.error);
@@ -195,14 +204,27 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   }
 
   const attempts: AttemptRecord[] = [];
-  const answered = await tryTargets(candidates.value, (candidate) => sendTo(candidate, operation, upstream, sent, stream, input, deps), {
+  // Made only for a request with `mcp` tools: a plain request pays nothing for tool runs.
+  const run = input.mcpServers && input.mcpServers.length > 0 && json ? new ToolRunContext(input.mcpServers, deps.toolRunLimits ?? DEFAULT_TOOL_RUN_LIMITS, deps.fetch, input.clientSignal) : null;
+  const send = (candidate: Candidate) =>
+    run && json && gatewayRunsTools(candidate.target.provider, run)
+      ? runTools(run, roundCall(candidate, operation, upstream, { timeout: input.headers.timeout, forwardedHeaders: input.forwardedHeaders }, run, deps), {
+          clientBody: json,
+          stream,
+          maxLoggedBytes: deps.maxLoggedBodyBytes,
+        })
+      : sendTo(candidate, operation, upstream, sent, stream, input, deps);
+  const answered = await tryTargets(candidates.value, send, {
     attempts,
     breakers: deps.breakers,
     replayable: sent.kind !== "as-sent",
     clientSignal: input.clientSignal,
   });
   outcome = { ...outcome, attempts };
-  if (!answered.ok) return refuse(answered.error);
+  if (!answered.ok) {
+    void run?.close();
+    return refuse(answered.error, null, run);
+  }
   const { target } = answered.value.candidate;
   outcome = { ...outcome, provider: target.provider.id, model: target.model ?? outcome.model, virtualKeyId: target.virtualKeyId };
 
@@ -217,13 +239,14 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     judgeOutput: judge && guarded.value.output.length > 0 ? (text) => judge.run("output", text) : null,
   });
   if (!answer.ok) {
+    void run?.close();
     if (answer.error.attemptFailed) outcome = { ...outcome, attempts: withLastAttemptError(attempts, answer.error.error) };
     if (judge) outcome = { ...outcome, guardrails: judge.allRuns() };
-    return refuse(errorWithLimitHeaders(answer.error.error, admitted.value), answer.error.refused);
+    return refuse(errorWithLimitHeaders(answer.error.error, admitted.value), answer.error.refused, run);
   }
   const served = { provider: target.provider.id, model: target.model ?? outcome.model };
   const response = responseWithLimitHeaders(cache.keep(answer.value.response, served), admitted.value);
-  return ok({ response, outcome, ending: endingWithLateFacts(answer.value.ending, judge, upload.described) });
+  return ok({ response, outcome, ending: endingWithLateFacts(answer.value.ending, judge, upload.described, run) });
 }
 
 /** The embedder of a `semantic` cache, made only when the exact lookup missed; null for any other config. */
@@ -251,11 +274,13 @@ async function sendTo(candidate: Candidate, operation: OperationDescriptor, upst
  * The answer's ending with what only its end knows beyond the answer: a stream's output
  * guardrail results, and an upload's description (final once its body was sent).
  */
-function endingWithLateFacts(ending: PendingEnding, judge: GuardrailJudge | null, described: () => RequestDescription | null): PendingEnding {
+function endingWithLateFacts(ending: PendingEnding, judge: GuardrailJudge | null, described: () => RequestDescription | null, run: ToolRunContext | null): PendingEnding {
   const late = (value: Awaited<PendingEnding>) => {
     const request = described();
     const outputGuardrails = judge?.outputRuns.results.length ? judge.outputRuns : null;
-    return request === null && outputGuardrails === null ? value : { ...value, request: request ?? value.request, outputGuardrails };
+    const toolRun = run ? toolRunOf(run) : undefined;
+    if (request === null && outputGuardrails === null && toolRun === undefined) return value;
+    return { ...value, request: request ?? value.request, outputGuardrails, ...(toolRun && { toolRun }) };
   };
   return ending instanceof Promise ? ending.then(late) : late(ending);
 }

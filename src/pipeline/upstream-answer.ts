@@ -9,7 +9,7 @@ import type { ProxyResponse } from "../operation/proxy-response.ts";
 import type { StreamEvent, StreamProtocol } from "../streams/stream-protocol.ts";
 import type { Answered } from "./routing-loop.ts";
 import { relayStream } from "./stream-relay.ts";
-import { chainTranslators } from "../streams/stream-protocol.ts";
+import { chainTranslators, openaiSseProtocol } from "../streams/stream-protocol.ts";
 import { passedOnHeaders } from "../net/header-rules.ts";
 
 /** Success statuses whose answers carry no body (a 204 from a delete). */
@@ -49,7 +49,8 @@ export type AnswerFailure = AnswerRefusal & { attemptFailed?: boolean };
 export async function answerFrom({ candidate, call, retries }: Answered, context: AnswerContext): Promise<Result<Answer, AnswerFailure>> {
   const { operation } = context;
   const { provider } = candidate.target;
-  const transforms = provider.operations[transformsKey(operation)];
+  const transforms = call.clientFormat ? undefined : provider.operations[transformsKey(operation)];
+  const protocol = call.clientFormat ? openaiSseProtocol : provider.streamProtocol;
   const upstream = call.response;
   const passed = passedOnHeaders(upstream.headers);
   const headers: Record<string, string> = {
@@ -65,7 +66,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   // upstream's content type tells.
   const asSent = operation.body === "as-sent" || (operation.body === "json-or-as-sent" && context.clientBody === null);
   const streamed = context.stream || operation.answer === "as-sent" || asSent;
-  if (upstream.ok && contentType.startsWith(provider.streamProtocol.contentType) && streamed) {
+  if (upstream.ok && contentType.startsWith(protocol.contentType) && streamed) {
     const { judgeOutput } = context;
     const streamOutput = operation.guardrails?.streamOutput;
     const beforeEnd = judgeOutput && streamOutput ? (chunks: readonly string[]) => judgeOutput(streamOutput(chunks)) : undefined;
@@ -73,9 +74,9 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const own = transforms?.stream?.(clientBody, { model: candidate.target.model ?? "" }) ?? null;
     const translator = operation.translated ? chainTranslators(own, operation.translated.stream(clientBody)) : own;
     const relayed = relayStream(call, {
-        protocol: provider.streamProtocol,
-        endsAtEof: provider.streamProtocol.endsAtEof || operation.streamEndsAtEof === true,
-        isOperationEnd: lastEvent(operation, provider.streamProtocol),
+        protocol,
+        endsAtEof: protocol.endsAtEof || operation.streamEndsAtEof === true,
+        isOperationEnd: lastEvent(operation, protocol),
         translator,
         beforeEnd,
         stallTimeoutMs: context.stallTimeoutMs,

@@ -88,6 +88,12 @@ export interface Provider {
   operations: Readonly<Record<string, OperationTransforms>>;
   /** How the provider's streams are framed, end and report errors. */
   streamProtocol: StreamProtocol;
+  /**
+   * Set for a provider that searches the web itself when asked with chat's `web_search_options`
+   * (`web-search.ts`): the searches one of its answers made, for Responses `web_search_call`
+   * items. Absent: a web search tool is refused with a 400 naming the provider.
+   */
+  webSearch?: { queries(answer: JsonObject): string[] };
   /** Credential fields beyond the key (absent: none). */
   credentialFields?: readonly CredentialField[];
   /**

@@ -138,3 +138,24 @@ export interface GuardrailRecord extends Ownership {
   createdAt: string;
   updatedAt: string;
 }
+
+/** Which tool calls of an MCP server wait for the client's approval (OpenAI's `require_approval`). */
+export type McpApprovalPolicy = "always" | "never" | { always?: { tool_names?: string[] }; never?: { tool_names?: string[] } };
+
+/** A remote MCP server stored for the workspace, named by `label` in a Responses `mcp` tool. */
+export interface McpServerRecord extends Ownership {
+  id: string;
+  /** Unique in the workspace; `[A-Za-z0-9_-]{1,64}`. */
+  label: string;
+  url: string;
+  description: string | null;
+  /** The bearer token, sealed; null when none. */
+  authorization: SealedSecret | null;
+  /** Header values, sealed. */
+  headers: Record<string, SealedSecret>;
+  /** Null offers every tool the server lists. */
+  allowedTools: string[] | null;
+  requireApproval: McpApprovalPolicy;
+  createdAt: string;
+  updatedAt: string;
+}

@@ -1,5 +1,5 @@
 import type { LogRecord } from "./log-record.ts";
-import { parseAttempts, parseMetadata } from "./stored-json.ts";
+import { parseAttempts, parseMetadata, parseToolRun } from "./stored-json.ts";
 
 /**
  * The one declaration of a log record's fields. The stored row (`LogsTable`), the row mapping
@@ -94,6 +94,7 @@ export const LOG_FIELDS = {
   configVersion: { column: "config_version", kind: "integer", nullable: true, api: "config_version", entry: true },
   guardrailResults: { column: "guardrail_results", kind: "text", nullable: true, api: "guardrail_results", detail: true, view: "guardrail-results" },
   attempts: { column: "attempts", kind: "json", api: "attempts", entry: true, view: "attempts", parse: parseAttempts },
+  toolRun: { column: "tool_run", kind: "json", api: "tool_run", body: true, detail: true, entry: true, parse: parseToolRun },
 } as const satisfies { [F in keyof LogRecord]: FieldFor<LogRecord[F]> };
 
 export type LogFieldName = keyof typeof LOG_FIELDS;

@@ -79,6 +79,31 @@ export interface LogRecord {
   guardrailResults: string | null;
   /** Every upstream try, in order; empty when none was made (e.g. the gateway answered itself). */
   attempts: AttemptRecord[];
+  /** The steps of a tool run the gateway drove (model rounds, MCP listings and calls), in order; empty otherwise. */
+  toolRun: ToolStepRecord[];
+}
+
+/**
+ * One step of a tool run the gateway drove for a Responses request: a model round, a server's
+ * tool listing or a tool call. Kept in the API's own shape (snake case), as the log shows it.
+ */
+export interface ToolStepRecord {
+  type: "model" | "mcp_list_tools" | "mcp_call";
+  /** The model round it belongs to, from 0. */
+  round: number;
+  /** Epoch milliseconds. */
+  started_at: number;
+  duration_ms: number;
+  server_label: string | null;
+  tool: string | null;
+  error: string | null;
+  /** `model`: the upstream's status and the round's tokens. */
+  status?: number | null;
+  input_tokens?: number;
+  output_tokens?: number;
+  /** `mcp_call`: arguments and result as text, cut to the log's body limit. */
+  arguments?: string | null;
+  output?: string | null;
 }
 
 /** One try of an upstream target, in the order tried. */

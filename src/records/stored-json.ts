@@ -1,4 +1,4 @@
-import type { AttemptRecord } from "./log-record.ts";
+import type { AttemptRecord, ToolStepRecord } from "./log-record.ts";
 
 /** The stored JSON object, keeping only string values; anything unreadable becomes `{}`. Never throws. */
 export function parseMetadata(text: string): Record<string, string> {
@@ -13,6 +13,18 @@ export function parseAttempts(text: string): AttemptRecord[] {
   if (!Array.isArray(parsed)) return [];
   // Records written before retries and config paths were logged read as first tries of the root.
   return parsed.map((item: unknown) => (isObject(item) ? { path: "", retry: 0, ...item } : item)).filter(isAttempt);
+}
+
+const TOOL_STEP_TYPES: ReadonlySet<unknown> = new Set(["model", "mcp_list_tools", "mcp_call"]);
+
+/** The stored JSON array of tool-run steps, keeping only well-formed ones; anything unreadable (or absent) becomes `[]`. Never throws. */
+export function parseToolRun(text: string): ToolStepRecord[] {
+  const parsed = parseJson(text);
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(
+    (item: unknown): item is ToolStepRecord =>
+      isObject(item) && TOOL_STEP_TYPES.has(item.type) && typeof item.round === "number" && typeof item.started_at === "number" && typeof item.duration_ms === "number",
+  );
 }
 
 function isAttempt(value: unknown): value is AttemptRecord {

@@ -22,9 +22,12 @@ export function continued(body: Item, conversation: unknown[]): Item {
   return { ...rest, input: [...conversation, ...inputItems(body.input)] };
 }
 
+/** Output items a follow-up carries: the model's, and a tool run's (an approval request is answered in the follow-up). */
+const KEPT_ITEM_TYPES: ReadonlySet<unknown> = new Set(["message", "function_call", "mcp_list_tools", "mcp_call", "mcp_approval_request"]);
+
 /** The conversation a follow-up of this answer continues: the input items sent, then the output. */
 export function conversationAfter(sentInput: unknown, response: Item): unknown[] {
-  const output = Array.isArray(response.output) ? response.output.filter((item) => isObject(item) && (item.type === "message" || item.type === "function_call")) : [];
+  const output = Array.isArray(response.output) ? response.output.filter((item) => isObject(item) && KEPT_ITEM_TYPES.has(item.type)) : [];
   return [...inputItems(sentInput), ...output];
 }
 

@@ -12,6 +12,7 @@ import { ok } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { keepAnswer } from "../responses/keep-answer.ts";
 import { continued } from "../responses/kept-responses.ts";
+import { mcpServerPlans, type McpServerPlan } from "../mcp/server-plans.ts";
 
 /**
  * The Responses API. Its streams are typed events (`event: response.output_text.delta`…) with no
@@ -48,15 +49,34 @@ export function registerCreateResponse(app: GatewayApp, deps: GatewayDeps): void
     async (c) => {
       const body = c.req.valid("json") as Record<string, unknown>;
       const input = await jsonProxyInput(c, body, c.req.valid("header"));
+      const mcpServers = hasMcpTool(body.tools) ? await serverPlans(body.tools as unknown[], input.workspaceId, deps) : undefined;
       const previous = typeof body.previous_response_id === "string" ? await deps.store.storedResponses.get(input.workspaceId, body.previous_response_id) : null;
       const sent = previous ? continued(body, previous.conversation) : body;
-      const result = await proxyOperation(responseOperation, previous ? { ...input, body: { kind: "json", value: sent } } : input, core);
+      const result = await proxyOperation(responseOperation, { ...input, ...(previous && { body: { kind: "json", value: sent } }), mcpServers }, core);
       if (!result.ok) return proxyResponse(c, result);
       const provider = findProvider(result.value.outcome.provider ?? "");
-      const keeps = provider !== undefined && !provider.openaiFormat && body.store !== false;
+      // A run the gateway drove for a stored server is the gateway's to keep, whoever answered.
+      const ranTools = mcpServers?.some((plan) => plan.stored) === true;
+      const keeps = provider !== undefined && (!provider.openaiFormat || ranTools) && body.store !== false;
       const response = keeps ? keepAnswer(result.value.response, sent.input, input.workspaceId, deps.store.storedResponses) : result.value.response;
       return proxyResponse(c, ok({ ...result.value, response }));
     },
     { operation: responseOperation },
   );
+}
+
+/** Whether the request has an `mcp` tool: the only case that reads MCP servers. */
+function hasMcpTool(tools: unknown): boolean {
+  return Array.isArray(tools) && tools.some((tool) => typeof tool === "object" && tool !== null && (tool as { type?: unknown }).type === "mcp");
+}
+
+/** The request's MCP servers, stored ones read through the control-plane cache; a 400 naming the tool otherwise. */
+async function serverPlans(tools: unknown[], workspaceId: string, deps: GatewayDeps): Promise<McpServerPlan[]> {
+  const plans = await mcpServerPlans(tools, workspaceId, {
+    loadServer: (workspace, label) => deps.controlPlane.get("mcp-server", workspace, label, () => deps.store.mcpServers.getByLabel(workspace, label)),
+    secrets: deps.secrets,
+    checkCustomHost: deps.checkCustomHost,
+  });
+  if (!plans.ok) throw plans.error;
+  return plans.value;
 }

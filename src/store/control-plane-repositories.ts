@@ -5,6 +5,8 @@ import type {
   ConfigVersionRecord,
   GuardrailCheckSpec,
   GuardrailRecord,
+  McpApprovalPolicy,
+  McpServerRecord,
   Ownership,
   PromptMessage,
   PromptRecord,
@@ -12,6 +14,7 @@ import type {
   StoredCredentialFields,
   VirtualKeyRecord,
 } from "../records/control-plane.ts";
+import type { SealedSecret } from "../crypto/sealed-secret.ts";
 
 /**
  * The contracts of the control-plane repositories. Every read and write is scoped to one
@@ -156,4 +159,40 @@ export interface GuardrailsRepository {
   getBySlug(workspaceId: string, slug: string): Promise<GuardrailRecord | undefined>;
   update(workspaceId: string, slug: string, change: GuardrailChange): Promise<GuardrailRecord | undefined>;
   delete(workspaceId: string, slug: string): Promise<boolean>;
+}
+
+export interface NewMcpServer extends Ownership {
+  id: string;
+  label: string;
+  url: string;
+  description: string | null;
+  authorization: SealedSecret | null;
+  headers: Record<string, SealedSecret>;
+  allowedTools: string[] | null;
+  requireApproval: McpApprovalPolicy;
+  createdAt: string;
+}
+
+/** Absent fields keep their stored value. */
+export interface McpServerChange {
+  url?: string;
+  description?: string | null;
+  authorization?: SealedSecret | null;
+  headers?: Record<string, SealedSecret>;
+  allowedTools?: string[] | null;
+  requireApproval?: McpApprovalPolicy;
+  updatedBy: string | null;
+  at: string;
+}
+
+export interface McpServersRepository {
+  /** Undefined when the workspace already has a server with this label. */
+  create(server: NewMcpServer): Promise<McpServerRecord | undefined>;
+  /** Newest first. */
+  list(workspaceId: string): Promise<McpServerRecord[]>;
+  getByLabel(workspaceId: string, label: string): Promise<McpServerRecord | undefined>;
+  update(workspaceId: string, label: string, change: McpServerChange): Promise<McpServerRecord | undefined>;
+  delete(workspaceId: string, label: string): Promise<boolean>;
+  /** Every server of every workspace (re-sealing after a master-key rotation). */
+  listAll(): Promise<McpServerRecord[]>;
 }

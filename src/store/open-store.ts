@@ -6,6 +6,7 @@ import { createConfigsRepository } from "./configs-repository.ts";
 import type {
   ConfigsRepository,
   GuardrailsRepository,
+  McpServersRepository,
   PromptsRepository,
   VirtualKeysRepository,
 } from "./control-plane-repositories.ts";
@@ -15,6 +16,7 @@ import { createFeedbackRepository, type FeedbackRepository } from "./feedback-re
 import { createStoredResponsesRepository, type StoredResponsesRepository } from "./stored-responses-repository.ts";
 import { createSemanticCacheRepository, type SemanticCacheRepository } from "./semantic-cache-repository.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
+import { createMcpServersRepository } from "./mcp-servers-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
@@ -33,6 +35,7 @@ export interface ControlPlaneStore {
   virtualKeys: VirtualKeysRepository;
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
+  mcpServers: McpServersRepository;
   audit: AuditEventsRepository;
 }
 
@@ -102,6 +105,7 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     virtualKeys: createVirtualKeysRepository(db),
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
+    mcpServers: createMcpServersRepository(db),
     audit: createAuditEventsRepository(db),
   };
 }

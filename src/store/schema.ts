@@ -31,6 +31,7 @@ export interface Database {
   key_spend: KeySpendTable;
   audit_events: AuditEventsTable;
   semantic_cache_entries: SemanticCacheEntriesTable;
+  mcp_servers: McpServersTable;
 }
 
 /** One control-plane write (`audit/`); `before`/`after` are the masked API views as JSON text. */
@@ -240,4 +241,23 @@ export interface SemanticCacheEntriesTable {
   log_id: string | null;
   created_at: number;
   expires_at: number;
+}
+
+/** Remote MCP servers (`store/mcp-servers-repository.ts`); secrets are sealed JSON text. */
+export interface McpServersTable extends OwnedColumns {
+  id: string;
+  /** Unique per workspace. */
+  label: string;
+  url: string;
+  description: string | null;
+  /** `{"$sealed": …}` text, or null. */
+  authorization: string | null;
+  /** JSON object text of sealed header values. */
+  headers: string;
+  /** JSON array text, or null for every tool. */
+  allowed_tools: string | null;
+  /** JSON text of the approval policy. */
+  require_approval: string;
+  created_at: string;
+  updated_at: string;
 }

@@ -121,6 +121,7 @@ export function logRecord(ms: number, overrides: Partial<LogRecord> = {}, seq = 
     configVersion: 2,
     guardrailResults: '[{"check":"regex","verdict":true,"latencyMs":1}]',
     attempts: [{ target: 0, path: "", retry: 0, provider: "openai", model: "gpt-4o-mini", status: 200, latencyMs: 120.25, errorCode: null, errorMessage: null }],
+    toolRun: [],
     ...overrides,
   };
 }

@@ -14,8 +14,8 @@ export interface TraceIdChooser {
 
 /**
  * The spans of one finished request, from its log entry, with the times it recorded: the
- * gateway's SERVER span; under it one INTERNAL span per guardrail that ran and one CLIENT span
- * per upstream try. A request carrying a parent span (a `traceparent`, or a hex
+ * gateway's SERVER span; under it one INTERNAL span per guardrail that ran, one CLIENT span
+ * per upstream try, and one INTERNAL span per MCP listing and tool call of a tool run. A request carrying a parent span (a `traceparent`, or a hex
  * `x-gateway-parent-span-id`) joins that trace under it; otherwise its trace id is the log's.
  * Never throws for well-formed entries.
  */
@@ -37,6 +37,7 @@ export function emitRequestSpans(tracer: Tracer, ids: TraceIdChooser, entry: Log
     const answered = index === entry.attempts.length - 1 && attempt.status !== null;
     emitAttemptSpan(tracer, inServer, { attempt, index, answered, operation, requestStart: start, requestEnd: end, figures });
   });
+  emitToolSpans(tracer, inServer, entry);
   if (entry.status >= 500) server.setStatus({ code: SpanStatusCode.ERROR, message: entry.errorMessage ?? undefined });
   server.end(end);
 }
@@ -107,6 +108,24 @@ function emitAttemptSpan(tracer: Tracer, parent: Context, span: AttemptSpan): vo
   const client = tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: start, attributes }, parent);
   if (attributes[ATTR_ERROR_TYPE] !== undefined) client.setStatus({ code: SpanStatusCode.ERROR, message: attempt.errorMessage ?? undefined });
   client.end(span.answered ? Math.max(headersAt, span.requestEnd) : headersAt);
+}
+
+/**
+ * One span per MCP listing and tool call of a tool run the gateway drove (`execute_tool`, as
+ * the GenAI conventions name a tool's execution), under the request's span; each is a leaf: what
+ * the call did upstream of it is the MCP server's own trace.
+ */
+function emitToolSpans(tracer: Tracer, parent: Context, entry: LogEntry): void {
+  for (const step of entry.toolRun ?? []) {
+    if (step.type === "model") continue;
+    const attributes: Attributes = { "gateway.mcp.server_label": step.server_label ?? "", "gateway.mcp.round": step.round };
+    put(attributes, "gen_ai.tool.name", step.tool);
+    put(attributes, ATTR_ERROR_TYPE, step.error === null ? null : step.type);
+    const name = step.type === "mcp_call" ? `execute_tool ${step.tool ?? ""}` : `mcp_list_tools ${step.server_label ?? ""}`;
+    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: step.started_at, attributes }, parent);
+    if (step.error !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: step.error });
+    span.end(step.started_at + step.duration_ms);
+  }
 }
 
 function emitGuardrailSpans(tracer: Tracer, parent: Context, entry: LogEntry): void {

@@ -9,11 +9,13 @@
  *   budget must stay under `max_tokens`, so without a client cap `max_tokens` is the budget plus
  *   the default, and with one the budget is cut to fit (never under the API's 1,024 minimum).
  * - `stop` → `stop_sequences`; `user` → `metadata.user_id`; tools and `tool_choice` translated,
- *   `parallel_tool_calls: false` → `disable_parallel_tool_use`.
+ *   `parallel_tool_calls: false` → `disable_parallel_tool_use`; `web_search_options` → the web
+ *   search server tool (`web-search.ts`).
  * Not translated, and so not sent: `n`, `logprobs`, penalties, `seed`, `response_format`, `audio`.
  */
 import type { JsonObject, OperationTransforms } from "../provider.ts";
 import { toConversation } from "./chat-messages.ts";
+import { anthropicWebSearchTool } from "./web-search.ts";
 
 /** `max_tokens` when the client names no cap: the Messages API requires one. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -80,7 +82,9 @@ export const chatRequest: NonNullable<OperationTransforms["request"]> = (body, {
   if (typeof body.top_p === "number") out.top_p = body.top_p;
   const stops = stopSequences(body.stop);
   if (stops && stops.length > 0) out.stop_sequences = stops;
-  const translatedTools = tools(body.tools);
+  const functions = tools(body.tools);
+  const search = isObject(body.web_search_options) ? [anthropicWebSearchTool(body.web_search_options)] : [];
+  const translatedTools = functions || search.length > 0 ? [...(functions ?? []), ...search] : undefined;
   if (translatedTools) {
     out.tools = translatedTools;
     const choice = toolChoice(body.tool_choice, body.parallel_tool_calls);

@@ -9,22 +9,25 @@
  */
 import type { JsonObject } from "../provider.ts";
 import { finishReason, noTokens, openaiUsage, readTokens } from "./chat-usage.ts";
+import { citedText } from "./web-search.ts";
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export const chatResponse = (answer: JsonObject): JsonObject => {
-  let text: string | null = null;
+  const content = Array.isArray(answer.content) ? answer.content : [];
+  // Web search citations mark spans of the joined text.
+  const { text, annotations } = citedText(content);
   let reasoning: string | null = null;
   const toolCalls: JsonObject[] = [];
-  for (const block of Array.isArray(answer.content) ? answer.content : []) {
+  for (const block of content) {
     if (!isObject(block)) continue;
-    if (block.type === "text" && typeof block.text === "string") text = (text ?? "") + block.text;
-    else if (block.type === "thinking" && typeof block.thinking === "string") reasoning = (reasoning ?? "") + block.thinking;
+    if (block.type === "thinking" && typeof block.thinking === "string") reasoning = (reasoning ?? "") + block.thinking;
     else if (block.type === "tool_use") {
       toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
     }
   }
   const message: JsonObject = { role: "assistant", content: text, refusal: null };
+  if (annotations.length > 0) message.annotations = annotations;
   if (reasoning !== null) message.reasoning_content = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {

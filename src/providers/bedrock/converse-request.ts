@@ -6,6 +6,7 @@
 import { GatewayError } from "../../errors.ts";
 import type { JsonObject } from "../provider.ts";
 import { converseTools } from "./converse-tools.ts";
+import { noWebSearch } from "../web-search.ts";
 import { reasoningFields } from "./reasoning.ts";
 
 type Block = JsonObject;
@@ -27,6 +28,7 @@ const IMAGE_FORMATS: Readonly<Record<string, string>> = { "image/png": "png", "i
  */
 export function converseRequest(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path: string } | GatewayError {
   if (typeof body.n === "number" && body.n > 1) return invalid("Bedrock's Converse API returns one choice: n must be 1.", "n");
+  if (body.web_search_options !== undefined && body.web_search_options !== null) return noWebSearch("Bedrock", "web_search_options", "web_search_options");
   const format = body.response_format as JsonObject | undefined;
   if (format && format.type !== "text") return invalid("Bedrock's Converse API has no response format: describe the format in the prompt, or use a tool.", "response_format");
 

@@ -10,13 +10,17 @@ import type { JsonObject } from "../provider.ts";
 import { toGenerationConfig } from "./generation-config.ts";
 import { toGeminiConversation } from "./messages.ts";
 import { toGeminiToolConfig, toGeminiTools } from "./tools.ts";
+import { GOOGLE_SEARCH_TOOL } from "./grounding.ts";
+import { isObject } from "./values.ts";
 
 export function toGeminiChatRequest(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path: string } {
   const { contents, systemInstruction } = toGeminiConversation(body.messages);
   const request: JsonObject = { contents };
   if (systemInstruction) request.systemInstruction = systemInstruction;
   const tools = toGeminiTools(body.tools);
-  if (tools) request.tools = tools;
+  // `web_search_options` grounds the answer on Google Search.
+  const search = isObject(body.web_search_options) ? [GOOGLE_SEARCH_TOOL] : [];
+  if (tools || search.length > 0) request.tools = [...(tools ?? []), ...search];
   const toolConfig = toGeminiToolConfig(body.tool_choice);
   if (toolConfig) request.toolConfig = toolConfig;
   const generationConfig = toGenerationConfig(body);

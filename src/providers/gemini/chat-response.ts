@@ -8,6 +8,7 @@
 import type { JsonObject } from "../provider.ts";
 import { finishReasonOf, modelOf, readParts, usageOf } from "./answer-parts.ts";
 import { isObject, numberOf, objectsOf, stringOf } from "./values.ts";
+import { groundingAnnotations } from "./grounding.ts";
 
 /** `clientBody` names the model when Gemini's answer does not (`modelVersion` is optional). */
 export function toOpenAiChatCompletion(answer: JsonObject, clientBody: JsonObject = {}): JsonObject {
@@ -45,6 +46,8 @@ function toChoice(candidate: JsonObject, position: number, responseId: string | 
   const message: JsonObject = { role: "assistant", content: text === "" && toolCalls.length > 0 ? null : text, refusal: null };
   if (reasoning !== "") message.reasoning_content = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const annotations = groundingAnnotations(candidate, text);
+  if (annotations.length > 0) message.annotations = annotations;
   return {
     index: numberOf(candidate.index) ?? position,
     message,

@@ -11,6 +11,7 @@ import { toGeminiChatRequest } from "./chat-request.ts";
 import { toOpenAiChatCompletion } from "./chat-response.ts";
 import { geminiChatStream } from "./chat-stream.ts";
 import { geminiUpstreamError } from "./upstream-error.ts";
+import { geminiSearchQueries } from "./grounding.ts";
 
 export const geminiSseProtocol: StreamProtocol = {
   contentType: "text/event-stream",
@@ -30,6 +31,7 @@ export const geminiProvider: Provider = {
     createChatCompletion: { request: toGeminiChatRequest, response: (answer, { clientBody }) => toOpenAiChatCompletion(answer, clientBody), stream: geminiChatStream },
   },
   streamProtocol: geminiSseProtocol,
+  webSearch: { queries: geminiSearchQueries },
   authorize: authorizeGoogleApiKey,
   error: geminiUpstreamError,
 };

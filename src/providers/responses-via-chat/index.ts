@@ -10,16 +10,16 @@ import { responsesStreamOf } from "./stream.ts";
 
 const PASS_EVENTS = { event: (event: { event: string | null; data: string }) => [event.event === null ? { data: event.data } : { event: event.event, data: event.data }] };
 
-export function responsesViaChat(chat: OperationTransforms): OperationTransforms {
+export function responsesViaChat(chat: OperationTransforms, provider: Pick<Provider, "name" | "webSearch"> = { name: "This provider" }): OperationTransforms {
   return {
     request(body, context) {
-      const translated = chatRequestOf(body);
+      const translated = chatRequestOf(body, provider);
       if ("error" in translated) return translated;
       return chat.request ? chat.request(translated.body, context) : translated;
     },
     response(answer, context) {
       const completion = chat.response ? chat.response(answer, context) : answer;
-      return responseOf(completion, context.clientBody);
+      return responseOf(completion, context.clientBody, provider.webSearch?.queries(answer) ?? []);
     },
     stream(clientBody, context) {
       const chatStream = chat.stream ? chat.stream(clientBody, context) : PASS_EVENTS;
@@ -32,5 +32,5 @@ export function responsesViaChat(chat: OperationTransforms): OperationTransforms
 export function withResponsesViaChat(provider: Provider): Provider {
   const chat = provider.operations.createChatCompletion;
   if (provider.openaiFormat || !chat || provider.operations.createResponse) return provider;
-  return { ...provider, operations: { ...provider.operations, createResponse: responsesViaChat(chat) } };
+  return { ...provider, operations: { ...provider.operations, createResponse: responsesViaChat(chat, provider) } };
 }

@@ -6,7 +6,8 @@
  * https://platform.openai.com/docs/api-reference/responses/create
  */
 import { GatewayError } from "../../errors.ts";
-import type { JsonObject } from "../provider.ts";
+import type { JsonObject, Provider } from "../provider.ts";
+import { noWebSearch, WEB_SEARCH_TOOLS, webSearchOptionsOf } from "../web-search.ts";
 
 type ChatMessage = JsonObject;
 
@@ -15,7 +16,7 @@ const isObject = (value: unknown): value is JsonObject => typeof value === "obje
 /** Fields passed on under the same name. */
 const SAME_NAME = ["model", "temperature", "top_p", "stream", "user", "parallel_tool_calls", "metadata", "store", "service_tier", "top_logprobs"] as const;
 
-export function chatRequestOf(body: JsonObject): { body: JsonObject } | { error: GatewayError } {
+export function chatRequestOf(body: JsonObject, provider: Pick<Provider, "name" | "webSearch"> = { name: "This provider" }): { body: JsonObject } | { error: GatewayError } {
   // A previous response the gateway kept was continued before this point (`responses/`).
   if (typeof body.previous_response_id === "string") {
     return { error: new GatewayError("invalid_request", "previous_response_id names no response the gateway kept in this workspace, and this provider keeps none of its own.", { param: "previous_response_id" }) };
@@ -39,9 +40,10 @@ export function chatRequestOf(body: JsonObject): { body: JsonObject } | { error:
   const format = isObject(body.text) && isObject(body.text.format) ? body.text.format : undefined;
   if (format) chat.response_format = responseFormat(format);
   if (Array.isArray(body.tools) && body.tools.length > 0) {
-    const tools = chatTools(body.tools);
+    const tools = chatTools(body.tools, provider);
     if ("error" in tools) return tools;
-    chat.tools = tools.tools;
+    if (tools.tools.length > 0) chat.tools = tools.tools;
+    if (tools.webSearch) chat.web_search_options = tools.webSearch;
   }
   if (body.tool_choice !== undefined) chat.tool_choice = toolChoice(body.tool_choice);
   // The final usage is what the Responses answer reports: always ask for it.
@@ -55,9 +57,16 @@ function responseFormat(format: JsonObject): JsonObject {
   return { type: "json_schema", json_schema: schema };
 }
 
-function chatTools(tools: unknown[]): { tools: JsonObject[] } | { error: GatewayError } {
+/** Function tools as chat tools, and a web search tool as `web_search_options` where the provider searches. */
+function chatTools(tools: unknown[], provider: Pick<Provider, "name" | "webSearch">): { tools: JsonObject[]; webSearch?: JsonObject } | { error: GatewayError } {
   const converted: JsonObject[] = [];
+  let webSearch: JsonObject | undefined;
   for (const [index, tool] of tools.entries()) {
+    if (isObject(tool) && WEB_SEARCH_TOOLS.has(tool.type)) {
+      if (!provider.webSearch) return { error: noWebSearch(provider.name, String(tool.type), `tools.${index}`) };
+      webSearch = webSearchOptionsOf(tool);
+      continue;
+    }
     if (!isObject(tool) || tool.type !== "function") {
       const type = isObject(tool) && typeof tool.type === "string" ? tool.type : "unknown";
       return {
@@ -72,7 +81,7 @@ function chatTools(tools: unknown[]): { tools: JsonObject[] } | { error: Gateway
     if (tool.strict !== undefined) fn.strict = tool.strict;
     converted.push({ type: "function", function: fn });
   }
-  return { tools: converted };
+  return webSearch ? { tools: converted, webSearch } : { tools: converted };
 }
 
 function toolChoice(choice: unknown): unknown {
@@ -100,6 +109,9 @@ function inputMessages(input: unknown): { messages: ChatMessage[] } | { error: G
       else messages.push({ role: "assistant", content: null, tool_calls: [call] });
     } else if (type === "function_call_output") {
       messages.push({ role: "tool", tool_call_id: item.call_id, content: typeof item.output === "string" ? item.output : JSON.stringify(item.output) });
+    } else if (type === "web_search_call" || (typeof type === "string" && type.startsWith("mcp_"))) {
+      // A kept conversation's search and tool-run items: the model's messages around them carry their results.
+      continue;
     } else if (type !== "reasoning") {
       return { error: new GatewayError("invalid_request", `Input items of type "${String(type).slice(0, 64)}" need a provider with a Responses API of its own.`, { param: `input.${index}` }) };
     }

@@ -55,8 +55,23 @@ export function messageItem(id: string, text: string, status: "in_progress" | "c
   return { id, type: "message", role: "assistant", status, content: status === "in_progress" ? [] : [outputText(text)] };
 }
 
-export function outputText(text: string): JsonObject {
-  return { type: "output_text", text, annotations: [], logprobs: [] };
+export function outputText(text: string, annotations: JsonObject[] = []): JsonObject {
+  return { type: "output_text", text, annotations, logprobs: [] };
+}
+
+/** Chat `url_citation` annotations as Responses ones. */
+export function responsesAnnotations(annotations: unknown): JsonObject[] {
+  if (!Array.isArray(annotations)) return [];
+  return annotations.flatMap((annotation) => {
+    if (!isObject(annotation) || annotation.type !== "url_citation" || !isObject(annotation.url_citation)) return [];
+    const { start_index, end_index, url, title } = annotation.url_citation;
+    return [{ type: "url_citation", start_index, end_index, url, title }];
+  });
+}
+
+/** A web search the provider made, as a Responses `web_search_call` item. */
+export function webSearchCallItem(id: string, query: string): JsonObject {
+  return { id, type: "web_search_call", status: "completed", action: { type: "search", query } };
 }
 
 export function functionCallItem(callId: string, name: string, args: string, status: "in_progress" | "completed"): JsonObject {
@@ -76,12 +91,14 @@ export function finalStatus(finishReason: unknown): { status: string; incomplete
   return { status: "completed", incomplete_details: null };
 }
 
-export function responseOf(completion: JsonObject, request: JsonObject): JsonObject {
+export function responseOf(completion: JsonObject, request: JsonObject, searches: readonly string[] = []): JsonObject {
   const choice = Array.isArray(completion.choices) && isObject(completion.choices[0]) ? completion.choices[0] : {};
   const message = isObject(choice.message) ? choice.message : {};
   const baseId = typeof completion.id === "string" ? completion.id : "chat";
-  const output: JsonObject[] = [];
-  if (typeof message.content === "string" && message.content !== "") output.push(messageItem(`msg_${baseId}`, message.content, "completed"));
+  const output: JsonObject[] = searches.map((query, index) => webSearchCallItem(`ws_${baseId}_${index}`, query));
+  if (typeof message.content === "string" && message.content !== "") {
+    output.push({ ...messageItem(`msg_${baseId}`, message.content, "completed"), content: [outputText(message.content, responsesAnnotations(message.annotations))] });
+  }
   for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
     if (!isObject(call) || !isObject(call.function)) continue;
     output.push(functionCallItem(String(call.id), String(call.function.name), String(call.function.arguments ?? ""), "completed"));

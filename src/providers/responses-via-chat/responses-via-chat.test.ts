@@ -49,7 +49,9 @@ describe("Responses through chat", () => {
       const result = chatRequestOf({ model: "m", input: "hi", ...body });
       return "error" in result ? { status: result.error.status, param: result.error.param } : null;
     };
+    // Without web search of its own (the default provider here), the search tool is refused naming it.
     expect(refused({ tools: [{ type: "function", name: "f" }, { type: "web_search_preview" }] })).toEqual({ status: 400, param: "tools.1" });
+    expect(refused({ tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] })).toEqual({ status: 400, param: "tools.0" });
     expect(refused({ previous_response_id: "resp_1" })).toEqual({ status: 400, param: "previous_response_id" });
     expect(refused({ background: true })).toEqual({ status: 400, param: "background" });
     expect(refused({ input: [{ type: "file_search_call", id: "x" }] })).toEqual({ status: 400, param: "input.0" });

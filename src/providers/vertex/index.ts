@@ -24,6 +24,7 @@ export const vertexProvider: Provider = {
   upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
   operations: geminiProvider.operations,
   streamProtocol: geminiProvider.streamProtocol,
+  webSearch: geminiProvider.webSearch,
   authorize: vertexAuthorizer(),
   error: geminiProvider.error,
 };

@@ -29,6 +29,12 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
     controlPlane: deps.controlPlane,
     secrets: deps.secrets,
     spend: deps.spend,
+    toolRunLimits: {
+      maxRounds: deps.config.GATEWAY_MCP_MAX_ROUNDS,
+      callTimeoutMs: deps.config.GATEWAY_MCP_CALL_TIMEOUT_MS,
+      runTimeoutMs: deps.config.GATEWAY_MCP_RUN_TIMEOUT_MS,
+      maxResultBytes: deps.config.GATEWAY_MCP_MAX_RESULT_BYTES,
+    },
   };
 }
 

@@ -15,6 +15,7 @@ import * as storedResponses from "./0013_stored_responses.ts";
 import * as logCostNote from "./0014_log_cost_note.ts";
 import * as auditEvents from "./0015_audit_events.ts";
 import * as apiKeyExpiryRotation from "./0016_api_key_expiry_rotation.ts";
+import * as mcpServers from "./0020_mcp_servers.ts";
 import * as semanticCache from "./0021_semantic_cache.ts";
 
 /**
@@ -38,6 +39,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0014_log_cost_note": logCostNote,
   "0015_audit_events": auditEvents,
   "0016_api_key_expiry_rotation": apiKeyExpiryRotation,
+  "0020_mcp_servers": mcpServers,
   "0021_semantic_cache": semanticCache,
 };
 

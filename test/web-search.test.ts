@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { openaiContractProblems } from "./support/contract.ts";
+import { startGateway, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { startRecordingUpstream, type ReceivedRequest, type RecordingUpstream } from "./support/recording-upstream.ts";
+
+let gateway: RunningGateway;
+let upstream: RecordingUpstream;
+
+/** An Anthropic answer that searched once and cites one source (the Messages API's own format). */
+const ANTHROPIC_SEARCHED = {
+  id: "msg_search_1",
+  type: "message",
+  role: "assistant",
+  model: "claude-sonnet-4-5",
+  stop_reason: "end_turn",
+  content: [
+    { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "eiffel tower height" } },
+    { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://example.org/eiffel", title: "Eiffel Tower", encrypted_content: "x" }] },
+    { type: "text", text: "Here is what I found. " },
+    { type: "text", text: "The tower is 330 m tall.", citations: [{ type: "web_search_result_location", url: "https://example.org/eiffel", title: "Eiffel Tower", cited_text: "330 m", encrypted_index: "y" }] },
+  ],
+  usage: { input_tokens: 900, output_tokens: 40, server_tool_use: { web_search_requests: 1 } },
+};
+
+/** A Gemini answer grounded on Google Search: supports by byte offsets ("é" is two bytes). */
+const GEMINI_TEXT = "Café prices rose. Rents too.";
+const GEMINI_GROUNDED = {
+  responseId: "gem_search_1",
+  modelVersion: "gemini-2.5-flash",
+  candidates: [
+    {
+      index: 0,
+      finishReason: "STOP",
+      content: { role: "model", parts: [{ text: GEMINI_TEXT }] },
+      groundingMetadata: {
+        webSearchQueries: ["cafe prices 2026"],
+        groundingChunks: [{ web: { uri: "https://news.example/cafe", title: "news.example" } }, { web: { uri: "https://rent.example/", title: "rent.example" } }],
+        groundingSupports: [
+          { segment: { startIndex: 0, endIndex: 18, text: "Café prices rose." }, groundingChunkIndices: [0] },
+          { segment: { startIndex: 19, endIndex: 30, text: "Rents too." }, groundingChunkIndices: [1] },
+        ],
+      },
+    },
+  ],
+  usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 12, totalTokenCount: 62 },
+};
+
+function answer(request: ReceivedRequest): object {
+  if (request.path.startsWith("/v1/messages")) return ANTHROPIC_SEARCHED;
+  return GEMINI_GROUNDED;
+}
+
+function client(headers: Record<string, string>): OpenAI {
+  return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: UPSTREAM_KEY, maxRetries: 0, defaultHeaders: { "x-gateway-api-key": gateway.adminKey, ...headers } });
+}
+
+const anthropic = () => client({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": upstream.url });
+const gemini = () => client({ "x-gateway-provider": "gemini", "x-gateway-custom-host": upstream.url.replace(/\/v1$/, "/v1beta") });
+const lastBody = () => JSON.parse(upstream.received.at(-1)!.body.toString("utf8")) as Record<string, any>;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream(answer);
+  gateway = await startGateway();
+  openaiContractProblems("Response", {});
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const SEARCH = { type: "web_search_preview", search_context_size: "high", user_location: { type: "approximate", country: "FR", city: "Paris" } } as const;
+
+describe("web search on providers that search themselves", () => {
+  it("maps web_search_preview to Anthropic's web search tool and returns its citations and the search call", async () => {
+    const data = await anthropic().responses.create({ model: "claude-sonnet-4-5", input: "How tall is the Eiffel Tower?", tools: [SEARCH] });
+    expect(lastBody().tools).toEqual([{ type: "web_search_20250305", name: "web_search", max_uses: 5, user_location: { type: "approximate", country: "FR", city: "Paris" } }]);
+    expect(openaiContractProblems("Response", data), JSON.stringify(data)).toEqual([]);
+    expect(data.output.map((item) => item.type)).toEqual(["web_search_call", "message"]);
+    expect(data.output[0]).toMatchObject({ status: "completed", action: { type: "search", query: "eiffel tower height" } });
+    const text = (data.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(text.text).toBe("Here is what I found. The tower is 330 m tall.");
+    expect(text.annotations).toEqual([{ type: "url_citation", start_index: 22, end_index: 46, url: "https://example.org/eiffel", title: "Eiffel Tower" }]);
+  });
+
+  it("maps chat's web_search_options the same way for Anthropic, with url_citation annotations on the message", async () => {
+    const completion = await anthropic().chat.completions.create({
+      model: "claude-sonnet-4-5",
+      messages: [{ role: "user", content: "How tall is the Eiffel Tower?" }],
+      web_search_options: { search_context_size: "low" },
+    });
+    expect(lastBody().tools).toEqual([{ type: "web_search_20250305", name: "web_search", max_uses: 1 }]);
+    expect(completion.choices[0]!.message.annotations).toEqual([
+      { type: "url_citation", url_citation: { start_index: 22, end_index: 46, url: "https://example.org/eiffel", title: "Eiffel Tower" } },
+    ]);
+  });
+
+  it("maps web_search_preview to Gemini's Google Search grounding and its supports to character-indexed citations", async () => {
+    const data = await gemini().responses.create({ model: "gemini-2.5-flash", input: "What happened to prices?", tools: [SEARCH] });
+    expect(lastBody().tools).toEqual([{ google_search: {} }]);
+    expect(openaiContractProblems("Response", data), JSON.stringify(data)).toEqual([]);
+    expect(data.output.map((item) => item.type)).toEqual(["web_search_call", "message"]);
+    expect(data.output[0]).toMatchObject({ action: { type: "search", query: "cafe prices 2026" } });
+    const text = (data.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(text.annotations).toEqual([
+      { type: "url_citation", start_index: 0, end_index: 17, url: "https://news.example/cafe", title: "news.example" },
+      { type: "url_citation", start_index: 18, end_index: 28, url: "https://rent.example/", title: "rent.example" },
+    ]);
+    expect(GEMINI_TEXT.slice(0, 17)).toBe("Café prices rose.");
+  });
+
+  it("refuses web search on Bedrock, which has none, naming the tool and the provider", async () => {
+    const headers = {
+      "x-gateway-provider": "bedrock",
+      "x-gateway-custom-host": upstream.url,
+      "x-gateway-aws-access-key-id": "AKIAIOSFODNN7EXAMPLE",
+      "x-gateway-aws-secret-access-key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRETKEY",
+      "x-gateway-aws-region": "us-east-1",
+    };
+    const before = upstream.received.length;
+    const refused = await client(headers)
+      .responses.create({ model: "anthropic.claude-3-5-haiku-20241022-v1:0", input: "search", tools: [SEARCH] })
+      .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect([(refused as InstanceType<typeof OpenAI.APIError>).status, (refused as InstanceType<typeof OpenAI.APIError>).param]).toEqual([400, "tools.0"]);
+    expect((refused as Error).message).toMatch(/web_search_preview.*Bedrock/);
+    const chat = await client(headers)
+      .chat.completions.create({ model: "anthropic.claude-3-5-haiku-20241022-v1:0", messages: [{ role: "user", content: "search" }], web_search_options: {} })
+      .catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect([(chat as InstanceType<typeof OpenAI.APIError>).status, (chat as InstanceType<typeof OpenAI.APIError>).param]).toEqual([400, "web_search_options"]);
+    expect(upstream.received.length).toBe(before);
+  });
+});
