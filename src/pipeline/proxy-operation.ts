@@ -3,7 +3,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { GuardrailRecord, KeyLimits } from "../records/control-plane.ts";
 import type { LogEntry, RequestParams } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../records/log-record.ts";
-import type { GuardrailRuns, Outcome, PendingEnding, RefusedAnswer, RequestDescription } from "../logging/outcome.ts";
+import { emptyOutcome, type GuardrailRuns, type Outcome, type PendingEnding, type RefusedAnswer, type RequestDescription } from "../logging/outcome.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import { errorWithLimitHeaders, responseWithLimitHeaders } from "../spend/admission-headers.ts";
 import type { SpendMeter } from "../spend/spend-meter.ts";
@@ -111,23 +111,11 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const described = describeRequest(input.body, input.clientBodyText);
   // The outcome so far: every stage's result lands here, and it is returned as a value.
   let outcome: Outcome = {
-    format: operation.format,
-    genAiOperation: operation.genAiOperation ?? null,
-    stream: false,
+    ...emptyOutcome(operation.format, operation.genAiOperation ?? null),
     request: described,
     promptId: input.prompt?.id ?? null,
     promptVersion: input.prompt?.version ?? null,
-    configId: null,
-    configVersion: null,
-    provider: null,
     model: described?.model ?? null,
-    virtualKeyId: null,
-    attempts: [],
-    cacheStatus: null,
-    cacheSimilarity: null,
-    cacheSourceLogId: null,
-    cacheNote: null,
-    guardrails: null,
   };
   // An upload is described as it passes: a refusal logs it as far as it was sent.
   let describedNow = (): RequestDescription | null => described;
