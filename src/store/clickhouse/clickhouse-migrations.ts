@@ -1,0 +1,97 @@
+import { logsColumnDefinitions } from "./clickhouse-columns.ts";
+
+/**
+ * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
+ * which ran. A migration is a list of statements (ClickHouse runs one per request and has no
+ * transactional DDL, so each statement is written to be safe to run again: `IF NOT EXISTS`).
+ * The SQL runs on ClickHouse 18.16 and on current releases: no Map, no TTL, no codecs.
+ */
+export interface ClickHouseMigration {
+  version: number;
+  name: string;
+  statements: readonly string[];
+}
+
+/** Day partitions (retention drops whole ones) of a millisecond column. */
+const DAY_OF = (column: string) => `toYYYYMMDD(toDateTime(intDiv(${column}, 1000)))`;
+
+/** What every rollup row keeps: counts, sums, extremes and the histograms as bucket → count maps. */
+const ROLLUP_STATES = `
+  requests AggregateFunction(count),
+  errors AggregateFunction(sum, UInt64),
+  cost_usd AggregateFunction(sum, Nullable(Float64)),
+  cost_saved_usd AggregateFunction(sum, Nullable(Float64)),
+  cache_hits AggregateFunction(sum, UInt64),
+  semantic_cache_hits AggregateFunction(sum, UInt64),
+  prompt_tokens AggregateFunction(sum, Int64),
+  completion_tokens AggregateFunction(sum, Int64),
+  total_tokens AggregateFunction(sum, Int64),
+  latency_min AggregateFunction(min, Float64),
+  latency_max AggregateFunction(max, Float64),
+  ttft_min AggregateFunction(min, Nullable(Float64)),
+  ttft_max AggregateFunction(max, Nullable(Float64)),
+  latency AggregateFunction(sumMap, Array(UInt8), Array(UInt64)),
+  ttft AggregateFunction(sumMap, Array(UInt8), Array(UInt64))`;
+
+const ROLLUP_SELECT = `
+  countState() AS requests,
+  sumState(toUInt64(success = 0)) AS errors,
+  sumState(cost_usd) AS cost_usd,
+  sumState(cost_saved_usd) AS cost_saved_usd,
+  sumState(toUInt64(cache_status = 'HIT')) AS cache_hits,
+  sumState(toUInt64(cache_status = 'SEMANTIC_HIT')) AS semantic_cache_hits,
+  sumState(prompt_tokens) AS prompt_tokens,
+  sumState(completion_tokens) AS completion_tokens,
+  sumState(total_tokens) AS total_tokens,
+  minState(latency_ms) AS latency_min,
+  maxState(latency_ms) AS latency_max,
+  minState(time_to_first_token_ms) AS ttft_min,
+  maxState(time_to_first_token_ms) AS ttft_max,
+  sumMapState([latency_bucket], [toUInt64(1)]) AS latency,
+  sumMapState(if(isNull(ttft_bucket), emptyArrayUInt8(), [assumeNotNull(ttft_bucket)]), if(isNull(ttft_bucket), emptyArrayUInt64(), [toUInt64(1)])) AS ttft`;
+
+/**
+ * A rollup key column: `''` for null, else `=` and the value (the main store's rollup encoding,
+ * `encodeRollupValue`), so null and the empty string stay apart in a key that cannot be Nullable.
+ */
+const KEY = (column: string) => `if(isNull(${column}), '', concat('=', assumeNotNull(${column})))`;
+
+
+export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
+  {
+    version: 1,
+    name: "logs",
+    statements: [
+      // Ordered by (workspace_id, id): a UUIDv7 id starts with its millisecond, so this is the
+      // workspace's records in time order. ReplacingMergeTree folds a row stored twice on merge.
+      `CREATE TABLE IF NOT EXISTS logs (${logsColumnDefinitions().join(", ")})
+       ENGINE = ReplacingMergeTree PARTITION BY ${DAY_OF("created_ms")} ORDER BY (workspace_id, id)`,
+      `CREATE TABLE IF NOT EXISTS feedback (
+         id String, organisation_id String, workspace_id String, owner_id Nullable(String), updated_by Nullable(String),
+         trace_id String, value Float64, weight Float64, meta Nested(key String, value String), created_ms Int64)
+       ENGINE = ReplacingMergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(created_ms, 1000))) ORDER BY (workspace_id, trace_id, id)`,
+    ],
+  },
+  {
+    version: 2,
+    name: "rollups",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS log_rollups_hourly (
+         workspace_id String, hour DateTime, success UInt8,
+         model_key String, provider_key String, virtual_key_id_key String, status Int64, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY toYYYYMMDD(hour)
+       ORDER BY (workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status)`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_hourly_mv TO log_rollups_hourly AS
+       SELECT workspace_id, toStartOfHour(toDateTime(intDiv(created_ms, 1000))) AS hour, success,
+         ${KEY("model")} AS model_key, ${KEY("provider")} AS provider_key, ${KEY("virtual_key_id")} AS virtual_key_id_key, status, ${ROLLUP_SELECT}
+       FROM logs GROUP BY workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status`,
+      `CREATE TABLE IF NOT EXISTS log_rollups_daily_users (
+         workspace_id String, day Date, success UInt8, end_user_key String, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(day)
+       ORDER BY (workspace_id, day, success, end_user_key)`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_daily_users_mv TO log_rollups_daily_users AS
+       SELECT workspace_id, toDate(toDateTime(intDiv(created_ms, 1000))) AS day, success, ${KEY("end_user")} AS end_user_key, ${ROLLUP_SELECT}
+       FROM logs GROUP BY workspace_id, day, success, end_user_key`,
+    ],
+  },
+];
