@@ -17,6 +17,8 @@ import { createStoredResponsesRepository, type StoredResponsesRepository } from 
 import { createSemanticCacheRepository, type SemanticCacheRepository } from "./semantic-cache-repository.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createMcpServersRepository } from "./mcp-servers-repository.ts";
+import { deleteExpiredStep, type RetentionStep } from "./log-retention.ts";
+import type { LogStore } from "./log-store.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
@@ -39,8 +41,12 @@ export interface ControlPlaneStore {
   audit: AuditEventsRepository;
 }
 
-/** The gateway's persistent state: one database, one repository per aggregate. */
-export interface Store extends ControlPlaneStore {
+/**
+ * The gateway's persistent state: one database, one repository per aggregate. Its log store
+ * (`logs`, `analytics`, `feedback`, `deleteExpiredStep`) is the database's own tables, or
+ * ClickHouse's when the gateway is given one (`withLogStore`).
+ */
+export interface Store extends ControlPlaneStore, LogStore {
   db: Kysely<Database>;
   dialect: StoreDialectName;
   /**
@@ -53,6 +59,7 @@ export interface Store extends ControlPlaneStore {
   /** Sums over the logs (rollups and raw rows) for `/v1/analytics`. */
   analytics: AnalyticsRepository;
   feedback: FeedbackRepository;
+  deleteExpiredStep(cutoffMs: number, batch: number): Promise<RetentionStep>;
   /** Responses answers kept for providers without a Responses API of their own. */
   storedResponses: StoredResponsesRepository;
   /** The semantic cache's entries with their embeddings (`cache/semantic-cache.ts`). */
@@ -88,6 +95,7 @@ export async function openStore(url: string): Promise<Store> {
     logs: createLogsRepository(db, dialect.insertLogRows),
     analytics: createAnalyticsRepository(db),
     feedback: createFeedbackRepository(db),
+    deleteExpiredStep: (cutoffMs, batch) => deleteExpiredStep(db, cutoffMs, batch),
     storedResponses: createStoredResponsesRepository(db),
     semanticCache: createSemanticCacheRepository(db),
     spend: createSpendRepository(db),
@@ -126,4 +134,22 @@ async function keepPlannerStatisticsFresh(db: Kysely<Database>, dialect: StoreDi
   const timer = setInterval(() => void run(), STATISTICS_INTERVAL_MS);
   timer.unref?.();
   return () => clearInterval(timer);
+}
+
+/**
+ * The store with its logs, analytics, feedback and retention served by `logStore` (ClickHouse)
+ * instead of its own tables; the control plane stays where it is. Closing it closes both.
+ */
+export function withLogStore(store: Store, logStore: LogStore & { close(): Promise<void> }): Store {
+  return {
+    ...store,
+    logs: logStore.logs,
+    analytics: logStore.analytics,
+    feedback: logStore.feedback,
+    deleteExpiredStep: (cutoffMs, batch) => logStore.deleteExpiredStep(cutoffMs, batch),
+    close: async () => {
+      await logStore.close();
+      await store.close();
+    },
+  };
 }

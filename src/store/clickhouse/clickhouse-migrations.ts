@@ -12,15 +12,22 @@ export interface ClickHouseMigration {
   statements: readonly string[];
 }
 
-/** Day partitions (retention drops whole ones) of a millisecond column. */
-const DAY_OF = (column: string) => `toYYYYMMDD(toDateTime(intDiv(${column}, 1000)))`;
+/**
+ * Times are cut in arithmetic on epoch numbers, never with the date functions, which follow the
+ * server's time zone: a UTC day is `intDiv(ms, 86400000)` whatever the server's zone is.
+ */
+const DAY_MS = 86_400_000;
 
-/** What every rollup row keeps: counts, sums, extremes and the histograms as bucket → count maps. */
+/**
+ * What every rollup row keeps: counts, sums, extremes and the histograms as bucket → count maps.
+ * States take no Nullable argument (engines differ in how they type one): a null cost adds 0, and
+ * the time to first token's extremes are kept only over the records that have one (`-If`).
+ */
 const ROLLUP_STATES = `
   requests AggregateFunction(count),
   errors AggregateFunction(sum, UInt64),
-  cost_usd AggregateFunction(sum, Nullable(Float64)),
-  cost_saved_usd AggregateFunction(sum, Nullable(Float64)),
+  cost_usd AggregateFunction(sum, Float64),
+  cost_saved_usd AggregateFunction(sum, Float64),
   cache_hits AggregateFunction(sum, UInt64),
   semantic_cache_hits AggregateFunction(sum, UInt64),
   prompt_tokens AggregateFunction(sum, Int64),
@@ -28,25 +35,25 @@ const ROLLUP_STATES = `
   total_tokens AggregateFunction(sum, Int64),
   latency_min AggregateFunction(min, Float64),
   latency_max AggregateFunction(max, Float64),
-  ttft_min AggregateFunction(min, Nullable(Float64)),
-  ttft_max AggregateFunction(max, Nullable(Float64)),
+  ttft_min AggregateFunction(minIf, Float64, UInt8),
+  ttft_max AggregateFunction(maxIf, Float64, UInt8),
   latency AggregateFunction(sumMap, Array(UInt8), Array(UInt64)),
   ttft AggregateFunction(sumMap, Array(UInt8), Array(UInt64))`;
 
 const ROLLUP_SELECT = `
   countState() AS requests,
   sumState(toUInt64(success = 0)) AS errors,
-  sumState(cost_usd) AS cost_usd,
-  sumState(cost_saved_usd) AS cost_saved_usd,
-  sumState(toUInt64(cache_status = 'HIT')) AS cache_hits,
-  sumState(toUInt64(cache_status = 'SEMANTIC_HIT')) AS semantic_cache_hits,
+  sumState(ifNull(cost_usd, 0)) AS cost_usd,
+  sumState(ifNull(cost_saved_usd, 0)) AS cost_saved_usd,
+  sumState(toUInt64(ifNull(cache_status, '') = 'HIT')) AS cache_hits,
+  sumState(toUInt64(ifNull(cache_status, '') = 'SEMANTIC_HIT')) AS semantic_cache_hits,
   sumState(prompt_tokens) AS prompt_tokens,
   sumState(completion_tokens) AS completion_tokens,
   sumState(total_tokens) AS total_tokens,
   minState(latency_ms) AS latency_min,
   maxState(latency_ms) AS latency_max,
-  minState(time_to_first_token_ms) AS ttft_min,
-  maxState(time_to_first_token_ms) AS ttft_max,
+  minIfState(ifNull(time_to_first_token_ms, 0), isNotNull(time_to_first_token_ms)) AS ttft_min,
+  maxIfState(ifNull(time_to_first_token_ms, 0), isNotNull(time_to_first_token_ms)) AS ttft_max,
   sumMapState([latency_bucket], [toUInt64(1)]) AS latency,
   sumMapState(if(isNull(ttft_bucket), emptyArrayUInt8(), [assumeNotNull(ttft_bucket)]), if(isNull(ttft_bucket), emptyArrayUInt64(), [toUInt64(1)])) AS ttft`;
 
@@ -65,11 +72,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
       // Ordered by (workspace_id, id): a UUIDv7 id starts with its millisecond, so this is the
       // workspace's records in time order. ReplacingMergeTree folds a row stored twice on merge.
       `CREATE TABLE IF NOT EXISTS logs (${logsColumnDefinitions().join(", ")})
-       ENGINE = ReplacingMergeTree PARTITION BY ${DAY_OF("created_ms")} ORDER BY (workspace_id, id)`,
+       ENGINE = ReplacingMergeTree PARTITION BY intDiv(created_ms, ${DAY_MS}) ORDER BY (workspace_id, id)`,
       `CREATE TABLE IF NOT EXISTS feedback (
          id String, organisation_id String, workspace_id String, owner_id Nullable(String), updated_by Nullable(String),
          trace_id String, value Float64, weight Float64, meta Nested(key String, value String), created_ms Int64)
-       ENGINE = ReplacingMergeTree PARTITION BY toYYYYMM(toDateTime(intDiv(created_ms, 1000))) ORDER BY (workspace_id, trace_id, id)`,
+       ENGINE = ReplacingMergeTree PARTITION BY intDiv(created_ms, ${30 * DAY_MS}) ORDER BY (workspace_id, trace_id, id)`,
     ],
   },
   {
@@ -79,18 +86,18 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
       `CREATE TABLE IF NOT EXISTS log_rollups_hourly (
          workspace_id String, hour DateTime, success UInt8,
          model_key String, provider_key String, virtual_key_id_key String, status Int64, ${ROLLUP_STATES})
-       ENGINE = AggregatingMergeTree PARTITION BY toYYYYMMDD(hour)
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
        ORDER BY (workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status)`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_hourly_mv TO log_rollups_hourly AS
-       SELECT workspace_id, toStartOfHour(toDateTime(intDiv(created_ms, 1000))) AS hour, success,
+       SELECT workspace_id, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success,
          ${KEY("model")} AS model_key, ${KEY("provider")} AS provider_key, ${KEY("virtual_key_id")} AS virtual_key_id_key, status, ${ROLLUP_SELECT}
        FROM logs GROUP BY workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status`,
       `CREATE TABLE IF NOT EXISTS log_rollups_daily_users (
-         workspace_id String, day Date, success UInt8, end_user_key String, ${ROLLUP_STATES})
-       ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(day)
+         workspace_id String, day UInt32, success UInt8, end_user_key String, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(day, 30)
        ORDER BY (workspace_id, day, success, end_user_key)`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_daily_users_mv TO log_rollups_daily_users AS
-       SELECT workspace_id, toDate(toDateTime(intDiv(created_ms, 1000))) AS day, success, ${KEY("end_user")} AS end_user_key, ${ROLLUP_SELECT}
+       SELECT workspace_id, toUInt32(intDiv(created_ms, ${DAY_MS})) AS day, success, ${KEY("end_user")} AS end_user_key, ${ROLLUP_SELECT}
        FROM logs GROUP BY workspace_id, day, success, end_user_key`,
     ],
   },

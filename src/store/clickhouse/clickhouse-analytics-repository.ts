@@ -1,0 +1,172 @@
+import { aggregateFor, intervalMs, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../../analytics/aggregate.ts";
+import type { Histogram } from "../../analytics/latency-histogram.ts";
+import { splitByPeriods, type TimeRange } from "../analytics-plan.ts";
+import type { AnalyticsRepository, AnalyticsSelection } from "../analytics-repository.ts";
+import type { LogFilterSet } from "../log-filters.ts";
+import type { ClickHouseConnection } from "./clickhouse-connection.ts";
+import { logFiltersSql, metadataValueSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
+import { chooseClickHouseRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
+import { num, str } from "./clickhouse-sql.ts";
+
+type Row = Record<string, unknown>;
+
+const n = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+const nOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/**
+ * Analytics over ClickHouse: whole periods from the rollup tables (materialized views of the
+ * inserts) when the query fits one (`chooseClickHouseRollup`), the partial periods at either end
+ * and every other query from the raw rows. Both give the sums and histograms the main store gives.
+ */
+export function createClickHouseAnalyticsRepository(connection: ClickHouseConnection, resolveConfig: ConfigIdResolver): AnalyticsRepository {
+  return {
+    async aggregate(selection, slice, options) {
+      const into: SliceAggregates = new Map();
+      const rollup = options?.via === "raw" ? null : chooseClickHouseRollup(selection, slice);
+      const { hours, edges } = rollup ? splitByPeriods(selection, rollup.period) : { hours: null, edges: [selection] };
+      if (rollup && hours) await addRollupAggregates(connection, selection, hours, rollup, slice, into);
+      for (const edge of edges) await addRawAggregates(connection, { ...selection, ...edge }, slice, into, resolveConfig);
+      return into;
+    },
+  };
+}
+
+const SUMS = `count() AS requests,
+  sum(success = 0) AS errors,
+  sum(cost_usd) AS cost_usd,
+  sum(cost_saved_usd) AS cost_saved_usd,
+  sum(ifNull(cache_status, '') = 'HIT') AS cache_hits,
+  sum(ifNull(cache_status, '') = 'SEMANTIC_HIT') AS semantic_cache_hits,
+  sum(prompt_tokens) AS prompt_tokens,
+  sum(completion_tokens) AS completion_tokens,
+  sum(total_tokens) AS total_tokens,
+  min(latency_ms) AS latency_min,
+  max(latency_ms) AS latency_max`;
+
+/** The raw rows' expression a slice is keyed by (a time bucket as its start in ms, a status as text). */
+function rawKey(slice: AnalyticsSlice): string | null {
+  if (slice.kind === "total") return null;
+  if (slice.kind === "time") {
+    const size = intervalMs(slice.interval);
+    return `intDiv(created_ms, ${size}) * ${size}`;
+  }
+  switch (slice.by) {
+    case "user":
+      return "end_user";
+    case "model":
+      return "model";
+    case "provider":
+      return "provider";
+    case "virtual_key_id":
+      return "virtual_key_id";
+    case "status":
+      return "toString(status)";
+    case "metadata":
+      return metadataValueSql(slice.metadataKey ?? "");
+  }
+}
+
+/** Sums the raw rows per slice key and histogram bucket in ClickHouse, and folds them into `into`. */
+async function addRawAggregates(
+  connection: ClickHouseConnection,
+  selection: LogFilterSet,
+  slice: AnalyticsSlice,
+  into: SliceAggregates,
+  resolveConfig: ConfigIdResolver,
+): Promise<void> {
+  const key = rawKey(slice);
+  const total = slice.kind === "total";
+  const select = [
+    "latency_bucket AS lb",
+    ...(total ? ["ttft_bucket AS tb", "min(time_to_first_token_ms) AS ttft_min", "max(time_to_first_token_ms) AS ttft_max"] : []),
+    ...(key ? [`${key} AS k`] : []),
+    SUMS,
+  ];
+  const groupBy = ["lb", ...(total ? ["tb"] : []), ...(key ? ["k"] : [])];
+  const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM logs WHERE ${await logFiltersSql(selection, resolveConfig)} GROUP BY ${groupBy.join(", ")}`);
+  for (const row of rows) {
+    const aggregate = aggregateFor(into, sliceKey(slice, row.k));
+    addSums(aggregate, row);
+    aggregate.latency.counts[n(row.lb)]! += n(row.requests);
+    widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
+    if (row.tb !== null && row.tb !== undefined) {
+      aggregate.ttft.counts[n(row.tb)]! += n(row.requests);
+      widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
+    }
+  }
+}
+
+/** The slice key of a row's `k`: a bucket's ISO start, a group's value (null for none), `""` for the total. */
+function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
+  if (slice.kind === "total") return "";
+  if (slice.kind === "time") return new Date(Number(raw)).toISOString();
+  return raw === null || raw === undefined ? null : String(raw);
+}
+
+/** Sums the rollup rows of whole `periods` per slice key, histograms included, in ClickHouse. */
+async function addRollupAggregates(
+  connection: ClickHouseConnection,
+  selection: AnalyticsSelection,
+  periods: TimeRange,
+  rollup: ClickHouseRollup,
+  slice: AnalyticsSlice,
+  into: SliceAggregates,
+): Promise<void> {
+  const from = Math.trunc(Date.parse(periods.from) / 1000);
+  const to = Math.trunc(Date.parse(periods.to) / 1000);
+  const conditions = [
+    `workspace_id = ${str(selection.workspaceId)}`,
+    `${rollup.time} >= ${rollup.toTime(from)}`,
+    `${rollup.time} < ${rollup.toTime(to)}`,
+    ...rollup.filters.map(([column, value]) => `${column} = ${typeof value === "number" ? num(value) : str(value)}`),
+  ];
+  if (selection.success !== undefined) conditions.push(`success = ${selection.success ? 1 : 0}`);
+  const key = rollup.key(slice);
+  const select = [
+    ...(key ? [`${key} AS k`] : []),
+    `countMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,
+     sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
+     sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
+     maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
+     sumMapMerge(latency) AS latency, sumMapMerge(ttft) AS ttft`,
+  ];
+  const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions.join(" AND ")}${key ? " GROUP BY k" : ""}`);
+  for (const row of rows) {
+    // An aggregate over no rows (the total of an empty range) is one row of zeros.
+    if (n(row.requests) === 0) continue;
+    const aggregate = aggregateFor(into, sliceKey(slice, row.k));
+    addSums(aggregate, row);
+    addMap(aggregate.latency, row.latency);
+    widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
+    // Rows with no time to first token merge to extremes of 0, not null: only counted ones widen.
+    if (slice.kind === "total" && addMap(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
+  }
+}
+
+/** Adds a `sumMap` result (`[buckets, counts]`) to a histogram's counts; returns how many it added. */
+function addMap(histogram: Histogram, value: unknown): number {
+  const [buckets, counts] = (value ?? [[], []]) as [unknown[], unknown[]];
+  let added = 0;
+  buckets.forEach((bucket, i) => {
+    histogram.counts[n(bucket)]! += n(counts[i]);
+    added += n(counts[i]);
+  });
+  return added;
+}
+
+function widen(histogram: Histogram, min: number | null, max: number | null): void {
+  if (min !== null) histogram.min = histogram.min === null ? min : Math.min(histogram.min, min);
+  if (max !== null) histogram.max = histogram.max === null ? max : Math.max(histogram.max, max);
+}
+
+function addSums(aggregate: Aggregate, row: Row): void {
+  aggregate.requests += n(row.requests);
+  aggregate.errors += n(row.errors);
+  aggregate.costUsd += n(row.cost_usd);
+  aggregate.costSavedUsd += n(row.cost_saved_usd);
+  aggregate.cacheHits += n(row.cache_hits);
+  aggregate.semanticCacheHits += n(row.semantic_cache_hits);
+  aggregate.promptTokens += n(row.prompt_tokens);
+  aggregate.completionTokens += n(row.completion_tokens);
+  aggregate.totalTokens += n(row.total_tokens);
+}

@@ -1,0 +1,43 @@
+import { bucketOf } from "../../analytics/latency-histogram.ts";
+import { LOG_FIELDS, type LogFieldName } from "../../records/log-fields.ts";
+import type { LogRecord } from "../../records/log-record.ts";
+import { PLAIN_FIELDS } from "./clickhouse-columns.ts";
+
+/** The ClickHouse `logs` row of a record (see `clickhouse-columns.ts` for the reshaped fields). */
+export function toClickHouseRow(record: LogRecord): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const name of PLAIN_FIELDS) {
+    const field = LOG_FIELDS[name];
+    const value = record[name];
+    row[field.column] = field.kind === "boolean" ? (value ? 1 : 0) : field.kind === "json" ? JSON.stringify(value) : value;
+  }
+  row.created_ms = Date.parse(record.createdAt);
+  const pairs = Object.entries(record.metadata);
+  row["meta.key"] = pairs.map(([key]) => key);
+  row["meta.value"] = pairs.map(([, value]) => value);
+  row.latency_bucket = bucketOf(record.latencyMs);
+  row.ttft_bucket = record.timeToFirstTokenMs === null ? null : bucketOf(record.timeToFirstTokenMs);
+  return row;
+}
+
+/**
+ * The record of a row as ClickHouse returns it in JSON (64-bit integers as strings); columns not
+ * selected (the bodies, in a listing) come back as null, as the main store's do.
+ */
+export function fromClickHouseRow(row: Record<string, unknown>): LogRecord {
+  const record: Record<string, unknown> = {};
+  for (const name of PLAIN_FIELDS) record[name] = fieldValue(name, row[LOG_FIELDS[name].column]);
+  record.createdAt = new Date(Number(row.created_ms)).toISOString();
+  const keys = (row["meta.key"] ?? []) as string[];
+  const values = (row["meta.value"] ?? []) as string[];
+  record.metadata = Object.fromEntries(keys.map((key, i) => [key, values[i] ?? ""]));
+  return record as unknown as LogRecord;
+}
+
+function fieldValue(name: LogFieldName, value: unknown): unknown {
+  const field = LOG_FIELDS[name];
+  if (field.kind === "boolean") return Number(value) === 1;
+  if (field.kind === "json") return "parse" in field ? field.parse(typeof value === "string" ? value : "") : value;
+  if (value === null || value === undefined) return null;
+  return field.kind === "text" ? value : Number(value);
+}

@@ -1,0 +1,88 @@
+import type { AnalyticsSlice } from "../../analytics/aggregate.ts";
+import type { LogFilterSet } from "../log-filters.ts";
+import { encodeRollupValue } from "../log-rollup-rows.ts";
+
+/** Which rollup table answers a query, and how it is read. */
+export interface ClickHouseRollup {
+  table: "log_rollups_hourly" | "log_rollups_daily_users";
+  /** Its rows' length. */
+  period: "hour" | "day";
+  /** The time column, and a literal of it from epoch seconds. */
+  time: string;
+  toTime(seconds: number): string;
+  /** Key column = value conditions for the dimension filters (values encoded as stored). */
+  filters: Array<[column: string, value: string | number]>;
+  /** The expression a slice is keyed by (null for the total), as the raw path keys it. */
+  key(slice: AnalyticsSlice): string | null;
+}
+
+/** Filters no rollup keeps: only the raw rows answer a query with one. */
+const RAW_ONLY_FILTERS = [
+  "traceId",
+  "promptId",
+  "cacheStatus",
+  "config",
+  "statusClass",
+  "minTotalTokens",
+  "maxTotalTokens",
+  "minCostUsd",
+  "maxCostUsd",
+  "minLatencyMs",
+  "maxLatencyMs",
+  "minTimeToFirstTokenMs",
+  "maxTimeToFirstTokenMs",
+] as const satisfies ReadonlyArray<keyof LogFilterSet>;
+
+/** A stored key column (`''` for null, else `=value`) back to the value, null for none. */
+const decoded = (column: string) => `if(${column} = '', NULL, substring(${column}, 2))`;
+
+/**
+ * The rollup that answers a query exactly, or null when only the raw rows can.
+ * - `log_rollups_hourly` keeps every combination of model, provider, virtual key and status per
+ *   hour: any filter on them, a total, hourly or daily buckets, or a group by one of them.
+ * - `log_rollups_daily_users` keeps end users per UTC day: a user filter or a group by user,
+ *   with daily buckets at most, and no other dimension.
+ * Metadata, traces, prompts, cache status, configs, status classes and value ranges: raw rows.
+ */
+export function chooseClickHouseRollup(selection: LogFilterSet, slice: AnalyticsSlice): ClickHouseRollup | null {
+  if (RAW_ONLY_FILTERS.some((name) => selection[name] !== undefined)) return null;
+  if (Object.keys(selection.metadata ?? {}).length > 0) return null;
+  if (slice.kind === "group" && slice.by === "metadata") return null;
+  if (slice.kind === "time" && slice.interval === "minute") return null;
+  const dimensions: Array<[column: string, value: string | number]> = [];
+  if (selection.model !== undefined) dimensions.push(["model_key", encodeRollupValue(selection.model)]);
+  if (selection.provider !== undefined) dimensions.push(["provider_key", encodeRollupValue(selection.provider)]);
+  if (selection.virtualKeyId !== undefined) dimensions.push(["virtual_key_id_key", encodeRollupValue(selection.virtualKeyId)]);
+  if (selection.status !== undefined) dimensions.push(["status", selection.status]);
+  const byUser = selection.user !== undefined || (slice.kind === "group" && slice.by === "user");
+  if (!byUser) return hourly(dimensions);
+  if (dimensions.length > 0 || (slice.kind === "time" && slice.interval !== "day") || (slice.kind === "group" && slice.by !== "user")) return null;
+  return dailyUsers(selection.user === undefined ? [] : [["end_user_key", encodeRollupValue(selection.user)]]);
+}
+
+function hourly(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
+  return {
+    table: "log_rollups_hourly",
+    period: "hour",
+    time: "hour",
+    toTime: (seconds) => `toDateTime(${seconds})`,
+    filters,
+    key(slice) {
+      if (slice.kind === "total") return null;
+      if (slice.kind === "time") return slice.interval === "day" ? "intDiv(toUInt32(hour), 86400) * 86400000" : "toUInt32(hour) * 1000";
+      if (slice.by === "status") return "toString(status)";
+      return decoded(`${slice.by}_key`);
+    },
+  };
+}
+
+function dailyUsers(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
+  return {
+    table: "log_rollups_daily_users",
+    period: "day",
+    time: "day",
+    toTime: (seconds) => String(Math.trunc(seconds / 86_400)),
+    filters,
+    key: (slice) => (slice.kind === "total" ? null : slice.kind === "time" ? "day * 86400000" : decoded("end_user_key")),
+  };
+}

@@ -1,0 +1,47 @@
+import type { LogStore } from "../log-store.ts";
+import { createClickHouseAnalyticsRepository } from "./clickhouse-analytics-repository.ts";
+import { connectClickHouse } from "./clickhouse-connection.ts";
+import { createClickHouseFeedbackRepository } from "./clickhouse-feedback-repository.ts";
+import type { ConfigIdResolver } from "./clickhouse-log-filters.ts";
+import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
+import { migrateClickHouse } from "./clickhouse-migrate.ts";
+import { dropExpiredPartitionsStep } from "./clickhouse-retention.ts";
+import { parseClickHouseUrl } from "./clickhouse-url.ts";
+
+/** A log store on ClickHouse, with its connection to close. */
+export interface ClickHouseLogStore extends LogStore {
+  /** The server's release. */
+  version: string;
+  close(): Promise<void>;
+}
+
+export interface ClickHouseLogStoreOptions {
+  /** How a config filter's slug becomes an id: configs live in the main store. Default: the value as an id. */
+  resolveConfig?: ConfigIdResolver;
+  /** Skip the migrations (a second connection of a process that ran them). */
+  migrate?: boolean;
+}
+
+/**
+ * Opens the ClickHouse log store `url` names (`http(s)://user:password@host:port/database`) and
+ * migrates it. Rejects on a malformed URL, an unreachable server or a failed migration, with a
+ * message that never holds the password.
+ */
+export async function openClickHouseLogStore(url: string, options: ClickHouseLogStoreOptions = {}): Promise<ClickHouseLogStore> {
+  const connection = await connectClickHouse(parseClickHouseUrl(url));
+  try {
+    if (options.migrate !== false) await migrateClickHouse(connection);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  const resolveConfig = options.resolveConfig ?? (async (_workspaceId, config) => config);
+  return {
+    version: connection.version,
+    logs: createClickHouseLogsRepository(connection, resolveConfig),
+    analytics: createClickHouseAnalyticsRepository(connection, resolveConfig),
+    feedback: createClickHouseFeedbackRepository(connection),
+    deleteExpiredStep: (cutoffMs) => dropExpiredPartitionsStep(connection, cutoffMs),
+    close: () => connection.close(),
+  };
+}

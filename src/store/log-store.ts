@@ -1,0 +1,20 @@
+import type { AnalyticsRepository } from "./analytics-repository.ts";
+import type { FeedbackRepository } from "./feedback-repository.ts";
+import type { RetentionStep } from "./log-retention.ts";
+import type { LogsRepository } from "./logs-repository.ts";
+
+/**
+ * Where request logs, their analytics and feedback live: the main store's own tables (SQLite or
+ * PostgreSQL, `openStore`) or ClickHouse (`clickhouse/open-clickhouse-log-store.ts`). The logs
+ * API, export, analytics, feedback, traces, the log writer and retention go only through this.
+ */
+export interface LogStore {
+  logs: LogsRepository;
+  analytics: AnalyticsRepository;
+  feedback: FeedbackRepository;
+  /**
+   * Removes some of what expired before `cutoffMs` (at most `batch` logs where the store deletes
+   * rows; whole days where it drops partitions). Call again while it removed anything.
+   */
+  deleteExpiredStep(cutoffMs: number, batch: number): Promise<RetentionStep>;
+}
