@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOwnClickHouse, type OwnClickHouse } from "../../../test/support/own-clickhouse.ts";
+import type { AnalyticsSlice } from "../../analytics/aggregate.ts";
+import { logRecord, scopeId } from "../store-test-fixtures.ts";
+import { connectClickHouse } from "./clickhouse-connection.ts";
+import { parseClickHouseUrl } from "./clickhouse-url.ts";
+import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhouse-log-store.ts";
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+let server: OwnClickHouse;
+let store: ClickHouseLogStore;
+
+beforeAll(async () => {
+  server = await startOwnClickHouse();
+  store = await openClickHouseLogStore(await server.database("log_store_test"));
+});
+afterAll(async () => {
+  await store?.close();
+  await server?.remove();
+});
+
+/** The workspace's total over a range, from the rollups (whole hours) and from the raw rows. */
+async function totals(workspaceId: string, from: number, to: number) {
+  const selection = { workspaceId, from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  const slice: AnalyticsSlice = { kind: "total" };
+  const rolled = (await store.analytics.aggregate(selection, slice)).get("");
+  const raw = (await store.analytics.aggregate(selection, slice, { via: "raw" })).get("");
+  return { rolled: rolled?.requests ?? 0, raw: raw?.requests ?? 0, tokens: rolled?.totalTokens ?? 0 };
+}
+
+describe("ClickHouse log store", () => {
+  it("stores a replayed batch once: rows and rollups count each record once", async () => {
+    const workspaceId = scopeId("ws-replay");
+    const start = Date.UTC(2026, 5, 1, 10);
+    const batch = Array.from({ length: 200 }, (_, i) => logRecord(start + i * 60_000, { workspaceId }, i));
+    // The first half landed before the writer lost its answer; the spool replays the whole batch, twice.
+    await store.logs.insertBatch(batch.slice(0, 100));
+    await store.logs.insertBatch(batch);
+    await store.logs.insertBatch(batch);
+    // A batch holding one record twice stores it once.
+    const extra = logRecord(start + 300 * 60_000, { workspaceId }, 999);
+    await store.logs.insertBatch([extra, extra]);
+    expect(await store.logs.count(workspaceId)).toBe(201);
+    expect(await totals(workspaceId, start, start + 6 * HOUR)).toEqual({ rolled: 201, raw: 201, tokens: 201 * 33 });
+  });
+
+  it("lists across the listing's time windows in id order, older records included", async () => {
+    const workspaceId = scopeId("ws-windows");
+    const now = Date.now();
+    const ages = [10 * 60_000, 5 * HOUR, 3 * DAY, 20 * DAY, 200 * DAY, 800 * DAY];
+    const records = ages.map((age, i) => logRecord(now - age, { workspaceId }, i));
+    await store.logs.insertBatch(records);
+    const pages: string[][] = [];
+    let before: string | undefined;
+    for (;;) {
+      const { records: page, hasMore } = await store.logs.list({ workspaceId, limit: 2, ...(before && { before }) });
+      pages.push(page.map((record) => record.id));
+      if (!hasMore) break;
+      before = page[page.length - 1]!.id;
+    }
+    expect(pages).toEqual([
+      [records[0]!.id, records[1]!.id],
+      [records[2]!.id, records[3]!.id],
+      [records[4]!.id, records[5]!.id],
+    ]);
+  });
+
+  it("drops whole expired days of logs and rollups, keeping the day the cutoff falls in", async () => {
+    const workspaceId = scopeId("ws-retention");
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    const records = [5, 4, 3, 1].flatMap((days, i) => [logRecord(today - days * DAY + HOUR, { workspaceId }, i), logRecord(today - days * DAY + 20 * HOUR, { workspaceId }, i + 10)]);
+    await store.logs.insertBatch(records);
+    // The cutoff is three and a half days ago: days 5 and 4 are wholly expired, day 3 only partly.
+    const cutoff = today - 3 * DAY + 12 * HOUR;
+    let removed = 0;
+    for (let step = await store.deleteExpiredStep(cutoff, 1_000); step.logs + step.rollups > 0; step = await store.deleteExpiredStep(cutoff, 1_000)) {
+      removed += step.logs;
+    }
+    expect(removed).toBeGreaterThanOrEqual(4);
+    const left = (await store.logs.list({ workspaceId, limit: 100 })).records.map((record) => record.id);
+    expect(left).toEqual(records.slice(4).map((record) => record.id).reverse());
+    expect(await totals(workspaceId, today - 6 * DAY, today + DAY)).toEqual({ rolled: 4, raw: 4, tokens: 4 * 33 });
+  });
+
+  it("never shows the password in a failure", async () => {
+    const url = (await server.database("log_store_test")).replace(/:[^:@/]+@/, ":wrong-password-123@");
+    const failure = await openClickHouseLogStore(url).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(Error);
+    expect(String((failure as Error).message)).not.toContain("wrong-password-123");
+    expect(() => parseClickHouseUrl("ftp://user:hunter2@host/db")).toThrow(/http/);
+    expect(() => parseClickHouseUrl("http://user:hunter2@host/db;drop")).toThrow(expect.objectContaining({ message: expect.not.stringContaining("hunter2") }));
+    const target = parseClickHouseUrl("https://reader:p%40ss@ch.internal:8443/gateway_logs");
+    expect(target).toEqual({ endpoint: "https://ch.internal:8443", username: "reader", password: "p@ss", database: "gateway_logs" });
+    await expect(connectClickHouse({ ...target, endpoint: "http://127.0.0.1:1" })).rejects.toThrow(expect.objectContaining({ message: expect.not.stringContaining("p@ss") }));
+  });
+});
