@@ -182,6 +182,15 @@ const ConfigSchema = z.object({
   UPSTREAM_MTLS_CA_PATH: documented(z.string().optional(), {
     doc: "CA (PEM) the upstream's server certificate is checked against, in place of the system's; only with the two above",
   }),
+  GATEWAY_LOG_STORE_URL: documented(
+    z
+      .string()
+      .regex(/^https?:\/\//, "must be an http:// or https:// URL")
+      .optional(),
+    {
+      doc: "`http(s)://user:password@host:port/database`: request logs, analytics and feedback in ClickHouse (its HTTP interface), created and migrated at start; the control plane stays in `GATEWAY_DATABASE_URL`. Unset: logs in the main store. See [ClickHouse](clickhouse.md)",
+    },
+  ),
   GATEWAY_REDIS_URL: documented(
     z
       .string()

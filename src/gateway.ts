@@ -23,7 +23,7 @@ import { LogWriter } from "./logging/log-writer.ts";
 import { openLogSpool, type LogSpool } from "./logging/log-spool.ts";
 import { reportStoreEvent } from "./logging/store-events.ts";
 import { storeLogSink } from "./logging/store-log-sink.ts";
-import { openStore, type Store } from "./store/open-store.ts";
+import { openStore, withLogStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
 import { LocalCircuitBreakers, sharedCircuitBreakers } from "./pipeline/circuit-breaker.ts";
 import { shareInvalidations } from "./shared-state/invalidations.ts";
@@ -68,7 +68,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   checkPriceTable();
   const upstreamTls = options.upstreamTls === undefined ? loadUpstreamTls(config) : options.upstreamTls;
   const masterKeys = await loadMasterKeys({ envKey: config.GATEWAY_ENCRYPTION_KEY, dataDir: config.GATEWAY_DATA_DIR });
-  const store = await openStore(config.GATEWAY_DATABASE_URL);
+  const store = await openStores(config);
   const secrets = createSecretBox(masterKeys);
   await sealStoredGuardrailHeaders(store.db, secrets);
   // After a rotation (`GATEWAY_ENCRYPTION_KEY=new,old`) stored secrets move to the new key in
@@ -83,7 +83,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   });
   const bootstrapKey = config.GATEWAY_ADMIN_KEY ? null : await createBootstrapKey(store);
   const workerSink =
-    options.startLogWorker && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
+    options.startLogWorker && !config.GATEWAY_LOG_STORE_URL && store.dialect === "sqlite" && config.GATEWAY_DATABASE_URL.startsWith("file:")
       ? await openWorkerLogSink(options.startLogWorker(), config.GATEWAY_DATABASE_URL)
       : null;
   // Opened below, once Redis is connected; the metrics read it only when scraped.
@@ -106,7 +106,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const retention =
     config.GATEWAY_LOG_RETENTION_DAYS === undefined
       ? null
-      : startLogRetention(store.db, {
+      : startLogRetention(store, {
           days: config.GATEWAY_LOG_RETENTION_DAYS,
           onError: (error) => console.error(`[gateway] log retention failed: ${error instanceof Error ? error.message : String(error)}`),
         });
@@ -182,6 +182,26 @@ async function openSpool(config: GatewayConfig): Promise<LogSpool | null> {
   } catch (error) {
     console.error(`[gateway] no log spool in ${dir} (${error instanceof Error ? error.message : String(error)}): while the store is down, log records wait in memory only`);
     return null;
+  }
+}
+
+/**
+ * The main store, with its logs in ClickHouse when `GATEWAY_LOG_STORE_URL` names one. The
+ * ClickHouse store's code and client are imported only then. Config filters on the logs name a
+ * config by slug; configs stay in the main store, which resolves them.
+ */
+async function openStores(config: GatewayConfig): Promise<Store> {
+  const store = await openStore(config.GATEWAY_DATABASE_URL);
+  if (!config.GATEWAY_LOG_STORE_URL) return store;
+  try {
+    const { openClickHouseLogStore } = await import("./store/clickhouse/open-clickhouse-log-store.ts");
+    const logStore = await openClickHouseLogStore(config.GATEWAY_LOG_STORE_URL, {
+      resolveConfig: async (workspaceId, value) => (await store.configs.getBySlug(workspaceId, value))?.id ?? value,
+    });
+    return withLogStore(store, logStore);
+  } catch (error) {
+    await store.close();
+    throw error;
   }
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import type { LogRecord } from "../src/records/log-record.ts";
-import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
+import { LOG_STORES, type LogStoreSetup } from "./support/log-stores.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
@@ -24,13 +24,10 @@ function expectNear(actual: number | null, exact: number): void {
 
 const round = (n: number) => Math.round(n * 1e9) / 1e9;
 
-describe.each([
-  { store: "libSQL", database: async (): Promise<TestDatabase | null> => null },
-  { store: "PostgreSQL", database: postgresTestUrl },
-])("/v1/analytics on $store", ({ database }) => {
+describe.each(LOG_STORES)("/v1/analytics on $store", ({ setup }) => {
   let gateway: RunningGateway;
   let upstream: LLMock;
-  let testDatabase: TestDatabase | null;
+  let logStore: LogStoreSetup | undefined;
   let otherKey: string;
   let logs: LogRecord[];
   // Whole hours around now: the rollups answer them (the logs are all in this hour or the last).
@@ -43,8 +40,8 @@ describe.each([
     for (const operation of ["getAnalyticsSummary", "getAnalyticsTimeseries", "getAnalyticsGroups"]) gatewayContractProblems(operation, 200, {});
     upstream = await startUpstream();
     upstream.onMessage("hello", { content: "Hello back" });
-    testDatabase = await database();
-    gateway = await startGateway(testDatabase ? { GATEWAY_DATABASE_URL: testDatabase.url } : {});
+    logStore = await setup();
+    gateway = await startGateway(logStore.overrides);
     for (let i = 0; i < 7; i++) {
       const response = await call(gateway, "POST", "/v1/chat/completions", {
         body: { model: i % 3 === 0 ? "gpt-4o" : "gpt-4o-mini", user: `user-${i % 2}`, stream: i === 6, messages: [{ role: "user", content: "hello" }] },
@@ -74,7 +71,7 @@ describe.each([
   afterAll(async () => {
     await gateway?.close();
     await upstream?.stop();
-    await testDatabase?.cleanup();
+    await logStore?.cleanup();
   });
 
   const get = (path: string, key?: string) => call(gateway, "GET", `/v1/analytics/${path}`, { key });

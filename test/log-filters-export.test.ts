@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { openApiDocument } from "../src/generated/openapi-document.gen.ts";
 import { csvObjects } from "./support/csv.ts";
-import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
+import { LOG_STORES, type LogStoreSetup } from "./support/log-stores.ts";
 import { call, openaiClient, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
 interface Summary {
@@ -20,14 +20,11 @@ interface Summary {
 
 const FORMULA_USER = '=HYPERLINK("http://evil.example","click")';
 
-// The same gateway, end to end, on the embedded store and on PostgreSQL.
-describe.each([
-  { store: "libSQL", database: async (): Promise<TestDatabase | null> => null },
-  { store: "PostgreSQL", database: postgresTestUrl },
-])("log filters and export on $store", ({ database }) => {
+// The same gateway, end to end, on each log store.
+describe.each(LOG_STORES)("log filters and export on $store", ({ setup }) => {
   let gateway: RunningGateway;
   let upstream: LLMock;
-  let testDatabase: TestDatabase | null;
+  let logStore: LogStoreSetup | undefined;
   let all: Summary[];
   const configs: Record<"a" | "b", { id: string; slug: string }> = { a: { id: "", slug: "" }, b: { id: "", slug: "" } };
 
@@ -57,8 +54,8 @@ describe.each([
     upstream = await startUpstream();
     upstream.onMessage("hello", { content: "Hello back" });
     upstream.onMessage("longer", { content: "A much longer answer with many more words in it than the others." });
-    testDatabase = await database();
-    gateway = await startGateway(testDatabase ? { GATEWAY_DATABASE_URL: testDatabase.url } : {});
+    logStore = await setup();
+    gateway = await startGateway(logStore.overrides);
 
     for (let i = 0; i < 4; i++) expect((await chat(i % 2 === 0 ? "hello" : "longer", {}, `user-${i}`)).status).toBe(200);
     expect((await chat("hello", {}, FORMULA_USER)).status).toBe(200);
@@ -87,7 +84,7 @@ describe.each([
   afterAll(async () => {
     await gateway?.close();
     await upstream?.stop();
-    await testDatabase?.cleanup();
+    await logStore?.cleanup();
   });
 
   it("records which stored config, and which version of it, served a request", () => {

@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
-import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
+import { LOG_STORES, type LogStoreSetup } from "./support/log-stores.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
-// The same gateway, end to end, on the embedded store and on PostgreSQL.
-describe.each([
-  { store: "libSQL", database: async (): Promise<TestDatabase | null> => null },
-  { store: "PostgreSQL", database: postgresTestUrl },
-])("GET /v1/logs on $store", ({ database }) => {
+// The same gateway, end to end, on each log store.
+describe.each(LOG_STORES)("GET /v1/logs on $store", ({ setup }) => {
   let gateway: RunningGateway;
   let upstream: LLMock;
-  let testDatabase: TestDatabase | null;
+  let logStore: LogStoreSetup | undefined;
 
   beforeAll(async () => {
     upstream = await startUpstream();
     upstream.onMessage("hello", { content: "Hello back" });
-    testDatabase = await database();
-    gateway = await startGateway(testDatabase ? { GATEWAY_DATABASE_URL: testDatabase.url } : {});
+    logStore = await setup();
+    gateway = await startGateway(logStore.overrides);
     const send = (model: string, user: string, metadata: Record<string, string>, trace: string) =>
       call(gateway, "POST", "/v1/chat/completions", {
         body: { model, user, messages: [{ role: "user", content: "hello" }] },
@@ -37,7 +34,7 @@ describe.each([
   afterAll(async () => {
     await gateway?.close();
     await upstream?.stop();
-    await testDatabase?.cleanup();
+    await logStore?.cleanup();
   });
 
   const logs = (query: string, key?: string) => call(gateway, "GET", `/v1/logs${query}`, { key });

@@ -1,6 +1,4 @@
-import type { Kysely } from "kysely";
-import { deleteExpiredStep } from "../store/log-retention.ts";
-import type { Database } from "../store/schema.ts";
+import type { LogStore } from "../store/log-store.ts";
 
 export interface LogRetentionOptions {
   /** Logs older than this many days are deleted. */
@@ -25,7 +23,7 @@ export interface LogRetention {
  * Deletes expired logs on a timer, off the request path, in small batches with pauses, so a
  * large backlog (the first sweep after enabling retention) never holds the store for long.
  */
-export function startLogRetention(db: Kysely<Database>, options: LogRetentionOptions): LogRetention {
+export function startLogRetention(store: Pick<LogStore, "deleteExpiredStep">, options: LogRetentionOptions): LogRetention {
   const batch = options.batch ?? 1_000;
   const pauseMs = options.pauseMs ?? 200;
   let stopped = false;
@@ -34,7 +32,7 @@ export function startLogRetention(db: Kysely<Database>, options: LogRetentionOpt
   const sweep = async (): Promise<void> => {
     const cutoffMs = Date.now() - options.days * 86_400_000;
     while (!stopped) {
-      const step = await deleteExpiredStep(db, cutoffMs, batch);
+      const step = await store.deleteExpiredStep(cutoffMs, batch);
       if (step.logs === 0 && step.rollups === 0) return;
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }

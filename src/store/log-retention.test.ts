@@ -49,7 +49,7 @@ describe.each(TEST_DATABASES)("log retention on $name", ({ create }) => {
   it("runs on a timer until nothing is left, and stops", async () => {
     const workspaceId = scopeId("ws");
     await store().logs.insertBatch([logRecord(NOW - 3 * DAY, { workspaceId }), logRecord(NOW - 1000, { workspaceId })]);
-    const retention = startLogRetention(store().db, { days: 2, batch: 1, pauseMs: 1 });
+    const retention = startLogRetention(store(), { days: 2, batch: 1, pauseMs: 1 });
     await retention.idle();
     expect(await store().logs.count(workspaceId)).toBe(1);
     await retention.stop();
