@@ -194,7 +194,7 @@ async function openStores(config: GatewayConfig): Promise<Store> {
   const store = await openStore(config.GATEWAY_DATABASE_URL);
   if (!config.GATEWAY_LOG_STORE_URL) return store;
   try {
-    const { openClickHouseLogStore } = await import("./store/clickhouse/open-clickhouse-log-store.ts");
+    const { openClickHouseLogStore } = await import("./clickhouse/open-clickhouse-log-store.ts");
     const logStore = await openClickHouseLogStore(config.GATEWAY_LOG_STORE_URL, {
       resolveConfig: async (workspaceId, value) => (await store.configs.getBySlug(workspaceId, value))?.id ?? value,
     });

@@ -1,21 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
+import { LOG_STORES, type LogStoreSetup } from "./support/log-stores.ts";
 
 const OTHER_WORKSPACE = "5d1f0c47-2b0e-4f7a-9e43-2a8b8f3c1d20";
 
-describe("feedback", () => {
+describe.each(LOG_STORES)("feedback on $store", ({ setup }) => {
   let gateway: RunningGateway;
+  let logStore: LogStoreSetup | undefined;
   let serviceKey: string;
   let otherKey: string;
 
   beforeAll(async () => {
-    gateway = await startGateway();
+    logStore = await setup();
+    gateway = await startGateway(logStore.overrides);
     serviceKey = (await call(gateway, "POST", "/v1/api-keys", { body: { name: "app", role: "service" } })).body.key;
     otherKey = (await call(gateway, "POST", "/v1/api-keys", { body: { name: "elsewhere", role: "service", workspace_id: OTHER_WORKSPACE } })).body.key;
   });
 
   afterAll(async () => {
     await gateway?.close();
+    await logStore?.cleanup();
   });
 
   const send = (body: unknown, key?: string) => call(gateway, "POST", "/v1/feedback", { body, key });

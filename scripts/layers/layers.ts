@@ -42,6 +42,7 @@ export const LAYERS: readonly Layer[] = [
   { name: "telemetry", role: "OpenTelemetry spans and Prometheus metrics, fed by finished log entries", paths: ["telemetry/"] },
   { name: "logging", role: "the request log, its writer, spool and sinks, and how answers are read for it", paths: ["logging/"] },
   { name: "guardrails", role: "guardrail checks, pure, and how they run", paths: ["guardrails/"] },
+  { name: "clickhouse", role: "the log store on ClickHouse, loaded only when configured", paths: ["clickhouse/"] },
   { name: "store", role: "Kysely repositories, dialects and migrations", paths: ["store/"] },
   { name: "records", role: "the shapes the store keeps: control-plane records, gateway keys, audit events, the log record and its fields", paths: ["records/"] },
   { name: "inbound", role: "client formats the gateway translates (Anthropic Messages), as pure transforms", paths: ["inbound/"] },

@@ -5,7 +5,7 @@ import type { LogsRepository } from "./logs-repository.ts";
 
 /**
  * Where request logs, their analytics and feedback live: the main store's own tables (SQLite or
- * PostgreSQL, `openStore`) or ClickHouse (`clickhouse/open-clickhouse-log-store.ts`). The logs
+ * PostgreSQL, `openStore`) or ClickHouse (`src/clickhouse/`). The logs
  * API, export, analytics, feedback, traces, the log writer and retention go only through this.
  */
 export interface LogStore {

@@ -1,5 +1,5 @@
-import type { StatusClass } from "../../records/log-record.ts";
-import type { LogFilterSet } from "../log-filters.ts";
+import type { StatusClass } from "../records/log-record.ts";
+import type { LogFilterSet } from "../store/log-filters.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 /** A config named by slug or id, as the main store resolves it: the id of the workspace's config with that slug, else the value itself. */

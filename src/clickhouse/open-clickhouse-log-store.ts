@@ -1,4 +1,4 @@
-import type { LogStore } from "../log-store.ts";
+import type { LogStore } from "../store/log-store.ts";
 import { createClickHouseAnalyticsRepository } from "./clickhouse-analytics-repository.ts";
 import { connectClickHouse } from "./clickhouse-connection.ts";
 import { createClickHouseFeedbackRepository } from "./clickhouse-feedback-repository.ts";

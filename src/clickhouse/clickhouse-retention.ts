@@ -1,4 +1,4 @@
-import type { RetentionStep } from "../log-retention.ts";
+import type { RetentionStep } from "../store/log-retention.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { str } from "./clickhouse-sql.ts";
 

@@ -1,8 +1,8 @@
-import { aggregateFor, intervalMs, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../../analytics/aggregate.ts";
-import type { Histogram } from "../../analytics/latency-histogram.ts";
-import { splitByPeriods, type TimeRange } from "../analytics-plan.ts";
-import type { AnalyticsRepository, AnalyticsSelection } from "../analytics-repository.ts";
-import type { LogFilterSet } from "../log-filters.ts";
+import { aggregateFor, intervalMs, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../analytics/aggregate.ts";
+import type { Histogram } from "../analytics/latency-histogram.ts";
+import { splitByPeriods, type TimeRange } from "../store/analytics-plan.ts";
+import type { AnalyticsRepository, AnalyticsSelection } from "../store/analytics-repository.ts";
+import type { LogFilterSet } from "../store/log-filters.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, metadataValueSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { chooseClickHouseRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";

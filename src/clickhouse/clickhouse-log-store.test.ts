@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOwnClickHouse, type OwnClickHouse } from "../../../test/support/own-clickhouse.ts";
-import type { AnalyticsSlice } from "../../analytics/aggregate.ts";
-import { logRecord, scopeId } from "../store-test-fixtures.ts";
+import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
+import type { AnalyticsSlice } from "../analytics/aggregate.ts";
+import { logRecord, scopeId } from "../store/store-test-fixtures.ts";
 import { connectClickHouse } from "./clickhouse-connection.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
 import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhouse-log-store.ts";

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOwnClickHouse, type OwnClickHouse } from "../../../test/support/own-clickhouse.ts";
-import { postgresTestUrl, sqliteTestUrl, removeSqliteTestDatabase, type TestDatabase } from "../../../test/support/databases.ts";
-import type { AnalyticsSlice, SliceAggregates } from "../../analytics/aggregate.ts";
-import type { LogFilters, LogRecord } from "../../records/log-record.ts";
-import type { AnalyticsSelection } from "../analytics-repository.ts";
-import type { FeedbackRecord } from "../feedback-repository.ts";
-import type { LogFilterSet } from "../log-filters.ts";
-import type { LogStore } from "../log-store.ts";
-import { openStore, type Store } from "../open-store.ts";
-import { logRecord, newConfig, scopeId } from "../store-test-fixtures.ts";
+import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
+import { postgresTestUrl, sqliteTestUrl, removeSqliteTestDatabase, type TestDatabase } from "../../test/support/databases.ts";
+import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
+import type { LogFilters, LogRecord } from "../records/log-record.ts";
+import type { AnalyticsSelection } from "../store/analytics-repository.ts";
+import type { FeedbackRecord } from "../store/feedback-repository.ts";
+import type { LogFilterSet } from "../store/log-filters.ts";
+import type { LogStore } from "../store/log-store.ts";
+import { openStore, type Store } from "../store/open-store.ts";
+import { logRecord, newConfig, scopeId } from "../store/store-test-fixtures.ts";
 import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhouse-log-store.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { LogRecord } from "../../records/log-record.ts";
-import type { LogsRepository } from "../logs-repository.ts";
+import type { LogRecord } from "../records/log-record.ts";
+import type { LogsRepository } from "../store/logs-repository.ts";
 import { LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";

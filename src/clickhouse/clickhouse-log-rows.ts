@@ -1,6 +1,6 @@
-import { bucketOf } from "../../analytics/latency-histogram.ts";
-import { LOG_FIELDS, type LogFieldName } from "../../records/log-fields.ts";
-import type { LogRecord } from "../../records/log-record.ts";
+import { bucketOf } from "../analytics/latency-histogram.ts";
+import { LOG_FIELDS, type LogFieldName } from "../records/log-fields.ts";
+import type { LogRecord } from "../records/log-record.ts";
 import { PLAIN_FIELDS } from "./clickhouse-columns.ts";
 
 /** The ClickHouse `logs` row of a record (see `clickhouse-columns.ts` for the reshaped fields). */

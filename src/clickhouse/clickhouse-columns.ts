@@ -1,4 +1,4 @@
-import { LOG_FIELD_NAMES, LOG_FIELDS, type LogFieldName } from "../../records/log-fields.ts";
+import { LOG_FIELD_NAMES, LOG_FIELDS, type LogFieldName } from "../records/log-fields.ts";
 
 /**
  * The `logs` columns of the ClickHouse store, derived from `LOG_FIELDS` (one column per field)

@@ -1,4 +1,4 @@
-import { FEEDBACK_LIST_LIMIT, type FeedbackRecord, type FeedbackRepository } from "../feedback-repository.ts";
+import { FEEDBACK_LIST_LIMIT, type FeedbackRecord, type FeedbackRepository } from "../store/feedback-repository.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { num, str } from "./clickhouse-sql.ts";
 

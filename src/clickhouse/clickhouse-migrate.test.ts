@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOwnClickHouse, type OwnClickHouse } from "../../../test/support/own-clickhouse.ts";
+import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
 import { connectClickHouse, type ClickHouseConnection } from "./clickhouse-connection.ts";
 import { migrateClickHouse } from "./clickhouse-migrate.ts";
 import { CLICKHOUSE_MIGRATIONS } from "./clickhouse-migrations.ts";

@@ -1,6 +1,6 @@
-import type { AnalyticsSlice } from "../../analytics/aggregate.ts";
-import type { LogFilterSet } from "../log-filters.ts";
-import { encodeRollupValue } from "../log-rollup-rows.ts";
+import type { AnalyticsSlice } from "../analytics/aggregate.ts";
+import type { LogFilterSet } from "../store/log-filters.ts";
+import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 
 /** Which rollup table answers a query, and how it is read. */
 export interface ClickHouseRollup {
