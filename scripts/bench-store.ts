@@ -20,6 +20,7 @@ import { staticMigrationProvider } from "../src/store/migrations/index.ts";
 import type { Database } from "../src/store/schema.ts";
 import { upsertRollups } from "../src/store/log-rollup-sql.ts";
 import { openStore } from "../src/store/open-store.ts";
+import { benchClickHouse } from "./bench-store/clickhouse.ts";
 import { generate, MODELS, WORKSPACES } from "./bench-store/fill.ts";
 
 const DAY_MS = 86_400_000;
@@ -78,6 +79,8 @@ function percentile(samples: readonly number[], p: number): number {
 }
 
 async function main(): Promise<void> {
+  // BENCH_STORE_TARGET=clickhouse: the ClickHouse log store (scripts/bench-store/clickhouse.ts).
+  if (process.env.BENCH_STORE_TARGET === "clickhouse") return benchClickHouse();
   const temporary = process.env.BENCH_STORE_URL === undefined;
   const url = process.env.BENCH_STORE_URL ?? `file:${join(tmpdir(), `bench-store-${randomBytes(4).toString("hex")}`, "gateway.db")}`;
   let end = Math.floor(Date.now() / 60_000) * 60_000;

@@ -3,13 +3,16 @@ import { LOG_FIELDS, type LogFieldName } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
 import { PLAIN_FIELDS } from "./clickhouse-columns.ts";
 
+type Mapping = readonly [name: LogFieldName, column: string, kind: (typeof LOG_FIELDS)[LogFieldName]["kind"]];
+/** Looked up once: a batch maps every field of thousands of records. */
+const MAPPINGS: readonly Mapping[] = PLAIN_FIELDS.map((name) => [name, LOG_FIELDS[name].column, LOG_FIELDS[name].kind]);
+
 /** The ClickHouse `logs` row of a record (see `clickhouse-columns.ts` for the reshaped fields). */
 export function toClickHouseRow(record: LogRecord): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const name of PLAIN_FIELDS) {
-    const field = LOG_FIELDS[name];
+  for (const [name, column, kind] of MAPPINGS) {
     const value = record[name];
-    row[field.column] = field.kind === "boolean" ? (value ? 1 : 0) : field.kind === "json" ? JSON.stringify(value) : value;
+    row[column] = kind === "boolean" ? (value ? 1 : 0) : kind === "json" ? JSON.stringify(value) : value;
   }
   row.created_ms = Date.parse(record.createdAt);
   const pairs = Object.entries(record.metadata);

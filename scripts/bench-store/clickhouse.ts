@@ -1,0 +1,150 @@
+/**
+ * `BENCH_STORE_TARGET=clickhouse npm run bench:store`: the store benchmark on the ClickHouse log
+ * store. Ingests BENCH_STORE_ROWS generated logs (default 1,000,000 over 30 days) through the
+ * ClickHouse logs repository, the log writer's path, in batches of BENCH_CLICKHOUSE_BATCH (default
+ * 10,000), timing rows/s; then, for each multiple in BENCH_CLICKHOUSE_SCALES (default `1,10`), grows
+ * the table to that many times the ingested rows (copies made in the server with new ids, so the
+ * rollups grow with them) and times every dashboard query through the HTTP app, with the bytes
+ * per row on disk. Ends with the cost of retention (dropping one expired day).
+ * BENCH_CLICKHOUSE_URL: a server to use (its database is emptied first); default: a server of the
+ * benchmark's own (Debian's clickhouse-server) under a temp folder.
+ */
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startOwnClickHouse } from "../../test/support/own-clickhouse.ts";
+import { connectClickHouse, type ClickHouseConnection } from "../../src/clickhouse/clickhouse-connection.ts";
+import { parseClickHouseUrl } from "../../src/clickhouse/clickhouse-url.ts";
+import { openClickHouseLogStore } from "../../src/clickhouse/open-clickhouse-log-store.ts";
+import { configWith } from "../../src/config.ts";
+import { createGateway } from "../../src/gateway.ts";
+import { generate, MODELS, WORKSPACES } from "./fill.ts";
+
+const DAY_MS = 86_400_000;
+const log = (line: string): void => console.log(`bench:store[clickhouse]: ${line}`);
+
+function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+/** The dashboard's queries over the last 30 days ending at `end`, as `npm run bench:store` times them. */
+function dashboardQueries(end: number): Array<[string, string]> {
+  const month = `from=${new Date(end - 30 * DAY_MS).toISOString()}&to=${new Date(end).toISOString()}`;
+  const to = new Date(end).toISOString();
+  const [, haiku] = MODELS[4]!;
+  return [
+    ["logs page, unfiltered", "/v1/logs"],
+    ["logs page, user (busiest)", "/v1/logs?user=user-0"],
+    ["logs page, user (rare)", "/v1/logs?user=user-290"],
+    ["logs page, model", `/v1/logs?model=${haiku}`],
+    ["logs page, metadata[team]", "/v1/logs?metadata[team]=team-7"],
+    ["logs page, metadata[env] + model", `/v1/logs?metadata[env]=staging&model=${haiku}`],
+    ["summary 30 d", `/v1/analytics/summary?${month}`],
+    ["summary 30 d, model", `/v1/analytics/summary?${month}&model=${haiku}`],
+    ["summary 30 d, user", `/v1/analytics/summary?${month}&user=user-0`],
+    ["summary 24 h (default range)", "/v1/analytics/summary"],
+    ["timeseries 30 d, day", `/v1/analytics/timeseries?${month}`],
+    ["timeseries 7 d, hour", `/v1/analytics/timeseries?from=${new Date(end - 7 * DAY_MS).toISOString()}&to=${to}`],
+    ["timeseries 2 h, minute (raw)", `/v1/analytics/timeseries?from=${new Date(end - 2 * 3_600_000).toISOString()}&to=${to}`],
+    ["groups 30 d by user", `/v1/analytics/groups?${month}&by=user`],
+    ["groups 30 d by model", `/v1/analytics/groups?${month}&by=model`],
+    ["groups 30 d by virtual_key_id", `/v1/analytics/groups?${month}&by=virtual_key_id`],
+    ["summary 30 d, metadata filter (raw)", `/v1/analytics/summary?${month}&metadata[team]=team-7`],
+    ["groups 30 d by metadata team (raw)", `/v1/analytics/groups?${month}&by=metadata&metadata_key=team`],
+    ["groups 24 h by metadata team (raw)", "/v1/analytics/groups?by=metadata&metadata_key=team"],
+  ];
+}
+
+/** Copies the seed rows once more into `logs` under new ids (two hex digits of the random part replaced by `copy`). */
+async function addCopy(connection: ClickHouseConnection, columns: readonly string[], copy: number): Promise<void> {
+  const digits = (256 + copy).toString(16).slice(1);
+  const select = columns.map((column) => (column === "id" ? `concat(substring(id, 1, 24), '${digits}', substring(id, 27)) AS id` : `\`${column}\``));
+  await connection.command(`INSERT INTO logs (${columns.map((column) => `\`${column}\``).join(", ")}) SELECT ${select.join(", ")} FROM bench_seed`);
+}
+
+async function diskFigures(connection: ClickHouseConnection): Promise<string> {
+  const rows = await connection.rows<{ table: string; rows: string; bytes: string }>(
+    "SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = currentDatabase() AND active GROUP BY table ORDER BY table",
+  );
+  return rows
+    .filter((row) => row.table !== "bench_seed")
+    .map((row) => `${row.table}: ${Number(row.rows).toLocaleString("en")} rows, ${(Number(row.bytes) / 1e6).toFixed(0)} MB${row.table === "logs" ? ` (${(Number(row.bytes) / Number(row.rows)).toFixed(1)} bytes/row)` : ""}`)
+    .join("; ");
+}
+
+export async function benchClickHouse(): Promise<void> {
+  const rows = Number(process.env.BENCH_STORE_ROWS ?? 1_000_000);
+  const runs = Number(process.env.BENCH_STORE_RUNS ?? 30);
+  const batchSize = Number(process.env.BENCH_CLICKHOUSE_BATCH ?? 10_000);
+  const scales = (process.env.BENCH_CLICKHOUSE_SCALES ?? "1,10").split(",").map(Number);
+  const own = process.env.BENCH_CLICKHOUSE_URL ? null : await startOwnClickHouse();
+  const url = process.env.BENCH_CLICKHOUSE_URL ?? (await own!.database("bench_logs"));
+  const connection = await connectClickHouse(parseClickHouseUrl(url));
+  for (const table of ["log_rollups_hourly_mv", "log_rollups_daily_users_mv", "log_rollups_hourly", "log_rollups_daily_users", "logs", "feedback", "bench_seed", "schema_migrations"]) {
+    await connection.command(`DROP TABLE IF EXISTS ${table}`);
+  }
+  const store = await openClickHouseLogStore(url);
+  log(`ClickHouse ${store.version}; load average ${(await import("node:os")).loadavg().map((n) => n.toFixed(1)).join(" ")}`);
+
+  const end = Math.floor(Date.now() / 60_000) * 60_000;
+  let insertMs = 0;
+  const started = performance.now();
+  for (const batch of generate(rows, end - 30 * DAY_MS, end, batchSize)) {
+    const t = performance.now();
+    await store.logs.insertBatch(batch);
+    insertMs += performance.now() - t;
+  }
+  const wall = (performance.now() - started) / 1000;
+  log(`ingested ${rows.toLocaleString("en")} rows in batches of ${batchSize.toLocaleString("en")}: ${Math.round(rows / (insertMs / 1000)).toLocaleString("en")} rows/s in insertBatch (${(insertMs / 1000).toFixed(1)} s; ${wall.toFixed(1)} s with generating the records)`);
+
+  await connection.command("CREATE TABLE bench_seed AS logs ENGINE = MergeTree ORDER BY id");
+  await connection.command("INSERT INTO bench_seed SELECT * FROM logs");
+  const columns = (await connection.rows<{ name: string }>("DESCRIBE TABLE logs")).map((row) => row.name);
+
+  const dataDir = join(tmpdir(), `bench-clickhouse-main-${randomBytes(4).toString("hex")}`);
+  const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
+  const gateway = await createGateway(
+    configWith({
+      GATEWAY_DATABASE_URL: `file:${join(dataDir, "gateway.db")}`,
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_LOG_STORE_URL: url,
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      GATEWAY_QUIET: true,
+    }),
+  );
+  let copies = 1;
+  for (const scale of scales) {
+    const copyStarted = performance.now();
+    while (copies < scale) await addCopy(connection, columns, copies++);
+    if (copies > 1) log(`grew to ${scale}× in the server: ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
+    log(`disk: ${await diskFigures(connection)}`);
+    const defaultRows = await gateway.deps.store.logs.count(WORKSPACES[0]);
+    log(`measuring workspace ${WORKSPACES[0]} (${defaultRows.toLocaleString("en")} rows of ${(rows * scale).toLocaleString("en")}), ${runs} runs per query; load average ${(await import("node:os")).loadavg().map((n) => n.toFixed(1)).join(" ")}`);
+    const table = ["| query | p50 ms | p95 ms | rows/groups |", "|---|---:|---:|---:|"];
+    for (const [name, path] of dashboardQueries(end)) {
+      const timings: number[] = [];
+      let size = 0;
+      for (let i = 0; i < runs + 3; i += 1) {
+        const t = performance.now();
+        const response = await gateway.app.request(path, { headers: { "x-gateway-api-key": adminKey } });
+        const body = (await response.json()) as { data?: unknown[]; requests?: number };
+        if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
+        if (i >= 3) timings.push(performance.now() - t);
+        size = body.data?.length ?? body.requests ?? 0;
+      }
+      table.push(`| ${name} | ${percentile(timings, 0.5).toFixed(1)} | ${percentile(timings, 0.95).toFixed(1)} | ${size.toLocaleString("en")} |`);
+    }
+    console.log(`\n${(rows * scale).toLocaleString("en")} rows:\n${table.join("\n")}\n`);
+  }
+  const retention = performance.now();
+  const step = await store.deleteExpiredStep(end - 29 * DAY_MS, 1_000);
+  log(`retention: dropped ${step.logs.toLocaleString("en")} logs and ${step.rollups.toLocaleString("en")} rollup rows (the oldest day) in ${(performance.now() - retention).toFixed(0)} ms`);
+  await gateway.drain();
+  await store.close();
+  await connection.close();
+  await own?.remove();
+  await rm(dataDir, { recursive: true, force: true });
+}
