@@ -60,6 +60,12 @@ export async function startOwnClickHouse(): Promise<OwnClickHouse> {
   writeFileSync(join(dir, "config.xml"), configXml(dir, httpPort, tcpPort));
   writeFileSync(join(dir, "users.xml"), USERS_XML);
   const child: ChildProcess = spawn(SERVER, [`--config-file=${join(dir, "config.xml")}`], { stdio: "ignore", cwd: dir });
+  // A caller that dies without `remove` (a crash, a failed hook) takes its server with it.
+  const killOnExit = () => {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", killOnExit);
   const base = `http://default:${PASSWORD}@127.0.0.1:${httpPort}`;
   const run = async (statement: string) => {
     const response = await fetch(`http://127.0.0.1:${httpPort}/`, {
@@ -87,6 +93,7 @@ export async function startOwnClickHouse(): Promise<OwnClickHouse> {
       return `${base}/${name}`;
     },
     async remove() {
+      process.off("exit", killOnExit);
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGTERM");
