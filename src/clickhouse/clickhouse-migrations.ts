@@ -83,6 +83,18 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 2,
     name: "rollups",
     statements: [
+      // One row per hour and value of one dimension (and one for all records): a total, a series,
+      // or a filter or group on one dimension reads few rows.
+      `CREATE TABLE IF NOT EXISTS log_rollups_hourly_dims (
+         workspace_id String, dim String, value String, hour DateTime, success UInt8, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
+       ORDER BY (workspace_id, dim, value, hour, success)`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_hourly_dims_mv TO log_rollups_hourly_dims AS
+       SELECT workspace_id, dim_value.1 AS dim, dim_value.2 AS value, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success, ${ROLLUP_SELECT}
+       FROM logs ARRAY JOIN [('all', ''), ('model', ${KEY("model")}), ('provider', ${KEY("provider")}),
+         ('virtual_key_id', ${KEY("virtual_key_id")}), ('status', concat('=', toString(status)))] AS dim_value
+       GROUP BY workspace_id, dim, value, hour, success`,
+      // Every combination of model, provider, virtual key and status per hour: queries on several of them.
       `CREATE TABLE IF NOT EXISTS log_rollups_hourly (
          workspace_id String, hour DateTime, success UInt8,
          model_key String, provider_key String, virtual_key_id_key String, status Int64, ${ROLLUP_STATES})

@@ -4,7 +4,7 @@ import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 
 /** Which rollup table answers a query, and how it is read. */
 export interface ClickHouseRollup {
-  table: "log_rollups_hourly" | "log_rollups_daily_users";
+  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_daily_users";
   /** Its rows' length. */
   period: "hour" | "day";
   /** The time column, and a literal of it from epoch seconds. */
@@ -38,8 +38,9 @@ const decoded = (column: string) => `if(${column} = '', NULL, substring(${column
 
 /**
  * The rollup that answers a query exactly, or null when only the raw rows can.
- * - `log_rollups_hourly` keeps every combination of model, provider, virtual key and status per
- *   hour: any filter on them, a total, hourly or daily buckets, or a group by one of them.
+ * - `log_rollups_hourly_dims` keeps each hour per value of one of model, provider, virtual key and
+ *   status (and all records): a total or a series, filtered or grouped on at most one of them.
+ * - `log_rollups_hourly` keeps every combination of them per hour: filters and a group on several.
  * - `log_rollups_daily_users` keeps end users per UTC day: a user filter or a group by user,
  *   with daily buckets at most, and no other dimension.
  * Metadata, traces, prompts, cache status, configs, status classes and value ranges: raw rows.
@@ -49,15 +50,42 @@ export function chooseClickHouseRollup(selection: LogFilterSet, slice: Analytics
   if (Object.keys(selection.metadata ?? {}).length > 0) return null;
   if (slice.kind === "group" && slice.by === "metadata") return null;
   if (slice.kind === "time" && slice.interval === "minute") return null;
-  const dimensions: Array<[column: string, value: string | number]> = [];
-  if (selection.model !== undefined) dimensions.push(["model_key", encodeRollupValue(selection.model)]);
-  if (selection.provider !== undefined) dimensions.push(["provider_key", encodeRollupValue(selection.provider)]);
-  if (selection.virtualKeyId !== undefined) dimensions.push(["virtual_key_id_key", encodeRollupValue(selection.virtualKeyId)]);
+  const dimensions: Array<[dim: HourlyDimension, value: string | number]> = [];
+  if (selection.model !== undefined) dimensions.push(["model", selection.model]);
+  if (selection.provider !== undefined) dimensions.push(["provider", selection.provider]);
+  if (selection.virtualKeyId !== undefined) dimensions.push(["virtual_key_id", selection.virtualKeyId]);
   if (selection.status !== undefined) dimensions.push(["status", selection.status]);
   const byUser = selection.user !== undefined || (slice.kind === "group" && slice.by === "user");
-  if (!byUser) return hourly(dimensions);
+  if (!byUser) {
+    const involved = new Set<string>(dimensions.map(([dim]) => dim));
+    if (slice.kind === "group") involved.add(slice.by);
+    if (involved.size > 1) {
+      return hourly(dimensions.map(([dim, value]) => (dim === "status" ? ["status", value] : [`${dim}_key`, encodeRollupValue(value)])));
+    }
+    const [dim] = [...involved];
+    const filter = dimensions[0];
+    return hourlyDims(dim ?? "all", filter ? encodeRollupValue(filter[1]) : undefined);
+  }
   if (dimensions.length > 0 || (slice.kind === "time" && slice.interval !== "day") || (slice.kind === "group" && slice.by !== "user")) return null;
   return dailyUsers(selection.user === undefined ? [] : [["end_user_key", encodeRollupValue(selection.user)]]);
+}
+
+type HourlyDimension = "model" | "provider" | "virtual_key_id" | "status";
+
+/** The hourly rows of one dimension (`all`: every record), of one value when it is filtered on. */
+function hourlyDims(dim: string, value: string | undefined): ClickHouseRollup {
+  return {
+    table: "log_rollups_hourly_dims",
+    period: "hour",
+    time: "hour",
+    toTime: (seconds) => `toDateTime(${seconds})`,
+    filters: [["dim", dim], ...(value === undefined ? [] : ([["value", value]] as ClickHouseRollup["filters"]))],
+    key(slice) {
+      if (slice.kind === "total") return null;
+      if (slice.kind === "time") return slice.interval === "day" ? "intDiv(toUInt32(hour), 86400) * 86400000" : "toUInt32(hour) * 1000";
+      return decoded("value");
+    },
+  };
 }
 
 function hourly(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
