@@ -40,20 +40,28 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
     async list(filters, options = {}) {
       const limit = Math.max(1, Math.trunc(filters.limit));
       const where = await logFiltersSql(filters, resolveConfig);
-      const columns = columnList(options.bodies ? RECORD_COLUMNS : LISTED_COLUMNS);
       const anchor = filters.before !== undefined ? idMs(filters.before) ?? Date.now() : Date.now();
       const cursor = filters.before !== undefined ? ` AND id < ${str(filters.before)}` : "";
-      const rows: Record<string, unknown>[] = [];
+      // First the page's ids, reading only the filtered columns; then its rows, by primary key.
+      const ids: string[] = [];
       let upper: string | null = null;
       for (const windowMs of [...LISTING_WINDOWS_MS, null]) {
         const lower = windowMs === null ? null : idBound(anchor - windowMs);
         const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`}`;
-        const wanted = limit + 1 - rows.length;
-        rows.push(...(await connection.rows(`SELECT ${columns} FROM logs WHERE ${where}${cursor}${range} ORDER BY id DESC LIMIT 1 BY id LIMIT ${wanted}`)));
-        if (rows.length > limit || lower === null) break;
+        const wanted = limit + 1 - ids.length;
+        const found = await connection.rows<{ id: string }>(`SELECT DISTINCT id FROM logs WHERE ${where}${cursor}${range} ORDER BY id DESC LIMIT ${wanted}`);
+        ids.push(...found.map((row) => row.id));
+        if (ids.length > limit || lower === null) break;
         upper = lower;
       }
-      return { records: rows.slice(0, limit).map(fromClickHouseRow), hasMore: rows.length > limit };
+      const page = ids.slice(0, limit);
+      if (page.length === 0) return { records: [], hasMore: false };
+      const columns = columnList(options.bodies ? RECORD_COLUMNS : LISTED_COLUMNS);
+      const rows = await connection.rows(
+        `SELECT ${columns} FROM logs WHERE workspace_id = ${str(filters.workspaceId)} AND id >= ${str(page[page.length - 1]!)} AND id <= ${str(page[0]!)}
+         AND id IN ${strList(page)} ORDER BY id DESC LIMIT 1 BY id`,
+      );
+      return { records: rows.map(fromClickHouseRow), hasMore: ids.length > limit };
     },
 
     async get(id, workspaceId) {

@@ -71,8 +71,10 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     statements: [
       // Ordered by (workspace_id, id): a UUIDv7 id starts with its millisecond, so this is the
       // workspace's records in time order. ReplacingMergeTree folds a row stored twice on merge.
+      // Granules of 2,048 rows (not 8,192): a logs page or a log by id reads a quarter as much.
       `CREATE TABLE IF NOT EXISTS logs (${logsColumnDefinitions().join(", ")})
-       ENGINE = ReplacingMergeTree PARTITION BY intDiv(created_ms, ${DAY_MS}) ORDER BY (workspace_id, id)`,
+       ENGINE = ReplacingMergeTree PARTITION BY intDiv(created_ms, ${DAY_MS}) ORDER BY (workspace_id, id)
+       SETTINGS index_granularity = 2048`,
       `CREATE TABLE IF NOT EXISTS feedback (
          id String, organisation_id String, workspace_id String, owner_id Nullable(String), updated_by Nullable(String),
          trace_id String, value Float64, weight Float64, meta Nested(key String, value String), created_ms Int64)
