@@ -57,10 +57,15 @@ function dashboardQueries(end: number): Array<[string, string]> {
   ];
 }
 
-/** Copies the seed rows once more into `logs` under new ids (two hex digits of the random part replaced by `copy`). */
+/**
+ * Copies the seed rows once more into `logs` under new ids: the id's variant digit (always 8, 9, a
+ * or b in a UUIDv7) and the digit after it become a code of `copy` whose first digit is never one
+ * of those, so a copy's id never meets an original's or another copy's (up to 192 copies).
+ */
 async function addCopy(connection: ClickHouseConnection, columns: readonly string[], copy: number): Promise<void> {
-  const digits = (256 + copy).toString(16).slice(1);
-  const select = columns.map((column) => (column === "id" ? `concat(substring(id, 1, 24), '${digits}', substring(id, 27)) AS id` : `\`${column}\``));
+  if (copy < 1 || copy > 192) throw new RangeError(`copy ${copy}: between 1 and 192 copies of the ingested rows`);
+  const code = `${"01234567cdef"[Math.floor((copy - 1) / 16)]}${((copy - 1) % 16).toString(16)}`;
+  const select = columns.map((column) => (column === "id" ? `concat(substring(id, 1, 19), '${code}', substring(id, 22)) AS id` : `\`${column}\``));
   await connection.command(`INSERT INTO logs (${columns.map((column) => `\`${column}\``).join(", ")}) SELECT ${select.join(", ")} FROM bench_seed`);
 }
 
