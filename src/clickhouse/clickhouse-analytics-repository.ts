@@ -128,7 +128,7 @@ async function addRollupAggregates(
      sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
      sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
      maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
-     sumMapMerge(latency) AS latency, sumMapMerge(ttft) AS ttft`,
+     sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions.join(" AND ")}${key ? " GROUP BY k" : ""}`);
   for (const row of rows) {
@@ -136,20 +136,19 @@ async function addRollupAggregates(
     if (n(row.requests) === 0) continue;
     const aggregate = aggregateFor(into, sliceKey(slice, row.k));
     addSums(aggregate, row);
-    addMap(aggregate.latency, row.latency);
+    addCounts(aggregate.latency, row.latency);
     widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
     // Rows with no time to first token merge to extremes of 0, not null: only counted ones widen.
-    if (slice.kind === "total" && addMap(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
+    if (slice.kind === "total" && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
   }
 }
 
-/** Adds a `sumMap` result (`[buckets, counts]`) to a histogram's counts; returns how many it added. */
-function addMap(histogram: Histogram, value: unknown): number {
-  const [buckets, counts] = (value ?? [[], []]) as [unknown[], unknown[]];
+/** Adds a rollup's counts per bucket (64-bit, so JSON strings) to a histogram's; returns how many it added. */
+function addCounts(histogram: Histogram, value: unknown): number {
   let added = 0;
-  buckets.forEach((bucket, i) => {
-    histogram.counts[n(bucket)]! += n(counts[i]);
-    added += n(counts[i]);
+  ((value ?? []) as unknown[]).forEach((count, bucket) => {
+    histogram.counts[bucket]! += n(count);
+    added += n(count);
   });
   return added;
 }
