@@ -14,7 +14,7 @@ import { LOG_FIELD_NAMES, LOG_FIELDS, type LogFieldName } from "../records/log-f
 const LOW_CARDINALITY = new Set<LogFieldName>(["organisationId", "provider", "model", "route", "method", "cacheStatus", "costNote", "spanName"]);
 
 /** Fields stored in another form (see above). */
-export const RESHAPED_FIELDS = new Set<LogFieldName>(["createdAt", "metadata"]);
+const RESHAPED_FIELDS = new Set<LogFieldName>(["createdAt", "metadata"]);
 
 /** The plain fields: stored as one column each, under the main store's column name. */
 export const PLAIN_FIELDS: readonly LogFieldName[] = LOG_FIELD_NAMES.filter((name) => !RESHAPED_FIELDS.has(name));
