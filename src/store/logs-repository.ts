@@ -4,7 +4,7 @@ import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
-import type { LogRowsInsert } from "./dialects/store-dialect.ts";
+import type { StoreDialect } from "./dialects/store-dialect.ts";
 import type { Database } from "./schema.ts";
 
 export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
@@ -40,8 +40,9 @@ export interface LogsRepository {
   count(workspaceId?: string): Promise<number>;
 }
 
-/** The repository over `logs` and `log_metadata`; `insertRows` is the dialect's own batch insert, if any. */
-export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsInsert): LogsRepository {
+/** The repository over `logs` and `log_metadata`, writing through the dialect's own batch insert where it has one. */
+export function createLogsRepository(db: Kysely<Database>, writers: Pick<StoreDialect, "insertLogRows" | "bulkRows"> = {}): LogsRepository {
+  const { insertLogRows: insertRows, bulkRows } = writers;
   return {
     async insertBatch(records) {
       if (records.length === 0) return;
@@ -52,6 +53,15 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
         const rows = records.map(toLogRow);
         // Holding the connection keeps every other query of this store out while it runs.
         await db.connection().execute(async () => insertRows(rows, metadataRows, rollupsOf));
+        return;
+      }
+      if (bulkRows) {
+        const rows = records.map(toLogRow);
+        await db.transaction().execute(async (trx) => {
+          const storedIds = new Set(await bulkRows.logs(trx, rows));
+          await bulkRows.rollups(trx, rollupsOf(storedIds));
+          await bulkRows.metadata(trx, metadataRows);
+        });
         return;
       }
       await db.transaction().execute(async (trx) => {

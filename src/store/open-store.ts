@@ -85,7 +85,7 @@ export async function openStore(url: string): Promise<Store> {
     dialect: dialect.name,
     ...controlPlaneRepositories(db),
     transaction: (work) => db.transaction().execute((trx) => work(controlPlaneRepositories(trx))),
-    logs: createLogsRepository(db, dialect.insertLogRows),
+    logs: createLogsRepository(db, dialect),
     analytics: createAnalyticsRepository(db),
     feedback: createFeedbackRepository(db),
     storedResponses: createStoredResponsesRepository(db),

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { Pool } from "pg";
 import { markStoreUnavailable } from "../store-unavailable.ts";
 import { CurrentSchemaPostgresDialect } from "./postgres-introspector.ts";
+import { postgresJsonRows } from "./postgres-json-rows.ts";
 import { WithoutNulCharactersPlugin } from "./postgres-text.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 
@@ -31,6 +32,7 @@ export function createPostgresDialect(url: string): StoreDialect {
       },
     }),
     plugins: [new WithoutNulCharactersPlugin()],
+    bulkRows: postgresJsonRows,
     migrationSchema: async (db) => {
       const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
       const schema = rows[0]?.schema;

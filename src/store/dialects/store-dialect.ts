@@ -32,6 +32,21 @@ export interface StoreDialect {
    * dialect's connection (Kysely's `db.connection()`) so no other query interleaves.
    */
   insertLogRows?: LogRowsInsert;
+  /**
+   * Writes each table's rows of a batch in one statement, inside the caller's transaction:
+   * for an engine where that beats Kysely's multi-row inserts of a few hundred rows each.
+   */
+  bulkRows?: BulkRowsWriter;
+}
+
+/** One statement per table per batch (`insertLogRows` aside, the logs repository's fastest path). */
+export interface BulkRowsWriter {
+  /** Inserts the rows, skipping ids already stored; resolves to the ids it stored. */
+  logs(db: Kysely<Database>, rows: readonly LogsTable[]): Promise<string[]>;
+  /** Inserts the pairs, skipping pairs already stored. */
+  metadata(db: Kysely<Database>, rows: readonly LogMetadataTable[]): Promise<void>;
+  /** Adds the deltas (one row per key, at most) to the stored rollups. */
+  rollups(db: Kysely<Database>, rows: readonly LogRollupsTable[]): Promise<void>;
 }
 
 export type LogRowsInsert = (
