@@ -71,11 +71,11 @@ async function fill(store: Store, end: number): Promise<void> {
 
 /**
  * The log writer's path: the logs repository's `insertBatch` (what the log worker calls), one
- * batch after another, for batches of 200 (the writer's default) and 1,000. The records are the
+ * batch after another, for batches of 200 (the writer's default), 1,000 and 5,000. The records are the
  * bench's own of the last minutes, in workspaces the queries never read (`probe-…`).
  */
 async function ingest(store: Store, end: number): Promise<void> {
-  for (const size of [200, 1_000]) {
+  for (const size of [200, 1_000, 5_000]) {
     const batches = [...generate(ingestRows, end - 60_000, end, size)].map((batch) =>
       batch.map((record) => ({ ...record, id: `${record.id.slice(0, 24)}${randomBytes(6).toString("hex")}`, workspaceId: `probe-${size}-${record.workspaceId}` })),
     );
