@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { analyseCurrentSchema } from "../../src/store/dialects/postgres.ts";
 import { postgresJsonRows } from "../../src/store/dialects/postgres-json-rows.ts";
 import { toRollupRows } from "../../src/store/log-rollup-rows.ts";
 import { upsertRollups } from "../../src/store/log-rollup-sql.ts";
@@ -31,7 +32,8 @@ export async function bulkLoad(store: Store, records: readonly LogRecord[]): Pro
 
 /** Refreshes the planner's statistics after the fill (PostgreSQL's autovacuum would get there later). */
 export async function analyse(store: Store): Promise<void> {
-  await sql`ANALYZE`.execute(store.db);
+  if (store.dialect === "postgres") await analyseCurrentSchema(store.db);
+  else await sql`ANALYZE`.execute(store.db);
 }
 
 function chunked<T>(items: readonly T[], size: number): T[][] {

@@ -19,6 +19,7 @@ import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createMcpServersRepository } from "./mcp-servers-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { migrateToLatest } from "./migrate.ts";
+import { migrations } from "./migrations/index.ts";
 import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
 import { createPromptsRepository } from "./prompts-repository.ts";
 import { createSpendRepository, type SpendRepository } from "./spend-repository.ts";
@@ -74,7 +75,11 @@ export async function openStore(url: string): Promise<Store> {
   const dialect = await pickDialect(url);
   const db = new Kysely<Database>({ dialect: dialect.dialect, plugins: [...(dialect.plugins ?? []), new OutageEpisodePlugin()] });
   try {
-    await migrateToLatest(db, dialect);
+    const migrated = await migrateToLatest(db, dialect);
+    // A store created now holds no rows to measure. Failing, the refresh leaves the statistics
+    // as they were: the engine's own pass refreshes them later.
+    const upgraded = migrated.length > 0 && !migrated.includes(FIRST_MIGRATION);
+    if (upgraded) await dialect.analyseAfterBulkChange?.(db).catch(() => {});
   } catch (error) {
     await db.destroy();
     throw error;
@@ -109,6 +114,8 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     audit: createAuditEventsRepository(db),
   };
 }
+
+const FIRST_MIGRATION = Object.keys(migrations)[0]!;
 
 /** How often the planner's statistics are refreshed where the engine does not do it itself. */
 const STATISTICS_INTERVAL_MS = 10 * 60_000;

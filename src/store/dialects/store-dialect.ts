@@ -24,6 +24,12 @@ export interface StoreDialect {
    */
   refreshPlannerStatistics?(db: Kysely<Database>): Promise<void>;
   /**
+   * Refreshes the statistics of the store's tables after a change of many rows at once (a
+   * migration that rebuilds or fills a table), for an engine that keeps them itself but only
+   * later: until its next automatic pass the planner would choose by a table's old shape.
+   */
+  analyseAfterBulkChange?(db: Kysely<Database>): Promise<void>;
+  /**
    * Stores log rows and their metadata rows in one transaction, skipping ids already stored,
    * and adds the rollup deltas of the records it did store (`rollupsOf` their ids: a retried
    * batch whose first try was stored must not count twice),
