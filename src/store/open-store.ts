@@ -18,6 +18,7 @@ import { createSemanticCacheRepository, type SemanticCacheRepository } from "./s
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createMcpServersRepository } from "./mcp-servers-repository.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
+import { keepLogPartitions } from "./log-partitions.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { migrations } from "./migrations/index.ts";
 import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
@@ -84,6 +85,13 @@ export async function openStore(url: string): Promise<Store> {
     await db.destroy();
     throw error;
   }
+  let stopPartitions: () => Promise<void> = () => Promise.resolve();
+  try {
+    if (dialect.name === "postgres") stopPartitions = await keepLogPartitions(db, (error) => console.error(`[store] log partitions: ${describe(error)}`));
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   const stopStatistics = await keepPlannerStatisticsFresh(db, dialect);
   return {
     db,
@@ -96,9 +104,10 @@ export async function openStore(url: string): Promise<Store> {
     storedResponses: createStoredResponsesRepository(db),
     semanticCache: createSemanticCacheRepository(db),
     spend: createSpendRepository(db),
-    close: () => {
+    close: async () => {
       stopStatistics();
-      return db.destroy();
+      await stopPartitions();
+      await db.destroy();
     },
   };
 }
@@ -133,4 +142,8 @@ async function keepPlannerStatisticsFresh(db: Kysely<Database>, dialect: StoreDi
   const timer = setInterval(() => void run(), STATISTICS_INTERVAL_MS);
   timer.unref?.();
   return () => clearInterval(timer);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -93,9 +93,9 @@ describe("planner statistics on PostgreSQL", () => {
     const names = Object.keys(migrations);
     const schema = await dialect.migrationSchema(db);
     await new Migrator({ db, provider: staticMigrationProvider, migrationTableSchema: schema }).migrateTo(names.at(-2)!);
-    await sql`ALTER TABLE log_metadata SET (autovacuum_enabled = false)`.execute(db);
-    await sql`INSERT INTO log_metadata (log_id, workspace_id, key, value) SELECT 'log-' || i, 'ws', 'k', 'v' FROM generate_series(1, 1000) AS i`.execute(db);
-    const tuples = sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE oid = 'log_metadata'::regclass`;
+    await sql`ALTER TABLE key_spend SET (autovacuum_enabled = false)`.execute(db);
+    await sql`INSERT INTO key_spend (key_kind, key_id, period_start, spent_usd, updated_at) SELECT 'api_key', 'key-' || i, 'none', 1, 'x' FROM generate_series(1, 1000) AS i`.execute(db);
+    const tuples = sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE oid = 'key_spend'::regclass`;
     // Never analysed: PostgreSQL does not know the table's size.
     expect((await tuples.execute(db)).rows[0]?.reltuples).toBe(-1);
     await db.destroy();
