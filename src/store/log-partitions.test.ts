@@ -44,6 +44,12 @@ describe("PostgreSQL day partitions of the logs", () => {
     expect(await store().logs.count(record.workspaceId)).toBe(2);
   });
 
+  it("are created once when two gateways create the same days at the same moment", async () => {
+    const from = TODAY + 20 * DAY;
+    await Promise.all([ensureDayPartitions(store().db, from, from + 2 * DAY), ensureDayPartitions(store().db, from, from + 2 * DAY)]);
+    for (const day of [0, 1, 2]) expect(await exists(store(), dayName("logs", from + day * DAY))).toBe(true);
+  });
+
   it("are dropped whole once expired, logs and metadata alike; the partial day's rows are deleted by rows", async () => {
     const workspaceId = scopeId("ws");
     await ensureDayPartitions(store().db, NOW - 12 * DAY, NOW - 8 * DAY);

@@ -34,10 +34,17 @@ export async function ensureDayPartitions(db: Kysely<Database>, fromMs: number, 
       await sql`CREATE TABLE IF NOT EXISTS ${sql.table(name)} PARTITION OF ${sql.table(table)} FOR VALUES FROM (${sql.lit(idBound(day))}) TO (${sql.lit(idBound(day + DAY_MS))})`
         .execute(db)
         .catch((error: unknown) => {
+          // Another gateway of the same store created it at the same moment.
+          if (isDuplicate(error)) return;
           if (!/would be violated by some row/.test(String(error))) throw error;
         });
     }
   }
+}
+
+function isDuplicate(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "42P07" || code === "23505";
 }
 
 /** The day partitions of a table, oldest first, with the day each holds. */
@@ -64,8 +71,13 @@ export async function dropExpiredDayPartitions(db: Kysely<Database>, cutoffMs: n
   for (const table of TABLES) {
     for (const { name, dayMs } of await dayPartitions(db, table)) {
       if (dayMs + DAY_MS + DROP_MARGIN_MS > cutoffMs) break;
-      await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${sql.table(name)}`.execute(db);
-      await sql`DROP TABLE ${sql.table(name)}`.execute(db);
+      // Detaching locks the table against every query until done: if a long query holds it, give
+      // up after a moment (the next pass tries again) rather than queue the log writer behind it.
+      await db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL lock_timeout = '2s'`.execute(trx);
+        await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${sql.table(name)}`.execute(trx);
+        await sql`DROP TABLE ${sql.table(name)}`.execute(trx);
+      });
       if (table === "logs") dropped += 1;
     }
   }
@@ -93,7 +105,7 @@ export async function moveUnpartitionedStep(db: Kysely<Database>, batch: number)
     const { rows } = await sql<{ first: string | null }>`SELECT min(${key}) AS first FROM ${old}`.execute(db);
     const first = rows[0]?.first;
     if (!first) {
-      await sql`DROP TABLE ${old}`.execute(db);
+      await sql`DROP TABLE IF EXISTS ${old}`.execute(db);
       continue;
     }
     await ensureDayPartitions(db, idMs(first), idMs(first) + DAY_MS);
@@ -119,7 +131,7 @@ const MOVE_PAUSE_MS = 100;
 
 /**
  * Creates the day partitions from yesterday to `DAYS_AHEAD` days ahead now (resolving once
- * done), again every few hours, and moves the rows of tables from before migration 0022 into
+ * done, or failed and reported), again every few hours, and moves the rows of tables from before migration 0022 into
  * them in the background, a batch at a time. Resolves to the stop function. Failures in the
  * background go to `onError` and are tried again at the next pass.
  */
@@ -129,7 +141,8 @@ export async function keepLogPartitions(db: Kysely<Database>, onError: (error: u
   const move = async (): Promise<void> => {
     while (!stopped && (await moveUnpartitionedStep(db, MOVE_BATCH))) await new Promise((resolve) => setTimeout(resolve, MOVE_PAUSE_MS));
   };
-  await ensure();
+  // Without its partitions a day's logs go to the default partition: the gateway starts all the same.
+  await ensure().catch(onError);
   let running: Promise<void> = move().catch(onError);
   const timer = setInterval(() => {
     running = running.then(() => (stopped ? undefined : ensure().then(move).catch(onError)));
