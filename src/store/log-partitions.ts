@@ -106,6 +106,8 @@ export async function moveUnpartitionedStep(db: Kysely<Database>, batch: number)
     const first = rows[0]?.first;
     if (!first) {
       await sql`DROP TABLE IF EXISTS ${old}`.execute(db);
+      // The rows arrived in bulk: the planner learns of them now rather than at autovacuum's pass.
+      await sql`ANALYZE ${sql.table(table)}`.execute(db);
       continue;
     }
     await ensureDayPartitions(db, idMs(first), idMs(first) + DAY_MS);
