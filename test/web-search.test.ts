@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { openaiContractProblems } from "./support/contract.ts";
-import { startGateway, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { startGateway, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 import { startRecordingUpstream, type ReceivedRequest, type RecordingUpstream } from "./support/recording-upstream.ts";
 
 let gateway: RunningGateway;
@@ -193,6 +193,21 @@ describe("web search on providers that search themselves", () => {
       { type: "url_citation", start_index: 0, end_index: 17, url: "https://news.example/cafe", title: "news.example" },
       { type: "url_citation", start_index: 18, end_index: 28, url: "https://rent.example/", title: "rent.example" },
     ]);
+  });
+
+  it("prices the provider's searches with the tokens: Anthropic per search, Gemini per grounded answer, streamed or not", async () => {
+    const costOf = async (logId: string | null) => (await storedLog(gateway, logId!)).costUsd;
+    const plain = await anthropic().responses.create({ model: "claude-sonnet-4-5", input: "How tall?", tools: [SEARCH] }).withResponse();
+    expect(plain.data.usage).toMatchObject({ server_tool_use: { web_search_requests: 1 } });
+    // 900 × $3/M + 40 × $15/M, and one search at $10 per 1,000.
+    expect(await costOf(plain.response.headers.get("x-gateway-log-id"))).toBe(0.0133);
+    const streamed = await anthropic().responses.create({ model: "claude-sonnet-4-5", input: "How tall?", tools: [SEARCH], stream: true }).withResponse();
+    for await (const _event of streamed.data);
+    expect(await costOf(streamed.response.headers.get("x-gateway-log-id"))).toBe(0.0133);
+    // 50 × $0.30/M + 12 × $2.50/M, and one grounded answer at $35 per 1,000.
+    const grounded = await gemini().chat.completions.create({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "Prices?" }], web_search_options: {}, stream: true }).withResponse();
+    for await (const _chunk of grounded.data);
+    expect(await costOf(grounded.response.headers.get("x-gateway-log-id"))).toBe(0.035045);
   });
 
   it("refuses web search on Bedrock, which has none, naming the tool and the provider", async () => {

@@ -16,7 +16,7 @@ import { clientWantsStreamUsage } from "../openai/chat.ts";
 import type { JsonObject } from "../provider.ts";
 import { finishReasonOf, modelOf, readParts, usageOf } from "./answer-parts.ts";
 import { askedModel, completionId } from "./chat-response.ts";
-import { groundingAnnotations } from "./grounding.ts";
+import { geminiStreamSearches, groundingAnnotations, withSearches } from "./grounding.ts";
 import { geminiUpstreamError } from "./upstream-error.ts";
 import { isObject, numberOf, objectsOf, parseJson, stringOf } from "./values.ts";
 
@@ -38,6 +38,8 @@ export function geminiChatStream(clientBody: JsonObject): StreamTranslator {
   let usage: JsonObject | null = null;
   let blocked = false;
   const candidates = new Map<number, CandidateState>();
+  const searchesIn = geminiStreamSearches();
+  let searches = 0;
 
   const chunk = (choices: JsonObject[], extra: JsonObject = {}): string =>
     JSON.stringify({ id: id ?? completionId(undefined), object: "chat.completion.chunk", created, model: model ?? asked, choices, ...extra });
@@ -56,6 +58,7 @@ export function geminiChatStream(clientBody: JsonObject): StreamTranslator {
       id ??= completionId(responseId);
       model ??= modelOf(answer) ?? null;
       if (isObject(answer.usageMetadata)) usage = usageOf(answer.usageMetadata);
+      searches += searchesIn(event.data).length;
       const list = objectsOf(answer.candidates);
       if (list.length === 0 && isObject(answer.promptFeedback) && stringOf(answer.promptFeedback.blockReason) !== undefined) blocked = true;
 
@@ -96,7 +99,7 @@ export function geminiChatStream(clientBody: JsonObject): StreamTranslator {
       for (const [index, state] of [...candidates.entries()].sort(([a], [b]) => a - b)) {
         events.push({ data: chunk([{ index, delta: {}, logprobs: null, finish_reason: finishReasonOf(state.finishReason, state.toolCalls > 0) }]) });
       }
-      if (usage) events.push({ data: chunk([], { usage }), to: wantsUsage ? "both" : "log" });
+      if (usage) events.push({ data: chunk([], { usage: withSearches(usage, searches) }), to: wantsUsage ? "both" : "log" });
       events.push({ data: "[DONE]", to: "client" });
       return events;
     },

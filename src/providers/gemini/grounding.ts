@@ -40,6 +40,11 @@ export function geminiSearchQueries(answer: JsonObject): string[] {
   return metadata && Array.isArray(metadata.webSearchQueries) ? metadata.webSearchQueries.filter((query): query is string => typeof query === "string") : [];
 }
 
+/** Usage with the searches a grounded answer ran, which the cost prices apart from tokens. */
+export function withSearches(usage: JsonObject | null, searches: number): JsonObject | null {
+  return usage && searches > 0 ? { ...usage, server_tool_use: { web_search_requests: searches } } : usage;
+}
+
 /** A reader of one stream's searches: each query the stream's grounding metadata names, once. */
 export function geminiStreamSearches(): (data: string) => string[] {
   const seen = new Set<string>();
