@@ -50,6 +50,30 @@ describe("PostgreSQL day partitions of the logs", () => {
     for (const day of [0, 1, 2]) expect(await exists(store(), dayName("logs", from + day * DAY))).toBe(true);
   });
 
+  it("give the analytics the same sums on the rollup path and the raw path across a day boundary, edges mid-hour", async () => {
+    const workspaceId = scopeId("ws");
+    const models = ["m-a", "m-b", "m-c"];
+    const records = Array.from({ length: 120 }, (_, i) =>
+      logRecord(TODAY - DAY + 30 * 60_000 + i * 17 * 60_000, { workspaceId, model: models[i % 3]!, latencyMs: 5 + i, metadata: {} }, i),
+    );
+    await store().logs.insertBatch(records);
+    const from = new Date(TODAY - DAY + 95 * 60_000).toISOString();
+    const to = new Date(TODAY + 7 * 3_600_000 + 20 * 60_000).toISOString();
+    const inRange = records.filter((r) => r.createdAt >= from && r.createdAt < to);
+    expect(new Set(inRange.map((r) => r.createdAt.slice(0, 10))).size).toBe(2);
+    const selection = { workspaceId, from, to };
+    for (const via of ["rollup", "raw"] as const) {
+      const options = via === "raw" ? { via } : undefined;
+      const byModel = await store().analytics.aggregate(selection, { kind: "group", by: "model" }, options);
+      expect(Object.fromEntries([...byModel].map(([model, a]) => [model, a.requests]))).toEqual(
+        Object.fromEntries(models.map((model) => [model, inRange.filter((r) => r.model === model).length])),
+      );
+      const total = (await store().analytics.aggregate(selection, { kind: "total" }, options)).get("");
+      expect(total?.requests).toBe(inRange.length);
+      expect(total?.latency.counts.reduce((a, b) => a + b, 0)).toBe(inRange.length);
+    }
+  });
+
   it("are dropped whole once expired, logs and metadata alike; the partial day's rows are deleted by rows", async () => {
     const workspaceId = scopeId("ws");
     await ensureDayPartitions(store().db, NOW - 12 * DAY, NOW - 8 * DAY);
