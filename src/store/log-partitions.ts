@@ -133,13 +133,19 @@ const MOVE_PAUSE_MS = 100;
 
 /**
  * Creates the day partitions from yesterday to `DAYS_AHEAD` days ahead now (resolving once
- * done, or failed and reported), again every few hours, and moves the rows of tables from before migration 0022 into
+ * done, or failed and reported), again every few hours (then also refreshing the partitioned
+ * tables' statistics), and moves the rows of tables from before migration 0022 into
  * them in the background, a batch at a time. Resolves to the stop function. Failures in the
  * background go to `onError` and are tried again at the next pass.
  */
 export async function keepLogPartitions(db: Kysely<Database>, onError: (error: unknown) => void = () => {}): Promise<() => Promise<void>> {
   let stopped = false;
   const ensure = () => ensureDayPartitions(db, Date.now() - DAY_MS, Date.now() + DAYS_AHEAD * DAY_MS);
+  // Autovacuum analyses each partition but never a partitioned table itself: its statistics (what
+  // the planner estimates a query over several days by) come only from an explicit ANALYZE.
+  const analyseParents = async (): Promise<void> => {
+    for (const table of TABLES) await sql`ANALYZE ${sql.table(table)}`.execute(db);
+  };
   const move = async (): Promise<void> => {
     while (!stopped && (await moveUnpartitionedStep(db, MOVE_BATCH))) await new Promise((resolve) => setTimeout(resolve, MOVE_PAUSE_MS));
   };
@@ -147,7 +153,7 @@ export async function keepLogPartitions(db: Kysely<Database>, onError: (error: u
   await ensure().catch(onError);
   let running: Promise<void> = move().catch(onError);
   const timer = setInterval(() => {
-    running = running.then(() => (stopped ? undefined : ensure().then(move).catch(onError)));
+    running = running.then(() => (stopped ? undefined : ensure().then(move).then(analyseParents).catch(onError)));
   }, KEEP_EVERY_MS);
   timer.unref?.();
   return async () => {
