@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { aggregateFor, bucketKeyFromPrefix, PREFIX_LENGTH, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../analytics/aggregate.ts";
 import type { Histogram } from "../analytics/latency-histogram.ts";
 import type { RollupChoice, TimeRange } from "./analytics-plan.ts";
+import { idRangeOf, partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
 import { decodeRollupValue, LATENCY_COLUMNS, TTFT_COLUMNS } from "./log-rollup-rows.ts";
 import { bucketSql } from "./log-rollup-sql.ts";
@@ -32,7 +33,7 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown, rollup: boolean): string 
 }
 
 /** The raw rows' column a group is keyed by (a status as text, so keys are strings). */
-function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>): RawBuilder<string | null> {
+function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>, ids: { from?: string; to?: string }): RawBuilder<string | null> {
   switch (slice.by) {
     case "user":
       return sql`logs.end_user`;
@@ -46,7 +47,10 @@ function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>): RawBuil
       return sql`CAST(logs.status AS TEXT)`;
     case "metadata":
       // The log_metadata primary key (log_id, key) answers this per row.
-      return sql`(SELECT m.value FROM log_metadata m WHERE m.log_id = logs.id AND m.key = ${slice.metadataKey ?? ""})`;
+      // The id bounds, constants, let PostgreSQL plan the lookup against the range's day partitions only.
+      return sql`(SELECT m.value FROM log_metadata m WHERE m.log_id = logs.id AND m.key = ${slice.metadataKey ?? ""}${
+        ids.from === undefined ? sql`` : sql` AND m.log_id >= ${ids.from}`
+      }${ids.to === undefined ? sql`` : sql` AND m.log_id < ${ids.to}`})`;
   }
 }
 
@@ -73,19 +77,21 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     ["latency_min", sql`min(logs.latency_ms)`],
     ["latency_max", sql`max(logs.latency_ms)`],
   ];
+  const idRange = partitionedById(db);
+  const ids = idRange ? idRangeOf(selection.from, selection.to) : {};
   const groupBy = ["lb"];
   if (slice.kind === "total") {
     columns.push(["tb", bucketSql(sql`logs.time_to_first_token_ms`)]);
     columns.push(["ttft_min", sql`min(logs.time_to_first_token_ms)`], ["ttft_max", sql`max(logs.time_to_first_token_ms)`]);
     groupBy.push("tb");
   } else {
-    const key = slice.kind === "time" ? sql`substr(logs.created_at, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : rawGroupKey(slice);
+    const key = slice.kind === "time" ? sql`substr(logs.created_at, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : rawGroupKey(slice, ids);
     columns.push(["k", key]);
     groupBy.push("k");
   }
   const rows = (await db
     .selectFrom("logs")
-    .where((eb) => matchesLogFilters(eb, selection))
+    .where((eb) => matchesLogFilters(eb, selection, { idRange }))
     .select(columns.map(([alias, expression]) => expression.as(alias)))
     .groupBy(positions(columns, groupBy))
     .execute()) as Row[];

@@ -2,6 +2,7 @@ import { Kysely, Migrator, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { postgresTestUrl, type TestDatabase } from "../../test/support/databases.ts";
 import { pickDialect } from "./dialects/pick-dialect.ts";
+import { matchesLogFilters } from "./log-filters.ts";
 import { DAYS_AHEAD, ensureDayPartitions } from "./log-partitions.ts";
 import { deleteExpiredStep } from "./log-retention.ts";
 import { toLogRow, toMetadataRows } from "./log-rows.ts";
@@ -72,6 +73,16 @@ describe("PostgreSQL day partitions of the logs", () => {
       expect(total?.requests).toBe(inRange.length);
       expect(total?.latency.counts.reduce((a, b) => a + b, 0)).toBe(inRange.length);
     }
+  });
+
+  it("are read only for the days of a query's time range, logs and metadata alike", async () => {
+    const filters = { workspaceId: "ws", from: new Date(TODAY + 3_600_000).toISOString(), to: new Date(TODAY + 2 * 3_600_000).toISOString(), metadata: { team: "red" } };
+    const query = store().db.selectFrom("logs").select("id").where((eb) => matchesLogFilters(eb, filters, { idRange: true })).compile();
+    const { rows } = await store().db.executeQuery<{ "QUERY PLAN": string }>({ ...query, sql: `EXPLAIN ${query.sql}` });
+    const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+    expect(plan).toContain(dayName("logs", TODAY));
+    expect(plan).toContain(dayName("log_metadata", TODAY));
+    for (const other of [dayName("logs", TODAY + 2 * DAY), dayName("log_metadata", TODAY + 2 * DAY), "logs_default", "log_metadata_default"]) expect(plan).not.toContain(other);
   });
 
   it("are dropped whole once expired, logs and metadata alike; the partial day's rows are deleted by rows", async () => {

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../records/log-record.ts";
+import { partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
@@ -43,6 +44,7 @@ export interface LogsRepository {
 /** The repository over `logs` and `log_metadata`, writing through the dialect's own batch insert where it has one. */
 export function createLogsRepository(db: Kysely<Database>, writers: Pick<StoreDialect, "insertLogRows" | "bulkRows"> = {}): LogsRepository {
   const { insertLogRows: insertRows, bulkRows } = writers;
+  const idRange = partitionedById(db);
   return {
     async insertBatch(records) {
       if (records.length === 0) return;
@@ -89,7 +91,7 @@ export function createLogsRepository(db: Kysely<Database>, writers: Pick<StoreDi
       const limit = Math.max(1, Math.trunc(filters.limit));
       const { before } = filters;
       const columns = options.bodies ? LOG_COLUMNS : LOG_LISTED_COLUMNS;
-      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, filters));
+      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, filters, { idRange }));
       if (before !== undefined) query = query.where("id", "<", before);
       const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
