@@ -33,7 +33,7 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown, rollup: boolean): string 
 }
 
 /** The raw rows' column a group is keyed by (a status as text, so keys are strings). */
-function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>, ids: { from?: string; to?: string }): RawBuilder<string | null> {
+function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>): RawBuilder<string | null> {
   switch (slice.by) {
     case "user":
       return sql`logs.end_user`;
@@ -46,11 +46,8 @@ function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>, ids: { f
     case "status":
       return sql`CAST(logs.status AS TEXT)`;
     case "metadata":
-      // The log_metadata primary key (log_id, key) answers this per row.
-      // The id bounds, constants, let PostgreSQL plan the lookup against the range's day partitions only.
-      return sql`(SELECT m.value FROM log_metadata m WHERE m.log_id = logs.id AND m.key = ${slice.metadataKey ?? ""}${
-        ids.from === undefined ? sql`` : sql` AND m.log_id >= ${ids.from}`
-      }${ids.to === undefined ? sql`` : sql` AND m.log_id < ${ids.to}`})`;
+      // From the LEFT JOIN of `log_metadata` below; logs without the key form the null group.
+      return sql`m.value`;
   }
 }
 
@@ -85,12 +82,25 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     columns.push(["ttft_min", sql`min(logs.time_to_first_token_ms)`], ["ttft_max", sql`max(logs.time_to_first_token_ms)`]);
     groupBy.push("tb");
   } else {
-    const key = slice.kind === "time" ? sql`substr(logs.created_at, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : rawGroupKey(slice, ids);
+    const key = slice.kind === "time" ? sql`substr(logs.created_at, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : rawGroupKey(slice);
     columns.push(["k", key]);
     groupBy.push("k");
   }
+  const metadataKey = slice.kind === "group" && slice.by === "metadata" ? (slice.metadataKey ?? "") : undefined;
   const rows = (await db
     .selectFrom("logs")
+    // A join rather than a lookup per row: on PostgreSQL a correlated lookup is planned against
+    // every day partition of the range for every row; a join reads the range's pairs of the key
+    // once (the id bounds, constants, prune the partitions). The primary key (log_id, key) keeps
+    // it to one pair a log.
+    .$if(metadataKey !== undefined, (query) =>
+      query.leftJoin("log_metadata as m", (join) => {
+        let on = join.onRef("m.log_id", "=", "logs.id").on("m.key", "=", metadataKey!);
+        if (ids.from !== undefined) on = on.on("m.log_id", ">=", ids.from);
+        if (ids.to !== undefined) on = on.on("m.log_id", "<", ids.to);
+        return on;
+      }),
+    )
     .where((eb) => matchesLogFilters(eb, selection, { idRange }))
     .select(columns.map(([alias, expression]) => expression.as(alias)))
     .groupBy(positions(columns, groupBy))
