@@ -95,7 +95,7 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     // it to one pair a log.
     .$if(metadataKey !== undefined, (query) =>
       query.leftJoin("log_metadata as m", (join) => {
-        let on = join.onRef("m.log_id", "=", "logs.id").on("m.key", "=", metadataKey!);
+        let on = join.onRef("m.log_id", "=", "logs.id").on("m.workspace_id", "=", selection.workspaceId).on("m.key", "=", metadataKey!);
         if (ids.from !== undefined) on = on.on("m.log_id", ">=", ids.from);
         if (ids.to !== undefined) on = on.on("m.log_id", "<", ids.to);
         return on;
