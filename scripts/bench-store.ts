@@ -119,7 +119,7 @@ async function retention(store: Store): Promise<void> {
   }
   const seconds = (performance.now() - started) / 1000;
   log(
-    `retention of the oldest day: ${days} day partitions dropped, ${logs.toLocaleString("en")} logs and ${rollups.toLocaleString("en")} rollup rows deleted in ${seconds.toFixed(1)} s ` +
+    `retention of the oldest day: ${store.dialect === "postgres" ? `${days} day partitions dropped, ` : ""}${logs.toLocaleString("en")} logs and ${rollups.toLocaleString("en")} rollup rows deleted in ${seconds.toFixed(1)} s ` +
       `(${Math.round(logs / seconds).toLocaleString("en")} logs/s; step p50 ${percentile(steps, 0.5).toFixed(1)} ms, p95 ${percentile(steps, 0.95).toFixed(1)} ms)`,
   );
 }
