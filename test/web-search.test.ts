@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { openaiContractProblems } from "./support/contract.ts";
-import { startGateway, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
+import { startGateway, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 import { startRecordingUpstream, type ReceivedRequest, type RecordingUpstream } from "./support/recording-upstream.ts";
 
 let gateway: RunningGateway;
@@ -46,9 +46,50 @@ const GEMINI_GROUNDED = {
   usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 12, totalTokenCount: 62 },
 };
 
+/** The same Anthropic answer as a Messages stream: the search's query arrives in pieces, the citation before the text. */
+const ANTHROPIC_STREAM = [
+  { type: "message_start", message: { id: "msg_search_2", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], usage: { input_tokens: 900, output_tokens: 1 } } },
+  { type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_2", name: "web_search", input: {} } },
+  { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"query":"eiffel ' } },
+  { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: 'tower height"}' } },
+  { type: "content_block_stop", index: 0 },
+  { type: "content_block_start", index: 1, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_2", content: [{ type: "web_search_result", url: "https://example.org/eiffel", title: "Eiffel Tower", encrypted_content: "x" }] } },
+  { type: "content_block_stop", index: 1 },
+  { type: "content_block_start", index: 2, content_block: { type: "text", text: "" } },
+  { type: "content_block_delta", index: 2, delta: { type: "text_delta", text: "Here is what I found. " } },
+  { type: "content_block_stop", index: 2 },
+  { type: "content_block_start", index: 3, content_block: { type: "text", text: "", citations: [] } },
+  { type: "content_block_delta", index: 3, delta: { type: "citations_delta", citation: { type: "web_search_result_location", url: "https://example.org/eiffel", title: "Eiffel Tower", cited_text: "330 m", encrypted_index: "y" } } },
+  { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "The tower is " } },
+  { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "330 m tall." } },
+  { type: "content_block_stop", index: 3 },
+  { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 40, server_tool_use: { web_search_requests: 1 } } },
+  { type: "message_stop" },
+];
+
+/** The grounded Gemini answer as a stream: the text in two events, the grounding metadata on the last. */
+const GEMINI_STREAM = [
+  { responseId: "gem_search_2", modelVersion: "gemini-2.5-flash", candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Café prices rose." }] } }] },
+  { ...GEMINI_GROUNDED, responseId: "gem_search_2", candidates: [{ ...GEMINI_GROUNDED.candidates[0], content: { role: "model", parts: [{ text: " Rents too." }] } }] },
+];
+
+const sse = (events: object[], named: boolean) => ({
+  headers: { "content-type": "text/event-stream" },
+  body: events.map((event) => `${named ? `event: ${(event as { type: string }).type}\n` : ""}data: ${JSON.stringify(event)}\n\n`).join(""),
+});
+
 function answer(request: ReceivedRequest): object {
-  if (request.path.startsWith("/v1/messages")) return ANTHROPIC_SEARCHED;
-  return GEMINI_GROUNDED;
+  const streamed = request.path.includes("streamGenerateContent") || request.body.includes('"stream":true');
+  if (request.path.startsWith("/v1/messages")) return streamed ? sse(ANTHROPIC_STREAM, true) : ANTHROPIC_SEARCHED;
+  return streamed ? sse(GEMINI_STREAM, false) : GEMINI_GROUNDED;
+}
+
+/** The events of a streamed Responses request, and its final response. */
+async function streamedResponse(openai: OpenAI, body: { model: string; input: string; tools: OpenAI.Responses.Tool[] }) {
+  const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+  for await (const event of await openai.responses.create({ ...body, stream: true })) events.push(event);
+  const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
+  return { events, response: completed.response };
 }
 
 function client(headers: Record<string, string>): OpenAI {
@@ -108,6 +149,65 @@ describe("web search on providers that search themselves", () => {
       { type: "url_citation", start_index: 18, end_index: 28, url: "https://rent.example/", title: "rent.example" },
     ]);
     expect(GEMINI_TEXT.slice(0, 17)).toBe("Café prices rose.");
+  });
+
+  it("streams Anthropic's search as a web_search_call item before the text, and its citation as an annotation event", async () => {
+    const { events, response } = await streamedResponse(anthropic(), { model: "claude-sonnet-4-5", input: "How tall is the Eiffel Tower?", tools: [SEARCH] });
+    expect(events.at(-1)!.type).toBe("response.completed");
+    const types = events.map((event) => event.type);
+    expect(types.indexOf("response.web_search_call.completed")).toBeLessThan(types.indexOf("response.output_text.delta"));
+    expect(types.filter((type) => type.startsWith("response.web_search_call."))).toEqual(["response.web_search_call.in_progress", "response.web_search_call.searching", "response.web_search_call.completed"]);
+    const citation = { type: "url_citation", start_index: 22, end_index: 46, url: "https://example.org/eiffel", title: "Eiffel Tower" };
+    expect(events.filter((event) => event.type === "response.output_text.annotation.added").map((event) => (event as { annotation: unknown }).annotation)).toEqual([citation]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    expect(openaiContractProblems("Response", response), JSON.stringify(response)).toEqual([]);
+    expect(response.output.map((item) => item.type)).toEqual(["web_search_call", "message"]);
+    expect(response.output[0]).toMatchObject({ status: "completed", action: { type: "search", query: "eiffel tower height" } });
+    const text = (response.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect([text.text, text.annotations]).toEqual(["Here is what I found. The tower is 330 m tall.", [citation]]);
+  });
+
+  it("streams Anthropic's citations to chat clients as an annotations delta over the cited text", async () => {
+    const stream = await anthropic().chat.completions.create({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "How tall?" }], web_search_options: {}, stream: true });
+    let text = "";
+    const annotations: unknown[] = [];
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string; annotations?: unknown[] } | undefined;
+      text += delta?.content ?? "";
+      annotations.push(...(delta?.annotations ?? []));
+    }
+    expect(annotations).toEqual([{ type: "url_citation", url_citation: { start_index: 22, end_index: 46, url: "https://example.org/eiffel", title: "Eiffel Tower" } }]);
+    expect(text.slice(22, 46)).toBe("The tower is 330 m tall.");
+  });
+
+  it("streams Gemini's grounding as a web_search_call item and character-indexed annotations over the whole text", async () => {
+    const { events, response } = await streamedResponse(gemini(), { model: "gemini-2.5-flash", input: "What happened to prices?", tools: [SEARCH] });
+    expect(events.filter((event) => event.type === "response.output_text.annotation.added")).toHaveLength(2);
+    expect(openaiContractProblems("Response", response), JSON.stringify(response)).toEqual([]);
+    expect(response.output.map((item) => item.type).sort()).toEqual(["message", "web_search_call"]);
+    expect(response.output.find((item) => item.type === "web_search_call")).toMatchObject({ action: { type: "search", query: "cafe prices 2026" } });
+    const message = response.output.find((item) => item.type === "message") as OpenAI.Responses.ResponseOutputMessage;
+    const text = message.content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(text.text).toBe(GEMINI_TEXT);
+    expect(text.annotations).toEqual([
+      { type: "url_citation", start_index: 0, end_index: 17, url: "https://news.example/cafe", title: "news.example" },
+      { type: "url_citation", start_index: 18, end_index: 28, url: "https://rent.example/", title: "rent.example" },
+    ]);
+  });
+
+  it("prices the provider's searches with the tokens: Anthropic per search, Gemini per grounded answer, streamed or not", async () => {
+    const costOf = async (logId: string | null) => (await storedLog(gateway, logId!)).costUsd;
+    const plain = await anthropic().responses.create({ model: "claude-sonnet-4-5", input: "How tall?", tools: [SEARCH] }).withResponse();
+    expect(plain.data.usage).toMatchObject({ server_tool_use: { web_search_requests: 1 } });
+    // 900 × $3/M + 40 × $15/M, and one search at $10 per 1,000.
+    expect(await costOf(plain.response.headers.get("x-gateway-log-id"))).toBe(0.0133);
+    const streamed = await anthropic().responses.create({ model: "claude-sonnet-4-5", input: "How tall?", tools: [SEARCH], stream: true }).withResponse();
+    for await (const _event of streamed.data);
+    expect(await costOf(streamed.response.headers.get("x-gateway-log-id"))).toBe(0.0133);
+    // 50 × $0.30/M + 12 × $2.50/M, and one grounded answer at $35 per 1,000.
+    const grounded = await gemini().chat.completions.create({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "Prices?" }], web_search_options: {}, stream: true }).withResponse();
+    for await (const _chunk of grounded.data);
+    expect(await costOf(grounded.response.headers.get("x-gateway-log-id"))).toBe(0.035045);
   });
 
   it("refuses web search on Bedrock, which has none, naming the tool and the provider", async () => {

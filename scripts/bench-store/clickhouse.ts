@@ -19,7 +19,8 @@ import { parseClickHouseUrl } from "../../src/clickhouse/clickhouse-url.ts";
 import { openClickHouseLogStore } from "../../src/clickhouse/open-clickhouse-log-store.ts";
 import { configWith } from "../../src/config.ts";
 import { createGateway } from "../../src/gateway.ts";
-import { generate, MODELS, WORKSPACES } from "./fill.ts";
+import { generate, WORKSPACES } from "./fill.ts";
+import { dashboardQueries } from "./queries.ts";
 
 const DAY_MS = 86_400_000;
 const log = (line: string): void => console.log(`bench:store[clickhouse]: ${line}`);
@@ -27,34 +28,6 @@ const log = (line: string): void => console.log(`bench:store[clickhouse]: ${line
 function percentile(samples: readonly number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-}
-
-/** The dashboard's queries over the last 30 days ending at `end`, as `npm run bench:store` times them. */
-function dashboardQueries(end: number): Array<[string, string]> {
-  const month = `from=${new Date(end - 30 * DAY_MS).toISOString()}&to=${new Date(end).toISOString()}`;
-  const to = new Date(end).toISOString();
-  const [, haiku] = MODELS[4]!;
-  return [
-    ["logs page, unfiltered", "/v1/logs"],
-    ["logs page, user (busiest)", "/v1/logs?user=user-0"],
-    ["logs page, user (rare)", "/v1/logs?user=user-290"],
-    ["logs page, model", `/v1/logs?model=${haiku}`],
-    ["logs page, metadata[team]", "/v1/logs?metadata[team]=team-7"],
-    ["logs page, metadata[env] + model", `/v1/logs?metadata[env]=staging&model=${haiku}`],
-    ["summary 30 d", `/v1/analytics/summary?${month}`],
-    ["summary 30 d, model", `/v1/analytics/summary?${month}&model=${haiku}`],
-    ["summary 30 d, user", `/v1/analytics/summary?${month}&user=user-0`],
-    ["summary 24 h (default range)", "/v1/analytics/summary"],
-    ["timeseries 30 d, day", `/v1/analytics/timeseries?${month}`],
-    ["timeseries 7 d, hour", `/v1/analytics/timeseries?from=${new Date(end - 7 * DAY_MS).toISOString()}&to=${to}`],
-    ["timeseries 2 h, minute (raw)", `/v1/analytics/timeseries?from=${new Date(end - 2 * 3_600_000).toISOString()}&to=${to}`],
-    ["groups 30 d by user", `/v1/analytics/groups?${month}&by=user`],
-    ["groups 30 d by model", `/v1/analytics/groups?${month}&by=model`],
-    ["groups 30 d by virtual_key_id", `/v1/analytics/groups?${month}&by=virtual_key_id`],
-    ["summary 30 d, metadata filter (raw)", `/v1/analytics/summary?${month}&metadata[team]=team-7`],
-    ["groups 30 d by metadata team (raw)", `/v1/analytics/groups?${month}&by=metadata&metadata_key=team`],
-    ["groups 24 h by metadata team (raw)", "/v1/analytics/groups?by=metadata&metadata_key=team"],
-  ];
 }
 
 /**

@@ -2,24 +2,32 @@ import { uuidv7 } from "../../src/lib/ids.ts";
 import type { LogRecord } from "../../src/records/log-record.ts";
 
 /**
- * Realistic log records for the store benchmark, generated in time order: four workspaces (one
- * with 55% of the traffic), 300 end users each with a skewed share, eight models of five
- * providers, twelve virtual keys, 6% failures, log-normal latencies, streams with a time to first
- * token, and `env`/`team` metadata on every record (plus a `session` id on one in ten).
+ * Realistic log records for the store benchmark, generated in time order: 100 workspaces (the
+ * first with half the traffic, the others a skewed share of the rest), 10,000 end users with a
+ * skewed share, 30 models of six providers, twelve virtual keys, 6% failures, log-normal
+ * latencies, streams with a time to first token, and five metadata keys: `env`, `team` and
+ * `region` on every record, `feature` on one in three, a `session` id on one in ten.
  */
-export const WORKSPACES = ["00000000-0000-4000-8000-000000000002", "ws-bench-b", "ws-bench-c", "ws-bench-d"] as const;
-export const MODELS = [
-  ["openai", "gpt-4o", 2.5, 10],
-  ["openai", "gpt-4o-mini", 0.15, 0.6],
-  ["openai", "o3-mini", 1.1, 4.4],
-  ["anthropic", "claude-3-5-sonnet", 3, 15],
-  ["anthropic", "claude-3-haiku", 0.25, 1.25],
-  ["groq", "llama-3.3-70b-versatile", 0.59, 0.79],
-  ["mistral", "mistral-large-latest", 2, 6],
-  ["google", "gemini-2.0-flash", 0.1, 0.4],
+export const WORKSPACE_COUNT = 100;
+export const WORKSPACES = ["00000000-0000-4000-8000-000000000002", ...Array.from({ length: WORKSPACE_COUNT - 1 }, (_, i) => `ws-bench-${String(i + 1).padStart(3, "0")}`)];
+export const USER_COUNT = 10_000;
+const PROVIDERS = [
+  ["openai", 2.5, 10],
+  ["anthropic", 3, 15],
+  ["groq", 0.59, 0.79],
+  ["mistral", 2, 6],
+  ["google", 0.1, 0.4],
+  ["bedrock", 0.8, 3.2],
 ] as const;
-const MODEL_WEIGHTS = [20, 35, 5, 12, 8, 8, 4, 8];
+/** Thirty models, five per provider: [provider, model, input $/M tokens, output $/M tokens]. */
+export const MODELS: ReadonlyArray<readonly [string, string, number, number]> = PROVIDERS.flatMap(([provider, input, output]) =>
+  Array.from({ length: 5 }, (_, i) => [provider, `${provider}-model-${i}`, input / (i + 1), output / (i + 1)] as const),
+);
+/** Zipf-like: model i is picked in proportion to 1 / (i + 1). */
+const MODEL_WEIGHTS = MODELS.map((_, i) => 1 / (i + 1));
 export const TEAMS = Array.from({ length: 8 }, (_, i) => `team-${i}`);
+const REGIONS = ["eu-west", "eu-central", "us-east", "us-west", "ap-south"];
+const FEATURES = Array.from({ length: 40 }, (_, i) => `feature-${i}`);
 
 /** A small deterministic generator, so every run fills the same store. */
 function rng(seed: number): () => number {
@@ -60,7 +68,7 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
     const batch: LogRecord[] = [];
     for (let i = first; i < Math.min(total, first + chunk); i += 1) {
       const ms = Math.floor(startMs + i * step + random() * step);
-      const workspaceId = WORKSPACES[weighted(random(), [55, 15, 15, 15])]!;
+      const workspaceId = random() < 0.5 ? WORKSPACES[0]! : WORKSPACES[1 + Math.floor((WORKSPACE_COUNT - 1) * random() * random())]!;
       const [provider, model, inPrice, outPrice] = MODELS[weighted(random(), MODEL_WEIGHTS)]!;
       const roll = random();
       const status = roll < 0.94 ? 200 : roll < 0.97 ? 429 : roll < 0.99 ? 500 : 400;
@@ -69,7 +77,12 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
       const promptTokens = success ? 50 + Math.floor(random() * 3000) : 0;
       const completionTokens = success ? 10 + Math.floor(random() * 1000) : 0;
       const userRoll = random();
-      const metadata: Record<string, string> = { env: ["prod", "prod", "prod", "staging", "dev"][Math.floor(random() * 5)]!, team: TEAMS[Math.floor(random() * random() * 8)]! };
+      const metadata: Record<string, string> = {
+        env: ["prod", "prod", "prod", "staging", "dev"][Math.floor(random() * 5)]!,
+        team: TEAMS[Math.floor(random() * random() * 8)]!,
+        region: REGIONS[Math.floor(random() * REGIONS.length)]!,
+      };
+      if (random() < 1 / 3) metadata.feature = FEATURES[Math.floor(random() * random() * FEATURES.length)]!;
       if (random() < 0.1) metadata.session = `s-${Math.floor(random() * 1e9)}`;
       const latencyMs = success ? logNormal(random, 800, 0.8) : logNormal(random, 120, 1);
       batch.push({
@@ -96,7 +109,7 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
         reasoningTokens: 0,
         costUsd: success ? (promptTokens * inPrice + completionTokens * outPrice) / 1e6 : null,
         // Skewed: user-0 is busiest; one request in ten names no user.
-        user: userRoll < 0.1 ? null : `user-${Math.floor(300 * random() * random())}`,
+        user: userRoll < 0.1 ? null : `user-${Math.floor(USER_COUNT * random() * random())}`,
         metadata,
         traceId: uuidv7(ms),
         spanId: null,

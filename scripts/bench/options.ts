@@ -25,6 +25,19 @@ export interface BenchOptions {
   profile: boolean;
   /** The profiler's sampling interval, µs. */
   profileIntervalUs: number;
+  /** Which load the profiled gateway is given (`BENCH_PROFILE_TARGET`). */
+  profileTarget: ProfiledTarget;
+}
+
+/** The targets the profiled gateway can be loaded like: those that need nothing but the gateway and the upstream. */
+export const profiledTargets = ["gateway", "cache", "fallback", "anthropic"] as const;
+export type ProfiledTarget = (typeof profiledTargets)[number];
+
+function profileTarget(): ProfiledTarget {
+  const raw = process.env.BENCH_PROFILE_TARGET || "gateway";
+  const known = profiledTargets.find((name) => name === raw);
+  if (!known) throw new Error(`bench: BENCH_PROFILE_TARGET must be one of ${profiledTargets.join(", ")}, got "${raw}"`);
+  return known;
 }
 
 function positive(name: string, fallback: number): number {
@@ -78,5 +91,6 @@ export function readOptions(argv: readonly string[] = process.argv.slice(2)): Be
     redisUrl: process.env.BENCH_REDIS_URL || "redis://127.0.0.1:6379",
     profile: profile(argv),
     profileIntervalUs: Math.round(positive("BENCH_PROFILE_INTERVAL_US", 1000)),
+    profileTarget: profileTarget(),
   };
 }

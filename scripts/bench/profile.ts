@@ -16,7 +16,15 @@ import { preflight } from "./preflight.ts";
 import { repoRoot, type Child } from "./processes.ts";
 import { startGateway } from "./setup.ts";
 import { round } from "./stats.ts";
-import { gatewayTarget } from "./targets.ts";
+import { anthropicTarget, cacheTarget, fallbackTarget, gatewayTarget, type Target } from "./targets.ts";
+import type { ProfiledTarget } from "./options.ts";
+
+const PROFILED: Readonly<Record<ProfiledTarget, (gatewayPort: number, upstreamPort: number, adminKey: string) => Target>> = {
+  gateway: gatewayTarget,
+  cache: cacheTarget,
+  fallback: fallbackTarget,
+  anthropic: anthropicTarget,
+};
 
 export interface ThreadCost {
   /** The thread's name (`/proc/<pid>/task/<tid>/comm`); threads of one name are summed. */
@@ -75,13 +83,13 @@ export async function profileGateway(
   const dir = join(context.workDir, "profile");
   mkdirSync(dir, { recursive: true });
   const interval = options.profileIntervalUs;
-  progress(`profile: starting a gateway under bun --cpu-prof (${interval} µs interval)`);
+  progress(`profile: starting a gateway under bun --cpu-prof (${interval} µs interval), loaded like ${options.profileTarget}`);
   const { child, port, adminKey } = await startGateway(options, context.workDir, "profiled gateway", join(dir, "bench.db"), [
     "--cpu-prof",
     `--cpu-prof-dir=${dir}`,
     `--cpu-prof-interval=${interval}`,
   ]);
-  const target = gatewayTarget(port, context.upstreamPort, adminKey);
+  const target = PROFILED[options.profileTarget](port, context.upstreamPort, adminKey);
   await preflight(target);
   const load = loadRunner(options, context.useWrk, dir);
   await load(target, options.warmupSeconds);

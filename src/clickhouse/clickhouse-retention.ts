@@ -23,7 +23,7 @@ const TABLES = [
  */
 export async function dropExpiredPartitionsStep(connection: ClickHouseConnection, cutoffMs: number): Promise<RetentionStep> {
   const cutoffDay = Math.floor(cutoffMs / DAY_MS);
-  const step: RetentionStep = { logs: 0, rollups: 0 };
+  const step: RetentionStep = { logs: 0, rollups: 0, days: 0 };
   for (const { table, lastDay, counts } of TABLES) {
     const parts = await connection.rows<{ partition: string; rows: string }>(
       `SELECT partition, sum(rows) AS rows FROM system.parts
@@ -36,6 +36,7 @@ export async function dropExpiredPartitionsStep(connection: ClickHouseConnection
     if (!expired) continue;
     await connection.command(`ALTER TABLE ${table} DROP PARTITION ${expired.partition}`);
     step[counts] += expired.rows;
+    if (table === "logs") step.days += 1;
   }
   return step;
 }

@@ -103,6 +103,7 @@ export function readUsage(raw: unknown): Usage | null {
     total_tokens: field(raw, "total_tokens"),
     prompt_tokens_details: field(raw, "input_tokens_details"),
     completion_tokens_details: field(raw, "output_tokens_details"),
+    server_tool_use: field(raw, "server_tool_use"),
   });
 }
 

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { GatewayEnv } from "../app-env.ts";
 import { GatewayError } from "../errors.ts";
+import { chunkCollector, UPLOAD_COLLECTION_BYTES } from "../lib/chunk-collector.ts";
 
 /** The media types the routes read and parse as JSON (`application/json`, `application/*+json`). */
 const JSON_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
@@ -55,10 +56,12 @@ export function limitBodySize(limits: BodyLimits): MiddlewareHandler<GatewayEnv>
     if (!body) return next();
     if (json) return countedJson(c, next);
     let size = 0;
+    const passed = chunkCollector(UPLOAD_COLLECTION_BYTES);
     const limited = body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           size += chunk.byteLength;
+          passed(chunk.byteLength);
           if (size > maxSize) controller.error(tooLarge(false));
           else controller.enqueue(chunk);
         },

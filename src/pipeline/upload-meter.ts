@@ -1,6 +1,7 @@
 import type { RequestDescription } from "../logging/outcome.ts";
 import { multipartBoundary, MultipartSniffer, type MultipartSummary } from "../lib/multipart-fields.ts";
 import type { RequestBody } from "../operation/request-body.ts";
+import { chunkCollector, UPLOAD_COLLECTION_BYTES } from "../lib/chunk-collector.ts";
 
 /**
  * What the log keeps of a body passed upstream as it arrives (an upload, a binary body): never
@@ -20,7 +21,8 @@ export interface UploadMetadata {
  * metadata. A sized body that is not multipart is returned untouched, so the runtime pipes it
  * natively; a chunked one is counted as it passes, and a multipart one has its part headers and
  * small fields read as they pass (its description final when the stream ends, which is before
- * the answer, since an upstream answers only after the body was sent). A multipart `model` or
+ * the answer, since an upstream answers only after the body was sent), its chunks collected as
+ * they go (`chunk-collector.ts`). A multipart `model` or
  * `user` field names the log's when nothing else did. Other bodies are returned as they are,
  * with no description.
  */
@@ -42,9 +44,11 @@ export function meteredUpload(body: RequestBody): { body: RequestBody; described
   };
   if (sniffer === null && length !== null) return { body, described };
   let counted = 0;
+  const passed = chunkCollector(UPLOAD_COLLECTION_BYTES);
   const reader = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       counted += chunk.byteLength;
+      passed(chunk.byteLength);
       sniffer?.push(chunk);
       controller.enqueue(chunk);
     },

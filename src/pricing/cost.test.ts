@@ -24,6 +24,20 @@ describe("computeCostUsd", () => {
     expect(computeCostUsd("deepseek", "deepseek-chat", usage(100, 5, 64))).toBe(0.000013972);
   });
 
+  it("adds the provider's charge for the searches it ran, per search or per grounded answer", () => {
+    const searched = (searches: number): Usage => ({ ...usage(1000, 100), webSearches: searches });
+    const sonnet = computeCostUsd("anthropic", "claude-sonnet-4-5", usage(1000, 100))!;
+    // Anthropic: $10 per 1,000 searches.
+    expect(computeCostUsd("anthropic", "claude-sonnet-4-5", searched(3))).toBe(Math.round((sonnet + 0.03) * 1e10) / 1e10);
+    // Gemini 2.5: $35 per 1,000 grounded prompts, however many queries the answer ran.
+    const flash = computeCostUsd("gemini", "gemini-2.5-flash", usage(1000, 100))!;
+    expect(computeCostUsd("gemini", "gemini-2.5-flash", searched(1))).toBe(Math.round((flash + 0.035) * 1e10) / 1e10);
+    expect(computeCostUsd("gemini", "gemini-2.5-flash", searched(4))).toBe(Math.round((flash + 0.035) * 1e10) / 1e10);
+    // A provider without a search price adds nothing; an unpriced model stays unpriced.
+    expect(computeCostUsd("openai", "gpt-4o", searched(2))).toBe(computeCostUsd("openai", "gpt-4o", usage(1000, 100)));
+    expect(computeCostUsd("anthropic", "claude-unknown-model", searched(2))).toBeNull();
+  });
+
   it("uses the input rate for cached tokens when the model has no cached rate", () => {
     expect(computeCostUsd("openai", "gpt-3.5-turbo", usage(1000, 0, 400))).toBe(0.0005);
   });

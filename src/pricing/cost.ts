@@ -63,6 +63,29 @@ const TABLES: ReadonlyMap<string, ProviderTable> = new Map(
   }),
 );
 
+/** A search rule's price in picodollars per unit counted. */
+interface SearchPrice {
+  prefix: string;
+  picodollars: number;
+  counts: "search" | "grounded_answer";
+}
+
+const SEARCH_PRICES: ReadonlyMap<string, readonly SearchPrice[]> = new Map(
+  Object.entries(table.web_search.providers).map(([provider, rules]) => [
+    provider.toLowerCase(),
+    rules.map((rule) => ({ prefix: rule.models?.toLowerCase() ?? "", picodollars: Math.round(rule.per_thousand * 1e9), counts: rule.counts })),
+  ]),
+);
+
+/** The charge in picodollars for the searches an answer ran; 0 where the provider lists none. */
+function searchPicodollars(provider: string, model: string, searches: number): number {
+  if (searches <= 0) return 0;
+  const name = model.toLowerCase();
+  const rule = SEARCH_PRICES.get(provider.toLowerCase())?.find((candidate) => name.startsWith(candidate.prefix));
+  if (!rule) return 0;
+  return (rule.counts === "search" ? searches : 1) * rule.picodollars;
+}
+
 const MAX_RESOLVED = 1000;
 const resolved = new Map<string, ScaledPrice | null>();
 
@@ -104,10 +127,11 @@ function tokens(value: number): number {
 /**
  * The cost in USD of one request, rounded to 10 decimal places:
  * ((prompt − cached − written) × input + cached × (cached_input ?? input)
- *   + written × (cache_write ?? input) + completion × output) / 1e6,
+ *   + written × (cache_write ?? input) + completion × output) / 1e6 + the searches' charge,
  * where `written` are the prompt tokens written to the provider's cache. Cached tokens beyond
  * the prompt count are capped at it, written ones at what is left; negative or non-finite counts
- * count 0. Reasoning tokens are part of `completionTokens` and are not added again. The sum
+ * count 0. Searches the provider ran (`usage.webSearches`) are priced by the table's `web_search`
+ * rules: per search, or once for an answer that searched at all. Reasoning tokens are part of `completionTokens` and are not added again. The sum
  * is exact (integer picodollars) while it stays below about $9,000. Null when the model has
  * no price (see `resolveModelPrice`). Never throws.
  */
@@ -118,6 +142,10 @@ export function computeCostUsd(provider: string, model: string, usage: Usage): n
   const cached = Math.min(tokens(usage.cachedTokens), prompt);
   const written = Math.min(tokens(usage.cacheWriteTokens ?? 0), prompt - cached);
   const picodollars =
-    (prompt - cached - written) * price.input + cached * price.cachedInput + written * price.cacheWrite + tokens(usage.completionTokens) * price.output;
+    (prompt - cached - written) * price.input +
+    cached * price.cachedInput +
+    written * price.cacheWrite +
+    tokens(usage.completionTokens) * price.output +
+    searchPicodollars(provider, model, tokens(usage.webSearches ?? 0));
   return Math.round(picodollars / 100) / 1e10;
 }

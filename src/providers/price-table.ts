@@ -67,6 +67,20 @@ export const MediaPriceTableSchema = z
   })
   .strict();
 
+/** A provider's charge for its own searches: rules tried in order, `models` a model name prefix. */
+const SearchPriceRuleSchema = z
+  .object({ models: z.string().min(1).optional(), per_thousand: usd, counts: z.enum(["search", "grounded_answer"]) })
+  .strict();
+
+export const WebSearchPriceTableSchema = z
+  .object({
+    as_of: z.iso.date(),
+    note: z.string().min(1),
+    sources: z.record(z.string(), z.url()),
+    providers: z.record(z.string(), z.array(SearchPriceRuleSchema).min(1)),
+  })
+  .strict();
+
 export const PriceTableSchema = z
   .object({
     as_of: z.iso.date(),
@@ -78,6 +92,7 @@ export const PriceTableSchema = z
     checked: z.record(z.string(), z.iso.date()).optional(),
     providers: z.record(z.string(), z.record(z.string(), PriceSchema.nullable())),
     media: MediaPriceTableSchema,
+    web_search: WebSearchPriceTableSchema,
   })
   .strict();
 

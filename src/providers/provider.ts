@@ -91,9 +91,10 @@ export interface Provider {
   /**
    * Set for a provider that searches the web itself when asked with chat's `web_search_options`
    * (`web-search.ts`): the searches one of its answers made, for Responses `web_search_call`
-   * items. Absent: a web search tool is refused with a 400 naming the provider.
+   * items (`streamSearches` reads them from one stream's events, each query once as it is known).
+   * Absent: a web search tool is refused with a 400 naming the provider.
    */
-  webSearch?: { queries(answer: JsonObject): string[] };
+  webSearch?: { queries(answer: JsonObject): string[]; streamSearches(): (data: string) => string[] };
   /** Credential fields beyond the key (absent: none). */
   credentialFields?: readonly CredentialField[];
   /**

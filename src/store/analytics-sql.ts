@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { aggregateFor, bucketKeyFromPrefix, PREFIX_LENGTH, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../analytics/aggregate.ts";
 import type { Histogram } from "../analytics/latency-histogram.ts";
 import type { RollupChoice, TimeRange } from "./analytics-plan.ts";
+import { idRangeOf, partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
 import { decodeRollupValue, LATENCY_COLUMNS, TTFT_COLUMNS } from "./log-rollup-rows.ts";
 import { bucketSql } from "./log-rollup-sql.ts";
@@ -45,8 +46,8 @@ function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>): RawBuil
     case "status":
       return sql`CAST(logs.status AS TEXT)`;
     case "metadata":
-      // The log_metadata primary key (log_id, key) answers this per row.
-      return sql`(SELECT m.value FROM log_metadata m WHERE m.log_id = logs.id AND m.key = ${slice.metadataKey ?? ""})`;
+      // From the LEFT JOIN of `log_metadata` below; logs without the key form the null group.
+      return sql`m.value`;
   }
 }
 
@@ -73,6 +74,8 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     ["latency_min", sql`min(logs.latency_ms)`],
     ["latency_max", sql`max(logs.latency_ms)`],
   ];
+  const idRange = partitionedById(db);
+  const ids = idRange ? idRangeOf(selection.from, selection.to) : {};
   const groupBy = ["lb"];
   if (slice.kind === "total") {
     columns.push(["tb", bucketSql(sql`logs.time_to_first_token_ms`)]);
@@ -83,9 +86,22 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     columns.push(["k", key]);
     groupBy.push("k");
   }
+  const metadataKey = slice.kind === "group" && slice.by === "metadata" ? (slice.metadataKey ?? "") : undefined;
   const rows = (await db
     .selectFrom("logs")
-    .where((eb) => matchesLogFilters(eb, selection))
+    // A join rather than a lookup per row: on PostgreSQL a correlated lookup is planned against
+    // every day partition of the range for every row; a join reads the range's pairs of the key
+    // once (the id bounds, constants, prune the partitions). The primary key (log_id, key) keeps
+    // it to one pair a log.
+    .$if(metadataKey !== undefined, (query) =>
+      query.leftJoin("log_metadata as m", (join) => {
+        let on = join.onRef("m.log_id", "=", "logs.id").on("m.workspace_id", "=", selection.workspaceId).on("m.key", "=", metadataKey!);
+        if (ids.from !== undefined) on = on.on("m.log_id", ">=", ids.from);
+        if (ids.to !== undefined) on = on.on("m.log_id", "<", ids.to);
+        return on;
+      }),
+    )
+    .where((eb) => matchesLogFilters(eb, selection, { idRange }))
     .select(columns.map(([alias, expression]) => expression.as(alias)))
     .groupBy(positions(columns, groupBy))
     .execute()) as Row[];

@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
 import type { LogFilters, StatusClass } from "../records/log-record.ts";
+import { idRangeOf } from "./log-id-bound.ts";
 import type { Database } from "./schema.ts";
 
 /** What narrows a set of logs: the filters without the listing's paging. */
@@ -31,15 +32,26 @@ const RANGES = [
   { column: "time_to_first_token_ms", min: "minTimeToFirstTokenMs", max: "maxTimeToFirstTokenMs" },
 ] as const satisfies ReadonlyArray<{ column: string; min: keyof LogFilterSet; max: keyof LogFilterSet }>;
 
+export interface LogFilterOptions {
+  /**
+   * Also bound the ids by the time range (`idRangeOf`), for PostgreSQL's day partitions: a
+   * correlated metadata lookup is otherwise planned against every partition.
+   */
+  idRange?: boolean;
+}
+
 /**
  * The one translation of log filters into SQL, for `logs` rows of the filters' workspace:
  * listing, export and analytics all narrow through it, so they agree on what a filter keeps.
  * Use as `selectFrom("logs").where((eb) => matchesLogFilters(eb, filters))`. Throws a
  * `RangeError` when `from`/`to` is not an ISO 8601 instant (routes validate it first).
  */
-export function matchesLogFilters(eb: ExpressionBuilder<Database, "logs">, filters: LogFilterSet): Expression<SqlBool> {
+export function matchesLogFilters(eb: ExpressionBuilder<Database, "logs">, filters: LogFilterSet, options: LogFilterOptions = {}): Expression<SqlBool> {
   const { workspaceId } = filters;
   const conditions: Expression<SqlBool>[] = [eb("logs.workspace_id", "=", workspaceId)];
+  const ids = options.idRange ? idRangeOf(filters.from && isoInstant(filters.from, "from"), filters.to && isoInstant(filters.to, "to")) : {};
+  if (ids.from !== undefined) conditions.push(eb("logs.id", ">=", ids.from));
+  if (ids.to !== undefined) conditions.push(eb("logs.id", "<", ids.to));
   const equal = (column: "end_user" | "model" | "provider" | "prompt_id" | "virtual_key_id", value: string | undefined) => {
     if (value !== undefined) conditions.push(eb(`logs.${column}`, "=", value));
   };
@@ -74,7 +86,9 @@ export function matchesLogFilters(eb: ExpressionBuilder<Database, "logs">, filte
           .whereRef("log_metadata.log_id", "=", "logs.id")
           .where("log_metadata.workspace_id", "=", workspaceId)
           .where("log_metadata.key", "=", key)
-          .where("log_metadata.value", "=", value),
+          .where("log_metadata.value", "=", value)
+          .$if(ids.from !== undefined, (q) => q.where("log_metadata.log_id", ">=", ids.from!))
+          .$if(ids.to !== undefined, (q) => q.where("log_metadata.log_id", "<", ids.to!)),
       ),
     );
   }

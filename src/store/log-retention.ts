@@ -1,32 +1,28 @@
-import { sql, type Kysely } from "kysely";
+import { PostgresAdapter, sql, type Kysely } from "kysely";
+import { idBound } from "./log-id-bound.ts";
+import { dropExpiredDayPartitions } from "./log-partitions.ts";
 import type { Database } from "./schema.ts";
 
 /** The rows one retention step removed (0 and 0: nothing is left to remove). */
 export interface RetentionStep {
   logs: number;
   rollups: number;
-}
-
-/**
- * The smallest log id made at or after `ms`: ids are UUIDv7, whose first 12 hex digits are
- * the millisecond, so every id made before `ms` sorts below this prefix. Lets the primary key
- * find expired logs without an index on `created_at` across workspaces.
- */
-function idBound(ms: number): string {
-  const time = Math.max(0, ms).toString(16).padStart(12, "0");
-  return `${time.slice(0, 8)}-${time.slice(8)}`;
+  /** Whole days dropped as partitions (PostgreSQL), before any row was deleted. */
+  days: number;
 }
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /**
- * Deletes at most `batch` logs created before `cutoffMs` (with their metadata rows), then the
+ * On PostgreSQL, first drops the day partitions wholly expired (`log-partitions.ts`). Then
+ * deletes at most `batch` logs created before `cutoffMs` (with their metadata rows), then the
  * rollups of one period that ended by the cutoff: each statement is short, so the store is
  * never held long. Call again while it removed anything. A period still partly inside the
  * retention keeps its rollup whole (its sums then also count the expired logs of that period).
  */
 export async function deleteExpiredStep(db: Kysely<Database>, cutoffMs: number, batch: number): Promise<RetentionStep> {
+  const days = db.getExecutor().adapter instanceof PostgresAdapter ? await dropExpiredDayPartitions(db, cutoffMs) : 0;
   const cutoff = new Date(cutoffMs).toISOString();
   const ids = (
     await db
@@ -44,7 +40,7 @@ export async function deleteExpiredStep(db: Kysely<Database>, cutoffMs: number, 
       await trx.deleteFrom("logs").where("id", "in", ids).execute();
     });
   }
-  return { logs: ids.length, rollups: await deleteOldestExpiredRollups(db, cutoffMs) };
+  return { logs: ids.length, rollups: await deleteOldestExpiredRollups(db, cutoffMs), days };
 }
 
 /** Deletes the rollups of the oldest period wholly before the cutoff (hours, or days for users). */

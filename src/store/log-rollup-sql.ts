@@ -30,10 +30,11 @@ function keep(column: string, comparison: "<=" | ">="): string {
   return `${column} = CASE WHEN ${incoming} IS NULL OR (${stored} IS NOT NULL AND ${stored} ${comparison} ${incoming}) THEN ${stored} ELSE ${incoming} END`;
 }
 
-const CONFLICT_CLAUSE = `ON CONFLICT (${ROLLUP_KEY_COLUMNS.join(", ")}) DO UPDATE SET ${MERGE_ASSIGNMENTS}`;
+/** What makes an INSERT into `log_rollups` add to the stored row of its key. */
+export const ROLLUP_CONFLICT_CLAUSE = `ON CONFLICT (${ROLLUP_KEY_COLUMNS.join(", ")}) DO UPDATE SET ${MERGE_ASSIGNMENTS}`;
 
 /** The one-row upsert with `?` placeholders in `ROLLUP_COLUMNS` order, for a prepared statement. */
-export const ROLLUP_UPSERT_SQL = `INSERT INTO log_rollups (${ROLLUP_COLUMNS.join(", ")}) VALUES (${ROLLUP_COLUMNS.map(() => "?").join(", ")}) ${CONFLICT_CLAUSE}`;
+export const ROLLUP_UPSERT_SQL = `INSERT INTO log_rollups (${ROLLUP_COLUMNS.join(", ")}) VALUES (${ROLLUP_COLUMNS.map(() => "?").join(", ")}) ${ROLLUP_CONFLICT_CLAUSE}`;
 
 const ZERO = sql.raw("0");
 
@@ -43,7 +44,7 @@ export async function upsertRollups(db: Kysely<Database>, rows: readonly LogRoll
     const chunk = rows.slice(start, start + ROLLUP_ROWS_PER_UPSERT);
     // Most histogram counts of a delta are 0: written as literals, they cost the driver nothing to bind.
     const values = chunk.map((row) => sql`(${sql.join(ROLLUP_COLUMNS.map((column) => (row[column] === 0 ? ZERO : row[column])))})`);
-    await sql`INSERT INTO log_rollups (${sql.raw(ROLLUP_COLUMNS.join(", "))}) VALUES ${sql.join(values)} ${sql.raw(CONFLICT_CLAUSE)}`.execute(db);
+    await sql`INSERT INTO log_rollups (${sql.raw(ROLLUP_COLUMNS.join(", "))}) VALUES ${sql.join(values)} ${sql.raw(ROLLUP_CONFLICT_CLAUSE)}`.execute(db);
   }
 }
 

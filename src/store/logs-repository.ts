@@ -1,10 +1,11 @@
 import { sql, type Kysely } from "kysely";
 import type { LogFilters, LogRecord } from "../records/log-record.ts";
+import { partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
-import type { LogRowsInsert } from "./dialects/store-dialect.ts";
+import type { StoreDialect } from "./dialects/store-dialect.ts";
 import type { Database } from "./schema.ts";
 
 export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
@@ -40,8 +41,10 @@ export interface LogsRepository {
   count(workspaceId?: string): Promise<number>;
 }
 
-/** The repository over `logs` and `log_metadata`; `insertRows` is the dialect's own batch insert, if any. */
-export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsInsert): LogsRepository {
+/** The repository over `logs` and `log_metadata`, writing through the dialect's own batch insert where it has one. */
+export function createLogsRepository(db: Kysely<Database>, writers: Pick<StoreDialect, "insertLogRows" | "bulkRows"> = {}): LogsRepository {
+  const { insertLogRows: insertRows, bulkRows } = writers;
+  const idRange = partitionedById(db);
   return {
     async insertBatch(records) {
       if (records.length === 0) return;
@@ -52,6 +55,15 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
         const rows = records.map(toLogRow);
         // Holding the connection keeps every other query of this store out while it runs.
         await db.connection().execute(async () => insertRows(rows, metadataRows, rollupsOf));
+        return;
+      }
+      if (bulkRows) {
+        const rows = records.map(toLogRow);
+        await db.transaction().execute(async (trx) => {
+          const storedIds = new Set(await bulkRows.logs(trx, rows));
+          await bulkRows.rollups(trx, rollupsOf(storedIds));
+          await bulkRows.metadata(trx, metadataRows);
+        });
         return;
       }
       await db.transaction().execute(async (trx) => {
@@ -79,7 +91,7 @@ export function createLogsRepository(db: Kysely<Database>, insertRows?: LogRowsI
       const limit = Math.max(1, Math.trunc(filters.limit));
       const { before } = filters;
       const columns = options.bodies ? LOG_COLUMNS : LOG_LISTED_COLUMNS;
-      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, filters));
+      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, filters, { idRange }));
       if (before !== undefined) query = query.where("id", "<", before);
       const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };

@@ -17,5 +17,5 @@ export interface LogsStore {
 export async function openLogsStore(url: string): Promise<LogsStore> {
   const dialect = await pickDialect(url);
   const db = new Kysely<Database>({ dialect: dialect.dialect, plugins: dialect.plugins });
-  return { logs: createLogsRepository(db, dialect.insertLogRows), close: () => db.destroy() };
+  return { logs: createLogsRepository(db, dialect), close: () => db.destroy() };
 }

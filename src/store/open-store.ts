@@ -20,7 +20,9 @@ import { createMcpServersRepository } from "./mcp-servers-repository.ts";
 import { deleteExpiredStep, type RetentionStep } from "./log-retention.ts";
 import type { LogStore } from "./log-store.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
+import { keepLogPartitions } from "./log-partitions.ts";
 import { migrateToLatest } from "./migrate.ts";
+import { migrations } from "./migrations/index.ts";
 import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
 import { createPromptsRepository } from "./prompts-repository.ts";
 import { createSpendRepository, type SpendRepository } from "./spend-repository.ts";
@@ -81,7 +83,18 @@ export async function openStore(url: string): Promise<Store> {
   const dialect = await pickDialect(url);
   const db = new Kysely<Database>({ dialect: dialect.dialect, plugins: [...(dialect.plugins ?? []), new OutageEpisodePlugin()] });
   try {
-    await migrateToLatest(db, dialect);
+    const migrated = await migrateToLatest(db, dialect);
+    // A store created now holds no rows to measure. Failing, the refresh leaves the statistics
+    // as they were: the engine's own pass refreshes them later.
+    const upgraded = migrated.length > 0 && !migrated.includes(FIRST_MIGRATION);
+    if (upgraded) await dialect.analyseAfterBulkChange?.(db).catch(() => {});
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  let stopPartitions: () => Promise<void> = () => Promise.resolve();
+  try {
+    if (dialect.name === "postgres") stopPartitions = await keepLogPartitions(db, (error) => console.error(`[store] log partitions: ${describe(error)}`));
   } catch (error) {
     await db.destroy();
     throw error;
@@ -92,16 +105,17 @@ export async function openStore(url: string): Promise<Store> {
     dialect: dialect.name,
     ...controlPlaneRepositories(db),
     transaction: (work) => db.transaction().execute((trx) => work(controlPlaneRepositories(trx))),
-    logs: createLogsRepository(db, dialect.insertLogRows),
+    logs: createLogsRepository(db, dialect),
     analytics: createAnalyticsRepository(db),
     feedback: createFeedbackRepository(db),
     deleteExpiredStep: (cutoffMs, batch) => deleteExpiredStep(db, cutoffMs, batch),
     storedResponses: createStoredResponsesRepository(db),
     semanticCache: createSemanticCacheRepository(db),
     spend: createSpendRepository(db),
-    close: () => {
+    close: async () => {
       stopStatistics();
-      return db.destroy();
+      await stopPartitions();
+      await db.destroy();
     },
   };
 }
@@ -117,6 +131,8 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     audit: createAuditEventsRepository(db),
   };
 }
+
+const FIRST_MIGRATION = Object.keys(migrations)[0]!;
 
 /** How often the planner's statistics are refreshed where the engine does not do it itself. */
 const STATISTICS_INTERVAL_MS = 10 * 60_000;
@@ -152,4 +168,8 @@ export function withLogStore(store: Store, logStore: LogStore & { close(): Promi
       await store.close();
     },
   };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

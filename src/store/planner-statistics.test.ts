@@ -1,5 +1,9 @@
+import { Kysely, Migrator, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { sqliteTestDatabase, type TestDatabase } from "../../test/support/databases.ts";
+import { postgresTestUrl, sqliteTestDatabase, type TestDatabase } from "../../test/support/databases.ts";
+import { pickDialect } from "./dialects/pick-dialect.ts";
+import { migrations, staticMigrationProvider } from "./migrations/index.ts";
+import type { Database } from "./schema.ts";
 import { openStore } from "./open-store.ts";
 import { inTrace, matchesLogFilters } from "./logs-repository.ts";
 import { logRecord, newConfig } from "./store-test-fixtures.ts";
@@ -71,6 +75,33 @@ describe("planner statistics on the embedded store", () => {
     expect(plan.rows.map((row) => row.detail).join("\n")).toContain("logs_workspace_config_idx");
     const { records: served } = await store.logs.list({ workspaceId: "ws-big", config: config.slug, limit: 500 });
     expect(served).toHaveLength(20);
+    await store.close();
+  });
+});
+
+describe("planner statistics on PostgreSQL", () => {
+  let database: TestDatabase;
+
+  afterAll(async () => {
+    await database?.cleanup();
+  });
+
+  it("are refreshed when opening the store ran a migration, before autovacuum would", async () => {
+    database = await postgresTestUrl();
+    const dialect = await pickDialect(database.url);
+    const db = new Kysely<Database>({ dialect: dialect.dialect });
+    const names = Object.keys(migrations);
+    const schema = await dialect.migrationSchema(db);
+    await new Migrator({ db, provider: staticMigrationProvider, migrationTableSchema: schema }).migrateTo(names.at(-2)!);
+    await sql`ALTER TABLE key_spend SET (autovacuum_enabled = false)`.execute(db);
+    await sql`INSERT INTO key_spend (key_kind, key_id, period_start, spent_usd, updated_at) SELECT 'api_key', 'key-' || i, 'none', 1, 'x' FROM generate_series(1, 1000) AS i`.execute(db);
+    const tuples = sql<{ reltuples: number }>`SELECT reltuples FROM pg_class WHERE oid = 'key_spend'::regclass`;
+    // Never analysed: PostgreSQL does not know the table's size.
+    expect((await tuples.execute(db)).rows[0]?.reltuples).toBe(-1);
+    await db.destroy();
+
+    const store = await openStore(database.url);
+    expect((await tuples.execute(store.db)).rows[0]?.reltuples).toBe(1000);
     await store.close();
   });
 });

@@ -19,6 +19,11 @@ export interface Usage {
    * `cachedTokens`); present only when the answer reports them (Anthropic prices them higher).
    */
   cacheWriteTokens?: number;
+  /**
+   * Searches the provider ran and charges for apart from tokens (`server_tool_use.web_search_requests`
+   * in the usage); present only when the answer reports some.
+   */
+  webSearches?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -36,7 +41,8 @@ function count(value: unknown): number | null {
 
 /**
  * Reads an OpenAI `usage` object (`prompt_tokens`, `completion_tokens`, `total_tokens`,
- * `prompt_tokens_details.cached_tokens` and `.cache_write_tokens`, `completion_tokens_details.reasoning_tokens`).
+ * `prompt_tokens_details.cached_tokens` and `.cache_write_tokens`, `completion_tokens_details.reasoning_tokens`,
+ * `server_tool_use.web_search_requests`).
  * Missing parts count 0; a missing total is prompt + completion. DeepSeek's
  * `prompt_cache_hit_tokens` stands in for the cached count when the details lack it.
  * Returns null when `raw` is not an object or has none of the three main counts. Never throws.
@@ -58,6 +64,8 @@ export function normaliseUsage(raw: unknown): Usage | null {
   };
   const cacheWrite = count(promptDetails.cache_write_tokens);
   if (cacheWrite !== null && cacheWrite > 0) usage.cacheWriteTokens = cacheWrite;
+  const searches = isObject(raw.server_tool_use) ? count(raw.server_tool_use.web_search_requests) : null;
+  if (searches !== null && searches > 0) usage.webSearches = searches;
   return usage;
 }
 

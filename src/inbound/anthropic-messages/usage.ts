@@ -8,7 +8,7 @@ import type { Usage } from "../../streams/chat-stream-assembler.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import { isObject, numberField, objectField } from "./json.ts";
 
-/** An Anthropic `usage` object from a chat completion's `usage`; zeros when there is none. */
+/** An Anthropic `usage` object from a chat completion's `usage`; zeros when there is none. Searches keep `server_tool_use`. */
 export function messageUsage(chatUsage: unknown): JsonObject {
   const prompt = numberField(chatUsage, "prompt_tokens") ?? 0;
   const cached = numberField(objectField(chatUsage, "prompt_tokens_details"), "cached_tokens") ?? 0;
@@ -18,6 +18,7 @@ export function messageUsage(chatUsage: unknown): JsonObject {
     // Chat completions do not report cache writes.
     cache_creation_input_tokens: null,
     cache_read_input_tokens: cached,
+    ...(isObject(objectField(chatUsage, "server_tool_use")) && { server_tool_use: objectField(chatUsage, "server_tool_use") }),
   };
 }
 
@@ -30,5 +31,8 @@ export function usageFromMessage(raw: unknown): Usage | null {
   const cacheRead = numberField(raw, "cache_read_input_tokens") ?? 0;
   const promptTokens = (input ?? 0) + cacheRead + (numberField(raw, "cache_creation_input_tokens") ?? 0);
   const completionTokens = output ?? 0;
-  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedTokens: cacheRead, reasoningTokens: 0 };
+  const usage: Usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedTokens: cacheRead, reasoningTokens: 0 };
+  const searches = numberField(objectField(raw, "server_tool_use"), "web_search_requests");
+  if (searches !== null && searches > 0) usage.webSearches = searches;
+  return usage;
 }

@@ -125,8 +125,12 @@ export function addUsage(total: JsonObject | null, usage: unknown): JsonObject |
     output_tokens: number(base.output_tokens) + number(usage.output_tokens),
     output_tokens_details: { reasoning_tokens: detail(base.output_tokens_details, "reasoning_tokens") + detail(usage.output_tokens_details, "reasoning_tokens") },
     total_tokens: number(base.total_tokens) + number(usage.total_tokens ?? number(usage.input_tokens) + number(usage.output_tokens)),
+    ...searchesField(detail(base.server_tool_use, "web_search_requests") + detail(usage.server_tool_use, "web_search_requests")),
   };
 }
+
+/** The provider's searches over the run, where there were any. */
+const searchesField = (searches: number): JsonObject => (searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {});
 
 /** Text cut to `maxBytes` (UTF-8), with a note saying so. */
 export function capped(text: string, maxBytes: number): string {

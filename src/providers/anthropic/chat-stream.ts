@@ -7,7 +7,8 @@
  * deltas become `content`, tool call `arguments` and `reasoning_content` deltas (a tool call's
  * first chunk carries its id and name, at the index of the tool call among the answer's tool
  * calls, not of the content block); `message_delta` gives the chunk with `finish_reason`;
- * `ping`, `content_block_stop` and signature deltas are dropped. At `message_stop` the usage
+ * `ping` and signature deltas are dropped. A text block's web search citations (`citations_delta`)
+ * become one chunk of `annotations` when the block stops, spanning the block's text. At `message_stop` the usage
  * chunk follows, to the client when it asked (`stream_options.include_usage`), to the log
  * always, then `[DONE]`. An `error` event becomes the gateway's `event: error` with the envelope.
  * Chunks are written as text around a prefix built once, since this runs per token.
@@ -18,6 +19,7 @@ import { clientWantsStreamUsage } from "../openai/chat.ts";
 import type { JsonObject } from "../provider.ts";
 import { finishReason, noTokens, openaiUsage, readTokens } from "./chat-usage.ts";
 import { anthropicError } from "./upstream-error.ts";
+import { citationAnnotation } from "./web-search.ts";
 
 const DONE: ClientEvent = { data: "[DONE]", to: "client" };
 
@@ -26,7 +28,7 @@ interface AnthropicEvent {
   message?: { id?: unknown; model?: unknown; usage?: unknown };
   index?: number;
   content_block?: { type?: string; id?: unknown; name?: unknown; text?: unknown; thinking?: unknown };
-  delta?: { type?: string; text?: unknown; partial_json?: unknown; thinking?: unknown; stop_reason?: unknown };
+  delta?: { type?: string; text?: unknown; partial_json?: unknown; thinking?: unknown; stop_reason?: unknown; citation?: unknown };
   usage?: unknown;
 }
 
@@ -37,12 +39,20 @@ export function chatStream(clientBody: JsonObject): StreamTranslator {
   let head = '{"id":"","object":"chat.completion.chunk","created":0,"model":"",';
   /** The tool call index of each content block that is a tool call (by block index). */
   const toolSlots = new Map<number, number>();
+  /** Characters of answer text so far, where annotations start and end. */
+  let textLength = 0;
+  /** Each open text block's first character and the citations it has had (by block index). */
+  const textBlocks = new Map<number, { start: number; citations: unknown[] }>();
 
   const chunk = (delta: string, finish: string | null = null): ClientEvent[] => [
     { data: `${head}"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish === null ? "null" : `"${finish}"`}}]}` },
   ];
   const text = (field: string, value: unknown): ClientEvent[] =>
     typeof value === "string" && value !== "" ? chunk(`{"${field}":${JSON.stringify(value)}}`) : [];
+  const answerText = (value: unknown): ClientEvent[] => {
+    if (typeof value === "string") textLength += value.length;
+    return text("content", value);
+  };
 
   const start = (message: AnthropicEvent["message"]): ClientEvent[] => {
     const id = typeof message?.id === "string" ? message.id : "";
@@ -53,7 +63,10 @@ export function chatStream(clientBody: JsonObject): StreamTranslator {
   };
 
   const blockStart = (index: number, block: NonNullable<AnthropicEvent["content_block"]>): ClientEvent[] => {
-    if (block.type === "text") return text("content", block.text);
+    if (block.type === "text") {
+      textBlocks.set(index, { start: textLength, citations: [] });
+      return answerText(block.text);
+    }
     if (block.type === "thinking") return text("reasoning_content", block.thinking);
     if (block.type !== "tool_use") return [];
     const slot = toolSlots.size;
@@ -65,7 +78,10 @@ export function chatStream(clientBody: JsonObject): StreamTranslator {
   const blockDelta = (index: number, delta: NonNullable<AnthropicEvent["delta"]>): ClientEvent[] => {
     switch (delta.type) {
       case "text_delta":
-        return text("content", delta.text);
+        return answerText(delta.text);
+      case "citations_delta":
+        textBlocks.get(index)?.citations.push(delta.citation);
+        return [];
       case "thinking_delta":
         return text("reasoning_content", delta.thinking);
       case "input_json_delta": {
@@ -76,6 +92,13 @@ export function chatStream(clientBody: JsonObject): StreamTranslator {
       default:
         return [];
     }
+  };
+
+  const blockStop = (index: number): ClientEvent[] => {
+    const block = textBlocks.get(index);
+    textBlocks.delete(index);
+    const annotations = (block?.citations ?? []).flatMap((citation) => citationAnnotation(citation, block!.start, textLength) ?? []);
+    return annotations.length > 0 ? chunk(`{"annotations":${JSON.stringify(annotations)}}`) : [];
   };
 
   return {
@@ -96,6 +119,8 @@ export function chatStream(clientBody: JsonObject): StreamTranslator {
           return parsed.content_block ? blockStart(index, parsed.content_block) : [];
         case "content_block_delta":
           return parsed.delta ? blockDelta(index, parsed.delta) : [];
+        case "content_block_stop":
+          return blockStop(index);
         case "message_delta":
           readTokens(tokens, parsed.usage);
           return chunk("{}", finishReason(parsed.delta?.stop_reason));

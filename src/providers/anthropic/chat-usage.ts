@@ -26,6 +26,8 @@ export interface AnthropicTokens {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Web searches the answer ran (`server_tool_use.web_search_requests`), billed apart from tokens. */
+  searches: number;
 }
 
 const count = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : null);
@@ -38,15 +40,18 @@ export function readTokens(tokens: AnthropicTokens, usage: unknown): AnthropicTo
   tokens.output = count(raw.output_tokens) ?? tokens.output;
   tokens.cacheRead = count(raw.cache_read_input_tokens) ?? tokens.cacheRead;
   tokens.cacheWrite = count(raw.cache_creation_input_tokens) ?? tokens.cacheWrite;
+  const serverTools = raw.server_tool_use;
+  if (typeof serverTools === "object" && serverTools !== null) tokens.searches = count((serverTools as JsonObject).web_search_requests) ?? tokens.searches;
   return tokens;
 }
 
-export const noTokens = (): AnthropicTokens => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+export const noTokens = (): AnthropicTokens => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, searches: 0 });
 
 /**
  * The OpenAI usage object: Anthropic's `input_tokens` counts only the uncached part of the
  * prompt, so the prompt is input + cache reads + cache writes; cache reads are `cached_tokens`
  * and cache writes `cache_write_tokens` (both OpenAI names), which the cost prices apart.
+ * Searches keep Anthropic's `server_tool_use.web_search_requests`, which the cost prices too.
  */
 export function openaiUsage(tokens: AnthropicTokens): JsonObject {
   const prompt = tokens.input + tokens.cacheRead + tokens.cacheWrite;
@@ -55,5 +60,6 @@ export function openaiUsage(tokens: AnthropicTokens): JsonObject {
     completion_tokens: tokens.output,
     total_tokens: prompt + tokens.output,
     prompt_tokens_details: { cached_tokens: tokens.cacheRead, cache_write_tokens: tokens.cacheWrite },
+    ...(tokens.searches > 0 && { server_tool_use: { web_search_requests: tokens.searches } }),
   };
 }

@@ -10,7 +10,7 @@ import { chatResponse } from "./chat-response.ts";
 import { chatStream } from "./chat-stream.ts";
 import { anthropicSseProtocol } from "./stream-protocol.ts";
 import { anthropicUpstreamError } from "./upstream-error.ts";
-import { anthropicSearchQueries } from "./web-search.ts";
+import { anthropicSearchQueries, anthropicStreamSearches } from "./web-search.ts";
 
 export const anthropicProvider: Provider = {
   id: "anthropic",
@@ -21,7 +21,7 @@ export const anthropicProvider: Provider = {
   // count_tokens is the Messages API's own: its body passes as the client sent it.
   operations: { createChatCompletion: { request: chatRequest, response: chatResponse, stream: chatStream }, countMessageTokens: {} },
   streamProtocol: anthropicSseProtocol,
-  webSearch: { queries: anthropicSearchQueries },
+  webSearch: { queries: anthropicSearchQueries, streamSearches: anthropicStreamSearches },
   authorize: authorizeAnthropic,
   error: anthropicUpstreamError,
 };

@@ -7,6 +7,7 @@
  */
 import type { JsonObject } from "../provider.ts";
 import { finishReasonOf, modelOf, readParts, usageOf } from "./answer-parts.ts";
+import { geminiSearchQueries, withSearches } from "./grounding.ts";
 import { isObject, numberOf, objectsOf, stringOf } from "./values.ts";
 import { groundingAnnotations } from "./grounding.ts";
 
@@ -26,7 +27,7 @@ export function toOpenAiChatCompletion(answer: JsonObject, clientBody: JsonObjec
     model: modelOf(answer) ?? askedModel(clientBody),
     choices,
   };
-  const usage = usageOf(answer.usageMetadata);
+  const usage = withSearches(usageOf(answer.usageMetadata), geminiSearchQueries(answer).length);
   if (usage) completion.usage = usage;
   return completion;
 }

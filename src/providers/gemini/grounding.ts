@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from "../provider.ts";
 import { urlCitation } from "../web-search.ts";
-import { isObject, numberOf, objectsOf, stringOf } from "./values.ts";
+import { isObject, numberOf, objectsOf, parseJson, stringOf } from "./values.ts";
 
 /** The Gemini tool that grounds answers on Google Search. */
 export const GOOGLE_SEARCH_TOOL: JsonObject = { google_search: {} };
@@ -38,4 +38,21 @@ export function geminiSearchQueries(answer: JsonObject): string[] {
   const candidate = objectsOf(answer.candidates)[0];
   const metadata = candidate && isObject(candidate.groundingMetadata) ? candidate.groundingMetadata : null;
   return metadata && Array.isArray(metadata.webSearchQueries) ? metadata.webSearchQueries.filter((query): query is string => typeof query === "string") : [];
+}
+
+/** Usage with the searches a grounded answer ran, which the cost prices apart from tokens. */
+export function withSearches(usage: JsonObject | null, searches: number): JsonObject | null {
+  return usage && searches > 0 ? { ...usage, server_tool_use: { web_search_requests: searches } } : usage;
+}
+
+/** A reader of one stream's searches: each query the stream's grounding metadata names, once. */
+export function geminiStreamSearches(): (data: string) => string[] {
+  const seen = new Set<string>();
+  return (data) => {
+    if (!data.includes("webSearchQueries")) return [];
+    const parsed = parseJson(data);
+    const answer = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (!isObject(answer)) return [];
+    return geminiSearchQueries(answer).filter((query) => !seen.has(query) && seen.add(query));
+  };
 }

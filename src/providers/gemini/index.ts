@@ -11,7 +11,7 @@ import { toGeminiChatRequest } from "./chat-request.ts";
 import { toOpenAiChatCompletion } from "./chat-response.ts";
 import { geminiChatStream } from "./chat-stream.ts";
 import { geminiUpstreamError } from "./upstream-error.ts";
-import { geminiSearchQueries } from "./grounding.ts";
+import { geminiSearchQueries, geminiStreamSearches } from "./grounding.ts";
 
 export const geminiSseProtocol: StreamProtocol = {
   contentType: "text/event-stream",
@@ -31,7 +31,7 @@ export const geminiProvider: Provider = {
     createChatCompletion: { request: toGeminiChatRequest, response: (answer, { clientBody }) => toOpenAiChatCompletion(answer, clientBody), stream: geminiChatStream },
   },
   streamProtocol: geminiSseProtocol,
-  webSearch: { queries: geminiSearchQueries },
+  webSearch: { queries: geminiSearchQueries, streamSearches: geminiStreamSearches },
   authorize: authorizeGoogleApiKey,
   error: geminiUpstreamError,
 };

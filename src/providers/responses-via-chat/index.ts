@@ -3,10 +3,14 @@
  * own: its chat transforms, wrapped in a translation each way (`request.ts`, `response.ts`,
  * `stream.ts`). The catalogue adds it to such providers; the core only sees transforms.
  */
-import type { OperationTransforms, Provider } from "../provider.ts";
+import type { JsonObject, OperationTransforms, Provider } from "../provider.ts";
 import { chatRequestOf } from "./request.ts";
 import { responseOf } from "./response.ts";
 import { responsesStreamOf } from "./stream.ts";
+import { WEB_SEARCH_TOOLS } from "../web-search.ts";
+
+const asksForWebSearch = (body: JsonObject): boolean =>
+  Array.isArray(body.tools) && body.tools.some((tool) => typeof tool === "object" && tool !== null && WEB_SEARCH_TOOLS.has((tool as JsonObject).type));
 
 const PASS_EVENTS = { event: (event: { event: string | null; data: string }) => [event.event === null ? { data: event.data } : { event: event.event, data: event.data }] };
 
@@ -23,7 +27,8 @@ export function responsesViaChat(chat: OperationTransforms, provider: Pick<Provi
     },
     stream(clientBody, context) {
       const chatStream = chat.stream ? chat.stream(clientBody, context) : PASS_EVENTS;
-      return responsesStreamOf(chatStream, clientBody);
+      const searches = asksForWebSearch(clientBody) ? provider.webSearch?.streamSearches() : undefined;
+      return responsesStreamOf(chatStream, clientBody, searches);
     },
   };
 }

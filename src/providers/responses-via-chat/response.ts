@@ -32,7 +32,7 @@ function echoedTool(tool: unknown): unknown {
   return { type: "function", name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict === true };
 }
 
-/** Responses usage from chat usage. */
+/** Responses usage from chat usage; the provider's searches (`server_tool_use`) are kept, for pricing. */
 export function responsesUsage(usage: unknown): JsonObject | null {
   if (!isObject(usage)) return null;
   const input = typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0;
@@ -48,6 +48,7 @@ export function responsesUsage(usage: unknown): JsonObject | null {
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: typeof completionDetails.reasoning_tokens === "number" ? completionDetails.reasoning_tokens : 0 },
     total_tokens: typeof usage.total_tokens === "number" ? usage.total_tokens : input + output,
+    ...(isObject(usage.server_tool_use) && { server_tool_use: usage.server_tool_use }),
   };
 }
 

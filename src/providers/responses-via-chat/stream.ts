@@ -1,14 +1,15 @@
 /**
  * Chat completion chunks as the Responses API's typed stream events, for providers reached
  * through chat (pure, one per stream): `response.created`, `response.in_progress`, the output
- * items with their text and function-call argument deltas, then `response.completed` (or
+ * items with their text, annotations and function-call argument deltas, a `web_search_call` item
+ * for each search the provider reports (as soon as its query is known), then `response.completed` (or
  * `response.incomplete`) carrying the whole response and its usage. Every event has its
  * `sequence_number`.
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
 import type { JsonObject } from "../provider.ts";
-import { echoedSettings, finalStatus, functionCallItem, messageItem, outputText, usageField } from "./response.ts";
+import { echoedSettings, finalStatus, functionCallItem, messageItem, outputText, responsesAnnotations, usageField, webSearchCallItem } from "./response.ts";
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -17,6 +18,7 @@ interface TextItem {
   id: string;
   outputIndex: number;
   text: string;
+  annotations: JsonObject[];
 }
 
 interface CallItem {
@@ -27,12 +29,18 @@ interface CallItem {
   args: string;
 }
 
-/** Wraps the provider's chat stream translator: its chunks become Responses events. */
-export function responsesStreamOf(chat: StreamTranslator, request: JsonObject): StreamTranslator {
+/**
+ * Wraps the provider's chat stream translator: its chunks become Responses events. `searches`
+ * reads the queries of the provider's own searches from its events, when the request searches.
+ */
+export function responsesStreamOf(chat: StreamTranslator, request: JsonObject, searches?: (data: string) => string[]): StreamTranslator {
   const state = new ResponsesStreamState(request);
   const convert = (events: ClientEvent[]): ClientEvent[] => events.flatMap((event) => state.fromChat(event));
   return {
-    event: (event: StreamEvent) => convert(chat.event(event)),
+    event: (event: StreamEvent) => {
+      if (searches) state.searched(searches(event.data));
+      return [...convert(chat.event(event)), ...state.searchItems()];
+    },
     end: () => [...convert(chat.end?.() ?? []), ...state.finish()],
   };
 }
@@ -45,6 +53,8 @@ class ResponsesStreamState {
   private createdAt = Math.floor(Date.now() / 1000);
   private text: TextItem | null = null;
   private readonly calls = new Map<number, CallItem>();
+  private readonly searchCalls: Array<{ outputIndex: number; item: JsonObject }> = [];
+  private pendingSearches: string[] = [];
   private nextOutputIndex = 0;
   private finishReason: unknown = null;
   private usage: unknown = null;
@@ -64,25 +74,51 @@ class ResponsesStreamState {
     }
     if (!isObject(chunk)) return [];
     const out = this.start(chunk);
+    out.push(...this.searchItems());
     if (chunk.usage) this.usage = chunk.usage;
     const choice = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0] : null;
     if (!choice) return out;
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     const delta = isObject(choice.delta) ? choice.delta : {};
     if (typeof delta.content === "string" && delta.content !== "") out.push(...this.textDelta(delta.content));
+    if (Array.isArray(delta.annotations)) out.push(...this.annotationsAdded(delta.annotations));
     for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) if (isObject(call)) out.push(...this.callDelta(call));
+    return out;
+  }
+
+  /** Queries the provider has searched for, to be told as `web_search_call` items. */
+  searched(queries: string[]): void {
+    if (queries.length > 0) this.pendingSearches.push(...queries);
+  }
+
+  /** A whole `web_search_call` item's events for each search not told yet. */
+  searchItems(): ClientEvent[] {
+    if (this.pendingSearches.length === 0) return [];
+    const out = this.start({});
+    for (const query of this.pendingSearches) {
+      const outputIndex = this.nextOutputIndex++;
+      const item = webSearchCallItem(`ws_${this.id.replace(/^resp_/, "")}_${this.searchCalls.length}`, query);
+      const ids = { output_index: outputIndex, item_id: item.id };
+      out.push(this.emit("response.output_item.added", { output_index: outputIndex, item: { ...item, status: "in_progress" } }));
+      for (const phase of ["in_progress", "searching", "completed"]) out.push(this.emit(`response.web_search_call.${phase}`, ids));
+      out.push(this.emit("response.output_item.done", { output_index: outputIndex, item }));
+      this.searchCalls.push({ outputIndex, item });
+    }
+    this.pendingSearches = [];
     return out;
   }
 
   /** The closing events: every open item done, then the whole response. */
   finish(): ClientEvent[] {
     const out = this.start({});
-    const items: Array<{ index: number; item: JsonObject }> = [];
+    out.push(...this.searchItems());
+    const items: Array<{ index: number; item: JsonObject }> = this.searchCalls.map(({ outputIndex, item }) => ({ index: outputIndex, item }));
     if (this.text) {
-      const { id, outputIndex, text } = this.text;
+      const { id, outputIndex, text, annotations } = this.text;
+      const part = outputText(text, annotations);
       out.push(this.emit("response.output_text.done", { item_id: id, output_index: outputIndex, content_index: 0, text, logprobs: [] }));
-      out.push(this.emit("response.content_part.done", { item_id: id, output_index: outputIndex, content_index: 0, part: outputText(text) }));
-      const item = messageItem(id, text, "completed");
+      out.push(this.emit("response.content_part.done", { item_id: id, output_index: outputIndex, content_index: 0, part }));
+      const item = { ...messageItem(id, text, "completed"), content: [part] };
       out.push(this.emit("response.output_item.done", { output_index: outputIndex, item }));
       items.push({ index: outputIndex, item });
     }
@@ -130,13 +166,24 @@ class ResponsesStreamState {
   private textDelta(delta: string): ClientEvent[] {
     const out: ClientEvent[] = [];
     if (!this.text) {
-      this.text = { kind: "text", id: `msg_${this.id.replace(/^resp_/, "")}`, outputIndex: this.nextOutputIndex++, text: "" };
+      this.text = { kind: "text", id: `msg_${this.id.replace(/^resp_/, "")}`, outputIndex: this.nextOutputIndex++, text: "", annotations: [] };
       out.push(this.emit("response.output_item.added", { output_index: this.text.outputIndex, item: messageItem(this.text.id, "", "in_progress") }));
       out.push(this.emit("response.content_part.added", { item_id: this.text.id, output_index: this.text.outputIndex, content_index: 0, part: outputText("") }));
     }
     this.text.text += delta;
     out.push(this.emit("response.output_text.delta", { item_id: this.text.id, output_index: this.text.outputIndex, content_index: 0, delta, logprobs: [] }));
     return out;
+  }
+
+  /** Chat `url_citation` annotations on the answer's text, each as `response.output_text.annotation.added`. */
+  private annotationsAdded(annotations: unknown[]): ClientEvent[] {
+    const text = this.text;
+    if (!text) return [];
+    return responsesAnnotations(annotations).map((annotation) => {
+      text.annotations.push(annotation);
+      const fields = { item_id: text.id, output_index: text.outputIndex, content_index: 0, annotation_index: text.annotations.length - 1, annotation };
+      return this.emit("response.output_text.annotation.added", fields);
+    });
   }
 
   private callDelta(call: JsonObject): ClientEvent[] {

@@ -1,7 +1,9 @@
-import { sql } from "kysely";
+import { sql, type Kysely } from "kysely";
+import type { Database } from "../schema.ts";
 import { Pool } from "pg";
 import { markStoreUnavailable } from "../store-unavailable.ts";
 import { CurrentSchemaPostgresDialect } from "./postgres-introspector.ts";
+import { postgresJsonRows } from "./postgres-json-rows.ts";
 import { WithoutNulCharactersPlugin } from "./postgres-text.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 
@@ -31,6 +33,8 @@ export function createPostgresDialect(url: string): StoreDialect {
       },
     }),
     plugins: [new WithoutNulCharactersPlugin()],
+    bulkRows: postgresJsonRows,
+    analyseAfterBulkChange: analyseCurrentSchema,
     migrationSchema: async (db) => {
       const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
       const schema = rows[0]?.schema;
@@ -38,4 +42,10 @@ export function createPostgresDialect(url: string): StoreDialect {
       return schema;
     },
   };
+}
+
+/** `ANALYZE` of every table of the connection's current schema (a bare `ANALYZE` would visit every schema of the database). */
+export async function analyseCurrentSchema(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(db);
+  for (const { name } of rows) await sql`ANALYZE ${sql.table(name)}`.execute(db);
 }

@@ -24,6 +24,12 @@ export interface StoreDialect {
    */
   refreshPlannerStatistics?(db: Kysely<Database>): Promise<void>;
   /**
+   * Refreshes the statistics of the store's tables after a change of many rows at once (a
+   * migration that rebuilds or fills a table), for an engine that keeps them itself but only
+   * later: until its next automatic pass the planner would choose by a table's old shape.
+   */
+  analyseAfterBulkChange?(db: Kysely<Database>): Promise<void>;
+  /**
    * Stores log rows and their metadata rows in one transaction, skipping ids already stored,
    * and adds the rollup deltas of the records it did store (`rollupsOf` their ids: a retried
    * batch whose first try was stored must not count twice),
@@ -32,6 +38,21 @@ export interface StoreDialect {
    * dialect's connection (Kysely's `db.connection()`) so no other query interleaves.
    */
   insertLogRows?: LogRowsInsert;
+  /**
+   * Writes each table's rows of a batch in one statement, inside the caller's transaction:
+   * for an engine where that beats Kysely's multi-row inserts of a few hundred rows each.
+   */
+  bulkRows?: BulkRowsWriter;
+}
+
+/** One statement per table per batch (`insertLogRows` aside, the logs repository's fastest path). */
+export interface BulkRowsWriter {
+  /** Inserts the rows, skipping ids already stored; resolves to the ids it stored. */
+  logs(db: Kysely<Database>, rows: readonly LogsTable[]): Promise<string[]>;
+  /** Inserts the pairs, skipping pairs already stored. */
+  metadata(db: Kysely<Database>, rows: readonly LogMetadataTable[]): Promise<void>;
+  /** Adds the deltas (one row per key, at most) to the stored rollups. */
+  rollups(db: Kysely<Database>, rows: readonly LogRollupsTable[]): Promise<void>;
 }
 
 export type LogRowsInsert = (

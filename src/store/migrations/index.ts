@@ -17,6 +17,7 @@ import * as auditEvents from "./0015_audit_events.ts";
 import * as apiKeyExpiryRotation from "./0016_api_key_expiry_rotation.ts";
 import * as mcpServers from "./0020_mcp_servers.ts";
 import * as semanticCache from "./0021_semantic_cache.ts";
+import * as partitionedLogs from "./0022_partitioned_logs.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -41,6 +42,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0016_api_key_expiry_rotation": apiKeyExpiryRotation,
   "0020_mcp_servers": mcpServers,
   "0021_semantic_cache": semanticCache,
+  "0022_partitioned_logs": partitionedLogs,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */

@@ -1,0 +1,43 @@
+import { sql } from "kysely";
+import { analyseCurrentSchema } from "../../src/store/dialects/postgres.ts";
+import { postgresJsonRows } from "../../src/store/dialects/postgres-json-rows.ts";
+import { toRollupRows } from "../../src/store/log-rollup-rows.ts";
+import { upsertRollups } from "../../src/store/log-rollup-sql.ts";
+import { toLogRow, toMetadataRows } from "../../src/store/log-rows.ts";
+import type { Store } from "../../src/store/open-store.ts";
+import type { LogRecord } from "../../src/records/log-record.ts";
+
+/**
+ * Fills the store with a chunk of generated records in one transaction: on PostgreSQL one
+ * statement per table (the JSON rows the log writer also uses, without its conflict checks on
+ * a fresh table), on SQLite Kysely's multi-row inserts. The chunk's rollups are summed in memory
+ * and upserted as the writer does, so the fill leaves the rollups the writer would have left.
+ */
+export async function bulkLoad(store: Store, records: readonly LogRecord[]): Promise<void> {
+  const logs = records.map(toLogRow);
+  const metadata = records.flatMap(toMetadataRows);
+  const rollups = toRollupRows(records);
+  await store.db.transaction().execute(async (trx) => {
+    if (store.dialect === "postgres") {
+      for (const rows of chunked(logs, 5_000)) await postgresJsonRows.logs(trx, rows);
+      for (const rows of chunked(metadata, 20_000)) await postgresJsonRows.metadata(trx, rows);
+      for (const rows of chunked(rollups, 5_000)) await postgresJsonRows.rollups(trx, rows);
+      return;
+    }
+    for (const rows of chunked(logs, 500)) await trx.insertInto("logs").values(rows).execute();
+    for (const rows of chunked(metadata, 2_000)) await trx.insertInto("log_metadata").values(rows).execute();
+    await upsertRollups(trx, rollups);
+  });
+}
+
+/** Refreshes the planner's statistics after the fill (PostgreSQL's autovacuum would get there later). */
+export async function analyse(store: Store): Promise<void> {
+  if (store.dialect === "postgres") await analyseCurrentSchema(store.db);
+  else await sql`ANALYZE`.execute(store.db);
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
