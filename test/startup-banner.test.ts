@@ -56,3 +56,28 @@ describe("npm start's banner", () => {
     expect(stdout).toContain(`curl http://127.0.0.1:${port}/v1/chat/completions`);
   }, 30_000);
 });
+
+describe("npm start when a store cannot be reached", () => {
+  it("says in one line why the gateway could not start, names no password, and exits 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gateway-start-"));
+    dirs.push(dir);
+    const child = spawn("node_modules/.bin/bun", ["src/server/bun.ts"], {
+      env: {
+        ...process.env,
+        PORT: String(await freePort()),
+        GATEWAY_DATABASE_URL: `file:${join(dir, "gateway.db")}`,
+        GATEWAY_DATA_DIR: dir,
+        GATEWAY_LOG_STORE_URL: `http://admin:hunter2-secret@127.0.0.1:${await freePort()}/logs`,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (data) => (output += String(data)));
+    child.stderr?.on("data", (data) => (output += String(data)));
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(output.trim()).toMatch(/^The gateway could not start: the ClickHouse log store at http:\/\/127\.0\.0\.1:\d+\/logs as admin did not answer/);
+    expect(output.trim().split("\n")).toHaveLength(1);
+    expect(output).not.toContain("hunter2-secret");
+  }, 30_000);
+});

@@ -1,5 +1,5 @@
 /// <reference types="bun" />
-import { startupConfig, startupUpstreamTls } from "./startup-config.ts";
+import { startupConfig, startupOpen, startupUpstreamTls } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
@@ -12,10 +12,12 @@ import type { RealtimeSession } from "../pipeline/realtime-session.ts";
 const IDLE_COLLECT_AFTER_MS = 2_000;
 
 const config = startupConfig();
-const gateway = await createGateway(config, {
-  upstreamTls: startupUpstreamTls(config),
-  startLogWorker: () => new Worker(new URL("../logging/log-store-worker.ts", import.meta.url)),
-});
+const gateway = await startupOpen(() =>
+  createGateway(config, {
+    upstreamTls: startupUpstreamTls(config),
+    startLogWorker: () => new Worker(new URL("../logging/log-store-worker.ts", import.meta.url)),
+  }),
+);
 // Installed before the server exists; no signal is handled before `server` is assigned below.
 const shutdown = onShutdownSignal(gateway, () => server.stop());
 const server = Bun.serve<RealtimeSession>({

@@ -1,11 +1,11 @@
-import { startupConfig, startupUpstreamTls } from "./startup-config.ts";
+import { startupConfig, startupOpen, startupUpstreamTls } from "./startup-config.ts";
 import { createGateway } from "../gateway.ts";
 import { startupBanner } from "./banner.ts";
 import { serveOnNode } from "./node-server.ts";
 import { onShutdownSignal, serveUntilClosed } from "./shutdown.ts";
 
 const config = startupConfig();
-const gateway = await createGateway(config, { upstreamTls: startupUpstreamTls(config) });
+const gateway = await startupOpen(() => createGateway(config, { upstreamTls: startupUpstreamTls(config) }));
 // Installed before the server exists; no signal is handled before `server` is assigned below.
 const shutdown = onShutdownSignal(gateway, () => new Promise<void>((resolve) => server.close(() => resolve())));
 const server = serveOnNode(

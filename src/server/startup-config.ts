@@ -24,3 +24,16 @@ export function startupUpstreamTls(config: GatewayConfig): UpstreamTls | null {
     process.exit(1);
   }
 }
+
+/**
+ * What start-up opens (the gateway, with its stores), or one line saying why it could not (an
+ * unreachable database or log store) and exit code 1, rather than a runtime's stack dump.
+ */
+export async function startupOpen<T>(open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    console.error(`The gateway could not start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
