@@ -1,22 +1,8 @@
-import type { StatusClass } from "../records/log-record.ts";
-import type { LogFilterSet } from "../store/log-filters.ts";
+import { RANGES, STATUS_RANGES, type LogFilterSet } from "../store/log-filters.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 /** A config named by slug or id, as the main store resolves it: the id of the workspace's config with that slug, else the value itself. */
 export type ConfigIdResolver = (workspaceId: string, config: string) => Promise<string>;
-
-const STATUS_RANGES: Readonly<Record<StatusClass, readonly [number, number]>> = {
-  "2xx": [200, 299],
-  "4xx": [400, 499],
-  "5xx": [500, 599],
-};
-
-const RANGES = [
-  { column: "total_tokens", min: "minTotalTokens", max: "maxTotalTokens" },
-  { column: "cost_usd", min: "minCostUsd", max: "maxCostUsd" },
-  { column: "latency_ms", min: "minLatencyMs", max: "maxLatencyMs" },
-  { column: "time_to_first_token_ms", min: "minTimeToFirstTokenMs", max: "maxTimeToFirstTokenMs" },
-] as const satisfies ReadonlyArray<{ column: string; min: keyof LogFilterSet; max: keyof LogFilterSet }>;
 
 /**
  * The log filters as a ClickHouse `WHERE` condition over `logs`: the same set of records the

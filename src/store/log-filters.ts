@@ -18,14 +18,15 @@ export function inTrace(eb: ExpressionBuilder<Database, "logs">, traceId: string
   ]);
 }
 
-const STATUS_RANGES: Readonly<Record<StatusClass, readonly [number, number]>> = {
+/** The status codes each status class covers, inclusive. */
+export const STATUS_RANGES: Readonly<Record<StatusClass, readonly [number, number]>> = {
   "2xx": [200, 299],
   "4xx": [400, 499],
   "5xx": [500, 599],
 };
 
 /** Inclusive bounds on a numeric column: filter field names of the lower and upper bound. */
-const RANGES = [
+export const RANGES = [
   { column: "total_tokens", min: "minTotalTokens", max: "maxTotalTokens" },
   { column: "cost_usd", min: "minCostUsd", max: "maxCostUsd" },
   { column: "latency_ms", min: "minLatencyMs", max: "maxLatencyMs" },

@@ -37,10 +37,12 @@ export function responsesStreamOf(chat: StreamTranslator, request: JsonObject, s
   const state = new ResponsesStreamState(request);
   const convert = (events: ClientEvent[]): ClientEvent[] => events.flatMap((event) => state.fromChat(event));
   return {
-    event: (event: StreamEvent) => {
-      if (searches) state.searched(searches(event.data));
-      return [...convert(chat.event(event)), ...state.searchItems()];
-    },
+    event: searches
+      ? (event: StreamEvent) => {
+          state.searched(searches(event.data));
+          return [...convert(chat.event(event)), ...state.searchItems()];
+        }
+      : (event: StreamEvent) => convert(chat.event(event)),
     end: () => [...convert(chat.end?.() ?? []), ...state.finish()],
   };
 }
