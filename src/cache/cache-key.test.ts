@@ -53,3 +53,27 @@ describe("cacheKey", () => {
     expect(cacheKey(parts())).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe("cacheKey with the body's text", () => {
+  const body = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] };
+
+  it("gives the key of the parsed body, whichever text it came from", () => {
+    const reordered = '{"messages":[{"content":"hi","role":"user"}],"model":"gpt-4o-mini"}';
+    const spaced = '{ "model": "gpt-4o-mini", "messages": [ { "role": "user", "content": "hi" } ] }';
+    const expected = cacheKey(parts({ body }));
+    expect(cacheKey(parts({ body, bodyText: JSON.stringify(body) }))).toBe(expected);
+    expect(cacheKey(parts({ body: JSON.parse(reordered), bodyText: reordered }))).toBe(expected);
+    // Asked again, the remembered digest gives the same key.
+    expect(cacheKey(parts({ body: JSON.parse(spaced), bodyText: spaced }))).toBe(expected);
+    expect(cacheKey(parts({ body: JSON.parse(spaced), bodyText: spaced }))).toBe(expected);
+  });
+
+  it("never lets one text stand for another body", () => {
+    const other = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] };
+    const text = JSON.stringify(body);
+    expect(cacheKey(parts({ body, bodyText: text }))).not.toBe(cacheKey(parts({ body: other, bodyText: JSON.stringify(other) })));
+    // A long text is digested each time, not remembered, and keys the same way.
+    const long = { ...body, messages: [{ role: "user", content: "x".repeat(20_000) }] };
+    expect(cacheKey(parts({ body: long, bodyText: JSON.stringify(long) }))).toBe(cacheKey(parts({ body: long })));
+  });
+});

@@ -17,6 +17,8 @@ export interface CacheKeyParts {
   targetOverrides?: ReadonlyArray<Record<string, unknown> | undefined>;
   /** The body as it goes upstream (after the config's `override_params`). */
   body: JsonObject;
+  /** The client's exact text of `body`, when `body` is just that text parsed: its digest is remembered by it. */
+  bodyText?: string;
 }
 
 /**
@@ -25,18 +27,58 @@ export interface CacheKeyParts {
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const record = value as Record<string, unknown>;
-  const fields: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    // As JSON.stringify: a field whose value is undefined (or a function) is left out.
-    if (record[key] === undefined || typeof record[key] === "function") continue;
-    fields.push(`${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? "" : ",") + canonicalJson(value[i]);
+    return text + "]";
   }
-  return `{${fields.join(",")}}`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
+  let text = "{";
+  for (const key of keys) {
+    const field = record[key];
+    // As JSON.stringify: a field whose value is undefined (or a function) is left out.
+    if (field === undefined || typeof field === "function") continue;
+    text += (text.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + canonicalJson(field);
+  }
+  return text + "}";
 }
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/** Body texts up to this size have their digest remembered; a longer one is digested each time. */
+const REMEMBERED_TEXT_CHARS = 8_192;
+/** The remembered texts' total size: the oldest are forgotten past it. */
+const REMEMBERED_TOTAL_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The digest of a body's canonical JSON, remembered by the client's exact text: a repeated
+ * request (every cache hit) skips sorting and re-serialising its body. Keyed by the text itself,
+ * so two texts never share an entry; the same body in another key order or spacing is another
+ * text with the same digest.
+ */
+class BodyDigests {
+  private readonly digests = new Map<string, string>();
+  private chars = 0;
+
+  of(body: JsonObject, text: string | undefined): string {
+    if (text === undefined || text.length > REMEMBERED_TEXT_CHARS) return sha256(canonicalJson(body));
+    const known = this.digests.get(text);
+    if (known !== undefined) return known;
+    const digest = sha256(canonicalJson(body));
+    this.digests.set(text, digest);
+    this.chars += text.length;
+    for (const [oldest] of this.digests) {
+      if (this.chars <= REMEMBERED_TOTAL_CHARS) break;
+      this.digests.delete(oldest);
+      this.chars -= oldest.length;
+    }
+    return digest;
+  }
+}
+
+const bodyDigests = new BodyDigests();
 
 /**
  * A target as the key sees it: provider, base URL, model and its credentials (key, organisation,
@@ -44,27 +86,19 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
  * only ever hashed, with the rest of the key: no stored key holds them.
  */
 function targetIdentity(target: Target): string {
-  return canonicalJson({ provider: target.provider.id, baseUrl: target.baseUrl, model: target.model, credentials: target.credentials });
+  return JSON.stringify([target.provider.id, target.baseUrl, target.model ?? null]) + canonicalJson(target.credentials);
 }
 
 /**
- * The cache key of a request: a SHA-256 over the canonical JSON of every part. No field of the
- * body is left out: each one the upstream reads may change the answer (`user` feeds its abuse
+ * The cache key of a request: a SHA-256 over every part, each in a fixed place, whatever a client
+ * or config shapes as canonical JSON, and the body by its own digest (`BodyDigests`). No field of
+ * the body is left out: each one the upstream reads may change the answer (`user` feeds its abuse
  * monitoring, `seed` and `temperature` pick the sample, `metadata` goes with the request).
  */
 export function cacheKey(parts: CacheKeyParts): string {
   const targets = [...new Set(parts.targets.map((target, index) => `${targetIdentity(target)}${canonicalJson(parts.targetOverrides?.[index] ?? {})}`))].sort();
   const headers = Object.fromEntries(Object.entries(parts.forwardedHeaders).map(([name, value]) => [name.toLowerCase(), value]));
-  return sha256(
-    canonicalJson({
-      version: 1,
-      workspace: parts.workspaceId,
-      namespace: parts.namespace,
-      operation: parts.operationId,
-      path: parts.upstreamPath,
-      headers,
-      targets,
-      body: parts.body,
-    }),
-  );
+  // The parts in a fixed order: only what a client or a config shapes needs its keys sorted.
+  const body = bodyDigests.of(parts.body, parts.bodyText);
+  return sha256(JSON.stringify([2, parts.workspaceId, parts.namespace, parts.operationId, parts.upstreamPath, canonicalJson(headers), targets, body]));
 }

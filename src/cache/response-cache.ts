@@ -42,6 +42,8 @@ export interface CacheRequest {
   candidates: readonly CacheCandidate[];
   /** The JSON body as it goes upstream; null for any other body (never cached). */
   body: JsonObject | null;
+  /** The client's exact text of `body`, when `body` is that text parsed (no override changed it). */
+  bodyText?: string;
   forwardedHeaders: Readonly<Record<string, string>> | undefined;
   workspaceId: string;
   /** `x-gateway-cache-force-refresh: true`. */
@@ -104,6 +106,7 @@ export async function consultCache(request: CacheRequest, cache: AnswerCache): P
     targets: request.candidates.map((candidate) => candidate.target),
     targetOverrides: request.candidates.map((candidate) => candidate.settings.overrideParams),
     body: request.body ?? {},
+    bodyText: request.bodyText,
   };
   const key = cacheKey(parts);
   if (!request.forceRefresh) {

@@ -57,7 +57,8 @@ export async function semanticLookup(request: SemanticLookupRequest, cache: Sema
   const partition = sha256(
     canonicalJson({ workspace: parts.workspaceId, namespace: parts.namespace, model, embedding: request.embedder.embedder.identity, dimensions: embedded.vector.length }),
   );
-  const scope = cacheKey({ ...parts, body: split.rest });
+  // The rest of the body is not the client's text: its digest is computed, not remembered.
+  const scope = cacheKey({ ...parts, body: split.rest, bodyText: undefined });
   const placement = { partition, scope, vector: embedded.vector };
   const threshold = request.settings.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   const hit = request.forceRefresh ? null : cache.lookup(partition, scope, embedded.vector, threshold);

@@ -173,6 +173,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
       settings: settings?.cache,
       candidates: candidates.value,
       body: json,
+      bodyText: body.value.kind === "json" ? body.value.raw : undefined,
       forwardedHeaders: input.forwardedHeaders,
       workspaceId: input.workspaceId,
       forceRefresh: input.headers.cacheForceRefresh === true,
