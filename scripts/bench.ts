@@ -3,7 +3,7 @@
  * through the thinnest Bun proxy (the floor). See docs/benchmark.md for how to read it.
  */
 import { spawnSync } from "node:child_process";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { measure, loadRunner, warmUp } from "./bench/measure.ts";
 import { readCpuSeconds } from "./bench/cpu.ts";
 import { settledRss, watchPeak, type PeakWatch } from "./bench/memory.ts";
@@ -23,6 +23,8 @@ const log = (line: string): void => console.log(`bench: ${line}`);
 async function main(): Promise<void> {
   installCleanup();
   const options = readOptions();
+  // What else the machine was running: figures taken beside other work are not comparable.
+  const loadAtStart = loadavg()[0]!;
   const useWrk = options.driver === "wrk" || (options.driver === "auto" && wrkAvailable());
   if (options.driver === "wrk" && !wrkAvailable()) throw new Error("bench: BENCH_DRIVER=wrk but wrk is not on PATH");
   const throughputDriver = useWrk
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
       node: process.version,
       bun: spawnSync(bunPath, ["--version"], { encoding: "utf8" }).stdout.trim(),
       platform: `${process.platform}-${process.arch}`,
+      loadAverage: { start: loadAtStart, end: loadavg()[0]! },
     },
     options,
     targets: figures,

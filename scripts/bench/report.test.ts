@@ -105,7 +105,7 @@ describe("bench verdicts", () => {
     const results = {
       finishedAt: "2026-01-01T00:00:00.000Z",
       drivers: { throughput: "wrk", latency: "node:http" },
-      environment: { cpus: 2, node: "v20", bun: "1.4.5", platform: "linux-x64" },
+      environment: { cpus: 2, node: "v20", bun: "1.4.5", platform: "linux-x64", loadAverage: { start: 0.1, end: 1.9 } },
       options: readOptions([]),
       targets: {},
       operations: {},
@@ -115,6 +115,10 @@ describe("bench verdicts", () => {
     const text = render(results);
     expect(text).toContain("MISS  gateway CPU per plain chat request, all threads: 250 µs (goal ≤ 100 µs)");
     expect(text).toContain("PASS  added p99 at 1 connection: 0.500 ms (goal ≤ 1 ms)");
+    expect(text).toContain("load average 0.10 at the start, 1.90 at the end");
+    expect(text).not.toContain("busy before the bench began");
+    const busy = render({ ...results, environment: { ...results.environment, loadAverage: { start: 6.4, end: 7 } } });
+    expect(busy).toContain("load average 6.40 at the start, 7.00 at the end (busy before the bench began: compare only with runs made beside this one on 2 CPUs)");
   });
 });
 

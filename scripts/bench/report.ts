@@ -51,7 +51,8 @@ export interface Verdict {
 export interface Results {
   finishedAt: string;
   drivers: { throughput: string; latency: string };
-  environment: { cpus: number; node: string; bun: string; platform: string };
+  /** `loadAverage`: the 1-minute load average when the bench started and when it ended. */
+  environment: { cpus: number; node: string; bun: string; platform: string; loadAverage: { start: number; end: number } };
   options: BenchOptions;
   targets: Partial<Record<TargetName, TargetFigures>>;
   /** The Responses stream and the upload, direct and gateway. */
@@ -201,7 +202,7 @@ export function render(results: Results): string {
   const lines = [
     `throughput driver: ${results.drivers.throughput}`,
     `latency driver:    ${results.drivers.latency}`,
-    `machine: ${results.environment.cpus} CPUs, node ${results.environment.node}, bun ${results.environment.bun}`,
+    `machine: ${results.environment.cpus} CPUs, node ${results.environment.node}, bun ${results.environment.bun}, ${loadLine(results.environment)}`,
     "",
     table(rows),
     "",
@@ -222,6 +223,20 @@ export function render(results: Results): string {
   }
   return lines.join("\n");
 }
+
+/** A 1-minute load average at the start above this means other work shared the cores. */
+const BUSY_LOAD_AT_START = 1;
+
+/**
+ * The load average beside the run, and a warning when the machine was busy with other work:
+ * the bench's own processes keep the load near the core count only while it runs, so a load
+ * above one core at the start is somebody else's.
+ */
+function loadLine({ loadAverage, cpus }: Results["environment"]): string {
+  const figures = `load average ${fixed(loadAverage.start, 2)} at the start, ${fixed(loadAverage.end, 2)} at the end`;
+  return loadAverage.start > BUSY_LOAD_AT_START ? `${figures} (busy before the bench began: compare only with runs made beside this one on ${cpus} CPUs)` : figures;
+}
+
 
 /** The streamed-chat table (pass-through and translated); nothing when neither was measured. */
 function streamCpuLines(streamCpu: Results["streamCpu"]): string[] {
