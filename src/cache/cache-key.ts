@@ -49,14 +49,16 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 
 /** Body texts up to this size have their digest remembered; a longer one is digested each time. */
 const REMEMBERED_TEXT_CHARS = 8_192;
-/** The remembered texts' total size: the oldest are forgotten past it. */
+/** The remembered texts' total size and count: past either, the oldest are forgotten. */
 const REMEMBERED_TOTAL_CHARS = 4 * 1024 * 1024;
+const REMEMBERED_TEXTS = 10_000;
 
 /**
  * The digest of a body's canonical JSON, remembered by the client's exact text: a repeated
  * request (every cache hit) skips sorting and re-serialising its body. Keyed by the text itself,
  * so two texts never share an entry; the same body in another key order or spacing is another
- * text with the same digest.
+ * text with the same digest. Bounded by size and by count, so many distinct small bodies cannot
+ * grow it past a few megabytes.
  */
 class BodyDigests {
   private readonly digests = new Map<string, string>();
@@ -70,7 +72,7 @@ class BodyDigests {
     this.digests.set(text, digest);
     this.chars += text.length;
     for (const [oldest] of this.digests) {
-      if (this.chars <= REMEMBERED_TOTAL_CHARS) break;
+      if (this.chars <= REMEMBERED_TOTAL_CHARS && this.digests.size <= REMEMBERED_TEXTS) break;
       this.digests.delete(oldest);
       this.chars -= oldest.length;
     }
