@@ -3,6 +3,8 @@ import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts"
 import { chooseRollup, splitByPeriods, type TimeRange } from "./analytics-plan.ts";
 import { addRawAggregates, addRollupAggregates } from "./analytics-sql.ts";
 import type { LogFilterSet } from "./log-filters.ts";
+import { partitionedById } from "./log-id-bound.ts";
+import { readBuiltUntil } from "./log-rollup-build.ts";
 import { ROLLUP_PERIOD } from "./log-rollup-rows.ts";
 import type { Database } from "./schema.ts";
 
@@ -14,8 +16,8 @@ export interface AnalyticsRepository {
   /**
    * The records of `selection.workspaceId` matching the logs filters in `[from, to)`, summed
    * per slice key. Keys with no records are absent. Whole UTC periods come from the rollups when
-   * every filter and the slice fit one rollup dimension (`chooseRollup`), the partial hours at
-   * either end and every other query from the raw rows (so the result is exact whatever the range); both give the same sums and histograms.
+   * every filter and the slice fit one rollup dimension (`chooseRollup`) and the period is built
+   * (PostgreSQL sums closed hours in the background), the partial hours at either end, the periods not built yet and every other query from the raw rows (so the result is exact whatever the range); both give the same sums and histograms.
    * `via: "raw"` forces the raw rows (tests compare the two paths).
    */
   aggregate(selection: AnalyticsSelection, slice: AnalyticsSlice, options?: { via?: "raw" }): Promise<SliceAggregates>;
@@ -26,7 +28,9 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
     async aggregate(selection, slice, options) {
       const into: SliceAggregates = new Map();
       const choice = options?.via === "raw" ? null : chooseRollup(selection, slice);
-      const { hours, edges } = choice ? splitByPeriods(selection, ROLLUP_PERIOD[choice.dim]) : { hours: null, edges: [selection] };
+      // PostgreSQL sums closed hours in the background: what is not built yet is read raw.
+      const builtUntil = choice && partitionedById(db) ? await readBuiltUntil(db) : undefined;
+      const { hours, edges } = choice ? splitByPeriods(selection, ROLLUP_PERIOD[choice.dim], builtUntil) : { hours: null, edges: [selection] };
       if (choice && hours) {
         await addRollupAggregates(db, { workspaceId: selection.workspaceId, success: selection.success, hours, choice }, slice, into);
       }
