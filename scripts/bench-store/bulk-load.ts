@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { analyseCurrentSchema } from "../../src/store/dialects/postgres.ts";
 import { postgresJsonRows } from "../../src/store/dialects/postgres-json-rows.ts";
-import { lockBuiltUntil } from "../../src/store/log-rollup-build.ts";
+import { builtPeriodRollupRows, lockBuiltUntil } from "../../src/store/log-rollup-build.ts";
 import { toRollupRows } from "../../src/store/log-rollup-rows.ts";
 import { upsertRollups } from "../../src/store/log-rollup-sql.ts";
 import { toLogRow, toMetadataRows } from "../../src/store/log-rows.ts";
@@ -22,7 +22,7 @@ export async function bulkLoad(store: Store, records: readonly LogRecord[]): Pro
     if (store.dialect === "postgres") {
       // Hours from `built_until` on are summed by the background build, from the rows.
       const builtUntil = Date.parse(await lockBuiltUntil(trx));
-      const rollups = toRollupRows(records.filter((record) => Date.parse(record.createdAt) < builtUntil));
+      const rollups = builtPeriodRollupRows(records, builtUntil);
       for (const rows of chunked(logs, 5_000)) await postgresJsonRows.logs(trx, rows);
       for (const rows of chunked(metadata, 20_000)) await postgresJsonRows.metadata(trx, rows);
       for (const rows of chunked(rollups, 5_000)) await postgresJsonRows.rollups(trx, rows);

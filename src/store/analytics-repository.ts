@@ -28,11 +28,23 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
     async aggregate(selection, slice, options) {
       const into: SliceAggregates = new Map();
       const choice = options?.via === "raw" ? null : chooseRollup(selection, slice);
+      if (!choice) {
+        await addRawAggregates(db, selection, slice, into);
+        return into;
+      }
       // PostgreSQL sums closed hours in the background: what is not built yet is read raw.
-      const builtUntil = choice && partitionedById(db) ? await readBuiltUntil(db) : undefined;
-      const { hours, edges } = choice ? splitByPeriods(selection, ROLLUP_PERIOD[choice.dim], builtUntil) : { hours: null, edges: [selection] };
-      if (choice && hours) {
-        await addRollupAggregates(db, { workspaceId: selection.workspaceId, success: selection.success, hours, choice }, slice, into);
+      const postgres = partitionedById(db);
+      const builtUntil = postgres ? await readBuiltUntil(db) : undefined;
+      const period = ROLLUP_PERIOD[choice.dim];
+      const { hours, edges } = splitByPeriods(selection, period, builtUntil);
+      const rollups = { workspaceId: selection.workspaceId, success: selection.success, choice };
+      if (hours) {
+        // PostgreSQL also keeps day rows of the hourly dimensions: whole days read one row per key,
+        // only the hours at either end read hour rows. Hourly buckets need the hour rows.
+        const dayRows = postgres && period === "hour" && !(slice.kind === "time" && slice.interval === "hour");
+        const { hours: days, edges: edgeHours } = dayRows ? splitByPeriods(hours, "day", builtUntil) : { hours: null, edges: [hours] };
+        if (days) await addRollupAggregates(db, { ...rollups, hours: days, dayRows: true }, slice, into);
+        for (const range of edgeHours) await addRollupAggregates(db, { ...rollups, hours: range }, slice, into);
       }
       for (const edge of edges) await addRawAggregates(db, { ...selection, ...edge }, slice, into);
       return into;

@@ -83,12 +83,12 @@ describe("rollups built in the background on PostgreSQL", () => {
     }
   }
 
-  const rolledUp = async (): Promise<number> => {
+  const rolledUp = async (dim: "all" | "day:all" = "all"): Promise<number> => {
     const row = await store()
       .db.selectFrom("log_rollups")
       .select(sql<string>`coalesce(sum(requests), 0)`.as("requests"))
       .where("workspace_id", "=", workspaceId)
-      .where("dim", "=", "all")
+      .where("dim", "=", dim)
       .executeTakeFirstOrThrow();
     return Number(row.requests);
   };
@@ -114,6 +114,8 @@ describe("rollups built in the background on PostgreSQL", () => {
 
     await buildClosedRollupHours(db, T0 + 60 * HOUR);
     expect(await rolledUp()).toBe(300);
+    // Day rows for the two days closed: April 1st from 10:00 (84 records) and April 2nd (144).
+    expect(await rolledUp("day:all")).toBe(84 + 144);
     await expectRollupsEqualRawRows();
   });
 
@@ -123,6 +125,7 @@ describe("rollups built in the background on PostgreSQL", () => {
     await store().logs.insertBatch(late);
     expect(await store().logs.count(workspaceId)).toBe(340);
     expect(await rolledUp()).toBe(340);
+    expect(await rolledUp("day:all")).toBe(84 + 144 + 40);
     await expectRollupsEqualRawRows();
   });
 

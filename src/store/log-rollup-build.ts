@@ -1,7 +1,16 @@
 import { sql, type Kysely } from "kysely";
 import { postgresJsonRows } from "./dialects/postgres-json-rows.ts";
 import { idRangeOf } from "./log-id-bound.ts";
-import { RollupAccumulator, type RollupInput } from "./log-rollup-rows.ts";
+import {
+  DAY_LEVEL_DIMENSIONS,
+  ROLLUP_COLUMNS,
+  ROLLUP_KEY_COLUMNS,
+  ROLLUP_MAX_COLUMNS,
+  ROLLUP_MIN_COLUMNS,
+  RollupAccumulator,
+  type LogRollupsTable,
+  type RollupInput,
+} from "./log-rollup-rows.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -15,9 +24,14 @@ import type { Database } from "./schema.ts";
  * under the exclusive one, after checking that the hour still holds the rows it summed. So a
  * batch either commits before the build closes the hour (and is counted by it, or the build
  * finds the count changed and tries again later) or waits and then sees the hour closed.
+ *
+ * Day rows (`day:<dim>`, for the hourly dimensions) are written when the build closes a day's
+ * last hour, as the sums of its hour rows; a record landing later in a built day is added to them
+ * by the writer like to the hour rows. So a day before `built_until`'s day has complete day rows.
  */
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 /** An hour is built once it ended this long ago: a batch in flight (or a clock a little behind) still lands in it. */
 export const BUILD_GRACE_MS = 120_000;
 /** Rows read per statement while summing an hour. */
@@ -46,9 +60,18 @@ export async function lockBuiltUntil(trx: Kysely<Database>): Promise<string> {
   return readBuiltUntil(trx);
 }
 
-/** The start of the UTC hour of an ISO instant, in the stored form. */
-export function hourOf(iso: string): string {
-  return new Date(Math.floor(Date.parse(iso) / HOUR_MS) * HOUR_MS).toISOString();
+/**
+ * The rollup deltas the writer adds itself where hours are built in the background: those of
+ * the records created before `builtUntilMs` (an hour already built), with their day rows when
+ * their whole day is built. The rest is the build's.
+ */
+export function builtPeriodRollupRows(records: readonly RollupInput[], builtUntilMs: number): LogRollupsTable[] {
+  const accumulator = new RollupAccumulator();
+  for (const record of records) {
+    const ms = Date.parse(record.createdAt);
+    if (ms < builtUntilMs) accumulator.add(record, Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS <= builtUntilMs);
+  }
+  return accumulator.rows();
 }
 
 /**
@@ -120,9 +143,28 @@ async function buildHour(db: Kysely<Database>, hour: string): Promise<boolean> {
     if (Number(count) !== summed) return false;
     const rows = accumulator.rows();
     for (let start = 0; start < rows.length; start += UPSERT_ROWS) await postgresJsonRows.rollups(trx, rows.slice(start, start + UPSERT_ROWS));
+    if (Date.parse(end) % DAY_MS === 0) await addDayRows(trx, new Date(Date.parse(end) - DAY_MS).toISOString(), end);
     await trx.updateTable("log_rollup_progress").set({ built_until: end }).execute();
     return true;
   });
+}
+
+const MIN_SET = new Set<string>(ROLLUP_MIN_COLUMNS);
+const MAX_SET = new Set<string>(ROLLUP_MAX_COLUMNS);
+const KEY_SET = new Set<string>(ROLLUP_KEY_COLUMNS);
+/** Writes the day rows of `[day, end)` as the sums of its hour rows (none exist yet: the day was not built). */
+async function addDayRows(trx: Kysely<Database>, day: string, end: string): Promise<void> {
+  const select = ROLLUP_COLUMNS.map((column) => {
+    if (column === "dim") return sql.raw("'day:' || dim");
+    if (column === "hour") return sql`CAST(${day} AS text)`;
+    if (KEY_SET.has(column)) return sql.ref(column);
+    return sql.raw(`${MIN_SET.has(column) ? "min" : MAX_SET.has(column) ? "max" : "sum"}(${column})`);
+  });
+  await sql`
+    INSERT INTO log_rollups (${sql.raw(ROLLUP_COLUMNS.join(", "))})
+    SELECT ${sql.join(select)} FROM log_rollups
+    WHERE dim IN (${sql.join(DAY_LEVEL_DIMENSIONS)}) AND hour >= ${day} AND hour < ${end}
+    GROUP BY workspace_id, dim, value, success`.execute(trx);
 }
 
 function toRollupInput(row: StoredRow): RollupInput {
@@ -147,11 +189,12 @@ function toRollupInput(row: StoredRow): RollupInput {
 }
 
 /**
- * Builds the closed hours now and then every minute, in the background. Resolves at once to the
- * stop function (which waits for a pass under way). Failures go to `onError`; the next pass retries.
+ * Builds the closed hours every minute, in the background (the first pass a minute after start,
+ * so opening a store that is far behind is not held up). Returns the stop function (which waits
+ * for a pass under way). Failures go to `onError`; the next pass retries.
  */
 export function keepRollupsBuilt(db: Kysely<Database>, onError: (error: unknown) => void = () => {}): () => Promise<void> {
-  let running: Promise<unknown> = buildClosedRollupHours(db).catch(onError);
+  let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = running.then(() => buildClosedRollupHours(db).catch(onError));
   }, EVERY_MS);

@@ -34,6 +34,11 @@ export const ROLLUP_PERIOD: Record<RollupDimension, "hour" | "day"> = {
   status: "hour",
 };
 
+/** The dimensions summed per hour, and on PostgreSQL also per UTC day, as `day:<dim>` rows. */
+export const DAY_LEVEL_DIMENSIONS = ROLLUP_DIMENSIONS.filter((dim) => ROLLUP_PERIOD[dim] === "hour");
+export type DayLevelDimension = `day:${RollupDimension}`;
+export const dayLevelOf = (dim: RollupDimension): DayLevelDimension => `day:${dim}`;
+
 /**
  * One workspace's records of one UTC hour (a day for users) with one value of one dimension and one `success`:
  * their count, sums, latency extremes and log-scale histograms. Each record counts once per
@@ -44,7 +49,8 @@ export type LogRollupsTable = {
   workspace_id: string;
   /** The period's start, `YYYY-MM-DDTHH:00:00.000Z` (the day's for `user`, see `ROLLUP_PERIOD`). */
   hour: string;
-  dim: RollupDimension;
+  /** A dimension (per its `ROLLUP_PERIOD`), or `day:<dim>`: an hourly dimension's day rows (PostgreSQL, `log-rollup-build.ts`). */
+  dim: RollupDimension | DayLevelDimension;
   /** `''` for null (and for `all`), else `=` and the value (a status as decimal text). */
   value: string;
   /** 0/1. */
@@ -169,7 +175,8 @@ function hourPrefix(iso: string): string {
 export class RollupAccumulator {
   readonly #rows = new Map<string, RollupSums>();
 
-  add(record: RollupInput): void {
+  /** `withDayRows`: also sum the record into the `day:<dim>` rows of its day. */
+  add(record: RollupInput, withDayRows = false): void {
     const prefix = hourPrefix(record.createdAt);
     const hour = `${prefix}:00:00.000Z`;
     const day = `${prefix.slice(0, 10)}T00:00:00.000Z`;
@@ -179,45 +186,59 @@ export class RollupAccumulator {
     const ttftBucket = ttft === null ? -1 : bucketOf(ttft);
     for (const dim of ROLLUP_DIMENSIONS) {
       const value = encodeRollupValue(dimensionValue(record, dim));
-      const start = ROLLUP_PERIOD[dim] === "hour" ? hour : day;
-      const id = `${record.workspaceId}\u0000${start}\u0000${dim}\u0000${value}\u0000${success}`;
-      let row = this.#rows.get(id);
-      if (!row) {
-        row = {
-          key: { workspace_id: record.workspaceId, hour: start, dim, value, success },
-          requests: 0,
-          costUsd: 0,
-          cacheHits: 0,
-          semanticCacheHits: 0,
-          costSavedUsd: 0,
-          promptTokens: 0,
-          completionTokens: 0,
-          totalTokens: 0,
-          latencyMin: Infinity,
-          latencyMax: -Infinity,
-          ttftMin: null,
-          ttftMax: null,
-          latency: new Float64Array(HISTOGRAM_BUCKETS),
-          ttft: new Float64Array(HISTOGRAM_BUCKETS),
-        };
-        this.#rows.set(id, row);
-      }
-      row.requests += 1;
-      row.costUsd += record.costUsd ?? 0;
-      if (record.cacheStatus === "HIT") row.cacheHits += 1;
-      else if (record.cacheStatus === "SEMANTIC_HIT") row.semanticCacheHits += 1;
-      row.costSavedUsd += record.costSavedUsd ?? 0;
-      row.promptTokens += record.promptTokens;
-      row.completionTokens += record.completionTokens;
-      row.totalTokens += record.totalTokens;
-      if (record.latencyMs < row.latencyMin) row.latencyMin = record.latencyMs;
-      if (record.latencyMs > row.latencyMax) row.latencyMax = record.latencyMs;
-      row.latency[latencyBucket]! += 1;
-      if (ttft !== null) {
-        row.ttft[ttftBucket]! += 1;
-        row.ttftMin = row.ttftMin === null ? ttft : Math.min(row.ttftMin, ttft);
-        row.ttftMax = row.ttftMax === null ? ttft : Math.max(row.ttftMax, ttft);
-      }
+      const hourly = ROLLUP_PERIOD[dim] === "hour";
+      this.#addTo(record, hourly ? hour : day, dim, value, success, latencyBucket, ttftBucket);
+      if (hourly && withDayRows) this.#addTo(record, day, dayLevelOf(dim), value, success, latencyBucket, ttftBucket);
+    }
+  }
+
+  #addTo(
+    record: RollupInput,
+    start: string,
+    dim: RollupDimension | DayLevelDimension,
+    value: string,
+    success: number,
+    latencyBucket: number,
+    ttftBucket: number,
+  ): void {
+    const ttft = record.timeToFirstTokenMs;
+    const id = `${record.workspaceId}\u0000${start}\u0000${dim}\u0000${value}\u0000${success}`;
+    let row = this.#rows.get(id);
+    if (!row) {
+      row = {
+        key: { workspace_id: record.workspaceId, hour: start, dim, value, success },
+        requests: 0,
+        costUsd: 0,
+        cacheHits: 0,
+        semanticCacheHits: 0,
+        costSavedUsd: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        latencyMin: Infinity,
+        latencyMax: -Infinity,
+        ttftMin: null,
+        ttftMax: null,
+        latency: new Float64Array(HISTOGRAM_BUCKETS),
+        ttft: new Float64Array(HISTOGRAM_BUCKETS),
+      };
+      this.#rows.set(id, row);
+    }
+    row.requests += 1;
+    row.costUsd += record.costUsd ?? 0;
+    if (record.cacheStatus === "HIT") row.cacheHits += 1;
+    else if (record.cacheStatus === "SEMANTIC_HIT") row.semanticCacheHits += 1;
+    row.costSavedUsd += record.costSavedUsd ?? 0;
+    row.promptTokens += record.promptTokens;
+    row.completionTokens += record.completionTokens;
+    row.totalTokens += record.totalTokens;
+    if (record.latencyMs < row.latencyMin) row.latencyMin = record.latencyMs;
+    if (record.latencyMs > row.latencyMax) row.latencyMax = record.latencyMs;
+    row.latency[latencyBucket]! += 1;
+    if (ttft !== null) {
+      row.ttft[ttftBucket]! += 1;
+      row.ttftMin = row.ttftMin === null ? ttft : Math.min(row.ttftMin, ttft);
+      row.ttftMax = row.ttftMax === null ? ttft : Math.max(row.ttftMax, ttft);
     }
   }
 

@@ -6,7 +6,7 @@ import { toRollupRows } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
-import { lockBuiltUntil } from "./log-rollup-build.ts";
+import { builtPeriodRollupRows, lockBuiltUntil } from "./log-rollup-build.ts";
 import type { Database, LogMetadataTable, LogsTable } from "./schema.ts";
 
 export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
@@ -91,8 +91,8 @@ export function createLogsRepository(
           const builtUntil = rollupsBuiltInBackground ? Date.parse(await lockBuiltUntil(trx)) : Infinity;
           const storedIds = copyRows ? await copyOrInsert(trx, rows, metadataRows) : new Set(await bulkRows.logs(trx, rows));
           if (!copyRows) await bulkRows.metadata(trx, metadataRows);
-          const late = records.filter((record) => storedIds.has(record.id) && Date.parse(record.createdAt) < builtUntil);
-          await bulkRows.rollups(trx, toRollupRows(late));
+          const stored = records.filter((record) => storedIds.has(record.id));
+          await bulkRows.rollups(trx, rollupsBuiltInBackground ? builtPeriodRollupRows(stored, builtUntil) : toRollupRows(stored));
         });
         return;
       }
