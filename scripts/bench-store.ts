@@ -19,6 +19,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { configWith } from "../src/config.ts";
 import { createGateway } from "../src/gateway.ts";
+import { ensureDayPartitions } from "../src/store/log-partitions.ts";
+import { buildClosedRollupHours } from "../src/store/log-rollup-build.ts";
 import { deleteExpiredStep } from "../src/store/log-retention.ts";
 import { openStore, type Store } from "../src/store/open-store.ts";
 import { analyse, bulkLoad } from "./bench-store/bulk-load.ts";
@@ -27,6 +29,7 @@ import { generate, WORKSPACES } from "./bench-store/fill.ts";
 import { dashboardQueries } from "./bench-store/queries.ts";
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 const { values: args } = parseArgs({
   options: {
     url: { type: "string" },
@@ -56,15 +59,29 @@ function percentile(samples: readonly number[], p: number): number {
 }
 
 async function fill(store: Store, end: number): Promise<void> {
+  const start = end - 30 * DAY_MS;
+  // PostgreSQL: an empty store whose rollups are built from the fill's first hour on, as if the
+  // gateway had run since then: the rows are written as the log writer writes them (COPY), and
+  // the background build then sums every closed hour. Each day of the fill gets its partition.
+  const postgres = store.dialect === "postgres";
+  if (postgres) await ensureDayPartitions(store.db, start, end);
+  if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(start / HOUR_MS) * HOUR_MS).toISOString() }).execute();
   const started = performance.now();
   let written = 0;
-  for (const batch of generate(rows, end - 30 * DAY_MS, end, 20_000)) {
-    await bulkLoad(store, batch);
+  for (const batch of generate(rows, start, end, 20_000)) {
+    if (postgres) await store.logs.insertBatch(batch);
+    else await bulkLoad(store, batch);
     written += batch.length;
     if (written % 500_000 === 0) log(`${written.toLocaleString("en")} rows, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
   const seconds = (performance.now() - started) / 1000;
-  log(`filled ${rows.toLocaleString("en")} rows with their metadata and rollups in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString("en")} rows/s)`);
+  log(`filled ${rows.toLocaleString("en")} rows with their metadata${postgres ? "" : " and rollups"} in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString("en")} rows/s)`);
+  if (postgres) {
+    const building = performance.now();
+    let hours = 0;
+    for (let built = -1; built !== 0; hours += built) built = await buildClosedRollupHours(store.db);
+    log(`rollups of ${hours} closed hours built in the background's way in ${((performance.now() - building) / 1000).toFixed(1)} s`);
+  }
   const analysing = performance.now();
   await analyse(store);
   log(`ANALYZE: ${((performance.now() - analysing) / 1000).toFixed(1)} s`);
