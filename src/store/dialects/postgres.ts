@@ -28,6 +28,8 @@ export function createPostgresDialect(url: string): StoreDialect {
   const clients = new Map<number, PoolClient>();
   pool.on("connect", (client) => clients.set((client as PoolClient & { processID: number }).processID, client));
   pool.on("remove", (client) => clients.delete((client as PoolClient & { processID: number }).processID));
+  // A transaction's server process, looked up once per transaction (a batch copies two tables).
+  const transactionPids = new WeakMap<Kysely<Database>, number>();
   return {
     name: "postgres",
     // A connection the pool cannot give (refused, timed out, none free in time, a database not
@@ -43,8 +45,13 @@ export function createPostgresDialect(url: string): StoreDialect {
     rollupsBuiltInBackground: true,
     copyRows: async (trx, table, rows) => {
       if (rows.length === 0) return;
-      const { rows: found } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
-      const client = clients.get(found[0]!.pid);
+      let pid = transactionPids.get(trx);
+      if (pid === undefined) {
+        const { rows: found } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+        pid = found[0]!.pid;
+        transactionPids.set(trx, pid);
+      }
+      const client = clients.get(pid);
       if (!client) throw new Error("PostgreSQL store: the transaction's connection is not one of the pool's");
       await copyRows(client, table, rows);
     },
