@@ -77,13 +77,16 @@ export interface TimeRange {
 /**
  * Cuts `[from, to)` into the whole UTC periods (hours or days) inside it, for the rollups, and
  * the partial periods at either end, for the raw rows. No whole period: all of it is raw.
+ * `builtUntil` (ISO, PostgreSQL): the rollups hold nothing from that instant on, so whole periods
+ * from its own period on are read raw too.
  */
-export function splitByPeriods(range: TimeRange, period: "hour" | "day"): { hours: TimeRange | null; edges: TimeRange[] } {
+export function splitByPeriods(range: TimeRange, period: "hour" | "day", builtUntil?: string): { hours: TimeRange | null; edges: TimeRange[] } {
   const size = PERIOD_MS[period];
   const from = Date.parse(range.from);
   const to = Date.parse(range.to);
   const firstHour = Math.ceil(from / size) * size;
-  const lastHour = Math.floor(to / size) * size;
+  const built = builtUntil === undefined ? Infinity : Math.floor(Date.parse(builtUntil) / size) * size;
+  const lastHour = Math.min(Math.floor(to / size) * size, built);
   if (firstHour >= lastHour) return { hours: null, edges: [range] };
   const iso = (ms: number) => new Date(ms).toISOString();
   const edges: TimeRange[] = [];

@@ -4,7 +4,7 @@ import type { Histogram } from "../analytics/latency-histogram.ts";
 import type { RollupChoice, TimeRange } from "./analytics-plan.ts";
 import { idRangeOf, partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
-import { decodeRollupValue, LATENCY_COLUMNS, TTFT_COLUMNS } from "./log-rollup-rows.ts";
+import { dayLevelOf, decodeRollupValue, LATENCY_COLUMNS, TTFT_COLUMNS } from "./log-rollup-rows.ts";
 import { bucketSql } from "./log-rollup-sql.ts";
 import type { Database } from "./schema.ts";
 
@@ -139,11 +139,12 @@ function addSums(aggregate: Aggregate, row: Row): void {
 
 /**
  * Sums the rollup rows of `choice` over whole `hours` (and `success`, when filtered) per slice
- * key, histograms included, in the database: one row per key comes back.
+ * key, histograms included, in the database: one row per key comes back. `dayRows`: read the
+ * dimension's `day:` rows (PostgreSQL), `hours` then being whole days.
  */
 export async function addRollupAggregates(
   db: Kysely<Database>,
-  query: { workspaceId: string; success?: boolean; hours: TimeRange; choice: RollupChoice },
+  query: { workspaceId: string; success?: boolean; hours: TimeRange; choice: RollupChoice; dayRows?: boolean },
   slice: AnalyticsSlice,
   into: SliceAggregates,
 ): Promise<void> {
@@ -173,7 +174,7 @@ export async function addRollupAggregates(
   let select = db
     .selectFrom("log_rollups")
     .where("workspace_id", "=", query.workspaceId)
-    .where("dim", "=", choice.dim)
+    .where("dim", "=", query.dayRows ? dayLevelOf(choice.dim) : choice.dim)
     .where("hour", ">=", hours.from)
     .where("hour", "<", hours.to);
   if (choice.value !== undefined) select = select.where("value", "=", choice.value);

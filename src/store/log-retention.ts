@@ -47,7 +47,8 @@ export async function deleteExpiredStep(db: Kysely<Database>, cutoffMs: number, 
 async function deleteOldestExpiredRollups(db: Kysely<Database>, cutoffMs: number): Promise<number> {
   const hourBound = new Date(Math.floor(cutoffMs / HOUR_MS) * HOUR_MS).toISOString();
   const dayBound = new Date(Math.floor(cutoffMs / DAY_MS) * DAY_MS).toISOString();
-  const expired = (hour: string) => sql<boolean>`(dim <> 'user' OR ${sql.ref("hour")} < ${hour})`;
+  // Day rows (end users, and the `day:` rows of PostgreSQL) go once their whole day is past.
+  const expired = (hour: string) => sql<boolean>`((dim <> 'user' AND dim NOT LIKE 'day:%') OR ${sql.ref("hour")} < ${hour})`;
   const oldest = await db
     .selectFrom("log_rollups")
     .select("hour")

@@ -34,6 +34,11 @@ export const ROLLUP_PERIOD: Record<RollupDimension, "hour" | "day"> = {
   status: "hour",
 };
 
+/** The dimensions summed per hour, and on PostgreSQL also per UTC day, as `day:<dim>` rows. */
+export const DAY_LEVEL_DIMENSIONS = ROLLUP_DIMENSIONS.filter((dim) => ROLLUP_PERIOD[dim] === "hour");
+export type DayLevelDimension = `day:${RollupDimension}`;
+export const dayLevelOf = (dim: RollupDimension): DayLevelDimension => `day:${dim}`;
+
 /**
  * One workspace's records of one UTC hour (a day for users) with one value of one dimension and one `success`:
  * their count, sums, latency extremes and log-scale histograms. Each record counts once per
@@ -44,7 +49,8 @@ export type LogRollupsTable = {
   workspace_id: string;
   /** The period's start, `YYYY-MM-DDTHH:00:00.000Z` (the day's for `user`, see `ROLLUP_PERIOD`). */
   hour: string;
-  dim: RollupDimension;
+  /** A dimension (per its `ROLLUP_PERIOD`), or `day:<dim>`: an hourly dimension's day rows (PostgreSQL, `log-rollup-build.ts`). */
+  dim: RollupDimension | DayLevelDimension;
   /** `''` for null (and for `all`), else `=` and the value (a status as decimal text). */
   value: string;
   /** 0/1. */
@@ -100,7 +106,7 @@ export function periodOf(iso: string, period: "hour" | "day"): string {
   return period === "hour" ? `${normal.slice(0, 13)}:00:00.000Z` : `${normal.slice(0, 10)}T00:00:00.000Z`;
 }
 
-function dimensionValue(record: LogRecord, dim: RollupDimension): string | number | null {
+function dimensionValue(record: RollupInput, dim: RollupDimension): string | number | null {
   switch (dim) {
     case "all":
       return null;
@@ -117,64 +123,155 @@ function dimensionValue(record: LogRecord, dim: RollupDimension): string | numbe
   }
 }
 
-function emptyRow(key: Pick<LogRollupsTable, (typeof ROLLUP_KEY_COLUMNS)[number]>): LogRollupsTable {
-  const row: Record<string, string | number | null> = {
-    ...key,
-    requests: 0,
-    cost_usd: 0,
-    cache_hits: 0,
-    semantic_cache_hits: 0,
-    cost_saved_usd: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    total_tokens: 0,
-    latency_min: Infinity,
-    latency_max: -Infinity,
-    ttft_min: null,
-    ttft_max: null,
-  };
-  for (const column of [...LATENCY_COLUMNS, ...TTFT_COLUMNS]) row[column] = 0;
-  return row as LogRollupsTable;
+/** One rollup key's running sums, histograms as arrays (named columns only on output). */
+interface RollupSums {
+  key: Pick<LogRollupsTable, (typeof ROLLUP_KEY_COLUMNS)[number]>;
+  requests: number;
+  costUsd: number;
+  cacheHits: number;
+  semanticCacheHits: number;
+  costSavedUsd: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  latencyMin: number;
+  latencyMax: number;
+  ttftMin: number | null;
+  ttftMax: number | null;
+  latency: Float64Array;
+  ttft: Float64Array;
 }
+
+/** The fields of a record the rollups read. */
+export type RollupInput = Pick<
+  LogRecord,
+  | "workspaceId"
+  | "createdAt"
+  | "success"
+  | "latencyMs"
+  | "timeToFirstTokenMs"
+  | "user"
+  | "model"
+  | "provider"
+  | "virtualKeyId"
+  | "status"
+  | "costUsd"
+  | "cacheStatus"
+  | "costSavedUsd"
+  | "promptTokens"
+  | "completionTokens"
+  | "totalTokens"
+>;
+
+/** `YYYY-MM-DDTHH` of an instant: the stored form's prefix when it is already normal ISO (the common case). */
+function hourPrefix(iso: string): string {
+  return iso.length === 24 && iso.endsWith("Z") ? iso.slice(0, 13) : new Date(Date.parse(iso)).toISOString().slice(0, 13);
+}
+
+/**
+ * Sums records into rollup rows, one per key, as they come: the writer folds a batch, the
+ * background build (`log-rollup-build.ts`) an hour of stored rows page by page.
+ */
+export class RollupAccumulator {
+  readonly #rows = new Map<string, RollupSums>();
+
+  /** `withDayRows`: also sum the record into the `day:<dim>` rows of its day. */
+  add(record: RollupInput, withDayRows = false): void {
+    const prefix = hourPrefix(record.createdAt);
+    const hour = `${prefix}:00:00.000Z`;
+    const day = `${prefix.slice(0, 10)}T00:00:00.000Z`;
+    const success = record.success ? 1 : 0;
+    const latencyBucket = bucketOf(record.latencyMs);
+    const ttft = record.timeToFirstTokenMs;
+    const ttftBucket = ttft === null ? -1 : bucketOf(ttft);
+    for (const dim of ROLLUP_DIMENSIONS) {
+      const value = encodeRollupValue(dimensionValue(record, dim));
+      const hourly = ROLLUP_PERIOD[dim] === "hour";
+      this.#addTo(record, hourly ? hour : day, dim, value, success, latencyBucket, ttftBucket);
+      if (hourly && withDayRows) this.#addTo(record, day, dayLevelOf(dim), value, success, latencyBucket, ttftBucket);
+    }
+  }
+
+  #addTo(
+    record: RollupInput,
+    start: string,
+    dim: RollupDimension | DayLevelDimension,
+    value: string,
+    success: number,
+    latencyBucket: number,
+    ttftBucket: number,
+  ): void {
+    const ttft = record.timeToFirstTokenMs;
+    const id = `${record.workspaceId}\u0000${start}\u0000${dim}\u0000${value}\u0000${success}`;
+    let row = this.#rows.get(id);
+    if (!row) {
+      row = {
+        key: { workspace_id: record.workspaceId, hour: start, dim, value, success },
+        requests: 0,
+        costUsd: 0,
+        cacheHits: 0,
+        semanticCacheHits: 0,
+        costSavedUsd: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        latencyMin: Infinity,
+        latencyMax: -Infinity,
+        ttftMin: null,
+        ttftMax: null,
+        latency: new Float64Array(HISTOGRAM_BUCKETS),
+        ttft: new Float64Array(HISTOGRAM_BUCKETS),
+      };
+      this.#rows.set(id, row);
+    }
+    row.requests += 1;
+    row.costUsd += record.costUsd ?? 0;
+    if (record.cacheStatus === "HIT") row.cacheHits += 1;
+    else if (record.cacheStatus === "SEMANTIC_HIT") row.semanticCacheHits += 1;
+    row.costSavedUsd += record.costSavedUsd ?? 0;
+    row.promptTokens += record.promptTokens;
+    row.completionTokens += record.completionTokens;
+    row.totalTokens += record.totalTokens;
+    if (record.latencyMs < row.latencyMin) row.latencyMin = record.latencyMs;
+    if (record.latencyMs > row.latencyMax) row.latencyMax = record.latencyMs;
+    row.latency[latencyBucket]! += 1;
+    if (ttft !== null) {
+      row.ttft[ttftBucket]! += 1;
+      row.ttftMin = row.ttftMin === null ? ttft : Math.min(row.ttftMin, ttft);
+      row.ttftMax = row.ttftMax === null ? ttft : Math.max(row.ttftMax, ttft);
+    }
+  }
+
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  /** The summed rows, ready to be added to the stored ones (`+` for sums, min/max for the extremes). */
+  rows(): LogRollupsTable[] {
+    return Array.from(this.#rows.values(), toTableRow);
+  }
+}
+
+/**
+ * A rollup row as an object literal with every column named in the source: built column by
+ * column, a 145-key object falls back to a slow dictionary layout (a delta took ~35 µs to build).
+ */
+const toTableRow = new Function(
+  "s",
+  `return { workspace_id: s.key.workspace_id, hour: s.key.hour, dim: s.key.dim, value: s.key.value, success: s.key.success,
+    requests: s.requests, cost_usd: s.costUsd, cache_hits: s.cacheHits, semantic_cache_hits: s.semanticCacheHits,
+    cost_saved_usd: s.costSavedUsd, prompt_tokens: s.promptTokens, completion_tokens: s.completionTokens,
+    total_tokens: s.totalTokens, latency_min: s.latencyMin, latency_max: s.latencyMax, ttft_min: s.ttftMin, ttft_max: s.ttftMax,
+    ${LATENCY_COLUMNS.map((column, i) => `${column}: s.latency[${i}]`).join(", ")},
+    ${TTFT_COLUMNS.map((column, i) => `${column}: s.ttft[${i}]`).join(", ")} };`,
+) as (sums: RollupSums) => LogRollupsTable;
 
 /**
  * The rollup deltas of a batch of records, already summed per key, ready to be added to the
  * stored rows (`+` for sums, min/max for the extremes). Six keys per record at most.
  */
-export function toRollupRows(records: readonly LogRecord[]): LogRollupsTable[] {
-  const rows = new Map<string, LogRollupsTable>();
-  for (const record of records) {
-    const hour = periodOf(record.createdAt, "hour");
-    const day = periodOf(record.createdAt, "day");
-    const success = record.success ? 1 : 0;
-    const latencyColumn = LATENCY_COLUMNS[bucketOf(record.latencyMs)]!;
-    const ttft = record.timeToFirstTokenMs;
-    for (const dim of ROLLUP_DIMENSIONS) {
-      const value = encodeRollupValue(dimensionValue(record, dim));
-      const start = ROLLUP_PERIOD[dim] === "hour" ? hour : day;
-      const id = `${record.workspaceId}\u0000${start}\u0000${dim}\u0000${value}\u0000${success}`;
-      let row = rows.get(id);
-      if (!row) {
-        row = emptyRow({ workspace_id: record.workspaceId, hour: start, dim, value, success });
-        rows.set(id, row);
-      }
-      row.requests += 1;
-      row.cost_usd += record.costUsd ?? 0;
-      if (record.cacheStatus === "HIT") row.cache_hits += 1;
-      else if (record.cacheStatus === "SEMANTIC_HIT") row.semantic_cache_hits += 1;
-      row.cost_saved_usd += record.costSavedUsd ?? 0;
-      row.prompt_tokens += record.promptTokens;
-      row.completion_tokens += record.completionTokens;
-      row.total_tokens += record.totalTokens;
-      row.latency_min = Math.min(row.latency_min, record.latencyMs);
-      row.latency_max = Math.max(row.latency_max, record.latencyMs);
-      row[latencyColumn] += 1;
-      if (ttft !== null) {
-        row[TTFT_COLUMNS[bucketOf(ttft)]!] += 1;
-        row.ttft_min = row.ttft_min === null ? ttft : Math.min(row.ttft_min, ttft);
-        row.ttft_max = row.ttft_max === null ? ttft : Math.max(row.ttft_max, ttft);
-      }
-    }
-  }
-  return [...rows.values()];
+export function toRollupRows(records: readonly RollupInput[]): LogRollupsTable[] {
+  const accumulator = new RollupAccumulator();
+  for (const record of records) accumulator.add(record);
+  return accumulator.rows();
 }

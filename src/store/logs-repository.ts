@@ -6,7 +6,8 @@ import { toRollupRows } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
-import type { Database } from "./schema.ts";
+import { builtPeriodRollupRows, lockBuiltUntil } from "./log-rollup-build.ts";
+import type { Database, LogMetadataTable, LogsTable } from "./schema.ts";
 
 export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
 
@@ -16,6 +17,8 @@ export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts"
  */
 const LOG_ROWS_PER_INSERT = 500;
 const METADATA_ROWS_PER_INSERT = 2_000;
+/** PostgreSQL's SQLSTATE for a duplicate key. */
+const UNIQUE_VIOLATION = "23505";
 
 /** Stored request logs. Every read is scoped to one workspace. */
 export interface LogsRepository {
@@ -42,8 +45,32 @@ export interface LogsRepository {
 }
 
 /** The repository over `logs` and `log_metadata`, writing through the dialect's own batch insert where it has one. */
-export function createLogsRepository(db: Kysely<Database>, writers: Pick<StoreDialect, "insertLogRows" | "bulkRows"> = {}): LogsRepository {
-  const { insertLogRows: insertRows, bulkRows } = writers;
+export function createLogsRepository(
+  db: Kysely<Database>,
+  writers: Pick<StoreDialect, "insertLogRows" | "bulkRows" | "copyRows" | "rollupsBuiltInBackground"> = {},
+): LogsRepository {
+  const { insertLogRows: insertRows, bulkRows, copyRows, rollupsBuiltInBackground } = writers;
+
+  /**
+   * Copies the rows and their metadata (a new batch, the common case); when a record is already
+   * stored (a retried batch) the copy fails on its key and the rows are inserted instead,
+   * skipping the stored ones. Resolves to the ids stored now.
+   */
+  async function copyOrInsert(trx: Kysely<Database>, rows: LogsTable[], metadataRows: LogMetadataTable[]): Promise<Set<string>> {
+    await sql`SAVEPOINT log_copy`.execute(trx);
+    try {
+      await copyRows!(trx, "logs", rows);
+      await copyRows!(trx, "log_metadata", metadataRows);
+      return new Set(rows.map((row) => row.id));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+      await sql`ROLLBACK TO SAVEPOINT log_copy`.execute(trx);
+      const stored = new Set(await bulkRows!.logs(trx, rows));
+      await bulkRows!.metadata(trx, metadataRows);
+      return stored;
+    }
+  }
+
   const idRange = partitionedById(db);
   return {
     async insertBatch(records) {
@@ -60,9 +87,12 @@ export function createLogsRepository(db: Kysely<Database>, writers: Pick<StoreDi
       if (bulkRows) {
         const rows = records.map(toLogRow);
         await db.transaction().execute(async (trx) => {
-          const storedIds = new Set(await bulkRows.logs(trx, rows));
-          await bulkRows.rollups(trx, rollupsOf(storedIds));
-          await bulkRows.metadata(trx, metadataRows);
+          // Where closed hours are summed in the background, only records of hours already built are added here.
+          const builtUntil = rollupsBuiltInBackground ? Date.parse(await lockBuiltUntil(trx)) : Infinity;
+          const storedIds = copyRows ? await copyOrInsert(trx, rows, metadataRows) : new Set(await bulkRows.logs(trx, rows));
+          if (!copyRows) await bulkRows.metadata(trx, metadataRows);
+          const stored = records.filter((record) => storedIds.has(record.id));
+          await bulkRows.rollups(trx, rollupsBuiltInBackground ? builtPeriodRollupRows(stored, builtUntil) : toRollupRows(stored));
         });
         return;
       }

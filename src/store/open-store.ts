@@ -21,6 +21,7 @@ import { deleteExpiredStep, type RetentionStep } from "./log-retention.ts";
 import type { LogStore } from "./log-store.ts";
 import { createLogsRepository, type LogsRepository } from "./logs-repository.ts";
 import { keepLogPartitions } from "./log-partitions.ts";
+import { keepRollupsBuilt } from "./log-rollup-build.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { migrations } from "./migrations/index.ts";
 import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
@@ -94,7 +95,15 @@ export async function openStore(url: string): Promise<Store> {
   }
   let stopPartitions: () => Promise<void> = () => Promise.resolve();
   try {
-    if (dialect.name === "postgres") stopPartitions = await keepLogPartitions(db, (error) => console.error(`[store] log partitions: ${describe(error)}`));
+    if (dialect.name === "postgres") {
+      stopPartitions = await keepLogPartitions(db, (error) => console.error(`[store] log partitions: ${describe(error)}`));
+      const stopRollups = keepRollupsBuilt(db, (error) => console.error(`[store] log rollups: ${describe(error)}`));
+      const stopLogPartitions = stopPartitions;
+      stopPartitions = async () => {
+        await stopRollups();
+        await stopLogPartitions();
+      };
+    }
   } catch (error) {
     await db.destroy();
     throw error;

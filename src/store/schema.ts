@@ -20,6 +20,8 @@ export interface Database {
   log_metadata: LogMetadataTable;
   /** Analytics sums per workspace, hour and dimension value (`log-rollup-rows.ts`). */
   log_rollups: LogRollupsTable;
+  /** PostgreSQL only: the hour before which `log_rollups` holds every stored log (`log-rollup-build.ts`). */
+  log_rollup_progress: { id: number; built_until: string };
   configs: ConfigsTable;
   config_versions: ConfigVersionsTable;
   virtual_keys: VirtualKeysTable;

@@ -1,8 +1,9 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../schema.ts";
-import { Pool } from "pg";
+import { Pool, type PoolClient } from "pg";
 import { markStoreUnavailable } from "../store-unavailable.ts";
 import { CurrentSchemaPostgresDialect } from "./postgres-introspector.ts";
+import { copyRows } from "./postgres-copy.ts";
 import { postgresJsonRows } from "./postgres-json-rows.ts";
 import { WithoutNulCharactersPlugin } from "./postgres-text.ts";
 import type { StoreDialect } from "./store-dialect.ts";
@@ -22,6 +23,13 @@ export function createPostgresDialect(url: string): StoreDialect {
   // the pool listens only while the client is idle: unhandled, that ends the process. The
   // query in flight is failed with the error all the same, and the pool drops the client on release.
   pool.on("connect", (client) => client.on("error", () => {}));
+  // Each pooled client by its server process id, so a COPY can run on the client that a
+  // Kysely transaction holds (Kysely does not hand its client out).
+  const clients = new Map<number, PoolClient>();
+  pool.on("connect", (client) => clients.set((client as PoolClient & { processID: number }).processID, client));
+  pool.on("remove", (client) => clients.delete((client as PoolClient & { processID: number }).processID));
+  // A transaction's server process, looked up once per transaction (a batch copies two tables).
+  const transactionPids = new WeakMap<Kysely<Database>, number>();
   return {
     name: "postgres",
     // A connection the pool cannot give (refused, timed out, none free in time, a database not
@@ -34,6 +42,19 @@ export function createPostgresDialect(url: string): StoreDialect {
     }),
     plugins: [new WithoutNulCharactersPlugin()],
     bulkRows: postgresJsonRows,
+    rollupsBuiltInBackground: true,
+    copyRows: async (trx, table, rows) => {
+      if (rows.length === 0) return;
+      let pid = transactionPids.get(trx);
+      if (pid === undefined) {
+        const { rows: found } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+        pid = found[0]!.pid;
+        transactionPids.set(trx, pid);
+      }
+      const client = clients.get(pid);
+      if (!client) throw new Error("PostgreSQL store: the transaction's connection is not one of the pool's");
+      await copyRows(client, table, rows);
+    },
     analyseAfterBulkChange: analyseCurrentSchema,
     migrationSchema: async (db) => {
       const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);

@@ -43,6 +43,17 @@ export interface StoreDialect {
    * for an engine where that beats Kysely's multi-row inserts of a few hundred rows each.
    */
   bulkRows?: BulkRowsWriter;
+  /**
+   * Copies rows into a table inside the caller's transaction (`db` is the transaction), far
+   * cheaper than an INSERT of the same rows; with no conflict handling, so a row whose key is
+   * already stored fails the statement (and the transaction, unless under a savepoint).
+   */
+  copyRows?(db: Kysely<Database>, table: "logs" | "log_metadata", rows: readonly LogsTable[] | readonly LogMetadataTable[]): Promise<void>;
+  /**
+   * True where closed hours are summed into the rollups in the background (`log-rollup-build.ts`):
+   * the writer then adds to the rollups only the records of hours already built.
+   */
+  rollupsBuiltInBackground?: boolean;
 }
 
 /** One statement per table per batch (`insertLogRows` aside, the logs repository's fastest path). */

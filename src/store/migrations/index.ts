@@ -18,6 +18,8 @@ import * as apiKeyExpiryRotation from "./0016_api_key_expiry_rotation.ts";
 import * as mcpServers from "./0020_mcp_servers.ts";
 import * as semanticCache from "./0021_semantic_cache.ts";
 import * as partitionedLogs from "./0022_partitioned_logs.ts";
+import * as logRollupProgress from "./0023_log_rollup_progress.ts";
+import * as logRollupDays from "./0024_log_rollup_days.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -43,6 +45,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0020_mcp_servers": mcpServers,
   "0021_semantic_cache": semanticCache,
   "0022_partitioned_logs": partitionedLogs,
+  "0023_log_rollup_progress": logRollupProgress,
+  "0024_log_rollup_days": logRollupDays,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
