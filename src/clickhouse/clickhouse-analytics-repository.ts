@@ -128,7 +128,7 @@ async function addRollupAggregates(
      sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
      sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
      maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
-     sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
+     sumMapMerge(latency) AS latency, sumMapMerge(ttft) AS ttft`,
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions.join(" AND ")}${key ? " GROUP BY k" : ""}`);
   for (const row of rows) {
@@ -143,12 +143,16 @@ async function addRollupAggregates(
   }
 }
 
-/** Adds a rollup's counts per bucket (64-bit, so JSON strings) to a histogram's; returns how many it added. */
+/**
+ * Adds a rollup's histogram (a `sumMap`: its buckets, and their counts as 64-bit JSON strings)
+ * to a histogram's counts; returns how many it added.
+ */
 function addCounts(histogram: Histogram, value: unknown): number {
+  const [buckets = [], counts = []] = (value ?? []) as [unknown[]?, unknown[]?];
   let added = 0;
-  ((value ?? []) as unknown[]).forEach((count, bucket) => {
-    histogram.counts[bucket]! += n(count);
-    added += n(count);
+  buckets.forEach((bucket, i) => {
+    histogram.counts[n(bucket)]! += n(counts[i]);
+    added += n(counts[i]);
   });
   return added;
 }

@@ -46,6 +46,40 @@ describe("ClickHouse log store", () => {
     expect(await totals(workspaceId, start, start + 6 * HOUR)).toEqual({ rolled: 201, raw: 201, tokens: 201 * 33 });
   });
 
+  it("stores a batch split into parallel inserts once when replayed, over several id ranges", async () => {
+    const workspaceId = scopeId("ws-replay-large");
+    const other = scopeId("ws-replay-large-other");
+    const start = Date.UTC(2026, 5, 2, 10);
+    // 12,000 records, a second apart in three runs an hour apart: three id ranges, two inserts.
+    const batch = Array.from({ length: 12_000 }, (_, i) =>
+      logRecord(start + Math.floor(i / 4_000) * HOUR + (i % 4_000) * 100, { workspaceId: i % 3 === 0 ? other : workspaceId }, i),
+    );
+    await store.logs.insertBatch(batch.filter((_, i) => i % 5 === 0));
+    await store.logs.insertBatch(batch);
+    await store.logs.insertBatch([...batch].reverse());
+    expect(await store.logs.count(workspaceId)).toBe(8_000);
+    expect(await store.logs.count(other)).toBe(4_000);
+    expect(await totals(workspaceId, start, start + 4 * HOUR)).toEqual({ rolled: 8_000, raw: 8_000, tokens: 8_000 * 33 });
+  });
+
+  it("keeps tabs, newlines, backslashes and quotes in strings, bodies and metadata", async () => {
+    const workspaceId = scopeId("ws-escapes");
+    const awkward = "a\tb\\c\nd\re'f\"g\\\\N \u00e9\u{1F600}";
+    const record = logRecord(Date.UTC(2026, 5, 3), {
+      workspaceId,
+      user: awkward,
+      model: `model ${awkward}`,
+      requestBody: JSON.stringify({ text: awkward }),
+      errorMessage: awkward,
+      metadata: { [awkward]: awkward, "key'": "\\N", empty: "" },
+    });
+    await store.logs.insertBatch([record]);
+    expect(await store.logs.get(record.id, workspaceId)).toEqual(record);
+    const nulls = logRecord(Date.UTC(2026, 5, 3, 1), { workspaceId, user: null, model: null, requestBody: null, timeToFirstTokenMs: null, costUsd: null, metadata: {} });
+    await store.logs.insertBatch([nulls]);
+    expect(await store.logs.get(nulls.id, workspaceId)).toEqual(nulls);
+  });
+
   it("lists across the listing's time windows in id order, older records included", async () => {
     const workspaceId = scopeId("ws-windows");
     const now = Date.now();
