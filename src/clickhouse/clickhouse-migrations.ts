@@ -110,6 +110,21 @@ const ROLLUPS: readonly Rollup[] = [
   },
 ];
 
+/**
+ * One row per hour and metadata pair (key and value) of the records holding it: metadata filters
+ * and groups by a metadata key read these instead of every record's `meta` arrays. Every key is
+ * kept, declared or not; a record adds one row per pair it holds.
+ */
+const METADATA_ROLLUP: Rollup = {
+  table: "log_rollups_hourly_meta",
+  create: `(workspace_id String, key String, value String, hour DateTime, success UInt8, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
+       ORDER BY (workspace_id, key, value, hour, success)`,
+  select: `SELECT workspace_id, meta.key AS key, meta.value AS value, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success, ${ROLLUP_SELECT}
+       FROM logs ARRAY JOIN meta
+       GROUP BY workspace_id, key, value, hour, success`,
+};
+
 /** A rollup's table and the view that feeds it from every insert into `logs`. */
 const createRollup = ({ table, create, select }: Rollup): string[] => [
   `CREATE TABLE IF NOT EXISTS ${table} ${create}`,
@@ -155,5 +170,10 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 3,
     name: "rollup histograms as maps",
     statements: ROLLUPS.flatMap(rebuildRollup),
+  },
+  {
+    version: 4,
+    name: "metadata rollup",
+    statements: rebuildRollup(METADATA_ROLLUP),
   },
 ];
