@@ -4,7 +4,7 @@ import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-c
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { fromClickHouseRow, toTabSeparatedRow } from "./clickhouse-log-rows.ts";
-import { idBound, idMs } from "./log-ids.ts";
+import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 
 /**
@@ -61,28 +61,32 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
       // First the page's ids, reading only the filtered columns; then its rows, by primary key.
       const ids: string[] = [];
       let upper: string | null = null;
+      // The window's time bounds: from its lower id, to the one above it (or the cursor's, or none).
+      let upperMs = filters.before === undefined ? null : v7Ms(filters.before);
       for (const windowMs of [...LISTING_WINDOWS_MS, null]) {
-        const lower = windowMs === null ? null : idBound(anchor - windowMs);
-        const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`}`;
+        const lowerMs = windowMs === null ? null : anchor - windowMs;
+        const lower = lowerMs === null ? null : idBound(lowerMs);
+        const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`} AND ${createdMsNear(lowerMs, upperMs)}`;
         const wanted = limit + 1 - ids.length;
         const found = await connection.rows<{ id: string }>(`SELECT DISTINCT id FROM logs WHERE ${where}${cursor}${range} ORDER BY id DESC LIMIT ${wanted}`);
         ids.push(...found.map((row) => row.id));
         if (ids.length > limit || lower === null) break;
         upper = lower;
+        upperMs = lowerMs;
       }
       const page = ids.slice(0, limit);
       if (page.length === 0) return { records: [], hasMore: false };
       const columns = columnList(options.bodies ? RECORD_COLUMNS : LISTED_COLUMNS);
       const rows = await connection.rows(
         `SELECT ${columns} FROM logs WHERE workspace_id = ${str(filters.workspaceId)} AND id >= ${str(page[page.length - 1]!)} AND id <= ${str(page[0]!)}
-         AND id IN ${strList(page)} ORDER BY id DESC LIMIT 1 BY id`,
+         AND ${createdMsNear(v7Ms(page[page.length - 1]!), v7Ms(page[0]!))} AND id IN ${strList(page)} ORDER BY id DESC LIMIT 1 BY id`,
       );
       return { records: rows.map(fromClickHouseRow), hasMore: ids.length > limit };
     },
 
     async get(id, workspaceId) {
       const [row] = await connection.rows(
-        `SELECT ${columnList(RECORD_COLUMNS)} FROM logs WHERE workspace_id = ${str(workspaceId)} AND id = ${str(id)} LIMIT 1`,
+        `SELECT ${columnList(RECORD_COLUMNS)} FROM logs WHERE workspace_id = ${str(workspaceId)} AND id = ${str(id)} AND ${createdMsNear(v7Ms(id), v7Ms(id))} LIMIT 1`,
       );
       return row && fromClickHouseRow(row);
     },
@@ -135,8 +139,14 @@ async function storedIds(connection: ClickHouseConnection, records: readonly Log
     first = after + 1;
   }
   const workspaces = strList([...new Set(records.map((record) => record.workspaceId))]);
+  // Days bounded by the ids' times only when every id has one.
+  const times = ids.map(v7Ms);
+  const known = times.filter((ms): ms is number => ms !== null);
+  const days = known.length < ids.length ? "1" : createdMsNear(known.reduce((a, b) => Math.min(a, b)), known.reduce((a, b) => Math.max(a, b)));
   const within = ranges.map(([low, high]) => `(id >= ${str(low)} AND id <= ${str(high)})`).join(" OR ");
-  const rows = await connection.rows<{ id: string }>(`SELECT id FROM logs WHERE workspace_id IN ${workspaces} AND (${within})`);
+  const rows = await connection.rows<{ id: string }>(
+    `SELECT id FROM logs WHERE workspace_id IN ${workspaces} AND (${within}) AND ${days}`,
+  );
   const wanted = new Set(ids);
   return new Set(rows.map((row) => row.id).filter((id) => wanted.has(id)));
 }
