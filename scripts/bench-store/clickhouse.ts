@@ -48,12 +48,12 @@ async function addCopy(connection: ClickHouseConnection, columns: readonly strin
 }
 
 async function diskFigures(connection: ClickHouseConnection): Promise<string> {
-  const rows = await connection.rows<{ table: string; rows: string; bytes: string }>(
-    "SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = currentDatabase() AND active GROUP BY table ORDER BY table",
+  const rows = await connection.rows<{ table: string; rows: string; bytes: string; parts: string }>(
+    "SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytes, count() AS parts FROM system.parts WHERE database = currentDatabase() AND active GROUP BY table ORDER BY table",
   );
   return rows
     .filter((row) => row.table !== "bench_seed")
-    .map((row) => `${row.table}: ${Number(row.rows).toLocaleString("en")} rows, ${(Number(row.bytes) / 1e6).toFixed(0)} MB${row.table === "logs" ? ` (${(Number(row.bytes) / Number(row.rows)).toFixed(1)} bytes/row)` : ""}`)
+    .map((row) => `${row.table}: ${Number(row.rows).toLocaleString("en")} rows, ${(Number(row.bytes) / 1e6).toFixed(0)} MB in ${row.parts} parts${row.table === "logs" ? ` (${(Number(row.bytes) / Number(row.rows)).toFixed(1)} bytes/row)` : ""}`)
     .join("; ");
 }
 
