@@ -41,12 +41,12 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
       const unique = new Map<string, LogRecord>();
       for (const record of records) if (!unique.has(record.id)) unique.set(record.id, record);
       const batch = [...unique.values()];
-      // The lookup runs on the server while the rows are written out here.
+      // The lookup runs on the server while the rows are written out here; a replay, whose
+      // records may be stored, writes out again only those that are not.
       const lookup = storedIds(connection, batch);
-      const lines = batch.map(toTabSeparatedRow);
+      const written = writeOut(batch);
       const stored = await lookup;
-      const fresh = stored.size === 0 ? lines : lines.filter((_, i) => !stored.has(batch[i]!.id));
-      await insertLines(connection, fresh);
+      await insertParts(connection, stored.size === 0 ? written : writeOut(batch.filter((record) => !stored.has(record.id))));
     },
 
     async ping() {
@@ -99,17 +99,35 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
   };
 }
 
-/** Inserts TabSeparated lines into `logs`, split into up to `PARALLEL_INSERTS` requests at once. */
-async function insertLines(connection: ClickHouseConnection, lines: readonly string[]): Promise<void> {
-  if (lines.length === 0) return;
-  const parts = Math.max(1, Math.min(PARALLEL_INSERTS, Math.floor(lines.length / MIN_ROWS_PER_INSERT)));
-  const size = Math.ceil(lines.length / parts);
-  const inserts: Promise<void>[] = [];
-  for (let start = 0; start < lines.length; start += size) {
-    inserts.push(connection.insertTabSeparated("logs", INSERTED_COLUMNS, lines.slice(start, start + size).join("")));
+/** Rows per chunk of text: short-lived strings, collected young, in a buffer each. */
+const ROWS_PER_CHUNK = 1_000;
+
+/**
+ * The records as TabSeparated text, cut into the parts of a batch's inserts (up to
+ * `PARALLEL_INSERTS`, of `MIN_ROWS_PER_INSERT` rows or more), each a list of chunks.
+ */
+function writeOut(records: readonly LogRecord[]): Buffer[][] {
+  if (records.length === 0) return [];
+  const parts = Math.max(1, Math.min(PARALLEL_INSERTS, Math.floor(records.length / MIN_ROWS_PER_INSERT)));
+  const size = Math.ceil(records.length / parts);
+  const written: Buffer[][] = [];
+  for (let start = 0; start < records.length; start += size) {
+    const chunks: Buffer[] = [];
+    const end = Math.min(records.length, start + size);
+    for (let from = start; from < end; from += ROWS_PER_CHUNK) {
+      let text = "";
+      for (let i = from; i < Math.min(end, from + ROWS_PER_CHUNK); i++) text += toTabSeparatedRow(records[i]!);
+      chunks.push(Buffer.from(text));
+    }
+    written.push(chunks);
   }
+  return written;
+}
+
+/** Sends each part as one insert into `logs`, all at once. */
+async function insertParts(connection: ClickHouseConnection, parts: readonly Buffer[][]): Promise<void> {
   // Every insert is awaited before a failure is reported: a retry then finds what landed.
-  const results = await Promise.allSettled(inserts);
+  const results = await Promise.allSettled(parts.map((chunks) => connection.insertTabSeparated("logs", INSERTED_COLUMNS, chunks)));
   const failed = results.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;
 }
