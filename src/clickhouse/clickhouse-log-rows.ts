@@ -8,22 +8,6 @@ type Mapping = readonly [name: LogFieldName, column: string, kind: (typeof LOG_F
 /** Looked up once: a batch maps every field of thousands of records. */
 const MAPPINGS: readonly Mapping[] = PLAIN_FIELDS.map((name) => [name, LOG_FIELDS[name].column, LOG_FIELDS[name].kind]);
 
-/** The ClickHouse `logs` row of a record (see `clickhouse-columns.ts` for the reshaped fields). */
-export function toClickHouseRow(record: LogRecord): Record<string, unknown> {
-  const row: Record<string, unknown> = {};
-  for (const [name, column, kind] of MAPPINGS) {
-    const value = record[name];
-    row[column] = kind === "boolean" ? (value ? 1 : 0) : kind === "json" ? JSON.stringify(value) : value;
-  }
-  row.created_ms = Date.parse(record.createdAt);
-  const pairs = Object.entries(record.metadata);
-  row["meta.key"] = pairs.map(([key]) => key);
-  row["meta.value"] = pairs.map(([, value]) => value);
-  row.latency_bucket = bucketOf(record.latencyMs);
-  row.ttft_bucket = record.timeToFirstTokenMs === null ? null : bucketOf(record.timeToFirstTokenMs);
-  return row;
-}
-
 /**
  * The `logs` row of a record as one TabSeparated line, in the order of `INSERTED_COLUMNS`: what a
  * batch insert sends (no object per row, no JSON, and the server reads fields by position).
