@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startOwnClickHouse } from "../../test/support/own-clickhouse.ts";
 import { connectClickHouse, type ClickHouseConnection } from "../../src/clickhouse/clickhouse-connection.ts";
@@ -48,13 +48,53 @@ async function addCopy(connection: ClickHouseConnection, columns: readonly strin
 }
 
 async function diskFigures(connection: ClickHouseConnection): Promise<string> {
-  const rows = await connection.rows<{ table: string; rows: string; bytes: string }>(
-    "SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE database = currentDatabase() AND active GROUP BY table ORDER BY table",
+  const rows = await connection.rows<{ table: string; rows: string; bytes: string; parts: string }>(
+    "SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytes, count() AS parts FROM system.parts WHERE database = currentDatabase() AND active GROUP BY table ORDER BY table",
   );
   return rows
     .filter((row) => row.table !== "bench_seed")
-    .map((row) => `${row.table}: ${Number(row.rows).toLocaleString("en")} rows, ${(Number(row.bytes) / 1e6).toFixed(0)} MB${row.table === "logs" ? ` (${(Number(row.bytes) / Number(row.rows)).toFixed(1)} bytes/row)` : ""}`)
+    .map((row) => `${row.table}: ${Number(row.rows).toLocaleString("en")} rows, ${(Number(row.bytes) / 1e6).toFixed(0)} MB in ${row.parts} parts${row.table === "logs" ? ` (${(Number(row.bytes) / Number(row.rows)).toFixed(1)} bytes/row)` : ""}`)
     .join("; ");
+}
+
+const loadAverage = (): string =>
+  loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ");
+
+/** Drops every table of the connection's database, views first. */
+async function emptyDatabase(connection: ClickHouseConnection): Promise<void> {
+  const tables = await connection.rows<{ name: string; engine: string }>("SELECT name, engine FROM system.tables WHERE database = currentDatabase()");
+  const views = tables.filter((table) => table.engine === "MaterializedView");
+  for (const { name } of [...views, ...tables.filter((table) => !views.includes(table))]) await connection.command(`DROP TABLE IF EXISTS \`${name}\``);
+}
+
+/**
+ * Ingest at full load: `rows` records stamped over the seconds they would arrive in at 100,000
+ * a second (so a batch is one hour's partition and a few rollup hours, as a busy gateway's are),
+ * through `insertBatch` into an empty store, `rounds` times; the best round is the figure.
+ */
+async function benchIngest(connection: ClickHouseConnection, url: string, rounds: number, rows: number, batchSize: number): Promise<void> {
+  const ingestUrl = url.replace(/\/[^/]*$/, "/bench_ingest");
+  const results: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    await connection.command("DROP DATABASE IF EXISTS bench_ingest");
+    await connection.command("CREATE DATABASE bench_ingest");
+    const store = await openClickHouseLogStore(ingestUrl);
+    const end = Date.now();
+    const load = loadAverage();
+    let insertMs = 0;
+    for (const batch of generate(rows, end - Math.ceil(rows / 100), end, batchSize)) {
+      const t = performance.now();
+      await store.logs.insertBatch(batch);
+      insertMs += performance.now() - t;
+    }
+    await store.close();
+    results.push(rows / (insertMs / 1000));
+    log(`ingest at full load, round ${round}: ${Math.round(results[results.length - 1]!).toLocaleString("en")} rows/s (${rows.toLocaleString("en")} rows in batches of ${batchSize.toLocaleString("en")}, ${(insertMs / 1000).toFixed(1)} s in insertBatch; load average ${load} → ${loadAverage()})`);
+  }
+  await connection.command("DROP DATABASE IF EXISTS bench_ingest");
+  log(`ingest at full load: best of ${rounds}: ${Math.round(Math.max(...results)).toLocaleString("en")} rows/s`);
 }
 
 export async function benchClickHouse(): Promise<void> {
@@ -62,14 +102,15 @@ export async function benchClickHouse(): Promise<void> {
   const runs = Number(process.env.BENCH_STORE_RUNS ?? 30);
   const batchSize = Number(process.env.BENCH_CLICKHOUSE_BATCH ?? 10_000);
   const scales = (process.env.BENCH_CLICKHOUSE_SCALES ?? "1,10").split(",").map(Number);
+  const ingestRounds = Number(process.env.BENCH_CLICKHOUSE_INGEST_ROUNDS ?? 3);
+  const ingestRows = Number(process.env.BENCH_CLICKHOUSE_INGEST_ROWS ?? 300_000);
   const own = process.env.BENCH_CLICKHOUSE_URL ? null : await startOwnClickHouse();
   const url = process.env.BENCH_CLICKHOUSE_URL ?? (await own!.database("bench_logs"));
   const connection = await connectClickHouse(parseClickHouseUrl(url));
-  for (const table of ["log_rollups_hourly_mv", "log_rollups_daily_users_mv", "log_rollups_hourly", "log_rollups_daily_users", "logs", "feedback", "bench_seed", "schema_migrations"]) {
-    await connection.command(`DROP TABLE IF EXISTS ${table}`);
-  }
+  await emptyDatabase(connection);
   const store = await openClickHouseLogStore(url);
-  log(`ClickHouse ${store.version}; load average ${(await import("node:os")).loadavg().map((n) => n.toFixed(1)).join(" ")}`);
+  log(`ClickHouse ${store.version}; load average ${loadAverage()}`);
+  if (ingestRounds > 0) await benchIngest(connection, url, ingestRounds, ingestRows, batchSize);
 
   const end = Math.floor(Date.now() / 60_000) * 60_000;
   let insertMs = 0;
@@ -105,7 +146,7 @@ export async function benchClickHouse(): Promise<void> {
     if (copies > 1) log(`grew to ${scale}× in the server: ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
     log(`disk: ${await diskFigures(connection)}`);
     const defaultRows = await gateway.deps.store.logs.count(WORKSPACES[0]);
-    log(`measuring workspace ${WORKSPACES[0]} (${defaultRows.toLocaleString("en")} rows of ${(rows * scale).toLocaleString("en")}), ${runs} runs per query; load average ${(await import("node:os")).loadavg().map((n) => n.toFixed(1)).join(" ")}`);
+    log(`measuring workspace ${WORKSPACES[0]} (${defaultRows.toLocaleString("en")} rows of ${(rows * scale).toLocaleString("en")}), ${runs} runs per query; load average ${loadAverage()}`);
     const table = ["| query | p50 ms | p95 ms | rows/groups |", "|---|---:|---:|---:|"];
     for (const [name, path] of dashboardQueries(end)) {
       const timings: number[] = [];

@@ -24,7 +24,13 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       const into: SliceAggregates = new Map();
       const rollup = options?.via === "raw" ? null : chooseClickHouseRollup(selection, slice);
       const { hours, edges } = rollup ? splitByPeriods(selection, rollup.period) : { hours: null, edges: [selection] };
-      if (rollup && hours) await addRollupAggregates(connection, selection, hours, rollup, slice, into);
+      if (rollup && hours) {
+        const keyed = await addRollupAggregates(connection, selection, hours, rollup, slice, into);
+        // The null group of a metadata group: the records without the key, when there are any.
+        if (rollup.withoutKey !== undefined && (await requestsIn(connection, selection, hours)) > keyed) {
+          await addRawAggregates(connection, { ...selection, ...hours }, slice, into, resolveConfig, `NOT has(meta.key, ${str(rollup.withoutKey)})`);
+        }
+      }
       for (const edge of edges) await addRawAggregates(connection, { ...selection, ...edge }, slice, into, resolveConfig);
       return into;
     },
@@ -73,8 +79,10 @@ async function addRawAggregates(
   slice: AnalyticsSlice,
   into: SliceAggregates,
   resolveConfig: ConfigIdResolver,
+  condition?: string,
 ): Promise<void> {
   const key = rawKey(slice);
+  const where = `${await logFiltersSql(selection, resolveConfig)}${condition === undefined ? "" : ` AND (${condition})`}`;
   const total = slice.kind === "total";
   const select = [
     "latency_bucket AS lb",
@@ -83,7 +91,7 @@ async function addRawAggregates(
     SUMS,
   ];
   const groupBy = ["lb", ...(total ? ["tb"] : []), ...(key ? ["k"] : [])];
-  const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM logs WHERE ${await logFiltersSql(selection, resolveConfig)} GROUP BY ${groupBy.join(", ")}`);
+  const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM logs WHERE ${where} GROUP BY ${groupBy.join(", ")}`);
   for (const row of rows) {
     const aggregate = aggregateFor(into, sliceKey(slice, row.k));
     addSums(aggregate, row);
@@ -103,7 +111,17 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
   return raw === null || raw === undefined ? null : String(raw);
 }
 
-/** Sums the rollup rows of whole `periods` per slice key, histograms included, in ClickHouse. */
+/** The records of whole hours `periods` (with the selection's success filter), from the per-dimension rollup's `all` rows. */
+async function requestsIn(connection: ClickHouseConnection, selection: AnalyticsSelection, periods: TimeRange): Promise<number> {
+  const success = selection.success === undefined ? "" : ` AND success = ${selection.success ? 1 : 0}`;
+  const [row] = await connection.rows<Row>(
+    `SELECT countMerge(requests) AS requests FROM log_rollups_hourly_dims WHERE workspace_id = ${str(selection.workspaceId)} AND dim = 'all' AND value = ''
+     AND hour >= toDateTime(${Math.trunc(Date.parse(periods.from) / 1000)}) AND hour < toDateTime(${Math.trunc(Date.parse(periods.to) / 1000)})${success}`,
+  );
+  return n(row?.requests);
+}
+
+/** Sums the rollup rows of whole `periods` per slice key, histograms included, in ClickHouse; returns the records they hold. */
 async function addRollupAggregates(
   connection: ClickHouseConnection,
   selection: AnalyticsSelection,
@@ -111,7 +129,7 @@ async function addRollupAggregates(
   rollup: ClickHouseRollup,
   slice: AnalyticsSlice,
   into: SliceAggregates,
-): Promise<void> {
+): Promise<number> {
   const from = Math.trunc(Date.parse(periods.from) / 1000);
   const to = Math.trunc(Date.parse(periods.to) / 1000);
   const conditions = [
@@ -128,10 +146,12 @@ async function addRollupAggregates(
      sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
      sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
      maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
-     sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
+     sumMapMerge(latency) AS latency, sumMapMerge(ttft) AS ttft`,
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions.join(" AND ")}${key ? " GROUP BY k" : ""}`);
+  let requests = 0;
   for (const row of rows) {
+    requests += n(row.requests);
     // An aggregate over no rows (the total of an empty range) is one row of zeros.
     if (n(row.requests) === 0) continue;
     const aggregate = aggregateFor(into, sliceKey(slice, row.k));
@@ -141,14 +161,19 @@ async function addRollupAggregates(
     // Rows with no time to first token merge to extremes of 0, not null: only counted ones widen.
     if (slice.kind === "total" && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
   }
+  return requests;
 }
 
-/** Adds a rollup's counts per bucket (64-bit, so JSON strings) to a histogram's; returns how many it added. */
+/**
+ * Adds a rollup's histogram (a `sumMap`: its buckets, and their counts as 64-bit JSON strings)
+ * to a histogram's counts; returns how many it added.
+ */
 function addCounts(histogram: Histogram, value: unknown): number {
+  const [buckets = [], counts = []] = (value ?? []) as [unknown[]?, unknown[]?];
   let added = 0;
-  ((value ?? []) as unknown[]).forEach((count, bucket) => {
-    histogram.counts[bucket]! += n(count);
-    added += n(count);
+  buckets.forEach((bucket, i) => {
+    histogram.counts[n(bucket)]! += n(counts[i]);
+    added += n(counts[i]);
   });
   return added;
 }

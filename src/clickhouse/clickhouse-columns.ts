@@ -37,6 +37,16 @@ export function logsColumnDefinitions(): string[] {
   ];
 }
 
+/** The columns a batch insert writes, in the order of `toTabSeparatedRow`'s fields. */
+export const INSERTED_COLUMNS: readonly string[] = [
+  ...PLAIN_FIELDS.map((name) => LOG_FIELDS[name].column),
+  "created_ms",
+  "meta.key",
+  "meta.value",
+  "latency_bucket",
+  "ttft_bucket",
+];
+
 /** Columns listing reads: every one but the bodies. */
 export const LISTED_COLUMNS: readonly string[] = [
   ...PLAIN_FIELDS.filter((name) => !("body" in LOG_FIELDS[name])).map((name) => LOG_FIELDS[name].column),

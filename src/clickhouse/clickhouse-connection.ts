@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { describeClickHouseTarget, type ClickHouseTarget } from "./clickhouse-url.ts";
 
 /** The few calls the log store makes to ClickHouse, over one HTTP client. */
@@ -10,6 +11,8 @@ export interface ClickHouseConnection {
   rows<T = Record<string, unknown>>(query: string): Promise<T[]>;
   /** Inserts rows in one request (one block per partition on the server). */
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  /** Inserts TabSeparated text (whole lines, in chunks) into `columns` of `table`, in one request. */
+  insertTabSeparated(table: string, columns: readonly string[], chunks: readonly Buffer[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,6 +60,11 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
     command: (statement) => wrap("statement", async () => void (await client.command({ query: statement }))),
     rows: <T>(query: string) => wrap("query", async () => (await client.query({ query, format: "JSONEachRow" })).json<T>()),
     insert: (table, rows) => wrap(`insert into ${table}`, async () => void (await client.insert({ table, values: rows as Record<string, unknown>[], format: "JSONEachRow" }))),
+    insertTabSeparated: (table, columns, chunks) =>
+      wrap(`insert into ${table}`, async () => {
+        const quoted = columns.map((column) => `\`${column}\``) as [string, ...string[]];
+        await client.insert({ table, columns: quoted, values: Readable.from(chunks, { objectMode: false }), format: "TabSeparated" });
+      }),
     close: () => client.close(),
   };
 }

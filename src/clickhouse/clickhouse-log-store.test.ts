@@ -3,6 +3,7 @@ import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-c
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import { logRecord, scopeId } from "../store/store-test-fixtures.ts";
 import { connectClickHouse } from "./clickhouse-connection.ts";
+import { CLICKHOUSE_MIGRATIONS } from "./clickhouse-migrations.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
 import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhouse-log-store.ts";
 
@@ -44,6 +45,62 @@ describe("ClickHouse log store", () => {
     await store.logs.insertBatch([extra, extra]);
     expect(await store.logs.count(workspaceId)).toBe(201);
     expect(await totals(workspaceId, start, start + 6 * HOUR)).toEqual({ rolled: 201, raw: 201, tokens: 201 * 33 });
+  });
+
+  it("stores a batch split into parallel inserts once when replayed, over several id ranges", async () => {
+    const workspaceId = scopeId("ws-replay-large");
+    const other = scopeId("ws-replay-large-other");
+    const start = Date.UTC(2026, 5, 2, 10);
+    // 12,000 records, a second apart in three runs an hour apart: three id ranges, two inserts.
+    const batch = Array.from({ length: 12_000 }, (_, i) =>
+      logRecord(start + Math.floor(i / 4_000) * HOUR + (i % 4_000) * 100, { workspaceId: i % 3 === 0 ? other : workspaceId }, i),
+    );
+    await store.logs.insertBatch(batch.filter((_, i) => i % 5 === 0));
+    await store.logs.insertBatch(batch);
+    await store.logs.insertBatch([...batch].reverse());
+    expect(await store.logs.count(workspaceId)).toBe(8_000);
+    expect(await store.logs.count(other)).toBe(4_000);
+    expect(await totals(workspaceId, start, start + 4 * HOUR)).toEqual({ rolled: 8_000, raw: 8_000, tokens: 8_000 * 33 });
+  });
+
+  it("keeps tabs, newlines, backslashes and quotes in strings, bodies and metadata", async () => {
+    const workspaceId = scopeId("ws-escapes");
+    const awkward = "a\tb\\c\nd\re'f\"g\\\\N \u00e9\u{1F600}";
+    const record = logRecord(Date.UTC(2026, 5, 3), {
+      workspaceId,
+      user: awkward,
+      model: `model ${awkward}`,
+      requestBody: JSON.stringify({ text: awkward }),
+      errorMessage: awkward,
+      metadata: { [awkward]: awkward, "key'": "\\N", empty: "" },
+    });
+    await store.logs.insertBatch([record]);
+    expect(await store.logs.get(record.id, workspaceId)).toEqual(record);
+    const nulls = logRecord(Date.UTC(2026, 5, 3, 1), { workspaceId, user: null, model: null, requestBody: null, timeToFirstTokenMs: null, costUsd: null, metadata: {} });
+    await store.logs.insertBatch([nulls]);
+    expect(await store.logs.get(nulls.id, workspaceId)).toEqual(nulls);
+  });
+
+  it("rebuilds the rollups from the stored logs to the same answers", async () => {
+    const workspaceId = scopeId("ws-rebuild");
+    const start = Date.UTC(2026, 5, 4, 10);
+    const records = Array.from({ length: 300 }, (_, i) => logRecord(start + i * 47_000, { workspaceId, metadata: i % 4 === 0 ? {} : { team: `t-${i % 3}` } }, i));
+    await store.logs.insertBatch(records);
+    const selection = { workspaceId, from: new Date(start).toISOString(), to: new Date(start + 5 * HOUR).toISOString() };
+    const byTeam: AnalyticsSlice = { kind: "group", by: "metadata", metadataKey: "team" };
+    // Costs as the API rounds them: float sums differ in their last digits with the order of adding.
+    const teams = async (via?: "raw") =>
+      [...(await store.analytics.aggregate(selection, byTeam, via && { via }))]
+        .map(([key, aggregate]) => [key, { ...aggregate, costUsd: aggregate.costUsd.toFixed(10), costSavedUsd: aggregate.costSavedUsd.toFixed(10) }] as const)
+        .sort(([a], [b]) => String(a).localeCompare(String(b)));
+    const before = { total: await totals(workspaceId, start, start + 5 * HOUR), teams: await teams() };
+    expect(before.total.rolled).toBe(300);
+    expect(before.teams.map(([key]) => key)).toEqual([null, "t-0", "t-1", "t-2"].sort((a, b) => String(a).localeCompare(String(b))));
+    expect(before.teams).toEqual(await teams("raw"));
+    const connection = await connectClickHouse(parseClickHouseUrl(await server.database("log_store_test")));
+    for (const migration of CLICKHOUSE_MIGRATIONS.filter((m) => m.version >= 3)) for (const statement of migration.statements) await connection.command(statement);
+    await connection.close();
+    expect({ total: await totals(workspaceId, start, start + 5 * HOUR), teams: await teams() }).toEqual(before);
   });
 
   it("lists across the listing's time windows in id order, older records included", async () => {

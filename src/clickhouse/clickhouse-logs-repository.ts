@@ -1,14 +1,26 @@
 import type { LogRecord } from "../records/log-record.ts";
 import type { LogsRepository } from "../store/logs-repository.ts";
-import { LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-columns.ts";
+import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { fromClickHouseRow, toClickHouseRow } from "./clickhouse-log-rows.ts";
-import { idBound, idMs } from "./log-ids.ts";
+import { fromClickHouseRow, toTabSeparatedRow } from "./clickhouse-log-rows.ts";
+import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 
-/** Ids per `IN` list when looking for records already stored. */
-const IDS_PER_LOOKUP = 5_000;
+/**
+ * A batch's inserts: its rows go in this many requests at once, so the server parses them (and
+ * runs the rollup views over them) on as many cores; ClickHouse 18.16 parses one insert on one.
+ */
+const PARALLEL_INSERTS = 2;
+/** Below this many rows a batch is one insert: smaller parts cost merges for no gain. */
+const MIN_ROWS_PER_INSERT = 5_000;
+/**
+ * The lookup of a batch's stored ids reads at most this many id ranges: the batch's sorted ids
+ * cut at their widest gaps in time (of a minute or more). A primary-key condition with many OR
+ * arms is slow to analyse on 18.16; a few ranges read a little more and are fast.
+ */
+const LOOKUP_RANGES = 8;
+const RANGE_GAP_MS = 60_000;
 
 /**
  * How far back each step of a listing looks from its anchor (the cursor's time, or now), before
@@ -28,9 +40,13 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
     async insertBatch(records) {
       const unique = new Map<string, LogRecord>();
       for (const record of records) if (!unique.has(record.id)) unique.set(record.id, record);
-      const stored = await storedIds(connection, [...unique.values()]);
-      const fresh = [...unique.values()].filter((record) => !stored.has(record.id));
-      if (fresh.length > 0) await connection.insert("logs", fresh.map(toClickHouseRow));
+      const batch = [...unique.values()];
+      // The lookup runs on the server while the rows are written out here; a replay, whose
+      // records may be stored, writes out again only those that are not.
+      const lookup = storedIds(connection, batch);
+      const written = writeOut(batch);
+      const stored = await lookup;
+      await insertParts(connection, stored.size === 0 ? written : writeOut(batch.filter((record) => !stored.has(record.id))));
     },
 
     async ping() {
@@ -45,28 +61,32 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
       // First the page's ids, reading only the filtered columns; then its rows, by primary key.
       const ids: string[] = [];
       let upper: string | null = null;
+      // The window's time bounds: from its lower id, to the one above it (or the cursor's, or none).
+      let upperMs = filters.before === undefined ? null : v7Ms(filters.before);
       for (const windowMs of [...LISTING_WINDOWS_MS, null]) {
-        const lower = windowMs === null ? null : idBound(anchor - windowMs);
-        const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`}`;
+        const lowerMs = windowMs === null ? null : anchor - windowMs;
+        const lower = lowerMs === null ? null : idBound(lowerMs);
+        const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`} AND ${createdMsNear(lowerMs, upperMs)}`;
         const wanted = limit + 1 - ids.length;
         const found = await connection.rows<{ id: string }>(`SELECT DISTINCT id FROM logs WHERE ${where}${cursor}${range} ORDER BY id DESC LIMIT ${wanted}`);
         ids.push(...found.map((row) => row.id));
         if (ids.length > limit || lower === null) break;
         upper = lower;
+        upperMs = lowerMs;
       }
       const page = ids.slice(0, limit);
       if (page.length === 0) return { records: [], hasMore: false };
       const columns = columnList(options.bodies ? RECORD_COLUMNS : LISTED_COLUMNS);
       const rows = await connection.rows(
         `SELECT ${columns} FROM logs WHERE workspace_id = ${str(filters.workspaceId)} AND id >= ${str(page[page.length - 1]!)} AND id <= ${str(page[0]!)}
-         AND id IN ${strList(page)} ORDER BY id DESC LIMIT 1 BY id`,
+         AND ${createdMsNear(v7Ms(page[page.length - 1]!), v7Ms(page[0]!))} AND id IN ${strList(page)} ORDER BY id DESC LIMIT 1 BY id`,
       );
       return { records: rows.map(fromClickHouseRow), hasMore: ids.length > limit };
     },
 
     async get(id, workspaceId) {
       const [row] = await connection.rows(
-        `SELECT ${columnList(RECORD_COLUMNS)} FROM logs WHERE workspace_id = ${str(workspaceId)} AND id = ${str(id)} LIMIT 1`,
+        `SELECT ${columnList(RECORD_COLUMNS)} FROM logs WHERE workspace_id = ${str(workspaceId)} AND id = ${str(id)} AND ${createdMsNear(v7Ms(id), v7Ms(id))} LIMIT 1`,
       );
       return row && fromClickHouseRow(row);
     },
@@ -79,24 +99,72 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
   };
 }
 
-/** The ids among `records` already stored, looked up per workspace by primary key. */
-async function storedIds(connection: ClickHouseConnection, records: readonly LogRecord[]): Promise<Set<string>> {
-  const byWorkspace = new Map<string, string[]>();
-  for (const record of records) {
-    const ids = byWorkspace.get(record.workspaceId) ?? [];
-    ids.push(record.id);
-    byWorkspace.set(record.workspaceId, ids);
-  }
-  const stored = new Set<string>();
-  for (const [workspaceId, ids] of byWorkspace) {
-    for (let start = 0; start < ids.length; start += IDS_PER_LOOKUP) {
-      const chunk = ids.slice(start, start + IDS_PER_LOOKUP).sort();
-      // The id range narrows the primary key to the batch's granules before the IN list is checked.
-      const rows = await connection.rows<{ id: string }>(
-        `SELECT id FROM logs WHERE workspace_id = ${str(workspaceId)} AND id >= ${str(chunk[0]!)} AND id <= ${str(chunk[chunk.length - 1]!)} AND id IN ${strList(chunk)}`,
-      );
-      for (const { id } of rows) stored.add(id);
+/** Rows per chunk of text: short-lived strings, collected young, in a buffer each. */
+const ROWS_PER_CHUNK = 1_000;
+
+/**
+ * The records as TabSeparated text, cut into the parts of a batch's inserts (up to
+ * `PARALLEL_INSERTS`, of `MIN_ROWS_PER_INSERT` rows or more), each a list of chunks.
+ */
+function writeOut(records: readonly LogRecord[]): Buffer[][] {
+  if (records.length === 0) return [];
+  const parts = Math.max(1, Math.min(PARALLEL_INSERTS, Math.floor(records.length / MIN_ROWS_PER_INSERT)));
+  const size = Math.ceil(records.length / parts);
+  const written: Buffer[][] = [];
+  for (let start = 0; start < records.length; start += size) {
+    const chunks: Buffer[] = [];
+    const end = Math.min(records.length, start + size);
+    for (let from = start; from < end; from += ROWS_PER_CHUNK) {
+      let text = "";
+      for (let i = from; i < Math.min(end, from + ROWS_PER_CHUNK); i++) text += toTabSeparatedRow(records[i]!);
+      chunks.push(Buffer.from(text));
     }
+    written.push(chunks);
   }
-  return stored;
+  return written;
+}
+
+/** Sends each part as one insert into `logs`, all at once. */
+async function insertParts(connection: ClickHouseConnection, parts: readonly Buffer[][]): Promise<void> {
+  // Every insert is awaited before a failure is reported: a retry then finds what landed.
+  const results = await Promise.allSettled(parts.map((chunks) => connection.insertTabSeparated("logs", INSERTED_COLUMNS, chunks)));
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
+/**
+ * The ids among `records` already stored. One query reads the ids stored in the batch's id ranges
+ * (`LOOKUP_RANGES` at most: each a primary-key range of recent granules) in the batch's workspaces,
+ * and the batch's are picked out here: no `IN` list of ids for the server to parse, and a fresh
+ * batch, the usual case, reads next to nothing.
+ */
+async function storedIds(connection: ClickHouseConnection, records: readonly LogRecord[]): Promise<Set<string>> {
+  if (records.length === 0) return new Set();
+  const ids = records.map((record) => record.id).sort();
+  // Cut after the widest gaps; an id that is not time-ordered (not UUIDv7) counts as no gap.
+  const gaps = ids
+    .slice(1)
+    .map((id, i) => ({ after: i, ms: (idMs(id) ?? 0) - (idMs(ids[i]!) ?? Number.POSITIVE_INFINITY) }))
+    .filter((gap) => gap.ms >= RANGE_GAP_MS)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, LOOKUP_RANGES - 1)
+    .map((gap) => gap.after)
+    .sort((a, b) => a - b);
+  const ranges: Array<[string, string]> = [];
+  let first = 0;
+  for (const after of [...gaps, ids.length - 1]) {
+    ranges.push([ids[first]!, ids[after]!]);
+    first = after + 1;
+  }
+  const workspaces = strList([...new Set(records.map((record) => record.workspaceId))]);
+  // Days bounded by the ids' times only when every id has one.
+  const times = ids.map(v7Ms);
+  const known = times.filter((ms): ms is number => ms !== null);
+  const days = known.length < ids.length ? "1" : createdMsNear(known.reduce((a, b) => Math.min(a, b)), known.reduce((a, b) => Math.max(a, b)));
+  const within = ranges.map(([low, high]) => `(id >= ${str(low)} AND id <= ${str(high)})`).join(" OR ");
+  const rows = await connection.rows<{ id: string }>(
+    `SELECT id FROM logs WHERE workspace_id IN ${workspaces} AND (${within}) AND ${days}`,
+  );
+  const wanted = new Set(ids);
+  return new Set(rows.map((row) => row.id).filter((id) => wanted.has(id)));
 }

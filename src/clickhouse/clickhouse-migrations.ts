@@ -1,4 +1,3 @@
-import { HISTOGRAM_BUCKETS } from "../analytics/latency-histogram.ts";
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 
 /**
@@ -20,8 +19,9 @@ export interface ClickHouseMigration {
 const DAY_MS = 86_400_000;
 
 /**
- * What every rollup row keeps: counts, sums, extremes and the histograms as arrays of one count
- * per bucket (`sumForEach`: merging adds them element by element, far cheaper than `sumMap`).
+ * What every rollup row keeps: counts, sums, extremes and the histograms as `sumMap` states of
+ * bucket → count. A record adds one key to a map: far less work per inserted row than adding a
+ * 64-element array, and a histogram holds only the buckets that occur.
  * States take no Nullable argument (engines differ in how they type one): a null cost adds 0, and
  * the time to first token's extremes are kept only over the records that have one (`-If`).
  */
@@ -39,15 +39,12 @@ const ROLLUP_STATES = `
   latency_max AggregateFunction(max, Float64),
   ttft_min AggregateFunction(minIf, Float64, UInt8),
   ttft_max AggregateFunction(maxIf, Float64, UInt8),
-  latency AggregateFunction(sumForEach, Array(UInt64)),
-  ttft AggregateFunction(sumForEach, Array(UInt64))`;
+  latency AggregateFunction(sumMap, Array(UInt8), Array(UInt64)),
+  ttft AggregateFunction(sumMap, Array(UInt8), Array(UInt64))`;
 
-/**
- * A record's histogram: a count of 1 at its bucket, 0 elsewhere (none for a bucket past the last,
- * a missing time to first token). The lambda reads only its arguments: 18.16's cannot see columns.
- */
-const BUCKET_INDEXES = `range(${HISTOGRAM_BUCKETS})`;
-const ONE_HOT = (bucket: string) => `arrayMap((i, b) -> toUInt64(i = b), ${BUCKET_INDEXES}, replicate(${bucket}, ${BUCKET_INDEXES}))`;
+/** A record's bucket of a histogram as `sumMap` arguments (none when the value is missing). */
+const ONE_COUNT = (bucket: string) =>
+  `if(isNull(${bucket}), emptyArrayUInt8(), [assumeNotNull(${bucket})]), if(isNull(${bucket}), emptyArrayUInt64(), [toUInt64(1)])`;
 
 const ROLLUP_SELECT = `
   countState() AS requests,
@@ -63,8 +60,8 @@ const ROLLUP_SELECT = `
   maxState(latency_ms) AS latency_max,
   minIfState(ifNull(time_to_first_token_ms, 0), isNotNull(time_to_first_token_ms)) AS ttft_min,
   maxIfState(ifNull(time_to_first_token_ms, 0), isNotNull(time_to_first_token_ms)) AS ttft_max,
-  sumForEachState(${ONE_HOT("latency_bucket")}) AS latency,
-  sumForEachState(${ONE_HOT("ifNull(ttft_bucket, 255)")}) AS ttft`;
+  sumMapState([latency_bucket], [toUInt64(1)]) AS latency,
+  sumMapState(${ONE_COUNT("ttft_bucket")}) AS ttft`;
 
 /**
  * A rollup key column: `''` for null, else `=` and the value (the main store's rollup encoding,
@@ -72,6 +69,79 @@ const ROLLUP_SELECT = `
  */
 const KEY = (column: string) => `if(isNull(${column}), '', concat('=', assumeNotNull(${column})))`;
 
+/** A rollup table, and the query over `logs` that feeds it: its view on every insert, and a rebuild. */
+interface Rollup {
+  table: string;
+  create: string;
+  select: string;
+}
+
+const ROLLUPS: readonly Rollup[] = [
+  {
+    // One row per hour and value of one dimension (and one for all records): a total, a series,
+    // or a filter or group on one dimension reads few rows.
+    table: "log_rollups_hourly_dims",
+    create: `(workspace_id String, dim String, value String, hour DateTime, success UInt8, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
+       ORDER BY (workspace_id, dim, value, hour, success)`,
+    select: `SELECT workspace_id, dim_value.1 AS dim, dim_value.2 AS value, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success, ${ROLLUP_SELECT}
+       FROM logs ARRAY JOIN [('all', ''), ('model', ${KEY("model")}), ('provider', ${KEY("provider")}),
+         ('virtual_key_id', ${KEY("virtual_key_id")}), ('status', concat('=', toString(status)))] AS dim_value
+       GROUP BY workspace_id, dim, value, hour, success`,
+  },
+  {
+    // Every combination of model, provider, virtual key and status per hour: queries on several of them.
+    table: "log_rollups_hourly",
+    create: `(workspace_id String, hour DateTime, success UInt8,
+         model_key String, provider_key String, virtual_key_id_key String, status Int64, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
+       ORDER BY (workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status)`,
+    select: `SELECT workspace_id, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success,
+         ${KEY("model")} AS model_key, ${KEY("provider")} AS provider_key, ${KEY("virtual_key_id")} AS virtual_key_id_key, status, ${ROLLUP_SELECT}
+       FROM logs GROUP BY workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status`,
+  },
+  {
+    table: "log_rollups_daily_users",
+    create: `(workspace_id String, day UInt32, success UInt8, end_user_key String, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(day, 30)
+       ORDER BY (workspace_id, day, success, end_user_key)`,
+    select: `SELECT workspace_id, toUInt32(intDiv(created_ms, ${DAY_MS})) AS day, success, ${KEY("end_user")} AS end_user_key, ${ROLLUP_SELECT}
+       FROM logs GROUP BY workspace_id, day, success, end_user_key`,
+  },
+];
+
+/**
+ * One row per hour and metadata pair (key and value) of the records holding it: metadata filters
+ * and groups by a metadata key read these instead of every record's `meta` arrays. Every key is
+ * kept, declared or not; a record adds one row per pair it holds.
+ */
+const METADATA_ROLLUP: Rollup = {
+  table: "log_rollups_hourly_meta",
+  create: `(workspace_id String, key String, value String, hour DateTime, success UInt8, ${ROLLUP_STATES})
+       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
+       ORDER BY (workspace_id, key, value, hour, success)`,
+  select: `SELECT workspace_id, meta.key AS key, meta.value AS value, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success, ${ROLLUP_SELECT}
+       FROM logs ARRAY JOIN meta
+       GROUP BY workspace_id, key, value, hour, success`,
+};
+
+/** A rollup's table and the view that feeds it from every insert into `logs`. */
+const createRollup = ({ table, create, select }: Rollup): string[] => [
+  `CREATE TABLE IF NOT EXISTS ${table} ${create}`,
+  `CREATE MATERIALIZED VIEW IF NOT EXISTS ${table}_mv TO ${table} AS ${select}`,
+];
+
+/**
+ * Rebuilds a rollup in a new shape from the stored logs: its view and table dropped, created
+ * again, and filled from `logs`. Run again from its first statement, it ends the same. Records
+ * another writer stores while it runs may be counted twice or missed: stop other writers first.
+ */
+const rebuildRollup = (rollup: Rollup): string[] => [
+  `DROP TABLE IF EXISTS ${rollup.table}_mv`,
+  `DROP TABLE IF EXISTS ${rollup.table}`,
+  ...createRollup(rollup),
+  `INSERT INTO ${rollup.table} ${rollup.select}`,
+];
 
 export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
   {
@@ -93,35 +163,17 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
   {
     version: 2,
     name: "rollups",
-    statements: [
-      // One row per hour and value of one dimension (and one for all records): a total, a series,
-      // or a filter or group on one dimension reads few rows.
-      `CREATE TABLE IF NOT EXISTS log_rollups_hourly_dims (
-         workspace_id String, dim String, value String, hour DateTime, success UInt8, ${ROLLUP_STATES})
-       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
-       ORDER BY (workspace_id, dim, value, hour, success)`,
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_hourly_dims_mv TO log_rollups_hourly_dims AS
-       SELECT workspace_id, dim_value.1 AS dim, dim_value.2 AS value, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success, ${ROLLUP_SELECT}
-       FROM logs ARRAY JOIN [('all', ''), ('model', ${KEY("model")}), ('provider', ${KEY("provider")}),
-         ('virtual_key_id', ${KEY("virtual_key_id")}), ('status', concat('=', toString(status)))] AS dim_value
-       GROUP BY workspace_id, dim, value, hour, success`,
-      // Every combination of model, provider, virtual key and status per hour: queries on several of them.
-      `CREATE TABLE IF NOT EXISTS log_rollups_hourly (
-         workspace_id String, hour DateTime, success UInt8,
-         model_key String, provider_key String, virtual_key_id_key String, status Int64, ${ROLLUP_STATES})
-       ENGINE = AggregatingMergeTree PARTITION BY intDiv(toUInt32(hour), 86400)
-       ORDER BY (workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status)`,
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_hourly_mv TO log_rollups_hourly AS
-       SELECT workspace_id, toDateTime(intDiv(created_ms, 3600000) * 3600) AS hour, success,
-         ${KEY("model")} AS model_key, ${KEY("provider")} AS provider_key, ${KEY("virtual_key_id")} AS virtual_key_id_key, status, ${ROLLUP_SELECT}
-       FROM logs GROUP BY workspace_id, hour, success, model_key, provider_key, virtual_key_id_key, status`,
-      `CREATE TABLE IF NOT EXISTS log_rollups_daily_users (
-         workspace_id String, day UInt32, success UInt8, end_user_key String, ${ROLLUP_STATES})
-       ENGINE = AggregatingMergeTree PARTITION BY intDiv(day, 30)
-       ORDER BY (workspace_id, day, success, end_user_key)`,
-      `CREATE MATERIALIZED VIEW IF NOT EXISTS log_rollups_daily_users_mv TO log_rollups_daily_users AS
-       SELECT workspace_id, toUInt32(intDiv(created_ms, ${DAY_MS})) AS day, success, ${KEY("end_user")} AS end_user_key, ${ROLLUP_SELECT}
-       FROM logs GROUP BY workspace_id, day, success, end_user_key`,
-    ],
+    statements: ROLLUPS.flatMap(createRollup),
+  },
+  {
+    // The rollups in the shape above (histograms as bucket → count maps), rebuilt from the logs.
+    version: 3,
+    name: "rollup histograms as maps",
+    statements: ROLLUPS.flatMap(rebuildRollup),
+  },
+  {
+    version: 4,
+    name: "metadata rollup",
+    statements: rebuildRollup(METADATA_ROLLUP),
   },
 ];

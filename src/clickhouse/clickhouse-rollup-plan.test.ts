@@ -30,10 +30,30 @@ describe("which ClickHouse rollup answers an analytics query", () => {
     expect(chooseClickHouseRollup(base, { kind: "group", by: "user" })).toMatchObject({ table: "log_rollups_daily_users", filters: [] });
   });
 
+  it("reads the metadata pairs' hourly rows for one metadata filter or a group by a metadata key", () => {
+    expect(chooseClickHouseRollup({ ...base, metadata: { team: "a" }, success: true }, total)).toMatchObject({
+      table: "log_rollups_hourly_meta",
+      filters: [["key", "team"], ["value", "a"]],
+    });
+    expect(chooseClickHouseRollup({ ...base, metadata: { team: "a" } }, { kind: "time", interval: "hour" })?.withoutKey).toBeUndefined();
+    expect(chooseClickHouseRollup(base, { kind: "group", by: "metadata", metadataKey: "team" })).toMatchObject({
+      table: "log_rollups_hourly_meta",
+      filters: [["key", "team"]],
+      withoutKey: "team",
+    });
+    expect(chooseClickHouseRollup({ ...base, metadata: { team: "a" } }, { kind: "group", by: "metadata", metadataKey: "team" })).toMatchObject({
+      filters: [["key", "team"], ["value", "a"]],
+    });
+  });
+
   it("leaves to the raw rows what no rollup keeps", () => {
     const raw: Array<[LogFilterSet, AnalyticsSlice]> = [
-      [{ ...base, metadata: { team: "a" } }, total],
-      [base, { kind: "group", by: "metadata", metadataKey: "team" }],
+      [{ ...base, metadata: { team: "a", env: "prod" } }, total],
+      [{ ...base, metadata: { team: "a" }, model: "m" }, total],
+      [{ ...base, metadata: { team: "a" } }, { kind: "group", by: "model" }],
+      [{ ...base, metadata: { team: "a" } }, { kind: "group", by: "metadata", metadataKey: "env" }],
+      [{ ...base, user: "u" }, { kind: "group", by: "metadata", metadataKey: "team" }],
+      [{ ...base, metadata: { team: "a" } }, { kind: "time", interval: "minute" }],
       [base, { kind: "time", interval: "minute" }],
       [{ ...base, traceId: "t" }, total],
       [{ ...base, cacheStatus: "HIT" }, total],

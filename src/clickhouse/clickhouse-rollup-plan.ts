@@ -4,7 +4,7 @@ import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 
 /** Which rollup table answers a query, and how it is read. */
 export interface ClickHouseRollup {
-  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_daily_users";
+  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_daily_users" | "log_rollups_hourly_meta";
   /** Its rows' length. */
   period: "hour" | "day";
   /** The time column, and a literal of it from epoch seconds. */
@@ -14,6 +14,11 @@ export interface ClickHouseRollup {
   filters: Array<[column: string, value: string | number]>;
   /** The expression a slice is keyed by (null for the total), as the raw path keys it. */
   key(slice: AnalyticsSlice): string | null;
+  /**
+   * A group by this metadata key: the rollup holds the records that have the key; those that
+   * do not (the null group) are the raw rows' to answer, when there are any.
+   */
+  withoutKey?: string;
 }
 
 /** Filters no rollup keeps: only the raw rows answer a query with one. */
@@ -43,13 +48,16 @@ const decoded = (column: string) => `if(${column} = '', NULL, substring(${column
  * - `log_rollups_hourly` keeps every combination of them per hour: filters and a group on several.
  * - `log_rollups_daily_users` keeps end users per UTC day: a user filter or a group by user,
  *   with daily buckets at most, and no other dimension.
- * Metadata, traces, prompts, cache status, configs, status classes and value ranges: raw rows.
+ * - `log_rollups_hourly_meta` keeps each hour per metadata pair: one metadata filter, or a group
+ *   by a metadata key, with no other dimension (a group by the filtered key has one group).
+ * Several metadata keys, traces, prompts, cache status, configs, status classes and value
+ * ranges: raw rows.
  */
 export function chooseClickHouseRollup(selection: LogFilterSet, slice: AnalyticsSlice): ClickHouseRollup | null {
   if (RAW_ONLY_FILTERS.some((name) => selection[name] !== undefined)) return null;
-  if (Object.keys(selection.metadata ?? {}).length > 0) return null;
-  if (slice.kind === "group" && slice.by === "metadata") return null;
   if (slice.kind === "time" && slice.interval === "minute") return null;
+  const metadata = Object.entries(selection.metadata ?? {});
+  if (metadata.length > 0 || (slice.kind === "group" && slice.by === "metadata")) return metadataRollup(selection, slice, metadata);
   const dimensions: Array<[dim: HourlyDimension, value: string | number]> = [];
   if (selection.model !== undefined) dimensions.push(["model", selection.model]);
   if (selection.provider !== undefined) dimensions.push(["provider", selection.provider]);
@@ -68,6 +76,30 @@ export function chooseClickHouseRollup(selection: LogFilterSet, slice: Analytics
   }
   if (dimensions.length > 0 || (slice.kind === "time" && slice.interval !== "day") || (slice.kind === "group" && slice.by !== "user")) return null;
   return dailyUsers(selection.user === undefined ? [] : [["end_user_key", encodeRollupValue(selection.user)]]);
+}
+
+/** The metadata rollup for a query on at most one metadata key and nothing else, or null. */
+function metadataRollup(selection: LogFilterSet, slice: AnalyticsSlice, metadata: Array<[string, string]>): ClickHouseRollup | null {
+  const others = [selection.model, selection.provider, selection.virtualKeyId, selection.status, selection.user];
+  if (others.some((value) => value !== undefined) || metadata.length > 1) return null;
+  if (slice.kind === "group" && slice.by !== "metadata") return null;
+  const groupKey = slice.kind === "group" ? (slice.metadataKey ?? "") : undefined;
+  const [filter] = metadata;
+  if (filter && groupKey !== undefined && groupKey !== filter[0]) return null;
+  return {
+    table: "log_rollups_hourly_meta",
+    period: "hour",
+    time: "hour",
+    toTime: (seconds) => `toDateTime(${seconds})`,
+    filters: filter ? [["key", filter[0]], ["value", filter[1]]] : [["key", groupKey!]],
+    key(slice) {
+      if (slice.kind === "total") return null;
+      if (slice.kind === "time") return slice.interval === "day" ? "intDiv(toUInt32(hour), 86400) * 86400000" : "toUInt32(hour) * 1000";
+      return "value";
+    },
+    // With the key filtered on, every record the query counts has it: no null group.
+    ...(filter || groupKey === undefined ? {} : { withoutKey: groupKey }),
+  };
 }
 
 type HourlyDimension = "model" | "provider" | "virtual_key_id" | "status";
