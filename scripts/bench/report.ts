@@ -237,7 +237,6 @@ function loadLine({ loadAverage, cpus }: Results["environment"]): string {
   return loadAverage.start > BUSY_LOAD_AT_START ? `${figures} (busy before the bench began: compare only with runs made beside this one on ${cpus} CPUs)` : figures;
 }
 
-
 /** The streamed-chat table (pass-through and translated); nothing when neither was measured. */
 function streamCpuLines(streamCpu: Results["streamCpu"]): string[] {
   const entries = Object.entries(streamCpu) as Array<[TargetName, StreamCpuFigures]>;
