@@ -110,8 +110,8 @@ export async function measureOperations(
   progress: (line: string) => void,
 ): Promise<Partial<Record<TargetName, OperationFigures>>> {
   // The cache target is the gateway's own process: its uploads and stored Responses are never cached.
-  // Anthropic serves neither operation.
-  const measured = targets.filter((target) => target.name !== "floor" && target.name !== "cache" && target.name !== "anthropic");
+  // Anthropic serves neither operation; the floors serve plain chat only.
+  const measured = targets.filter((target) => target.name !== "floor" && target.name !== "logged" && target.name !== "cache" && target.name !== "anthropic");
   const clients = measured.map((target) => createClient(target, 1));
   const samples = new Map(measured.map((target) => [target.name, { first: [] as number[], rates: [] as number[], growth: [] as number[], errors: 0 }]));
   progress(`Responses streams: ${options.streams} sequential per target`);

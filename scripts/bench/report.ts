@@ -221,6 +221,13 @@ export function render(results: Results): string {
     // The added-p50 goal counts the hop itself, which no gateway on this runtime avoids.
     lines.push(`note  at 1 connection the floor adds ${signed(floor.addedP50Ms)} ms p50; the gateway adds ${signed(round(gateway.addedP50Ms - floor.addedP50Ms))} ms over the floor`);
   }
+  const logged = results.targets.logged;
+  if (gateway !== undefined && floor !== undefined && logged !== undefined) {
+    // What logging every request costs on this machine, and what the gateway's own machinery costs above it.
+    lines.push(
+      `note  CPU per request: floor ${fixed(floor.cpuUsPerRequest, 0)} µs, logging floor ${fixed(logged.cpuUsPerRequest, 0)} µs (rps ${fixed(round(logged.rps / floor.rps, 3), 3)} × floor), gateway ${fixed(gateway.cpuUsPerRequest, 0)} µs: ${fixed(logged.cpuUsPerRequest - floor.cpuUsPerRequest, 0)} µs to log, ${fixed(gateway.cpuUsPerRequest - logged.cpuUsPerRequest, 0)} µs of machinery`,
+    );
+  }
   return lines.join("\n");
 }
 

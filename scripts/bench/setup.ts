@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchOptions } from "./options.ts";
 import { freePort, onExit, spawnBun, waitReady, type Child } from "./processes.ts";
-import { anthropicTarget, cacheTarget, directTarget, fallbackTarget, floorTarget, gatewayTarget, limitedTarget, type Target, type TargetName } from "./targets.ts";
+import { anthropicTarget, cacheTarget, directTarget, fallbackTarget, floorTarget, gatewayTarget, limitedTarget, loggedFloorTarget, type Target, type TargetName } from "./targets.ts";
+import { openStore } from "../../src/store/open-store.ts";
 import { semanticTarget } from "./semantic-target.ts";
 
 export interface Running {
@@ -42,6 +43,19 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     await waitReady(floor, listening(`http://127.0.0.1:${floorPort}/v1/chat/completions`), 10_000);
     targets.push(floorTarget(floorPort));
     processes.floor = floor;
+  }
+
+  if (options.targets.includes("logged")) {
+    const port = await freePort();
+    const key = `bench-logged-${randomBytes(12).toString("hex")}`;
+    const database = `file:${join(workDir, "logging-floor.db")}`;
+    // The logging floor's worker writes into the gateway's schema: migrated here, as the gateway does at start.
+    await (await openStore(database)).close();
+    const logged = spawnBun("logging floor", "scripts/bench/logging-floor.ts", { PORT: String(port), UPSTREAM: `http://127.0.0.1:${upstreamPort}`, LOG_DB: database, KEY: key });
+    const target = loggedFloorTarget(port, key);
+    await waitReady(logged, () => ok(target.url, { method: "POST", headers: target.headers, body: "{}" }), 10_000);
+    targets.push(target);
+    processes.logged = logged;
   }
 
   const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited", "anthropic", "semantic"];

@@ -1,5 +1,6 @@
 /**
- * What the bench points load at: the same chat request, three ways to reach the upstream, and
+ * What the bench points load at: the same chat request, four ways to reach the upstream (direct,
+ * the floor proxy, the logging floor: `logging-floor.ts`), and
  * the same gateway three more ways: `cache` (a cache config, so after the first request every
  * one is a hit that never reaches the upstream), `fallback` (a two-target fallback config whose
  * first target answers) and `limited` (a gateway key with a rate limit counted in Redis); and
@@ -7,7 +8,7 @@
  * `semantic` (`semantic-target.ts`): every request a semantic cache hit.
  */
 
-export const targetNames = ["direct", "floor", "gateway", "cache", "fallback", "limited", "anthropic", "semantic"] as const;
+export const targetNames = ["direct", "floor", "logged", "gateway", "cache", "fallback", "limited", "anthropic", "semantic"] as const;
 export type TargetName = (typeof targetNames)[number];
 
 export interface Target {
@@ -26,6 +27,10 @@ export function directTarget(upstreamPort: number): Target {
 
 export function floorTarget(floorPort: number): Target {
   return { name: "floor", url: `http://127.0.0.1:${floorPort}/v1/chat/completions`, headers: json };
+}
+
+export function loggedFloorTarget(port: number, key: string): Target {
+  return { name: "logged", url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: { ...json, "x-gateway-api-key": key, authorization: "Bearer sk-bench" } };
 }
 
 export function gatewayTarget(gatewayPort: number, upstreamPort: number, adminKey: string): Target {
