@@ -117,6 +117,9 @@ describe("bench verdicts", () => {
     expect(text).toContain("PASS  added p99 at 1 connection: 0.500 ms (goal ≤ 1 ms)");
     expect(text).toContain("load average 0.10 at the start, 1.90 at the end");
     expect(text).not.toContain("busy before the bench began");
+    const split = render({ ...results, targets: { floor: target({ rps: 20_000, cpuUsPerRequest: 26 }), logged: target({ rps: 9_000, cpuUsPerRequest: 70 }), gateway: target({ cpuUsPerRequest: 161 }) } });
+    expect(split).toContain("note  CPU per request: floor 26 µs, logging floor 70 µs (rps 0.450 × floor), gateway 161 µs: 44 µs to log, 91 µs of machinery");
+    expect(text).not.toContain("logging floor");
     const busy = render({ ...results, environment: { ...results.environment, loadAverage: { start: 6.4, end: 7 } } });
     expect(busy).toContain("load average 6.40 at the start, 7.00 at the end (busy before the bench began: compare only with runs made beside this one on 2 CPUs)");
   });
