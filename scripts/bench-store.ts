@@ -27,10 +27,13 @@ import { openStore, type Store } from "../src/store/open-store.ts";
 import { analyse, bulkLoad } from "./bench-store/bulk-load.ts";
 import { benchClickHouse } from "./bench-store/clickhouse.ts";
 import { generate, WORKSPACES } from "./bench-store/fill.ts";
+import { serverFill } from "./bench-store/server-fill.ts";
 import { dashboardQueries } from "./bench-store/queries.ts";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+/** Rows per server-side fill statement (PostgreSQL): one transaction each. */
+const SERVER_FILL_CHUNK = 250_000;
 const { values: args } = parseArgs({
   options: {
     url: { type: "string" },
@@ -62,18 +65,28 @@ function percentile(samples: readonly number[], p: number): number {
 async function fill(store: Store, end: number): Promise<void> {
   const start = end - 30 * DAY_MS;
   // PostgreSQL: an empty store whose rollups are built from the fill's first hour on, as if the
-  // gateway had run since then: the rows are written as the log writer writes them (COPY), and
+  // gateway had run since then: the rows are generated in the server (`server-fill.ts`), and
   // the background build then sums every closed hour. Each day of the fill gets its partition.
   const postgres = store.dialect === "postgres";
   if (postgres) await ensureDayPartitions(store.db, start, end);
   if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(start / HOUR_MS) * HOUR_MS).toISOString() }).execute();
   const started = performance.now();
   let written = 0;
-  for (const batch of generate(rows, start, end, 20_000)) {
-    if (postgres) await store.logs.insertBatch(batch);
-    else await bulkLoad(store, batch);
-    written += batch.length;
+  const progress = (count: number) => {
+    written += count;
     if (written % 500_000 === 0) log(`${written.toLocaleString("en")} rows, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  };
+  if (postgres) {
+    for (let first = 0; first < rows; first += SERVER_FILL_CHUNK) {
+      const count = Math.min(SERVER_FILL_CHUNK, rows - first);
+      await serverFill(store, first, count, rows, start, end);
+      progress(count);
+    }
+  } else {
+    for (const batch of generate(rows, start, end, 20_000)) {
+      await bulkLoad(store, batch);
+      progress(batch.length);
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   log(`filled ${rows.toLocaleString("en")} rows with their metadata${postgres ? "" : " and rollups"} in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString("en")} rows/s)`);

@@ -32,15 +32,20 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
       const into: SliceAggregates = new Map();
       const choice = options?.via === "raw" ? null : chooseRollup(selection, slice);
       const parts = choice ? await rollupParts(db, selection, slice, choice) : [{ kind: "raw" as const, selection }];
-      let keys: string[] | undefined;
-      if (slice.kind === "group" && slice.limit !== undefined) {
-        keys = await topGroupKeys(db, slice, parts, slice.limit);
-        if (keys.length === 0) return into;
+      const limit = slice.kind === "group" ? slice.limit : undefined;
+      const [only] = parts;
+      // Raw rows alone: one statement ranks the groups and sums the first ones.
+      if (parts.length === 1 && only?.kind === "raw") {
+        await addRawAggregates(db, only.selection, slice, into, { limit });
+        return into;
       }
+      // Rollups and raw edges: the first groups over all parts, then only theirs summed whole.
+      const keys = limit === undefined ? undefined : await topGroupKeys(db, slice as AnalyticsSlice & { kind: "group" }, parts, limit);
+      if (keys?.length === 0) return into;
       const rawKeys = keys?.map(decodeRollupValue);
       for (const part of parts) {
         if (part.kind === "rollup") await addRollupAggregates(db, { ...part.query, keys }, slice, into);
-        else await addRawAggregates(db, part.selection, slice, into, rawKeys);
+        else await addRawAggregates(db, part.selection, slice, into, { keys: rawKeys });
       }
       return into;
     },

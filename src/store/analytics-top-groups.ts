@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import { encodedRawGroupKey, rawRows, rollupRows, type RollupQuery } from "./analytics-sql.ts";
 import type { LogFilterSet } from "./log-filters.ts";
-import { partitionedById } from "./log-id-bound.ts";
+import { groupOrderSql } from "./analytics-group-order.ts";
 import type { Database } from "./schema.ts";
 
 /** One part of an analytics range: rollup rows over whole periods, or raw rows over the rest. */
@@ -12,8 +12,7 @@ type GroupSlice = Extract<AnalyticsSlice, { kind: "group" }>;
 
 /**
  * The keys (as the rollups store them, `encodeRollupValue`) of the first `limit` groups in the
- * order of `compareGroups` (`analytics/analytics-views.ts`): cost rounded to ten decimals
- * descending, then requests descending, then key ascending with null last. One statement sums
+ * order of `compareGroups` (`groupOrderSql`). One statement sums
  * each part's cost and count per key, adds the parts up (rollup periods and raw edges alike, so
  * the ranking is the whole range's) and keeps the first `limit`; no histogram is read for the
  * groups left out.
@@ -31,12 +30,7 @@ export async function topGroupKeys(db: Kysely<Database>, slice: GroupSlice, part
     subqueries.map((subquery, i) => sql`SELECT k, c, r FROM ${subquery} AS ${sql.raw(`p${i}`)}`),
     sql` UNION ALL `,
   );
-  // JavaScript compares keys by UTF-16 code unit; PostgreSQL's "C" collation and SQLite's
-  // default compare bytes, which orders the same except for characters past U+FFFF.
-  const keyOrder = partitionedById(db) ? sql`k COLLATE "C"` : sql`k`;
-  const cost = sql`round(CAST(coalesce(sum(c), 0) AS NUMERIC), 10)`;
-  const { rows } = await sql<{ k: string }>`SELECT k FROM (${union}) AS parts GROUP BY k
-    ORDER BY ${cost} DESC, sum(r) DESC, CASE WHEN k = '' THEN 1 ELSE 0 END, ${keyOrder}
-    LIMIT ${limit}`.execute(db);
+  const order = groupOrderSql(db, { cost: sql`sum(c)`, requests: sql`sum(r)`, key: sql`k`, isNull: sql`k = ''` });
+  const { rows } = await sql<{ k: string }>`SELECT k FROM (${union}) AS parts GROUP BY k ORDER BY ${order} LIMIT ${limit}`.execute(db);
   return rows.map((row) => row.k);
 }
