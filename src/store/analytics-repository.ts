@@ -6,7 +6,9 @@ import { topGroupKeys, type RangePart } from "./analytics-top-groups.ts";
 import type { LogFilterSet } from "./log-filters.ts";
 import { partitionedById } from "./log-id-bound.ts";
 import { readBuiltUntil } from "./log-rollup-build.ts";
-import { decodeRollupValue, ROLLUP_PERIOD } from "./log-rollup-rows.ts";
+import { createAnalyticsDimensionsRepository } from "./analytics-dimensions-repository.ts";
+import { overflowsIn } from "./log-rollup-bound.ts";
+import { dayLevelOf, decodeRollupValue, periodOf, rollupPeriodOf } from "./log-rollup-rows.ts";
 import type { Database } from "./schema.ts";
 
 /** A selection whose time range is fixed (the route resolves the defaults). */
@@ -30,7 +32,7 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
   return {
     async aggregate(selection, slice, options) {
       const into: SliceAggregates = new Map();
-      const choice = options?.via === "raw" ? null : chooseRollup(selection, slice);
+      const choice = options?.via === "raw" ? null : await rollupChoice(db, selection, slice);
       const parts = choice ? await rollupParts(db, selection, slice, choice) : [{ kind: "raw" as const, selection }];
       const limit = slice.kind === "group" ? slice.limit : undefined;
       const [only] = parts;
@@ -53,6 +55,21 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
 }
 
 /**
+ * The rollups that answer the query exactly, or null. A declared metadata key's are read only
+ * where they hold every record (from its `rollups_from`), and not at all when a period of the
+ * range kept more values than the bound (`log-rollup-bound.ts`).
+ */
+async function rollupChoice(db: Kysely<Database>, selection: AnalyticsSelection, slice: AnalyticsSlice): Promise<RollupChoice | null> {
+  const onMetadata = Object.keys(selection.metadata ?? {}).length > 0 || (slice.kind === "group" && slice.by === "metadata");
+  const declared = onMetadata ? await createAnalyticsDimensionsRepository(db).list(selection.workspaceId) : [];
+  const choice = chooseRollup(selection, slice, new Map(declared.map((dimension) => [dimension.key, dimension.rollupsFrom])));
+  if (!choice?.from) return choice;
+  const from = Date.parse(choice.from) > Date.parse(selection.from) ? choice.from : selection.from;
+  const dims = [choice.dim, dayLevelOf(choice.dim)];
+  return (await overflowsIn(db, selection.workspaceId, dims, periodOf(from, "day"), selection.to)) ? null : choice;
+}
+
+/**
  * The parts of the range for a query the rollups answer: whole built periods from the rollups,
  * the rest (partial periods at either end; on PostgreSQL, what the background build has not
  * summed yet) from the raw rows.
@@ -60,15 +77,15 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
 async function rollupParts(db: Kysely<Database>, selection: AnalyticsSelection, slice: AnalyticsSlice, choice: RollupChoice): Promise<RangePart[]> {
   const postgres = partitionedById(db);
   const builtUntil = postgres ? await readBuiltUntil(db) : undefined;
-  const period = ROLLUP_PERIOD[choice.dim];
-  const { hours, edges } = splitByPeriods(selection, period, builtUntil);
+  const period = rollupPeriodOf(choice.dim);
+  const { hours, edges } = splitByPeriods(selection, period, builtUntil, choice.from);
   const rollups = { workspaceId: selection.workspaceId, success: selection.success, choice };
   const parts: RangePart[] = [];
   if (hours) {
     // PostgreSQL also keeps day rows of the hourly dimensions: whole days read one row per key,
     // only the hours at either end read hour rows. Hourly buckets need the hour rows.
     const dayRows = postgres && period === "hour" && !(slice.kind === "time" && slice.interval === "hour");
-    const { hours: days, edges: edgeHours } = dayRows ? splitByPeriods(hours, "day", builtUntil) : { hours: null, edges: [hours] };
+    const { hours: days, edges: edgeHours } = dayRows ? splitByPeriods(hours, "day", builtUntil, choice.from) : { hours: null, edges: [hours] };
     if (days) parts.push({ kind: "rollup", query: { ...rollups, hours: days, dayRows: true } });
     for (const range of edgeHours) parts.push({ kind: "rollup", query: { ...rollups, hours: range } });
   }

@@ -20,6 +20,7 @@ import * as semanticCache from "./0021_semantic_cache.ts";
 import * as partitionedLogs from "./0022_partitioned_logs.ts";
 import * as logRollupProgress from "./0023_log_rollup_progress.ts";
 import * as logRollupDays from "./0024_log_rollup_days.ts";
+import * as analyticsDimensions from "./0025_analytics_dimensions.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -47,6 +48,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0022_partitioned_logs": partitionedLogs,
   "0023_log_rollup_progress": logRollupProgress,
   "0024_log_rollup_days": logRollupDays,
+  "0025_analytics_dimensions": analyticsDimensions,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
