@@ -25,6 +25,8 @@ export const MODELS: ReadonlyArray<readonly [string, string, number, number]> = 
 );
 /** Zipf-like: model i is picked in proportion to 1 / (i + 1). */
 export const MODEL_WEIGHTS = MODELS.map((_, i) => 1 / (i + 1));
+/** The metadata keys the bench declares as analytics dimensions (`team` and `region`); `env`, `feature` and `session` are not. */
+export const DECLARED_KEYS = ["team", "region"];
 export const TEAMS = Array.from({ length: 8 }, (_, i) => `team-${i}`);
 export const REGIONS = ["eu-west", "eu-central", "us-east", "us-west", "ap-south"];
 export const FEATURE_COUNT = 40;
