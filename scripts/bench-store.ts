@@ -79,11 +79,17 @@ async function fill(store: Store, end: number): Promise<void> {
     if (written % 500_000 === 0) log(`${written.toLocaleString("en")} rows, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   };
   if (postgres) {
+    // A bulk load into empty tables: the secondary indexes are built once at the end, by sorting,
+    // rather than row by row (the primary keys stay, so the rows are checked as they go in).
+    const indexes = await withoutSecondaryIndexes(store);
     for (let first = 0; first < rows; first += SERVER_FILL_CHUNK) {
       const count = Math.min(SERVER_FILL_CHUNK, rows - first);
       await serverFill(store, first, count, rows, start, end);
       progress(count);
     }
+    const indexing = performance.now();
+    for (const definition of indexes) await sql.raw(definition).execute(store.db);
+    log(`${indexes.length} secondary indexes built in ${((performance.now() - indexing) / 1000).toFixed(1)} s`);
   } else {
     for (const batch of generate(rows, start, end, 20_000)) {
       await bulkLoad(store, batch);
@@ -95,6 +101,19 @@ async function fill(store: Store, end: number): Promise<void> {
   const analysing = performance.now();
   await analyse(store);
   log(`ANALYZE: ${((performance.now() - analysing) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * PostgreSQL: drops the secondary indexes of `logs` and `log_metadata` (with their partitions')
+ * and resolves to the statements that create them again, on every partition.
+ */
+async function withoutSecondaryIndexes(store: Store): Promise<string[]> {
+  const { rows } = await sql<{ name: string; definition: string }>`
+    SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+    WHERE schemaname = current_schema() AND tablename IN ('logs', 'log_metadata')
+      AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE contype = 'p')`.execute(store.db);
+  for (const { name } of rows) await sql`DROP INDEX ${sql.id(name)}`.execute(store.db);
+  return rows.map(({ definition }) => definition.replace(" ON ONLY ", " ON "));
 }
 
 /**

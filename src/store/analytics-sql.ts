@@ -1,5 +1,4 @@
-import { sql, type Compilable, type Expression, type Kysely, type RawBuilder } from "kysely";
-import { groupOrderSql } from "./analytics-group-order.ts";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { aggregateFor, bucketKeyFromPrefix, PREFIX_LENGTH, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../analytics/aggregate.ts";
 import type { Histogram } from "../analytics/latency-histogram.ts";
 import type { RollupChoice, TimeRange } from "./analytics-plan.ts";
@@ -65,7 +64,7 @@ export async function addRawAggregates(
   selection: LogFilterSet,
   slice: AnalyticsSlice,
   into: SliceAggregates,
-  only?: { keys?: ReadonlyArray<string | null>; limit?: number },
+  keys?: ReadonlyArray<string | null>,
 ): Promise<void> {
   const columns: Columns = [
     ["lb", bucketSql(sql`logs.latency_ms`)],
@@ -91,11 +90,10 @@ export async function addRawAggregates(
     columns.push(["k", key]);
     groupBy.push("k");
   }
-  const grouped = rawRows(db, selection, slice, only?.keys)
+  const rows = (await rawRows(db, selection, slice, keys)
     .select(columns.map(([alias, expression]) => expression.as(alias)))
-    .groupBy(positions(columns, groupBy));
-  const limit = slice.kind === "group" ? only?.limit : undefined;
-  const rows = (limit === undefined ? await grouped.execute() : (await firstGroups(db, grouped, limit).execute(db)).rows) as Row[];
+    .groupBy(positions(columns, groupBy))
+    .execute()) as Row[];
   for (const row of rows) {
     const aggregate = aggregateFor(into, sliceKey(slice, row.k, false));
     addSums(aggregate, row);
@@ -106,18 +104,6 @@ export async function addRawAggregates(
       widen(aggregate.ttft, numOrNull(row.ttft_min), numOrNull(row.ttft_max));
     }
   }
-}
-
-/**
- * The rows of `grouped` (one per group key `k` and latency bucket) of the first `limit` groups
- * in `compareGroups` order, the groups ranked by the sums of their rows: one pass over the logs.
- */
-function firstGroups(db: Kysely<Database>, grouped: Compilable & Expression<unknown>, limit: number): RawBuilder<Row> {
-  const order = groupOrderSql(db, { cost: sql`g.group_cost`, requests: sql`g.group_requests`, key: sql`g.k`, isNull: sql`g.k IS NULL` });
-  return sql<Row>`SELECT * FROM (
-    SELECT g.*, dense_rank() OVER (ORDER BY ${order}) AS group_rank
-    FROM (SELECT b.*, sum(b.cost_usd) OVER (PARTITION BY b.k) AS group_cost, sum(b.requests) OVER (PARTITION BY b.k) AS group_requests FROM ${grouped} AS b) AS g
-  ) AS ranked WHERE group_rank <= ${limit}`;
 }
 
 /**
