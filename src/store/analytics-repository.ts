@@ -45,7 +45,7 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
         return limit === undefined ? into : topGroups(into, limit);
       }
       // Rollups and raw edges: the first groups over all parts, then only theirs summed whole.
-      const keys = limit === undefined ? undefined : await topGroupKeys(db, slice as AnalyticsSlice & { kind: "group" }, parts, limit);
+      const keys = slice.kind === "group" && slice.limit !== undefined ? await topGroupKeys(db, slice, parts, slice.limit) : undefined;
       if (keys?.length === 0) return into;
       const rawKeys = keys?.map(decodeRollupValue);
       for (const part of parts) {
