@@ -37,7 +37,7 @@ describe.each(LOG_STORES)("/v1/analytics on $store", ({ setup }) => {
 
   beforeAll(async () => {
     // Schemas compiled before any connection opens, so no keep-alive socket idles through it.
-    for (const operation of ["getAnalyticsSummary", "getAnalyticsTimeseries", "getAnalyticsGroups"]) gatewayContractProblems(operation, 200, {});
+    for (const operation of ["getAnalyticsSummary", "getAnalyticsTimeseries", "getAnalyticsGroups", "setAnalyticsDimensions"]) gatewayContractProblems(operation, 200, {});
     upstream = await startUpstream();
     upstream.onMessage("hello", { content: "Hello back" });
     logStore = await setup();
@@ -166,6 +166,39 @@ describe.each(LOG_STORES)("/v1/analytics on $store", ({ setup }) => {
     expect(Object.fromEntries(byTeam.body.data.map((g: { key: string | null; requests: number }) => [String(g.key), g.requests]))).toEqual({ search: 3, ads: 2, null: 3 });
     const top = await get(`groups?${range}&by=user&limit=1`);
     expect(top.body.data).toHaveLength(1);
+  });
+
+  it("declares metadata keys as dimensions (admin only, audited), and answers by a declared key as before", async () => {
+    const byTeamBefore = await get(`groups?${range}&by=metadata&metadata_key=team`);
+    const teamBefore = await get(`summary?${range}&metadata[team]=search`);
+    const put = (body: unknown, key?: string) => call(gateway, "PUT", "/v1/analytics/dimensions", { body, key });
+    expect((await put({ metadata_keys: ["a", "b", "c", "d", "e", "f"] })).status).toBe(400);
+    expect((await put({ metadata_keys: ["team", "team"] })).status).toBe(400);
+    const service = await call(gateway, "POST", "/v1/api-keys", { body: { name: "dims-service", role: "service" } });
+    const denied = await put({ metadata_keys: ["team"] }, service.body.key);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe("insufficient_scope");
+
+    const declared = await put({ metadata_keys: ["team", "region"] });
+    expect(declared.status).toBe(200);
+    expect(gatewayContractProblems("setAnalyticsDimensions", 200, declared.body)).toEqual([]);
+    expect(declared.body.metadata_keys.map((k: { key: string }) => k.key)).toEqual(["region", "team"]);
+    expect(declared.body.max_values_per_period).toBe(1000);
+    const listed = await call(gateway, "GET", "/v1/analytics/dimensions", { key: service.body.key });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual(declared.body);
+    expect((await call(gateway, "GET", "/v1/analytics/dimensions", { key: otherKey })).body.metadata_keys).toEqual([]);
+
+    const events = await call(gateway, "GET", "/v1/audit-events?action=analytics_dimensions.updated");
+    expect(events.status).toBe(200);
+    expect(events.body.data[0]).toMatchObject({ action: "analytics_dimensions.updated", resource_type: "analytics_dimensions", before: { metadata_keys: [] } });
+    expect(events.body.data[0].after.metadata_keys.map((k: { key: string }) => k.key)).toEqual(["region", "team"]);
+
+    // The rows were stored before the declaration: the answers stay the raw rows'.
+    expect((await get(`groups?${range}&by=metadata&metadata_key=team`)).body).toEqual(byTeamBefore.body);
+    expect((await get(`summary?${range}&metadata[team]=search`)).body).toEqual(teamBefore.body);
+    const kept = await put({ metadata_keys: ["team"] });
+    expect(kept.body.metadata_keys).toEqual(declared.body.metadata_keys.filter((k: { key: string }) => k.key === "team"));
   });
 
   it("shows another workspace only its own requests", async () => {

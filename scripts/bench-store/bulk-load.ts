@@ -4,6 +4,8 @@ import { postgresJsonRows } from "../../src/store/dialects/postgres-json-rows.ts
 import { builtPeriodRollupRows, lockBuiltUntil } from "../../src/store/log-rollup-build.ts";
 import { toRollupRows } from "../../src/store/log-rollup-rows.ts";
 import { upsertRollups } from "../../src/store/log-rollup-sql.ts";
+import { boundMetadataRows } from "../../src/store/log-rollup-bound.ts";
+import { readDeclaredKeys } from "../../src/store/declared-keys.ts";
 import { toLogRow, toMetadataRows } from "../../src/store/log-rows.ts";
 import type { Store } from "../../src/store/open-store.ts";
 import type { LogRecord } from "../../src/records/log-record.ts";
@@ -19,10 +21,11 @@ export async function bulkLoad(store: Store, records: readonly LogRecord[]): Pro
   const logs = records.map(toLogRow);
   const metadata = records.flatMap(toMetadataRows);
   await store.db.transaction().execute(async (trx) => {
+    const declared = await readDeclaredKeys(trx);
     if (store.dialect === "postgres") {
       // Hours from `built_until` on are summed by the background build, from the rows.
       const builtUntil = Date.parse(await lockBuiltUntil(trx));
-      const rollups = builtPeriodRollupRows(records, builtUntil);
+      const rollups = builtPeriodRollupRows(records, builtUntil, declared);
       for (const rows of chunked(logs, 5_000)) await postgresJsonRows.logs(trx, rows);
       for (const rows of chunked(metadata, 20_000)) await postgresJsonRows.metadata(trx, rows);
       for (const rows of chunked(rollups, 5_000)) await postgresJsonRows.rollups(trx, rows);
@@ -30,7 +33,7 @@ export async function bulkLoad(store: Store, records: readonly LogRecord[]): Pro
     }
     for (const rows of chunked(logs, 500)) await trx.insertInto("logs").values(rows).execute();
     for (const rows of chunked(metadata, 2_000)) await trx.insertInto("log_metadata").values(rows).execute();
-    await upsertRollups(trx, toRollupRows(records));
+    await upsertRollups(trx, await boundMetadataRows(trx, toRollupRows(records, declared)));
   });
 }
 

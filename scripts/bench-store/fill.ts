@@ -24,10 +24,13 @@ export const MODELS: ReadonlyArray<readonly [string, string, number, number]> = 
   Array.from({ length: 5 }, (_, i) => [provider, `${provider}-model-${i}`, input / (i + 1), output / (i + 1)] as const),
 );
 /** Zipf-like: model i is picked in proportion to 1 / (i + 1). */
-const MODEL_WEIGHTS = MODELS.map((_, i) => 1 / (i + 1));
+export const MODEL_WEIGHTS = MODELS.map((_, i) => 1 / (i + 1));
+/** The metadata keys the bench declares as analytics dimensions (`team` and `region`); `env`, `feature` and `session` are not. */
+export const DECLARED_KEYS = ["team", "region"];
 export const TEAMS = Array.from({ length: 8 }, (_, i) => `team-${i}`);
-const REGIONS = ["eu-west", "eu-central", "us-east", "us-west", "ap-south"];
-const FEATURES = Array.from({ length: 40 }, (_, i) => `feature-${i}`);
+export const REGIONS = ["eu-west", "eu-central", "us-east", "us-west", "ap-south"];
+export const FEATURE_COUNT = 40;
+const FEATURES = Array.from({ length: FEATURE_COUNT }, (_, i) => `feature-${i}`);
 
 /** A small deterministic generator, so every run fills the same store. */
 function rng(seed: number): () => number {
@@ -57,8 +60,8 @@ function logNormal(random: () => number, median: number, sigma: number): number 
   return Math.round(median * Math.exp(sigma * normal) * 100) / 100;
 }
 
-const BODY = JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Summarise the attached ticket in two lines, please." }] });
-const ANSWER = JSON.stringify({ id: "chatcmpl-bench", choices: [{ index: 0, message: { role: "assistant", content: "Customer cannot log in after reset; escalated to auth team." } }] });
+export const BODY = JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Summarise the attached ticket in two lines, please." }] });
+export const ANSWER = JSON.stringify({ id: "chatcmpl-bench", choices: [{ index: 0, message: { role: "assistant", content: "Customer cannot log in after reset; escalated to auth team." } }] });
 
 /** Records `index .. index + count - 1` of `total`, spread evenly over `[startMs, endMs)`. */
 export function* generate(total: number, startMs: number, endMs: number, chunk: number): Generator<LogRecord[]> {

@@ -6,7 +6,8 @@ export type AnalyticsGroupBy = "user" | "model" | "provider" | "virtual_key_id" 
 export type AnalyticsSlice =
   | { kind: "total" }
   | { kind: "time"; interval: AnalyticsInterval }
-  | { kind: "group"; by: AnalyticsGroupBy; metadataKey?: string };
+  /** `limit`: only the first `limit` groups in `compareGroups` order (`analytics-views.ts`). */
+  | { kind: "group"; by: AnalyticsGroupBy; metadataKey?: string; limit?: number };
 
 /** The sums of a set of records; latency percentiles come from the histograms. */
 export interface Aggregate {

@@ -1,5 +1,5 @@
 import type { AnalyticsGroup, AnalyticsSummary, AnalyticsTimeseriesPoint } from "../generated/schemas.gen.ts";
-import { emptyAggregate, type Aggregate } from "./aggregate.ts";
+import { emptyAggregate, type Aggregate, type SliceAggregates } from "./aggregate.ts";
 import { percentiles } from "./latency-histogram.ts";
 import type { AnalyticsRange } from "./analytics-range.ts";
 
@@ -64,4 +64,10 @@ export function compareGroups(a: AnalyticsGroup, b: AnalyticsGroup): number {
   if (a.key === null) return 1;
   if (b.key === null) return -1;
   return a.key < b.key ? -1 : 1;
+}
+
+/** The first `limit` groups of `aggregates` in `compareGroups` order, for a store that sums every group. */
+export function topGroups(aggregates: SliceAggregates, limit: number): SliceAggregates {
+  const kept = [...aggregates].map(([key, aggregate]) => groupView(key, aggregate)).sort(compareGroups).slice(0, limit);
+  return new Map(kept.map((group) => [group.key, aggregates.get(group.key)!]));
 }

@@ -1,7 +1,8 @@
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import { apiKeyView } from "../auth/api-key-view.ts";
 import type { ConfigRecord, GuardrailRecord, McpServerRecord, PromptRecord, VirtualKeyRecord } from "../records/control-plane.ts";
-import { configVersionView, guardrailView, mcpServerView, promptView, virtualKeyView } from "../control-plane/views.ts";
+import { analyticsDimensionsView, configVersionView, guardrailView, mcpServerView, promptView, virtualKeyView } from "../control-plane/views.ts";
+import type { DeclaredDimension } from "../store/analytics-dimensions-repository.ts";
 import type { AuditView } from "../records/audit-event.ts";
 
 /**
@@ -38,4 +39,9 @@ export function guardrailSubject(record: GuardrailRecord): AuditSubject {
 
 export function mcpServerSubject(record: McpServerRecord): AuditSubject {
   return { id: record.id, slug: record.label, workspaceId: record.workspaceId, view: mcpServerView(record) };
+}
+
+/** A workspace's declared analytics dimensions: one resource per workspace, named by its id. */
+export function analyticsDimensionsSubject(record: { workspaceId: string; dimensions: readonly DeclaredDimension[] }): AuditSubject {
+  return { id: record.workspaceId, slug: null, workspaceId: record.workspaceId, view: analyticsDimensionsView(record.dimensions) };
 }

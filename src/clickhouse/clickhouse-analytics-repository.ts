@@ -1,4 +1,5 @@
 import { aggregateFor, intervalMs, type Aggregate, type AnalyticsSlice, type SliceAggregates } from "../analytics/aggregate.ts";
+import { topGroups } from "../analytics/analytics-views.ts";
 import type { Histogram } from "../analytics/latency-histogram.ts";
 import { splitByPeriods, type TimeRange } from "../store/analytics-plan.ts";
 import type { AnalyticsRepository, AnalyticsSelection } from "../store/analytics-repository.ts";
@@ -32,7 +33,7 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
         }
       }
       for (const edge of edges) await addRawAggregates(connection, { ...selection, ...edge }, slice, into, resolveConfig);
-      return into;
+      return slice.kind === "group" && slice.limit !== undefined ? topGroups(into, slice.limit) : into;
     },
   };
 }

@@ -1,5 +1,8 @@
 import { credentialFieldsView } from "./credential-fields.ts";
+import type { DeclaredDimension } from "../store/analytics-dimensions-repository.ts";
+import { MAX_VALUES_PER_PERIOD } from "../store/log-rollup-bound.ts";
 import type {
+  AnalyticsDimensions,
   ConfigVersion,
   Guardrail,
   McpServer,
@@ -155,5 +158,14 @@ export function mcpServerView(record: McpServerRecord): McpServer {
     updated_by: keyIdOf(record.updatedBy),
     created_at: record.createdAt,
     updated_at: record.updatedAt,
+  };
+}
+
+/** A workspace's declared analytics dimensions, as `GET /v1/analytics/dimensions` answers them. */
+export function analyticsDimensionsView(dimensions: readonly DeclaredDimension[]): AnalyticsDimensions {
+  return {
+    object: "analytics.dimensions",
+    metadata_keys: dimensions.map((dimension) => ({ key: dimension.key, declared_at: dimension.declaredAt, rollups_from: dimension.rollupsFrom })),
+    max_values_per_period: MAX_VALUES_PER_PERIOD,
   };
 }

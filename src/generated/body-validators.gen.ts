@@ -3,21 +3,71 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, UpdateApiKeyRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
-export const createApiKeyBodyCheck = validate20;
-const schema31 = {"$id":"createApiKey.body","$ref":"components#/$defs/CreateApiKeyRequest"};
-const schema33 = {"type":"object","required":["name","role"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"role":{"$ref":"components#/$defs/ApiKeyRole"},"workspace_id":{"not":{}},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"},"expires_at":{"not":{}}},"additionalProperties":false};
-const schema34 = {"type":"string","enum":["admin","service"]};
-const schema35 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","minimum":0.000001},"period":{"type":"string","enum":["none","daily","weekly","monthly"]},"alert_threshold":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
-const schema36 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+export const setAnalyticsDimensionsBodyCheck = validate20;
+const schema31 = {"$id":"setAnalyticsDimensions.body","$ref":"components#/$defs/SetAnalyticsDimensionsRequest"};
+const schema33 = {"type":"object","required":["metadata_keys"],"properties":{"metadata_keys":{"not":{}}},"additionalProperties":false};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="setAnalyticsDimensions.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.metadata_keys === undefined) && (missing0 = "metadata_keys")){
+validate20.errors = [{instancePath,schemaPath:"components#/$defs/SetAnalyticsDimensionsRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(key0 === "metadata_keys")){
+validate20.errors = [{instancePath,schemaPath:"components#/$defs/SetAnalyticsDimensionsRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.metadata_keys !== undefined){
+validate20.errors = [{instancePath:instancePath+"/metadata_keys",schemaPath:"components#/$defs/SetAnalyticsDimensionsRequest/properties/metadata_keys/not",keyword:"not",params:{}}];
+return false;
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"components#/$defs/SetAnalyticsDimensionsRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createApiKeyBodyCheck = validate22;
+const schema34 = {"$id":"createApiKey.body","$ref":"components#/$defs/CreateApiKeyRequest"};
+const schema35 = {"type":"object","required":["name","role"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"role":{"$ref":"components#/$defs/ApiKeyRole"},"workspace_id":{"not":{}},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"},"expires_at":{"not":{}}},"additionalProperties":false};
+const schema36 = {"type":"string","enum":["admin","service"]};
+const schema37 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","minimum":0.000001},"period":{"type":"string","enum":["none","daily","weekly","monthly"]},"alert_threshold":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
+const schema38 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+const func1 = require("ajv/dist/runtime/ucs2length").default;
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28,14 +78,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.role === undefined) && (missing0 = "role"))){
-validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "role")) || (key0 === "workspace_id")) || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at"))){
-validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -47,18 +97,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate22.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate22.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -72,11 +122,11 @@ if(data.role !== undefined){
 let data1 = data.role;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate22.errors = [{instancePath:instancePath+"/role",schemaPath:"components#/$defs/ApiKeyRole/type",keyword:"type",params:{type: "string"}}];
+validate23.errors = [{instancePath:instancePath+"/role",schemaPath:"components#/$defs/ApiKeyRole/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data1 === "admin") || (data1 === "service"))){
-validate22.errors = [{instancePath:instancePath+"/role",schemaPath:"components#/$defs/ApiKeyRole/enum",keyword:"enum",params:{allowedValues: schema34.enum}}];
+validate23.errors = [{instancePath:instancePath+"/role",schemaPath:"components#/$defs/ApiKeyRole/enum",keyword:"enum",params:{allowedValues: schema36.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -87,7 +137,7 @@ var valid0 = true;
 if(valid0){
 if(data.workspace_id !== undefined){
 const _errs7 = errors;
-validate22.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/not",keyword:"not",params:{}}];
+validate23.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"#/properties/workspace_id/not",keyword:"not",params:{}}];
 return false;
 var valid0 = _errs7 === errors;
 }
@@ -103,14 +153,14 @@ if(errors === _errs10){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if(((data3.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data3.period === undefined) && (missing1 = "period"))){
-validate22.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate23.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs12 = errors;
 for(const key1 in data3){
 if(!(((key1 === "credit_limit_usd") || (key1 === "period")) || (key1 === "alert_threshold"))){
-validate22.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate23.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -122,12 +172,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0.000001 || isNaN(data4)){
-validate22.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
+validate23.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate23.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -141,11 +191,11 @@ if(data3.period !== undefined){
 let data5 = data3.period;
 const _errs15 = errors;
 if(typeof data5 !== "string"){
-validate22.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate23.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data5 === "none") || (data5 === "daily")) || (data5 === "weekly")) || (data5 === "monthly"))){
-validate22.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}}];
+validate23.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}}];
 return false;
 }
 var valid3 = _errs15 === errors;
@@ -160,18 +210,18 @@ const _errs17 = errors;
 if(errors === _errs17){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1 || isNaN(data6)){
-validate22.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate22.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate23.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
+validate23.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -186,7 +236,7 @@ var valid3 = true;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate23.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -205,7 +255,7 @@ if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const _errs22 = errors;
 for(const key2 in data7){
 if(!((((((key2 === "requests_per_minute") || (key2 === "requests_per_hour")) || (key2 === "requests_per_day")) || (key2 === "tokens_per_minute")) || (key2 === "tokens_per_hour")) || (key2 === "tokens_per_day"))){
-validate22.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -215,18 +265,18 @@ if(data7.requests_per_minute !== undefined){
 let data8 = data7.requests_per_minute;
 const _errs23 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs23){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 9007199254740991 || isNaN(data8)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data8 < 1 || isNaN(data8)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -242,18 +292,18 @@ if(data7.requests_per_hour !== undefined){
 let data9 = data7.requests_per_hour;
 const _errs25 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 9007199254740991 || isNaN(data9)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data9 < 1 || isNaN(data9)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -269,18 +319,18 @@ if(data7.requests_per_day !== undefined){
 let data10 = data7.requests_per_day;
 const _errs27 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs27){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 1 || isNaN(data10)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -296,18 +346,18 @@ if(data7.tokens_per_minute !== undefined){
 let data11 = data7.tokens_per_minute;
 const _errs29 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs29){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 1 || isNaN(data11)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -323,18 +373,18 @@ if(data7.tokens_per_hour !== undefined){
 let data12 = data7.tokens_per_hour;
 const _errs31 = errors;
 if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs31){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 > 9007199254740991 || isNaN(data12)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data12 < 1 || isNaN(data12)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -350,18 +400,18 @@ if(data7.tokens_per_day !== undefined){
 let data13 = data7.tokens_per_day;
 const _errs33 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs33){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 9007199254740991 || isNaN(data13)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data13 < 1 || isNaN(data13)){
-validate22.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -380,7 +430,7 @@ var valid5 = true;
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate23.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -392,7 +442,7 @@ var valid0 = true;
 if(valid0){
 if(data.expires_at !== undefined){
 const _errs35 = errors;
-validate22.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
+validate23.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
 return false;
 var valid0 = _errs35 === errors;
 }
@@ -408,44 +458,44 @@ var valid0 = true;
 }
 }
 else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate22.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createApiKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
-validate20.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateApiKeyBodyCheck = validate24;
-const schema37 = {"$id":"updateApiKey.body","$ref":"components#/$defs/UpdateApiKeyRequest"};
-const schema38 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]},"expires_at":{"not":{}}},"additionalProperties":false};
+export const updateApiKeyBodyCheck = validate25;
+const schema39 = {"$id":"updateApiKey.body","$ref":"components#/$defs/UpdateApiKeyRequest"};
+const schema40 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]},"expires_at":{"not":{}}},"additionalProperties":false};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -455,14 +505,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate25.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate26.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "name") || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at"))){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -474,18 +524,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate25.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate26.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate25.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate26.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate26.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -578,7 +628,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data3 === "none") || (data3 === "daily")) || (data3 === "weekly")) || (data3 === "monthly"))){
-const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}};
+const err5 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -677,7 +727,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate25.errors = vErrors;
+validate26.errors = vErrors;
 return false;
 }
 else {
@@ -1032,7 +1082,7 @@ else {
 vErrors.push(err33);
 }
 errors++;
-validate25.errors = vErrors;
+validate26.errors = vErrors;
 return false;
 }
 else {
@@ -1054,7 +1104,7 @@ var valid0 = true;
 if(valid0){
 if(data.expires_at !== undefined){
 const _errs38 = errors;
-validate25.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
+validate26.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
 return false;
 var valid0 = _errs38 === errors;
 }
@@ -1068,110 +1118,42 @@ var valid0 = true;
 }
 }
 else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateApiKey.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate26(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+errors = vErrors.length;
 }
 validate25.errors = vErrors;
 return errors === 0;
 }
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateApiKey.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const rotateApiKeyBodyCheck = validate27;
-const schema41 = {"$id":"rotateApiKey.body","$ref":"components#/$defs/RotateApiKeyRequest"};
-const schema42 = {"type":"object","properties":{"grace_period_seconds":{"type":"integer","minimum":0,"maximum":2592000}},"required":["grace_period_seconds"],"additionalProperties":false};
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="rotateApiKey.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.grace_period_seconds === undefined) && (missing0 = "grace_period_seconds")){
-validate27.errors = [{instancePath,schemaPath:"components#/$defs/RotateApiKeyRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(key0 === "grace_period_seconds")){
-validate27.errors = [{instancePath,schemaPath:"components#/$defs/RotateApiKeyRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.grace_period_seconds !== undefined){
-let data0 = data.grace_period_seconds;
-const _errs3 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate27.errors = [{instancePath:instancePath+"/grace_period_seconds",schemaPath:"components#/$defs/RotateApiKeyRequest/properties/grace_period_seconds/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs3){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 2592000 || isNaN(data0)){
-validate27.errors = [{instancePath:instancePath+"/grace_period_seconds",schemaPath:"components#/$defs/RotateApiKeyRequest/properties/grace_period_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000}}];
-return false;
-}
-else {
-if(data0 < 0 || isNaN(data0)){
-validate27.errors = [{instancePath:instancePath+"/grace_period_seconds",schemaPath:"components#/$defs/RotateApiKeyRequest/properties/grace_period_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate27.errors = [{instancePath,schemaPath:"components#/$defs/RotateApiKeyRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate27.errors = vErrors;
-return errors === 0;
-}
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createSpeechBodyCheck = validate28;
-const schema43 = {"$id":"createSpeech.body","$ref":"components#/$defs/CreateSpeechRequest"};
-const schema44 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string"},"input":{"type":"string","maxLength":4096},"voice":{"type":"string"},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
+export const rotateApiKeyBodyCheck = validate28;
+const schema43 = {"$id":"rotateApiKey.body","$ref":"components#/$defs/RotateApiKeyRequest"};
+const schema44 = {"type":"object","properties":{"grace_period_seconds":{"type":"integer","minimum":0,"maximum":2592000}},"required":["grace_period_seconds"],"additionalProperties":false};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createSpeech.body" */;
+/*# sourceURL="rotateApiKey.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate28.evaluated;
@@ -1185,15 +1167,83 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
+if((data.grace_period_seconds === undefined) && (missing0 = "grace_period_seconds")){
+validate28.errors = [{instancePath,schemaPath:"components#/$defs/RotateApiKeyRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(key0 === "grace_period_seconds")){
+validate28.errors = [{instancePath,schemaPath:"components#/$defs/RotateApiKeyRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.grace_period_seconds !== undefined){
+let data0 = data.grace_period_seconds;
+const _errs3 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate28.errors = [{instancePath:instancePath+"/grace_period_seconds",schemaPath:"components#/$defs/RotateApiKeyRequest/properties/grace_period_seconds/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 2592000 || isNaN(data0)){
+validate28.errors = [{instancePath:instancePath+"/grace_period_seconds",schemaPath:"components#/$defs/RotateApiKeyRequest/properties/grace_period_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000}}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate28.errors = [{instancePath:instancePath+"/grace_period_seconds",schemaPath:"components#/$defs/RotateApiKeyRequest/properties/grace_period_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"components#/$defs/RotateApiKeyRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createSpeechBodyCheck = validate29;
+const schema45 = {"$id":"createSpeech.body","$ref":"components#/$defs/CreateSpeechRequest"};
+const schema46 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string"},"input":{"type":"string","maxLength":4096},"voice":{"type":"string"},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createSpeech.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate29.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
 if((((data.model === undefined) && (missing0 = "model")) || ((data.input === undefined) && (missing0 = "input"))) || ((data.voice === undefined) && (missing0 = "voice"))){
-validate28.errors = [{instancePath,schemaPath:"components#/$defs/CreateSpeechRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate29.errors = [{instancePath,schemaPath:"components#/$defs/CreateSpeechRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs3 = errors;
 if(typeof data.model !== "string"){
-validate28.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateSpeechRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate29.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateSpeechRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -1208,12 +1258,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func1(data1) > 4096){
-validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateSpeechRequest/properties/input/maxLength",keyword:"maxLength",params:{limit: 4096}}];
+validate29.errors = [{instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateSpeechRequest/properties/input/maxLength",keyword:"maxLength",params:{limit: 4096}}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateSpeechRequest/properties/input/type",keyword:"type",params:{type: "string"}}];
+validate29.errors = [{instancePath:instancePath+"/input",schemaPath:"components#/$defs/CreateSpeechRequest/properties/input/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1226,7 +1276,7 @@ if(valid1){
 if(data.voice !== undefined){
 const _errs7 = errors;
 if(typeof data.voice !== "string"){
-validate28.errors = [{instancePath:instancePath+"/voice",schemaPath:"components#/$defs/CreateSpeechRequest/properties/voice/type",keyword:"type",params:{type: "string"}}];
+validate29.errors = [{instancePath:instancePath+"/voice",schemaPath:"components#/$defs/CreateSpeechRequest/properties/voice/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -1239,11 +1289,11 @@ if(data.response_format !== undefined){
 let data3 = data.response_format;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate28.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/type",keyword:"type",params:{type: "string"}}];
+validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((((data3 === "mp3") || (data3 === "opus")) || (data3 === "aac")) || (data3 === "flac")) || (data3 === "wav")) || (data3 === "pcm"))){
-validate28.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema44.properties.response_format.enum}}];
+validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema46.properties.response_format.enum}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -1258,18 +1308,18 @@ const _errs11 = errors;
 if(errors === _errs11){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 4 || isNaN(data4)){
-validate28.errors = [{instancePath:instancePath+"/speed",schemaPath:"components#/$defs/CreateSpeechRequest/properties/speed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4}}];
+validate29.errors = [{instancePath:instancePath+"/speed",schemaPath:"components#/$defs/CreateSpeechRequest/properties/speed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4}}];
 return false;
 }
 else {
 if(data4 < 0.25 || isNaN(data4)){
-validate28.errors = [{instancePath:instancePath+"/speed",schemaPath:"components#/$defs/CreateSpeechRequest/properties/speed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.25}}];
+validate29.errors = [{instancePath:instancePath+"/speed",schemaPath:"components#/$defs/CreateSpeechRequest/properties/speed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.25}}];
 return false;
 }
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/speed",schemaPath:"components#/$defs/CreateSpeechRequest/properties/speed/type",keyword:"type",params:{type: "number"}}];
+validate29.errors = [{instancePath:instancePath+"/speed",schemaPath:"components#/$defs/CreateSpeechRequest/properties/speed/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -1282,7 +1332,7 @@ if(valid1){
 if(data.instructions !== undefined){
 const _errs13 = errors;
 if(typeof data.instructions !== "string"){
-validate28.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CreateSpeechRequest/properties/instructions/type",keyword:"type",params:{type: "string"}}];
+validate29.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CreateSpeechRequest/properties/instructions/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -1298,24 +1348,24 @@ var valid1 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"components#/$defs/CreateSpeechRequest/type",keyword:"type",params:{type: "object"}}];
+validate29.errors = [{instancePath,schemaPath:"components#/$defs/CreateSpeechRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate28.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createBatchBodyCheck = validate29;
-const schema45 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
-const schema46 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+export const createBatchBodyCheck = validate30;
+const schema47 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
+const schema48 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createBatch.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1327,14 +1377,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.input_file_id === undefined) && (missing0 = "input_file_id")) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))){
-validate29.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate30.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.input_file_id !== undefined){
 const _errs3 = errors;
 if(typeof data.input_file_id !== "string"){
-validate29.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"components#/$defs/CreateBatchRequest/properties/input_file_id/type",keyword:"type",params:{type: "string"}}];
+validate30.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"components#/$defs/CreateBatchRequest/properties/input_file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -1346,7 +1396,7 @@ if(valid1){
 if(data.endpoint !== undefined){
 const _errs5 = errors;
 if(typeof data.endpoint !== "string"){
-validate29.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"components#/$defs/CreateBatchRequest/properties/endpoint/type",keyword:"type",params:{type: "string"}}];
+validate30.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"components#/$defs/CreateBatchRequest/properties/endpoint/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -1358,7 +1408,7 @@ if(valid1){
 if(data.completion_window !== undefined){
 const _errs7 = errors;
 if(typeof data.completion_window !== "string"){
-validate29.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"components#/$defs/CreateBatchRequest/properties/completion_window/type",keyword:"type",params:{type: "string"}}];
+validate30.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"components#/$defs/CreateBatchRequest/properties/completion_window/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -1371,7 +1421,7 @@ if(data.metadata !== undefined){
 let data3 = data.metadata;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate29.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/type",keyword:"type",params:{type: schema46.properties.metadata.type}}];
+validate30.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/type",keyword:"type",params:{type: schema48.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -1379,7 +1429,7 @@ if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 const _errs12 = errors;
 if(typeof data3[key0] !== "string"){
-validate29.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate30.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs12 === errors;
@@ -1400,26 +1450,26 @@ var valid1 = true;
 }
 }
 else {
-validate29.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/type",keyword:"type",params:{type: "object"}}];
+validate30.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate29.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createChatCompletionBodyCheck = validate30;
-const schema47 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
-const schema48 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema51 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema49 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
-const schema50 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
+export const createChatCompletionBodyCheck = validate31;
+const schema49 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
+const schema50 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema53 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema51 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
+const schema52 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1430,7 +1480,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.role === undefined) && (missing0 = "role")){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -1438,11 +1488,11 @@ if(data.role !== undefined){
 let data0 = data.role;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((((data0 === "system") || (data0 === "developer")) || (data0 === "user")) || (data0 === "assistant")) || (data0 === "tool")) || (data0 === "function"))){
-validate32.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema49.properties.role.enum}}];
+validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema51.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1558,7 +1608,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return false;
 }
 else {
@@ -1581,7 +1631,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs18 = errors;
 if(typeof data.name !== "string"){
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -1593,7 +1643,7 @@ if(valid0){
 if(data.tool_call_id !== undefined){
 const _errs20 = errors;
 if(typeof data.tool_call_id !== "string"){
-validate32.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"}}];
+validate33.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -1616,7 +1666,7 @@ if(errors === _errs24){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/properties/tool_calls/items/type",keyword:"type",params:{type: "object"}}];
+validate33.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/properties/tool_calls/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1627,7 +1677,7 @@ break;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"}}];
+validate33.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1643,20 +1693,20 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1667,14 +1717,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs2 = errors;
 if(typeof data.model !== "string"){
-validate31.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate32.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1689,7 +1739,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate31.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate32.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -1697,8 +1747,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate32(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate33(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -1709,7 +1759,7 @@ break;
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate32.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1723,7 +1773,7 @@ if(data.stream !== undefined){
 let data3 = data.stream;
 const _errs7 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate31.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema48.properties.stream.type}}];
+validate32.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema50.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -1736,14 +1786,14 @@ if(data.stream_options !== undefined){
 let data4 = data.stream_options;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate31.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema48.properties.stream_options.type}}];
+validate32.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema50.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs9){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.include_usage !== undefined){
 if(typeof data4.include_usage !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
+validate32.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -1758,7 +1808,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs14 = errors;
 if(typeof data.user !== "string"){
-validate31.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate32.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -1771,18 +1821,18 @@ if(data.max_completion_tokens !== undefined){
 let data7 = data.max_completion_tokens;
 const _errs16 = errors;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate31.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema48.properties.max_completion_tokens.type}}];
+validate32.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema50.properties.max_completion_tokens.type}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate31.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate32.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data7 < -9007199254740991 || isNaN(data7)){
-validate31.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate32.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -1798,18 +1848,18 @@ if(data.max_tokens !== undefined){
 let data8 = data.max_tokens;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema48.properties.max_tokens.type}}];
+validate32.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema50.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 9007199254740991 || isNaN(data8)){
-validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate32.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data8 < -9007199254740991 || isNaN(data8)){
-validate31.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate32.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -1825,18 +1875,18 @@ if(data.temperature !== undefined){
 let data9 = data.temperature;
 const _errs20 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate31.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema48.properties.temperature.type}}];
+validate32.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema50.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 2 || isNaN(data9)){
-validate31.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate32.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate31.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate32.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -1852,18 +1902,18 @@ if(data.top_p !== undefined){
 let data10 = data.top_p;
 const _errs22 = errors;
 if((!((typeof data10 == "number") && (isFinite(data10)))) && (data10 !== null)){
-validate31.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema48.properties.top_p.type}}];
+validate32.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema50.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs22){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 1 || isNaN(data10)){
-validate31.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate32.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate31.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate32.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -1879,18 +1929,18 @@ if(data.n !== undefined){
 let data11 = data.n;
 const _errs24 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate31.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema48.properties.n.type}}];
+validate32.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema50.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate31.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate32.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 1 || isNaN(data11)){
-validate31.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate32.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1917,14 +1967,14 @@ if(errors === _errs29){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing1;
 if((data13.type === undefined) && (missing1 = "type")){
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data13.type !== undefined){
 const _errs32 = errors;
 if(typeof data13.type !== "string"){
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ChatTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ChatTool/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -1940,7 +1990,7 @@ if(errors === _errs34){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing2;
 if((data15.name === undefined) && (missing2 = "name")){
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/required",keyword:"required",params:{missingProperty: missing2}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -1950,12 +2000,12 @@ const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data16 === "string"){
 if(func1(data16) < 1){
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -1968,7 +2018,7 @@ if(valid6){
 if(data15.description !== undefined){
 const _errs39 = errors;
 if(typeof data15.description !== "string"){
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"components#/$defs/ChatTool/properties/function/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"components#/$defs/ChatTool/properties/function/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -1984,7 +2034,7 @@ if(errors === _errs41){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"components#/$defs/ChatTool/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"components#/$defs/ChatTool/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1998,7 +2048,7 @@ if(data15.strict !== undefined){
 let data19 = data15.strict;
 const _errs44 = errors;
 if((typeof data19 !== "boolean") && (data19 !== null)){
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema51.properties.function.properties.strict.type}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema53.properties.function.properties.strict.type}}];
 return false;
 }
 var valid6 = _errs44 === errors;
@@ -2012,7 +2062,7 @@ var valid6 = true;
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/type",keyword:"type",params:{type: "object"}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2025,7 +2075,7 @@ var valid5 = true;
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/type",keyword:"type",params:{type: "object"}}];
+validate32.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2036,7 +2086,7 @@ break;
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate32.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -2090,7 +2140,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate31.errors = vErrors;
+validate32.errors = vErrors;
 return false;
 }
 else {
@@ -2114,7 +2164,7 @@ if(data.metadata !== undefined){
 let data21 = data.metadata;
 const _errs53 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate31.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema48.properties.metadata.type}}];
+validate32.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema50.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs53){
@@ -2122,7 +2172,7 @@ if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 for(const key0 in data21){
 const _errs56 = errors;
 if(typeof data21[key0] !== "string"){
-validate31.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate32.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid8 = _errs56 === errors;
@@ -2152,45 +2202,45 @@ var valid0 = true;
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate31.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createChatCompletion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
-validate30.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createCompletionBodyCheck = validate35;
-const schema52 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
-const schema53 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
+export const createCompletionBodyCheck = validate36;
+const schema54 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
+const schema55 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createCompletion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2202,14 +2252,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate35.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate36.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs3 = errors;
 if(typeof data.model !== "string"){
-validate35.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate36.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -2493,7 +2543,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return false;
 }
 else {
@@ -2517,7 +2567,7 @@ if(data.stream !== undefined){
 let data6 = data.stream;
 const _errs25 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate35.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema53.properties.stream.type}}];
+validate36.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema55.properties.stream.type}}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -2530,14 +2580,14 @@ if(data.stream_options !== undefined){
 let data7 = data.stream_options;
 const _errs27 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate35.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema53.properties.stream_options.type}}];
+validate36.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema55.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs27){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.include_usage !== undefined){
 if(typeof data7.include_usage !== "boolean"){
-validate35.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
+validate36.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -2553,7 +2603,7 @@ if(data.suffix !== undefined){
 let data9 = data.suffix;
 const _errs32 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate35.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema53.properties.suffix.type}}];
+validate36.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema55.properties.suffix.type}}];
 return false;
 }
 var valid1 = _errs32 === errors;
@@ -2566,18 +2616,18 @@ if(data.max_tokens !== undefined){
 let data10 = data.max_tokens;
 const _errs34 = errors;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-validate35.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema53.properties.max_tokens.type}}];
+validate36.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema55.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate35.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate36.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate35.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate36.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -2593,18 +2643,18 @@ if(data.temperature !== undefined){
 let data11 = data.temperature;
 const _errs36 = errors;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-validate35.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema53.properties.temperature.type}}];
+validate36.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema55.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs36){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 2 || isNaN(data11)){
-validate35.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate36.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate35.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate36.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -2620,18 +2670,18 @@ if(data.top_p !== undefined){
 let data12 = data.top_p;
 const _errs38 = errors;
 if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
-validate35.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema53.properties.top_p.type}}];
+validate36.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema55.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs38){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 > 1 || isNaN(data12)){
-validate35.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate36.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data12 < 0 || isNaN(data12)){
-validate35.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate36.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -2647,18 +2697,18 @@ if(data.n !== undefined){
 let data13 = data.n;
 const _errs40 = errors;
 if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
-validate35.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema53.properties.n.type}}];
+validate36.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema55.properties.n.type}}];
 return false;
 }
 if(errors === _errs40){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 128 || isNaN(data13)){
-validate35.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128}}];
+validate36.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128}}];
 return false;
 }
 else {
 if(data13 < 1 || isNaN(data13)){
-validate35.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate36.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -2674,7 +2724,7 @@ if(data.echo !== undefined){
 let data14 = data.echo;
 const _errs42 = errors;
 if((typeof data14 !== "boolean") && (data14 !== null)){
-validate35.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema53.properties.echo.type}}];
+validate36.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema55.properties.echo.type}}];
 return false;
 }
 var valid1 = _errs42 === errors;
@@ -2759,7 +2809,7 @@ else {
 vErrors.push(err21);
 }
 errors++;
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return false;
 }
 else {
@@ -2782,7 +2832,7 @@ if(valid1){
 if(data.user !== undefined){
 const _errs54 = errors;
 if(typeof data.user !== "string"){
-validate35.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateCompletionRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate36.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateCompletionRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs54 === errors;
@@ -2804,24 +2854,24 @@ var valid1 = true;
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate36.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createConfigBodyCheck = validate36;
-const schema54 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
-const schema55 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+export const createConfigBodyCheck = validate37;
+const schema56 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
+const schema57 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createConfig.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2833,14 +2883,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.config === undefined) && (missing0 = "config"))){
-validate36.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate37.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "config")) || (key0 === "is_default"))){
-validate36.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate37.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2852,18 +2902,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate36.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2917,7 +2967,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate36.errors = vErrors;
+validate37.errors = vErrors;
 return false;
 }
 else {
@@ -2940,7 +2990,7 @@ if(valid1){
 if(data.is_default !== undefined){
 const _errs12 = errors;
 if(typeof data.is_default !== "boolean"){
-validate36.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/CreateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
+validate37.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/CreateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -2954,24 +3004,24 @@ var valid1 = true;
 }
 }
 else {
-validate36.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/type",keyword:"type",params:{type: "object"}}];
+validate37.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate36.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateConfigBodyCheck = validate37;
-const schema56 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
-const schema57 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+export const updateConfigBodyCheck = validate38;
+const schema58 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
+const schema59 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateConfig.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2982,14 +3032,14 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate37.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate38.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "config")) || (key0 === "is_default"))){
-validate37.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate38.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3001,18 +3051,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3066,7 +3116,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return false;
 }
 else {
@@ -3089,7 +3139,7 @@ if(valid1){
 if(data.is_default !== undefined){
 const _errs12 = errors;
 if(typeof data.is_default !== "boolean"){
-validate37.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/UpdateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
+validate38.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/UpdateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -3103,24 +3153,24 @@ var valid1 = true;
 }
 }
 else {
-validate37.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/type",keyword:"type",params:{type: "object"}}];
+validate38.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createEmbeddingBodyCheck = validate38;
-const schema58 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
-const schema59 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
+export const createEmbeddingBodyCheck = validate39;
+const schema60 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
+const schema61 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEmbedding.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3132,14 +3182,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.input === undefined) && (missing0 = "input"))){
-validate38.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs3 = errors;
 if(typeof data.model !== "string"){
-validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -3458,7 +3508,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 }
 else {
@@ -3482,11 +3532,11 @@ if(data.encoding_format !== undefined){
 let data6 = data.encoding_format;
 const _errs23 = errors;
 if(typeof data6 !== "string"){
-validate38.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "float") || (data6 === "base64"))){
-validate38.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema59.properties.encoding_format.enum}}];
+validate39.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema61.properties.encoding_format.enum}}];
 return false;
 }
 var valid1 = _errs23 === errors;
@@ -3499,18 +3549,18 @@ if(data.dimensions !== undefined){
 let data7 = data.dimensions;
 const _errs25 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate38.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/type",keyword:"type",params:{type: "integer"}}];
+validate39.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate38.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate39.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data7 < 1 || isNaN(data7)){
-validate38.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate39.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -3525,7 +3575,7 @@ if(valid1){
 if(data.user !== undefined){
 const _errs27 = errors;
 if(typeof data.user !== "string"){
-validate38.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs27 === errors;
@@ -3540,24 +3590,24 @@ var valid1 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/type",keyword:"type",params:{type: "object"}}];
+validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createFeedbackBodyCheck = validate39;
-const schema60 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
-const schema61 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
-const schema62 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
+export const createFeedbackBodyCheck = validate40;
+const schema62 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
+const schema63 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
+const schema64 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3568,14 +3618,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.trace_id === undefined) && (missing0 = "trace_id")) || ((data.value === undefined) && (missing0 = "value"))) || ((data.weight === undefined) && (missing0 = "weight"))){
-validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "trace_id") || (key0 === "value")) || (key0 === "weight")) || (key0 === "metadata"))){
-validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3587,18 +3637,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 128){
-validate40.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/maxLength",keyword:"maxLength",params:{limit: 128}}];
+validate41.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate40.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/minLength",keyword:"minLength",params:{limit: 1}}];
+validate41.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"}}];
+validate41.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3612,18 +3662,18 @@ if(data.value !== undefined){
 let data1 = data.value;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate40.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "integer"}}];
+validate41.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10 || isNaN(data1)){
-validate40.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
+validate41.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
 return false;
 }
 else {
 if(data1 < -10 || isNaN(data1)){
-validate40.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: -10}}];
+validate41.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: -10}}];
 return false;
 }
 }
@@ -3641,18 +3691,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1 || isNaN(data2)){
-validate40.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate41.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate40.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate41.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"}}];
+validate41.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -3669,7 +3719,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 32){
-validate40.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/maxProperties",keyword:"maxProperties",params:{limit: 32}}];
+validate41.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/maxProperties",keyword:"maxProperties",params:{limit: 32}}];
 return false;
 }
 else {
@@ -3679,12 +3729,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 512){
-validate40.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+validate41.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
 return false;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate41.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3696,7 +3746,7 @@ break;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/type",keyword:"type",params:{type: "object"}}];
+validate41.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3712,45 +3762,45 @@ var valid0 = true;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createFeedback.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate40(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
-validate39.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createFineTuningJobBodyCheck = validate42;
-const schema63 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
-const schema64 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+export const createFineTuningJobBodyCheck = validate43;
+const schema65 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
+const schema66 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createFineTuningJob.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3762,14 +3812,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.training_file === undefined) && (missing0 = "training_file"))){
-validate42.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate43.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs3 = errors;
 if(typeof data.model !== "string"){
-validate42.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate43.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -3781,7 +3831,7 @@ if(valid1){
 if(data.training_file !== undefined){
 const _errs5 = errors;
 if(typeof data.training_file !== "string"){
-validate42.errors = [{instancePath:instancePath+"/training_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/training_file/type",keyword:"type",params:{type: "string"}}];
+validate43.errors = [{instancePath:instancePath+"/training_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/training_file/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -3794,7 +3844,7 @@ if(data.validation_file !== undefined){
 let data2 = data.validation_file;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate42.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/validation_file/type",keyword:"type",params:{type: schema64.properties.validation_file.type}}];
+validate43.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/validation_file/type",keyword:"type",params:{type: schema66.properties.validation_file.type}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -3807,7 +3857,7 @@ if(data.suffix !== undefined){
 let data3 = data.suffix;
 const _errs9 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate42.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/suffix/type",keyword:"type",params:{type: schema64.properties.suffix.type}}];
+validate43.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/suffix/type",keyword:"type",params:{type: schema66.properties.suffix.type}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -3820,18 +3870,18 @@ if(data.seed !== undefined){
 let data4 = data.seed;
 const _errs11 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate42.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/type",keyword:"type",params:{type: schema64.properties.seed.type}}];
+validate43.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/type",keyword:"type",params:{type: schema66.properties.seed.type}}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 9007199254740991 || isNaN(data4)){
-validate42.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate43.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data4 < -9007199254740991 || isNaN(data4)){
-validate42.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate43.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -3850,7 +3900,7 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/method",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/method/type",keyword:"type",params:{type: "object"}}];
+validate43.errors = [{instancePath:instancePath+"/method",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/method/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3864,7 +3914,7 @@ if(data.metadata !== undefined){
 let data6 = data.metadata;
 const _errs16 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate42.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/type",keyword:"type",params:{type: schema64.properties.metadata.type}}];
+validate43.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/type",keyword:"type",params:{type: schema66.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -3872,7 +3922,7 @@ if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 const _errs19 = errors;
 if(typeof data6[key0] !== "string"){
-validate42.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate43.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs19 === errors;
@@ -3896,25 +3946,25 @@ var valid1 = true;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/type",keyword:"type",params:{type: "object"}}];
+validate43.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate42.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createGuardrailBodyCheck = validate43;
-const schema65 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
-const schema66 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
-const schema67 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema68 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+export const createGuardrailBodyCheck = validate44;
+const schema67 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
+const schema68 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema69 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema70 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3925,14 +3975,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.checks === undefined) && (missing0 = "checks"))){
-validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
-validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3944,18 +3994,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate44.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate44.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3971,7 +4021,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate44.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
+validate45.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -3985,14 +4035,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.type === undefined) && (missing1 = "type")){
-validate44.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
+validate45.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!((key1 === "type") || (key1 === "params"))){
-validate44.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate45.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -4001,7 +4051,7 @@ if(_errs9 === errors){
 if(data2.type !== undefined){
 const _errs10 = errors;
 if(typeof data2.type !== "string"){
-validate44.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate45.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4017,7 +4067,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
+validate45.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4031,7 +4081,7 @@ var valid3 = true;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
+validate45.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4043,7 +4093,7 @@ break;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
+validate45.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4061,14 +4111,14 @@ if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if((data5.deny === undefined) && (missing2 = "deny")){
-validate44.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
+validate45.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key2 in data5){
 if(!(key2 === "deny")){
-validate44.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate45.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -4076,7 +4126,7 @@ break;
 if(_errs18 === errors){
 if(data5.deny !== undefined){
 if(typeof data5.deny !== "boolean"){
-validate44.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
+validate45.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -4084,7 +4134,7 @@ return false;
 }
 }
 else {
-validate44.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
+validate45.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4099,44 +4149,44 @@ var valid0 = true;
 }
 }
 else {
-validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate44.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate44(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
-validate43.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateGuardrailBodyCheck = validate46;
-const schema69 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
-const schema70 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+export const updateGuardrailBodyCheck = validate47;
+const schema71 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
+const schema72 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4146,14 +4196,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate47.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate48.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -4165,18 +4215,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4192,7 +4242,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate47.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
+validate48.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -4206,14 +4256,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing0;
 if((data2.type === undefined) && (missing0 = "type")){
-validate47.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
+validate48.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!((key1 === "type") || (key1 === "params"))){
-validate47.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate48.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -4222,7 +4272,7 @@ if(_errs9 === errors){
 if(data2.type !== undefined){
 const _errs10 = errors;
 if(typeof data2.type !== "string"){
-validate47.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate48.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4238,7 +4288,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
+validate48.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4252,7 +4302,7 @@ var valid3 = true;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
+validate48.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4264,7 +4314,7 @@ break;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
+validate48.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4282,14 +4332,14 @@ if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((data5.deny === undefined) && (missing1 = "deny")){
-validate47.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
+validate48.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key2 in data5){
 if(!(key2 === "deny")){
-validate47.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate48.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -4297,7 +4347,7 @@ break;
 if(_errs18 === errors){
 if(data5.deny !== undefined){
 if(typeof data5.deny !== "boolean"){
-validate47.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
+validate48.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -4305,7 +4355,7 @@ return false;
 }
 }
 else {
-validate47.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
+validate48.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4320,45 +4370,45 @@ var valid0 = true;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate47.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
-validate46.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createImageEditBodyCheck = validate49;
-const schema73 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
-const schema74 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
-const schema75 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
+export const createImageEditBodyCheck = validate50;
+const schema75 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
+const schema76 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
+const schema77 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4369,7 +4419,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.images === undefined) && (missing0 = "images")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -4379,12 +4429,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 16){
-validate50.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/maxItems",keyword:"maxItems",params:{limit: 16}}];
+validate51.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/maxItems",keyword:"maxItems",params:{limit: 16}}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate50.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/minItems",keyword:"minItems",params:{limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -4399,7 +4449,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.image_url !== undefined){
 const _errs8 = errors;
 if(typeof data1.image_url !== "string"){
-validate50.errors = [{instancePath:instancePath+"/images/" + i0+"/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/images/" + i0+"/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -4411,7 +4461,7 @@ if(valid3){
 if(data1.file_id !== undefined){
 const _errs10 = errors;
 if(typeof data1.file_id !== "string"){
-validate50.errors = [{instancePath:instancePath+"/images/" + i0+"/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/images/" + i0+"/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4422,7 +4472,7 @@ var valid3 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/images/" + i0,schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate51.errors = [{instancePath:instancePath+"/images/" + i0,schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4435,7 +4485,7 @@ break;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/type",keyword:"type",params:{type: "array"}}];
+validate51.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4454,7 +4504,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.image_url !== undefined){
 const _errs16 = errors;
 if(typeof data4.image_url !== "string"){
-validate50.errors = [{instancePath:instancePath+"/mask/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/mask/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -4466,7 +4516,7 @@ if(valid5){
 if(data4.file_id !== undefined){
 const _errs18 = errors;
 if(typeof data4.file_id !== "string"){
-validate50.errors = [{instancePath:instancePath+"/mask/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/mask/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -4477,7 +4527,7 @@ var valid5 = true;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/mask",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate51.errors = [{instancePath:instancePath+"/mask",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4493,12 +4543,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-validate50.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate50.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4512,7 +4562,7 @@ if(data.model !== undefined){
 let data8 = data.model;
 const _errs22 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema74.properties.model.type}}];
+validate51.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema76.properties.model.type}}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -4525,18 +4575,18 @@ if(data.n !== undefined){
 let data9 = data.n;
 const _errs24 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-validate50.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema74.properties.n.type}}];
+validate51.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema76.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 10 || isNaN(data9)){
-validate50.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
+validate51.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
 return false;
 }
 else {
 if(data9 < 1 || isNaN(data9)){
-validate50.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate51.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -4552,7 +4602,7 @@ if(data.size !== undefined){
 let data10 = data.size;
 const _errs26 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate50.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema74.properties.size.type}}];
+validate51.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema76.properties.size.type}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -4565,7 +4615,7 @@ if(data.quality !== undefined){
 let data11 = data.quality;
 const _errs28 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate50.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema74.properties.quality.type}}];
+validate51.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema76.properties.quality.type}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -4578,7 +4628,7 @@ if(data.stream !== undefined){
 let data12 = data.stream;
 const _errs30 = errors;
 if((typeof data12 !== "boolean") && (data12 !== null)){
-validate50.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema74.properties.stream.type}}];
+validate51.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema76.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -4590,7 +4640,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs32 = errors;
 if(typeof data.user !== "string"){
-validate50.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs32 === errors;
@@ -4609,46 +4659,46 @@ var valid0 = true;
 }
 }
 else {
-validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createImageEdit.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate50(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createImageBodyCheck = validate52;
-const schema77 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
-const schema78 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
+export const createImageBodyCheck = validate53;
+const schema79 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
+const schema80 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
 const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createImage.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4660,7 +4710,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate52.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -4668,7 +4718,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate52.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema78.properties.model.type}}];
+validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema80.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4680,7 +4730,7 @@ if(valid1){
 if(data.prompt !== undefined){
 const _errs5 = errors;
 if(typeof data.prompt !== "string"){
-validate52.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate53.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -4693,13 +4743,13 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate52.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema78.properties.size.type}}];
+validate53.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema80.properties.size.type}}];
 return false;
 }
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern4.test(data2)){
-validate52.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/pattern",keyword:"pattern",params:{pattern: "^([0-9]+x[0-9]+|auto)$"}}];
+validate53.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/pattern",keyword:"pattern",params:{pattern: "^([0-9]+x[0-9]+|auto)$"}}];
 return false;
 }
 }
@@ -4714,18 +4764,18 @@ if(data.n !== undefined){
 let data3 = data.n;
 const _errs9 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate52.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema78.properties.n.type}}];
+validate53.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema80.properties.n.type}}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 10 || isNaN(data3)){
-validate52.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
+validate53.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
 return false;
 }
 else {
 if(data3 < 1 || isNaN(data3)){
-validate52.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate53.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -4741,7 +4791,7 @@ if(data.quality !== undefined){
 let data4 = data.quality;
 const _errs11 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate52.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema78.properties.quality.type}}];
+validate53.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema80.properties.quality.type}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -4754,11 +4804,11 @@ if(data.response_format !== undefined){
 let data5 = data.response_format;
 const _errs13 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate52.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema78.properties.response_format.type}}];
+validate53.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema80.properties.response_format.type}}];
 return false;
 }
 if(!(((data5 === "url") || (data5 === "b64_json")) || (data5 === null))){
-validate52.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema78.properties.response_format.enum}}];
+validate53.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema80.properties.response_format.enum}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -4771,11 +4821,11 @@ if(data.style !== undefined){
 let data6 = data.style;
 const _errs15 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema78.properties.style.type}}];
+validate53.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema80.properties.style.type}}];
 return false;
 }
 if(!(((data6 === "vivid") || (data6 === "natural")) || (data6 === null))){
-validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema78.properties.style.enum}}];
+validate53.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema80.properties.style.enum}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -4788,11 +4838,11 @@ if(data.background !== undefined){
 let data7 = data.background;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate52.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema78.properties.background.type}}];
+validate53.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema80.properties.background.type}}];
 return false;
 }
 if(!((((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto")) || (data7 === null))){
-validate52.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema78.properties.background.enum}}];
+validate53.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema80.properties.background.enum}}];
 return false;
 }
 var valid1 = _errs17 === errors;
@@ -4805,11 +4855,11 @@ if(data.output_format !== undefined){
 let data8 = data.output_format;
 const _errs19 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate52.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema78.properties.output_format.type}}];
+validate53.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema80.properties.output_format.type}}];
 return false;
 }
 if(!((((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp")) || (data8 === null))){
-validate52.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema78.properties.output_format.enum}}];
+validate53.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema80.properties.output_format.enum}}];
 return false;
 }
 var valid1 = _errs19 === errors;
@@ -4821,7 +4871,7 @@ if(valid1){
 if(data.user !== undefined){
 const _errs21 = errors;
 if(typeof data.user !== "string"){
-validate52.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateImageRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate53.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateImageRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs21 === errors;
@@ -4841,26 +4891,26 @@ var valid1 = true;
 }
 }
 else {
-validate52.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/type",keyword:"type",params:{type: "object"}}];
+validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate52.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createMcpServerBodyCheck = validate53;
-const schema79 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
-const schema80 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
-const schema81 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
-const schema82 = {"not":{}};
+export const createMcpServerBodyCheck = validate54;
+const schema81 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
+const schema82 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+const schema83 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
+const schema84 = {"not":{}};
 const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "");
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4871,14 +4921,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.server_label === undefined) && (missing0 = "server_label")) || ((data.server_url === undefined) && (missing0 = "server_url"))){
-validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "server_label") || (key0 === "server_url")) || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
-validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -4890,12 +4940,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate54.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"}}];
+validate55.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"}}];
 return false;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4911,12 +4961,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 2048){
-validate54.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+validate55.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
 return false;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4930,13 +4980,13 @@ if(data.server_description !== undefined){
 let data2 = data.server_description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate54.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema80.properties.server_description.type}}];
+validate55.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema82.properties.server_description.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 1000){
-validate54.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
+validate55.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
 return false;
 }
 }
@@ -4951,13 +5001,13 @@ if(data.authorization !== undefined){
 let data3 = data.authorization;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate54.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema80.properties.authorization.type}}];
+validate55.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema82.properties.authorization.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) > 8192){
-validate54.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate55.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 }
@@ -4975,7 +5025,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(Object.keys(data4).length > 50){
-validate54.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
+validate55.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
 return false;
 }
 else {
@@ -4985,12 +5035,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func1(data5) > 8192){
-validate54.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate55.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5002,7 +5052,7 @@ break;
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
+validate55.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5016,13 +5066,13 @@ if(data.allowed_tools !== undefined){
 let data6 = data.allowed_tools;
 const _errs16 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate54.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema80.properties.allowed_tools.type}}];
+validate55.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema82.properties.allowed_tools.type}}];
 return false;
 }
 if(errors === _errs16){
 if(Array.isArray(data6)){
 if(data6.length > 500){
-validate54.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+validate55.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
 return false;
 }
 else {
@@ -5034,18 +5084,18 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func1(data7) > 128){
-validate54.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+validate55.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
 if(func1(data7) < 1){
-validate54.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+validate55.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate54.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5065,7 +5115,7 @@ var valid0 = true;
 if(valid0){
 if(data.require_approval !== undefined){
 const _errs20 = errors;
-validate54.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
+validate55.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
 return false;
 var valid0 = _errs20 === errors;
 }
@@ -5082,44 +5132,44 @@ var valid0 = true;
 }
 }
 else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createMcpServer.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
-validate53.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateMcpServerBodyCheck = validate56;
-const schema83 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
-const schema84 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+export const updateMcpServerBodyCheck = validate57;
+const schema85 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
+const schema86 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5129,14 +5179,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate57.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate58.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "server_url") || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
-validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -5148,12 +5198,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 2048){
-validate57.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+validate58.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+validate58.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5167,13 +5217,13 @@ if(data.server_description !== undefined){
 let data1 = data.server_description;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate57.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema84.properties.server_description.type}}];
+validate58.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema86.properties.server_description.type}}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 1000){
-validate57.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
+validate58.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
 return false;
 }
 }
@@ -5188,13 +5238,13 @@ if(data.authorization !== undefined){
 let data2 = data.authorization;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate57.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema84.properties.authorization.type}}];
+validate58.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema86.properties.authorization.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate57.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate58.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 }
@@ -5212,7 +5262,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 50){
-validate57.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
+validate58.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
 return false;
 }
 else {
@@ -5222,12 +5272,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 8192){
-validate57.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate58.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate58.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5239,7 +5289,7 @@ break;
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
+validate58.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5253,13 +5303,13 @@ if(data.allowed_tools !== undefined){
 let data5 = data.allowed_tools;
 const _errs14 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate57.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema84.properties.allowed_tools.type}}];
+validate58.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema86.properties.allowed_tools.type}}];
 return false;
 }
 if(errors === _errs14){
 if(Array.isArray(data5)){
 if(data5.length > 500){
-validate57.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+validate58.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
 return false;
 }
 else {
@@ -5271,18 +5321,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) > 128){
-validate57.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+validate58.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
 if(func1(data6) < 1){
-validate57.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+validate58.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate57.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
+validate58.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5302,7 +5352,7 @@ var valid0 = true;
 if(valid0){
 if(data.require_approval !== undefined){
 const _errs18 = errors;
-validate57.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
+validate58.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
 return false;
 var valid0 = _errs18 === errors;
 }
@@ -5318,49 +5368,49 @@ var valid0 = true;
 }
 }
 else {
-validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate57.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateMcpServer.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate57(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
-validate56.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createMessageBodyCheck = validate59;
-const schema87 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
-const schema88 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema93 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
-const schema94 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
-const schema95 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
-const schema89 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
-const schema90 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
+export const createMessageBodyCheck = validate60;
+const schema89 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
+const schema90 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema95 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema96 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
+const schema97 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
+const schema91 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
+const schema92 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5371,7 +5421,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.role === undefined) && (missing0 = "role")) || ((data.content === undefined) && (missing0 = "content"))){
-validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5379,11 +5429,11 @@ if(data.role !== undefined){
 let data0 = data.role;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate62.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data0 === "user") || (data0 === "assistant"))){
-validate61.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema89.properties.role.enum}}];
+validate62.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema91.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5502,7 +5552,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return false;
 }
 else {
@@ -5525,21 +5575,21 @@ var valid0 = true;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema91 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
+const schema93 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5656,7 +5706,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -5670,17 +5720,17 @@ vErrors = null;
 }
 }
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 evaluated0.items = items0;
 return errors === 0;
 }
-validate63.evaluated = {"dynamicProps":false,"dynamicItems":true};
+validate64.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5691,7 +5741,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.model === undefined) && (missing0 = "model")) || ((data.max_tokens === undefined) && (missing0 = "max_tokens"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5701,12 +5751,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate60.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5720,18 +5770,18 @@ if(data.max_tokens !== undefined){
 let data1 = data.max_tokens;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate60.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate61.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate60.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate61.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate60.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -5749,7 +5799,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate60.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -5757,8 +5807,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate61(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate62(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -5769,7 +5819,7 @@ break;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate61.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5781,8 +5831,8 @@ var valid0 = true;
 if(valid0){
 if(data.system !== undefined){
 const _errs9 = errors;
-if(!(validate63(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate64(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -5794,7 +5844,7 @@ if(valid0){
 if(data.stream !== undefined){
 const _errs10 = errors;
 if(typeof data.stream !== "boolean"){
-validate60.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate61.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -5813,7 +5863,7 @@ const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 const _errs14 = errors;
 if(typeof data6[i1] !== "string"){
-validate60.errors = [{instancePath:instancePath+"/stop_sequences/" + i1,schemaPath:"#/properties/stop_sequences/items/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/stop_sequences/" + i1,schemaPath:"#/properties/stop_sequences/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -5823,7 +5873,7 @@ break;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/stop_sequences",schemaPath:"#/properties/stop_sequences/type",keyword:"type",params:{type: "array"}}];
+validate61.errors = [{instancePath:instancePath+"/stop_sequences",schemaPath:"#/properties/stop_sequences/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5839,18 +5889,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 1 || isNaN(data8)){
-validate60.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate60.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate61.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"}}];
+validate61.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -5866,18 +5916,18 @@ const _errs18 = errors;
 if(errors === _errs18){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate60.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate60.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate61.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"}}];
+validate61.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -5891,18 +5941,18 @@ if(data.top_k !== undefined){
 let data10 = data.top_k;
 const _errs20 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate60.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"}}];
+validate61.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate60.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate61.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate60.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate61.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -5929,7 +5979,7 @@ if(errors === _errs25){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing1;
 if((data12.name === undefined) && (missing1 = "name")){
-validate60.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate61.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -5939,12 +5989,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(func1(data13) < 1){
-validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5957,7 +6007,7 @@ if(valid5){
 if(data12.description !== undefined){
 const _errs30 = errors;
 if(typeof data12.description !== "string"){
-validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -5973,7 +6023,7 @@ if(errors === _errs32){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tools/" + i2+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5987,7 +6037,7 @@ var valid5 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5998,7 +6048,7 @@ break;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate61.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6016,7 +6066,7 @@ if(errors === _errs36){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing2;
 if((data16.type === undefined) && (missing2 = "type")){
-validate60.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
+validate61.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -6024,11 +6074,11 @@ if(data16.type !== undefined){
 let data17 = data16.type;
 const _errs39 = errors;
 if(typeof data17 !== "string"){
-validate60.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data17 === "auto") || (data17 === "any")) || (data17 === "tool")) || (data17 === "none"))){
-validate60.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema94.properties.type.enum}}];
+validate61.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema96.properties.type.enum}}];
 return false;
 }
 var valid7 = _errs39 === errors;
@@ -6040,7 +6090,7 @@ if(valid7){
 if(data16.name !== undefined){
 const _errs41 = errors;
 if(typeof data16.name !== "string"){
-validate60.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs41 === errors;
@@ -6052,7 +6102,7 @@ if(valid7){
 if(data16.disable_parallel_tool_use !== undefined){
 const _errs43 = errors;
 if(typeof data16.disable_parallel_tool_use !== "boolean"){
-validate60.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
+validate61.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid7 = _errs43 === errors;
@@ -6065,7 +6115,7 @@ var valid7 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6083,7 +6133,7 @@ if(errors === _errs46){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing3;
 if((data20.type === undefined) && (missing3 = "type")){
-validate60.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
+validate61.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
@@ -6091,11 +6141,11 @@ if(data20.type !== undefined){
 let data21 = data20.type;
 const _errs49 = errors;
 if(typeof data21 !== "string"){
-validate60.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate61.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data21 === "enabled") || (data21 === "disabled")) || (data21 === "adaptive"))){
-validate60.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema95.properties.type.enum}}];
+validate61.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema97.properties.type.enum}}];
 return false;
 }
 var valid9 = _errs49 === errors;
@@ -6108,18 +6158,18 @@ if(data20.budget_tokens !== undefined){
 let data22 = data20.budget_tokens;
 const _errs51 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate60.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 > 9007199254740991 || isNaN(data22)){
-validate60.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data22 < 1 || isNaN(data22)){
-validate60.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -6134,7 +6184,7 @@ var valid9 = true;
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6152,13 +6202,13 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.user_id !== undefined){
 let data24 = data23.user_id;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate60.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema88.properties.metadata.properties.user_id.type}}];
+validate61.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema90.properties.metadata.properties.user_id.type}}];
 return false;
 }
 }
 }
 else {
-validate60.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6182,44 +6232,44 @@ var valid0 = true;
 }
 }
 else {
-validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate60.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createMessage.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate61(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const countMessageTokensBodyCheck = validate66;
-const schema96 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
-const schema97 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
+export const countMessageTokensBodyCheck = validate67;
+const schema98 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
+const schema99 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6230,7 +6280,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -6240,12 +6290,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate67.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate68.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate68.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6261,7 +6311,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate67.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate68.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -6269,8 +6319,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate61(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate62(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -6281,7 +6331,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate68.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6293,8 +6343,8 @@ var valid0 = true;
 if(valid0){
 if(data.system !== undefined){
 const _errs7 = errors;
-if(!(validate63(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate64(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -6318,7 +6368,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((data5.name === undefined) && (missing1 = "name")){
-validate67.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate68.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -6328,12 +6378,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6346,7 +6396,7 @@ if(valid4){
 if(data5.description !== undefined){
 const _errs16 = errors;
 if(typeof data5.description !== "string"){
-validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -6362,7 +6412,7 @@ if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/tools/" + i1+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
+validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6376,7 +6426,7 @@ var valid4 = true;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
+validate68.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6387,7 +6437,7 @@ break;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate68.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6405,7 +6455,7 @@ if(errors === _errs22){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if((data9.type === undefined) && (missing2 = "type")){
-validate67.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
+validate68.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -6413,11 +6463,11 @@ if(data9.type !== undefined){
 let data10 = data9.type;
 const _errs25 = errors;
 if(typeof data10 !== "string"){
-validate67.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate68.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data10 === "auto") || (data10 === "any")) || (data10 === "tool")) || (data10 === "none"))){
-validate67.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema94.properties.type.enum}}];
+validate68.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema96.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -6429,7 +6479,7 @@ if(valid6){
 if(data9.name !== undefined){
 const _errs27 = errors;
 if(typeof data9.name !== "string"){
-validate67.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate68.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -6441,7 +6491,7 @@ if(valid6){
 if(data9.disable_parallel_tool_use !== undefined){
 const _errs29 = errors;
 if(typeof data9.disable_parallel_tool_use !== "boolean"){
-validate67.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
+validate68.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid6 = _errs29 === errors;
@@ -6454,7 +6504,7 @@ var valid6 = true;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
+validate68.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6472,7 +6522,7 @@ if(errors === _errs32){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing3;
 if((data13.type === undefined) && (missing3 = "type")){
-validate67.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
+validate68.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
@@ -6480,11 +6530,11 @@ if(data13.type !== undefined){
 let data14 = data13.type;
 const _errs35 = errors;
 if(typeof data14 !== "string"){
-validate67.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate68.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data14 === "enabled") || (data14 === "disabled")) || (data14 === "adaptive"))){
-validate67.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema95.properties.type.enum}}];
+validate68.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema97.properties.type.enum}}];
 return false;
 }
 var valid8 = _errs35 === errors;
@@ -6497,18 +6547,18 @@ if(data13.budget_tokens !== undefined){
 let data15 = data13.budget_tokens;
 const _errs37 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate67.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate68.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 9007199254740991 || isNaN(data15)){
-validate67.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate68.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate67.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate68.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -6523,7 +6573,7 @@ var valid8 = true;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
+validate68.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6540,45 +6590,45 @@ var valid0 = true;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="countMessageTokens.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate67(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
-validate66.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createModerationBodyCheck = validate71;
-const schema101 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
-const schema102 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
+export const createModerationBodyCheck = validate72;
+const schema103 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
+const schema104 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createModeration.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6590,7 +6640,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.input === undefined) && (missing0 = "input")){
-validate71.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate72.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -6730,7 +6780,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return false;
 }
 else {
@@ -6753,7 +6803,7 @@ if(valid1){
 if(data.model !== undefined){
 const _errs16 = errors;
 if(typeof data.model !== "string"){
-validate71.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate72.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -6765,24 +6815,24 @@ var valid1 = true;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
+validate72.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptBodyCheck = validate72;
-const schema103 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
-const schema104 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema105 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
+export const createPromptBodyCheck = validate73;
+const schema105 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
+const schema106 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema107 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6793,14 +6843,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters"))){
-validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -6812,18 +6862,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6839,12 +6889,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate73.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate74.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate74.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6860,12 +6910,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate73.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate74.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate74.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6881,12 +6931,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate73.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate74.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
+validate74.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6902,7 +6952,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate73.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate74.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -6916,14 +6966,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.role === undefined) && (missing1 = "role")) || ((data5.content === undefined) && (missing1 = "content"))){
-validate73.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
+validate74.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate73.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate74.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -6933,11 +6983,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate73.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate74.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate73.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema105.properties.role.enum}}];
+validate74.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema107.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -6949,7 +6999,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate73.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate74.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -6962,7 +7012,7 @@ var valid3 = true;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate74.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6974,7 +7024,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate74.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6991,7 +7041,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate74.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7009,44 +7059,44 @@ var valid0 = true;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createPrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate74(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
-validate72.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updatePromptBodyCheck = validate75;
-const schema106 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
-const schema107 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
+export const updatePromptBodyCheck = validate76;
+const schema108 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
+const schema109 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7056,14 +7106,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate76.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate77.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters")) || (key0 === "publish"))){
-validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -7075,18 +7125,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate76.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate77.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate76.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate77.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate77.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -7102,12 +7152,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate77.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate77.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -7121,13 +7171,13 @@ if(data.provider !== undefined){
 let data2 = data.provider;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate76.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema107.properties.provider.type}}];
+validate77.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema109.properties.provider.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate76.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate77.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -7142,13 +7192,13 @@ if(data.virtual_key !== undefined){
 let data3 = data.virtual_key;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate76.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema107.properties.virtual_key.type}}];
+validate77.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema109.properties.virtual_key.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate76.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate77.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -7165,7 +7215,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate76.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate77.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -7179,14 +7229,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing0;
 if(((data5.role === undefined) && (missing0 = "role")) || ((data5.content === undefined) && (missing0 = "content"))){
-validate76.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
+validate77.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate76.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate77.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -7196,11 +7246,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate76.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate77.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate76.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema105.properties.role.enum}}];
+validate77.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema107.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -7212,7 +7262,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate76.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate77.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -7225,7 +7275,7 @@ var valid3 = true;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7237,7 +7287,7 @@ break;
 }
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate77.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -7254,7 +7304,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7267,7 +7317,7 @@ if(valid0){
 if(data.publish !== undefined){
 const _errs23 = errors;
 if(typeof data.publish !== "boolean"){
-validate76.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
+validate77.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -7285,163 +7335,42 @@ var valid0 = true;
 }
 }
 else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updatePrompt.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+errors = vErrors.length;
 }
 validate76.errors = vErrors;
 return errors === 0;
 }
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updatePrompt.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate75.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
-errors = vErrors.length;
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createPromptCompletionBodyCheck = validate78;
-const schema109 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
-const schema110 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createPromptCompletion.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate78.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.variables === undefined) && (missing0 = "variables")){
-validate78.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.variables !== undefined){
-let data0 = data.variables;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-}
-else {
-validate78.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.stream !== undefined){
-const _errs6 = errors;
-if(typeof data.stream !== "boolean"){
-validate78.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs6 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.max_tokens !== undefined){
-let data2 = data.max_tokens;
-const _errs8 = errors;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate78.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs8){
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 9007199254740991 || isNaN(data2)){
-validate78.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data2 < 1 || isNaN(data2)){
-validate78.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.presence_penalty !== undefined){
-let data3 = data.presence_penalty;
-const _errs10 = errors;
-if(errors === _errs10){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 2 || isNaN(data3)){
-validate78.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
-return false;
-}
-else {
-if(data3 < -2 || isNaN(data3)){
-validate78.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
-return false;
-}
-}
-}
-else {
-validate78.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate78.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const publishPromptVersionBodyCheck = validate79;
-const schema111 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
-const schema112 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+export const createPromptCompletionBodyCheck = validate79;
+const schema111 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema112 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="publishPromptVersion.body" */;
+/*# sourceURL="createPromptCompletion.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate79.evaluated;
@@ -7455,75 +7384,8 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.version === undefined) && (missing0 = "version")){
-validate79.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(key0 === "version")){
-validate79.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.version !== undefined){
-let data0 = data.version;
-const _errs3 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate79.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs3){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 9007199254740991 || isNaN(data0)){
-validate79.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data0 < 1 || isNaN(data0)){
-validate79.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate79.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate79.errors = vErrors;
-return errors === 0;
-}
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const renderPromptBodyCheck = validate80;
-const schema113 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
-
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="renderPrompt.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate80.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate80.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate79.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -7534,7 +7396,7 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+validate79.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7547,7 +7409,7 @@ if(valid1){
 if(data.stream !== undefined){
 const _errs6 = errors;
 if(typeof data.stream !== "boolean"){
-validate80.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate79.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -7560,18 +7422,18 @@ if(data.max_tokens !== undefined){
 let data2 = data.max_tokens;
 const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate80.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate79.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate80.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate79.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate80.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate79.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -7589,18 +7451,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate80.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate79.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data3 < -2 || isNaN(data3)){
-validate80.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+validate79.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
 return false;
 }
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+validate79.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -7615,7 +7477,75 @@ var valid1 = true;
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate79.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate79.errors = vErrors;
+return errors === 0;
+}
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const publishPromptVersionBodyCheck = validate80;
+const schema113 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema114 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="publishPromptVersion.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate80.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.version === undefined) && (missing0 = "version")){
+validate80.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(key0 === "version")){
+validate80.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.version !== undefined){
+let data0 = data.version;
+const _errs3 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate80.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7624,17 +7554,137 @@ return errors === 0;
 }
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createResponseBodyCheck = validate81;
-const schema115 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
-const schema116 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema119 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"not":{}},"require_approval":{}},"additionalProperties":true};
-const schema117 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
-const schema118 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+export const renderPromptBodyCheck = validate81;
+const schema115 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="renderPrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate81.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.variables === undefined) && (missing0 = "variables")){
+validate81.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.variables !== undefined){
+let data0 = data.variables;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.stream !== undefined){
+const _errs6 = errors;
+if(typeof data.stream !== "boolean"){
+validate81.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.max_tokens !== undefined){
+let data2 = data.max_tokens;
+const _errs8 = errors;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+validate81.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate81.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data2 < 1 || isNaN(data2)){
+validate81.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.presence_penalty !== undefined){
+let data3 = data.presence_penalty;
+const _errs10 = errors;
+if(errors === _errs10){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2 || isNaN(data3)){
+validate81.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+return false;
+}
+else {
+if(data3 < -2 || isNaN(data3)){
+validate81.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+return false;
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createResponseBodyCheck = validate82;
+const schema117 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
+const schema118 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema121 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"not":{}},"require_approval":{}},"additionalProperties":true};
+const schema119 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
+const schema120 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7646,7 +7696,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate83.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7659,11 +7709,11 @@ if(data.role !== undefined){
 let data1 = data.role;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate83.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate84.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data1 === "user") || (data1 === "assistant")) || (data1 === "system")) || (data1 === "developer"))){
-validate83.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema117.properties.role.enum}}];
+validate84.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema119.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7753,7 +7803,7 @@ if(data3.image_url !== undefined){
 let data6 = data3.image_url;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema118.properties.image_url.type}};
+const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema120.properties.image_url.type}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7782,7 +7832,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data7 === "low") || (data7 === "high")) || (data7 === "auto"))){
-const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema118.properties.detail.enum}};
+const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema120.properties.detail.enum}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7840,7 +7890,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 }
 else {
@@ -7863,20 +7913,20 @@ var valid0 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7888,7 +7938,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.model !== undefined){
 const _errs2 = errors;
 if(typeof data.model !== "string"){
-validate82.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7922,8 +7972,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs10 = errors;
-if(!(validate83(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate84(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs10 === errors;
@@ -7954,7 +8004,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -7978,7 +8028,7 @@ if(data.instructions !== undefined){
 let data3 = data.instructions;
 const _errs11 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate82.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema116.properties.instructions.type}}];
+validate83.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema118.properties.instructions.type}}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -7991,7 +8041,7 @@ if(data.stream !== undefined){
 let data4 = data.stream;
 const _errs13 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate82.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema116.properties.stream.type}}];
+validate83.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema118.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -8015,14 +8065,14 @@ if(errors === _errs18){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing0;
 if((data6.type === undefined) && (missing0 = "type")){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs21 = errors;
 if(typeof data6.type !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -8034,7 +8084,7 @@ if(valid5){
 if(data6.name !== undefined){
 const _errs23 = errors;
 if(typeof data6.name !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -8047,7 +8097,7 @@ if(data6.description !== undefined){
 let data9 = data6.description;
 const _errs25 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema119.properties.description.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema121.properties.description.type}}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -8060,7 +8110,7 @@ if(data6.parameters !== undefined){
 let data10 = data6.parameters;
 const _errs27 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema119.properties.parameters.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema121.properties.parameters.type}}];
 return false;
 }
 var valid5 = _errs27 === errors;
@@ -8073,7 +8123,7 @@ if(data6.strict !== undefined){
 let data11 = data6.strict;
 const _errs30 = errors;
 if((typeof data11 !== "boolean") && (data11 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema119.properties.strict.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema121.properties.strict.type}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -8086,11 +8136,11 @@ if(data6.search_context_size !== undefined){
 let data12 = data6.search_context_size;
 const _errs32 = errors;
 if(typeof data12 !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data12 === "low") || (data12 === "medium")) || (data12 === "high"))){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema119.properties.search_context_size.enum}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema121.properties.search_context_size.enum}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -8103,7 +8153,7 @@ if(data6.user_location !== undefined){
 let data13 = data6.user_location;
 const _errs34 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema119.properties.user_location.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema121.properties.user_location.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -8112,11 +8162,11 @@ if(data13.type !== undefined){
 let data14 = data13.type;
 const _errs37 = errors;
 if(typeof data14 !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data14 === "approximate")){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema119.properties.user_location.properties.type.enum}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema121.properties.user_location.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs37 === errors;
@@ -8129,7 +8179,7 @@ if(data13.country !== undefined){
 let data15 = data13.country;
 const _errs39 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema119.properties.user_location.properties.country.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema121.properties.user_location.properties.country.type}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -8142,7 +8192,7 @@ if(data13.city !== undefined){
 let data16 = data13.city;
 const _errs41 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema119.properties.user_location.properties.city.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema121.properties.user_location.properties.city.type}}];
 return false;
 }
 var valid6 = _errs41 === errors;
@@ -8155,7 +8205,7 @@ if(data13.region !== undefined){
 let data17 = data13.region;
 const _errs43 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema119.properties.user_location.properties.region.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema121.properties.user_location.properties.region.type}}];
 return false;
 }
 var valid6 = _errs43 === errors;
@@ -8168,7 +8218,7 @@ if(data13.timezone !== undefined){
 let data18 = data13.timezone;
 const _errs45 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema119.properties.user_location.properties.timezone.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema121.properties.user_location.properties.timezone.type}}];
 return false;
 }
 var valid6 = _errs45 === errors;
@@ -8198,7 +8248,7 @@ const len2 = data19.length;
 for(let i2=0; i2<len2; i2++){
 const _errs49 = errors;
 if(typeof data19[i2] !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs49 === errors;
@@ -8208,7 +8258,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -8222,18 +8272,18 @@ if(data6.max_num_results !== undefined){
 let data21 = data6.max_num_results;
 const _errs51 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 > 50 || isNaN(data21)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data21 < 1 || isNaN(data21)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -8249,7 +8299,7 @@ if(data6.filters !== undefined){
 let data22 = data6.filters;
 const _errs53 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema119.properties.filters.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema121.properties.filters.type}}];
 return false;
 }
 var valid5 = _errs53 === errors;
@@ -8262,18 +8312,18 @@ if(data6.display_width !== undefined){
 let data23 = data6.display_width;
 const _errs56 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 9007199254740991 || isNaN(data23)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data23 < -9007199254740991 || isNaN(data23)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8289,18 +8339,18 @@ if(data6.display_height !== undefined){
 let data24 = data6.display_height;
 const _errs58 = errors;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 > 9007199254740991 || isNaN(data24)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data24 < -9007199254740991 || isNaN(data24)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8315,7 +8365,7 @@ if(valid5){
 if(data6.environment !== undefined){
 const _errs60 = errors;
 if(typeof data6.environment !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs60 === errors;
@@ -8327,7 +8377,7 @@ if(valid5){
 if(data6.server_label !== undefined){
 const _errs62 = errors;
 if(typeof data6.server_label !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs62 === errors;
@@ -8339,7 +8389,7 @@ if(valid5){
 if(data6.server_url !== undefined){
 const _errs64 = errors;
 if(typeof data6.server_url !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs64 === errors;
@@ -8352,7 +8402,7 @@ if(data6.server_description !== undefined){
 let data28 = data6.server_description;
 const _errs66 = errors;
 if((typeof data28 !== "string") && (data28 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema119.properties.server_description.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema121.properties.server_description.type}}];
 return false;
 }
 var valid5 = _errs66 === errors;
@@ -8365,7 +8415,7 @@ if(data6.headers !== undefined){
 let data29 = data6.headers;
 const _errs68 = errors;
 if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema119.properties.headers.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema121.properties.headers.type}}];
 return false;
 }
 if(errors === _errs68){
@@ -8373,7 +8423,7 @@ if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 for(const key0 in data29){
 const _errs71 = errors;
 if(typeof data29[key0] !== "string"){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/ResponseTool/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/ResponseTool/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid8 = _errs71 === errors;
@@ -8393,7 +8443,7 @@ if(data6.authorization !== undefined){
 let data31 = data6.authorization;
 const _errs73 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema119.properties.authorization.type}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema121.properties.authorization.type}}];
 return false;
 }
 var valid5 = _errs73 === errors;
@@ -8404,7 +8454,7 @@ var valid5 = true;
 if(valid5){
 if(data6.allowed_tools !== undefined){
 const _errs75 = errors;
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/not",keyword:"not",params:{}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/not",keyword:"not",params:{}}];
 return false;
 var valid5 = _errs75 === errors;
 }
@@ -8432,7 +8482,7 @@ var valid5 = true;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -8443,7 +8493,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate83.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -8497,7 +8547,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 }
 else {
@@ -8521,7 +8571,7 @@ if(data.reasoning !== undefined){
 let data34 = data.reasoning;
 const _errs84 = errors;
 if((!(data34 && typeof data34 == "object" && !Array.isArray(data34))) && (data34 !== null)){
-validate82.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema116.properties.reasoning.type}}];
+validate83.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema118.properties.reasoning.type}}];
 return false;
 }
 if(errors === _errs84){
@@ -8529,11 +8579,11 @@ if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
 if(data34.effort !== undefined){
 let data35 = data34.effort;
 if((typeof data35 !== "string") && (data35 !== null)){
-validate82.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema116.properties.reasoning.properties.effort.type}}];
+validate83.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema118.properties.reasoning.properties.effort.type}}];
 return false;
 }
 if(!(((((data35 === "minimal") || (data35 === "low")) || (data35 === "medium")) || (data35 === "high")) || (data35 === null))){
-validate82.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema116.properties.reasoning.properties.effort.enum}}];
+validate83.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema118.properties.reasoning.properties.effort.enum}}];
 return false;
 }
 }
@@ -8549,7 +8599,7 @@ if(data.previous_response_id !== undefined){
 let data36 = data.previous_response_id;
 const _errs89 = errors;
 if((typeof data36 !== "string") && (data36 !== null)){
-validate82.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema116.properties.previous_response_id.type}}];
+validate83.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema118.properties.previous_response_id.type}}];
 return false;
 }
 var valid0 = _errs89 === errors;
@@ -8562,7 +8612,7 @@ if(data.store !== undefined){
 let data37 = data.store;
 const _errs91 = errors;
 if((typeof data37 !== "boolean") && (data37 !== null)){
-validate82.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema116.properties.store.type}}];
+validate83.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema118.properties.store.type}}];
 return false;
 }
 var valid0 = _errs91 === errors;
@@ -8575,7 +8625,7 @@ if(data.background !== undefined){
 let data38 = data.background;
 const _errs93 = errors;
 if((typeof data38 !== "boolean") && (data38 !== null)){
-validate82.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema116.properties.background.type}}];
+validate83.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema118.properties.background.type}}];
 return false;
 }
 var valid0 = _errs93 === errors;
@@ -8587,7 +8637,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs95 = errors;
 if(typeof data.user !== "string"){
-validate82.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs95 === errors;
@@ -8600,7 +8650,7 @@ if(data.metadata !== undefined){
 let data40 = data.metadata;
 const _errs97 = errors;
 if((!(data40 && typeof data40 == "object" && !Array.isArray(data40))) && (data40 !== null)){
-validate82.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema116.properties.metadata.type}}];
+validate83.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema118.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs97){
@@ -8608,7 +8658,7 @@ if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
 for(const key1 in data40){
 const _errs100 = errors;
 if(typeof data40[key1] !== "string"){
-validate82.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate83.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid11 = _errs100 === errors;
@@ -8636,45 +8686,45 @@ var valid0 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate83(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const compactResponseBodyCheck = validate86;
-const schema120 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
-const schema121 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
+export const compactResponseBodyCheck = validate87;
+const schema122 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
+const schema123 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="compactResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8686,7 +8736,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.model === undefined) && (missing0 = "model")){
-validate86.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate87.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -8694,7 +8744,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate86.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema121.properties.model.type}}];
+validate87.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema123.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -8784,7 +8834,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return false;
 }
 else {
@@ -8808,7 +8858,7 @@ if(data.previous_response_id !== undefined){
 let data3 = data.previous_response_id;
 const _errs16 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate86.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema121.properties.previous_response_id.type}}];
+validate87.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema123.properties.previous_response_id.type}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -8821,7 +8871,7 @@ if(data.instructions !== undefined){
 let data4 = data.instructions;
 const _errs18 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate86.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema121.properties.instructions.type}}];
+validate87.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema123.properties.instructions.type}}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -8835,24 +8885,24 @@ var valid1 = true;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createUploadBodyCheck = validate87;
-const schema122 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema123 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
+export const createUploadBodyCheck = validate88;
+const schema124 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema125 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8864,14 +8914,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.filename === undefined) && (missing0 = "filename")) || ((data.purpose === undefined) && (missing0 = "purpose"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.mime_type === undefined) && (missing0 = "mime_type"))){
-validate87.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate88.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.filename !== undefined){
 const _errs3 = errors;
 if(typeof data.filename !== "string"){
-validate87.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
+validate88.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -8883,7 +8933,7 @@ if(valid1){
 if(data.purpose !== undefined){
 const _errs5 = errors;
 if(typeof data.purpose !== "string"){
-validate87.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
+validate88.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8896,18 +8946,18 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate87.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
+validate88.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate87.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate88.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < -9007199254740991 || isNaN(data2)){
-validate87.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate88.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8922,7 +8972,7 @@ if(valid1){
 if(data.mime_type !== undefined){
 const _errs9 = errors;
 if(typeof data.mime_type !== "string"){
-validate87.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
+validate88.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -8936,24 +8986,24 @@ var valid1 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate88.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const completeUploadBodyCheck = validate88;
-const schema124 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
-const schema125 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+export const completeUploadBodyCheck = validate89;
+const schema126 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema127 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8965,7 +9015,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.part_ids === undefined) && (missing0 = "part_ids")){
-validate88.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate89.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -8979,7 +9029,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate88.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate89.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -8989,7 +9039,7 @@ break;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
+validate89.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9002,7 +9052,7 @@ if(valid1){
 if(data.md5 !== undefined){
 const _errs7 = errors;
 if(typeof data.md5 !== "string"){
-validate88.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
+validate89.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -9014,24 +9064,24 @@ var valid1 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate89.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreBodyCheck = validate89;
-const schema126 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
-const schema127 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema128 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
+export const createVectorStoreBodyCheck = validate90;
+const schema128 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
+const schema129 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema130 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9043,7 +9093,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate90.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate91.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9055,7 +9105,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs4 = errors;
 if(typeof data.description !== "string"){
-validate90.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate91.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -9074,7 +9124,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate90.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate91.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9084,7 +9134,7 @@ break;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate91.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9102,7 +9152,7 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing0;
 if(((data4.anchor === undefined) && (missing0 = "anchor")) || ((data4.days === undefined) && (missing0 = "days"))){
-validate90.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
+validate91.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9110,11 +9160,11 @@ if(data4.anchor !== undefined){
 let data5 = data4.anchor;
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate90.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
+validate91.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data5 === "last_active_at")){
-validate90.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema128.properties.anchor.enum}}];
+validate91.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema130.properties.anchor.enum}}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -9127,18 +9177,18 @@ if(data4.days !== undefined){
 let data6 = data4.days;
 const _errs16 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate90.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
+validate91.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 365 || isNaN(data6)){
-validate90.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
+validate91.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
 return false;
 }
 else {
 if(data6 < 1 || isNaN(data6)){
-validate90.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate91.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -9153,7 +9203,7 @@ var valid3 = true;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
+validate91.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9170,7 +9220,7 @@ if(errors === _errs18){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate91.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9184,7 +9234,7 @@ if(data.metadata !== undefined){
 let data8 = data.metadata;
 const _errs21 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate90.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema127.properties.metadata.type}}];
+validate91.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema129.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs21){
@@ -9192,7 +9242,7 @@ if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key0 in data8){
 const _errs24 = errors;
 if(typeof data8[key0] !== "string"){
-validate90.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate91.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs24 === errors;
@@ -9214,44 +9264,44 @@ var valid0 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate91(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
-validate89.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const modifyVectorStoreBodyCheck = validate92;
-const schema129 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
-const schema130 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+export const modifyVectorStoreBodyCheck = validate93;
+const schema131 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
+const schema132 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9264,7 +9314,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs2 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate93.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema130.properties.name.type}}];
+validate94.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema132.properties.name.type}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9308,7 +9358,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data2 === "last_active_at")){
-const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema128.properties.anchor.enum}};
+const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema130.properties.anchor.enum}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9405,7 +9455,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return false;
 }
 else {
@@ -9429,7 +9479,7 @@ if(data.metadata !== undefined){
 let data4 = data.metadata;
 const _errs16 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate93.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema130.properties.metadata.type}}];
+validate94.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema132.properties.metadata.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -9437,7 +9487,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
 const _errs19 = errors;
 if(typeof data4[key0] !== "string"){
-validate93.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs19 === errors;
@@ -9456,45 +9506,45 @@ var valid0 = true;
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="modifyVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBatchBodyCheck = validate95;
-const schema132 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
-const schema133 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBatchBodyCheck = validate96;
+const schema134 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
+const schema135 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFileBatch.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9510,7 +9560,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate95.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
+validate96.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -9519,7 +9569,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate95.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate96.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -9530,7 +9580,7 @@ break;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate96.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9546,7 +9596,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate95.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
+validate96.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -9559,7 +9609,7 @@ if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
+validate96.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9571,7 +9621,7 @@ break;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
+validate96.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9588,7 +9638,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate96.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9602,7 +9652,7 @@ if(data.attributes !== undefined){
 let data5 = data.attributes;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate95.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema133.properties.attributes.type}}];
+validate96.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema135.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -9615,24 +9665,24 @@ var valid1 = true;
 }
 }
 else {
-validate95.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
+validate96.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate95.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBodyCheck = validate96;
-const schema134 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
-const schema135 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBodyCheck = validate97;
+const schema136 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
+const schema137 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFile.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9644,14 +9694,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.file_id === undefined) && (missing0 = "file_id")){
-validate96.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate97.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.file_id !== undefined){
 const _errs3 = errors;
 if(typeof data.file_id !== "string"){
-validate96.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate97.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -9667,7 +9717,7 @@ if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate97.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9681,7 +9731,7 @@ if(data.attributes !== undefined){
 let data2 = data.attributes;
 const _errs8 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate96.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema135.properties.attributes.type}}];
+validate97.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema137.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9694,50 +9744,7 @@ var valid1 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate96.errors = vErrors;
-return errors === 0;
-}
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const updateVectorStoreFileAttributesBodyCheck = validate97;
-const schema136 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
-const schema137 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
-
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateVectorStoreFileAttributes.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate97.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.attributes === undefined) && (missing0 = "attributes")){
-validate97.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.attributes !== undefined){
-let data0 = data.attributes;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate97.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema137.properties.attributes.type}}];
-return false;
-}
-}
-}
-}
-else {
-validate97.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
+validate97.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9746,12 +9753,12 @@ return errors === 0;
 }
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const searchVectorStoreBodyCheck = validate98;
-const schema138 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
-const schema139 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+export const updateVectorStoreFileAttributesBodyCheck = validate98;
+const schema138 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
+const schema139 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="searchVectorStore.body" */;
+/*# sourceURL="updateVectorStoreFileAttributes.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate98.evaluated;
@@ -9765,8 +9772,51 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
+if((data.attributes === undefined) && (missing0 = "attributes")){
+validate98.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.attributes !== undefined){
+let data0 = data.attributes;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate98.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema139.properties.attributes.type}}];
+return false;
+}
+}
+}
+}
+else {
+validate98.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const searchVectorStoreBodyCheck = validate99;
+const schema140 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
+const schema141 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="searchVectorStore.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate99.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
 if((data.query === undefined) && (missing0 = "query")){
-validate98.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate99.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9833,7 +9883,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate98.errors = vErrors;
+validate99.errors = vErrors;
 return false;
 }
 else {
@@ -9857,18 +9907,18 @@ if(data.max_num_results !== undefined){
 let data2 = data.max_num_results;
 const _errs11 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate98.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 50 || isNaN(data2)){
-validate98.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate98.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -9883,7 +9933,7 @@ if(valid1){
 if(data.rewrite_query !== undefined){
 const _errs13 = errors;
 if(typeof data.rewrite_query !== "boolean"){
-validate98.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
+validate99.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -9899,7 +9949,7 @@ if(errors === _errs15){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
+validate99.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9916,7 +9966,7 @@ if(errors === _errs18){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
+validate99.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9932,23 +9982,23 @@ var valid1 = true;
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
+validate99.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoBodyCheck = validate99;
-const schema140 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
-const schema141 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
+export const createVideoBodyCheck = validate100;
+const schema142 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
+const schema143 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9959,7 +10009,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9969,12 +10019,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate100.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate101.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate101.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -9987,7 +10037,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs4 = errors;
 if(typeof data.model !== "string"){
-validate100.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate101.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -9999,7 +10049,7 @@ if(valid0){
 if(data.seconds !== undefined){
 const _errs6 = errors;
 if(typeof data.seconds !== "string"){
-validate100.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+validate101.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -10011,7 +10061,7 @@ if(valid0){
 if(data.size !== undefined){
 const _errs8 = errors;
 if(typeof data.size !== "string"){
-validate100.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
+validate101.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -10029,7 +10079,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.image_url !== undefined){
 const _errs14 = errors;
 if(typeof data4.image_url !== "string"){
-validate100.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate101.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -10041,7 +10091,7 @@ if(valid2){
 if(data4.file_id !== undefined){
 const _errs16 = errors;
 if(typeof data4.file_id !== "string"){
-validate100.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate101.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -10052,7 +10102,7 @@ var valid2 = true;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate101.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10068,45 +10118,45 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVideo.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
-validate99.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoEditBodyCheck = validate102;
-const schema143 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
-const schema144 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
-const schema145 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
+export const createVideoEditBodyCheck = validate103;
+const schema145 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
+const schema146 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
+const schema147 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10117,7 +10167,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -10129,20 +10179,20 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.id === undefined) && (missing1 = "id")){
-validate103.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+validate104.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data0.id !== undefined){
 if(typeof data0.id !== "string"){
-validate103.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+validate104.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate103.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+validate104.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10155,7 +10205,7 @@ if(valid0){
 if(data.prompt !== undefined){
 const _errs8 = errors;
 if(typeof data.prompt !== "string"){
-validate103.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate104.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -10167,44 +10217,44 @@ var valid0 = true;
 }
 }
 else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate103.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVideoEdit.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate103(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
-validate102.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoExtensionBodyCheck = validate105;
-const schema146 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
-const schema147 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
+export const createVideoExtensionBodyCheck = validate106;
+const schema148 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
+const schema149 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10215,7 +10265,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.seconds === undefined) && (missing0 = "seconds"))){
-validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -10227,20 +10277,20 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.id === undefined) && (missing1 = "id")){
-validate106.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+validate107.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data0.id !== undefined){
 if(typeof data0.id !== "string"){
-validate106.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+validate107.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+validate107.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10253,7 +10303,7 @@ if(valid0){
 if(data.prompt !== undefined){
 const _errs8 = errors;
 if(typeof data.prompt !== "string"){
-validate106.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate107.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -10265,7 +10315,7 @@ if(valid0){
 if(data.seconds !== undefined){
 const _errs10 = errors;
 if(typeof data.seconds !== "string"){
-validate106.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+validate107.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -10278,45 +10328,45 @@ var valid0 = true;
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVideoExtension.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate106(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
-validate105.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const remixVideoBodyCheck = validate108;
-const schema149 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
-const schema150 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
+export const remixVideoBodyCheck = validate109;
+const schema151 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
+const schema152 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="remixVideo.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10328,7 +10378,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate108.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate109.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -10338,12 +10388,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate108.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate109.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate109.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10351,25 +10401,25 @@ return false;
 }
 }
 else {
-validate108.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
+validate109.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate108.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVirtualKeyBodyCheck = validate109;
-const schema151 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema152 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema153 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
+export const createVirtualKeyBodyCheck = validate110;
+const schema153 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema154 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema155 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
 const func49 = Object.prototype.hasOwnProperty;
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10380,14 +10430,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func49.call(schema152.properties, key0))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func49.call(schema154.properties, key0))){
+validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -10399,18 +10449,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate110.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate111.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate110.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10426,12 +10476,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate110.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10447,18 +10497,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate110.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate111.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate110.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10475,7 +10525,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 16){
-validate110.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+validate111.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
 else {
@@ -10485,18 +10535,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 8192){
-validate110.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate111.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate110.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10508,7 +10558,7 @@ break;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
+validate111.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10524,12 +10574,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate110.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10545,12 +10595,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate110.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10566,12 +10616,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-validate110.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10589,14 +10639,14 @@ if(errors === _errs21){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
 if(((data8.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data8.period === undefined) && (missing1 = "period"))){
-validate110.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate111.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs23 = errors;
 for(const key2 in data8){
 if(!(((key2 === "credit_limit_usd") || (key2 === "period")) || (key2 === "alert_threshold"))){
-validate110.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate111.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -10608,12 +10658,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0.000001 || isNaN(data9)){
-validate110.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
+validate111.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate111.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -10627,11 +10677,11 @@ if(data8.period !== undefined){
 let data10 = data8.period;
 const _errs26 = errors;
 if(typeof data10 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data10 === "none") || (data10 === "daily")) || (data10 === "weekly")) || (data10 === "monthly"))){
-validate110.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}}];
+validate111.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}}];
 return false;
 }
 var valid4 = _errs26 === errors;
@@ -10646,18 +10696,18 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 1 || isNaN(data11)){
-validate110.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate110.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate111.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
+validate111.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -10672,7 +10722,7 @@ var valid4 = true;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate111.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10691,7 +10741,7 @@ if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 const _errs33 = errors;
 for(const key3 in data12){
 if(!((((((key3 === "requests_per_minute") || (key3 === "requests_per_hour")) || (key3 === "requests_per_day")) || (key3 === "tokens_per_minute")) || (key3 === "tokens_per_hour")) || (key3 === "tokens_per_day"))){
-validate110.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
@@ -10701,18 +10751,18 @@ if(data12.requests_per_minute !== undefined){
 let data13 = data12.requests_per_minute;
 const _errs34 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 9007199254740991 || isNaN(data13)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data13 < 1 || isNaN(data13)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10728,18 +10778,18 @@ if(data12.requests_per_hour !== undefined){
 let data14 = data12.requests_per_hour;
 const _errs36 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs36){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 9007199254740991 || isNaN(data14)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data14 < 1 || isNaN(data14)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10755,18 +10805,18 @@ if(data12.requests_per_day !== undefined){
 let data15 = data12.requests_per_day;
 const _errs38 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs38){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 9007199254740991 || isNaN(data15)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10782,18 +10832,18 @@ if(data12.tokens_per_minute !== undefined){
 let data16 = data12.tokens_per_minute;
 const _errs40 = errors;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs40){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 > 9007199254740991 || isNaN(data16)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data16 < 1 || isNaN(data16)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10809,18 +10859,18 @@ if(data12.tokens_per_hour !== undefined){
 let data17 = data12.tokens_per_hour;
 const _errs42 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs42){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 9007199254740991 || isNaN(data17)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data17 < 1 || isNaN(data17)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10836,18 +10886,18 @@ if(data12.tokens_per_day !== undefined){
 let data18 = data12.tokens_per_day;
 const _errs44 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs44){
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 9007199254740991 || isNaN(data18)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data18 < 1 || isNaN(data18)){
-validate110.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10866,7 +10916,7 @@ var valid6 = true;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate111.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10887,44 +10937,44 @@ var valid0 = true;
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate110.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVirtualKeyBodyCheck = validate112;
-const schema156 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema157 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+export const updateVirtualKeyBodyCheck = validate113;
+const schema158 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema159 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10934,14 +10984,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate113.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate114.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "name") || (key0 === "key")) || (key0 === "fields")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -10953,18 +11003,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate113.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate114.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate113.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate114.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate114.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10980,18 +11030,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 8192){
-validate113.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate114.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate113.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate114.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate114.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -11102,7 +11152,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -11126,13 +11176,13 @@ if(data.upstream_organization !== undefined){
 let data4 = data.upstream_organization;
 const _errs16 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate113.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema157.properties.upstream_organization.type}}];
+validate114.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema159.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate113.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate114.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -11147,13 +11197,13 @@ if(data.upstream_project !== undefined){
 let data5 = data.upstream_project;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate113.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema157.properties.upstream_project.type}}];
+validate114.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema159.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs18){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate113.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate114.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -11168,13 +11218,13 @@ if(data.custom_host !== undefined){
 let data6 = data.custom_host;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate113.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema157.properties.custom_host.type}}];
+validate114.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema159.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate113.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate114.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -11268,7 +11318,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((data9 === "none") || (data9 === "daily")) || (data9 === "weekly")) || (data9 === "monthly"))){
-const err12 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema35.properties.period.enum}};
+const err12 = {instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11367,7 +11417,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -11722,7 +11772,7 @@ else {
 vErrors.push(err40);
 }
 errors++;
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -11752,36 +11802,37 @@ var valid0 = true;
 }
 }
 else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
-validate112.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const setAnalyticsDimensionsBody = compiledBody(SetAnalyticsDimensionsRequestSchema, setAnalyticsDimensionsBodyCheck as BodyCheck);
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck);
 export const updateApiKeyBody = compiledBody(UpdateApiKeyRequestSchema, updateApiKeyBodyCheck as BodyCheck);
 export const rotateApiKeyBody = compiledBody(RotateApiKeyRequestSchema, rotateApiKeyBodyCheck as BodyCheck);

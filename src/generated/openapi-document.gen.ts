@@ -3839,6 +3839,96 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/analytics/dimensions": {
+      "get": {
+        "operationId": "getAnalyticsDimensions",
+        "tags": [
+          "Analytics"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "The metadata keys the workspace declared as analytics dimensions",
+        "responses": {
+          "200": {
+            "description": "The declared keys.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnalyticsDimensions"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "put": {
+        "operationId": "setAnalyticsDimensions",
+        "tags": [
+          "Analytics"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Declare the metadata keys kept as analytics dimensions (admin)",
+        "description": "Replaces the workspace's declared metadata keys (at most 5). A declared key is summed into\nhour and day rollups from `rollups_from` on (the first hour the store is sure to have seen\nevery record of), so summaries, series and groups with `metadata[<key>]` or\n`by=metadata&metadata_key=<key>` read rollups instead of raw rows; before that instant\nthey read raw rows, so every answer stays exact. A key kept keeps its `rollups_from`; a\nkey left out loses its rollups. Each rollup period keeps at most\n`max_values_per_period` values of a key: a period past that is read from raw rows. On\nClickHouse every key already has rollups and the declaration changes nothing there.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/SetAnalyticsDimensionsRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The declared keys.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/AnalyticsDimensions"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
     "/v1/files": {
       "post": {
         "operationId": "createFile",
@@ -15572,6 +15662,76 @@ export const openApiDocument = {
           }
         }
       },
+      "AnalyticsDimensions": {
+        "type": "object",
+        "required": [
+          "object",
+          "metadata_keys",
+          "max_values_per_period"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "analytics.dimensions"
+            ]
+          },
+          "metadata_keys": {
+            "type": "array",
+            "maxItems": 5,
+            "items": {
+              "$ref": "#/components/schemas/AnalyticsDimensionKey"
+            }
+          },
+          "max_values_per_period": {
+            "type": "integer",
+            "description": "How many values of a key one rollup period keeps; a period with more is read from raw rows."
+          }
+        }
+      },
+      "AnalyticsDimensionKey": {
+        "type": "object",
+        "required": [
+          "key",
+          "declared_at",
+          "rollups_from"
+        ],
+        "properties": {
+          "key": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64
+          },
+          "declared_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "rollups_from": {
+            "type": "string",
+            "format": "date-time",
+            "description": "The instant from which this key's analytics read rollups; earlier records are read raw."
+          }
+        }
+      },
+      "SetAnalyticsDimensionsRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "metadata_keys"
+        ],
+        "properties": {
+          "metadata_keys": {
+            "type": "array",
+            "maxItems": 5,
+            "uniqueItems": true,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 64
+            }
+          }
+        }
+      },
       "AnalyticsGroups": {
         "type": "object",
         "required": [
@@ -19029,7 +19189,8 @@ export const openApiDocument = {
           "config",
           "prompt",
           "guardrail",
-          "mcp_server"
+          "mcp_server",
+          "analytics_dimensions"
         ]
       },
       "AuditAction": {
@@ -19054,7 +19215,8 @@ export const openApiDocument = {
           "guardrail.deleted",
           "mcp_server.created",
           "mcp_server.updated",
-          "mcp_server.deleted"
+          "mcp_server.deleted",
+          "analytics_dimensions.updated"
         ],
         "description": "`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays)."
       },

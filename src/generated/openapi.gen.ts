@@ -74,6 +74,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/dimensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The metadata keys the workspace declared as analytics dimensions */
+        get: operations["getAnalyticsDimensions"];
+        /**
+         * Declare the metadata keys kept as analytics dimensions (admin)
+         * @description Replaces the workspace's declared metadata keys (at most 5). A declared key is summed into
+         *     hour and day rollups from `rollups_from` on (the first hour the store is sure to have seen
+         *     every record of), so summaries, series and groups with `metadata[<key>]` or
+         *     `by=metadata&metadata_key=<key>` read rollups instead of raw rows; before that instant
+         *     they read raw rows, so every answer stays exact. A key kept keeps its `rollups_from`; a
+         *     key left out loses its rollups. Each rollup period keeps at most
+         *     `max_values_per_period` values of a key: a period past that is read from raw rows. On
+         *     ClickHouse every key already has rollups and the declaration changes nothing there.
+         */
+        put: operations["setAnalyticsDimensions"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/groups": {
         parameters: {
             query?: never;
@@ -1726,6 +1754,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AnalyticsDimensionKey: {
+            /** Format: date-time */
+            declared_at: string;
+            key: string;
+            /**
+             * Format: date-time
+             * @description The instant from which this key's analytics read rollups; earlier records are read raw.
+             */
+            rollups_from: string;
+        };
+        AnalyticsDimensions: {
+            /** @description How many values of a key one rollup period keeps; a period with more is read from raw rows. */
+            max_values_per_period: number;
+            metadata_keys: components["schemas"]["AnalyticsDimensionKey"][];
+            /** @enum {string} */
+            object: "analytics.dimensions";
+        };
         AnalyticsGroup: {
             cache_hits: number;
             cost_saved_usd: number;
@@ -1940,7 +1985,7 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
@@ -1984,7 +2029,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server";
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions";
         Batch: {
             endpoint?: string;
             id: string;
@@ -3517,6 +3562,9 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        SetAnalyticsDimensionsRequest: {
+            metadata_keys: string[];
+        };
         TranscriptionAnswer: {
             /** @description Seconds of audio (`verbose_json`). */
             duration?: number;
@@ -4094,6 +4142,59 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    getAnalyticsDimensions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The declared keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsDimensions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    setAnalyticsDimensions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAnalyticsDimensionsRequest"];
+            };
+        };
+        responses: {
+            /** @description The declared keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsDimensions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     getAnalyticsGroups: {

@@ -55,6 +55,7 @@ import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
 import { registerExportLogs } from "../routes/exportLogs.ts";
+import { registerGetAnalyticsDimensions } from "../routes/getAnalyticsDimensions.ts";
 import { registerGetAnalyticsGroups } from "../routes/getAnalyticsGroups.ts";
 import { registerGetAnalyticsSummary } from "../routes/getAnalyticsSummary.ts";
 import { registerGetAnalyticsTimeseries } from "../routes/getAnalyticsTimeseries.ts";
@@ -109,6 +110,7 @@ import { registerRetrieveVectorStoreFileContent } from "../routes/retrieveVector
 import { registerRetrieveVideo } from "../routes/retrieveVideo.ts";
 import { registerRotateApiKey } from "../routes/rotateApiKey.ts";
 import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
+import { registerSetAnalyticsDimensions } from "../routes/setAnalyticsDimensions.ts";
 import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
 import { registerUpdateGuardrail } from "../routes/updateGuardrail.ts";
@@ -126,6 +128,8 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetHealth,
   registerGetMetrics,
   registerGetOpenApiDocument,
+  registerGetAnalyticsDimensions,
+  registerSetAnalyticsDimensions,
   registerGetAnalyticsGroups,
   registerGetAnalyticsSummary,
   registerGetAnalyticsTimeseries,

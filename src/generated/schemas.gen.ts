@@ -4,6 +4,12 @@ import { z } from "@hono/zod-openapi";
 export const AddUploadPartRequestSchema = z.object({ "data": z.string().base64().describe("The part's bytes.") }).catchall(z.any()).describe("A `multipart/form-data` form. The gateway streams it upstream unread; the upstream checks its fields.").openapi("AddUploadPartRequest");
 export type AddUploadPartRequest = z.infer<typeof AddUploadPartRequestSchema>;
 
+export const AnalyticsDimensionKeySchema = z.object({ "key": z.string().min(1).max(64), "declared_at": z.string().datetime({ offset: true }), "rollups_from": z.string().datetime({ offset: true }).describe("The instant from which this key's analytics read rollups; earlier records are read raw.") }).openapi("AnalyticsDimensionKey");
+export type AnalyticsDimensionKey = z.infer<typeof AnalyticsDimensionKeySchema>;
+
+export const AnalyticsDimensionsSchema = z.object({ "object": z.literal("analytics.dimensions"), "metadata_keys": z.array(AnalyticsDimensionKeySchema).max(5), "max_values_per_period": z.number().int().describe("How many values of a key one rollup period keeps; a period with more is read from raw rows.") }).openapi("AnalyticsDimensions");
+export type AnalyticsDimensions = z.infer<typeof AnalyticsDimensionsSchema>;
+
 export const AnalyticsPercentilesSchema = z.object({ "p50": z.union([z.number(), z.null()]), "p95": z.union([z.number(), z.null()]), "p99": z.union([z.number(), z.null()]) }).strict().describe("Milliseconds, read from a log-scale histogram (within about 12%); null when no record has the measure.").openapi("AnalyticsPercentiles");
 export type AnalyticsPercentiles = z.infer<typeof AnalyticsPercentilesSchema>;
 
@@ -64,10 +70,10 @@ export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
 export const ApiKeyWithSecretSchema = z.intersection(ApiKeySchema, z.object({ "key": z.string().describe("The secret. Shown only in this response.") })).openapi("ApiKeyWithSecret");
 export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>;
 
-export const AuditActionSchema = z.enum(["api_key.created","api_key.updated","api_key.rotated","api_key.revoked","virtual_key.created","virtual_key.updated","virtual_key.deleted","config.created","config.updated","config.deleted","prompt.created","prompt.updated","prompt.published","prompt.deleted","guardrail.created","guardrail.updated","guardrail.deleted","mcp_server.created","mcp_server.updated","mcp_server.deleted"]).describe("`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).").openapi("AuditAction");
+export const AuditActionSchema = z.enum(["api_key.created","api_key.updated","api_key.rotated","api_key.revoked","virtual_key.created","virtual_key.updated","virtual_key.deleted","config.created","config.updated","config.deleted","prompt.created","prompt.updated","prompt.published","prompt.deleted","guardrail.created","guardrail.updated","guardrail.deleted","mcp_server.created","mcp_server.updated","mcp_server.deleted","analytics_dimensions.updated"]).describe("`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).").openapi("AuditAction");
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
-export const AuditResourceTypeSchema = z.enum(["api_key","virtual_key","config","prompt","guardrail","mcp_server"]).openapi("AuditResourceType");
+export const AuditResourceTypeSchema = z.enum(["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions"]).openapi("AuditResourceType");
 export type AuditResourceType = z.infer<typeof AuditResourceTypeSchema>;
 
 export const AuditEventSchema = z.object({ "id": z.string().uuid().describe("A UUIDv7."), "object": z.literal("audit_event"), "organisation_id": z.string().uuid(), "workspace_id": z.string().uuid(), "actor_key_id": z.string().uuid().describe("The gateway key that made the change; `00000000-0000-4000-8000-000000000000` for `GATEWAY_ADMIN_KEY`."), "action": AuditActionSchema, "resource_type": AuditResourceTypeSchema, "resource_id": z.string(), "resource_slug": z.union([z.string().describe("The slug of a virtual key, config or guardrail; null for gateway keys and prompts."), z.null().describe("The slug of a virtual key, config or guardrail; null for gateway keys and prompts.")]).describe("The slug of a virtual key, config or guardrail; null for gateway keys and prompts."), "before": z.union([z.record(z.string(), z.any()).describe("The resource as the API showed it before the change (secrets masked); null for a creation."), z.null().describe("The resource as the API showed it before the change (secrets masked); null for a creation.")]).describe("The resource as the API showed it before the change (secrets masked); null for a creation."), "after": z.union([z.record(z.string(), z.any()).describe("The resource as the API shows it after the change (secrets masked); null for a deletion."), z.null().describe("The resource as the API shows it after the change (secrets masked); null for a deletion.")]).describe("The resource as the API shows it after the change (secrets masked); null for a deletion."), "request_id": z.union([z.string().describe("The caller's `x-gateway-trace-id` (or `x-request-id`) header, when it sent one."), z.null().describe("The caller's `x-gateway-trace-id` (or `x-request-id`) header, when it sent one.")]).describe("The caller's `x-gateway-trace-id` (or `x-request-id`) header, when it sent one."), "created_at": z.string().datetime({ offset: true }) }).strict().openapi("AuditEvent");
@@ -493,6 +499,9 @@ export type RotateApiKeyRequest = z.infer<typeof RotateApiKeyRequestSchema>;
 
 export const SearchVectorStoreRequestSchema = z.object({ "query": z.union([z.string(), z.array(z.string())]).describe("A query string, or several."), "max_num_results": z.number().int().gte(1).lte(50).optional(), "rewrite_query": z.boolean().optional(), "filters": z.record(z.string(), z.any()).optional(), "ranking_options": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("SearchVectorStoreRequest");
 export type SearchVectorStoreRequest = z.infer<typeof SearchVectorStoreRequestSchema>;
+
+export const SetAnalyticsDimensionsRequestSchema = z.object({ "metadata_keys": z.array(z.string().min(1).max(64)).max(5).refine((arr) => arr.every((item, i) => arr.indexOf(item) == i), "All items must be unique!") }).strict().openapi("SetAnalyticsDimensionsRequest");
+export type SetAnalyticsDimensionsRequest = z.infer<typeof SetAnalyticsDimensionsRequestSchema>;
 
 export const TranscriptionAnswerSchema = z.object({ "text": z.string(), "language": z.string().optional(), "duration": z.number().describe("Seconds of audio (`verbose_json`).").optional(), "usage": z.record(z.string(), z.any()).optional() }).catchall(z.any()).openapi("TranscriptionAnswer");
 export type TranscriptionAnswer = z.infer<typeof TranscriptionAnswerSchema>;

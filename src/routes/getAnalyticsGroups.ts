@@ -19,7 +19,8 @@ export function registerGetAnalyticsGroups(app: GatewayApp, deps: GatewayDeps): 
     const range = resolveRange(query);
     if (!range.ok) throw range.error;
     const selection = { ...logFiltersOf(query, c.req.url, c.get("auth").workspaceId), ...range.value };
-    const aggregates = await deps.store.analytics.aggregate(selection, { kind: "group", by, metadataKey });
+    const limit = query.limit ?? 20;
+    const aggregates = await deps.store.analytics.aggregate(selection, { kind: "group", by, metadataKey, limit });
     const groups = [...aggregates].map(([key, aggregate]) => groupView(key, aggregate)).sort(compareGroups);
     return c.json(
       {
@@ -27,7 +28,7 @@ export function registerGetAnalyticsGroups(app: GatewayApp, deps: GatewayDeps): 
         by,
         ...(metadataKey === undefined ? {} : { metadata_key: metadataKey }),
         ...range.value,
-        data: groups.slice(0, query.limit ?? 20),
+        data: groups.slice(0, limit),
       },
       200,
     );

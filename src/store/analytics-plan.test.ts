@@ -29,7 +29,41 @@ describe("chooseRollup", () => {
   });
 });
 
+describe("chooseRollup with declared metadata keys", () => {
+  const declared = new Map([["team", "2026-01-01T05:00:00.000Z"]]);
+  const from = "2026-01-01T05:00:00.000Z";
+  it.each([
+    ["a declared key's filter", { metadata: { team: "a" } }, { kind: "total" }, { dim: "meta:team", value: "=a", from }],
+    ["a declared key's filter, daily", { metadata: { team: "a" } }, { kind: "time", interval: "day" }, { dim: "meta:team", value: "=a", from }],
+    ["grouping by a declared key", {}, { kind: "group", by: "metadata", metadataKey: "team" }, { dim: "meta:team", from }],
+    ["grouping by a declared key within a value", { metadata: { team: "a" } }, { kind: "group", by: "metadata", metadataKey: "team" }, { dim: "meta:team", value: "=a", from }],
+  ] as const)("uses the key's rollups for %s", (_name, filters, slice, expected) => {
+    expect(chooseRollup({ ...ws, ...filters }, slice, declared)).toEqual(expected);
+  });
+
+  it.each([
+    ["an undeclared key", { metadata: { env: "prod" } }, { kind: "total" }],
+    ["two keys", { metadata: { team: "a", env: "prod" } }, { kind: "total" }],
+    ["a declared key and a model", { metadata: { team: "a" }, model: "m" }, { kind: "total" }],
+    ["grouping by a declared key, filtering another key", { metadata: { env: "prod" } }, { kind: "group", by: "metadata", metadataKey: "team" }],
+    ["grouping by model within a declared key's value", { metadata: { team: "a" } }, { kind: "group", by: "model" }],
+    ["minute buckets of a declared key", { metadata: { team: "a" } }, { kind: "time", interval: "minute" }],
+  ] as const)("reads the raw rows for %s", (_name, filters, slice) => {
+    expect(chooseRollup({ ...ws, ...filters }, slice, declared)).toBeNull();
+  });
+});
+
 describe("splitByPeriods", () => {
+  it("reads whole periods before builtFrom raw", () => {
+    expect(splitByPeriods({ from: "2026-01-01T10:30:00.000Z", to: "2026-01-01T14:15:00.000Z" }, "hour", undefined, "2026-01-01T12:00:00.000Z")).toEqual({
+      hours: { from: "2026-01-01T12:00:00.000Z", to: "2026-01-01T14:00:00.000Z" },
+      edges: [
+        { from: "2026-01-01T10:30:00.000Z", to: "2026-01-01T12:00:00.000Z" },
+        { from: "2026-01-01T14:00:00.000Z", to: "2026-01-01T14:15:00.000Z" },
+      ],
+    });
+  });
+
   it("cuts whole hours from the partial ones at the ends", () => {
     expect(splitByPeriods({ from: "2026-01-01T10:30:00.000Z", to: "2026-01-01T13:15:00.000Z" }, "hour")).toEqual({
       hours: { from: "2026-01-01T11:00:00.000Z", to: "2026-01-01T13:00:00.000Z" },

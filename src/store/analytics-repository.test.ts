@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
 import type { Aggregate, AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
+import { compareGroups, groupView } from "../analytics/analytics-views.ts";
 import { bucketOf } from "../analytics/latency-histogram.ts";
 import type { LogRecord } from "../records/log-record.ts";
 import type { AnalyticsSelection } from "./analytics-repository.ts";
@@ -115,6 +116,51 @@ describe.each(TEST_DATABASES)("analytics on $name", ({ create }) => {
     const want = expected(data, (r) => inRange(r) && keep(r), keyOf);
     expect(comparable(await store().analytics.aggregate(selection, slice))).toEqual(want);
     expect(comparable(await store().analytics.aggregate(selection, slice, { via: "raw" }))).toEqual(want);
+  });
+
+  const limited: Array<[string, Partial<AnalyticsSelection>, AnalyticsSlice & { kind: "group" }]> = [
+    ["by user", {}, { kind: "group", by: "user" }],
+    ["by model", {}, { kind: "group", by: "model" }],
+    ["by status, failures", { success: false }, { kind: "group", by: "status" }],
+    ["by virtual key", {}, { kind: "group", by: "virtual_key_id" }],
+    ["by model for a user (raw only)", { user: "bob" }, { kind: "group", by: "model" }],
+    ["by metadata", {}, { kind: "group", by: "metadata", metadataKey: "team" }],
+  ];
+
+  it.each(limited)("%s with a limit: the first groups of the full answer, in the route's order, on both paths", async (_name, filters, slice) => {
+    const selection: AnalyticsSelection = { workspaceId, from, to, ...filters };
+    const all = await store().analytics.aggregate(selection, slice);
+    const order = [...all].map(([key, a]) => groupView(key, a)).sort(compareGroups).map((group) => group.key);
+    expect(order.length).toBeGreaterThan(1);
+    for (const limit of [1, order.length - 1, order.length + 5]) {
+      for (const via of [undefined, "raw"] as const) {
+        const top = await store().analytics.aggregate(selection, { ...slice, limit }, via && { via });
+        expect([...top.keys()].sort()).toEqual(order.slice(0, limit).sort());
+        expect(comparable(top)).toEqual(new Map([...comparable(all)].filter(([key]) => top.has(key))));
+      }
+    }
+  });
+
+  it("orders tied groups by key with the null group last, as the route does", async () => {
+    const ties = scopeId("ws-ties");
+    const users = ["carol", null, "alice", "bob", "ähm", "Zed"];
+    // Equal cost and count for every user, in whole days (rollups) and at the edges (raw rows).
+    const tied = users.flatMap((user, u) =>
+      [0, 30 * 60 * MINUTE, 61 * 60 * MINUTE].map((offset, j) =>
+        logRecord(T0 + offset + u * 1000, { workspaceId: ties, user, costUsd: 0.1 + 0.2, model: "m" }, 1000 + u * 10 + j),
+      ),
+    );
+    await store().logs.insertBatch(tied);
+    const selection: AnalyticsSelection = { workspaceId: ties, from, to };
+    const all = await store().analytics.aggregate(selection, { kind: "group", by: "user" });
+    const order = [...all].map(([key, a]) => groupView(key, a)).sort(compareGroups).map((group) => group.key);
+    expect(order).toEqual(["Zed", "alice", "bob", "carol", "ähm", null]);
+    for (const limit of [1, 3, 5]) {
+      for (const via of [undefined, "raw"] as const) {
+        const top = await store().analytics.aggregate(selection, { kind: "group", by: "user", limit }, via && { via });
+        expect(new Set(top.keys())).toEqual(new Set(order.slice(0, limit)));
+      }
+    }
   });
 
   it("gives the same time-to-first-token histogram and extremes on both paths", async () => {

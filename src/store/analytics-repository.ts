@@ -1,11 +1,15 @@
 import type { Kysely } from "kysely";
 import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
-import { chooseRollup, splitByPeriods, type TimeRange } from "./analytics-plan.ts";
+import { topGroups } from "../analytics/analytics-views.ts";
+import { chooseRollup, splitByPeriods, type RollupChoice, type TimeRange } from "./analytics-plan.ts";
 import { addRawAggregates, addRollupAggregates } from "./analytics-sql.ts";
+import { topGroupKeys, type RangePart } from "./analytics-top-groups.ts";
 import type { LogFilterSet } from "./log-filters.ts";
 import { partitionedById } from "./log-id-bound.ts";
 import { readBuiltUntil } from "./log-rollup-build.ts";
-import { ROLLUP_PERIOD } from "./log-rollup-rows.ts";
+import { createAnalyticsDimensionsRepository } from "./analytics-dimensions-repository.ts";
+import { overflowsIn } from "./log-rollup-bound.ts";
+import { dayLevelOf, decodeRollupValue, periodOf, rollupPeriodOf } from "./log-rollup-rows.ts";
 import type { Database } from "./schema.ts";
 
 /** A selection whose time range is fixed (the route resolves the defaults). */
@@ -18,6 +22,8 @@ export interface AnalyticsRepository {
    * per slice key. Keys with no records are absent. Whole UTC periods come from the rollups when
    * every filter and the slice fit one rollup dimension (`chooseRollup`) and the period is built
    * (PostgreSQL sums closed hours in the background), the partial hours at either end, the periods not built yet and every other query from the raw rows (so the result is exact whatever the range); both give the same sums and histograms.
+   * A group slice with a `limit` sums only its first `limit` groups in `compareGroups` order
+   * (`analytics/analytics-views.ts`), chosen in the database over the whole range.
    * `via: "raw"` forces the raw rows (tests compare the two paths).
    */
   aggregate(selection: AnalyticsSelection, slice: AnalyticsSlice, options?: { via?: "raw" }): Promise<SliceAggregates>;
@@ -27,27 +33,65 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
   return {
     async aggregate(selection, slice, options) {
       const into: SliceAggregates = new Map();
-      const choice = options?.via === "raw" ? null : chooseRollup(selection, slice);
-      if (!choice) {
-        await addRawAggregates(db, selection, slice, into);
-        return into;
+      const choice = options?.via === "raw" ? null : await rollupChoice(db, selection, slice);
+      const parts = choice ? await rollupParts(db, selection, slice, choice) : [{ kind: "raw" as const, selection }];
+      const limit = slice.kind === "group" ? slice.limit : undefined;
+      const [only] = parts;
+      // Raw rows alone: one statement sums every group (a few rows each, one per latency
+      // bucket) and the first ones are kept here; ranking in SQL first (a window over the
+      // grouped rows) made PostgreSQL give up its parallel plan, five times slower at 500,000 rows.
+      if (parts.length === 1 && only?.kind === "raw") {
+        await addRawAggregates(db, only.selection, slice, into);
+        return limit === undefined ? into : topGroups(into, limit);
       }
-      // PostgreSQL sums closed hours in the background: what is not built yet is read raw.
-      const postgres = partitionedById(db);
-      const builtUntil = postgres ? await readBuiltUntil(db) : undefined;
-      const period = ROLLUP_PERIOD[choice.dim];
-      const { hours, edges } = splitByPeriods(selection, period, builtUntil);
-      const rollups = { workspaceId: selection.workspaceId, success: selection.success, choice };
-      if (hours) {
-        // PostgreSQL also keeps day rows of the hourly dimensions: whole days read one row per key,
-        // only the hours at either end read hour rows. Hourly buckets need the hour rows.
-        const dayRows = postgres && period === "hour" && !(slice.kind === "time" && slice.interval === "hour");
-        const { hours: days, edges: edgeHours } = dayRows ? splitByPeriods(hours, "day", builtUntil) : { hours: null, edges: [hours] };
-        if (days) await addRollupAggregates(db, { ...rollups, hours: days, dayRows: true }, slice, into);
-        for (const range of edgeHours) await addRollupAggregates(db, { ...rollups, hours: range }, slice, into);
+      // Rollups and raw edges: the first groups over all parts, then only theirs summed whole.
+      const keys = slice.kind === "group" && slice.limit !== undefined ? await topGroupKeys(db, slice, parts, slice.limit) : undefined;
+      if (keys?.length === 0) return into;
+      const rawKeys = keys?.map(decodeRollupValue);
+      for (const part of parts) {
+        if (part.kind === "rollup") await addRollupAggregates(db, { ...part.query, keys }, slice, into);
+        else await addRawAggregates(db, part.selection, slice, into, rawKeys);
       }
-      for (const edge of edges) await addRawAggregates(db, { ...selection, ...edge }, slice, into);
       return into;
     },
   };
+}
+
+/**
+ * The rollups that answer the query exactly, or null. A declared metadata key's are read only
+ * where they hold every record (from its `rollups_from`), and not at all when a period of the
+ * range kept more values than the bound (`log-rollup-bound.ts`).
+ */
+async function rollupChoice(db: Kysely<Database>, selection: AnalyticsSelection, slice: AnalyticsSlice): Promise<RollupChoice | null> {
+  const onMetadata = Object.keys(selection.metadata ?? {}).length > 0 || (slice.kind === "group" && slice.by === "metadata");
+  const declared = onMetadata ? await createAnalyticsDimensionsRepository(db).list(selection.workspaceId) : [];
+  const choice = chooseRollup(selection, slice, new Map(declared.map((dimension) => [dimension.key, dimension.rollupsFrom])));
+  if (!choice?.from) return choice;
+  const from = Date.parse(choice.from) > Date.parse(selection.from) ? choice.from : selection.from;
+  const dims = [choice.dim, dayLevelOf(choice.dim)];
+  return (await overflowsIn(db, selection.workspaceId, dims, periodOf(from, "day"), selection.to)) ? null : choice;
+}
+
+/**
+ * The parts of the range for a query the rollups answer: whole built periods from the rollups,
+ * the rest (partial periods at either end; on PostgreSQL, what the background build has not
+ * summed yet) from the raw rows.
+ */
+async function rollupParts(db: Kysely<Database>, selection: AnalyticsSelection, slice: AnalyticsSlice, choice: RollupChoice): Promise<RangePart[]> {
+  const postgres = partitionedById(db);
+  const builtUntil = postgres ? await readBuiltUntil(db) : undefined;
+  const period = rollupPeriodOf(choice.dim);
+  const { hours, edges } = splitByPeriods(selection, period, builtUntil, choice.from);
+  const rollups = { workspaceId: selection.workspaceId, success: selection.success, choice };
+  const parts: RangePart[] = [];
+  if (hours) {
+    // PostgreSQL also keeps day rows of the hourly dimensions: whole days read one row per key,
+    // only the hours at either end read hour rows. Hourly buckets need the hour rows.
+    const dayRows = postgres && period === "hour" && !(slice.kind === "time" && slice.interval === "hour");
+    const { hours: days, edges: edgeHours } = dayRows ? splitByPeriods(hours, "day", builtUntil, choice.from) : { hours: null, edges: [hours] };
+    if (days) parts.push({ kind: "rollup", query: { ...rollups, hours: days, dayRows: true } });
+    for (const range of edgeHours) parts.push({ kind: "rollup", query: { ...rollups, hours: range } });
+  }
+  for (const edge of edges) parts.push({ kind: "raw", selection: { ...selection, ...edge } });
+  return parts;
 }

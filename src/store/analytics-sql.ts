@@ -59,7 +59,13 @@ type Columns = Array<[alias: string, expression: RawBuilder<unknown>]>;
  * key and latency bucket in the database, and folds the few rows that come back into `into`.
  * Time to first token is bucketed only for the total (the summary is the one that shows it).
  */
-export async function addRawAggregates(db: Kysely<Database>, selection: LogFilterSet, slice: AnalyticsSlice, into: SliceAggregates): Promise<void> {
+export async function addRawAggregates(
+  db: Kysely<Database>,
+  selection: LogFilterSet,
+  slice: AnalyticsSlice,
+  into: SliceAggregates,
+  keys?: ReadonlyArray<string | null>,
+): Promise<void> {
   const columns: Columns = [
     ["lb", bucketSql(sql`logs.latency_ms`)],
     ["requests", sql`count(*)`],
@@ -74,8 +80,6 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     ["latency_min", sql`min(logs.latency_ms)`],
     ["latency_max", sql`max(logs.latency_ms)`],
   ];
-  const idRange = partitionedById(db);
-  const ids = idRange ? idRangeOf(selection.from, selection.to) : {};
   const groupBy = ["lb"];
   if (slice.kind === "total") {
     columns.push(["tb", bucketSql(sql`logs.time_to_first_token_ms`)]);
@@ -86,22 +90,7 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
     columns.push(["k", key]);
     groupBy.push("k");
   }
-  const metadataKey = slice.kind === "group" && slice.by === "metadata" ? (slice.metadataKey ?? "") : undefined;
-  const rows = (await db
-    .selectFrom("logs")
-    // A join rather than a lookup per row: on PostgreSQL a correlated lookup is planned against
-    // every day partition of the range for every row; a join reads the range's pairs of the key
-    // once (the id bounds, constants, prune the partitions). The primary key (log_id, key) keeps
-    // it to one pair a log.
-    .$if(metadataKey !== undefined, (query) =>
-      query.leftJoin("log_metadata as m", (join) => {
-        let on = join.onRef("m.log_id", "=", "logs.id").on("m.workspace_id", "=", selection.workspaceId).on("m.key", "=", metadataKey!);
-        if (ids.from !== undefined) on = on.on("m.log_id", ">=", ids.from);
-        if (ids.to !== undefined) on = on.on("m.log_id", "<", ids.to);
-        return on;
-      }),
-    )
-    .where((eb) => matchesLogFilters(eb, selection, { idRange }))
+  const rows = (await rawRows(db, selection, slice, keys)
     .select(columns.map(([alias, expression]) => expression.as(alias)))
     .groupBy(positions(columns, groupBy))
     .execute()) as Row[];
@@ -115,6 +104,51 @@ export async function addRawAggregates(db: Kysely<Database>, selection: LogFilte
       widen(aggregate.ttft, numOrNull(row.ttft_min), numOrNull(row.ttft_max));
     }
   }
+}
+
+/**
+ * The raw `logs` rows matching `selection` (whose `from`/`to` bound the range), joined to the
+ * grouped metadata key's pairs when grouping by metadata; `keys`: only the rows of those groups.
+ */
+export function rawRows(db: Kysely<Database>, selection: LogFilterSet, slice: AnalyticsSlice, keys?: ReadonlyArray<string | null>) {
+  const idRange = partitionedById(db);
+  const ids = idRange ? idRangeOf(selection.from, selection.to) : {};
+  const metadataKey = slice.kind === "group" && slice.by === "metadata" ? (slice.metadataKey ?? "") : undefined;
+  return (
+    db
+      .selectFrom("logs")
+      // A join rather than a lookup per row: on PostgreSQL a correlated lookup is planned against
+      // every day partition of the range for every row; a join reads the range's pairs of the key
+      // once (the id bounds, constants, prune the partitions). The primary key (log_id, key) keeps
+      // it to one pair a log.
+      .$if(metadataKey !== undefined, (query) =>
+        query.leftJoin("log_metadata as m", (join) => {
+          let on = join.onRef("m.log_id", "=", "logs.id").on("m.workspace_id", "=", selection.workspaceId).on("m.key", "=", metadataKey!);
+          if (ids.from !== undefined) on = on.on("m.log_id", ">=", ids.from);
+          if (ids.to !== undefined) on = on.on("m.log_id", "<", ids.to);
+          return on;
+        }),
+      )
+      .where((eb) => matchesLogFilters(eb, selection, { idRange }))
+      .$if(keys !== undefined && slice.kind === "group", (query) => query.where(keyIn(rawGroupKey(slice as GroupSlice), keys!)))
+  );
+}
+
+type GroupSlice = Extract<AnalyticsSlice, { kind: "group" }>;
+
+/** The raw rows' group key as the rollups store it (`encodeRollupValue`), so both parts of a ranking share keys. */
+export function encodedRawGroupKey(slice: GroupSlice): RawBuilder<string> {
+  const key = rawGroupKey(slice);
+  return sql<string>`CASE WHEN ${key} IS NULL THEN '' ELSE '=' || ${key} END`;
+}
+
+/** `key` is one of `keys` (null matching a null key); no keys matches nothing. */
+function keyIn(key: RawBuilder<string | null>, keys: ReadonlyArray<string | null>): RawBuilder<boolean> {
+  const values = keys.filter((value): value is string => value !== null);
+  const tests: RawBuilder<unknown>[] = [];
+  if (values.length > 0) tests.push(sql`${key} IN (${sql.join(values)})`);
+  if (values.length < keys.length) tests.push(sql`${key} IS NULL`);
+  return tests.length === 0 ? sql<boolean>`1 = 0` : sql<boolean>`(${sql.join(tests, sql` OR `)})`;
 }
 
 /**
@@ -138,13 +172,40 @@ function addSums(aggregate: Aggregate, row: Row): void {
 }
 
 /**
- * Sums the rollup rows of `choice` over whole `hours` (and `success`, when filtered) per slice
- * key, histograms included, in the database: one row per key comes back. `dayRows`: read the
- * dimension's `day:` rows (PostgreSQL), `hours` then being whole days.
+ * Which rollup rows a part of a range reads: `choice`'s over whole `hours` (and of `success`,
+ * when filtered); `dayRows`: the dimension's `day:` rows (PostgreSQL), `hours` then being whole
+ * days; `keys`: only those groups' rows (values as stored, `encodeRollupValue`).
+ */
+export interface RollupQuery {
+  workspaceId: string;
+  success?: boolean;
+  hours: TimeRange;
+  choice: RollupChoice;
+  dayRows?: boolean;
+  keys?: readonly string[];
+}
+
+export function rollupRows(db: Kysely<Database>, query: RollupQuery) {
+  const { choice, hours } = query;
+  let select = db
+    .selectFrom("log_rollups")
+    .where("workspace_id", "=", query.workspaceId)
+    .where("dim", "=", query.dayRows ? dayLevelOf(choice.dim) : choice.dim)
+    .where("hour", ">=", hours.from)
+    .where("hour", "<", hours.to);
+  if (choice.value !== undefined) select = select.where("value", "=", choice.value);
+  if (query.keys !== undefined) select = query.keys.length === 0 ? select.where(sql<boolean>`1 = 0`) : select.where("value", "in", query.keys);
+  if (query.success !== undefined) select = select.where("success", "=", query.success ? 1 : 0);
+  return select;
+}
+
+/**
+ * Sums the rollup rows `query` names per slice key, histograms included, in the database: one
+ * row per key comes back.
  */
 export async function addRollupAggregates(
   db: Kysely<Database>,
-  query: { workspaceId: string; success?: boolean; hours: TimeRange; choice: RollupChoice; dayRows?: boolean },
+  query: RollupQuery,
   slice: AnalyticsSlice,
   into: SliceAggregates,
 ): Promise<void> {
@@ -170,16 +231,7 @@ export async function addRollupAggregates(
     columns.push(["k", slice.kind === "time" ? sql`substr(hour, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : sql`value`]);
     groupBy.push("k");
   }
-  const { choice, hours } = query;
-  let select = db
-    .selectFrom("log_rollups")
-    .where("workspace_id", "=", query.workspaceId)
-    .where("dim", "=", query.dayRows ? dayLevelOf(choice.dim) : choice.dim)
-    .where("hour", ">=", hours.from)
-    .where("hour", "<", hours.to);
-  if (choice.value !== undefined) select = select.where("value", "=", choice.value);
-  if (query.success !== undefined) select = select.where("success", "=", query.success ? 1 : 0);
-  let grouped = select.select(columns.map(([alias, expression]) => expression.as(alias)));
+  let grouped = rollupRows(db, query).select(columns.map(([alias, expression]) => expression.as(alias)));
   if (groupBy.length > 0) grouped = grouped.groupBy(positions(columns, groupBy));
   const rows = (await grouped.execute()) as Row[];
   for (const row of rows) {

@@ -8,9 +8,12 @@ import {
   ROLLUP_MAX_COLUMNS,
   ROLLUP_MIN_COLUMNS,
   RollupAccumulator,
+  type DeclaredKeys,
   type LogRollupsTable,
   type RollupInput,
 } from "./log-rollup-rows.ts";
+import { boundMetadataRows, MAX_VALUES_PER_PERIOD, OVERFLOW_VALUE } from "./log-rollup-bound.ts";
+import { readDeclaredKeys } from "./declared-keys.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -61,12 +64,22 @@ export async function lockBuiltUntil(trx: Kysely<Database>): Promise<string> {
 }
 
 /**
+ * A change of the declared metadata keys, inside its transaction: takes the exclusive lock (so
+ * no batch or build is between reading the declarations and committing) and reads `built_until`:
+ * every hour from it on is summed after the change, with the keys it declares.
+ */
+export async function lockBuiltUntilExclusive(trx: Kysely<Database>): Promise<string> {
+  await sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`.execute(trx);
+  return readBuiltUntil(trx);
+}
+
+/**
  * The rollup deltas the writer adds itself where hours are built in the background: those of
  * the records created before `builtUntilMs` (an hour already built), with their day rows when
  * their whole day is built. The rest is the build's.
  */
-export function builtPeriodRollupRows(records: readonly RollupInput[], builtUntilMs: number): LogRollupsTable[] {
-  const accumulator = new RollupAccumulator();
+export function builtPeriodRollupRows(records: readonly RollupInput[], builtUntilMs: number, declared?: DeclaredKeys): LogRollupsTable[] {
+  const accumulator = new RollupAccumulator(declared);
   for (const record of records) {
     const ms = Date.parse(record.createdAt);
     if (ms < builtUntilMs) accumulator.add(record, Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS <= builtUntilMs);
@@ -106,6 +119,8 @@ type StoredRow = {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** JSON; read only for workspaces with declared keys. */
+  metadata?: string | null;
 };
 
 /** Sums one hour's stored rows into the rollups and moves `built_until` past it; false when the hour changed meanwhile. */
@@ -118,7 +133,8 @@ async function buildHour(db: Kysely<Database>, hour: string): Promise<boolean> {
     .where("created_at", "<", end)
     .where("id", ">=", ids.from!)
     .where("id", "<", ids.to!);
-  const accumulator = new RollupAccumulator();
+  const declared = await readDeclaredKeys(db);
+  const accumulator = new RollupAccumulator(declared);
   let summed = 0;
   for (let after: string | undefined; ; ) {
     const page = (await inHour
@@ -126,6 +142,8 @@ async function buildHour(db: Kysely<Database>, hour: string): Promise<boolean> {
         "id", "workspace_id", "created_at", "success", "latency_ms", "time_to_first_token_ms", "end_user", "model", "provider",
         "virtual_key_id", "status", "cost_usd", "cache_status", "cost_saved_usd", "prompt_tokens", "completion_tokens", "total_tokens",
       ])
+      // The metadata is parsed only for the workspaces that declared keys.
+      .$if(declared.size > 0, (query) => query.select(sql<string | null>`CASE WHEN workspace_id IN (${sql.join([...declared.keys()])}) THEN metadata END`.as("metadata")))
       .$if(after !== undefined, (query) => query.where("id", ">", after!))
       .orderBy("id")
       .limit(PAGE_ROWS)
@@ -139,9 +157,12 @@ async function buildHour(db: Kysely<Database>, hour: string): Promise<boolean> {
     await sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`.execute(trx);
     // Another process may have built it; a batch may have landed in it since it was summed.
     if ((await readBuiltUntil(trx)) !== hour) return false;
+    // A key declared meanwhile starts at this hour: sum it again with the key.
+    if (JSON.stringify([...(await readDeclaredKeys(trx))]) !== JSON.stringify([...declared])) return false;
     const { count } = await inHour.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow();
     if (Number(count) !== summed) return false;
-    const rows = accumulator.rows();
+    // The hour holds no rollup rows yet (the writer adds only to built hours): nothing stored to count.
+    const rows = await boundMetadataRows(trx, accumulator.rows(), false);
     for (let start = 0; start < rows.length; start += UPSERT_ROWS) await postgresJsonRows.rollups(trx, rows.slice(start, start + UPSERT_ROWS));
     if (Date.parse(end) % DAY_MS === 0) await addDayRows(trx, new Date(Date.parse(end) - DAY_MS).toISOString(), end);
     await trx.updateTable("log_rollup_progress").set({ built_until: end }).execute();
@@ -152,19 +173,30 @@ async function buildHour(db: Kysely<Database>, hour: string): Promise<boolean> {
 const MIN_SET = new Set<string>(ROLLUP_MIN_COLUMNS);
 const MAX_SET = new Set<string>(ROLLUP_MAX_COLUMNS);
 const KEY_SET = new Set<string>(ROLLUP_KEY_COLUMNS);
-/** Writes the day rows of `[day, end)` as the sums of its hour rows (none exist yet: the day was not built). */
+/**
+ * Writes the day rows of `[day, end)` as the sums of its hour rows (none exist yet: the day was
+ * not built). A declared key with more values in the day than a period keeps gets only an
+ * overflow row, the day's sums (`log-rollup-bound.ts`).
+ */
 async function addDayRows(trx: Kysely<Database>, day: string, end: string): Promise<void> {
+  const inDay = sql`(dim IN (${sql.join(DAY_LEVEL_DIMENSIONS)}) OR dim LIKE 'meta:%') AND hour >= ${day} AND hour < ${end}`;
+  const value = sql`CASE WHEN crowded.dim IS NULL THEN value ELSE ${sql.lit(OVERFLOW_VALUE)} END`;
   const select = ROLLUP_COLUMNS.map((column) => {
     if (column === "dim") return sql.raw("'day:' || dim");
     if (column === "hour") return sql`CAST(${day} AS text)`;
+    if (column === "value") return value;
     if (KEY_SET.has(column)) return sql.ref(column);
     return sql.raw(`${MIN_SET.has(column) ? "min" : MAX_SET.has(column) ? "max" : "sum"}(${column})`);
   });
   await sql`
+    WITH crowded AS (
+      SELECT workspace_id, dim FROM log_rollups WHERE dim LIKE 'meta:%' AND hour >= ${day} AND hour < ${end}
+      GROUP BY workspace_id, dim HAVING count(DISTINCT value) > ${sql.lit(MAX_VALUES_PER_PERIOD)}
+    )
     INSERT INTO log_rollups (${sql.raw(ROLLUP_COLUMNS.join(", "))})
-    SELECT ${sql.join(select)} FROM log_rollups
-    WHERE dim IN (${sql.join(DAY_LEVEL_DIMENSIONS)}) AND hour >= ${day} AND hour < ${end}
-    GROUP BY workspace_id, dim, value, success`.execute(trx);
+    SELECT ${sql.join(select)} FROM log_rollups LEFT JOIN crowded USING (workspace_id, dim)
+    WHERE ${inDay}
+    GROUP BY 1, 2, 3, 5`.execute(trx);
 }
 
 function toRollupInput(row: StoredRow): RollupInput {
@@ -185,6 +217,7 @@ function toRollupInput(row: StoredRow): RollupInput {
     promptTokens: row.prompt_tokens,
     completionTokens: row.completion_tokens,
     totalTokens: row.total_tokens,
+    ...(row.metadata ? { metadata: JSON.parse(row.metadata) as Record<string, string> } : {}),
   };
 }
 

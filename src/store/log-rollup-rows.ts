@@ -36,8 +36,27 @@ export const ROLLUP_PERIOD: Record<RollupDimension, "hour" | "day"> = {
 
 /** The dimensions summed per hour, and on PostgreSQL also per UTC day, as `day:<dim>` rows. */
 export const DAY_LEVEL_DIMENSIONS = ROLLUP_DIMENSIONS.filter((dim) => ROLLUP_PERIOD[dim] === "hour");
-export type DayLevelDimension = `day:${RollupDimension}`;
-export const dayLevelOf = (dim: RollupDimension): DayLevelDimension => `day:${dim}`;
+
+/** A metadata key a workspace declared as a dimension (`analytics_dimensions`): summed per hour, like a model. */
+export type MetadataDimension = `meta:${string}`;
+export const metadataDimensionOf = (key: string): MetadataDimension => `meta:${key}`;
+export const isMetadataDimension = (dim: string): boolean => dim.startsWith("meta:") || dim.startsWith("day:meta:");
+/** Any dimension a rollup row may be keyed by. */
+export type AnyRollupDimension = RollupDimension | MetadataDimension;
+
+export type DayLevelDimension = `day:${AnyRollupDimension}`;
+export const dayLevelOf = (dim: AnyRollupDimension): DayLevelDimension => `day:${dim}`;
+
+/** The period of a dimension's rows: `ROLLUP_PERIOD`, and hours for metadata keys. */
+export function rollupPeriodOf(dim: AnyRollupDimension): "hour" | "day" {
+  return dim.startsWith("meta:") ? "hour" : ROLLUP_PERIOD[dim as RollupDimension];
+}
+
+/**
+ * The declared metadata keys per workspace the rollups sum (`analytics-dimensions-repository.ts`).
+ * A workspace absent has none.
+ */
+export type DeclaredKeys = ReadonlyMap<string, readonly string[]>;
 
 /**
  * One workspace's records of one UTC hour (a day for users) with one value of one dimension and one `success`:
@@ -49,8 +68,11 @@ export type LogRollupsTable = {
   workspace_id: string;
   /** The period's start, `YYYY-MM-DDTHH:00:00.000Z` (the day's for `user`, see `ROLLUP_PERIOD`). */
   hour: string;
-  /** A dimension (per its `ROLLUP_PERIOD`), or `day:<dim>`: an hourly dimension's day rows (PostgreSQL, `log-rollup-build.ts`). */
-  dim: RollupDimension | DayLevelDimension;
+  /**
+   * A dimension (per its `ROLLUP_PERIOD`), a declared metadata key (`meta:<key>`, hourly), or
+   * `day:<dim>`: an hourly dimension's day rows (PostgreSQL, `log-rollup-build.ts`).
+   */
+  dim: AnyRollupDimension | DayLevelDimension;
   /** `''` for null (and for `all`), else `=` and the value (a status as decimal text). */
   value: string;
   /** 0/1. */
@@ -161,7 +183,10 @@ export type RollupInput = Pick<
   | "promptTokens"
   | "completionTokens"
   | "totalTokens"
->;
+> & {
+  /** Read only for the declared keys of the record's workspace. */
+  metadata?: Readonly<Record<string, string>>;
+};
 
 /** `YYYY-MM-DDTHH` of an instant: the stored form's prefix when it is already normal ISO (the common case). */
 function hourPrefix(iso: string): string {
@@ -174,6 +199,12 @@ function hourPrefix(iso: string): string {
  */
 export class RollupAccumulator {
   readonly #rows = new Map<string, RollupSums>();
+  readonly #declared: DeclaredKeys;
+
+  /** `declared`: the metadata keys summed as dimensions, per workspace. */
+  constructor(declared: DeclaredKeys = new Map()) {
+    this.#declared = declared;
+  }
 
   /** `withDayRows`: also sum the record into the `day:<dim>` rows of its day. */
   add(record: RollupInput, withDayRows = false): void {
@@ -190,12 +221,18 @@ export class RollupAccumulator {
       this.#addTo(record, hourly ? hour : day, dim, value, success, latencyBucket, ttftBucket);
       if (hourly && withDayRows) this.#addTo(record, day, dayLevelOf(dim), value, success, latencyBucket, ttftBucket);
     }
+    for (const key of this.#declared.get(record.workspaceId) ?? []) {
+      const dim = metadataDimensionOf(key);
+      const value = encodeRollupValue(record.metadata?.[key] ?? null);
+      this.#addTo(record, hour, dim, value, success, latencyBucket, ttftBucket);
+      if (withDayRows) this.#addTo(record, day, dayLevelOf(dim), value, success, latencyBucket, ttftBucket);
+    }
   }
 
   #addTo(
     record: RollupInput,
     start: string,
-    dim: RollupDimension | DayLevelDimension,
+    dim: AnyRollupDimension | DayLevelDimension,
     value: string,
     success: number,
     latencyBucket: number,
@@ -268,10 +305,10 @@ const toTableRow = new Function(
 
 /**
  * The rollup deltas of a batch of records, already summed per key, ready to be added to the
- * stored rows (`+` for sums, min/max for the extremes). Six keys per record at most.
+ * stored rows (`+` for sums, min/max for the extremes). Six keys per record, and one per declared metadata key.
  */
-export function toRollupRows(records: readonly RollupInput[]): LogRollupsTable[] {
-  const accumulator = new RollupAccumulator();
+export function toRollupRows(records: readonly RollupInput[], declared?: DeclaredKeys): LogRollupsTable[] {
+  const accumulator = new RollupAccumulator(declared);
   for (const record of records) accumulator.add(record);
   return accumulator.rows();
 }

@@ -7,6 +7,8 @@ import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import { builtPeriodRollupRows, lockBuiltUntil } from "./log-rollup-build.ts";
+import { boundMetadataRows, boundWith, storedValues } from "./log-rollup-bound.ts";
+import { readDeclaredKeys } from "./declared-keys.ts";
 import type { Database, LogMetadataTable, LogsTable } from "./schema.ts";
 
 export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
@@ -76,12 +78,16 @@ export function createLogsRepository(
     async insertBatch(records) {
       if (records.length === 0) return;
       const metadataRows = records.flatMap(toMetadataRows);
-      // Only records stored now count in the rollups: a retried batch may have been stored before.
-      const rollupsOf = (storedIds: ReadonlySet<string>) => toRollupRows(records.filter((record) => storedIds.has(record.id)));
       if (insertRows) {
         const rows = records.map(toLogRow);
         // Holding the connection keeps every other query of this store out while it runs.
-        await db.connection().execute(async () => insertRows(rows, metadataRows, rollupsOf));
+        await db.connection().execute(async (connection) => {
+          // The engine's transaction is synchronous: what the rollups need is read before it.
+          const declared = await readDeclaredKeys(connection);
+          const known = await storedValues(connection, toRollupRows(records, declared));
+          // Only records stored now count in the rollups: a retried batch may have been stored before.
+          insertRows(rows, metadataRows, (storedIds) => boundWith(known, toRollupRows(records.filter((record) => storedIds.has(record.id)), declared)));
+        });
         return;
       }
       if (bulkRows) {
@@ -89,20 +95,25 @@ export function createLogsRepository(
         await db.transaction().execute(async (trx) => {
           // Where closed hours are summed in the background, only records of hours already built are added here.
           const builtUntil = rollupsBuiltInBackground ? Date.parse(await lockBuiltUntil(trx)) : Infinity;
+          // Read under the lock: a declaration takes it exclusively (`analytics-dimensions-repository.ts`).
+          const declared = await readDeclaredKeys(trx);
           const storedIds = copyRows ? await copyOrInsert(trx, rows, metadataRows) : new Set(await bulkRows.logs(trx, rows));
           if (!copyRows) await bulkRows.metadata(trx, metadataRows);
           const stored = records.filter((record) => storedIds.has(record.id));
-          await bulkRows.rollups(trx, rollupsBuiltInBackground ? builtPeriodRollupRows(stored, builtUntil) : toRollupRows(stored));
+          const deltas = rollupsBuiltInBackground ? builtPeriodRollupRows(stored, builtUntil, declared) : toRollupRows(stored, declared);
+          await bulkRows.rollups(trx, await boundMetadataRows(trx, deltas));
         });
         return;
       }
       await db.transaction().execute(async (trx) => {
+        const declared = await readDeclaredKeys(trx);
         const storedIds = new Set<string>();
         for (const chunk of chunked(records.map(toLogRow), LOG_ROWS_PER_INSERT)) {
           const stored = await trx.insertInto("logs").values(chunk).onConflict((oc) => oc.column("id").doNothing()).returning("id").execute();
           for (const { id } of stored) storedIds.add(id);
         }
-        await upsertRollups(trx, rollupsOf(storedIds));
+        const deltas = toRollupRows(records.filter((record) => storedIds.has(record.id)), declared);
+        await upsertRollups(trx, await boundMetadataRows(trx, deltas));
         for (const chunk of chunked(metadataRows, METADATA_ROWS_PER_INSERT)) {
           await trx
             .insertInto("log_metadata")

@@ -28,6 +28,7 @@ import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
 import { createPromptsRepository } from "./prompts-repository.ts";
 import { createSpendRepository, type SpendRepository } from "./spend-repository.ts";
 import type { Database } from "./schema.ts";
+import { createAnalyticsDimensionsRepository, type AnalyticsDimensionsRepository } from "./analytics-dimensions-repository.ts";
 import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 
 /**
@@ -41,6 +42,8 @@ export interface ControlPlaneStore {
   prompts: PromptsRepository;
   guardrails: GuardrailsRepository;
   mcpServers: McpServersRepository;
+  /** The metadata keys each workspace declared as analytics dimensions (kept here even when logs are in ClickHouse). */
+  analyticsDimensions: AnalyticsDimensionsRepository;
   audit: AuditEventsRepository;
 }
 
@@ -137,6 +140,7 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     prompts: createPromptsRepository(db),
     guardrails: createGuardrailsRepository(db),
     mcpServers: createMcpServersRepository(db),
+    analyticsDimensions: createAnalyticsDimensionsRepository(db),
     audit: createAuditEventsRepository(db),
   };
 }

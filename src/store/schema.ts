@@ -22,6 +22,8 @@ export interface Database {
   log_rollups: LogRollupsTable;
   /** PostgreSQL only: the hour before which `log_rollups` holds every stored log (`log-rollup-build.ts`). */
   log_rollup_progress: { id: number; built_until: string };
+  /** The metadata keys each workspace declared as analytics dimensions (`analytics-dimensions-repository.ts`). */
+  analytics_dimensions: { workspace_id: string; key: string; declared_at: string; rollups_from: string };
   configs: ConfigsTable;
   config_versions: ConfigVersionsTable;
   virtual_keys: VirtualKeysTable;

@@ -20,6 +20,8 @@ import * as semanticCache from "./0021_semantic_cache.ts";
 import * as partitionedLogs from "./0022_partitioned_logs.ts";
 import * as logRollupProgress from "./0023_log_rollup_progress.ts";
 import * as logRollupDays from "./0024_log_rollup_days.ts";
+import * as analyticsDimensions from "./0025_analytics_dimensions.ts";
+import * as logRollupRankingIndex from "./0026_log_rollup_ranking_index.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -47,6 +49,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0022_partitioned_logs": partitionedLogs,
   "0023_log_rollup_progress": logRollupProgress,
   "0024_log_rollup_days": logRollupDays,
+  "0025_analytics_dimensions": analyticsDimensions,
+  "0026_log_rollup_ranking_index": logRollupRankingIndex,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
