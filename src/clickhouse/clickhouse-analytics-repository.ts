@@ -115,7 +115,7 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
 async function requestsIn(connection: ClickHouseConnection, selection: AnalyticsSelection, periods: TimeRange): Promise<number> {
   const success = selection.success === undefined ? "" : ` AND success = ${selection.success ? 1 : 0}`;
   const [row] = await connection.rows<Row>(
-    `SELECT countMerge(requests) AS requests FROM log_rollups_hourly_dims WHERE workspace_id = ${str(selection.workspaceId)} AND dim = 'all' AND value = ''
+    `SELECT sumMerge(requests) AS requests FROM log_rollups_hourly_dims WHERE workspace_id = ${str(selection.workspaceId)} AND dim = 'all' AND value = ''
      AND hour >= toDateTime(${Math.trunc(Date.parse(periods.from) / 1000)}) AND hour < toDateTime(${Math.trunc(Date.parse(periods.to) / 1000)})${success}`,
   );
   return n(row?.requests);
@@ -142,11 +142,11 @@ async function addRollupAggregates(
   const key = rollup.key(slice);
   const select = [
     ...(key ? [`${key} AS k`] : []),
-    `countMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,
+    `sumMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,
      sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
      sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
      maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
-     sumMapMerge(latency) AS latency, sumMapMerge(ttft) AS ttft`,
+     sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions.join(" AND ")}${key ? " GROUP BY k" : ""}`);
   let requests = 0;
@@ -164,16 +164,12 @@ async function addRollupAggregates(
   return requests;
 }
 
-/**
- * Adds a rollup's histogram (a `sumMap`: its buckets, and their counts as 64-bit JSON strings)
- * to a histogram's counts; returns how many it added.
- */
+/** Adds a rollup's histogram (counts per bucket, 64-bit, so JSON strings) to a histogram's counts; returns how many it added. */
 function addCounts(histogram: Histogram, value: unknown): number {
-  const [buckets = [], counts = []] = (value ?? []) as [unknown[]?, unknown[]?];
   let added = 0;
-  buckets.forEach((bucket, i) => {
-    histogram.counts[n(bucket)]! += n(counts[i]);
-    added += n(counts[i]);
+  ((value ?? []) as unknown[]).forEach((count, bucket) => {
+    histogram.counts[bucket]! += n(count);
+    added += n(count);
   });
   return added;
 }

@@ -1,4 +1,5 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
+import { ROLLUPS_FROM_WRITER_STATEMENTS } from "./clickhouse-rollups-from-writer.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -175,5 +176,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 4,
     name: "metadata rollup",
     statements: rebuildRollup(METADATA_ROLLUP),
+  },
+  {
+    // The writer sums each batch's rollups; no view runs over the records inserted into `logs`.
+    version: 5,
+    name: "rollups from the writer",
+    statements: ROLLUPS_FROM_WRITER_STATEMENTS,
   },
 ];
