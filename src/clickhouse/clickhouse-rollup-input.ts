@@ -70,57 +70,87 @@ const DAY_MS = 86_400_000;
 /** A key column: `''` for null, else `=` and the value (as the rollups store it, `encodeRollupValue`). */
 const keyOf = (value: string | null | undefined): string => (value === null || value === undefined ? "" : `=${tsvString(value)}`);
 
+function emptySums(key: string): Sums {
+  return {
+    key,
+    requests: 0,
+    errors: 0,
+    costUsd: 0,
+    costSavedUsd: 0,
+    cacheHits: 0,
+    semanticCacheHits: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    latencyMin: Number.POSITIVE_INFINITY,
+    latencyMax: Number.NEGATIVE_INFINITY,
+    ttftMin: Number.POSITIVE_INFINITY,
+    ttftMax: Number.NEGATIVE_INFINITY,
+    ttftCount: 0,
+    latency: [],
+    ttft: [],
+  };
+}
+
+function sumsAt(rows: Map<string, Sums>, key: string): Sums {
+  let sums = rows.get(key);
+  if (!sums) rows.set(key, (sums = emptySums(key)));
+  return sums;
+}
+
+function addRecord(sums: Sums, record: LogRecord, latencyBucket: number, ttftBucket: number | null): void {
+  sums.requests += 1;
+  if (!record.success) sums.errors += 1;
+  sums.costUsd += record.costUsd ?? 0;
+  sums.costSavedUsd += record.costSavedUsd ?? 0;
+  if (record.cacheStatus === "HIT") sums.cacheHits += 1;
+  else if (record.cacheStatus === "SEMANTIC_HIT") sums.semanticCacheHits += 1;
+  sums.promptTokens += record.promptTokens;
+  sums.completionTokens += record.completionTokens;
+  sums.totalTokens += record.totalTokens;
+  if (record.latencyMs < sums.latencyMin) sums.latencyMin = record.latencyMs;
+  if (record.latencyMs > sums.latencyMax) sums.latencyMax = record.latencyMs;
+  count(sums.latency, latencyBucket, 1);
+  if (ttftBucket !== null) {
+    const ttft = record.timeToFirstTokenMs!;
+    if (ttft < sums.ttftMin) sums.ttftMin = ttft;
+    if (ttft > sums.ttftMax) sums.ttftMax = ttft;
+    sums.ttftCount += 1;
+    count(sums.ttft, ttftBucket, 1);
+  }
+}
+
+function addSums(into: Sums, from: Sums): void {
+  into.requests += from.requests;
+  into.errors += from.errors;
+  into.costUsd += from.costUsd;
+  into.costSavedUsd += from.costSavedUsd;
+  into.cacheHits += from.cacheHits;
+  into.semanticCacheHits += from.semanticCacheHits;
+  into.promptTokens += from.promptTokens;
+  into.completionTokens += from.completionTokens;
+  into.totalTokens += from.totalTokens;
+  into.latencyMin = Math.min(into.latencyMin, from.latencyMin);
+  into.latencyMax = Math.max(into.latencyMax, from.latencyMax);
+  into.ttftMin = Math.min(into.ttftMin, from.ttftMin);
+  into.ttftMax = Math.max(into.ttftMax, from.ttftMax);
+  into.ttftCount += from.ttftCount;
+  from.latency.forEach((n, bucket) => count(into.latency, bucket, n));
+  from.ttft.forEach((n, bucket) => count(into.ttft, bucket, n));
+}
+
 /**
  * The rows of `log_rollup_input` for `records` (their rollups, then the receipt), as
- * TabSeparated text in one buffer; none for no records.
+ * TabSeparated text in one buffer; none for no records. Each record is added to three rows (its
+ * hour's combination of model, provider, virtual key and status; its day's end user) and one per
+ * metadata pair; the per-dimension rows are summed from the combinations, which are far fewer.
  */
 export function rollupInputText(records: readonly LogRecord[]): Buffer[] {
   if (records.length === 0) return [];
-  const rows = new Map<string, Sums>();
-  const add = (key: string, record: LogRecord, latencyBucket: number, ttftBucket: number | null): void => {
-    let sums = rows.get(key);
-    if (!sums) {
-      sums = {
-        key,
-        requests: 0,
-        errors: 0,
-        costUsd: 0,
-        costSavedUsd: 0,
-        cacheHits: 0,
-        semanticCacheHits: 0,
-        promptTokens: 0,
-        completionTokens: 0,
-        totalTokens: 0,
-        latencyMin: Number.POSITIVE_INFINITY,
-        latencyMax: Number.NEGATIVE_INFINITY,
-        ttftMin: Number.POSITIVE_INFINITY,
-        ttftMax: Number.NEGATIVE_INFINITY,
-        ttftCount: 0,
-        latency: [],
-        ttft: [],
-      };
-      rows.set(key, sums);
-    }
-    sums.requests += 1;
-    if (!record.success) sums.errors += 1;
-    sums.costUsd += record.costUsd ?? 0;
-    sums.costSavedUsd += record.costSavedUsd ?? 0;
-    if (record.cacheStatus === "HIT") sums.cacheHits += 1;
-    if (record.cacheStatus === "SEMANTIC_HIT") sums.semanticCacheHits += 1;
-    sums.promptTokens += record.promptTokens;
-    sums.completionTokens += record.completionTokens;
-    sums.totalTokens += record.totalTokens;
-    sums.latencyMin = Math.min(sums.latencyMin, record.latencyMs);
-    sums.latencyMax = Math.max(sums.latencyMax, record.latencyMs);
-    count(sums.latency, latencyBucket);
-    if (ttftBucket !== null) {
-      const ttft = record.timeToFirstTokenMs!;
-      sums.ttftMin = Math.min(sums.ttftMin, ttft);
-      sums.ttftMax = Math.max(sums.ttftMax, ttft);
-      sums.ttftCount += 1;
-      count(sums.ttft, ttftBucket);
-    }
-  };
+  const hourly = new Map<string, Sums>();
+  const others = new Map<string, Sums>();
+  /** Per combination row: its workspace-hour-success prefix and its dimension values. */
+  const dimsOf = new Map<Sums, [prefix: string, model: string, provider: string, virtualKey: string, status: string]>();
   const ids: string[] = [];
   const idsMs: number[] = [];
   for (const record of records) {
@@ -130,34 +160,43 @@ export function rollupInputText(records: readonly LogRecord[]): Buffer[] {
     const latencyBucket = bucketOf(record.latencyMs);
     const ttftBucket = record.timeToFirstTokenMs === null ? null : bucketOf(record.timeToFirstTokenMs);
     const head = `\t${tsvString(record.workspaceId)}\t`;
-    const hour = `${Math.floor(ms / HOUR_MS) * 3600}\t${record.success ? 1 : 0}\t`;
+    const hour = `${head}${Math.floor(ms / HOUR_MS) * 3600}\t${record.success ? 1 : 0}\t`;
     const model = keyOf(record.model);
     const provider = keyOf(record.provider);
     const virtualKey = keyOf(record.virtualKeyId);
     const status = String(record.status);
-    const dims = `${ROLLUP_TARGET.dims}${head}${hour}`;
-    add(`${dims}all\t\t\t0\t`, record, latencyBucket, ttftBucket);
-    add(`${dims}model\t${model}\t\t0\t`, record, latencyBucket, ttftBucket);
-    add(`${dims}provider\t${provider}\t\t0\t`, record, latencyBucket, ttftBucket);
-    add(`${dims}virtual_key_id\t${virtualKey}\t\t0\t`, record, latencyBucket, ttftBucket);
-    add(`${dims}status\t=${status}\t\t0\t`, record, latencyBucket, ttftBucket);
-    add(`${ROLLUP_TARGET.hourly}${head}${hour}${model}\t${provider}\t${virtualKey}\t${status}\t`, record, latencyBucket, ttftBucket);
-    add(`${ROLLUP_TARGET.users}${head}${Math.floor(ms / DAY_MS)}\t${record.success ? 1 : 0}\t${keyOf(record.user)}\t\t\t0\t`, record, latencyBucket, ttftBucket);
-    for (const key in record.metadata) {
-      add(`${ROLLUP_TARGET.meta}${head}${hour}${tsvString(key)}\t${tsvString(record.metadata[key]!)}\t\t0\t`, record, latencyBucket, ttftBucket);
+    const key = `${ROLLUP_TARGET.hourly}${hour}${model}\t${provider}\t${virtualKey}\t${status}\t`;
+    let combination = hourly.get(key);
+    if (!combination) {
+      hourly.set(key, (combination = emptySums(key)));
+      dimsOf.set(combination, [hour, model, provider, virtualKey, status]);
+    }
+    addRecord(combination, record, latencyBucket, ttftBucket);
+    addRecord(sumsAt(others, `${ROLLUP_TARGET.users}${head}${Math.floor(ms / DAY_MS)}\t${record.success ? 1 : 0}\t${keyOf(record.user)}\t\t\t0\t`), record, latencyBucket, ttftBucket);
+    for (const name in record.metadata) {
+      addRecord(sumsAt(others, `${ROLLUP_TARGET.meta}${hour}${tsvString(name)}\t${tsvString(record.metadata[name]!)}\t\t0\t`), record, latencyBucket, ttftBucket);
     }
   }
-  let text = "";
-  for (const sums of rows.values()) text += sumsLine(sums);
+  for (const [combination, [hour, model, provider, virtualKey, status]] of dimsOf) {
+    const dims = `${ROLLUP_TARGET.dims}${hour}`;
+    addSums(sumsAt(others, `${dims}all\t\t\t0\t`), combination);
+    addSums(sumsAt(others, `${dims}model\t${model}\t\t0\t`), combination);
+    addSums(sumsAt(others, `${dims}provider\t${provider}\t\t0\t`), combination);
+    addSums(sumsAt(others, `${dims}virtual_key_id\t${virtualKey}\t\t0\t`), combination);
+    addSums(sumsAt(others, `${dims}status\t=${status}\t\t0\t`), combination);
+  }
+  const lines: string[] = [];
+  for (const sums of hourly.values()) lines.push(sumsLine(sums));
+  for (const sums of others.values()) lines.push(sumsLine(sums));
   // The receipt: every record summed above, with its time (its partition, and the lookup's bound).
-  text += `${ROLLUP_TARGET.receipt}\t\t0\t0\t\t\t\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t[]\t[]\t${tsvStringArray(ids)}\t[${idsMs.join(",")}]\n`;
-  return [Buffer.from(text)];
+  lines.push(`${ROLLUP_TARGET.receipt}\t\t0\t0\t\t\t\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t[]\t[]\t${tsvStringArray(ids)}\t[${idsMs.join(",")}]\n`);
+  return [Buffer.from(lines.join(""))];
 }
 
-/** Adds one to a histogram's bucket, growing the array up to it (`sumForEach` adds arrays of any length). */
-function count(histogram: number[], bucket: number): void {
+/** Adds `n` to a histogram's bucket, growing the array up to it (`sumForEach` adds arrays of any length). */
+function count(histogram: number[], bucket: number, n: number): void {
   while (histogram.length <= bucket) histogram.push(0);
-  histogram[bucket]! += 1;
+  histogram[bucket]! += n;
 }
 
 function sumsLine(sums: Sums): string {
