@@ -21,7 +21,7 @@ import { parseClickHouseUrl } from "../../src/clickhouse/clickhouse-url.ts";
 import { openClickHouseLogStore } from "../../src/clickhouse/open-clickhouse-log-store.ts";
 import { configWith } from "../../src/config.ts";
 import { createGateway } from "../../src/gateway.ts";
-import { fillLogsInServer, landStaged } from "./clickhouse-fill-server.ts";
+import { fillLogsInServer } from "./clickhouse-fill-server.ts";
 import { generate, WORKSPACES } from "./fill.ts";
 import { dashboardQueries } from "./queries.ts";
 
@@ -42,11 +42,12 @@ async function addCopy(connection: ClickHouseConnection, columns: readonly strin
   if (copy < 1 || copy > 192) throw new RangeError(`copy ${copy}: between 1 and 192 copies of the ingested rows`);
   const code = `${"01234567cdef"[Math.floor((copy - 1) / 16)]}${((copy - 1) % 16).toString(16)}`;
   const select = columns.map((column) => (column === "id" ? `concat(substring(id, 1, 19), '${code}', substring(id, 22)) AS id` : `\`${column}\``));
-  await connection.command("DROP TABLE IF EXISTS bench_fill");
-  await connection.command("CREATE TABLE bench_fill AS logs");
-  await connection.command(`INSERT INTO bench_fill (${columns.map((column) => `\`${column}\``).join(", ")}) SELECT ${select.join(", ")} FROM bench_seed`);
-  // Their rollups summed in the server, as the writer sums a batch's.
-  await landStaged(connection);
+  // A tenth at a time: the materialized views aggregate each inserted block in memory.
+  for (let slice = 0; slice < 10; slice++) {
+    await connection.command(
+      `INSERT INTO logs (${columns.map((column) => `\`${column}\``).join(", ")}) SELECT ${select.join(", ")} FROM bench_seed WHERE cityHash64(id) % 10 = ${slice}`,
+    );
+  }
 }
 
 async function diskFigures(connection: ClickHouseConnection): Promise<string> {
@@ -152,7 +153,7 @@ export async function benchClickHouse(): Promise<void> {
       const target = Math.round(rows * scale);
       const have = Math.round(rows * copies);
       log(`filling ${have.toLocaleString("en")} → ${target.toLocaleString("en")} rows in the server; load average ${loadAverage()}`);
-      await fillLogsInServer(connection, have, target - have, end - 30 * DAY_MS, end, (line) => log(`  ${line}; load average ${loadAverage()}`));
+      await fillLogsInServer(url, have, target - have, end - 30 * DAY_MS, end);
       copies = scale;
     } else while (copies < scale) await addCopy(connection, columns, copies++);
     if (copies > 1 || inServer) log(`grew to ${scale}× in the server: ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);

@@ -115,7 +115,7 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
 async function requestsIn(connection: ClickHouseConnection, selection: AnalyticsSelection, periods: TimeRange): Promise<number> {
   const success = selection.success === undefined ? "" : ` AND success = ${selection.success ? 1 : 0}`;
   const [row] = await connection.rows<Row>(
-    `SELECT sumMerge(requests) AS requests FROM log_rollups_hourly_dims WHERE workspace_id = ${str(selection.workspaceId)} AND dim = 'all' AND value = ''
+    `SELECT countMerge(requests) AS requests FROM log_rollups_hourly_dims WHERE workspace_id = ${str(selection.workspaceId)} AND dim = 'all' AND value = ''
      AND hour >= toDateTime(${Math.trunc(Date.parse(periods.from) / 1000)}) AND hour < toDateTime(${Math.trunc(Date.parse(periods.to) / 1000)})${success}`,
   );
   return n(row?.requests);
@@ -142,7 +142,7 @@ async function addRollupAggregates(
   const key = rollup.key(slice);
   const select = [
     ...(key ? [`${key} AS k`] : []),
-    `sumMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,
+    `countMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,
      sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
      sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
      maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,

@@ -4,13 +4,12 @@ import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-c
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { fromClickHouseRow, toTabSeparatedRow } from "./clickhouse-log-rows.ts";
-import { ROLLUP_INPUT_COLUMNS, rollupInputText } from "./clickhouse-rollup-input.ts";
 import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 
 /**
- * A batch's inserts into `logs`: its rows go in this many requests at once, so the server parses
- * them on as many cores; ClickHouse 18.16 parses one insert on one.
+ * A batch's inserts: its rows go in this many requests at once, so the server parses them (and
+ * runs the rollup views over them) on as many cores; ClickHouse 18.16 parses one insert on one.
  */
 const PARALLEL_INSERTS = 2;
 /** Below this many rows a batch is one insert: smaller parts cost merges for no gain. */
@@ -31,11 +30,9 @@ const RANGE_GAP_MS = 60_000;
 const LISTING_WINDOWS_MS = [3_600_000, 86_400_000, 7 * 86_400_000, 31 * 86_400_000, 366 * 86_400_000];
 
 /**
- * The logs repository over ClickHouse's `logs`. A batch is two writes sent at once: its rows into
- * `logs`, and its rollups, summed here, with a receipt listing the records summed
- * (`clickhouse-rollup-input.ts`). Exactly once: the spool replays a batch that may have landed
- * whole, in part, or only one of the two writes, so a batch stores the rows whose id is not in
- * `logs` and sums the records whose id is not in `log_rollup_receipts`; each write is one insert.
+ * The logs repository over ClickHouse's `logs`. Exactly once: a batch stores only the records
+ * whose id is not stored yet (the spool replays a batch that may have landed, whole or in part),
+ * so neither the rows nor the rollups (materialized views fed by the insert) count a record twice.
  */
 export function createClickHouseLogsRepository(connection: ClickHouseConnection, resolveConfig: ConfigIdResolver): LogsRepository {
   const columnList = (columns: readonly string[]) => columns.map((column) => (column.includes(".") ? `\`${column}\`` : column)).join(", ");
@@ -44,18 +41,12 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
       const unique = new Map<string, LogRecord>();
       for (const record of records) if (!unique.has(record.id)) unique.set(record.id, record);
       const batch = [...unique.values()];
-      // The lookups run on the server while the rows are written out here; a replay, whose
+      // The lookup runs on the server while the rows are written out here; a replay, whose
       // records may be stored, writes out again only those that are not.
-      const lookups = Promise.all([storedIds(connection, batch, "logs"), storedIds(connection, batch, "log_rollup_receipts")]);
+      const lookup = storedIds(connection, batch);
       const written = writeOut(batch);
-      const summed = rollupInputText(batch);
-      const [stored, receipted] = await lookups;
-      const rows = stored.size === 0 ? written : writeOut(batch.filter((record) => !stored.has(record.id)));
-      const rollups = receipted.size === 0 ? summed : rollupInputText(batch.filter((record) => !receipted.has(record.id)));
-      await insertAll(connection, [
-        ...rows.map((chunks) => ({ table: "logs", columns: INSERTED_COLUMNS, chunks })),
-        ...(rollups.length === 0 ? [] : [{ table: "log_rollup_input", columns: ROLLUP_INPUT_COLUMNS, chunks: rollups }]),
-      ]);
+      const stored = await lookup;
+      await insertParts(connection, stored.size === 0 ? written : writeOut(batch.filter((record) => !stored.has(record.id))));
     },
 
     async ping() {
@@ -133,22 +124,21 @@ function writeOut(records: readonly LogRecord[]): Buffer[][] {
   return written;
 }
 
-/** Sends the inserts all at once. */
-async function insertAll(connection: ClickHouseConnection, inserts: ReadonlyArray<{ table: string; columns: readonly string[]; chunks: readonly Buffer[] }>): Promise<void> {
+/** Sends each part as one insert into `logs`, all at once. */
+async function insertParts(connection: ClickHouseConnection, parts: readonly Buffer[][]): Promise<void> {
   // Every insert is awaited before a failure is reported: a retry then finds what landed.
-  const results = await Promise.allSettled(inserts.map(({ table, columns, chunks }) => connection.insertTabSeparated(table, columns, chunks)));
+  const results = await Promise.allSettled(parts.map((chunks) => connection.insertTabSeparated("logs", INSERTED_COLUMNS, chunks)));
   const failed = results.find((result) => result.status === "rejected");
   if (failed) throw failed.reason;
 }
 
 /**
- * The ids among `records` already in `table` (`logs`, or the receipts of the records summed into
- * the rollups). One query reads the ids stored in the batch's id ranges (`LOOKUP_RANGES` at most:
- * each a primary-key range of recent granules; in the batch's workspaces for `logs`), and the
- * batch's are picked out here: no `IN` list of ids for the server to parse, and a fresh batch,
- * the usual case, reads next to nothing.
+ * The ids among `records` already stored. One query reads the ids stored in the batch's id ranges
+ * (`LOOKUP_RANGES` at most: each a primary-key range of recent granules) in the batch's workspaces,
+ * and the batch's are picked out here: no `IN` list of ids for the server to parse, and a fresh
+ * batch, the usual case, reads next to nothing.
  */
-async function storedIds(connection: ClickHouseConnection, records: readonly LogRecord[], table: "logs" | "log_rollup_receipts"): Promise<Set<string>> {
+async function storedIds(connection: ClickHouseConnection, records: readonly LogRecord[]): Promise<Set<string>> {
   if (records.length === 0) return new Set();
   const ids = records.map((record) => record.id).sort();
   // Cut after the widest gaps; an id that is not time-ordered (not UUIDv7) counts as no gap.
@@ -172,8 +162,9 @@ async function storedIds(connection: ClickHouseConnection, records: readonly Log
   const known = times.filter((ms): ms is number => ms !== null);
   const days = known.length < ids.length ? "1" : createdMsNear(known.reduce((a, b) => Math.min(a, b)), known.reduce((a, b) => Math.max(a, b)));
   const within = ranges.map(([low, high]) => `(id >= ${str(low)} AND id <= ${str(high)})`).join(" OR ");
-  const inWorkspaces = table === "logs" ? `workspace_id IN ${workspaces} AND ` : "";
-  const rows = await connection.rows<{ id: string }>(`SELECT id FROM ${table} WHERE ${inWorkspaces}(${within}) AND ${days}`);
+  const rows = await connection.rows<{ id: string }>(
+    `SELECT id FROM logs WHERE workspace_id IN ${workspaces} AND (${within}) AND ${days}`,
+  );
   const wanted = new Set(ids);
   return new Set(rows.map((row) => row.id).filter((id) => wanted.has(id)));
 }

@@ -1,5 +1,5 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
-import { ROLLUPS_FROM_WRITER_STATEMENTS } from "./clickhouse-rollups-from-writer.ts";
+import { ROLLUP_ARRAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -178,9 +178,9 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     statements: rebuildRollup(METADATA_ROLLUP),
   },
   {
-    // The writer sums each batch's rollups; no view runs over the records inserted into `logs`.
+    // The rollups again, histograms as arrays, in small granules (clickhouse-rollup-arrays.ts).
     version: 5,
-    name: "rollups from the writer",
-    statements: ROLLUPS_FROM_WRITER_STATEMENTS,
+    name: "rollup histograms as arrays",
+    statements: ROLLUP_ARRAYS_STATEMENTS,
   },
 ];

@@ -12,7 +12,6 @@ const DAY_MS = 86_400_000;
  */
 const TABLES = [
   { table: "logs", lastDay: (partition: number) => partition, counts: "logs" },
-  { table: "log_rollup_receipts", lastDay: (partition: number) => partition, counts: null },
   { table: "log_rollups_hourly_dims", lastDay: (partition: number) => partition, counts: "rollups" },
   { table: "log_rollups_hourly", lastDay: (partition: number) => partition, counts: "rollups" },
   { table: "log_rollups_hourly_meta", lastDay: (partition: number) => partition, counts: "rollups" },
@@ -37,7 +36,7 @@ export async function dropExpiredPartitionsStep(connection: ClickHouseConnection
       .sort((a, b) => a.partition - b.partition)[0];
     if (!expired) continue;
     await connection.command(`ALTER TABLE ${table} DROP PARTITION ${expired.partition}`);
-    if (counts) step[counts] += expired.rows;
+    step[counts] += expired.rows;
     if (table === "logs") step.days += 1;
   }
   return step;
