@@ -5,7 +5,7 @@ import type { AnalyticsRepository, AnalyticsSelection } from "../store/analytics
 import type { LogFilterSet } from "../store/log-filters.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, metadataValueSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { chooseClickHouseRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
+import { chooseClickHouseRollup, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 type Row = Record<string, unknown>;
@@ -25,11 +25,9 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       const rollup = options?.via === "raw" ? null : chooseClickHouseRollup(selection, slice);
       const { hours, edges } = rollup ? splitByPeriods(selection, rollup.period) : { hours: null, edges: [selection] };
       if (rollup && hours) {
-        const keyed = await addRollupAggregates(connection, selection, hours, rollup, slice, into);
-        // The null group of a metadata group: the records without the key, when there are any.
-        if (rollup.withoutKey !== undefined && (await requestsIn(connection, selection, hours)) > keyed) {
-          await addRawAggregates(connection, { ...selection, ...hours }, slice, into, resolveConfig, `NOT has(meta.key, ${str(rollup.withoutKey)})`);
-        }
+        await addRollupAggregates(connection, selection, hours, rollup, slice, into);
+        // The null group of a metadata group: the records without the key, from the key-set rollup.
+        if (rollup.withoutKey !== undefined) await addRollupAggregates(connection, selection, hours, withoutKeyRollup(rollup.withoutKey), slice, into);
       }
       for (const edge of edges) await addRawAggregates(connection, { ...selection, ...edge }, slice, into, resolveConfig);
       return into;
@@ -111,16 +109,6 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
   return raw === null || raw === undefined ? null : String(raw);
 }
 
-/** The records of whole hours `periods` (with the selection's success filter), from the per-dimension rollup's `all` rows. */
-async function requestsIn(connection: ClickHouseConnection, selection: AnalyticsSelection, periods: TimeRange): Promise<number> {
-  const success = selection.success === undefined ? "" : ` AND success = ${selection.success ? 1 : 0}`;
-  const [row] = await connection.rows<Row>(
-    `SELECT countMerge(requests) AS requests FROM log_rollups_hourly_dims WHERE workspace_id = ${str(selection.workspaceId)} AND dim = 'all' AND value = ''
-     AND hour >= toDateTime(${Math.trunc(Date.parse(periods.from) / 1000)}) AND hour < toDateTime(${Math.trunc(Date.parse(periods.to) / 1000)})${success}`,
-  );
-  return n(row?.requests);
-}
-
 /** Sums the rollup rows of whole `periods` per slice key, histograms included, in ClickHouse; returns the records they hold. */
 async function addRollupAggregates(
   connection: ClickHouseConnection,
@@ -137,6 +125,7 @@ async function addRollupAggregates(
     `${rollup.time} >= ${rollup.toTime(from)}`,
     `${rollup.time} < ${rollup.toTime(to)}`,
     ...rollup.filters.map(([column, value]) => `${column} = ${typeof value === "number" ? num(value) : str(value)}`),
+    ...(rollup.condition === undefined ? [] : [rollup.condition]),
   ];
   if (selection.success !== undefined) conditions.push(`success = ${selection.success ? 1 : 0}`);
   const key = rollup.key(slice);

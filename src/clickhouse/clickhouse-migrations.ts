@@ -1,5 +1,5 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
-import { ROLLUP_ARRAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
+import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -182,5 +182,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 5,
     name: "rollup histograms as arrays",
     statements: ROLLUP_ARRAYS_STATEMENTS,
+  },
+  {
+    // Per hour and set of metadata keys: the null group of a metadata group (clickhouse-rollup-arrays.ts).
+    version: 6,
+    name: "metadata key sets rollup",
+    statements: KEY_SETS_STATEMENTS,
   },
 ];
