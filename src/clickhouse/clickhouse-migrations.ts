@@ -20,6 +20,7 @@ export interface ClickHouseMigration {
 const DAY_MS = 86_400_000;
 
 /**
+ * The rollups of migrations 2 to 4 (migration 5 rebuilds them with arrays: clickhouse-rollup-arrays.ts).
  * What every rollup row keeps: counts, sums, extremes and the histograms as `sumMap` states of
  * bucket → count. A record adds one key to a map: far less work per inserted row than adding a
  * 64-element array, and a histogram holds only the buckets that occur.

@@ -1,8 +1,9 @@
 /**
- * Migration 5's rollups: each rollup table rebuilt with its histograms as `sumForEach` arrays of
- * one count per bucket, in granules of 256 rows, and fed by a materialized view on `logs` again.
- * A query merges arrays element by element, several times faster than the `sumMap` states of
- * migrations 3 and 4; a view adds an array per record about as fast as a map (docs/benchmark.md).
+ * The rollups of migrations 5 and 6. Migration 5 rebuilds each rollup table with its histograms
+ * as `sumForEach` arrays of one count per bucket, in granules of 256 rows, fed by a materialized
+ * view on `logs`: a query merges arrays element by element, faster than the `sumMap` states of
+ * migrations 3 and 4, and a view builds them at less cost (docs/benchmark.md). Migration 6 adds
+ * the key-set rollup, which answers a metadata group's null group.
  */
 
 const DAY_MS = 86_400_000;
