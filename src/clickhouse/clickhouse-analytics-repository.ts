@@ -77,10 +77,9 @@ async function addRawAggregates(
   slice: AnalyticsSlice,
   into: SliceAggregates,
   resolveConfig: ConfigIdResolver,
-  condition?: string,
 ): Promise<void> {
   const key = rawKey(slice);
-  const where = `${await logFiltersSql(selection, resolveConfig)}${condition === undefined ? "" : ` AND (${condition})`}`;
+  const where = await logFiltersSql(selection, resolveConfig);
   const total = slice.kind === "total";
   const select = [
     "latency_bucket AS lb",
