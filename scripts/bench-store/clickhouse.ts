@@ -6,6 +6,8 @@
  * the table to that many times the ingested rows (copies made in the server with new ids, so the
  * rollups grow with them) and times every dashboard query through the HTTP app, with the bytes
  * per row on disk. Ends with the cost of retention (dropping one expired day).
+ * BENCH_CLICKHOUSE_FILL=server: no ingest of BENCH_STORE_ROWS; each scale's rows are generated in
+ * the server instead (`clickhouse-fill-server.ts`, a million rows in seconds), for 100M and more.
  * BENCH_CLICKHOUSE_URL: a server to use (its database is emptied first); default: a server of the
  * benchmark's own (Debian's clickhouse-server) under a temp folder.
  */
@@ -19,6 +21,7 @@ import { parseClickHouseUrl } from "../../src/clickhouse/clickhouse-url.ts";
 import { openClickHouseLogStore } from "../../src/clickhouse/open-clickhouse-log-store.ts";
 import { configWith } from "../../src/config.ts";
 import { createGateway } from "../../src/gateway.ts";
+import { fillLogsInServer } from "./clickhouse-fill-server.ts";
 import { generate, WORKSPACES } from "./fill.ts";
 import { dashboardQueries } from "./queries.ts";
 
@@ -113,19 +116,23 @@ export async function benchClickHouse(): Promise<void> {
   if (ingestRounds > 0) await benchIngest(connection, url, ingestRounds, ingestRows, batchSize);
 
   const end = Math.floor(Date.now() / 60_000) * 60_000;
-  let insertMs = 0;
-  const started = performance.now();
-  for (const batch of generate(rows, end - 30 * DAY_MS, end, batchSize)) {
-    const t = performance.now();
-    await store.logs.insertBatch(batch);
-    insertMs += performance.now() - t;
+  // In the server: each scale's rows generated there (`clickhouse-fill-server.ts`), no ingest.
+  const inServer = process.env.BENCH_CLICKHOUSE_FILL === "server";
+  let columns: string[] = [];
+  if (!inServer) {
+    let insertMs = 0;
+    const started = performance.now();
+    for (const batch of generate(rows, end - 30 * DAY_MS, end, batchSize)) {
+      const t = performance.now();
+      await store.logs.insertBatch(batch);
+      insertMs += performance.now() - t;
+    }
+    const wall = (performance.now() - started) / 1000;
+    log(`ingested ${rows.toLocaleString("en")} rows in batches of ${batchSize.toLocaleString("en")}: ${Math.round(rows / (insertMs / 1000)).toLocaleString("en")} rows/s in insertBatch (${(insertMs / 1000).toFixed(1)} s; ${wall.toFixed(1)} s with generating the records)`);
+    await connection.command("CREATE TABLE bench_seed AS logs ENGINE = MergeTree ORDER BY id");
+    await connection.command("INSERT INTO bench_seed SELECT * FROM logs");
+    columns = (await connection.rows<{ name: string }>("DESCRIBE TABLE logs")).map((row) => row.name);
   }
-  const wall = (performance.now() - started) / 1000;
-  log(`ingested ${rows.toLocaleString("en")} rows in batches of ${batchSize.toLocaleString("en")}: ${Math.round(rows / (insertMs / 1000)).toLocaleString("en")} rows/s in insertBatch (${(insertMs / 1000).toFixed(1)} s; ${wall.toFixed(1)} s with generating the records)`);
-
-  await connection.command("CREATE TABLE bench_seed AS logs ENGINE = MergeTree ORDER BY id");
-  await connection.command("INSERT INTO bench_seed SELECT * FROM logs");
-  const columns = (await connection.rows<{ name: string }>("DESCRIBE TABLE logs")).map((row) => row.name);
 
   const dataDir = join(tmpdir(), `bench-clickhouse-main-${randomBytes(4).toString("hex")}`);
   const adminKey = `bench-admin-${randomBytes(12).toString("hex")}`;
@@ -139,11 +146,17 @@ export async function benchClickHouse(): Promise<void> {
       GATEWAY_QUIET: true,
     }),
   );
-  let copies = 1;
+  let copies = inServer ? 0 : 1;
   for (const scale of scales) {
     const copyStarted = performance.now();
-    while (copies < scale) await addCopy(connection, columns, copies++);
-    if (copies > 1) log(`grew to ${scale}× in the server: ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
+    if (inServer) {
+      const target = Math.round(rows * scale);
+      const have = Math.round(rows * copies);
+      log(`filling ${have.toLocaleString("en")} → ${target.toLocaleString("en")} rows in the server; load average ${loadAverage()}`);
+      await fillLogsInServer(url, have, target - have, end - 30 * DAY_MS, end);
+      copies = scale;
+    } else while (copies < scale) await addCopy(connection, columns, copies++);
+    if (copies > 1 || inServer) log(`grew to ${scale}× in the server: ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
     log(`disk: ${await diskFigures(connection)}`);
     const defaultRows = await gateway.deps.store.logs.count(WORKSPACES[0]);
     log(`measuring workspace ${WORKSPACES[0]} (${defaultRows.toLocaleString("en")} rows of ${(rows * scale).toLocaleString("en")}), ${runs} runs per query; load average ${loadAverage()}`);

@@ -6,7 +6,7 @@ import type { AnalyticsRepository, AnalyticsSelection } from "../store/analytics
 import type { LogFilterSet } from "../store/log-filters.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, metadataValueSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { chooseClickHouseRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
+import { chooseClickHouseRollup, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 type Row = Record<string, unknown>;
@@ -26,11 +26,9 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       const rollup = options?.via === "raw" ? null : chooseClickHouseRollup(selection, slice);
       const { hours, edges } = rollup ? splitByPeriods(selection, rollup.period) : { hours: null, edges: [selection] };
       if (rollup && hours) {
-        const keyed = await addRollupAggregates(connection, selection, hours, rollup, slice, into);
-        // The null group of a metadata group: the records without the key, when there are any.
-        if (rollup.withoutKey !== undefined && (await requestsIn(connection, selection, hours)) > keyed) {
-          await addRawAggregates(connection, { ...selection, ...hours }, slice, into, resolveConfig, `NOT has(meta.key, ${str(rollup.withoutKey)})`);
-        }
+        await addRollupAggregates(connection, selection, hours, rollup, slice, into);
+        // The null group of a metadata group: the records without the key, from the key-set rollup.
+        if (rollup.withoutKey !== undefined) await addRollupAggregates(connection, selection, hours, withoutKeyRollup(rollup.withoutKey), slice, into);
       }
       for (const edge of edges) await addRawAggregates(connection, { ...selection, ...edge }, slice, into, resolveConfig);
       return slice.kind === "group" && slice.limit !== undefined ? topGroups(into, slice.limit) : into;
@@ -80,10 +78,9 @@ async function addRawAggregates(
   slice: AnalyticsSlice,
   into: SliceAggregates,
   resolveConfig: ConfigIdResolver,
-  condition?: string,
 ): Promise<void> {
   const key = rawKey(slice);
-  const where = `${await logFiltersSql(selection, resolveConfig)}${condition === undefined ? "" : ` AND (${condition})`}`;
+  const where = await logFiltersSql(selection, resolveConfig);
   const total = slice.kind === "total";
   const select = [
     "latency_bucket AS lb",
@@ -112,16 +109,6 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
   return raw === null || raw === undefined ? null : String(raw);
 }
 
-/** The records of whole hours `periods` (with the selection's success filter), from the per-dimension rollup's `all` rows. */
-async function requestsIn(connection: ClickHouseConnection, selection: AnalyticsSelection, periods: TimeRange): Promise<number> {
-  const success = selection.success === undefined ? "" : ` AND success = ${selection.success ? 1 : 0}`;
-  const [row] = await connection.rows<Row>(
-    `SELECT countMerge(requests) AS requests FROM log_rollups_hourly_dims WHERE workspace_id = ${str(selection.workspaceId)} AND dim = 'all' AND value = ''
-     AND hour >= toDateTime(${Math.trunc(Date.parse(periods.from) / 1000)}) AND hour < toDateTime(${Math.trunc(Date.parse(periods.to) / 1000)})${success}`,
-  );
-  return n(row?.requests);
-}
-
 /** Sums the rollup rows of whole `periods` per slice key, histograms included, in ClickHouse; returns the records they hold. */
 async function addRollupAggregates(
   connection: ClickHouseConnection,
@@ -138,6 +125,7 @@ async function addRollupAggregates(
     `${rollup.time} >= ${rollup.toTime(from)}`,
     `${rollup.time} < ${rollup.toTime(to)}`,
     ...rollup.filters.map(([column, value]) => `${column} = ${typeof value === "number" ? num(value) : str(value)}`),
+    ...(rollup.condition === undefined ? [] : [rollup.condition]),
   ];
   if (selection.success !== undefined) conditions.push(`success = ${selection.success ? 1 : 0}`);
   const key = rollup.key(slice);
@@ -147,7 +135,7 @@ async function addRollupAggregates(
      sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
      sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
      maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
-     sumMapMerge(latency) AS latency, sumMapMerge(ttft) AS ttft`,
+     sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions.join(" AND ")}${key ? " GROUP BY k" : ""}`);
   let requests = 0;
@@ -165,16 +153,12 @@ async function addRollupAggregates(
   return requests;
 }
 
-/**
- * Adds a rollup's histogram (a `sumMap`: its buckets, and their counts as 64-bit JSON strings)
- * to a histogram's counts; returns how many it added.
- */
+/** Adds a rollup's histogram (counts per bucket, 64-bit, so JSON strings) to a histogram's counts; returns how many it added. */
 function addCounts(histogram: Histogram, value: unknown): number {
-  const [buckets = [], counts = []] = (value ?? []) as [unknown[]?, unknown[]?];
   let added = 0;
-  buckets.forEach((bucket, i) => {
-    histogram.counts[n(bucket)]! += n(counts[i]);
-    added += n(counts[i]);
+  ((value ?? []) as unknown[]).forEach((count, bucket) => {
+    histogram.counts[bucket]! += n(count);
+    added += n(count);
   });
   return added;
 }

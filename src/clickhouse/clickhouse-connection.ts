@@ -26,14 +26,14 @@ export class ClickHouseStoreError extends Error {
  * store never loads it) and asks the server its release. ClickHouse before 19 types
  * `LowCardinality` as experimental: the setting that allows it is sent to those releases only.
  */
-export async function connectClickHouse(target: ClickHouseTarget): Promise<ClickHouseConnection> {
+export async function connectClickHouse(target: ClickHouseTarget, options: { requestTimeoutMs?: number } = {}): Promise<ClickHouseConnection> {
   const { createClient, ClickHouseLogLevel } = await import("@clickhouse/client");
   const base = {
     url: target.endpoint,
     username: target.username,
     password: target.password,
     database: target.database,
-    request_timeout: 60_000,
+    request_timeout: options.requestTimeoutMs ?? 60_000,
     log: { level: ClickHouseLogLevel.OFF },
   };
   const probe = createClient(base);

@@ -3,6 +3,7 @@ import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-c
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import { logRecord, scopeId } from "../store/store-test-fixtures.ts";
 import { connectClickHouse } from "./clickhouse-connection.ts";
+import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
 import { CLICKHOUSE_MIGRATIONS } from "./clickhouse-migrations.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
 import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhouse-log-store.ts";
@@ -61,6 +62,42 @@ describe("ClickHouse log store", () => {
     expect(await store.logs.count(workspaceId)).toBe(8_000);
     expect(await store.logs.count(other)).toBe(4_000);
     expect(await totals(workspaceId, start, start + 4 * HOUR)).toEqual({ rolled: 8_000, raw: 8_000, tokens: 8_000 * 33 });
+  });
+
+  it("counts each record once when a crash falls between a batch's two inserts, whether the second landed or not", async () => {
+    const start = Date.UTC(2026, 5, 5, 10);
+    const connection = await connectClickHouse(parseClickHouseUrl(await server.database("log_store_test")));
+    // A writer whose second insert of a batch lands (or not) and then loses its answer, once.
+    const writerFailing = (lands: boolean) => {
+      let inserts = 0;
+      return createClickHouseLogsRepository(
+        {
+          ...connection,
+          async insertTabSeparated(table, columns, chunks) {
+            inserts += 1;
+            if (inserts !== 2) return connection.insertTabSeparated(table, columns, chunks);
+            if (lands) await connection.insertTabSeparated(table, columns, chunks);
+            throw new Error(`lost the answer of an insert into ${table}`);
+          },
+        },
+        async (_workspaceId, config) => config,
+      );
+    };
+    for (const [i, lands] of [false, true].entries()) {
+      const workspaceId = scopeId(`ws-crash-${i}`);
+      // Two inserts (12,000 rows); the spool replays the batch twice.
+      const batch = Array.from({ length: 12_000 }, (_, j) => logRecord(start + i * DAY + j * 500, { workspaceId, metadata: { team: `t-${j % 3}` } }, j));
+      const writer = writerFailing(lands);
+      await expect(writer.insertBatch(batch)).rejects.toThrow(/lost the answer/);
+      await writer.insertBatch(batch);
+      await writer.insertBatch(batch);
+      expect(await store.logs.count(workspaceId)).toBe(12_000);
+      expect(await totals(workspaceId, start + i * DAY, start + i * DAY + 3 * HOUR)).toEqual({ rolled: 12_000, raw: 12_000, tokens: 12_000 * 33 });
+      const selection = { workspaceId, from: new Date(start + i * DAY).toISOString(), to: new Date(start + i * DAY + 3 * HOUR).toISOString() };
+      const teams = await store.analytics.aggregate(selection, { kind: "group", by: "metadata", metadataKey: "team" });
+      expect([...teams.values()].map((aggregate) => aggregate.requests)).toEqual([4_000, 4_000, 4_000]);
+    }
+    await connection.close();
   });
 
   it("keeps tabs, newlines, backslashes and quotes in strings, bodies and metadata", async () => {

@@ -1,4 +1,5 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
+import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -19,6 +20,7 @@ export interface ClickHouseMigration {
 const DAY_MS = 86_400_000;
 
 /**
+ * The rollups of migrations 2 to 4 (migration 5 rebuilds them with arrays: clickhouse-rollup-arrays.ts).
  * What every rollup row keeps: counts, sums, extremes and the histograms as `sumMap` states of
  * bucket → count. A record adds one key to a map: far less work per inserted row than adding a
  * 64-element array, and a histogram holds only the buckets that occur.
@@ -175,5 +177,17 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 4,
     name: "metadata rollup",
     statements: rebuildRollup(METADATA_ROLLUP),
+  },
+  {
+    // The rollups again, histograms as arrays, in small granules (clickhouse-rollup-arrays.ts).
+    version: 5,
+    name: "rollup histograms as arrays",
+    statements: ROLLUP_ARRAYS_STATEMENTS,
+  },
+  {
+    // Per hour and set of metadata keys: the null group of a metadata group (clickhouse-rollup-arrays.ts).
+    version: 6,
+    name: "metadata key sets rollup",
+    statements: KEY_SETS_STATEMENTS,
   },
 ];

@@ -1,10 +1,11 @@
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import type { LogFilterSet } from "../store/log-filters.ts";
 import { encodeRollupValue } from "../store/log-rollup-rows.ts";
+import { str } from "./clickhouse-sql.ts";
 
 /** Which rollup table answers a query, and how it is read. */
 export interface ClickHouseRollup {
-  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_daily_users" | "log_rollups_hourly_meta";
+  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_daily_users" | "log_rollups_hourly_meta" | "log_rollups_hourly_keysets";
   /** Its rows' length. */
   period: "hour" | "day";
   /** The time column, and a literal of it from epoch seconds. */
@@ -12,11 +13,13 @@ export interface ClickHouseRollup {
   toTime(seconds: number): string;
   /** Key column = value conditions for the dimension filters (values encoded as stored). */
   filters: Array<[column: string, value: string | number]>;
+  /** A further condition on its rows, as SQL. */
+  condition?: string;
   /** The expression a slice is keyed by (null for the total), as the raw path keys it. */
   key(slice: AnalyticsSlice): string | null;
   /**
    * A group by this metadata key: the rollup holds the records that have the key; those that
-   * do not (the null group) are the raw rows' to answer, when there are any.
+   * do not (the null group) are read from the key-set rollup (`withoutKeyRollup`).
    */
   withoutKey?: string;
 }
@@ -133,6 +136,19 @@ function hourly(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
       if (slice.by === "status") return "toString(status)";
       return decoded(`${slice.by}_key`);
     },
+  };
+}
+
+/** The hourly rows of the records without metadata key `key`: a metadata group's null group. */
+export function withoutKeyRollup(key: string): ClickHouseRollup {
+  return {
+    table: "log_rollups_hourly_keysets",
+    period: "hour",
+    time: "hour",
+    toTime: (seconds) => `toDateTime(${seconds})`,
+    filters: [],
+    condition: `NOT has(keys, ${str(key)})`,
+    key: (slice) => (slice.kind === "group" ? "NULL" : null),
   };
 }
 

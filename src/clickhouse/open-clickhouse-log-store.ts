@@ -8,6 +8,8 @@ import { migrateClickHouse } from "./clickhouse-migrate.ts";
 import { dropExpiredPartitionsStep } from "./clickhouse-retention.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
 
+const MIGRATION_TIMEOUT_MS = 6 * 3_600_000;
+
 /** A log store on ClickHouse, with its connection to close. */
 export interface ClickHouseLogStore extends LogStore {
   /** The server's release. */
@@ -28,13 +30,18 @@ export interface ClickHouseLogStoreOptions {
  * message that never holds the password.
  */
 export async function openClickHouseLogStore(url: string, options: ClickHouseLogStoreOptions = {}): Promise<ClickHouseLogStore> {
-  const connection = await connectClickHouse(parseClickHouseUrl(url));
-  try {
-    if (options.migrate !== false) await migrateClickHouse(connection);
-  } catch (error) {
-    await connection.close();
-    throw error;
+  const target = parseClickHouseUrl(url);
+  if (options.migrate !== false) {
+    // A migration that rebuilds a rollup reads every stored log: minutes on a large store, so its
+    // statements get hours where a query gets a minute.
+    const migrating = await connectClickHouse(target, { requestTimeoutMs: MIGRATION_TIMEOUT_MS });
+    try {
+      await migrateClickHouse(migrating);
+    } finally {
+      await migrating.close();
+    }
   }
+  const connection = await connectClickHouse(target);
   const resolveConfig = options.resolveConfig ?? (async (_workspaceId, config) => config);
   return {
     version: connection.version,
