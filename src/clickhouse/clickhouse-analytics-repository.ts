@@ -25,15 +25,65 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       const into: SliceAggregates = new Map();
       const rollup = options?.via === "raw" ? null : chooseClickHouseRollup(selection, slice);
       const { hours, edges } = rollup ? splitByPeriods(selection, rollup.period) : { hours: null, edges: [selection] };
+      const parts: RangePart[] = [];
       if (rollup && hours) {
-        await addRollupAggregates(connection, selection, hours, rollup, slice, into);
+        parts.push({ kind: "rollup", periods: hours, rollup });
         // The null group of a metadata group: the records without the key, from the key-set rollup.
-        if (rollup.withoutKey !== undefined) await addRollupAggregates(connection, selection, hours, withoutKeyRollup(rollup.withoutKey), slice, into);
+        if (rollup.withoutKey !== undefined) parts.push({ kind: "rollup", periods: hours, rollup: withoutKeyRollup(rollup.withoutKey), nullGroup: true });
       }
-      for (const edge of edges) await addRawAggregates(connection, { ...selection, ...edge }, slice, into, resolveConfig);
-      return slice.kind === "group" && slice.limit !== undefined ? topGroups(into, slice.limit) : into;
+      for (const edge of edges) parts.push({ kind: "raw", selection: { ...selection, ...edge } });
+      // With a limit, the groups are ranked by cost and count alone first: merging every group's
+      // histograms (10,000 end users) costs far more than ranking them.
+      const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, parts, slice.limit, resolveConfig) : undefined;
+      if (keys?.length === 0) return into;
+      for (const part of parts) {
+        // The null group's own rollup holds nothing else: read whole when the null group is kept, else not at all.
+        if (part.kind === "rollup" && part.nullGroup) {
+          if (!keys || keys.includes(null)) await addRollupAggregates(connection, selection, part.periods, part.rollup, slice, into);
+        } else if (part.kind === "rollup") await addRollupAggregates(connection, selection, part.periods, part.rollup, slice, into, keys);
+        else await addRawAggregates(connection, part.selection, slice, into, resolveConfig, keys);
+      }
+      return into;
     },
   };
+}
+
+/** One part of an analytics range: whole periods from a rollup, or raw rows. */
+type RangePart = { kind: "rollup"; periods: TimeRange; rollup: ClickHouseRollup; nullGroup?: true } | { kind: "raw"; selection: LogFilterSet };
+
+/**
+ * The first `limit` groups of the whole range in `compareGroups` order (`topGroups`), from each
+ * part's cost and count per group, summed over the parts.
+ */
+async function firstGroupKeys(
+  connection: ClickHouseConnection,
+  selection: AnalyticsSelection,
+  slice: AnalyticsSlice,
+  parts: readonly RangePart[],
+  limit: number,
+  resolveConfig: ConfigIdResolver,
+): Promise<(string | null)[]> {
+  const ranks: SliceAggregates = new Map();
+  for (const part of parts) {
+    const query =
+      part.kind === "rollup"
+        ? `SELECT ${part.rollup.key(slice)} AS k, countMerge(requests) AS requests, sumMerge(cost_usd) AS cost_usd FROM ${part.rollup.table} WHERE ${rollupConditions(selection, part.periods, part.rollup)} GROUP BY k`
+        : `SELECT ${rawKey(slice)} AS k, count() AS requests, sum(cost_usd) AS cost_usd FROM logs WHERE ${await logFiltersSql(part.selection, resolveConfig)} GROUP BY k`;
+    for (const row of await connection.rows<Row>(query)) {
+      if (n(row.requests) === 0) continue;
+      const aggregate = aggregateFor(ranks, sliceKey(slice, row.k));
+      aggregate.requests += n(row.requests);
+      aggregate.costUsd += n(row.cost_usd);
+    }
+  }
+  return [...topGroups(ranks, limit).keys()];
+}
+
+/** A condition keeping only the rows whose group (`expression`) is one of `keys` (null: the null group). */
+function groupKeyCondition(expression: string, keys: readonly (string | null)[]): string {
+  const values = keys.filter((key): key is string => key !== null);
+  const conditions = [...(values.length > 0 ? [`(${expression}) IN (${values.map(str).join(", ")})`] : []), ...(keys.includes(null) ? [`(${expression}) IS NULL`] : [])];
+  return `(${conditions.join(" OR ")})`;
 }
 
 const SUMS = `count() AS requests,
@@ -78,9 +128,11 @@ async function addRawAggregates(
   slice: AnalyticsSlice,
   into: SliceAggregates,
   resolveConfig: ConfigIdResolver,
+  keys?: readonly (string | null)[],
 ): Promise<void> {
   const key = rawKey(slice);
-  const where = await logFiltersSql(selection, resolveConfig);
+  const filters = await logFiltersSql(selection, resolveConfig);
+  const where = key && keys ? `${filters} AND ${groupKeyCondition(key, keys)}` : filters;
   const total = slice.kind === "total";
   const select = [
     "latency_bucket AS lb",
@@ -117,18 +169,10 @@ async function addRollupAggregates(
   rollup: ClickHouseRollup,
   slice: AnalyticsSlice,
   into: SliceAggregates,
+  keys?: readonly (string | null)[],
 ): Promise<number> {
-  const from = Math.trunc(Date.parse(periods.from) / 1000);
-  const to = Math.trunc(Date.parse(periods.to) / 1000);
-  const conditions = [
-    `workspace_id = ${str(selection.workspaceId)}`,
-    `${rollup.time} >= ${rollup.toTime(from)}`,
-    `${rollup.time} < ${rollup.toTime(to)}`,
-    ...rollup.filters.map(([column, value]) => `${column} = ${typeof value === "number" ? num(value) : str(value)}`),
-    ...(rollup.condition === undefined ? [] : [rollup.condition]),
-  ];
-  if (selection.success !== undefined) conditions.push(`success = ${selection.success ? 1 : 0}`);
   const key = rollup.key(slice);
+  const conditions = rollupConditions(selection, periods, rollup) + (key && keys ? ` AND ${groupKeyCondition(key, keys)}` : "");
   const select = [
     ...(key ? [`${key} AS k`] : []),
     `countMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,
@@ -137,7 +181,7 @@ async function addRollupAggregates(
      maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
      sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
   ];
-  const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions.join(" AND ")}${key ? " GROUP BY k" : ""}`);
+  const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions}${key ? " GROUP BY k" : ""}`);
   let requests = 0;
   for (const row of rows) {
     requests += n(row.requests);
@@ -151,6 +195,21 @@ async function addRollupAggregates(
     if (slice.kind === "total" && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
   }
   return requests;
+}
+
+/** The rollup rows of `selection` over whole `periods`. */
+function rollupConditions(selection: AnalyticsSelection, periods: TimeRange, rollup: ClickHouseRollup): string {
+  const from = Math.trunc(Date.parse(periods.from) / 1000);
+  const to = Math.trunc(Date.parse(periods.to) / 1000);
+  const conditions = [
+    `workspace_id = ${str(selection.workspaceId)}`,
+    `${rollup.time} >= ${rollup.toTime(from)}`,
+    `${rollup.time} < ${rollup.toTime(to)}`,
+    ...rollup.filters.map(([column, value]) => `${column} = ${typeof value === "number" ? num(value) : str(value)}`),
+    ...(rollup.condition === undefined ? [] : [rollup.condition]),
+  ];
+  if (selection.success !== undefined) conditions.push(`success = ${selection.success ? 1 : 0}`);
+  return conditions.join(" AND ");
 }
 
 /** Adds a rollup's histogram (counts per bucket, 64-bit, so JSON strings) to a histogram's counts; returns how many it added. */
