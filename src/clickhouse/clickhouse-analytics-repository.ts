@@ -161,7 +161,7 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
   return raw === null || raw === undefined ? null : String(raw);
 }
 
-/** Sums the rollup rows of whole `periods` per slice key, histograms included, in ClickHouse; returns the records they hold. */
+/** Sums the rollup rows of whole `periods` per slice key (only `keys`' groups, when given), histograms included, in ClickHouse. */
 async function addRollupAggregates(
   connection: ClickHouseConnection,
   selection: AnalyticsSelection,
@@ -170,7 +170,7 @@ async function addRollupAggregates(
   slice: AnalyticsSlice,
   into: SliceAggregates,
   keys?: readonly (string | null)[],
-): Promise<number> {
+): Promise<void> {
   const key = rollup.key(slice);
   const conditions = rollupConditions(selection, periods, rollup) + (key && keys ? ` AND ${groupKeyCondition(key, keys)}` : "");
   const select = [
@@ -182,9 +182,7 @@ async function addRollupAggregates(
      sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions}${key ? " GROUP BY k" : ""}`);
-  let requests = 0;
   for (const row of rows) {
-    requests += n(row.requests);
     // An aggregate over no rows (the total of an empty range) is one row of zeros.
     if (n(row.requests) === 0) continue;
     const aggregate = aggregateFor(into, sliceKey(slice, row.k));
@@ -194,7 +192,6 @@ async function addRollupAggregates(
     // Rows with no time to first token merge to extremes of 0, not null: only counted ones widen.
     if (slice.kind === "total" && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
   }
-  return requests;
 }
 
 /** The rollup rows of `selection` over whole `periods`. */
