@@ -40,6 +40,7 @@ function figures(edit: (targets: Results["targets"], streamCpu: Results["streamC
   const targets: Results["targets"] = {
     direct: target({ cpuUsPerRequest: 10 }),
     floor: target({ rps: 15_000, latencyP50Ms: 0.35, cpuUsPerRequest: 30 }),
+    logged: target({ rps: 12_000, cpuUsPerRequest: 70 }),
     gateway: target({ rps: 9_000, cpuUsPerRequest: 90 }),
     cache: target({ rps: 16_000, latencyP50Ms: 0.3 }),
     limited: target({ cpuUsPerRequest: 110 }),
@@ -72,8 +73,30 @@ describe("bench verdicts", () => {
       "streamed chat CPU/req / plain chat CPU/req",
       "anthropic CPU/req / plain chat CPU/req",
       "anthropic stream CPU/req / pass-through stream CPU/req",
+      "budget: gateway CPU/req / logging floor CPU/req",
+      "budget: gateway rps / logging floor rps",
+      "budget: cache hit rps / logging floor rps",
+      "budget: gateway peak RSS under the chat load",
+      "budget: gateway idle RSS after warm-up",
     ]);
     expect(list.filter((item) => !item.pass)).toEqual([]);
+    expect(list.filter((item) => item.kind === "budget")).toHaveLength(5);
+  });
+
+  it.each([
+    ["budget: gateway CPU/req / logging floor CPU/req", (t: Results["targets"]) => (t.gateway!.cpuUsPerRequest = 190), 2.714],
+    ["budget: gateway rps / logging floor rps", (t: Results["targets"]) => (t.gateway!.rps = 4_500), 0.375],
+    ["budget: cache hit rps / logging floor rps", (t: Results["targets"]) => (t.cache!.rps = 5_000), 0.417],
+    ["budget: gateway peak RSS under the chat load", (t: Results["targets"]) => (t.gateway!.peakRssMb = 330), 330],
+    ["budget: gateway idle RSS after warm-up", (t: Results["targets"]) => (t.gateway!.idleRssMb = 270), 270],
+  ])("miss %s past the budget", (name, edit, value) => {
+    expect(verdict(figures(edit), name)).toMatchObject({ value, pass: false, kind: "budget" });
+  });
+
+  it("leave the budget's ratios out when the logging floor was not measured", () => {
+    const names = figures((t) => delete t.logged).map((item) => item.name);
+    expect(names).not.toContain("budget: gateway CPU/req / logging floor CPU/req");
+    expect(names).toContain("budget: gateway peak RSS under the chat load");
   });
 
   it.each([
@@ -115,11 +138,12 @@ describe("bench verdicts", () => {
     const text = render(results);
     expect(text).toContain("MISS  gateway CPU per plain chat request, all threads: 250 µs (goal ≤ 100 µs)");
     expect(text).toContain("PASS  added p99 at 1 connection: 0.500 ms (goal ≤ 1 ms)");
+    expect(text).toContain("MISS  budget: gateway CPU/req / logging floor CPU/req: 3.571 (≤ 2.6)");
     expect(text).toContain("load average 0.10 at the start, 1.90 at the end");
     expect(text).not.toContain("busy before the bench began");
     const split = render({ ...results, targets: { floor: target({ rps: 20_000, cpuUsPerRequest: 26 }), logged: target({ rps: 9_000, cpuUsPerRequest: 70 }), gateway: target({ cpuUsPerRequest: 161 }) } });
     expect(split).toContain("note  CPU per request: floor 26 µs, logging floor 70 µs (rps 0.450 × floor), gateway 161 µs: 44 µs to log, 91 µs of machinery");
-    expect(text).not.toContain("logging floor");
+    expect(text).not.toContain("note  CPU per request");
     const busy = render({ ...results, environment: { ...results.environment, loadAverage: { start: 6.4, end: 7 } } });
     expect(busy).toContain("load average 6.40 at the start, 7.00 at the end (busy before the bench began: compare only with runs made beside this one on 2 CPUs)");
   });

@@ -46,6 +46,11 @@ export interface Verdict {
   unit: string;
   goal: string;
   pass: boolean;
+  /**
+   * `goal`: where the request path is meant to get to. `budget`: what it reaches now, held against
+   * the logging floor of the same run, so a change that makes the path dearer shows as a MISS.
+   */
+  kind: "goal" | "budget";
 }
 
 export interface Results {
@@ -112,17 +117,32 @@ export const GOALS = {
   anthropicStreamCpuOverPassThrough: 1.5,
 } as const;
 
+/**
+ * The request path's budget: the bounds every change holds (docs/benchmark.md, "Budget"). The
+ * ratios are to the logging floor of the same run, which moves with the machine as the gateway
+ * does; each bound leaves about a fifth over the figures of the current design.
+ */
+export const BUDGET = {
+  cpuOverLoggingFloor: 2.6,
+  rpsOverLoggingFloor: 0.4,
+  cacheRpsOverLoggingFloor: 0.5,
+  peakRssMb: 320,
+  idleRssMb: 260,
+} as const;
+
 export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}, streamCpu: Results["streamCpu"] = {}): Verdict[] {
   const { gateway, floor, cache, limited, anthropic } = targets;
   const list: Verdict[] = [];
-  const atMost = (name: string, value: number, unit: string, goal: number): void => {
-    list.push({ name, value, unit, goal: `≤ ${goal}${unit === "" ? "" : ` ${unit}`}`, pass: value <= goal });
+  const atMost = (name: string, value: number, unit: string, goal: number, kind: Verdict["kind"] = "goal"): void => {
+    list.push({ name, value, unit, goal: `≤ ${goal}${unit === "" ? "" : ` ${unit}`}`, pass: value <= goal, kind });
+  };
+  const atLeast = (name: string, value: number, goal: number, kind: Verdict["kind"]): void => {
+    list.push({ name, value, unit: "", goal: `≥ ${goal}`, pass: value >= goal, kind });
   };
   const ratio = (a: number, b: number): number => round(a / b, 3);
   if (gateway) atMost("gateway CPU per plain chat request, all threads", gateway.cpuUsPerRequest, "µs", GOALS.cpuUsPerRequest);
   if (gateway && floor) {
-    const value = ratio(gateway.rps, floor.rps);
-    list.push({ name: "gateway rps / floor rps", value, unit: "", goal: `≥ ${GOALS.rpsOverFloor}`, pass: value >= GOALS.rpsOverFloor });
+    atLeast("gateway rps / floor rps", ratio(gateway.rps, floor.rps), GOALS.rpsOverFloor, "goal");
   }
   if (cache && floor) list.push(...cacheVerdicts(cache, floor));
   if (targets.semantic && cache && targets.direct) list.push(semanticVerdict(targets.semantic, cache, targets.direct));
@@ -147,6 +167,16 @@ export function verdicts(targets: Results["targets"], operations: Results["opera
       "",
       GOALS.anthropicStreamCpuOverPassThrough,
     );
+  }
+  const logged = targets.logged;
+  if (gateway && logged) {
+    atMost("budget: gateway CPU/req / logging floor CPU/req", ratio(gateway.cpuUsPerRequest, logged.cpuUsPerRequest), "", BUDGET.cpuOverLoggingFloor, "budget");
+    atLeast("budget: gateway rps / logging floor rps", ratio(gateway.rps, logged.rps), BUDGET.rpsOverLoggingFloor, "budget");
+    if (cache) atLeast("budget: cache hit rps / logging floor rps", ratio(cache.rps, logged.rps), BUDGET.cacheRpsOverLoggingFloor, "budget");
+  }
+  if (gateway) {
+    atMost("budget: gateway peak RSS under the chat load", gateway.peakRssMb, "MB", BUDGET.peakRssMb, "budget");
+    atMost("budget: gateway idle RSS after warm-up", gateway.idleRssMb, "MB", BUDGET.idleRssMb, "budget");
   }
   return list;
 }
@@ -214,7 +244,7 @@ export function render(results: Results): string {
   for (const verdict of results.verdicts) {
     const digits = verdict.unit === "MB" || verdict.unit === "MiB" ? 1 : verdict.unit === "µs" ? 0 : 3;
     const value = `${fixed(verdict.value, digits)}${verdict.unit === "" ? "" : ` ${verdict.unit}`}`;
-    lines.push(`${verdict.pass ? "PASS" : "MISS"}  ${verdict.name}: ${value} (goal ${verdict.goal})`);
+    lines.push(`${verdict.pass ? "PASS" : "MISS"}  ${verdict.name}: ${value} (${verdict.kind === "goal" ? "goal " : ""}${verdict.goal})`);
   }
   const { gateway, floor } = results.targets;
   if (gateway !== undefined && floor !== undefined) {
@@ -308,7 +338,7 @@ export function writeResults(root: string, results: Results): string {
 function semanticVerdict(semantic: TargetFigures, cache: TargetFigures, direct: TargetFigures): Verdict {
   const added = round(semantic.latencyP50Ms - cache.latencyP50Ms);
   const goal = round(direct.latencyP50Ms + 0.5);
-  return { name: "semantic hit p50 − cache hit p50 at 1 connection", value: added, unit: "ms", goal: `≤ ${goal} ms (direct p50 + 0.5)`, pass: added <= goal };
+  return { name: "semantic hit p50 − cache hit p50 at 1 connection", value: added, unit: "ms", goal: `≤ ${goal} ms (direct p50 + 0.5)`, pass: added <= goal, kind: "goal" };
 }
 
 /** A cache hit never reaches the upstream: it must beat a round trip to it through the thinnest proxy. */
@@ -316,7 +346,7 @@ function cacheVerdicts(cache: TargetFigures, floor: TargetFigures): Verdict[] {
   const rps = round(cache.rps / floor.rps, 3);
   const p50 = round(cache.latencyP50Ms - floor.latencyP50Ms);
   return [
-    { name: "cache hit rps / floor rps", value: rps, unit: "", goal: "≥ 1", pass: rps >= 1 },
-    { name: "cache hit p50 − floor p50 at 1 connection", value: p50, unit: "ms", goal: "< 0 ms", pass: p50 < 0 },
+    { name: "cache hit rps / floor rps", value: rps, unit: "", goal: "≥ 1", pass: rps >= 1, kind: "goal" },
+    { name: "cache hit p50 − floor p50 at 1 connection", value: p50, unit: "ms", goal: "< 0 ms", pass: p50 < 0, kind: "goal" },
   ];
 }
