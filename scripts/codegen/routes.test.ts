@@ -37,6 +37,18 @@ describe("renderRoutes", () => {
     expect(headers).not.toContain(".strict()");
   });
 
+  it("builds a parameter object that several operations have alike once, and the others inline", () => {
+    const trace = { $ref: "#/components/parameters/Trace" };
+    const document = documentWith({ parameters: [trace] });
+    document.paths["/v1/things/{id}"] = {
+      get: { operationId: "getThing", responses: ok, security: [{ gatewayApiKey: [] }], parameters: [trace, { name: "id", in: "path", required: true, schema: { type: "string" } }] },
+    };
+    const source = renderRoutes(document);
+    expect(source).toContain("/** Shared by createThing, getThing. */\nconst sharedHeaderParameters1 = z.object({");
+    expect(source.match(/headers: sharedHeaderParameters1,/g)).toHaveLength(2);
+    expect(source).toMatch(/params: z\.object\(\{\n {4}"id": z\.string\(\),/);
+  });
+
   it("emits each operation's scope with its route", () => {
     expect(renderRoutes(documentWith({ security: [{ gatewayApiKey: ["admin"] }] }))).toContain('middleware: requireScope("admin"),');
     expect(renderRoutes(documentWith({}))).toContain('middleware: requireScope("service"),');

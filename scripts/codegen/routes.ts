@@ -123,15 +123,59 @@ function eitherContentSource(content: Record<string, unknown>, jsonBody: string)
   return `{ ${entries.join(", ")} }`;
 }
 
-function renderRoute(document: OpenApiDocument, method: string, path: string, operation: OperationObject): string {
+/** Each parameter location: the key of the route's `request`, and the name of its shared objects. */
+const PARAMETER_LOCATIONS = [
+  ["params", "path", "sharedPathParameters"],
+  ["query", "query", "sharedQueryParameters"],
+  ["headers", "header", "sharedHeaderParameters"],
+] as const;
+
+/** An operation's parameter objects, by the key its route's `request` gives them. */
+function parameterObjects(document: OpenApiDocument, operation: OperationObject): Array<{ key: string; sharedName: string; source: string }> {
   const parameters = (operation.parameters ?? []).map((p) => resolve<ParameterObject>(document, p, "parameters"));
+  const objects: Array<{ key: string; sharedName: string; source: string }> = [];
+  for (const [key, location, sharedName] of PARAMETER_LOCATIONS) {
+    const source = parametersObject(parameters, location);
+    if (source) objects.push({ key, sharedName, source });
+  }
+  return objects;
+}
+
+/** A parameter object several operations have alike (the gateway headers of every proxied operation). */
+interface SharedParameters {
+  name: string;
+  source: string;
+  operations: string[];
+}
+
+/**
+ * The parameter objects two or more operations have alike, each built once: zod schemas are
+ * immutable, and each instance costs the process memory for as long as it runs, so sixty
+ * routes' identical header objects are one object, not sixty.
+ */
+function sharedParameters(document: OpenApiDocument, operations: OperationObject[]): Map<string, SharedParameters> {
+  const users = new Map<string, { sharedName: string; operations: string[] }>();
+  for (const operation of operations) {
+    for (const { sharedName, source } of parameterObjects(document, operation)) {
+      const entry = users.get(source) ?? { sharedName, operations: [] };
+      entry.operations.push(operation.operationId);
+      users.set(source, entry);
+    }
+  }
+  const shared = new Map<string, SharedParameters>();
+  const counts = new Map<string, number>();
+  for (const [source, { sharedName, operations: sharing }] of users) {
+    if (sharing.length < 2) continue;
+    const n = (counts.get(sharedName) ?? 0) + 1;
+    counts.set(sharedName, n);
+    shared.set(source, { name: `${sharedName}${n}`, source, operations: sharing });
+  }
+  return shared;
+}
+
+function renderRoute(document: OpenApiDocument, method: string, path: string, operation: OperationObject, shared: ReadonlyMap<string, SharedParameters>): string {
   const request: string[] = [];
-  const params = parametersObject(parameters, "path");
-  if (params) request.push(`  params: ${params},`);
-  const query = parametersObject(parameters, "query");
-  if (query) request.push(`  query: ${query},`);
-  const headers = parametersObject(parameters, "header");
-  if (headers) request.push(`  headers: ${headers},`);
+  for (const { key, source } of parameterObjects(document, operation)) request.push(`  ${key}: ${shared.get(source)?.name ?? source},`);
   const streamed = streamedMediaTypes(operation);
   const either = eitherMediaTypes(operation);
   const checkedTypes = streamed ?? either;
@@ -169,17 +213,25 @@ export function renderRoutes(document: OpenApiDocument): string {
   const operations: string[] = [];
   const blocks: string[] = [];
   const usedSchemas = new Set<string>();
+  const routes: Array<[string, string, OperationObject]> = [];
   for (const path of Object.keys(document.paths).sort()) {
     const item = document.paths[path] ?? {};
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (!operation) continue;
-      const block = renderRoute(document, method, path, operation);
-      for (const match of block.matchAll(/\b([A-Z][A-Za-z0-9]*)Schema\b/g)) usedSchemas.add(`${match[1]}Schema`);
-      blocks.push(block);
-      operations.push(operation.operationId);
+      if (operation) routes.push([method, path, operation]);
     }
   }
+  const shared = sharedParameters(
+    document,
+    routes.map(([, , operation]) => operation),
+  );
+  for (const [method, path, operation] of routes) {
+    const block = renderRoute(document, method, path, operation, shared);
+    for (const match of block.matchAll(/\b([A-Z][A-Za-z0-9]*)Schema\b/g)) usedSchemas.add(`${match[1]}Schema`);
+    blocks.push(block);
+    operations.push(operation.operationId);
+  }
+  const sharedBlocks = [...shared.values()].map(({ name, source, operations: sharing }) => `/** Shared by ${sharing.join(", ")}. */\nconst ${name} = ${source.replace(/\n  \}\)$/, "\n})")};`);
   const imports = [...usedSchemas].sort().join(", ");
   const bodies = jsonBodies(document).map(({ operationId }) => bodySchemaConst(operationId)).sort();
   return [
@@ -189,6 +241,7 @@ export function renderRoutes(document: OpenApiDocument): string {
     'import { requireScope } from "../middleware/require-scope.ts";',
     `import { ${imports} } from "./schemas.gen.ts";`,
     "",
+    ...sharedBlocks.flatMap((block) => [block, ""]),
     ...blocks.flatMap((block) => [block, ""]),
     "/** Every operation of the document, by operationId. */",
     `export const operations = { ${operations.map((id) => `${id}: ${id}Route`).join(", ")} } as const;`,

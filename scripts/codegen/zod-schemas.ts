@@ -52,12 +52,16 @@ export function topologicalOrder(schemas: Record<string, JsonSchema>): string[] 
   return ordered;
 }
 
-/** Renders `src/generated/schemas.gen.ts`: one exported zod schema and type per component schema. */
+/**
+ * Renders `src/generated/schemas.gen.ts`: one exported zod schema and type per component schema.
+ * Each is built on its first use (`z.lazy`): a process keeps every schema instance it builds,
+ * and most of these describe answers, which nothing parses at run time.
+ */
 export function renderZodSchemas(document: OpenApiDocument): string {
   const lines = ['import { z } from "@hono/zod-openapi";', ""];
   for (const name of topologicalOrder(document.components.schemas)) {
     const schema = document.components.schemas[name] as JsonSchema;
-    lines.push(`export const ${schemaConst(name)} = ${zodSource(schema)}.openapi(${JSON.stringify(name)});`);
+    lines.push(`export const ${schemaConst(name)} = z.lazy(() => ${zodSource(schema)}.openapi(${JSON.stringify(name)}));`);
     lines.push(`export type ${name} = z.infer<typeof ${schemaConst(name)}>;`, "");
   }
   return lines.join("\n");

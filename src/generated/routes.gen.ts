@@ -5,6 +5,124 @@ import { requireMediaType } from "../middleware/require-media-type.ts";
 import { requireScope } from "../middleware/require-scope.ts";
 import { AnalyticsDimensionsSchema, AnalyticsGroupsSchema, AnalyticsSummarySchema, AnalyticsTimeseriesSchema, AnthropicErrorBodySchema, AnthropicMessageSchema, ApiKeyListSchema, ApiKeySchema, ApiKeyWithSecretSchema, AuditActionSchema, AuditEventListSchema, AuditResourceTypeSchema, BatchListSchema, BatchSchema, ChatCompletionSchema, CompletionSchema, ConfigCreatedSchema, ConfigVersionListSchema, ConfigVersionSchema, DeletedFileSchema, DeletedObjectSchema, DeletedVectorStoreFileSchema, DeletedVectorStoreSchema, DeletedVideoSchema, EmbeddingListSchema, ErrorBodySchema, FeedbackListSchema, FeedbackSchema, FileListSchema, FileObjectSchema, FineTuningCheckpointListSchema, FineTuningEventListSchema, FineTuningJobListSchema, FineTuningJobSchema, GuardrailDeniedBodySchema, GuardrailListSchema, GuardrailSchema, HealthSchema, ImagesAnswerSchema, LogListSchema, LogRecordSchema, McpServerListSchema, McpServerSchema, ModelListSchema, ModelSchema, ModerationAnswerSchema, PromptListSchema, PromptSchema, PromptVersionListSchema, PromptVersionSchema, RenderedPromptSchema, ResponseCompactionSchema, ResponseDeletedSchema, ResponseItemListSchema, ResponseSchema, TranscriptionAnswerSchema, UploadPartSchema, UploadSchema, VectorStoreFileBatchSchema, VectorStoreFileContentSchema, VectorStoreFileListSchema, VectorStoreFileSchema, VectorStoreListSchema, VectorStoreSchema, VectorStoreSearchResultsSchema, VideoListSchema, VideoSchema, VirtualKeyListSchema, VirtualKeySchema } from "./schemas.gen.ts";
 
+/** Shared by getApiKey, updateApiKey, deleteApiKey, rotateApiKey, getLog, getPrompt, updatePrompt, deletePrompt, createPromptCompletion, publishPromptVersion, renderPrompt, listPromptVersions. */
+const sharedPathParameters1 = z.object({
+    "id": z.string().uuid(),
+});
+
+/** Shared by createSpeech, createTranscription, createTranslation, listBatches, createBatch, retrieveBatch, cancelBatch, listFiles, createFile, retrieveFile, deleteFile, downloadFile, listFineTuningJobs, createFineTuningJob, retrieveFineTuningJob, cancelFineTuningJob, listFineTuningJobCheckpoints, listFineTuningEvents, pauseFineTuningJob, resumeFineTuningJob, createImageEdit, createImage, createImageVariation, listModels, retrieveModel, createModeration, compactResponse, getResponse, deleteResponse, cancelResponse, listResponseInputItems, createUpload, cancelUpload, completeUpload, addUploadPart, listVectorStores, createVectorStore, getVectorStore, modifyVectorStore, deleteVectorStore, createVectorStoreFileBatch, getVectorStoreFileBatch, cancelVectorStoreFileBatch, listFilesInVectorStoreBatch, listVectorStoreFiles, createVectorStoreFile, getVectorStoreFile, updateVectorStoreFileAttributes, deleteVectorStoreFile, retrieveVectorStoreFileContent, searchVectorStore, listVideos, createVideo, createVideoEdit, createVideoExtension, retrieveVideo, deleteVideo, downloadVideoContent, remixVideo. */
+const sharedHeaderParameters1 = z.object({
+    "x-gateway-provider": z.string().optional(),
+    "x-gateway-config": z.string().optional(),
+    "x-gateway-virtual-key": z.string().optional(),
+    "Authorization": z.string().optional(),
+    "x-gateway-upstream-organization": z.string().optional(),
+    "x-gateway-upstream-project": z.string().optional(),
+    "x-gateway-custom-host": z.string().url().optional(),
+    "x-gateway-metadata": z.string().optional(),
+    "x-gateway-trace-id": z.string().max(128).optional(),
+    "x-gateway-span-id": z.string().max(128).optional(),
+    "x-gateway-parent-span-id": z.string().max(128).optional(),
+    "x-gateway-span-name": z.string().max(256).optional(),
+    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
+});
+
+/** Shared by listBatches, listFineTuningJobs, listFineTuningJobCheckpoints, listFineTuningEvents. */
+const sharedQueryParameters1 = z.object({
+    "after": z.string().optional(),
+    "limit": z.coerce.number().int().optional(),
+});
+
+/** Shared by retrieveBatch, cancelBatch. */
+const sharedPathParameters2 = z.object({
+    "batch_id": z.string().min(1),
+});
+
+/** Shared by createChatCompletion, createCompletion, createEmbedding, createPromptCompletion, createResponse. */
+const sharedHeaderParameters2 = z.object({
+    "x-gateway-provider": z.string().optional(),
+    "x-gateway-config": z.string().optional(),
+    "x-gateway-virtual-key": z.string().optional(),
+    "Authorization": z.string().optional(),
+    "x-gateway-upstream-organization": z.string().optional(),
+    "x-gateway-upstream-project": z.string().optional(),
+    "x-gateway-custom-host": z.string().url().optional(),
+    "x-gateway-metadata": z.string().optional(),
+    "x-gateway-trace-id": z.string().max(128).optional(),
+    "x-gateway-span-id": z.string().max(128).optional(),
+    "x-gateway-parent-span-id": z.string().max(128).optional(),
+    "x-gateway-span-name": z.string().max(256).optional(),
+    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
+    "x-gateway-cache-force-refresh": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
+    "x-gateway-cache-namespace": z.string().min(1).max(128).optional(),
+});
+
+/** Shared by getConfig, updateConfig, deleteConfig, listConfigVersions, getGuardrail, updateGuardrail, deleteGuardrail, getVirtualKey, updateVirtualKey, deleteVirtualKey. */
+const sharedPathParameters3 = z.object({
+    "slug": z.string().min(1).max(200),
+});
+
+/** Shared by retrieveFile, deleteFile, downloadFile. */
+const sharedPathParameters4 = z.object({
+    "file_id": z.string().min(1),
+});
+
+/** Shared by retrieveFineTuningJob, cancelFineTuningJob, listFineTuningJobCheckpoints, listFineTuningEvents, pauseFineTuningJob, resumeFineTuningJob. */
+const sharedPathParameters5 = z.object({
+    "fine_tuning_job_id": z.string().min(1),
+});
+
+/** Shared by getMcpServer, updateMcpServer, deleteMcpServer. */
+const sharedPathParameters6 = z.object({
+    "label": z.string().regex(new RegExp("^[A-Za-z0-9_-]{1,64}$")),
+});
+
+/** Shared by createPromptCompletion, renderPrompt. */
+const sharedQueryParameters2 = z.object({
+    "version": z.coerce.number().int().min(1).optional(),
+});
+
+/** Shared by getResponse, deleteResponse, cancelResponse, listResponseInputItems. */
+const sharedPathParameters7 = z.object({
+    "response_id": z.string().min(1).max(200),
+});
+
+/** Shared by cancelUpload, completeUpload, addUploadPart. */
+const sharedPathParameters8 = z.object({
+    "upload_id": z.string().min(1),
+});
+
+/** Shared by getVectorStore, modifyVectorStore, deleteVectorStore, createVectorStoreFileBatch, listVectorStoreFiles, createVectorStoreFile, searchVectorStore. */
+const sharedPathParameters9 = z.object({
+    "vector_store_id": z.string().min(1),
+});
+
+/** Shared by getVectorStoreFileBatch, cancelVectorStoreFileBatch, listFilesInVectorStoreBatch. */
+const sharedPathParameters10 = z.object({
+    "vector_store_id": z.string().min(1),
+    "batch_id": z.string().min(1),
+});
+
+/** Shared by listFilesInVectorStoreBatch, listVectorStoreFiles. */
+const sharedQueryParameters3 = z.object({
+    "limit": z.coerce.number().int().optional(),
+    "order": z.enum(["asc","desc"]).optional(),
+    "after": z.string().optional(),
+    "before": z.string().optional(),
+    "filter": z.enum(["in_progress","completed","failed","cancelled"]).optional(),
+});
+
+/** Shared by getVectorStoreFile, updateVectorStoreFileAttributes, deleteVectorStoreFile, retrieveVectorStoreFileContent. */
+const sharedPathParameters11 = z.object({
+    "vector_store_id": z.string().min(1),
+    "file_id": z.string().min(1),
+});
+
+/** Shared by retrieveVideo, deleteVideo, downloadVideoContent, remixVideo. */
+const sharedPathParameters12 = z.object({
+    "video_id": z.string().min(1),
+});
+
 export const getApiReferenceRoute = createRoute({
   operationId: "getApiReference",
   method: "get",
@@ -211,9 +329,7 @@ export const getApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
   },
   responses: {
     200: { description: "The key without its secret; `spent_usd`, `remaining_usd` and `period_resets_at` for the current budget period.", content: { "application/json": { schema: ApiKeySchema } } },
@@ -232,9 +348,7 @@ export const updateApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
     body: { required: true, content: { "application/json": { schema: updateApiKeyBody } } },
   },
   responses: {
@@ -255,9 +369,7 @@ export const deleteApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
   },
   responses: {
     200: { description: "The key was revoked.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -276,9 +388,7 @@ export const rotateApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}/rotate",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
     body: { required: false, content: { "application/json": { schema: rotateApiKeyBody } } },
   },
   responses: {
@@ -299,21 +409,7 @@ export const createSpeechRoute = createRoute({
   path: "/v1/audio/speech",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createSpeechBody } } },
   },
   responses: {
@@ -338,21 +434,7 @@ export const createTranscriptionRoute = createRoute({
   path: "/v1/audio/transcriptions",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The transcript, as the upstream answered it.", content: { "application/json": { schema: TranscriptionAnswerSchema }, "text/plain": { schema: z.string() } } },
@@ -375,21 +457,7 @@ export const createTranslationRoute = createRoute({
   path: "/v1/audio/translations",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The English text, as the upstream answered it.", content: { "application/json": { schema: TranscriptionAnswerSchema }, "text/plain": { schema: z.string() } } },
@@ -440,25 +508,8 @@ export const listBatchesRoute = createRoute({
   path: "/v1/batches",
   middleware: requireScope("service"),
   request: {
-    query: z.object({
-    "after": z.string().optional(),
-    "limit": z.coerce.number().int().optional(),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    query: sharedQueryParameters1,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: BatchListSchema } } },
@@ -480,21 +531,7 @@ export const createBatchRoute = createRoute({
   path: "/v1/batches",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createBatchBody } } },
   },
   responses: {
@@ -518,24 +555,8 @@ export const retrieveBatchRoute = createRoute({
   path: "/v1/batches/{batch_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "batch_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters2,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: BatchSchema } } },
@@ -557,24 +578,8 @@ export const cancelBatchRoute = createRoute({
   path: "/v1/batches/{batch_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "batch_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters2,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: BatchSchema } } },
@@ -596,23 +601,7 @@ export const createChatCompletionRoute = createRoute({
   path: "/v1/chat/completions",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-    "x-gateway-cache-force-refresh": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
-    "x-gateway-cache-namespace": z.string().min(1).max(128).optional(),
-  }),
+    headers: sharedHeaderParameters2,
     body: { required: true, content: { "application/json": { schema: createChatCompletionBody } } },
   },
   responses: {
@@ -637,23 +626,7 @@ export const createCompletionRoute = createRoute({
   path: "/v1/completions",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-    "x-gateway-cache-force-refresh": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
-    "x-gateway-cache-namespace": z.string().min(1).max(128).optional(),
-  }),
+    headers: sharedHeaderParameters2,
     body: { required: true, content: { "application/json": { schema: createCompletionBody } } },
   },
   responses: {
@@ -711,9 +684,7 @@ export const getConfigRoute = createRoute({
   path: "/v1/configs/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
   },
   responses: {
     200: { description: "The latest version record.", content: { "application/json": { schema: ConfigVersionSchema } } },
@@ -731,9 +702,7 @@ export const updateConfigRoute = createRoute({
   path: "/v1/configs/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
     body: { required: true, content: { "application/json": { schema: updateConfigBody } } },
   },
   responses: {
@@ -754,9 +723,7 @@ export const deleteConfigRoute = createRoute({
   path: "/v1/configs/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -774,9 +741,7 @@ export const listConfigVersionsRoute = createRoute({
   path: "/v1/configs/{slug}/versions",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
   },
   responses: {
     200: { description: "The list envelope of version records; `total` is the number of items in `data`.", content: { "application/json": { schema: ConfigVersionListSchema } } },
@@ -794,23 +759,7 @@ export const createEmbeddingRoute = createRoute({
   path: "/v1/embeddings",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-    "x-gateway-cache-force-refresh": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
-    "x-gateway-cache-namespace": z.string().min(1).max(128).optional(),
-  }),
+    headers: sharedHeaderParameters2,
     body: { required: true, content: { "application/json": { schema: createEmbeddingBody } } },
   },
   responses: {
@@ -878,21 +827,7 @@ export const listFilesRoute = createRoute({
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
   }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FileListSchema } } },
@@ -914,21 +849,7 @@ export const createFileRoute = createRoute({
   path: "/v1/files",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FileObjectSchema } } },
@@ -950,24 +871,8 @@ export const retrieveFileRoute = createRoute({
   path: "/v1/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "file_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters4,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FileObjectSchema } } },
@@ -989,24 +894,8 @@ export const deleteFileRoute = createRoute({
   path: "/v1/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "file_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters4,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedFileSchema } } },
@@ -1028,24 +917,8 @@ export const downloadFileRoute = createRoute({
   path: "/v1/files/{file_id}/content",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "file_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters4,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The file's content, as the upstream sent it.", content: { "application/octet-stream": { schema: z.string().base64() } } },
@@ -1067,25 +940,8 @@ export const listFineTuningJobsRoute = createRoute({
   path: "/v1/fine_tuning/jobs",
   middleware: requireScope("service"),
   request: {
-    query: z.object({
-    "after": z.string().optional(),
-    "limit": z.coerce.number().int().optional(),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    query: sharedQueryParameters1,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobListSchema } } },
@@ -1107,21 +963,7 @@ export const createFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createFineTuningJobBody } } },
   },
   responses: {
@@ -1145,24 +987,8 @@ export const retrieveFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "fine_tuning_job_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters5,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1184,24 +1010,8 @@ export const cancelFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "fine_tuning_job_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters5,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1223,28 +1033,9 @@ export const listFineTuningJobCheckpointsRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "fine_tuning_job_id": z.string().min(1),
-  }),
-    query: z.object({
-    "after": z.string().optional(),
-    "limit": z.coerce.number().int().optional(),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters5,
+    query: sharedQueryParameters1,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningCheckpointListSchema } } },
@@ -1266,28 +1057,9 @@ export const listFineTuningEventsRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/events",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "fine_tuning_job_id": z.string().min(1),
-  }),
-    query: z.object({
-    "after": z.string().optional(),
-    "limit": z.coerce.number().int().optional(),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters5,
+    query: sharedQueryParameters1,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningEventListSchema } } },
@@ -1309,24 +1081,8 @@ export const pauseFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/pause",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "fine_tuning_job_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters5,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1348,24 +1104,8 @@ export const resumeFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/resume",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "fine_tuning_job_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters5,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1420,9 +1160,7 @@ export const getGuardrailRoute = createRoute({
   path: "/v1/guardrails/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
   },
   responses: {
     200: { description: "The guardrail.", content: { "application/json": { schema: GuardrailSchema } } },
@@ -1440,9 +1178,7 @@ export const updateGuardrailRoute = createRoute({
   path: "/v1/guardrails/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
     body: { required: true, content: { "application/json": { schema: updateGuardrailBody } } },
   },
   responses: {
@@ -1463,9 +1199,7 @@ export const deleteGuardrailRoute = createRoute({
   path: "/v1/guardrails/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -1483,21 +1217,7 @@ export const createImageEditRoute = createRoute({
   path: "/v1/images/edits",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createImageEditBody } } },
   },
   responses: {
@@ -1522,21 +1242,7 @@ export const createImageRoute = createRoute({
   path: "/v1/images/generations",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createImageBody } } },
   },
   responses: {
@@ -1561,21 +1267,7 @@ export const createImageVariationRoute = createRoute({
   path: "/v1/images/variations",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The variations, as the upstream answered them.", content: { "application/json": { schema: ImagesAnswerSchema } } },
@@ -1681,9 +1373,7 @@ export const getLogRoute = createRoute({
   path: "/v1/logs/{id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
   },
   responses: {
     200: { description: "The record.", content: { "application/json": { schema: LogRecordSchema } } },
@@ -1734,9 +1424,7 @@ export const getMcpServerRoute = createRoute({
   path: "/v1/mcp-servers/{label}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "label": z.string().regex(new RegExp("^[A-Za-z0-9_-]{1,64}$")),
-  }),
+    params: sharedPathParameters6,
   },
   responses: {
     200: { description: "The MCP server.", content: { "application/json": { schema: McpServerSchema } } },
@@ -1753,9 +1441,7 @@ export const updateMcpServerRoute = createRoute({
   path: "/v1/mcp-servers/{label}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "label": z.string().regex(new RegExp("^[A-Za-z0-9_-]{1,64}$")),
-  }),
+    params: sharedPathParameters6,
     body: { required: true, content: { "application/json": { schema: updateMcpServerBody } } },
   },
   responses: {
@@ -1777,9 +1463,7 @@ export const deleteMcpServerRoute = createRoute({
   path: "/v1/mcp-servers/{label}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "label": z.string().regex(new RegExp("^[A-Za-z0-9_-]{1,64}$")),
-  }),
+    params: sharedPathParameters6,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -1863,21 +1547,7 @@ export const listModelsRoute = createRoute({
   path: "/v1/models",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: ModelListSchema } } },
@@ -1900,21 +1570,7 @@ export const retrieveModelRoute = createRoute({
     params: z.object({
     "model": z.string().min(1),
   }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: ModelSchema } } },
@@ -1934,21 +1590,7 @@ export const createModerationRoute = createRoute({
   path: "/v1/moderations",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createModerationBody } } },
   },
   responses: {
@@ -2005,9 +1647,7 @@ export const getPromptRoute = createRoute({
   path: "/v1/prompts/{id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
   },
   responses: {
     200: { description: "The prompt.", content: { "application/json": { schema: PromptSchema } } },
@@ -2025,9 +1665,7 @@ export const updatePromptRoute = createRoute({
   path: "/v1/prompts/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
     body: { required: true, content: { "application/json": { schema: updatePromptBody } } },
   },
   responses: {
@@ -2048,9 +1686,7 @@ export const deletePromptRoute = createRoute({
   path: "/v1/prompts/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -2069,29 +1705,9 @@ export const createPromptCompletionRoute = createRoute({
   path: "/v1/prompts/{id}/completions",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
-    query: z.object({
-    "version": z.coerce.number().int().min(1).optional(),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-    "x-gateway-cache-force-refresh": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
-    "x-gateway-cache-namespace": z.string().min(1).max(128).optional(),
-  }),
+    params: sharedPathParameters1,
+    query: sharedQueryParameters2,
+    headers: sharedHeaderParameters2,
     body: { required: true, content: { "application/json": { schema: createPromptCompletionBody } } },
   },
   responses: {
@@ -2115,9 +1731,7 @@ export const publishPromptVersionRoute = createRoute({
   path: "/v1/prompts/{id}/publish",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
     body: { required: true, content: { "application/json": { schema: publishPromptVersionBody } } },
   },
   responses: {
@@ -2138,12 +1752,8 @@ export const renderPromptRoute = createRoute({
   path: "/v1/prompts/{id}/render",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
-    query: z.object({
-    "version": z.coerce.number().int().min(1).optional(),
-  }),
+    params: sharedPathParameters1,
+    query: sharedQueryParameters2,
     body: { required: true, content: { "application/json": { schema: renderPromptBody } } },
   },
   responses: {
@@ -2163,9 +1773,7 @@ export const listPromptVersionsRoute = createRoute({
   path: "/v1/prompts/{id}/versions",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "id": z.string().uuid(),
-  }),
+    params: sharedPathParameters1,
   },
   responses: {
     200: { description: "The versions.", content: { "application/json": { schema: PromptVersionListSchema } } },
@@ -2225,23 +1833,7 @@ export const createResponseRoute = createRoute({
   path: "/v1/responses",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-    "x-gateway-cache-force-refresh": z.enum(["true", "false"]).transform((value) => value === "true").optional(),
-    "x-gateway-cache-namespace": z.string().min(1).max(128).optional(),
-  }),
+    headers: sharedHeaderParameters2,
     body: { required: true, content: { "application/json": { schema: createResponseBody } } },
   },
   responses: {
@@ -2266,21 +1858,7 @@ export const compactResponseRoute = createRoute({
   path: "/v1/responses/compact",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: compactResponseBody } } },
   },
   responses: {
@@ -2304,24 +1882,8 @@ export const getResponseRoute = createRoute({
   path: "/v1/responses/{response_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "response_id": z.string().min(1).max(200),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters7,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The response object, as the upstream answered it.", content: { "application/json": { schema: ResponseSchema } } },
@@ -2344,24 +1906,8 @@ export const deleteResponseRoute = createRoute({
   path: "/v1/responses/{response_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "response_id": z.string().min(1).max(200),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters7,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The deletion, as the upstream answered it.", content: { "application/json": { schema: ResponseDeletedSchema } } },
@@ -2384,24 +1930,8 @@ export const cancelResponseRoute = createRoute({
   path: "/v1/responses/{response_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "response_id": z.string().min(1).max(200),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters7,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The cancelled response object, as the upstream answered it.", content: { "application/json": { schema: ResponseSchema } } },
@@ -2424,9 +1954,7 @@ export const listResponseInputItemsRoute = createRoute({
   path: "/v1/responses/{response_id}/input_items",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "response_id": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters7,
     query: z.object({
     "after": z.string().optional(),
     "before": z.string().optional(),
@@ -2434,21 +1962,7 @@ export const listResponseInputItemsRoute = createRoute({
     "order": z.enum(["asc","desc"]).optional(),
     "include": z.union([z.string(), z.array(z.string())]).optional(),
   }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "One page of input items, as the upstream answered it.", content: { "application/json": { schema: ResponseItemListSchema } } },
@@ -2471,21 +1985,7 @@ export const createUploadRoute = createRoute({
   path: "/v1/uploads",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createUploadBody } } },
   },
   responses: {
@@ -2509,24 +2009,8 @@ export const cancelUploadRoute = createRoute({
   path: "/v1/uploads/{upload_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "upload_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters8,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: UploadSchema } } },
@@ -2548,24 +2032,8 @@ export const completeUploadRoute = createRoute({
   path: "/v1/uploads/{upload_id}/complete",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "upload_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters8,
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: completeUploadBody } } },
   },
   responses: {
@@ -2589,24 +2057,8 @@ export const addUploadPartRoute = createRoute({
   path: "/v1/uploads/{upload_id}/parts",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    params: z.object({
-    "upload_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters8,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: UploadPartSchema } } },
@@ -2634,21 +2086,7 @@ export const listVectorStoresRoute = createRoute({
     "after": z.string().optional(),
     "before": z.string().optional(),
   }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreListSchema } } },
@@ -2670,21 +2108,7 @@ export const createVectorStoreRoute = createRoute({
   path: "/v1/vector_stores",
   middleware: requireScope("service"),
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createVectorStoreBody } } },
   },
   responses: {
@@ -2708,24 +2132,8 @@ export const getVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreSchema } } },
@@ -2747,24 +2155,8 @@ export const modifyVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: modifyVectorStoreBody } } },
   },
   responses: {
@@ -2788,24 +2180,8 @@ export const deleteVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedVectorStoreSchema } } },
@@ -2827,24 +2203,8 @@ export const createVectorStoreFileBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createVectorStoreFileBatchBody } } },
   },
   responses: {
@@ -2868,25 +2228,8 @@ export const getVectorStoreFileBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-    "batch_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileBatchSchema } } },
@@ -2908,25 +2251,8 @@ export const cancelVectorStoreFileBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-    "batch_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileBatchSchema } } },
@@ -2948,32 +2274,9 @@ export const listFilesInVectorStoreBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-    "batch_id": z.string().min(1),
-  }),
-    query: z.object({
-    "limit": z.coerce.number().int().optional(),
-    "order": z.enum(["asc","desc"]).optional(),
-    "after": z.string().optional(),
-    "before": z.string().optional(),
-    "filter": z.enum(["in_progress","completed","failed","cancelled"]).optional(),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters10,
+    query: sharedQueryParameters3,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileListSchema } } },
@@ -2995,31 +2298,9 @@ export const listVectorStoreFilesRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-  }),
-    query: z.object({
-    "limit": z.coerce.number().int().optional(),
-    "order": z.enum(["asc","desc"]).optional(),
-    "after": z.string().optional(),
-    "before": z.string().optional(),
-    "filter": z.enum(["in_progress","completed","failed","cancelled"]).optional(),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters9,
+    query: sharedQueryParameters3,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileListSchema } } },
@@ -3041,24 +2322,8 @@ export const createVectorStoreFileRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: createVectorStoreFileBody } } },
   },
   responses: {
@@ -3082,25 +2347,8 @@ export const getVectorStoreFileRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-    "file_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters11,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileSchema } } },
@@ -3122,25 +2370,8 @@ export const updateVectorStoreFileAttributesRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-    "file_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters11,
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: updateVectorStoreFileAttributesBody } } },
   },
   responses: {
@@ -3164,25 +2395,8 @@ export const deleteVectorStoreFileRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-    "file_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters11,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedVectorStoreFileSchema } } },
@@ -3204,25 +2418,8 @@ export const retrieveVectorStoreFileContentRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}/content",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-    "file_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters11,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileContentSchema } } },
@@ -3244,24 +2441,8 @@ export const searchVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/search",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "vector_store_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: searchVectorStoreBody } } },
   },
   responses: {
@@ -3290,21 +2471,7 @@ export const listVideosRoute = createRoute({
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
   }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VideoListSchema } } },
@@ -3326,21 +2493,7 @@ export const createVideoRoute = createRoute({
   path: "/v1/videos",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createVideoBody } } },
   },
   responses: {
@@ -3364,21 +2517,7 @@ export const createVideoEditRoute = createRoute({
   path: "/v1/videos/edits",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createVideoEditBody } } },
   },
   responses: {
@@ -3402,21 +2541,7 @@ export const createVideoExtensionRoute = createRoute({
   path: "/v1/videos/extensions",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createVideoExtensionBody } } },
   },
   responses: {
@@ -3440,24 +2565,8 @@ export const retrieveVideoRoute = createRoute({
   path: "/v1/videos/{video_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "video_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters12,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VideoSchema } } },
@@ -3479,24 +2588,8 @@ export const deleteVideoRoute = createRoute({
   path: "/v1/videos/{video_id}",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "video_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters12,
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedVideoSchema } } },
@@ -3518,27 +2611,11 @@ export const downloadVideoContentRoute = createRoute({
   path: "/v1/videos/{video_id}/content",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "video_id": z.string().min(1),
-  }),
+    params: sharedPathParameters12,
     query: z.object({
     "variant": z.enum(["video","thumbnail","spritesheet"]).optional(),
   }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    headers: sharedHeaderParameters1,
   },
   responses: {
     200: { description: "The content, as the upstream sent it.", content: { "application/octet-stream": { schema: z.string().base64() } } },
@@ -3560,24 +2637,8 @@ export const remixVideoRoute = createRoute({
   path: "/v1/videos/{video_id}/remix",
   middleware: requireScope("service"),
   request: {
-    params: z.object({
-    "video_id": z.string().min(1),
-  }),
-    headers: z.object({
-    "x-gateway-provider": z.string().optional(),
-    "x-gateway-config": z.string().optional(),
-    "x-gateway-virtual-key": z.string().optional(),
-    "Authorization": z.string().optional(),
-    "x-gateway-upstream-organization": z.string().optional(),
-    "x-gateway-upstream-project": z.string().optional(),
-    "x-gateway-custom-host": z.string().url().optional(),
-    "x-gateway-metadata": z.string().optional(),
-    "x-gateway-trace-id": z.string().max(128).optional(),
-    "x-gateway-span-id": z.string().max(128).optional(),
-    "x-gateway-parent-span-id": z.string().max(128).optional(),
-    "x-gateway-span-name": z.string().max(256).optional(),
-    "x-gateway-request-timeout": z.string().regex(new RegExp("^[0-9]+$"), "must be a whole number from 1 to 3600000, in decimal digits").transform(Number).pipe(z.number().min(1, "must be a whole number from 1 to 3600000, in decimal digits").max(3600000, "must be a whole number from 1 to 3600000, in decimal digits")).optional(),
-  }),
+    params: sharedPathParameters12,
+    headers: sharedHeaderParameters1,
     body: { required: true, content: { "application/json": { schema: remixVideoBody } } },
   },
   responses: {
@@ -3634,9 +2695,7 @@ export const getVirtualKeyRoute = createRoute({
   path: "/v1/virtual-keys/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
   },
   responses: {
     200: { description: "The virtual key, with `spent_usd`, `remaining_usd` and `period_resets_at` for its current budget period.", content: { "application/json": { schema: VirtualKeySchema } } },
@@ -3654,9 +2713,7 @@ export const updateVirtualKeyRoute = createRoute({
   path: "/v1/virtual-keys/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
     body: { required: true, content: { "application/json": { schema: updateVirtualKeyBody } } },
   },
   responses: {
@@ -3677,9 +2734,7 @@ export const deleteVirtualKeyRoute = createRoute({
   path: "/v1/virtual-keys/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: z.object({
-    "slug": z.string().min(1).max(200),
-  }),
+    params: sharedPathParameters3,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },

@@ -10,7 +10,10 @@ import type { RequestBody } from "../operation/request-body.ts";
  * every override passes its own field's rule: checking the overrides checks the merged body
  * without parsing the client's messages a second time.
  */
-const CHAT_FIELDS = CreateChatCompletionRequestSchema.partial();
+let chatFields: ReturnType<typeof chatFieldsSchema> | null = null;
+function chatFieldsSchema() {
+  return CreateChatCompletionRequestSchema.unwrap().partial();
+}
 
 /** Verdicts per overrides object: the settings of stored configs come from the control-plane cache. */
 const verdicts = new WeakMap<object, GatewayError | null>();
@@ -26,7 +29,8 @@ const verdicts = new WeakMap<object, GatewayError | null>();
 export const chatFieldOverrides: OverridesRule = (overrides) => {
   const known = verdicts.get(overrides);
   if (known !== undefined) return known;
-  const parsed = CHAT_FIELDS.safeParse(overrides);
+  chatFields ??= chatFieldsSchema();
+  const parsed = chatFields.safeParse(overrides);
   const issue = parsed.success ? undefined : parsed.error.issues[0];
   const field = ["override_params", ...(issue?.path.map(String) ?? [])].join(".");
   const error = parsed.success

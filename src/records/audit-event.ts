@@ -1,7 +1,7 @@
 import { AuditActionSchema, AuditResourceTypeSchema } from "../generated/schemas.gen.ts";
 
 /** The kinds of control-plane object an audit event is about, as the document lists them. */
-export const AUDIT_RESOURCE_TYPES = AuditResourceTypeSchema.options;
+export const AUDIT_RESOURCE_TYPES = AuditResourceTypeSchema.unwrap().options;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /**
@@ -9,7 +9,7 @@ export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
  * Revoking a gateway key keeps its row (its logs and spend still name it), so it is
  * `api_key.revoked`, not `.deleted`.
  */
-export const AUDIT_ACTIONS = AuditActionSchema.options;
+export const AUDIT_ACTIONS = AuditActionSchema.unwrap().options;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** A JSON object: the masked API view of a resource. */
