@@ -115,7 +115,7 @@ const ConfigSchema = z.object({
     doc: "the most the log keeps of each request and response body; a longer body is stored cut, flagged, with its full size (`0` keeps none)",
   }),
   GATEWAY_MAX_RESPONSE_BUFFER_BYTES: documented(wholeNumber(32 * 1024 * 1024, 1, MAX_BYTES), {
-    doc: "the largest upstream answer the gateway holds whole to run guardrails on it; larger ones get 502",
+    doc: "the largest upstream answer the gateway holds whole to run guardrails on it; larger ones get 502. Also the largest single event of a relayed stream (an event is held whole until it ends): a larger one ends the stream with `event: error`",
   }),
   GATEWAY_HEADERS_TIMEOUT_MS: documented(wholeNumber(10_000, 1_000, MAX_REQUEST_TIMEOUT_MS), {
     doc: "under Node, a request's line and headers must arrive within this (`server.headersTimeout`), else 408 and the connection closed; Bun's own limit is about 10 s, fixed, which the default matches",

@@ -37,6 +37,12 @@ function* bigStream(): Generator<Buffer> {
   yield Buffer.from("data: [DONE]\n\n");
 }
 
+/** One stream event that never ends: 64 MiB of content on a line without its line break. */
+function* endlessEvent(): Generator<Buffer> {
+  yield Buffer.from('data: {"id":"chatcmpl-e","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"');
+  for (let sent = 0; sent < 64 * MiB; sent += PIECE.length) yield PIECE;
+}
+
 let upstream: RawUpstream;
 let gateway: RunningGateway;
 
@@ -46,6 +52,10 @@ beforeAll(async () => {
     if (prompt === "big stream") {
       res.writeHead(200, { "content-type": "text/event-stream" });
       return writeWithBackpressure(res, bigStream());
+    }
+    if (prompt === "endless event") {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      return writeWithBackpressure(res, endlessEvent());
     }
     res.writeHead(200, { "content-type": "application/json" });
     if (prompt === "small") return res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "gpt-4o-mini", choices: [], usage: USAGE }));
@@ -210,5 +220,22 @@ describe("answers the gateway must read whole", () => {
     await small.flushLogs();
     const record = await small.gateway.deps.store.logs.get(response.headers.get("x-gateway-log-id")!, DEFAULT_WORKSPACE_ID);
     expect(record).toMatchObject({ success: false, errorCode: "upstream_error", responseBodyTruncated: true });
+  });
+
+  it("ends a stream whose one event grows past the buffer limit with an error event, without holding it all", async () => {
+    const response = await fetch(`${small.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...headers(), "x-gateway-api-key": small.adminKey },
+      body: JSON.stringify({ model: "gpt-4o-mini", stream: true, messages: [{ role: "user", content: "endless event" }] }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain("event: error");
+    expect(text).toContain("GATEWAY_MAX_RESPONSE_BUFFER_BYTES");
+    expect(text.length).toBeLessThan(MiB);
+    await small.flushLogs();
+    const record = await small.gateway.deps.store.logs.get(response.headers.get("x-gateway-log-id")!, DEFAULT_WORKSPACE_ID);
+    expect(record).toMatchObject({ status: 200, success: false, stream: true, errorCode: "upstream_error" });
+    expect(record!.responseBodyBytes).toBeLessThan(8 * MiB);
   });
 });

@@ -108,6 +108,44 @@ describe.each<Runtime>(["bun", "node"])("slow and broken clients under %s (the r
     expectServedMeanwhile(results);
   }, 40_000);
 
+  it("answers 408 to a chunked JSON body that stops, within GATEWAY_BODY_TIMEOUT_MS", async () => {
+    const started = performance.now();
+    const head = Object.entries({ ...headers(), "transfer-encoding": "chunked" })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("");
+    const stalled = await openRaw(gateway.url);
+    stalled.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n${head}\r\n10\r\n{"model":"gpt-4o\r\n`);
+    const closedAt = await Promise.race([stalled.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), BODY_TIMEOUT_MS + 5000))]);
+    stalled.socket.destroy();
+
+    expect(closedAt).not.toBeNull();
+    expect(closedAt! - started).toBeGreaterThan(BODY_TIMEOUT_MS - 500);
+    expect(stalled.received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(stalled.received()).toContain('"code":"request_timeout"');
+  }, 20_000);
+
+  it("answers 401 to a chunked body without a key before reading it, and holds none of it", async () => {
+    const rssBefore = rssMiB(pid());
+    const chunk = Buffer.alloc(1024 * 1024, 97);
+    const senders = await Promise.all(Array.from({ length: 4 }, () => openRaw(gateway.url)));
+    for (const c of senders) {
+      c.socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n");
+      for (let i = 0; i < 24 && !c.socket.destroyed; i++) c.socket.write(`100000\r\n${chunk}\r\n`);
+    }
+    // The body never ends: the answer must not wait for it.
+    const deadline = performance.now() + BODY_TIMEOUT_MS - 500;
+    while (senders.some((c) => !c.received().startsWith("HTTP/1.1")) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const grown = rssMiB(pid()) - rssBefore;
+    senders.forEach((c) => c.socket.destroy());
+
+    for (const c of senders) {
+      expect(c.received()).toMatch(/^HTTP\/1\.1 401 /);
+      expect(c.received()).toContain('"code":"missing_api_key"');
+    }
+    // Four bodies of 24 MiB, if they were held whole before the key check.
+    expect(grown).toBeLessThan(48);
+  }, 20_000);
+
   it("holds a client that never reads its stream back (the upstream is not read to its end), then cuts it off as 499", async () => {
     const rssBefore = rssMiB(pid());
     sse.written = 0;

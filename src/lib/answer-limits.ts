@@ -8,3 +8,11 @@ export function tooLargeToBuffer(maxBytes: number, headers?: Readonly<Record<str
     { headers },
   );
 }
+
+/** The error that ends a stream one of whose events grew past what the gateway holds to relay it whole. */
+export function eventTooLarge(maxBytes: number): GatewayError {
+  return new GatewayError(
+    "upstream_error",
+    `An event of the upstream's stream is larger than ${maxBytes} bytes, the most the gateway holds of one event to relay it (GATEWAY_MAX_RESPONSE_BUFFER_BYTES).`,
+  );
+}

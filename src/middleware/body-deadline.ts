@@ -15,9 +15,10 @@ const READ_WHOLE = new Set(["POST", "PUT", "PATCH"]);
  *
  * The body is read here with `c.req.text()`, the very read the route's JSON validator makes
  * (Hono caches it; its `json()` parses that text), so the request path does no extra work. A
- * route that forwards its body as sent (a cancel) sends that text (`forwardedBody`). A read that
- * fails (a client gone, a body past its limit) is left for the route to meet, where it is
- * answered as before.
+ * route that forwards its body as sent (a cancel) sends that text (`forwardedBody`). A chunked
+ * body past its limit fails this read with the 413 `limitBodySize` counts it against, answered
+ * here; any other failed read (a client gone) is left for the route to meet, where it is answered
+ * as before.
  */
 export function limitBodyTime(timeoutMs: number): MiddlewareHandler<GatewayEnv> {
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new Error("limitBodyTime: timeoutMs must be a positive whole number");
@@ -30,13 +31,18 @@ export function limitBodyTime(timeoutMs: number): MiddlewareHandler<GatewayEnv> 
     if (!READ_WHOLE.has(c.req.method) || c.req.raw.body === null || !isJsonContentType(c.req.header("content-type"))) return next();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    let refused: GatewayError | undefined;
     const read = c.req.text().then(
       () => true,
-      () => true,
+      (error: unknown) => {
+        if (error instanceof GatewayError) refused = error;
+        return true;
+      },
     );
     const arrived = await Promise.race([read, deadline]);
     clearTimeout(timer);
     if (!arrived) throw expired();
+    if (refused) throw refused;
     return next();
   };
 }

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { GatewayEnv } from "../app-env.ts";
 import { GatewayError } from "../errors.ts";
 import { chunkCollector, UPLOAD_COLLECTION_BYTES } from "../lib/chunk-collector.ts";
@@ -26,9 +25,11 @@ export interface BodyLimits {
  * they arrive and never hold them. A declared `content-length` is checked from the header
  * alone: touching the body stream here would make the runtime read the body through a stream
  * instead of its faster buffered path (and the HTTP parser holds the body to its length). A
- * chunked JSON body is read whole and counted (it is parsed whole anyway); any other chunked
- * body is counted as it streams through, and fails with the 413 once past the limit, which
- * errors the stream the upstream request is reading: that request is cut off, never completed.
+ * chunked body is counted as it streams through, never read here: this runs before the key check
+ * and before the body deadline, so reading it here would let a caller without a key hold a
+ * connection and up to the limit in memory for as long as it likes. Past the limit the stream
+ * fails with the 413: a JSON body's read (`limitBodyTime`) answers it, and an upload's upstream
+ * request, reading that stream, is cut off, never completed.
  */
 export function limitBodySize(limits: BodyLimits): MiddlewareHandler<GatewayEnv> {
   for (const [name, value] of Object.entries(limits)) {
@@ -38,12 +39,6 @@ export function limitBodySize(limits: BodyLimits): MiddlewareHandler<GatewayEnv>
     json
       ? new GatewayError("body_too_large", `The JSON request body is larger than GATEWAY_MAX_BODY_BYTES (${limits.maxJsonBytes} bytes).`)
       : new GatewayError("body_too_large", `The upload is larger than GATEWAY_MAX_UPLOAD_BYTES (${limits.maxUploadBytes} bytes).`);
-  const countedJson = bodyLimit({
-    maxSize: limits.maxJsonBytes,
-    onError: () => {
-      throw tooLarge(true);
-    },
-  });
   return async function limitBody(c, next) {
     const json = isJsonContentType(c.req.header("content-type"));
     const maxSize = json ? limits.maxJsonBytes : limits.maxUploadBytes;
@@ -54,7 +49,6 @@ export function limitBodySize(limits: BodyLimits): MiddlewareHandler<GatewayEnv>
     }
     const body = c.req.raw.body;
     if (!body) return next();
-    if (json) return countedJson(c, next);
     let size = 0;
     const passed = chunkCollector(UPLOAD_COLLECTION_BYTES);
     const limited = body.pipeThrough(
@@ -62,7 +56,7 @@ export function limitBodySize(limits: BodyLimits): MiddlewareHandler<GatewayEnv>
         transform(chunk, controller) {
           size += chunk.byteLength;
           passed(chunk.byteLength);
-          if (size > maxSize) controller.error(tooLarge(false));
+          if (size > maxSize) controller.error(tooLarge(json));
           else controller.enqueue(chunk);
         },
       }),

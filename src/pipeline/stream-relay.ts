@@ -1,7 +1,7 @@
 import { formatSseEvent } from "../streams/sse.ts";
 import type { ClientEvent, StreamEvent, StreamProtocol, StreamTranslator } from "../streams/stream-protocol.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";
-import { tooLargeToBuffer } from "../lib/answer-limits.ts";
+import { eventTooLarge, tooLargeToBuffer } from "../lib/answer-limits.ts";
 import { GatewayError } from "../errors.ts";
 import type { LoggedResponse } from "../logging/log-entry.ts";
 import type { AnswerEnding } from "../logging/outcome.ts";
@@ -27,7 +27,8 @@ export interface StreamRelayOptions {
   maxLoggedBytes: number;
   /**
    * With `beforeEnd`, every event must be kept for it: past this many bytes the stream ends
-   * with an error event instead (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`).
+   * with an error event instead (`GATEWAY_MAX_RESPONSE_BUFFER_BYTES`). Always, an event is held
+   * whole until it ends: one that grows past this many bytes ends the stream the same way.
    */
   maxBufferedBytes: number;
   /**
@@ -186,6 +187,8 @@ export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { 
 
   async function pullFromUpstream(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     if (!reader) return failWith(controller, endedEarly());
+    // Bytes read since the decoder last completed an event: what it holds of an unfinished one.
+    let unfinishedBytes = 0;
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -198,7 +201,15 @@ export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { 
           return finishLog(null);
         }
         logged.totalBytes += value.byteLength;
-        const out = render(decoder.push(value));
+        const events = decoder.push(value);
+        unfinishedBytes = events.length > 0 ? 0 : unfinishedBytes + value.byteLength;
+        if (unfinishedBytes > options.maxBufferedBytes) {
+          // An upstream may send an event that never ends (a line without its line break).
+          call.abort();
+          void reader.cancel().catch(() => undefined);
+          return failWith(controller, eventTooLarge(options.maxBufferedBytes));
+        }
+        const out = render(events);
         if (overBuffer) {
           call.abort();
           void reader.cancel().catch(() => undefined);
