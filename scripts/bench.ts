@@ -19,6 +19,8 @@ import type { TargetName } from "./bench/targets.ts";
 import { wrkAvailable } from "./bench/wrk.ts";
 
 const log = (line: string): void => console.log(`bench: ${line}`);
+/** How long a process is left alone before its start and idle RSS are read: past the gateway's 2 s idle collection. */
+const SETTLE_MS = 5_000;
 
 async function main(): Promise<void> {
   installCleanup();
@@ -37,7 +39,9 @@ async function main(): Promise<void> {
   // Memory is read per process: the gateway's targets share one.
   const pidOf = (name: TargetName): number | undefined => running.processes[name]?.pid;
   const pidsInUse = [...new Set(running.targets.map((target) => pidOf(target.name)).filter((pid) => pid !== undefined))];
-  const settled = async (): Promise<Map<number, number>> => new Map(await Promise.all(pidsInUse.map(async (pid) => [pid, await settledRss(pid)] as const)));
+  // Read after the gateway's own collection of a quiet process (2 s without a request), not racing it.
+  const settled = async (): Promise<Map<number, number>> =>
+    new Map(await Promise.all(pidsInUse.map(async (pid) => [pid, await settledRss(pid, { minMs: SETTLE_MS })] as const)));
   for (const target of running.targets) await preflight(target);
   const startByPid = await settled();
 
