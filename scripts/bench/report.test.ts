@@ -87,8 +87,8 @@ describe("bench verdicts", () => {
     ["budget: gateway CPU/req / logging floor CPU/req", (t: Results["targets"]) => (t.gateway!.cpuUsPerRequest = 190), 2.714],
     ["budget: gateway rps / logging floor rps", (t: Results["targets"]) => (t.gateway!.rps = 4_500), 0.375],
     ["budget: cache hit rps / logging floor rps", (t: Results["targets"]) => (t.cache!.rps = 5_000), 0.417],
-    ["budget: gateway peak RSS under the chat load", (t: Results["targets"]) => (t.gateway!.peakRssMb = 330), 330],
-    ["budget: gateway idle RSS after warm-up", (t: Results["targets"]) => (t.gateway!.idleRssMb = 270), 270],
+    ["budget: gateway peak RSS under the chat load", (t: Results["targets"]) => (t.gateway!.peakRssMb = 290), 290],
+    ["budget: gateway idle RSS after warm-up", (t: Results["targets"]) => (t.gateway!.idleRssMb = 170), 170],
   ])("miss %s past the budget", (name, edit, value) => {
     expect(verdict(figures(edit), name)).toMatchObject({ value, pass: false, kind: "budget" });
   });

@@ -126,8 +126,8 @@ export const BUDGET = {
   cpuOverLoggingFloor: 2.6,
   rpsOverLoggingFloor: 0.4,
   cacheRpsOverLoggingFloor: 0.5,
-  peakRssMb: 320,
-  idleRssMb: 260,
+  peakRssMb: 280,
+  idleRssMb: 160,
 } as const;
 
 export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}, streamCpu: Results["streamCpu"] = {}): Verdict[] {
