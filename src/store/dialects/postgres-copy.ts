@@ -1,4 +1,4 @@
-import { Query, type Connection, type PoolClient } from "pg";
+import { Query, type ClientBase, type Connection } from "pg";
 
 /**
  * `COPY … FROM STDIN` over a `pg` client, without a streaming library: the rows are encoded as
@@ -27,7 +27,7 @@ class CopyFromText extends Query {
 const CHUNK_BYTES = 1 << 20;
 
 /** Copies the rows (every one with the same keys, the columns) into `table` on `client`, in its transaction. */
-export function copyRows(client: PoolClient, table: string, rows: readonly object[]): Promise<void> {
+export function copyRows(client: ClientBase, table: string, rows: readonly object[]): Promise<void> {
   if (rows.length === 0) return Promise.resolve();
   const columns = Object.keys(rows[0]!);
   const text = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(", ")}) FROM STDIN`;
