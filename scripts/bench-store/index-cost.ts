@@ -3,7 +3,7 @@
  * writer's rows. `npx tsx scripts/bench-store/index-cost.ts <postgres-url> [--prefill N] [--rows N]`
  * on a store migrated to the latest schema: copies `--prefill` records (default 200,000) into
  * today's partitions, then, for each index, copies `--rows` more (default 10,000) with that
- * index dropped, in a transaction rolled back (best of three), against the copy with every index.
+ * index dropped, in a transaction rolled back (best of five), against the copy with every index.
  */
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -32,9 +32,10 @@ const { rows: indexes } = await client.query<{ table: string; name: string; prim
   SELECT tablename AS table, indexname AS name, indexname IN (SELECT conname FROM pg_constraint WHERE contype = 'p') AS primary
   FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('logs', 'log_metadata') ORDER BY 1, 2`);
 
+const RUNS = 5;
 async function timedCopy(drop: string[]): Promise<{ logs: number; metadata: number }> {
   const best = { logs: Infinity, metadata: Infinity };
-  for (let run = 0; run < 3; run += 1) {
+  for (let run = 0; run < RUNS; run += 1) {
     const batch = records(Number(values.rows), `probe${run}`);
     const logRows = batch.map(toLogRow);
     const metadataRows = batch.flatMap(toMetadataRows);
