@@ -72,7 +72,9 @@ async function fill(store: Store, end: number): Promise<void> {
   // their closed hours summed there too (`server-rollups.ts`). Each day of the fill gets its partition.
   const postgres = store.dialect === "postgres";
   if (postgres) await ensureDayPartitions(store.db, start, end);
-  if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(start / HOUR_MS) * HOUR_MS).toISOString() }).execute();
+  // The closed hours count as built from the start (nothing reads them before the fill sums them
+  // in `serverRollups`), so the store's background build leaves them alone.
+  if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(end / HOUR_MS) * HOUR_MS).toISOString() }).execute();
   // Two of the five metadata keys are declared dimensions in every workspace, before any row.
   for (const workspaceId of WORKSPACES) await store.transaction((tx) => tx.analyticsDimensions.replace(workspaceId, DECLARED_KEYS, start));
   const started = performance.now();
@@ -84,7 +86,14 @@ async function fill(store: Store, end: number): Promise<void> {
   if (postgres) {
     // A bulk load into empty tables: the secondary indexes are built once at the end, by sorting,
     // rather than row by row (the primary keys stay, so the rows are checked as they go in).
-    const indexes = await withoutSecondaryIndexes(store);
+    const indexes = await withoutSecondaryIndexes(store, ["logs", "log_metadata"]);
+    const rollupIndexes = await withoutSecondaryIndexes(store, ["log_rollups"]);
+    const buildIndex = (definition: string) =>
+      store.db.transaction().execute(async (trx) => {
+        // Sorting an index's entries in memory rather than in temporary files.
+        await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
+        await sql.raw(definition).execute(trx);
+      });
     const chunks: Array<[first: number, count: number]> = [];
     for (let first = 0; first < rows; first += SERVER_FILL_CHUNK) chunks.push([first, Math.min(SERVER_FILL_CHUNK, rows - first)]);
     // Two statements at once, on two connections: each server process fills its own stretch of days.
@@ -95,18 +104,17 @@ async function fill(store: Store, end: number): Promise<void> {
     const loaded = (performance.now() - started) / 1000;
     log(`rows and metadata loaded in ${loaded.toFixed(1)} s (${Math.round(rows / loaded).toLocaleString("en")} rows/s, secondary indexes off)`);
     const indexing = performance.now();
-    await inParallel(indexes, SERVER_WORKERS, (definition) =>
-      store.db.transaction().execute(async (trx) => {
-        // Sorting an index's entries in memory rather than in temporary files.
-        await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
-        await sql.raw(definition).execute(trx);
-      }),
-    );
+    await inParallel(indexes, SERVER_WORKERS, buildIndex);
     log(`${indexes.length} secondary indexes built in ${((performance.now() - indexing) / 1000).toFixed(1)} s`);
     // The rollups of every closed hour, summed in the server, as the store's background build would have.
     const summing = performance.now();
     await serverRollups(store, Math.floor(start / HOUR_MS) * HOUR_MS, Math.floor(end / HOUR_MS) * HOUR_MS, SERVER_WORKERS);
-    log(`rollups summed in the server (INSERT … SELECT … GROUP BY) in ${((performance.now() - summing) / 1000).toFixed(1)} s`);
+    const rollupIndexing = performance.now();
+    await inParallel(rollupIndexes, SERVER_WORKERS, buildIndex);
+    log(
+      `rollups summed in the server (INSERT … SELECT … GROUP BY) in ${((rollupIndexing - summing) / 1000).toFixed(1)} s, ` +
+        `their ${rollupIndexes.length} secondary indexes built in ${((performance.now() - rollupIndexing) / 1000).toFixed(1)} s`,
+    );
   } else {
     for (const batch of generate(rows, start, end, 20_000)) {
       await bulkLoad(store, batch);
@@ -130,13 +138,13 @@ async function inParallel<T>(items: readonly T[], workers: number, work: (item: 
 }
 
 /**
- * PostgreSQL: drops the secondary indexes of `logs` and `log_metadata` (with their partitions')
+ * PostgreSQL: drops the secondary indexes of `tables` (with their partitions')
  * and resolves to the statements that create them again, on every partition.
  */
-async function withoutSecondaryIndexes(store: Store): Promise<string[]> {
+async function withoutSecondaryIndexes(store: Store, tables: readonly string[]): Promise<string[]> {
   const { rows } = await sql<{ name: string; definition: string }>`
     SELECT indexname AS name, indexdef AS definition FROM pg_indexes
-    WHERE schemaname = current_schema() AND tablename IN ('logs', 'log_metadata')
+    WHERE schemaname = current_schema() AND tablename IN (${sql.join(tables)})
       AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE contype = 'p')`.execute(store.db);
   for (const { name } of rows) await sql`DROP INDEX ${sql.id(name)}`.execute(store.db);
   return rows.map(({ definition }) => definition.replace(" ON ONLY ", " ON "));
