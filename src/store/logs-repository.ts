@@ -31,8 +31,10 @@ const UNIQUE_VIOLATION = "23505";
 export interface LogsRepository {
   /**
    * Stores the records (and their metadata pairs) in one transaction: all or nothing, and adds
-   * them to the analytics rollups in the same transaction. A record whose id is already stored
-   * is skipped (and not counted again), so a retried batch does not fail.
+   * them to the analytics rollups in the same transaction. On PostgreSQL a batch of at least
+   * `PARALLEL_COPY_MIN_RECORDS` is stored as two halves at once, each in its own transaction, so
+   * a failed batch may leave one half stored. A record whose id is already stored is skipped
+   * (and not counted again), so a retried batch does not fail and stores the rest.
    */
   insertBatch(records: LogRecord[]): Promise<void>;
   /** Resolves when the store answers a trivial query; rejects when it cannot be reached. */
