@@ -72,11 +72,13 @@ async function fill(store: Store, end: number): Promise<void> {
   // their closed hours summed there too (`server-rollups.ts`). Each day of the fill gets its partition.
   const postgres = store.dialect === "postgres";
   if (postgres) await ensureDayPartitions(store.db, start, end);
-  // The closed hours count as built from the start (nothing reads them before the fill sums them
-  // in `serverRollups`), so the store's background build leaves them alone.
-  if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(end / HOUR_MS) * HOUR_MS).toISOString() }).execute();
-  // Two of the five metadata keys are declared dimensions in every workspace, before any row.
+  if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(start / HOUR_MS) * HOUR_MS).toISOString() }).execute();
+  // Two of the five metadata keys are declared dimensions in every workspace, before any row
+  // (on PostgreSQL summed from `built_until` on: the fill's first hour).
   for (const workspaceId of WORKSPACES) await store.transaction((tx) => tx.analyticsDimensions.replace(workspaceId, DECLARED_KEYS, start));
+  // The closed hours then count as built (nothing reads them before the fill sums them in
+  // `serverRollups`), so the store's background build leaves them alone.
+  if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(end / HOUR_MS) * HOUR_MS).toISOString() }).execute();
   const started = performance.now();
   let written = 0;
   const progress = (count: number) => {

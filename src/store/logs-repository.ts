@@ -1,6 +1,6 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { LogFilters, LogRecord } from "../records/log-record.ts";
-import { partitionedById } from "./log-id-bound.ts";
+import { idRangeOf, partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows, type LogRollupsTable } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
@@ -155,7 +155,11 @@ export function createLogsRepository(
       const limit = Math.max(1, Math.trunc(filters.limit));
       const { before } = filters;
       const columns = options.bodies ? LOG_COLUMNS : LOG_LISTED_COLUMNS;
-      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, filters, { idRange }));
+      // PostgreSQL: metadata pairs are joined (`joinMetadataPairs`), the other filters are conditions.
+      const pairs = idRange ? Object.entries(filters.metadata ?? {}) : [];
+      const conditions = pairs.length > 0 ? { ...filters, metadata: undefined } : filters;
+      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, conditions, { idRange }));
+      query = joinMetadataPairs(query, filters, pairs);
       if (before !== undefined) query = query.where("id", "<", before);
       const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
@@ -178,6 +182,39 @@ export function createLogsRepository(
       return Number(row.count);
     },
   };
+}
+
+type ListQuery = SelectQueryBuilder<Database, "logs", object>;
+
+/**
+ * The listing narrowed to logs holding each metadata pair, by a join per pair with the workspace's
+ * pairs of that key and value (their ids bounded by the range, so only its day partitions are
+ * read). `log_metadata_filter_idx (workspace_id, key, value, log_id)` is unique, so a join keeps one
+ * row a log, and it returns a pair's logs newest first: PostgreSQL merges the day partitions'
+ * index scans and stops at the page's end (5,000,000 logs, a rare value: 7 ms), where the same
+ * filter as `EXISTS` was planned as every matching pair of 30 days gathered and sorted (0.5 s).
+ */
+function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters, pairs: ReadonlyArray<[string, string]>): Q {
+  const ids = idRangeOf(filters.from, filters.to);
+  let query = listing as ListQuery;
+  pairs.forEach(([key, value], i) => {
+    const alias = `pair_${i}`;
+    // The joined table adds no column to the listing's: its type stays the listing's.
+    query = query.innerJoin(
+      (eb) =>
+        eb
+          .selectFrom("log_metadata")
+          .select("log_metadata.log_id")
+          .where("log_metadata.workspace_id", "=", filters.workspaceId)
+          .where("log_metadata.key", "=", key)
+          .where("log_metadata.value", "=", value)
+          .$if(ids.from !== undefined, (q) => q.where("log_metadata.log_id", ">=", ids.from!))
+          .$if(ids.to !== undefined, (q) => q.where("log_metadata.log_id", "<", ids.to!))
+          .as(alias),
+      (join) => join.on(sql<boolean>`${sql.ref(`${alias}.log_id`)} = ${sql.ref("logs.id")}`),
+    ) as unknown as ListQuery;
+  });
+  return query as Q;
 }
 
 function halves<T>(items: readonly T[]): T[][] {
