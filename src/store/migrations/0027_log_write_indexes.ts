@@ -13,7 +13,7 @@ import { PostgresAdapter, sql, type Kysely } from "kysely";
  *
  * `logs` keeps its indexes: `(workspace_id, created_at)` too, which reads a range's raw edges
  * (the partial days of groups by end user) for one workspace; without it they went through the
- * primary key, every workspace's rows of the range, and took up to twice as long.
+ * primary key, every workspace's rows of the range and an hour of margin.
  *
  * Each index is created on the partitioned table, so on every partition; an existing store's
  * partitions are indexed while the migration holds the table.
