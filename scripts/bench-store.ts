@@ -28,12 +28,15 @@ import { analyse, bulkLoad } from "./bench-store/bulk-load.ts";
 import { benchClickHouse } from "./bench-store/clickhouse.ts";
 import { DECLARED_KEYS, generate, WORKSPACES } from "./bench-store/fill.ts";
 import { serverFill } from "./bench-store/server-fill.ts";
+import { serverRollups } from "./bench-store/server-rollups.ts";
 import { dashboardQueries } from "./bench-store/queries.ts";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 /** Rows per server-side fill statement (PostgreSQL): one transaction each. */
 const SERVER_FILL_CHUNK = 250_000;
+/** PostgreSQL: fill statements, index builds and rollup days run this many at once, each on its own connection (the machine has two cores). */
+const SERVER_WORKERS = 2;
 const { values: args } = parseArgs({
   options: {
     url: { type: "string" },
@@ -66,12 +69,16 @@ async function fill(store: Store, end: number): Promise<void> {
   const start = end - 30 * DAY_MS;
   // PostgreSQL: an empty store whose rollups are built from the fill's first hour on, as if the
   // gateway had run since then: the rows are generated in the server (`server-fill.ts`), and
-  // the background build then sums every closed hour. Each day of the fill gets its partition.
+  // their closed hours summed there too (`server-rollups.ts`). Each day of the fill gets its partition.
   const postgres = store.dialect === "postgres";
   if (postgres) await ensureDayPartitions(store.db, start, end);
   if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(start / HOUR_MS) * HOUR_MS).toISOString() }).execute();
-  // Two of the five metadata keys are declared dimensions in every workspace, before any row.
+  // Two of the five metadata keys are declared dimensions in every workspace, before any row
+  // (on PostgreSQL summed from `built_until` on: the fill's first hour).
   for (const workspaceId of WORKSPACES) await store.transaction((tx) => tx.analyticsDimensions.replace(workspaceId, DECLARED_KEYS, start));
+  // The closed hours then count as built (nothing reads them before the fill sums them in
+  // `serverRollups`), so the store's background build leaves them alone.
+  if (postgres) await store.db.updateTable("log_rollup_progress").set({ built_until: new Date(Math.floor(end / HOUR_MS) * HOUR_MS).toISOString() }).execute();
   const started = performance.now();
   let written = 0;
   const progress = (count: number) => {
@@ -81,15 +88,35 @@ async function fill(store: Store, end: number): Promise<void> {
   if (postgres) {
     // A bulk load into empty tables: the secondary indexes are built once at the end, by sorting,
     // rather than row by row (the primary keys stay, so the rows are checked as they go in).
-    const indexes = await withoutSecondaryIndexes(store);
-    for (let first = 0; first < rows; first += SERVER_FILL_CHUNK) {
-      const count = Math.min(SERVER_FILL_CHUNK, rows - first);
+    const indexes = await withoutSecondaryIndexes(store, ["logs", "log_metadata"]);
+    const rollupIndexes = await withoutSecondaryIndexes(store, ["log_rollups"]);
+    const buildIndex = (definition: string) =>
+      store.db.transaction().execute(async (trx) => {
+        // Sorting an index's entries in memory rather than in temporary files.
+        await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(trx);
+        await sql.raw(definition).execute(trx);
+      });
+    const chunks: Array<[first: number, count: number]> = [];
+    for (let first = 0; first < rows; first += SERVER_FILL_CHUNK) chunks.push([first, Math.min(SERVER_FILL_CHUNK, rows - first)]);
+    // Two statements at once, on two connections: each server process fills its own stretch of days.
+    await inParallel(chunks, SERVER_WORKERS, async ([first, count]) => {
       await serverFill(store, first, count, rows, start, end);
       progress(count);
-    }
+    });
+    const loaded = (performance.now() - started) / 1000;
+    log(`rows and metadata loaded in ${loaded.toFixed(1)} s (${Math.round(rows / loaded).toLocaleString("en")} rows/s, secondary indexes off)`);
     const indexing = performance.now();
-    for (const definition of indexes) await sql.raw(definition).execute(store.db);
+    await inParallel(indexes, SERVER_WORKERS, buildIndex);
     log(`${indexes.length} secondary indexes built in ${((performance.now() - indexing) / 1000).toFixed(1)} s`);
+    // The rollups of every closed hour, summed in the server, as the store's background build would have.
+    const summing = performance.now();
+    await serverRollups(store, Math.floor(start / HOUR_MS) * HOUR_MS, Math.floor(end / HOUR_MS) * HOUR_MS, SERVER_WORKERS);
+    const rollupIndexing = performance.now();
+    await inParallel(rollupIndexes, SERVER_WORKERS, buildIndex);
+    log(
+      `rollups summed in the server (INSERT … SELECT … GROUP BY) in ${((rollupIndexing - summing) / 1000).toFixed(1)} s, ` +
+        `their ${rollupIndexes.length} secondary indexes built in ${((performance.now() - rollupIndexing) / 1000).toFixed(1)} s`,
+    );
   } else {
     for (const batch of generate(rows, start, end, 20_000)) {
       await bulkLoad(store, batch);
@@ -97,20 +124,29 @@ async function fill(store: Store, end: number): Promise<void> {
     }
   }
   const seconds = (performance.now() - started) / 1000;
-  log(`filled ${rows.toLocaleString("en")} rows with their metadata${postgres ? "" : " and rollups"} in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString("en")} rows/s)`);
+  log(`filled ${rows.toLocaleString("en")} rows with their metadata and rollups${postgres ? ", indexes built," : ""} in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString("en")} rows/s)`);
   const analysing = performance.now();
   await analyse(store);
   log(`ANALYZE: ${((performance.now() - analysing) / 1000).toFixed(1)} s`);
 }
 
+/** Runs `work` on every item, at most `workers` at once. */
+async function inParallel<T>(items: readonly T[], workers: number, work: (item: T) => Promise<unknown>): Promise<void> {
+  const queue = [...items];
+  const worker = async (): Promise<void> => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+}
+
 /**
- * PostgreSQL: drops the secondary indexes of `logs` and `log_metadata` (with their partitions')
+ * PostgreSQL: drops the secondary indexes of `tables` (with their partitions')
  * and resolves to the statements that create them again, on every partition.
  */
-async function withoutSecondaryIndexes(store: Store): Promise<string[]> {
+async function withoutSecondaryIndexes(store: Store, tables: readonly string[]): Promise<string[]> {
   const { rows } = await sql<{ name: string; definition: string }>`
     SELECT indexname AS name, indexdef AS definition FROM pg_indexes
-    WHERE schemaname = current_schema() AND tablename IN ('logs', 'log_metadata')
+    WHERE schemaname = current_schema() AND tablename IN (${sql.join(tables)})
       AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE contype = 'p')`.execute(store.db);
   for (const { name } of rows) await sql`DROP INDEX ${sql.id(name)}`.execute(store.db);
   return rows.map(({ definition }) => definition.replace(" ON ONLY ", " ON "));

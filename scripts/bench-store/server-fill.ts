@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { Store } from "../../src/store/open-store.ts";
 import { ANSWER, BODY, FEATURE_COUNT, MODEL_WEIGHTS, MODELS, REGIONS, TEAMS, USER_COUNT, WORKSPACE_COUNT, WORKSPACES } from "./fill.ts";
 
@@ -13,11 +13,16 @@ import { ANSWER, BODY, FEATURE_COUNT, MODEL_WEIGHTS, MODELS, REGIONS, TEAMS, USE
  * statement (logs and metadata pairs, one transaction).
  */
 export async function serverFill(store: Store, first: number, count: number, total: number, startMs: number, endMs: number): Promise<void> {
+  await serverFillStatement(first, count, total, startMs, endMs).execute(store.db);
+}
+
+/** `serverFill`'s statement. */
+export function serverFillStatement(first: number, count: number, total: number, startMs: number, endMs: number): RawBuilder<unknown> {
   const step = (endMs - startMs) / total;
   const models = sql.join(MODELS.map(([provider, model, input, output], i) => sql`(${sql.lit(i)}, ${sql.lit(provider)}, ${sql.lit(model)}, ${sql.lit(input)}::float8, ${sql.lit(output)}::float8)`));
   const picks = `{${modelPicks(1000).join(",")}}`;
   const texts = (values: readonly string[]) => sql.lit(`{${values.join(",")}}`);
-  await sql`
+  return sql`
     WITH base AS MATERIALIZED (
       SELECT i,
         (${sql.lit(startMs)}::bigint + floor(i * ${sql.lit(step)}::float8 + random() * ${sql.lit(step)}::float8))::bigint AS ms,
@@ -78,7 +83,7 @@ export async function serverFill(store: Store, first: number, count: number, tot
     INSERT INTO log_metadata (log_id, workspace_id, key, value)
     SELECT id, workspace_id, kv.key, kv.value
     FROM r CROSS JOIN LATERAL (VALUES ('env', env), ('team', team), ('region', region), ('feature', feature), ('session', session)) AS kv(key, value)
-    WHERE kv.value IS NOT NULL`.execute(store.db);
+    WHERE kv.value IS NOT NULL`;
 }
 
 /** `size` model indexes in proportion to `MODEL_WEIGHTS`, for a uniform pick among them. */

@@ -119,8 +119,8 @@ export function rawRows(db: Kysely<Database>, selection: LogFilterSet, slice: An
       .selectFrom("logs")
       // A join rather than a lookup per row: on PostgreSQL a correlated lookup is planned against
       // every day partition of the range for every row; a join reads the range's pairs of the key
-      // once (the id bounds, constants, prune the partitions). The primary key (log_id, key) keeps
-      // it to one pair a log.
+      // once (the id bounds, constants, prune the partitions). A log has one pair a key (its
+      // metadata is an object), so the join keeps one row a log.
       .$if(metadataKey !== undefined, (query) =>
         query.leftJoin("log_metadata as m", (join) => {
           let on = join.onRef("m.log_id", "=", "logs.id").on("m.workspace_id", "=", selection.workspaceId).on("m.key", "=", metadataKey!);

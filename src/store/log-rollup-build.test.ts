@@ -144,6 +144,16 @@ describe("rollups built in the background on PostgreSQL", () => {
     expect(await rolledUp()).toBe(342);
     await expectRollupsEqualRawRows();
   });
+
+  it("adds a big late batch, copied as two halves at once into the same rollup rows, once, and its replay never", async () => {
+    // 500 records in an hour already built: both halves add to the same hour and day rows.
+    const late = records(workspaceId, 400, 500).map((record, i) => ({ ...record, ...relocated(record, T0 + 3 * HOUR + i * 1000) }));
+    await store().logs.insertBatch(late);
+    await store().logs.insertBatch(late);
+    expect(await store().logs.count(workspaceId)).toBe(842);
+    expect(await rolledUp()).toBe(842);
+    await expectRollupsEqualRawRows();
+  });
 });
 
 /** A record moved to `ms` (its id too, so it stays in the day partition of its time). */

@@ -178,7 +178,7 @@ const KEY_SET = new Set<string>(ROLLUP_KEY_COLUMNS);
  * not built). A declared key with more values in the day than a period keeps gets only an
  * overflow row, the day's sums (`log-rollup-bound.ts`).
  */
-async function addDayRows(trx: Kysely<Database>, day: string, end: string): Promise<void> {
+export async function addDayRows(trx: Kysely<Database>, day: string, end: string): Promise<void> {
   const inDay = sql`(dim IN (${sql.join(DAY_LEVEL_DIMENSIONS)}) OR dim LIKE 'meta:%') AND hour >= ${day} AND hour < ${end}`;
   const value = sql`CASE WHEN crowded.dim IS NULL THEN value ELSE ${sql.lit(OVERFLOW_VALUE)} END`;
   const select = ROLLUP_COLUMNS.map((column) => {

@@ -1,8 +1,8 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { LogFilters, LogRecord } from "../records/log-record.ts";
-import { partitionedById } from "./log-id-bound.ts";
+import { idRangeOf, partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters } from "./log-filters.ts";
-import { toRollupRows } from "./log-rollup-rows.ts";
+import { toRollupRows, type LogRollupsTable } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
 import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
@@ -19,6 +19,11 @@ export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts"
  */
 const LOG_ROWS_PER_INSERT = 500;
 const METADATA_ROWS_PER_INSERT = 2_000;
+/**
+ * Batches of at least this many records are copied as two halves in parallel (`insertBatch`);
+ * below it a second transaction's round trips cost more than the overlap saves.
+ */
+const PARALLEL_COPY_MIN_RECORDS = 400;
 /** PostgreSQL's SQLSTATE for a duplicate key. */
 const UNIQUE_VIOLATION = "23505";
 
@@ -26,8 +31,10 @@ const UNIQUE_VIOLATION = "23505";
 export interface LogsRepository {
   /**
    * Stores the records (and their metadata pairs) in one transaction: all or nothing, and adds
-   * them to the analytics rollups in the same transaction. A record whose id is already stored
-   * is skipped (and not counted again), so a retried batch does not fail.
+   * them to the analytics rollups in the same transaction. On PostgreSQL a batch of at least
+   * `PARALLEL_COPY_MIN_RECORDS` is stored as two halves at once, each in its own transaction, so
+   * a failed batch may leave one half stored. A record whose id is already stored is skipped
+   * (and not counted again), so a retried batch does not fail and stores the rest.
    */
   insertBatch(records: LogRecord[]): Promise<void>;
   /** Resolves when the store answers a trivial query; rejects when it cannot be reached. */
@@ -73,12 +80,30 @@ export function createLogsRepository(
     }
   }
 
+  /** Stores the records, their metadata pairs and their rollup deltas in one transaction (dialects with bulk rows). */
+  async function storeBulk(records: LogRecord[]): Promise<void> {
+    const rows = records.map(toLogRow);
+    const metadataRows = records.flatMap(toMetadataRows);
+    await db.transaction().execute(async (trx) => {
+      // Where closed hours are summed in the background, only records of hours already built are added here.
+      const builtUntil = rollupsBuiltInBackground ? Date.parse(await lockBuiltUntil(trx)) : Infinity;
+      // Read under the lock: a declaration takes it exclusively (`analytics-dimensions-repository.ts`).
+      const declared = await readDeclaredKeys(trx);
+      const storedIds = copyRows ? await copyOrInsert(trx, rows, metadataRows) : new Set(await bulkRows!.logs(trx, rows));
+      if (!copyRows) await bulkRows!.metadata(trx, metadataRows);
+      const stored = records.filter((record) => storedIds.has(record.id));
+      const deltas = rollupsBuiltInBackground ? builtPeriodRollupRows(stored, builtUntil, declared) : toRollupRows(stored, declared);
+      // In key order, so two halves adding to the same rollup rows take their locks in the same order.
+      await bulkRows!.rollups(trx, inKeyOrder(await boundMetadataRows(trx, deltas)));
+    });
+  }
+
   const idRange = partitionedById(db);
   return {
     async insertBatch(records) {
       if (records.length === 0) return;
-      const metadataRows = records.flatMap(toMetadataRows);
       if (insertRows) {
+        const metadataRows = records.flatMap(toMetadataRows);
         const rows = records.map(toLogRow);
         // Holding the connection keeps every other query of this store out while it runs.
         await db.connection().execute(async (connection) => {
@@ -91,20 +116,18 @@ export function createLogsRepository(
         return;
       }
       if (bulkRows) {
-        const rows = records.map(toLogRow);
-        await db.transaction().execute(async (trx) => {
-          // Where closed hours are summed in the background, only records of hours already built are added here.
-          const builtUntil = rollupsBuiltInBackground ? Date.parse(await lockBuiltUntil(trx)) : Infinity;
-          // Read under the lock: a declaration takes it exclusively (`analytics-dimensions-repository.ts`).
-          const declared = await readDeclaredKeys(trx);
-          const storedIds = copyRows ? await copyOrInsert(trx, rows, metadataRows) : new Set(await bulkRows.logs(trx, rows));
-          if (!copyRows) await bulkRows.metadata(trx, metadataRows);
-          const stored = records.filter((record) => storedIds.has(record.id));
-          const deltas = rollupsBuiltInBackground ? builtPeriodRollupRows(stored, builtUntil, declared) : toRollupRows(stored, declared);
-          await bulkRows.rollups(trx, await boundMetadataRows(trx, deltas));
-        });
+        // A big batch is copied as two halves at once, each in its own transaction on its own
+        // connection: the server's work (mostly index upkeep) then runs on two cores. Each half is
+        // all or nothing; when one fails the batch fails and is written again, and the half that
+        // committed is skipped record by record like any retried batch, so each record is still
+        // stored, and counted, once.
+        const parts = copyRows && records.length >= PARALLEL_COPY_MIN_RECORDS ? halves(records) : [records];
+        const results = await Promise.allSettled(parts.map((part) => storeBulk(part)));
+        const failed = results.find((result) => result.status === "rejected");
+        if (failed) throw failed.reason;
         return;
       }
+      const metadataRows = records.flatMap(toMetadataRows);
       await db.transaction().execute(async (trx) => {
         const declared = await readDeclaredKeys(trx);
         const storedIds = new Set<string>();
@@ -132,7 +155,11 @@ export function createLogsRepository(
       const limit = Math.max(1, Math.trunc(filters.limit));
       const { before } = filters;
       const columns = options.bodies ? LOG_COLUMNS : LOG_LISTED_COLUMNS;
-      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, filters, { idRange }));
+      // PostgreSQL: metadata pairs are joined (`joinMetadataPairs`), the other filters are conditions.
+      const pairs = idRange ? Object.entries(filters.metadata ?? {}) : [];
+      const conditions = pairs.length > 0 ? { ...filters, metadata: undefined } : filters;
+      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, conditions, { idRange }));
+      query = joinMetadataPairs(query, filters, pairs);
       if (before !== undefined) query = query.where("id", "<", before);
       const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
@@ -155,6 +182,52 @@ export function createLogsRepository(
       return Number(row.count);
     },
   };
+}
+
+type ListQuery = SelectQueryBuilder<Database, "logs", object>;
+
+/**
+ * The listing narrowed to logs holding each metadata pair, by a join per pair with the workspace's
+ * pairs of that key and value (their ids bounded by the range, so only its day partitions are
+ * read). `log_metadata_filter_idx (workspace_id, key, value, log_id)` is unique, so a join keeps one
+ * row a log, and it returns a pair's logs newest first: PostgreSQL merges the day partitions'
+ * index scans and stops at the page's end (5,000,000 logs, a rare value: 7 ms), where the same
+ * filter as `EXISTS` was planned as every matching pair of 30 days gathered and sorted (0.5 s).
+ */
+function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters, pairs: ReadonlyArray<[string, string]>): Q {
+  const ids = idRangeOf(filters.from, filters.to);
+  let query = listing as ListQuery;
+  pairs.forEach(([key, value], i) => {
+    const alias = `pair_${i}`;
+    // The joined table adds no column to the listing's: its type stays the listing's.
+    query = query.innerJoin(
+      (eb) =>
+        eb
+          .selectFrom("log_metadata")
+          .select("log_metadata.log_id")
+          .where("log_metadata.workspace_id", "=", filters.workspaceId)
+          .where("log_metadata.key", "=", key)
+          .where("log_metadata.value", "=", value)
+          .$if(ids.from !== undefined, (q) => q.where("log_metadata.log_id", ">=", ids.from!))
+          .$if(ids.to !== undefined, (q) => q.where("log_metadata.log_id", "<", ids.to!))
+          .as(alias),
+      (join) => join.on(sql<boolean>`${sql.ref(`${alias}.log_id`)} = ${sql.ref("logs.id")}`),
+    ) as unknown as ListQuery;
+  });
+  return query as Q;
+}
+
+function halves<T>(items: readonly T[]): T[][] {
+  const middle = Math.ceil(items.length / 2);
+  return [items.slice(0, middle), items.slice(middle)];
+}
+
+function rollupKey(row: LogRollupsTable): string {
+  return `${row.workspace_id}\u0000${row.dim}\u0000${row.value}\u0000${row.hour}\u0000${row.success}`;
+}
+
+function inKeyOrder(rows: LogRollupsTable[]): LogRollupsTable[] {
+  return rows.map((row) => [rollupKey(row), row] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
 function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {

@@ -22,7 +22,7 @@ export const postgresJsonRows: BulkRowsWriter = {
     if (rows.length === 0) return;
     await sql`
       INSERT INTO log_metadata SELECT * FROM json_populate_recordset(NULL::log_metadata, ${asJson(rows)}::json)
-      ON CONFLICT (log_id, key) DO NOTHING`.execute(db);
+      ON CONFLICT DO NOTHING`.execute(db);
   },
   async rollups(db, rows) {
     if (rows.length === 0) return;

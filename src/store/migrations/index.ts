@@ -22,6 +22,7 @@ import * as logRollupProgress from "./0023_log_rollup_progress.ts";
 import * as logRollupDays from "./0024_log_rollup_days.ts";
 import * as analyticsDimensions from "./0025_analytics_dimensions.ts";
 import * as logRollupRankingIndex from "./0026_log_rollup_ranking_index.ts";
+import * as logWriteIndexes from "./0027_log_write_indexes.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -51,6 +52,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0024_log_rollup_days": logRollupDays,
   "0025_analytics_dimensions": analyticsDimensions,
   "0026_log_rollup_ranking_index": logRollupRankingIndex,
+  "0027_log_write_indexes": logWriteIndexes,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
