@@ -3,7 +3,7 @@ import type { LogsRepository } from "../store/logs-repository.ts";
 import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { fromClickHouseRow, toTabSeparatedRow } from "./clickhouse-log-rows.ts";
+import { fromClickHouseRow, writeTabSeparated } from "./clickhouse-log-rows.ts";
 import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 
@@ -99,9 +99,6 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
   };
 }
 
-/** Rows per chunk of text: short-lived strings, collected young, in a buffer each. */
-const ROWS_PER_CHUNK = 1_000;
-
 /**
  * The records as TabSeparated text, cut into the parts of a batch's inserts (up to
  * `PARALLEL_INSERTS`, of `MIN_ROWS_PER_INSERT` rows or more), each a list of chunks.
@@ -111,16 +108,7 @@ function writeOut(records: readonly LogRecord[]): Buffer[][] {
   const parts = Math.max(1, Math.min(PARALLEL_INSERTS, Math.floor(records.length / MIN_ROWS_PER_INSERT)));
   const size = Math.ceil(records.length / parts);
   const written: Buffer[][] = [];
-  for (let start = 0; start < records.length; start += size) {
-    const chunks: Buffer[] = [];
-    const end = Math.min(records.length, start + size);
-    for (let from = start; from < end; from += ROWS_PER_CHUNK) {
-      let text = "";
-      for (let i = from; i < Math.min(end, from + ROWS_PER_CHUNK); i++) text += toTabSeparatedRow(records[i]!);
-      chunks.push(Buffer.from(text));
-    }
-    written.push(chunks);
-  }
+  for (let start = 0; start < records.length; start += size) written.push(writeTabSeparated(records.slice(start, start + size)));
   return written;
 }
 
