@@ -8,8 +8,8 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * The records as the TabSeparated text of one insert, in chunks. Each line is copied into the
- * chunk as soon as it is written, so it dies young: text held across many rows would be copied
- * by every young collection until it is promoted, which was most of this work's time.
+ * chunk as soon as it is written, so it dies young: text held across many rows is copied by
+ * every young-generation collection until it is promoted.
  */
 export function writeTabSeparated(records: readonly LogRecord[]): Buffer[] {
   const chunks: Buffer[] = [];

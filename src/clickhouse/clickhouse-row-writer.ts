@@ -2,7 +2,7 @@ import { bucketOf } from "../analytics/latency-histogram.ts";
 import { LOG_FIELDS } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
 import { PLAIN_FIELDS } from "./clickhouse-columns.ts";
-import { tsvString, tsvStringArray } from "./clickhouse-tsv.ts";
+import { TSV_NULL, tsvString, tsvStringArray } from "./clickhouse-tsv.ts";
 
 /**
  * The `logs` row of a record as one TabSeparated line, in the order of `INSERTED_COLUMNS`.
@@ -24,9 +24,9 @@ function fieldSource(name: (typeof PLAIN_FIELDS)[number]): string {
     case "json":
       return `esc(JSON.stringify(${value}))`;
     case "text":
-      return "nullable" in field ? `(${value} == null ? "\\\\N" : esc(${value}))` : `esc(${value})`;
+      return "nullable" in field ? `(${value} == null ? NULL : esc(${value}))` : `esc(${value})`;
     default:
-      return "nullable" in field ? `(${value} == null ? "\\\\N" : "" + ${value})` : `("" + ${value})`;
+      return "nullable" in field ? `(${value} == null ? NULL : "" + ${value})` : `("" + ${value})`;
   }
 }
 
@@ -47,10 +47,10 @@ function compileRowWriter(): RowWriter {
     "Date.parse(r.createdAt)",
     "meta(r.metadata)",
     "bucket(r.latencyMs)",
-    '(r.timeToFirstTokenMs === null ? "\\\\N" : bucket(r.timeToFirstTokenMs))',
+    "(r.timeToFirstTokenMs === null ? NULL : bucket(r.timeToFirstTokenMs))",
   ].join(' + "\\t" + ');
   const body = `return function toTabSeparatedRow(r) { return ${fields} + "\\t" + ${rest} + "\\n"; };`;
-  return new Function("esc", "meta", "bucket", body)(tsvString, metadataColumns, bucketOf) as RowWriter;
+  return new Function("esc", "meta", "bucket", "NULL", body)(tsvString, metadataColumns, bucketOf, TSV_NULL) as RowWriter;
 }
 
 export const toTabSeparatedRow: RowWriter = compileRowWriter();
