@@ -6,6 +6,8 @@
  * prints the CPU time per 100,000 rows of this process (`process.cpuUsage()`) and of the server,
  * whose process id is BENCH_CLICKHOUSE_PID (read from `/proc/<pid>/stat`, so a local server that
  * nothing else uses), counting the merges that follow within five seconds.
+ * BENCH_CLICKHOUSE_VIEWS (a comma-separated list of rollup tables, or `none`) keeps only those
+ * rollups' materialized views: the server's share of each view.
  */
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -31,6 +33,12 @@ const admin = await connectClickHouse(parseClickHouseUrl(url));
 await admin.command("DROP DATABASE IF EXISTS bench_ingest_cpu");
 await admin.command("CREATE DATABASE bench_ingest_cpu");
 const store = await openClickHouseLogStore(databaseUrl);
+const keptViews = process.env.BENCH_CLICKHOUSE_VIEWS;
+if (keptViews !== undefined) {
+  const keep = new Set(keptViews.split(",").map((table) => `${table.trim()}_mv`));
+  const views = await admin.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = 'bench_ingest_cpu' AND engine = 'MaterializedView'");
+  for (const { name } of views) if (!keep.has(name)) await admin.command(`DROP TABLE bench_ingest_cpu.${name}`);
+}
 const end = Date.now();
 const batches = [...generate(rows, end - Math.ceil(rows / 100), end, batchSize)];
 const server0 = serverCpuSeconds();
@@ -47,7 +55,7 @@ const per100k = (seconds: number) => ((seconds / rows) * 100_000).toFixed(2);
 console.log(
   `${rows.toLocaleString("en")} rows in batches of ${batchSize.toLocaleString("en")}: ${Math.round(rows / wall).toLocaleString("en")} rows/s; ` +
     `CPU s per 100,000 rows: server ${per100k(server)}, client ${per100k(client)}; ${Math.round(rows / (server + client)).toLocaleString("en")} rows per CPU-second; ` +
-    `load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+    `views ${keptViews ?? "all"}; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
 );
 await store.close();
 await admin.command("DROP DATABASE IF EXISTS bench_ingest_cpu");

@@ -1,34 +1,32 @@
-import { bucketOf } from "../analytics/latency-histogram.ts";
 import { LOG_FIELDS, type LogFieldName } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
 import { PLAIN_FIELDS } from "./clickhouse-columns.ts";
-import { TSV_NULL, tsvString, tsvStringArray } from "./clickhouse-tsv.ts";
+import { toTabSeparatedRow } from "./clickhouse-row-writer.ts";
 
-type Mapping = readonly [name: LogFieldName, column: string, kind: (typeof LOG_FIELDS)[LogFieldName]["kind"]];
-/** Looked up once: a batch maps every field of thousands of records. */
-const MAPPINGS: readonly Mapping[] = PLAIN_FIELDS.map((name) => [name, LOG_FIELDS[name].column, LOG_FIELDS[name].kind]);
+/** Bytes per chunk of an insert's text. */
+const CHUNK_BYTES = 1 << 20;
 
 /**
- * The `logs` row of a record as one TabSeparated line, in the order of `INSERTED_COLUMNS`: what a
- * batch insert sends (no object per row, no JSON, and the server reads fields by position).
+ * The records as the TabSeparated text of one insert, in chunks. Each line is copied into the
+ * chunk as soon as it is written, so it dies young: text held across many rows is copied by
+ * every young-generation collection until it is promoted.
  */
-export function toTabSeparatedRow(record: LogRecord): string {
-  let line = "";
-  for (const [name, , kind] of MAPPINGS) {
-    const value = record[name];
-    if (kind === "boolean") line += value ? "1\t" : "0\t";
-    else if (kind === "json") line += `${tsvString(JSON.stringify(value))}\t`;
-    else if (value === null || value === undefined) line += `${TSV_NULL}\t`;
-    else line += `${kind === "text" ? tsvString(value as string) : String(value)}\t`;
+export function writeTabSeparated(records: readonly LogRecord[]): Buffer[] {
+  const chunks: Buffer[] = [];
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
+  for (const record of records) {
+    const line = toTabSeparatedRow(record);
+    // A UTF-16 unit is at most three bytes of UTF-8.
+    if (used + line.length * 3 > chunk.length) {
+      if (used > 0) chunks.push(chunk.subarray(0, used));
+      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, line.length * 3));
+      used = 0;
+    }
+    used += chunk.write(line, used);
   }
-  const keys: string[] = [];
-  const values: string[] = [];
-  for (const key in record.metadata) {
-    keys.push(key);
-    values.push(record.metadata[key]!);
-  }
-  const ttft = record.timeToFirstTokenMs === null ? TSV_NULL : String(bucketOf(record.timeToFirstTokenMs));
-  return `${line}${Date.parse(record.createdAt)}\t${tsvStringArray(keys)}\t${tsvStringArray(values)}\t${bucketOf(record.latencyMs)}\t${ttft}\n`;
+  if (used > 0) chunks.push(chunk.subarray(0, used));
+  return chunks;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { LogsRepository } from "../store/logs-repository.ts";
 import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { fromClickHouseRow, toTabSeparatedRow } from "./clickhouse-log-rows.ts";
+import { fromClickHouseRow, writeTabSeparated } from "./clickhouse-log-rows.ts";
 import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 
@@ -99,9 +99,6 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
   };
 }
 
-/** Rows per chunk of text: short-lived strings, collected young, in a buffer each. */
-const ROWS_PER_CHUNK = 1_000;
-
 /**
  * The records as TabSeparated text, cut into the parts of a batch's inserts (up to
  * `PARALLEL_INSERTS`, of `MIN_ROWS_PER_INSERT` rows or more), each a list of chunks.
@@ -111,16 +108,7 @@ function writeOut(records: readonly LogRecord[]): Buffer[][] {
   const parts = Math.max(1, Math.min(PARALLEL_INSERTS, Math.floor(records.length / MIN_ROWS_PER_INSERT)));
   const size = Math.ceil(records.length / parts);
   const written: Buffer[][] = [];
-  for (let start = 0; start < records.length; start += size) {
-    const chunks: Buffer[] = [];
-    const end = Math.min(records.length, start + size);
-    for (let from = start; from < end; from += ROWS_PER_CHUNK) {
-      let text = "";
-      for (let i = from; i < Math.min(end, from + ROWS_PER_CHUNK); i++) text += toTabSeparatedRow(records[i]!);
-      chunks.push(Buffer.from(text));
-    }
-    written.push(chunks);
-  }
+  for (let start = 0; start < records.length; start += size) written.push(writeTabSeparated(records.slice(start, start + size)));
   return written;
 }
 
@@ -141,11 +129,15 @@ async function insertParts(connection: ClickHouseConnection, parts: readonly Buf
 async function storedIds(connection: ClickHouseConnection, records: readonly LogRecord[]): Promise<Set<string>> {
   if (records.length === 0) return new Set();
   const ids = records.map((record) => record.id).sort();
-  // Cut after the widest gaps; an id that is not time-ordered (not UUIDv7) counts as no gap.
-  const gaps = ids
-    .slice(1)
-    .map((id, i) => ({ after: i, ms: (idMs(id) ?? 0) - (idMs(ids[i]!) ?? Number.POSITIVE_INFINITY) }))
-    .filter((gap) => gap.ms >= RANGE_GAP_MS)
+  // Each id's time read once (a batch holds up to 100,000); an id that is not time-ordered (not
+  // UUIDv7) counts as no gap. Cut after the widest gaps.
+  const times = ids.map(idMs);
+  const wide: Array<{ after: number; ms: number }> = [];
+  for (let i = 1; i < ids.length; i++) {
+    const ms = (times[i] ?? 0) - (times[i - 1] ?? Number.POSITIVE_INFINITY);
+    if (ms >= RANGE_GAP_MS) wide.push({ after: i - 1, ms });
+  }
+  const gaps = wide
     .sort((a, b) => b.ms - a.ms)
     .slice(0, LOOKUP_RANGES - 1)
     .map((gap) => gap.after)
@@ -157,14 +149,21 @@ async function storedIds(connection: ClickHouseConnection, records: readonly Log
     first = after + 1;
   }
   const workspaces = strList([...new Set(records.map((record) => record.workspaceId))]);
-  // Days bounded by the ids' times only when every id has one.
-  const times = ids.map(v7Ms);
-  const known = times.filter((ms): ms is number => ms !== null);
-  const days = known.length < ids.length ? "1" : createdMsNear(known.reduce((a, b) => Math.min(a, b)), known.reduce((a, b) => Math.max(a, b)));
+  // Days bounded by the ids' times only when every id is a UUIDv7.
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  let allTimed = true;
+  for (let i = 0; i < ids.length && allTimed; i++) {
+    allTimed = v7Ms(ids[i]!) !== null;
+    low = Math.min(low, times[i]!);
+    high = Math.max(high, times[i]!);
+  }
+  const days = allTimed ? createdMsNear(low, high) : "1";
   const within = ranges.map(([low, high]) => `(id >= ${str(low)} AND id <= ${str(high)})`).join(" OR ");
   const rows = await connection.rows<{ id: string }>(
     `SELECT id FROM logs WHERE workspace_id IN ${workspaces} AND (${within}) AND ${days}`,
   );
+  if (rows.length === 0) return new Set();
   const wanted = new Set(ids);
   return new Set(rows.map((row) => row.id).filter((id) => wanted.has(id)));
 }

@@ -3,7 +3,10 @@ import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-c
 import { connectClickHouse, type ClickHouseConnection } from "./clickhouse-connection.ts";
 import { migrateClickHouse } from "./clickhouse-migrate.ts";
 import { CLICKHOUSE_MIGRATIONS } from "./clickhouse-migrations.ts";
+import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
+import { CASCADE_VIEW } from "./clickhouse-rollup-cascade.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
+import { logRecord, scopeId } from "../store/store-test-fixtures.ts";
 
 let server: OwnClickHouse;
 let connection: ClickHouseConnection;
@@ -33,5 +36,36 @@ describe("ClickHouse log store migrations", () => {
     expect(await migrateClickHouse(connection, [...CLICKHOUSE_MIGRATIONS, later])).toEqual([9_999]);
     const [row] = await connection.rows<{ n: string }>("SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'probe'");
     expect(Number(row?.n)).toBe(1);
+  });
+
+  it("chain the per-dimension rollup on the combinations rollup (7), keeping its rows and counting each later record once", async () => {
+    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_upgrade_test")));
+    expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 7))).toEqual([1, 2, 3, 4, 5, 6]);
+    const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
+    const workspaceId = scopeId("ws-upgrade");
+    const start = Date.UTC(2026, 5, 1, 10);
+    const models = ["a", "b", "c"];
+    const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 20_000, { workspaceId, model: models[i % 3]!, status: i % 7 === 0 ? 500 : 200 }, i));
+    await logs.insertBatch(records.slice(0, 300));
+    expect(await migrateClickHouse(upgraded)).toEqual([7]);
+    await logs.insertBatch(records.slice(300));
+    // A replay of the later records adds nothing through the chained view either.
+    await logs.insertBatch(records.slice(250));
+    const views = await upgraded.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView' ORDER BY name");
+    expect(views.map((row) => row.name)).toContain(CASCADE_VIEW);
+    expect(views.map((row) => row.name)).not.toContain("log_rollups_hourly_dims_mv");
+    const rolled = await upgraded.rows<{ dim: string; value: string; requests: string; tokens: string; latency: string[] }>(
+      `SELECT dim, value, countMerge(requests) AS requests, sumMerge(total_tokens) AS tokens, sumForEachMerge(latency) AS latency
+       FROM log_rollups_hourly_dims WHERE workspace_id = '${workspaceId}' GROUP BY dim, value ORDER BY dim, value`,
+    );
+    const raw = await upgraded.rows<{ dim: string; value: string; requests: string; tokens: string; latency: string[] }>(
+      `SELECT dim_value.1 AS dim, dim_value.2 AS value, count() AS requests, sum(total_tokens) AS tokens,
+         sumForEach(arrayResize(arrayResize(emptyArrayUInt64(), latency_bucket), latency_bucket + 1, toUInt64(1))) AS latency
+       FROM logs ARRAY JOIN [('all', ''), ('model', concat('=', assumeNotNull(model))), ('status', concat('=', toString(status)))] AS dim_value
+       WHERE workspace_id = '${workspaceId}' GROUP BY dim, value ORDER BY dim, value`,
+    );
+    expect(raw.find((row) => row.dim === "all")?.requests).toBe("600");
+    expect(rolled.filter((row) => row.dim !== "provider" && row.dim !== "virtual_key_id")).toEqual(raw);
+    await upgraded.close();
   });
 });

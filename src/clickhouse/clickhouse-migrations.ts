@@ -1,4 +1,5 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
+import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
 import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
 
 /**
@@ -10,7 +11,13 @@ import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS } from "./clickhouse-roll
 export interface ClickHouseMigration {
   version: number;
   name: string;
-  statements: readonly string[];
+  /** The statements, or a function of the server's release (`18.16.1`) for what releases run differently. */
+  statements: readonly string[] | ((serverVersion: string) => readonly string[]);
+}
+
+/** A migration's statements on a server of this release. */
+export function statementsOf(migration: ClickHouseMigration, serverVersion: string): readonly string[] {
+  return typeof migration.statements === "function" ? migration.statements(serverVersion) : migration.statements;
 }
 
 /**
@@ -189,5 +196,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 6,
     name: "metadata key sets rollup",
     statements: KEY_SETS_STATEMENTS,
+  },
+  {
+    // The per-dimension rollup summed from the combinations rollup's rows (clickhouse-rollup-cascade.ts).
+    version: 7,
+    name: "per-dimension rollup chained on the combinations rollup",
+    statements: cascadeStatements,
   },
 ];
