@@ -36,7 +36,7 @@ const MERGED_STATES = `
   sumForEachMergeState(ttft) AS ttft`;
 
 /** Where a view chained on the combinations view reads its rows, on a server of this release. */
-export function combinationsSource(serverVersion: string): string {
+function combinationsSource(serverVersion: string): string {
   return Number.parseInt(serverVersion, 10) < 19 ? "log_rollups_hourly_mv" : "log_rollups_hourly";
 }
 
