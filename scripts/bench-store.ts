@@ -8,6 +8,8 @@
  *   A store that already holds the bench's logs is reused as it is, not filled again.
  * - `--rows`: logs to fill (default 1,000,000). `--runs`: timed runs per query (default 20).
  * - `--ingest`: records the ingest measure writes through the logs repository (default 100,000).
+ * - `--offer`: records per second offered to the log writer for `--offer-seconds` (default 25,000
+ *   for 30 s; 0 skips it): whether the writer, batching as the gateway does, keeps pace.
  * - `--no-retention`: keep the oldest day (the retention measure deletes it).
  * See docs/benchmark.md ("Store: logs page and analytics").
  */
@@ -20,6 +22,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { configWith } from "../src/config.ts";
 import { createGateway } from "../src/gateway.ts";
+import type { LogEntry } from "../src/logging/log-entry.ts";
+import { LogWriter, type LogSink } from "../src/logging/log-writer.ts";
+import type { LogRecord } from "../src/records/log-record.ts";
 import { ensureDayPartitions } from "../src/store/log-partitions.ts";
 import { BUILD_GRACE_MS, buildClosedRollupHours, readBuiltUntil } from "../src/store/log-rollup-build.ts";
 import { deleteExpiredStep } from "../src/store/log-retention.ts";
@@ -43,12 +48,16 @@ const { values: args } = parseArgs({
     rows: { type: "string", default: "1000000" },
     runs: { type: "string", default: "20" },
     ingest: { type: "string", default: "100000" },
+    offer: { type: "string", default: "25000" },
+    "offer-seconds": { type: "string", default: "30" },
     "no-retention": { type: "boolean", default: false },
   },
 });
 const rows = Number(args.rows);
 const runs = Number(args.runs);
 const ingestRows = Number(args.ingest);
+const offeredPerSecond = Number(args.offer);
+const offerSeconds = Number(args["offer-seconds"]);
 const log = (line: string): void => console.log(`bench:store: ${line} (load ${loadAverage()})`);
 
 /** The machine's load average: the figures are only as quiet as the machine was. */
@@ -178,6 +187,61 @@ async function ingest(store: Store, end: number): Promise<void> {
 }
 
 /**
+ * The log writer at a steady offered rate: records enqueued every 10 ms as a gateway at that many
+ * requests a second would, batched with the gateway's defaults (a write starts at
+ * `GATEWAY_LOG_BATCH_SIZE` waiting and takes up to `GATEWAY_LOG_MAX_BATCH_SIZE`), stored through
+ * the logs repository (the records come built: `buildLogRecord`'s share of the sink is not in it).
+ * It keeps pace when the queue stays flat while records are offered.
+ */
+async function sustainedIngest(store: Store, end: number): Promise<void> {
+  const defaults = configWith({});
+  const total = offeredPerSecond * offerSeconds;
+  const tick = Math.max(1, Math.round(offeredPerSecond / 100));
+  const batchSizes: number[] = [];
+  const sink: LogSink = {
+    insertBatch: async (entries) => {
+      batchSizes.push(entries.length);
+      await store.logs.insertBatch(entries as unknown as LogRecord[]);
+    },
+    ping: () => store.logs.ping(),
+  };
+  const writer = new LogWriter(sink, {
+    flushIntervalMs: defaults.GATEWAY_LOG_FLUSH_INTERVAL_MS,
+    batchSize: defaults.GATEWAY_LOG_BATCH_SIZE,
+    maxBatchSize: defaults.GATEWAY_LOG_MAX_BATCH_SIZE,
+  });
+  const records = generate(total, end - 60_000, end, tick);
+  const queue: number[] = [];
+  let offered = 0;
+  const started = performance.now();
+  let nextSample = started + 1_000;
+  while (offered < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * offeredPerSecond));
+    while (offered < due) {
+      const chunk = records.next();
+      if (chunk.done) break;
+      for (const record of chunk.value) writer.enqueue({ ...record, id: `${record.id.slice(0, 24)}${randomBytes(6).toString("hex")}`, workspaceId: `probe-writer-${record.workspaceId}` } as unknown as LogEntry);
+      offered += chunk.value.length;
+    }
+    if (performance.now() >= nextSample) {
+      queue.push(writer.pendingCount);
+      nextSample += 1_000;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const offering = (performance.now() - started) / 1000;
+  const waitingAtEnd = writer.pendingCount;
+  await writer.close();
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = [...batchSizes].sort((a, b) => a - b);
+  log(
+    `log writer offered ${offeredPerSecond.toLocaleString("en")} records/s for ${offering.toFixed(1)} s: ${Math.round(total / seconds).toLocaleString("en")} rows/s stored ` +
+      `(${total.toLocaleString("en")} in ${seconds.toFixed(1)} s); queue each second ${queue.join(", ")}; ${waitingAtEnd} waiting when the offer stopped; ` +
+      `${batchSizes.length} writes, batch p50 ${sorted[Math.floor(sorted.length / 2)] ?? 0}, max ${sorted[sorted.length - 1] ?? 0}`,
+  );
+}
+
+/**
  * Deletes the oldest day the way the retention timer does (steps of 1,000 logs, without its
  * pauses) and times it: the cutoff is a day after the oldest log, so a reused store loses its
  * next oldest day each run.
@@ -272,6 +336,7 @@ async function main(): Promise<void> {
   if (store.dialect === "postgres") await catchUpRollups(store);
   await measureQueries(url, end);
   if (ingestRows > 0) await ingest(store, end);
+  if (offeredPerSecond > 0 && offerSeconds > 0) await sustainedIngest(store, end);
   if (!args["no-retention"]) await retention(store);
   await store.close();
   if (temporary) await rm(join(url.slice("file:".length), ".."), { recursive: true, force: true });

@@ -96,6 +96,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     observer: telemetry.observer,
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
     batchSize: config.GATEWAY_LOG_BATCH_SIZE,
+    maxBatchSize: config.GATEWAY_LOG_MAX_BATCH_SIZE,
     spool,
     onStoreEvent: reportStoreEvent,
     onError: (error, lost) => {

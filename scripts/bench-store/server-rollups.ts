@@ -17,8 +17,8 @@ const bucketIds = Array.from({ length: HISTOGRAM_BUCKETS }, (_, i) => i);
  * the server (`INSERT … SELECT … GROUP BY`, a UTC day a statement, `workers` days at once on
  * their own connections), then `built_until` moved to `untilHour`: the rows the store's background
  * build (`log-rollup-build.ts`) would have written hour by hour, without reading the logs back
- * into JavaScript. Hour rows of the hourly dimensions and declared keys, day rows of end users,
- * and, for each day that ends by `untilHour`, the `day:` rows (by the build's own statement). The
+ * into JavaScript. Hour rows of every dimension and declared key and, for each day that ends by
+ * `untilHour`, the `day:` rows (by the build's own statement). The
  * rollups of the range must be empty. The bound on a declared key's values per period is not
  * applied: this throws when a period holds more than it keeps (the bench's keys hold a few).
  */
@@ -48,7 +48,7 @@ export async function serverRollups(store: Store, fromHourMs: number, untilHourM
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The statement summing the rows of `[fromMs, untilMs)` (whole hours of one UTC day) into hour rows and the day's user rows. */
+/** The statement summing the rows of `[fromMs, untilMs)` (whole hours of one UTC day) into hour rows. */
 export function daySums(fromMs: number, untilMs: number, declared: ReadonlyMap<string, readonly string[]>): RawBuilder<unknown> {
   const ids = idRangeOf(iso(fromMs), iso(untilMs));
   // Each declared key, with the workspaces that declared it.
@@ -60,7 +60,7 @@ export function daySums(fromMs: number, untilMs: number, declared: ReadonlyMap<s
     sql`SELECT 'provider', '=' || r.provider, r.hour`,
     sql`SELECT 'virtual_key_id', coalesce('=' || r.virtual_key_id, ''), r.hour`,
     sql`SELECT 'status', '=' || r.status, r.hour`,
-    sql`SELECT 'user', coalesce('=' || r.end_user, ''), r.day`,
+    sql`SELECT 'user', coalesce('=' || r.end_user, ''), r.hour`,
     ...[...byKey].map(
       ([key, workspaces]) =>
         sql`SELECT ${sql.lit(`meta:${key}`)}, coalesce('=' || (r.meta ->> ${sql.lit(key)}), ''), r.hour WHERE r.workspace_id IN (${sql.join(workspaces.map((w) => sql.lit(w)))})`,
@@ -73,7 +73,7 @@ export function daySums(fromMs: number, untilMs: number, declared: ReadonlyMap<s
   // the 128 histogram columns is a filtered sum over those few rows rather than over every log.
   return sql`
     WITH r AS MATERIALIZED (
-      SELECT workspace_id, substr(created_at, 1, 13) || ':00:00.000Z' AS hour, substr(created_at, 1, 10) || 'T00:00:00.000Z' AS day,
+      SELECT workspace_id, substr(created_at, 1, 13) || ':00:00.000Z' AS hour,
         success, latency_ms, time_to_first_token_ms AS ttft, cost_usd, cache_status, cost_saved_usd, prompt_tokens, completion_tokens,
         total_tokens, end_user, model, provider, virtual_key_id, status, ${meta} AS meta,
         ${bucketSql(sql`latency_ms`)} AS lb, ${bucketSql(sql`time_to_first_token_ms`)} AS tb

@@ -54,6 +54,37 @@ describe("LogWriter telemetry", () => {
   });
 });
 
+describe("LogWriter batching", () => {
+  it("writes one batch at a time, and the next takes every record that arrived meanwhile, up to maxBatchSize", async () => {
+    const sizes: number[] = [];
+    let release: () => void = () => undefined;
+    const sink: LogSink = {
+      async insertBatch(entries) {
+        sizes.push(entries.length);
+        if (sizes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+    };
+    const writer = new LogWriter(sink, { flushIntervalMs: 1000, batchSize: 10, maxBatchSize: 500 });
+    for (let i = 0; i < 10; i += 1) writer.enqueue(entry(`first-${i}`));
+    await vi.waitFor(() => expect(sizes).toEqual([10]));
+    // The first write is under way: 1,200 records arrive and wait for it.
+    for (let i = 0; i < 1200; i += 1) writer.enqueue(entry(`later-${i}`));
+    expect(writer.pendingCount).toBe(1200);
+    release();
+    await vi.waitFor(() => expect(writer.pendingCount).toBe(0));
+    expect(sizes).toEqual([10, 500, 500, 200]);
+    await writer.close();
+  });
+
+  it("never takes fewer than batchSize at a time, whatever maxBatchSize says", async () => {
+    const sizes: number[] = [];
+    const writer = new LogWriter({ insertBatch: async (entries) => void sizes.push(entries.length) }, { flushIntervalMs: 1000, batchSize: 50, maxBatchSize: 5 });
+    for (let i = 0; i < 120; i += 1) writer.enqueue(entry(String(i)));
+    await writer.close();
+    expect(sizes).toEqual([50, 50, 20]);
+  });
+});
+
 /** An entry as the request path makes one, as far as the spool's packing reads it. */
 const spoolable = (id: string): LogEntry => ({ id, metadata: {}, response: null }) as unknown as LogEntry;
 

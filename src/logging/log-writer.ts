@@ -29,7 +29,15 @@ export type StoreEvent =
 
 export interface LogWriterOptions {
   flushIntervalMs: number;
+  /** Records waiting that start a write at once, without waiting out `flushIntervalMs`. */
   batchSize: number;
+  /**
+   * The most records one write takes (default `batchSize`). Records that arrive while a write is
+   * under way wait for the next, which takes all of them up to this: under load, batches grow
+   * until one write carries what arrived during the last, and a store that writes big batches
+   * faster per record (COPY, column stores) keeps pace.
+   */
+  maxBatchSize?: number;
   /** Past this many waiting records the oldest are dropped (and counted) rather than exhausting memory. */
   maxPending?: number;
   /** Records that could be neither stored nor spooled, at shutdown. */
@@ -48,7 +56,8 @@ const FIRST_RETRY_DELAY_MS = 100;
 
 /**
  * Asynchronous batch writer: `enqueue` is O(1) and never waits for the store. Records are
- * written in batches every `flushIntervalMs` or as soon as `batchSize` are waiting.
+ * written in batches every `flushIntervalMs` or as soon as `batchSize` are waiting; one write at
+ * a time, each taking everything waiting up to `maxBatchSize`.
  *
  * When the store is down, batches go to the spool (an append-only file) in order, and are
  * replayed oldest first once the store answers again; new records queue behind them, so order
@@ -72,6 +81,7 @@ export class LogWriter {
   private replayedSinceDown = 0;
   private spoolBroken = false;
   private readonly maxPending: number;
+  private readonly maxBatchSize: number;
   private readonly maxRetryDelayMs: number;
   private readonly spool: LogSpool | null;
   /** Only telemetry reads the records' figures: without it the sink need not build and send them. */
@@ -82,6 +92,7 @@ export class LogWriter {
     private readonly options: LogWriterOptions,
   ) {
     this.maxPending = options.maxPending ?? 100_000;
+    this.maxBatchSize = Math.max(options.batchSize, options.maxBatchSize ?? options.batchSize);
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
     this.spool = options.spool ?? null;
     this.wantsFigures = options.observer !== undefined;
@@ -186,7 +197,7 @@ export class LogWriter {
       }
       if (spoolWaiting) return this.spoolPending(); // shutting down: replay is the next start's work
       if (this.pending.length === 0) return this.markUp();
-      const batch = this.pending.splice(0, this.options.batchSize);
+      const batch = this.pending.splice(0, this.maxBatchSize);
       if (await this.store(batch, false)) continue;
       this.pending.unshift(...batch);
       mayTry = false;
@@ -280,7 +291,7 @@ export class LogWriter {
   private async spoolPending(): Promise<void> {
     if (!this.spool) return;
     while (this.pending.length > 0) {
-      const batch = this.pending.slice(0, this.options.batchSize);
+      const batch = this.pending.slice(0, this.maxBatchSize);
       try {
         await this.spool.append(batch);
       } catch (error) {

@@ -44,11 +44,12 @@ function dimensionFilters(selection: LogFilterSet): Array<[RollupDimension, stri
 /**
  * The rollup rows that answer a query exactly, or null when only the raw rows can: a trace,
  * prompt or metadata filter, grouping by metadata, buckets shorter than the dimension's period
- * (minutes; hours for end users), or more than one dimension involved (each record is summed
- * per dimension, never per combination).
+ * (minutes; hours for end users where they are summed per day), or more than one dimension
+ * involved (each record is summed per dimension, never per combination).
  * `success` is part of every rollup key, so it never prevents the rollups.
+ * `everyDimensionHourly`: the store sums end users per hour too (PostgreSQL, `rollupPeriodOf`).
  */
-export function chooseRollup(selection: LogFilterSet, slice: AnalyticsSlice, declared: DeclaredFrom = new Map()): RollupChoice | null {
+export function chooseRollup(selection: LogFilterSet, slice: AnalyticsSlice, declared: DeclaredFrom = new Map(), everyDimensionHourly = false): RollupChoice | null {
   if (selection.traceId !== undefined || selection.promptId !== undefined) return null;
   // Filters on what rollups do not keep (config, status class, value ranges) need the raw rows.
   if (RAW_ONLY_FILTERS.some((name) => selection[name] !== undefined)) return null;
@@ -56,7 +57,7 @@ export function chooseRollup(selection: LogFilterSet, slice: AnalyticsSlice, dec
   const metadata = Object.entries(selection.metadata ?? {});
   const choice = metadata.length > 0 || (slice.kind === "group" && slice.by === "metadata") ? metadataChoice(filters, metadata, slice, declared) : dimensionChoice(filters, slice);
   if (!choice || slice.kind !== "time") return choice;
-  const period = rollupPeriodOf(choice.dim);
+  const period = rollupPeriodOf(choice.dim, everyDimensionHourly);
   return slice.interval === "day" || (slice.interval === "hour" && period === "hour") ? choice : null;
 }
 

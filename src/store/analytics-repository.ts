@@ -6,7 +6,7 @@ import { addRawAggregates, addRollupAggregates } from "./analytics-sql.ts";
 import { topGroupKeys, type RangePart } from "./analytics-top-groups.ts";
 import type { LogFilterSet } from "./log-filters.ts";
 import { partitionedById } from "./log-id-bound.ts";
-import { readBuiltUntil } from "./log-rollup-build.ts";
+import { readRollupProgress } from "./log-rollup-build.ts";
 import { createAnalyticsDimensionsRepository } from "./analytics-dimensions-repository.ts";
 import { overflowsIn } from "./log-rollup-bound.ts";
 import { dayLevelOf, decodeRollupValue, periodOf, rollupPeriodOf } from "./log-rollup-rows.ts";
@@ -65,7 +65,7 @@ export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsReposi
 async function rollupChoice(db: Kysely<Database>, selection: AnalyticsSelection, slice: AnalyticsSlice): Promise<RollupChoice | null> {
   const onMetadata = Object.keys(selection.metadata ?? {}).length > 0 || (slice.kind === "group" && slice.by === "metadata");
   const declared = onMetadata ? await createAnalyticsDimensionsRepository(db).list(selection.workspaceId) : [];
-  const choice = chooseRollup(selection, slice, new Map(declared.map((dimension) => [dimension.key, dimension.rollupsFrom])));
+  const choice = chooseRollup(selection, slice, new Map(declared.map((dimension) => [dimension.key, dimension.rollupsFrom])), partitionedById(db));
   if (!choice?.from) return choice;
   const from = Date.parse(choice.from) > Date.parse(selection.from) ? choice.from : selection.from;
   const dims = [choice.dim, dayLevelOf(choice.dim)];
@@ -79,19 +79,27 @@ async function rollupChoice(db: Kysely<Database>, selection: AnalyticsSelection,
  */
 async function rollupParts(db: Kysely<Database>, selection: AnalyticsSelection, slice: AnalyticsSlice, choice: RollupChoice): Promise<RangePart[]> {
   const postgres = partitionedById(db);
-  const builtUntil = postgres ? await readBuiltUntil(db) : undefined;
-  const period = rollupPeriodOf(choice.dim);
+  const progress = postgres ? await readRollupProgress(db) : undefined;
+  const builtUntil = progress?.builtUntil;
+  const period = rollupPeriodOf(choice.dim, postgres);
   const { hours, edges } = splitByPeriods(selection, period, builtUntil, choice.from);
   const rollups = { workspaceId: selection.workspaceId, success: selection.success, choice };
   const parts: RangePart[] = [];
+  const raw = (range: TimeRange) => parts.push({ kind: "raw", selection: { ...selection, ...range } });
   if (hours) {
-    // PostgreSQL also keeps day rows of the hourly dimensions: whole days read one row per key,
-    // only the hours at either end read hour rows. Hourly buckets need the hour rows.
-    const dayRows = postgres && period === "hour" && !(slice.kind === "time" && slice.interval === "hour");
+    // PostgreSQL also keeps day rows: whole days read one row per key, only the hours at either
+    // end read hour rows. Hourly buckets need the hour rows.
+    const dayRows = postgres && !(slice.kind === "time" && slice.interval === "hour");
     const { hours: days, edges: edgeHours } = dayRows ? splitByPeriods(hours, "day", builtUntil, choice.from) : { hours: null, edges: [hours] };
     if (days) parts.push({ kind: "rollup", query: { ...rollups, hours: days, dayRows: true } });
-    for (const range of edgeHours) parts.push({ kind: "rollup", query: { ...rollups, hours: range } });
+    // End users have hour rows from `userHoursFrom` on (migration 0028): the hours before it are raw.
+    const hoursFrom = choice.dim === "user" ? progress?.userHoursFrom : undefined;
+    for (const range of edgeHours) {
+      const { hours: summed, edges: unsummed } = hoursFrom === undefined ? { hours: range, edges: [] } : splitByPeriods(range, "hour", undefined, hoursFrom);
+      if (summed) parts.push({ kind: "rollup", query: { ...rollups, hours: summed } });
+      unsummed.forEach(raw);
+    }
   }
-  for (const edge of edges) parts.push({ kind: "raw", selection: { ...selection, ...edge } });
+  edges.forEach(raw);
   return parts;
 }

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from "kysely";
-import { idBound } from "./log-id-bound.ts";
+import { idBound, partitionedById } from "./log-id-bound.ts";
 import { dropExpiredDayPartitions } from "./log-partitions.ts";
 import type { Database } from "./schema.ts";
 
@@ -43,12 +43,13 @@ export async function deleteExpiredStep(db: Kysely<Database>, cutoffMs: number, 
   return { logs: ids.length, rollups: await deleteOldestExpiredRollups(db, cutoffMs), days };
 }
 
-/** Deletes the rollups of the oldest period wholly before the cutoff (hours, or days for users). */
+/** Deletes the rollups of the oldest period wholly before the cutoff (hours, or days for day rows). */
 async function deleteOldestExpiredRollups(db: Kysely<Database>, cutoffMs: number): Promise<number> {
   const hourBound = new Date(Math.floor(cutoffMs / HOUR_MS) * HOUR_MS).toISOString();
   const dayBound = new Date(Math.floor(cutoffMs / DAY_MS) * DAY_MS).toISOString();
-  // Day rows (end users, and the `day:` rows of PostgreSQL) go once their whole day is past.
-  const expired = (hour: string) => sql<boolean>`((dim <> 'user' AND dim NOT LIKE 'day:%') OR ${sql.ref("hour")} < ${hour})`;
+  // Day rows (PostgreSQL's `day:` rows; end users in the embedded store) go once their whole day is past.
+  const dayRow = partitionedById(db) ? sql<boolean>`dim LIKE 'day:%'` : sql<boolean>`(dim = 'user' OR dim LIKE 'day:%')`;
+  const expired = (hour: string) => sql<boolean>`(NOT ${dayRow} OR ${sql.ref("hour")} < ${hour})`;
   const oldest = await db
     .selectFrom("log_rollups")
     .select("hour")

@@ -4,7 +4,8 @@ import { postgresTestUrl } from "../../test/support/databases.ts";
 import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
 import type { LogRecord } from "../records/log-record.ts";
 import type { AnalyticsSelection } from "./analytics-repository.ts";
-import { buildClosedRollupHours, readBuiltUntil } from "./log-rollup-build.ts";
+import { buildClosedRollupHours, readBuiltUntil, readRollupProgress } from "./log-rollup-build.ts";
+import * as userHours from "./migrations/0028_log_rollup_user_hours.ts";
 import { logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
 
 const HOUR = 3_600_000;
@@ -153,6 +154,55 @@ describe("rollups built in the background on PostgreSQL", () => {
     expect(await store().logs.count(workspaceId)).toBe(842);
     expect(await rolledUp()).toBe(842);
     await expectRollupsEqualRawRows();
+  });
+});
+
+describe("a PostgreSQL store whose end users were summed per day (before migration 0028)", () => {
+  const store = useStore(postgresTestUrl);
+  const workspaceId = scopeId("ws");
+  const ranges: AnalyticsSelection[] = [
+    { workspaceId, from: new Date(T0 + 25 * MINUTE).toISOString(), to: new Date(T0 + 47 * HOUR + 30_000).toISOString() },
+    { workspaceId, from: new Date(T0 - 10 * HOUR).toISOString(), to: new Date(T0 + 60 * HOUR).toISOString() },
+    { workspaceId, from: new Date(T0 + 15 * HOUR + 20 * MINUTE).toISOString(), to: new Date(T0 + 38 * HOUR).toISOString() },
+  ];
+
+  it("keeps its day rows as `day:user`, reads the hours before the upgrade raw, and completes the upgrade's day when it closes", async () => {
+    const db = store().db;
+    await db.updateTable("log_rollup_progress").set({ built_until: new Date(T0 - 2 * HOUR).toISOString() }).execute();
+    await store().logs.insertBatch(records(workspaceId));
+    // Built to mid-day on April 2nd (T0 + 20 h), then put back as the build before 0028 left it.
+    await buildClosedRollupHours(db, T0 + 20 * HOUR + 30 * MINUTE);
+    await userHours.down(db as never);
+    const userRows = await db.selectFrom("log_rollups").select("hour").where("workspace_id", "=", workspaceId).where("dim", "=", "user").execute();
+    expect(userRows.length).toBeGreaterThan(0);
+    expect(userRows.every((row) => row.hour.endsWith("T00:00:00.000Z"))).toBe(true);
+
+    await userHours.up(db as never);
+    expect(await readRollupProgress(db)).toEqual({ builtUntil: new Date(T0 + 20 * HOUR).toISOString(), userHoursFrom: new Date(T0 + 20 * HOUR).toISOString() });
+    const expectRollupsEqualRawRows = async () => {
+      for (const range of ranges) {
+        for (const [name, filters, slice] of SLICES) {
+          const selection = { ...range, ...filters };
+          const raw = comparable(await store().analytics.aggregate(selection, slice, { via: "raw" }));
+          expect(comparable(await store().analytics.aggregate(selection, slice)), `${name} ${range.from}`).toEqual(raw);
+        }
+      }
+    };
+    await expectRollupsEqualRawRows();
+
+    // A late record in an hour built before the upgrade, on the day not closed yet.
+    await store().logs.insertBatch([logRecord(T0 + 16 * HOUR + 7 * MINUTE, { workspaceId, user: "ann", costUsd: 0.5 }, 7)]);
+    // The build closes April 2nd: its `day:user` rows get the hours after the upgrade added.
+    await buildClosedRollupHours(db, T0 + 60 * HOUR);
+    await expectRollupsEqualRawRows();
+    const day = await db
+      .selectFrom("log_rollups")
+      .select(sql<string>`sum(requests)`.as("requests"))
+      .where("workspace_id", "=", workspaceId)
+      .where("dim", "=", "day:user")
+      .where("hour", "=", "2026-04-02T00:00:00.000Z")
+      .executeTakeFirstOrThrow();
+    expect(Number(day.requests)).toBe(144 + 1);
   });
 });
 

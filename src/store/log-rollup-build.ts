@@ -2,8 +2,8 @@ import { sql, type Kysely } from "kysely";
 import { postgresJsonRows } from "./dialects/postgres-json-rows.ts";
 import { idRangeOf } from "./log-id-bound.ts";
 import {
-  DAY_LEVEL_DIMENSIONS,
   ROLLUP_COLUMNS,
+  ROLLUP_DIMENSIONS,
   ROLLUP_KEY_COLUMNS,
   ROLLUP_MAX_COLUMNS,
   ROLLUP_MIN_COLUMNS,
@@ -12,6 +12,7 @@ import {
   type LogRollupsTable,
   type RollupInput,
 } from "./log-rollup-rows.ts";
+import { ROLLUP_CONFLICT_CLAUSE } from "./log-rollup-sql.ts";
 import { boundMetadataRows, MAX_VALUES_PER_PERIOD, OVERFLOW_VALUE } from "./log-rollup-bound.ts";
 import { readDeclaredKeys } from "./declared-keys.ts";
 import type { Database } from "./schema.ts";
@@ -28,9 +29,14 @@ import type { Database } from "./schema.ts";
  * batch either commits before the build closes the hour (and is counted by it, or the build
  * finds the count changed and tries again later) or waits and then sees the hour closed.
  *
- * Day rows (`day:<dim>`, for the hourly dimensions) are written when the build closes a day's
- * last hour, as the sums of its hour rows; a record landing later in a built day is added to them
- * by the writer like to the hour rows. So a day before `built_until`'s day has complete day rows.
+ * Every dimension, end users included, is summed per hour here (`ROLLUP_PERIOD` says why the
+ * embedded store sums users per day). Day rows (`day:<dim>`) are written when the build closes a
+ * day's last hour, as the sums of its hour rows; a record landing later in a built day is added
+ * to them by the writer like to the hour rows. So a day before `built_until`'s day has complete
+ * day rows.
+ *
+ * A store whose users were summed per day before (migration 0028) has `day:user` rows for its
+ * older days and no user hour rows before `user_hours_from`: reads take those hours from the raw rows.
  */
 
 const HOUR_MS = 3_600_000;
@@ -52,6 +58,15 @@ const LOCK_KEY = sql`hashtext(current_schema() || '.log_rollups')`;
 export async function readBuiltUntil(db: Kysely<Database>): Promise<string> {
   const row = await db.selectFrom("log_rollup_progress").select("built_until").executeTakeFirstOrThrow();
   return row.built_until;
+}
+
+/**
+ * What analytics reads of the progress, unlocked: `builtUntil`, and `userHoursFrom`, the hour
+ * from which end users have hour rows (undefined: always; migration 0028).
+ */
+export async function readRollupProgress(db: Kysely<Database>): Promise<{ builtUntil: string; userHoursFrom: string | undefined }> {
+  const row = await db.selectFrom("log_rollup_progress").select(["built_until", "user_hours_from"]).executeTakeFirstOrThrow();
+  return { builtUntil: row.built_until, userHoursFrom: row.user_hours_from ?? undefined };
 }
 
 /**
@@ -79,7 +94,7 @@ export async function lockBuiltUntilExclusive(trx: Kysely<Database>): Promise<st
  * their whole day is built. The rest is the build's.
  */
 export function builtPeriodRollupRows(records: readonly RollupInput[], builtUntilMs: number, declared?: DeclaredKeys): LogRollupsTable[] {
-  const accumulator = new RollupAccumulator(declared);
+  const accumulator = new RollupAccumulator(declared, { everyDimensionHourly: true });
   for (const record of records) {
     const ms = Date.parse(record.createdAt);
     if (ms < builtUntilMs) accumulator.add(record, Math.floor(ms / DAY_MS) * DAY_MS + DAY_MS <= builtUntilMs);
@@ -134,7 +149,7 @@ async function buildHour(db: Kysely<Database>, hour: string): Promise<boolean> {
     .where("id", ">=", ids.from!)
     .where("id", "<", ids.to!);
   const declared = await readDeclaredKeys(db);
-  const accumulator = new RollupAccumulator(declared);
+  const accumulator = new RollupAccumulator(declared, { everyDimensionHourly: true });
   let summed = 0;
   for (let after: string | undefined; ; ) {
     const page = (await inHour
@@ -174,12 +189,13 @@ const MIN_SET = new Set<string>(ROLLUP_MIN_COLUMNS);
 const MAX_SET = new Set<string>(ROLLUP_MAX_COLUMNS);
 const KEY_SET = new Set<string>(ROLLUP_KEY_COLUMNS);
 /**
- * Writes the day rows of `[day, end)` as the sums of its hour rows (none exist yet: the day was
- * not built). A declared key with more values in the day than a period keeps gets only an
- * overflow row, the day's sums (`log-rollup-bound.ts`).
+ * Writes the day rows of `[day, end)` as the sums of its hour rows. None exist yet (the day was
+ * not built) but on the day a store moved to hourly user rows (migration 0028), whose `day:user`
+ * rows hold its hours before that: the sums are added to them. A declared key with more values
+ * in the day than a period keeps gets only an overflow row, the day's sums (`log-rollup-bound.ts`).
  */
 export async function addDayRows(trx: Kysely<Database>, day: string, end: string): Promise<void> {
-  const inDay = sql`(dim IN (${sql.join(DAY_LEVEL_DIMENSIONS)}) OR dim LIKE 'meta:%') AND hour >= ${day} AND hour < ${end}`;
+  const inDay = sql`(dim IN (${sql.join(ROLLUP_DIMENSIONS)}) OR dim LIKE 'meta:%') AND hour >= ${day} AND hour < ${end}`;
   const value = sql`CASE WHEN crowded.dim IS NULL THEN value ELSE ${sql.lit(OVERFLOW_VALUE)} END`;
   const select = ROLLUP_COLUMNS.map((column) => {
     if (column === "dim") return sql.raw("'day:' || dim");
@@ -196,7 +212,8 @@ export async function addDayRows(trx: Kysely<Database>, day: string, end: string
     INSERT INTO log_rollups (${sql.raw(ROLLUP_COLUMNS.join(", "))})
     SELECT ${sql.join(select)} FROM log_rollups LEFT JOIN crowded USING (workspace_id, dim)
     WHERE ${inDay}
-    GROUP BY 1, 2, 3, 5`.execute(trx);
+    GROUP BY 1, 2, 3, 5
+    ${sql.raw(ROLLUP_CONFLICT_CLAUSE)}`.execute(trx);
 }
 
 function toRollupInput(row: StoredRow): RollupInput {

@@ -20,10 +20,12 @@ export const ROLLUP_DIMENSIONS = ["all", "user", "model", "provider", "virtual_k
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
 /**
- * How long a rollup row's period is, per dimension. End users are many (hundreds active in an
- * hour is common), so hourly user rows would be nearly as many as the logs themselves: they are
- * summed per UTC day instead, twenty-four times fewer, at the price of hourly user series (and
- * the partial days at a range's ends) being read from the raw rows.
+ * How long a rollup row's period is, per dimension, in the embedded store. End users are many
+ * (hundreds active in an hour is common), and the embedded store keeps hour rows only: hourly
+ * user rows would make a month's groups by user read nearly as many rows as the logs, so they
+ * are summed per UTC day instead, at the price of hourly user series (and the partial days at a
+ * range's ends) being read from the raw rows. PostgreSQL keeps day rows of every dimension beside
+ * its hour rows, so there end users are summed per hour too (`everyDimensionHourly`).
  */
 export const ROLLUP_PERIOD: Record<RollupDimension, "hour" | "day"> = {
   all: "hour",
@@ -33,9 +35,6 @@ export const ROLLUP_PERIOD: Record<RollupDimension, "hour" | "day"> = {
   virtual_key_id: "hour",
   status: "hour",
 };
-
-/** The dimensions summed per hour, and on PostgreSQL also per UTC day, as `day:<dim>` rows. */
-export const DAY_LEVEL_DIMENSIONS = ROLLUP_DIMENSIONS.filter((dim) => ROLLUP_PERIOD[dim] === "hour");
 
 /** A metadata key a workspace declared as a dimension (`analytics_dimensions`): summed per hour, like a model. */
 export type MetadataDimension = `meta:${string}`;
@@ -47,9 +46,12 @@ export type AnyRollupDimension = RollupDimension | MetadataDimension;
 export type DayLevelDimension = `day:${AnyRollupDimension}`;
 export const dayLevelOf = (dim: AnyRollupDimension): DayLevelDimension => `day:${dim}`;
 
-/** The period of a dimension's rows: `ROLLUP_PERIOD`, and hours for metadata keys. */
-export function rollupPeriodOf(dim: AnyRollupDimension): "hour" | "day" {
-  return dim.startsWith("meta:") ? "hour" : ROLLUP_PERIOD[dim as RollupDimension];
+/**
+ * The period of a dimension's rows: `ROLLUP_PERIOD`, and hours for metadata keys; hours for every
+ * dimension where the store keeps day rows too (`everyDimensionHourly`, PostgreSQL).
+ */
+export function rollupPeriodOf(dim: AnyRollupDimension, everyDimensionHourly = false): "hour" | "day" {
+  return everyDimensionHourly || dim.startsWith("meta:") ? "hour" : ROLLUP_PERIOD[dim as RollupDimension];
 }
 
 /**
@@ -66,11 +68,11 @@ export type DeclaredKeys = ReadonlyMap<string, readonly string[]>;
  */
 export type LogRollupsTable = {
   workspace_id: string;
-  /** The period's start, `YYYY-MM-DDTHH:00:00.000Z` (the day's for `user`, see `ROLLUP_PERIOD`). */
+  /** The period's start, `YYYY-MM-DDTHH:00:00.000Z` (the day's for `user` in the embedded store, see `ROLLUP_PERIOD`). */
   hour: string;
   /**
-   * A dimension (per its `ROLLUP_PERIOD`), a declared metadata key (`meta:<key>`, hourly), or
-   * `day:<dim>`: an hourly dimension's day rows (PostgreSQL, `log-rollup-build.ts`).
+   * A dimension (per its `rollupPeriodOf`), a declared metadata key (`meta:<key>`, hourly), or
+   * `day:<dim>`: a dimension's day rows (PostgreSQL, `log-rollup-build.ts`).
    */
   dim: AnyRollupDimension | DayLevelDimension;
   /** `''` for null (and for `all`), else `=` and the value (a status as decimal text). */
@@ -200,10 +202,15 @@ function hourPrefix(iso: string): string {
 export class RollupAccumulator {
   readonly #rows = new Map<string, RollupSums>();
   readonly #declared: DeclaredKeys;
+  readonly #everyDimensionHourly: boolean;
 
-  /** `declared`: the metadata keys summed as dimensions, per workspace. */
-  constructor(declared: DeclaredKeys = new Map()) {
+  /**
+   * `declared`: the metadata keys summed as dimensions, per workspace. `everyDimensionHourly`:
+   * end users per hour too (PostgreSQL, see `ROLLUP_PERIOD`).
+   */
+  constructor(declared: DeclaredKeys = new Map(), options: { everyDimensionHourly?: boolean } = {}) {
     this.#declared = declared;
+    this.#everyDimensionHourly = options.everyDimensionHourly ?? false;
   }
 
   /** `withDayRows`: also sum the record into the `day:<dim>` rows of its day. */
@@ -217,7 +224,7 @@ export class RollupAccumulator {
     const ttftBucket = ttft === null ? -1 : bucketOf(ttft);
     for (const dim of ROLLUP_DIMENSIONS) {
       const value = encodeRollupValue(dimensionValue(record, dim));
-      const hourly = ROLLUP_PERIOD[dim] === "hour";
+      const hourly = this.#everyDimensionHourly || ROLLUP_PERIOD[dim] === "hour";
       this.#addTo(record, hourly ? hour : day, dim, value, success, latencyBucket, ttftBucket);
       if (hourly && withDayRows) this.#addTo(record, day, dayLevelOf(dim), value, success, latencyBucket, ttftBucket);
     }

@@ -21,7 +21,7 @@ export interface Database {
   /** Analytics sums per workspace, hour and dimension value (`log-rollup-rows.ts`). */
   log_rollups: LogRollupsTable;
   /** PostgreSQL only: the hour before which `log_rollups` holds every stored log (`log-rollup-build.ts`). */
-  log_rollup_progress: { id: number; built_until: string };
+  log_rollup_progress: { id: number; built_until: string; user_hours_from: string | null };
   /** The metadata keys each workspace declared as analytics dimensions (`analytics-dimensions-repository.ts`). */
   analytics_dimensions: { workspace_id: string; key: string; declared_at: string; rollups_from: string };
   configs: ConfigsTable;

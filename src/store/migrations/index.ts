@@ -23,6 +23,7 @@ import * as logRollupDays from "./0024_log_rollup_days.ts";
 import * as analyticsDimensions from "./0025_analytics_dimensions.ts";
 import * as logRollupRankingIndex from "./0026_log_rollup_ranking_index.ts";
 import * as logWriteIndexes from "./0027_log_write_indexes.ts";
+import * as logRollupUserHours from "./0028_log_rollup_user_hours.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -53,6 +54,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0025_analytics_dimensions": analyticsDimensions,
   "0026_log_rollup_ranking_index": logRollupRankingIndex,
   "0027_log_write_indexes": logWriteIndexes,
+  "0028_log_rollup_user_hours": logRollupUserHours,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
