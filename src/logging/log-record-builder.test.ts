@@ -4,6 +4,7 @@ import { packLogEntry, unpackLogEntry, type LogEntry, type LoggedResponse } from
 import { BodyCapture } from "../lib/body-capture.ts";
 import { lastObjectValue } from "./answer-formats.ts";
 import { toLogRecord } from "./log-record-builder.ts";
+import { storeLogSink } from "./store-log-sink.ts";
 
 function entry(overrides: Partial<LogEntry> = {}): LogEntry {
   return {
@@ -151,5 +152,21 @@ describe("lastObjectValue", () => {
     expect(lastObjectValue('{"usage":{"a":1},"x":"\\"usage\\": {","usage":{"b":"}{","c":{"d":2}}}', "usage")).toBe('{"b":"}{","c":{"d":2}}');
     expect(lastObjectValue('"usage": {"a": 1', "usage")).toBeNull();
     expect(lastObjectValue("nothing", "usage")).toBeNull();
+  });
+});
+
+describe("storeLogSink", () => {
+  it("builds a big batch a slice at a time, letting requests in between, and stores it whole", async () => {
+    const stored: number[] = [];
+    const sink = storeLogSink({ insertBatch: async (records) => void stored.push(records.length), ping: async () => undefined });
+    const entries = Array.from({ length: 1_000 }, (_, i) => entry({ id: `0190f000-0000-7000-8000-${String(i).padStart(12, "0")}` }));
+    const writing = sink.insertBatch(entries, true);
+    // A request's callback queued once the batch has started: it must run before the batch is built.
+    let storedBeforeIt: number | undefined;
+    setImmediate(() => (storedBeforeIt = stored.length));
+    const figures = await writing;
+    expect(storedBeforeIt).toBe(0);
+    expect(stored).toEqual([1_000]);
+    expect(figures).toHaveLength(1_000);
   });
 });
