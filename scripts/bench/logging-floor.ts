@@ -24,7 +24,8 @@ const callers = new Map([[keyHash(process.env.KEY ?? ""), { organisationId: "org
 
 const worker = new Worker(new URL("../../src/logging/log-store-worker.ts", import.meta.url));
 const sink = await openWorkerLogSink(worker, process.env.LOG_DB ?? "");
-const writer = new LogWriter(sink, { flushIntervalMs: 250, batchSize: 200 });
+// Batched as the gateway batches by default (`GATEWAY_LOG_*` in src/config.ts).
+const writer = new LogWriter(sink, { flushIntervalMs: 250, batchSize: 200, maxBatchSize: 5_000 });
 
 const problem = (status: number, message: string): Response => Response.json({ error: { message } }, { status });
 
