@@ -28,7 +28,7 @@ describe("ClickHouse log store migrations", () => {
     const recorded = await connection.rows<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
     expect(recorded.map((row) => Number(row.version))).toEqual(versions);
     const tables = await connection.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name");
-    expect(tables.map((row) => row.name)).toEqual(expect.arrayContaining(["feedback", "log_rollups_daily_users", "log_rollups_hourly", "logs"]));
+    expect(tables.map((row) => row.name)).toEqual(expect.arrayContaining(["feedback", "log_rollups_user_days", "log_rollups_hourly", "logs"]));
   });
 
   it("apply a later version alone, leaving the applied ones", async () => {
@@ -47,7 +47,7 @@ describe("ClickHouse log store migrations", () => {
     const models = ["a", "b", "c"];
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 20_000, { workspaceId, model: models[i % 3]!, status: i % 7 === 0 ? 500 : 200 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([7]);
+    expect(await migrateClickHouse(upgraded)).toEqual([7, 8]);
     await logs.insertBatch(records.slice(300));
     // A replay of the later records adds nothing through the chained view either.
     await logs.insertBatch(records.slice(250));
@@ -66,6 +66,37 @@ describe("ClickHouse log store migrations", () => {
     );
     expect(raw.find((row) => row.dim === "all")?.requests).toBe("600");
     expect(rolled.filter((row) => row.dim !== "provider" && row.dim !== "virtual_key_id")).toEqual(raw);
+    await upgraded.close();
+  });
+
+  it("reorder the end-user rollup by user (8), built from the stored logs, counting each later record once", async () => {
+    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_days_test")));
+    expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 8))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
+    const workspaceId = scopeId("ws-user-days");
+    const start = Date.UTC(2026, 5, 1, 20);
+    const users = ["ann", "ben", null];
+    // Over two UTC days: every user has rows on both.
+    const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 5 === 0 ? 429 : 200, success: i % 5 !== 0 }, i));
+    await logs.insertBatch(records.slice(0, 300));
+    expect(await migrateClickHouse(upgraded)).toEqual([8]);
+    await logs.insertBatch(records.slice(300));
+    await logs.insertBatch(records.slice(250));
+    const tables = await upgraded.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%users%' ORDER BY name");
+    expect(tables.map((row) => row.name)).toEqual([]);
+    const rolled = await upgraded.rows<{ user: string; day: string; success: string; requests: string; tokens: string; latency: string[] }>(
+      `SELECT end_user_key AS user, day, success, countMerge(requests) AS requests, sumMerge(total_tokens) AS tokens, sumForEachMerge(latency) AS latency
+       FROM log_rollups_user_days WHERE workspace_id = '${workspaceId}' GROUP BY user, day, success ORDER BY user, day, success`,
+    );
+    const raw = await upgraded.rows<{ user: string; day: string; success: string; requests: string; tokens: string; latency: string[] }>(
+      `SELECT if(isNull(end_user), '', concat('=', assumeNotNull(end_user))) AS user, toUInt32(intDiv(created_ms, 86400000)) AS day, success,
+         count() AS requests, sum(total_tokens) AS tokens,
+         sumForEach(arrayResize(arrayResize(emptyArrayUInt64(), latency_bucket), latency_bucket + 1, toUInt64(1))) AS latency
+       FROM logs FINAL WHERE workspace_id = '${workspaceId}' GROUP BY user, day, success ORDER BY user, day, success`,
+    );
+    expect(raw.reduce((sum, row) => sum + Number(row.requests), 0)).toBe(600);
+    expect(new Set(raw.map((row) => row.day)).size).toBe(2);
+    expect(rolled).toEqual(raw);
     await upgraded.close();
   });
 });

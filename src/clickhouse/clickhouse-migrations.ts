@@ -1,6 +1,6 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
-import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
+import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, USER_DAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -202,5 +202,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 7,
     name: "per-dimension rollup chained on the combinations rollup",
     statements: cascadeStatements,
+  },
+  {
+    // End users' day rows ordered by user, then day (clickhouse-rollup-arrays.ts).
+    version: 8,
+    name: "end-user rollup ordered by user",
+    statements: USER_DAYS_STATEMENTS,
   },
 ];

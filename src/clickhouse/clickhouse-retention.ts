@@ -16,7 +16,7 @@ const TABLES = [
   { table: "log_rollups_hourly", lastDay: (partition: number) => partition, counts: "rollups" },
   { table: "log_rollups_hourly_meta", lastDay: (partition: number) => partition, counts: "rollups" },
   { table: "log_rollups_hourly_keysets", lastDay: (partition: number) => partition, counts: "rollups" },
-  { table: "log_rollups_daily_users", lastDay: (partition: number) => partition * 30 + 29, counts: "rollups" },
+  { table: "log_rollups_user_days", lastDay: (partition: number) => partition * 30 + 29, counts: "rollups" },
 ] as const;
 
 /**

@@ -1,9 +1,10 @@
 /**
- * The rollups of migrations 5 and 6. Migration 5 rebuilds each rollup table with its histograms
+ * The rollups of migrations 5, 6 and 8. Migration 5 rebuilds each rollup table with its histograms
  * as `sumForEach` arrays of one count per bucket, in granules of 256 rows, fed by a materialized
  * view on `logs`: a query merges arrays element by element, faster than the `sumMap` states of
  * migrations 3 and 4, and a view builds them at less cost (docs/benchmark.md). Migration 6 adds
- * the key-set rollup, which answers a metadata group's null group.
+ * the key-set rollup, which answers a metadata group's null group. Migration 8 orders the end
+ * users' day rows by user first.
  */
 
 const DAY_MS = 86_400_000;
@@ -125,6 +126,34 @@ const rebuild = ({ table, create, select }: ArrayRollup): string[] => [
 
 /** Migration 6: the key-set rollup, built from the stored logs (as migration 5, one writer). */
 export const KEY_SETS_STATEMENTS: readonly string[] = rebuild(KEY_SETS);
+
+/**
+ * End users per UTC day ordered by user, then day (migration 8), in place of
+ * `log_rollups_daily_users` (by day, then user). A group by user ranks every user of the range
+ * by cost and count, then merges the whole states of the first twenty: ordered by day, each of
+ * those twenty sat in its own granule of every day's rows, and merging them read about 300,000
+ * rows' states over 30 days (0.4–0.6 s of the 0.6–0.7 s the group took at 30M logs); ordered by
+ * user, a user's days are adjacent. Ranking reads the same rows in either order. Each 30-day
+ * partition holds every user's days of those 30 days, so retention still drops whole partitions.
+ */
+const USER_DAYS: ArrayRollup = {
+  table: "log_rollups_user_days",
+  create: `(workspace_id String, day UInt32, success UInt8, end_user_key String, ${STATES})
+     ENGINE = AggregatingMergeTree PARTITION BY intDiv(day, 30) ORDER BY (workspace_id, end_user_key, day, success) ${SMALL_GRANULES}`,
+  select: `SELECT workspace_id, toUInt32(intDiv(created_ms, ${DAY_MS})) AS day, success, ${KEY("end_user")} AS end_user_key, ${FROM_LOGS}
+     FROM logs GROUP BY workspace_id, day, success, end_user_key`,
+};
+
+/**
+ * Migration 8: the end-user rollup ordered by user, built from the stored logs, then the old one
+ * dropped. Run again from its first statement, it ends the same; as with migration 5, records
+ * another writer stores while it runs may be counted twice or missed in this rollup.
+ */
+export const USER_DAYS_STATEMENTS: readonly string[] = [
+  ...rebuild(USER_DAYS),
+  "DROP TABLE IF EXISTS log_rollups_daily_users_mv",
+  "DROP TABLE IF EXISTS log_rollups_daily_users",
+];
 
 /**
  * The statements of migration 5. Run again from its first, they end the same; records another

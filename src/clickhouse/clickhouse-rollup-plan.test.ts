@@ -26,8 +26,8 @@ describe("which ClickHouse rollup answers an analytics query", () => {
       filters: [["provider_key", "=openai"]],
     });
     expect(chooseClickHouseRollup({ ...base, model: "m", status: 200 }, total)).toMatchObject({ table: "log_rollups_hourly", filters: [["model_key", "=m"], ["status", 200]] });
-    expect(chooseClickHouseRollup({ ...base, user: "u" }, { kind: "time", interval: "day" })).toMatchObject({ table: "log_rollups_daily_users" });
-    expect(chooseClickHouseRollup(base, { kind: "group", by: "user" })).toMatchObject({ table: "log_rollups_daily_users", filters: [] });
+    expect(chooseClickHouseRollup({ ...base, user: "u" }, { kind: "time", interval: "day" })).toMatchObject({ table: "log_rollups_user_days" });
+    expect(chooseClickHouseRollup(base, { kind: "group", by: "user" })).toMatchObject({ table: "log_rollups_user_days", filters: [] });
   });
 
   it("reads the metadata pairs' hourly rows for one metadata filter or a group by a metadata key", () => {

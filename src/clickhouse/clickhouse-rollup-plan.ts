@@ -5,7 +5,7 @@ import { str } from "./clickhouse-sql.ts";
 
 /** Which rollup table answers a query, and how it is read. */
 export interface ClickHouseRollup {
-  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_daily_users" | "log_rollups_hourly_meta" | "log_rollups_hourly_keysets";
+  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_user_days" | "log_rollups_hourly_meta" | "log_rollups_hourly_keysets";
   /** Its rows' length. */
   period: "hour" | "day";
   /** The time column, and a literal of it from epoch seconds. */
@@ -49,7 +49,7 @@ const decoded = (column: string) => `if(${column} = '', NULL, substring(${column
  * - `log_rollups_hourly_dims` keeps each hour per value of one of model, provider, virtual key and
  *   status (and all records): a total or a series, filtered or grouped on at most one of them.
  * - `log_rollups_hourly` keeps every combination of them per hour: filters and a group on several.
- * - `log_rollups_daily_users` keeps end users per UTC day: a user filter or a group by user,
+ * - `log_rollups_user_days` keeps end users per UTC day: a user filter or a group by user,
  *   with daily buckets at most, and no other dimension.
  * - `log_rollups_hourly_meta` keeps each hour per metadata pair: one metadata filter, or a group
  *   by a metadata key, with no other dimension (a group by the filtered key has one group).
@@ -154,7 +154,7 @@ export function withoutKeyRollup(key: string): ClickHouseRollup {
 
 function dailyUsers(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
   return {
-    table: "log_rollups_daily_users",
+    table: "log_rollups_user_days",
     period: "day",
     time: "day",
     toTime: (seconds) => String(Math.trunc(seconds / 86_400)),
