@@ -10,6 +10,8 @@
  * the server instead (`clickhouse-fill-server.ts`, a million rows in seconds), for 100M and more.
  * BENCH_CLICKHOUSE_URL: a server to use (its database is emptied first); default: a server of the
  * benchmark's own (Debian's clickhouse-server) under a temp folder.
+ * BENCH_CLICKHOUSE_REUSE=1 (with BENCH_CLICKHOUSE_URL): the database is kept as it is, migrated by
+ * opening the store (timed), and its queries timed once, ending at its newest log; no ingest, no fill.
  */
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
@@ -109,13 +111,16 @@ export async function benchClickHouse(): Promise<void> {
   const ingestRows = Number(process.env.BENCH_CLICKHOUSE_INGEST_ROWS ?? 300_000);
   const own = process.env.BENCH_CLICKHOUSE_URL ? null : await startOwnClickHouse();
   const url = process.env.BENCH_CLICKHOUSE_URL ?? (await own!.database("bench_logs"));
+  const reuse = process.env.BENCH_CLICKHOUSE_REUSE === "1" && own === null;
   const connection = await connectClickHouse(parseClickHouseUrl(url));
-  await emptyDatabase(connection);
+  if (!reuse) await emptyDatabase(connection);
+  const opening = performance.now();
   const store = await openClickHouseLogStore(url);
-  log(`ClickHouse ${store.version}; load average ${loadAverage()}`);
-  if (ingestRounds > 0) await benchIngest(connection, url, ingestRounds, ingestRows, batchSize);
+  log(`ClickHouse ${store.version}; store opened and migrated in ${((performance.now() - opening) / 1000).toFixed(1)} s; load average ${loadAverage()}`);
+  if (ingestRounds > 0 && !reuse) await benchIngest(connection, url, ingestRounds, ingestRows, batchSize);
 
-  const end = Math.floor(Date.now() / 60_000) * 60_000;
+  const [newest] = reuse ? await connection.rows<{ ms: string }>("SELECT max(created_ms) AS ms FROM logs") : [];
+  const end = newest ? Math.ceil(Number(newest.ms) / 60_000) * 60_000 : Math.floor(Date.now() / 60_000) * 60_000;
   // In the server: each scale's rows generated there (`clickhouse-fill-server.ts`), no ingest.
   const inServer = process.env.BENCH_CLICKHOUSE_FILL === "server";
   let columns: string[] = [];
@@ -147,19 +152,21 @@ export async function benchClickHouse(): Promise<void> {
     }),
   );
   let copies = inServer ? 0 : 1;
-  for (const scale of scales) {
+  for (const scale of reuse ? [0] : scales) {
     const copyStarted = performance.now();
-    if (inServer) {
+    if (reuse) log("reusing the database as it is");
+    else if (inServer) {
       const target = Math.round(rows * scale);
       const have = Math.round(rows * copies);
       log(`filling ${have.toLocaleString("en")} → ${target.toLocaleString("en")} rows in the server; load average ${loadAverage()}`);
       await fillLogsInServer(url, have, target - have, end - 30 * DAY_MS, end);
       copies = scale;
     } else while (copies < scale) await addCopy(connection, columns, copies++);
-    if (copies > 1 || inServer) log(`grew to ${scale}× in the server: ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
+    if (!reuse && (copies > 1 || inServer)) log(`grew to ${scale}× in the server: ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
     log(`disk: ${await diskFigures(connection)}`);
+    const total = reuse ? Number((await connection.rows<{ n: string }>("SELECT count() AS n FROM logs"))[0]!.n) : rows * scale;
     const defaultRows = await gateway.deps.store.logs.count(WORKSPACES[0]);
-    log(`measuring workspace ${WORKSPACES[0]} (${defaultRows.toLocaleString("en")} rows of ${(rows * scale).toLocaleString("en")}), ${runs} runs per query; load average ${loadAverage()}`);
+    log(`measuring workspace ${WORKSPACES[0]} (${defaultRows.toLocaleString("en")} rows of ${total.toLocaleString("en")}), ${runs} runs per query; load average ${loadAverage()}`);
     const table = ["| query | p50 ms | p95 ms | rows/groups |", "|---|---:|---:|---:|"];
     for (const [name, path] of dashboardQueries(end)) {
       const timings: number[] = [];
@@ -174,7 +181,7 @@ export async function benchClickHouse(): Promise<void> {
       }
       table.push(`| ${name} | ${percentile(timings, 0.5).toFixed(1)} | ${percentile(timings, 0.95).toFixed(1)} | ${size.toLocaleString("en")} |`);
     }
-    console.log(`\n${(rows * scale).toLocaleString("en")} rows:\n${table.join("\n")}\n`);
+    console.log(`\n${total.toLocaleString("en")} rows:\n${table.join("\n")}\n`);
   }
   const retention = performance.now();
   const step = await store.deleteExpiredStep(end - 29 * DAY_MS, 1_000);
