@@ -4,7 +4,7 @@ import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import { logRecord, scopeId } from "../store/store-test-fixtures.ts";
 import { connectClickHouse } from "./clickhouse-connection.ts";
 import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
-import { CLICKHOUSE_MIGRATIONS, statementsOf } from "./clickhouse-migrations.ts";
+import { CLICKHOUSE_MIGRATIONS, statementsFor } from "./clickhouse-migrations.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
 import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhouse-log-store.ts";
 
@@ -135,7 +135,7 @@ describe("ClickHouse log store", () => {
     expect(before.teams.map(([key]) => key)).toEqual([null, "t-0", "t-1", "t-2"].sort((a, b) => String(a).localeCompare(String(b))));
     expect(before.teams).toEqual(await teams("raw"));
     const connection = await connectClickHouse(parseClickHouseUrl(await server.database("log_store_test")));
-    for (const migration of CLICKHOUSE_MIGRATIONS.filter((m) => m.version >= 3)) for (const statement of statementsOf(migration, connection.version)) await connection.command(statement);
+    for (const migration of CLICKHOUSE_MIGRATIONS.filter((m) => m.version >= 3)) for (const statement of await statementsFor(migration, connection)) await connection.command(statement);
     await connection.close();
     expect({ total: await totals(workspaceId, start, start + 5 * HOUR), teams: await teams() }).toEqual(before);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
 import { connectClickHouse, type ClickHouseConnection } from "./clickhouse-connection.ts";
 import { migrateClickHouse } from "./clickhouse-migrate.ts";
-import { CLICKHOUSE_MIGRATIONS } from "./clickhouse-migrations.ts";
+import { CLICKHOUSE_MIGRATIONS, statementsFor } from "./clickhouse-migrations.ts";
 import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
 import { CASCADE_VIEW } from "./clickhouse-rollup-cascade.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
@@ -97,6 +97,11 @@ describe("ClickHouse log store migrations", () => {
     expect(raw.reduce((sum, row) => sum + Number(row.requests), 0)).toBe(600);
     expect(new Set(raw.map((row) => row.day)).size).toBe(2);
     expect(rolled).toEqual(raw);
+    // Run again once the old table is gone (a start that stopped before recording it): nothing is copied twice.
+    const eighth = CLICKHOUSE_MIGRATIONS.find((migration) => migration.version === 8)!;
+    for (const statement of await statementsFor(eighth, upgraded)) await upgraded.command(statement);
+    const [again] = await upgraded.rows<{ n: string }>(`SELECT countMerge(requests) AS n FROM log_rollups_user_days WHERE workspace_id = '${workspaceId}'`);
+    expect(again?.n).toBe("600");
     await upgraded.close();
   });
 });

@@ -1,5 +1,5 @@
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
-import { CLICKHOUSE_MIGRATIONS, statementsOf, type ClickHouseMigration } from "./clickhouse-migrations.ts";
+import { CLICKHOUSE_MIGRATIONS, statementsFor, type ClickHouseMigration } from "./clickhouse-migrations.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 /**
@@ -15,7 +15,7 @@ export async function migrateClickHouse(connection: ClickHouseConnection, migrat
   const ran: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(migration.version)) continue;
-    for (const statement of statementsOf(migration, connection.version)) await connection.command(statement);
+    for (const statement of await statementsFor(migration, connection)) await connection.command(statement);
     await connection.command(
       `INSERT INTO schema_migrations (version, name, applied_ms) VALUES (${num(migration.version)}, ${str(migration.name)}, ${num(Date.now())})`,
     );

@@ -1,6 +1,7 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
+import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
-import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, USER_DAYS_STATEMENTS } from "./clickhouse-rollup-arrays.ts";
+import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, userDaysStatements } from "./clickhouse-rollup-arrays.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -11,13 +12,23 @@ import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, USER_DAYS_STATEMENTS } f
 export interface ClickHouseMigration {
   version: number;
   name: string;
-  /** The statements, or a function of the server's release (`18.16.1`) for what releases run differently. */
-  statements: readonly string[] | ((serverVersion: string) => readonly string[]);
+  /**
+   * The statements, or a function of the server as the migration finds it: its release (`18.16.1`),
+   * for what releases run differently, and the database's tables, for what depends on them.
+   */
+  statements: readonly string[] | ((server: ClickHouseServerState) => readonly string[]);
 }
 
-/** A migration's statements on a server of this release. */
-export function statementsOf(migration: ClickHouseMigration, serverVersion: string): readonly string[] {
-  return typeof migration.statements === "function" ? migration.statements(serverVersion) : migration.statements;
+export interface ClickHouseServerState {
+  version: string;
+  tables: ReadonlySet<string>;
+}
+
+/** A migration's statements on this connection's server and database, as they are now. */
+export async function statementsFor(migration: ClickHouseMigration, connection: ClickHouseConnection): Promise<readonly string[]> {
+  if (typeof migration.statements !== "function") return migration.statements;
+  const tables = await connection.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase()");
+  return migration.statements({ version: connection.version, tables: new Set(tables.map((table) => table.name)) });
 }
 
 /**
@@ -201,12 +212,12 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     // The per-dimension rollup summed from the combinations rollup's rows (clickhouse-rollup-cascade.ts).
     version: 7,
     name: "per-dimension rollup chained on the combinations rollup",
-    statements: cascadeStatements,
+    statements: ({ version }) => cascadeStatements(version),
   },
   {
     // End users' day rows ordered by user, then day (clickhouse-rollup-arrays.ts).
     version: 8,
     name: "end-user rollup ordered by user",
-    statements: USER_DAYS_STATEMENTS,
+    statements: ({ tables }) => userDaysStatements(tables),
   },
 ];

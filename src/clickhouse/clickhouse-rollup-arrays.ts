@@ -145,15 +145,26 @@ const USER_DAYS: ArrayRollup = {
 };
 
 /**
- * Migration 8: the end-user rollup ordered by user, built from the stored logs, then the old one
- * dropped. Run again from its first statement, it ends the same; as with migration 5, records
- * another writer stores while it runs may be counted twice or missed in this rollup.
+ * Migration 8: the end-user rollup ordered by user, its rows copied from the one ordered by day,
+ * which is then dropped. Copied, not rebuilt from `logs`: a rebuild groups every stored log at
+ * once (past ClickHouse's memory limit per query at 100M logs); a copy streams rows already
+ * summed. The view on `logs` is created before the copy, so the records another writer stores
+ * in the moment between the two are counted twice in this rollup (upgrade with one gateway
+ * writing). Run again from its first statement while the old table is there, it starts over;
+ * once the old table is gone, the copy had been made, and only what is missing is created.
  */
-export const USER_DAYS_STATEMENTS: readonly string[] = [
-  ...rebuild(USER_DAYS),
-  "DROP TABLE IF EXISTS log_rollups_daily_users_mv",
-  "DROP TABLE IF EXISTS log_rollups_daily_users",
-];
+export function userDaysStatements(tables: ReadonlySet<string>): readonly string[] {
+  const create = [`CREATE TABLE IF NOT EXISTS ${USER_DAYS.table} ${USER_DAYS.create}`, `CREATE MATERIALIZED VIEW IF NOT EXISTS ${USER_DAYS.table}_mv TO ${USER_DAYS.table} AS ${USER_DAYS.select}`];
+  if (!tables.has("log_rollups_daily_users")) return create;
+  return [
+    `DROP TABLE IF EXISTS ${USER_DAYS.table}_mv`,
+    `DROP TABLE IF EXISTS ${USER_DAYS.table}`,
+    ...create,
+    `INSERT INTO ${USER_DAYS.table} SELECT * FROM log_rollups_daily_users`,
+    "DROP TABLE IF EXISTS log_rollups_daily_users_mv",
+    "DROP TABLE IF EXISTS log_rollups_daily_users",
+  ];
+}
 
 /**
  * The statements of migration 5. Run again from its first, they end the same; records another
