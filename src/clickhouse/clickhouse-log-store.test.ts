@@ -161,6 +161,29 @@ describe("ClickHouse log store", () => {
     ]);
   });
 
+  it("lists a user's records on the days the user appears, few or many, and nothing for a user never seen", async () => {
+    const workspaceId = scopeId("ws-user-days");
+    const now = Date.now();
+    // "rare" on three days far apart; "busy" on twelve days (more than a listing restricts to by day).
+    const rare = [2 * HOUR, 9 * DAY, 45 * DAY].map((age, i) => logRecord(now - age, { workspaceId, user: "rare" }, i));
+    const busy = Array.from({ length: 12 }, (_, i) => logRecord(now - i * DAY - 3 * HOUR, { workspaceId, user: "busy" }, 10 + i));
+    const others = Array.from({ length: 40 }, (_, i) => logRecord(now - i * DAY - HOUR, { workspaceId, user: `other-${i}` }, 100 + i));
+    await store.logs.insertBatch([...rare, ...busy, ...others]);
+    const listAll = async (user: string): Promise<string[]> => {
+      const ids: string[] = [];
+      let before: string | undefined;
+      for (;;) {
+        const { records: page, hasMore } = await store.logs.list({ workspaceId, user, limit: 2, ...(before && { before }) });
+        ids.push(...page.map((record) => record.id));
+        if (!hasMore) return ids;
+        before = page[page.length - 1]!.id;
+      }
+    };
+    expect(await listAll("rare")).toEqual(rare.map((record) => record.id));
+    expect(await listAll("busy")).toEqual(busy.map((record) => record.id));
+    expect(await listAll("never")).toEqual([]);
+  });
+
   it("drops whole expired days of logs and rollups, keeping the day the cutoff falls in", async () => {
     const workspaceId = scopeId("ws-retention");
     const today = Math.floor(Date.now() / DAY) * DAY;

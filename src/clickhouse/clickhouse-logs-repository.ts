@@ -6,6 +6,7 @@ import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.t
 import { fromClickHouseRow, writeTabSeparated } from "./clickhouse-log-rows.ts";
 import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
+import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 
 /**
  * A batch's inserts: its rows go in this many requests at once, so the server parses them (and
@@ -20,6 +21,7 @@ const MIN_ROWS_PER_INSERT = 5_000;
  * arms is slow to analyse on 18.16; a few ranges read a little more and are fast.
  */
 const LOOKUP_RANGES = 8;
+const DAY_MS = 86_400_000;
 const RANGE_GAP_MS = 60_000;
 
 /**
@@ -55,7 +57,9 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
 
     async list(filters, options = {}) {
       const limit = Math.max(1, Math.trunc(filters.limit));
-      const where = await logFiltersSql(filters, resolveConfig);
+      const userDays = filters.user === undefined ? null : await daysOfUser(connection, filters.workspaceId, filters.user);
+      if (userDays?.length === 0) return { records: [], hasMore: false };
+      const where = (await logFiltersSql(filters, resolveConfig)) + (userDays && userDays.length <= LOOKUP_RANGES ? ` AND (${userDays.map(onDay).join(" OR ")})` : "");
       const anchor = filters.before !== undefined ? idMs(filters.before) ?? Date.now() : Date.now();
       const cursor = filters.before !== undefined ? ` AND id < ${str(filters.before)}` : "";
       // First the page's ids, reading only the filtered columns; then its rows, by primary key.
@@ -98,6 +102,21 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
     },
   };
 }
+
+/**
+ * The UTC days (as day numbers) on which the workspace stored records of this end user, from the
+ * end-user rollup (its rows are written with the records, by the same insert): a listing filtered
+ * on a user who appears on a few days reads those days' partitions only, rather than the
+ * workspace's `end_user` column back to its first record.
+ */
+async function daysOfUser(connection: ClickHouseConnection, workspaceId: string, user: string): Promise<number[]> {
+  const rows = await connection.rows<{ day: number }>(
+    `SELECT DISTINCT day FROM log_rollups_user_days WHERE workspace_id = ${str(workspaceId)} AND end_user_key = ${str(encodeRollupValue(user))}`,
+  );
+  return rows.map((row) => Number(row.day));
+}
+
+const onDay = (day: number): string => `(created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS})`;
 
 /**
  * The records as TabSeparated text, cut into the parts of a batch's inserts (up to
