@@ -124,7 +124,7 @@ export async function benchClickHouse(): Promise<void> {
   // In the server: each scale's rows generated there (`clickhouse-fill-server.ts`), no ingest.
   const inServer = process.env.BENCH_CLICKHOUSE_FILL === "server";
   let columns: string[] = [];
-  if (!inServer) {
+  if (!inServer && !reuse) {
     let insertMs = 0;
     const started = performance.now();
     for (const batch of generate(rows, end - 30 * DAY_MS, end, batchSize)) {
