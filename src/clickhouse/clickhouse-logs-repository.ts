@@ -4,7 +4,7 @@ import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-c
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { fromClickHouseRow, writeTabSeparated } from "./clickhouse-log-rows.ts";
-import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
+import { createdMsNear, ID_MARGIN_MS, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 
@@ -59,7 +59,9 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
       const limit = Math.max(1, Math.trunc(filters.limit));
       const userDays = filters.user === undefined ? null : await daysOfUser(connection, filters.workspaceId, filters.user);
       if (userDays?.length === 0) return { records: [], hasMore: false };
-      const where = (await logFiltersSql(filters, resolveConfig)) + (userDays && userDays.length <= LOOKUP_RANGES ? ` AND (${userDays.map(onDay).join(" OR ")})` : "");
+      const where = await logFiltersSql(filters, resolveConfig);
+      // A user seen on a few days: each step reads only those of its days, and a step with none is skipped.
+      const fewDays = userDays && userDays.length <= LOOKUP_RANGES ? userDays : null;
       const anchor = filters.before !== undefined ? idMs(filters.before) ?? Date.now() : Date.now();
       const cursor = filters.before !== undefined ? ` AND id < ${str(filters.before)}` : "";
       // First the page's ids, reading only the filtered columns; then its rows, by primary key.
@@ -71,9 +73,13 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
         const lowerMs = windowMs === null ? null : anchor - windowMs;
         const lower = lowerMs === null ? null : idBound(lowerMs);
         const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`} AND ${createdMsNear(lowerMs, upperMs)}`;
-        const wanted = limit + 1 - ids.length;
-        const found = await connection.rows<{ id: string }>(`SELECT DISTINCT id FROM logs WHERE ${where}${cursor}${range} ORDER BY id DESC LIMIT ${wanted}`);
-        ids.push(...found.map((row) => row.id));
+        const days = fewDays?.filter((day) => dayMayHoldIdsIn(day, lowerMs, upperMs));
+        if (days?.length !== 0) {
+          const onDays = days ? ` AND (${days.map(onDay).join(" OR ")})` : "";
+          const wanted = limit + 1 - ids.length;
+          const found = await connection.rows<{ id: string }>(`SELECT DISTINCT id FROM logs WHERE ${where}${onDays}${cursor}${range} ORDER BY id DESC LIMIT ${wanted}`);
+          ids.push(...found.map((row) => row.id));
+        }
         if (ids.length > limit || lower === null) break;
         upper = lower;
         upperMs = lowerMs;
@@ -117,6 +123,11 @@ async function daysOfUser(connection: ClickHouseConnection, workspaceId: string,
 }
 
 const onDay = (day: number): string => `(created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS})`;
+
+/** Whether records created on `day` may have ids made in `[lowerMs, upperMs]` (null: unbounded), given the ids' margin. */
+function dayMayHoldIdsIn(day: number, lowerMs: number | null, upperMs: number | null): boolean {
+  return (lowerMs === null || (day + 1) * DAY_MS + ID_MARGIN_MS > lowerMs) && (upperMs === null || day * DAY_MS - ID_MARGIN_MS <= upperMs);
+}
 
 /**
  * The records as TabSeparated text, cut into the parts of a batch's inserts (up to
