@@ -233,10 +233,11 @@ async function sustainedIngest(store: Store, end: number): Promise<void> {
   const waitingAtEnd = writer.pendingCount;
   await writer.close();
   const seconds = (performance.now() - started) / 1000;
+  const stored = total - writer.droppedCount;
   const sorted = [...batchSizes].sort((a, b) => a - b);
   log(
-    `log writer offered ${offeredPerSecond.toLocaleString("en")} records/s for ${offering.toFixed(1)} s: ${Math.round(total / seconds).toLocaleString("en")} rows/s stored ` +
-      `(${total.toLocaleString("en")} in ${seconds.toFixed(1)} s); queue each second ${queue.join(", ")}; ${waitingAtEnd} waiting when the offer stopped; ` +
+    `log writer offered ${offeredPerSecond.toLocaleString("en")} records/s for ${offering.toFixed(1)} s: ${Math.round(stored / seconds).toLocaleString("en")} rows/s stored ` +
+      `(${stored.toLocaleString("en")} in ${seconds.toFixed(1)} s, ${writer.droppedCount.toLocaleString("en")} dropped from a full queue); queue each second ${queue.join(", ")}; ${waitingAtEnd} waiting when the offer stopped; ` +
       `${batchSizes.length} writes, batch p50 ${sorted[Math.floor(sorted.length / 2)] ?? 0}, max ${sorted[sorted.length - 1] ?? 0}`,
   );
 }

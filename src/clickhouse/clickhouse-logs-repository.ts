@@ -27,9 +27,12 @@ const RANGE_GAP_MS = 60_000;
 /**
  * How far back each step of a listing looks from its anchor (the cursor's time, or now), before
  * the last step, which looks at everything older. Ids are UUIDv7, so each step is a range of the
- * primary key (workspace_id, id): a listing of recent records reads recent granules only.
+ * primary key (workspace_id, id): a listing of recent records reads recent granules only. A step
+ * reads every id of its range (18.16 sorts them; it cannot stop at the first fifty), so the steps
+ * grow about fourfold: a workspace quiet for two hours reads four hours of ids, not a whole day
+ * (0.6 s for a day of a workspace with 1.6M logs a day).
  */
-const LISTING_WINDOWS_MS = [3_600_000, 86_400_000, 7 * 86_400_000, 31 * 86_400_000, 366 * 86_400_000];
+const LISTING_WINDOWS_MS = [1, 4, 16, 72, 288, 1_152, 8_784].map((hours) => hours * 3_600_000);
 
 /**
  * The logs repository over ClickHouse's `logs`. Exactly once: a batch stores only the records

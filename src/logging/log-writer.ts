@@ -38,7 +38,7 @@ export interface LogWriterOptions {
    * faster per record (COPY, column stores) keeps pace.
    */
   maxBatchSize?: number;
-  /** Past this many waiting records the oldest are dropped (and counted) rather than exhausting memory. */
+  /** Past this many waiting records the oldest are dropped (a hundredth of it at a time, and counted) rather than exhausting memory. */
   maxPending?: number;
   /** Records that could be neither stored nor spooled, at shutdown. */
   onError?: (error: unknown, lost: number) => void;
@@ -103,8 +103,10 @@ export class LogWriter {
   /** Queues an entry. Never throws, never blocks. */
   enqueue(entry: LogEntry): void {
     if (this.pending.length >= this.maxPending) {
-      this.pending.shift();
-      this.dropped += 1;
+      // The oldest hundredth at once: dropping one record at a time moves the whole queue per record.
+      const excess = Math.ceil(this.maxPending / 100);
+      this.pending.splice(0, excess);
+      this.dropped += excess;
     }
     this.pending.push(entry);
     if (this.pending.length >= this.options.batchSize) this.scheduleFlush(0);
