@@ -4,7 +4,7 @@ import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-c
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { fromClickHouseRow, writeTabSeparated } from "./clickhouse-log-rows.ts";
-import { createdMsNear, ID_MARGIN_MS, idBound, idMs, v7Ms } from "./log-ids.ts";
+import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 
@@ -63,30 +63,15 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
       const userDays = filters.user === undefined ? null : await daysOfUser(connection, filters.workspaceId, filters.user);
       if (userDays?.length === 0) return { records: [], hasMore: false };
       const where = await logFiltersSql(filters, resolveConfig);
-      // A user seen on a few days: each step reads only those of its days, and a step with none is skipped.
-      const fewDays = userDays && userDays.length <= LOOKUP_RANGES ? userDays : null;
-      const anchor = filters.before !== undefined ? idMs(filters.before) ?? Date.now() : Date.now();
       const cursor = filters.before !== undefined ? ` AND id < ${str(filters.before)}` : "";
       // First the page's ids, reading only the filtered columns; then its rows, by primary key.
-      const ids: string[] = [];
-      let upper: string | null = null;
-      // The window's time bounds: from its lower id, to the one above it (or the cursor's, or none).
-      let upperMs = filters.before === undefined ? null : v7Ms(filters.before);
-      for (const windowMs of [...LISTING_WINDOWS_MS, null]) {
-        const lowerMs = windowMs === null ? null : anchor - windowMs;
-        const lower = lowerMs === null ? null : idBound(lowerMs);
-        const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`} AND ${createdMsNear(lowerMs, upperMs)}`;
-        const days = fewDays?.filter((day) => dayMayHoldIdsIn(day, lowerMs, upperMs));
-        if (days?.length !== 0) {
-          const onDays = days ? ` AND (${days.map(onDay).join(" OR ")})` : "";
-          const wanted = limit + 1 - ids.length;
-          const found = await connection.rows<{ id: string }>(`SELECT DISTINCT id FROM logs WHERE ${where}${onDays}${cursor}${range} ORDER BY id DESC LIMIT ${wanted}`);
-          ids.push(...found.map((row) => row.id));
-        }
-        if (ids.length > limit || lower === null) break;
-        upper = lower;
-        upperMs = lowerMs;
-      }
+      // A user seen on a few days: one statement reads those days only.
+      const ids =
+        userDays && userDays.length <= LOOKUP_RANGES
+          ? await connection.rows<{ id: string }>(
+              `SELECT DISTINCT id FROM logs WHERE ${where} AND (${userDays.map(onDay).join(" OR ")})${cursor} ORDER BY id DESC LIMIT ${limit + 1}`,
+            ).then((rows) => rows.map((row) => row.id))
+          : await idsByWindows(connection, filters.before, `${where}${cursor}`, limit + 1);
       const page = ids.slice(0, limit);
       if (page.length === 0) return { records: [], hasMore: false };
       const columns = columnList(options.bodies ? RECORD_COLUMNS : LISTED_COLUMNS);
@@ -113,6 +98,29 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
 }
 
 /**
+ * The newest `wanted` ids matching `where`, looked for in steps back from the cursor's time (or
+ * now) over `LISTING_WINDOWS_MS`, until enough are found or the last step looked at everything older.
+ */
+async function idsByWindows(connection: ClickHouseConnection, before: string | undefined, where: string, wanted: number): Promise<string[]> {
+  const anchor = before !== undefined ? idMs(before) ?? Date.now() : Date.now();
+  const ids: string[] = [];
+  let upper: string | null = null;
+  // The window's time bounds: from its lower id, to the one above it (or the cursor's, or none).
+  let upperMs = before === undefined ? null : v7Ms(before);
+  for (const windowMs of [...LISTING_WINDOWS_MS, null]) {
+    const lowerMs = windowMs === null ? null : anchor - windowMs;
+    const lower = lowerMs === null ? null : idBound(lowerMs);
+    const range = `${upper === null ? "" : ` AND id < ${str(upper)}`}${lower === null ? "" : ` AND id >= ${str(lower)}`} AND ${createdMsNear(lowerMs, upperMs)}`;
+    const found = await connection.rows<{ id: string }>(`SELECT DISTINCT id FROM logs WHERE ${where}${range} ORDER BY id DESC LIMIT ${wanted - ids.length}`);
+    ids.push(...found.map((row) => row.id));
+    if (ids.length >= wanted || lower === null) return ids;
+    upper = lower;
+    upperMs = lowerMs;
+  }
+  return ids;
+}
+
+/**
  * The UTC days (as day numbers) on which the workspace stored records of this end user, from the
  * end-user rollup (its rows are written with the records, by the same insert): a listing filtered
  * on a user who appears on a few days reads those days' partitions only, rather than the
@@ -127,10 +135,6 @@ async function daysOfUser(connection: ClickHouseConnection, workspaceId: string,
 
 const onDay = (day: number): string => `(created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS})`;
 
-/** Whether records created on `day` may have ids made in `[lowerMs, upperMs]` (null: unbounded), given the ids' margin. */
-function dayMayHoldIdsIn(day: number, lowerMs: number | null, upperMs: number | null): boolean {
-  return (lowerMs === null || (day + 1) * DAY_MS + ID_MARGIN_MS > lowerMs) && (upperMs === null || day * DAY_MS - ID_MARGIN_MS <= upperMs);
-}
 
 /**
  * The records as TabSeparated text, cut into the parts of a batch's inserts (up to
