@@ -201,7 +201,7 @@ export class LogWriter {
       if (this.pending.length === 0) return this.markUp();
       const batch = this.pending.splice(0, this.maxBatchSize);
       if (await this.store(batch, false)) continue;
-      this.pending.unshift(...batch);
+      this.pending = batch.concat(this.pending);
       mayTry = false;
     }
   }
