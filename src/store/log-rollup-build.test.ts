@@ -7,6 +7,7 @@ import type { AnalyticsSelection } from "./analytics-repository.ts";
 import { buildClosedRollupHours, readBuiltUntil, readRollupProgress } from "./log-rollup-build.ts";
 import * as userHours from "./migrations/0028_log_rollup_user_hours.ts";
 import { logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
+import type { Store } from "./open-store.ts";
 
 const HOUR = 3_600_000;
 const T0 = Date.parse("2026-04-01T10:00:00.000Z");
@@ -63,26 +64,32 @@ function comparable(aggregates: SliceAggregates): unknown {
     .sort(([a], [b]) => String(a).localeCompare(String(b)));
 }
 
+/** Three ranges over the records, with partial hours and days at their ends; the third from `thirdFromMs`. */
+function rangesOf(workspaceId: string, thirdFromMs: number): AnalyticsSelection[] {
+  return [
+    { workspaceId, from: new Date(T0 + 25 * MINUTE).toISOString(), to: new Date(T0 + 47 * HOUR + 30_000).toISOString() },
+    { workspaceId, from: new Date(T0 - 10 * HOUR).toISOString(), to: new Date(T0 + 60 * HOUR).toISOString() },
+    { workspaceId, from: new Date(thirdFromMs).toISOString(), to: new Date(T0 + 38 * HOUR).toISOString() },
+  ];
+}
+
+/** Every slice over every range equals the raw rows' answer. */
+async function expectRollupsEqualRawRows(store: () => Store, ranges: readonly AnalyticsSelection[]): Promise<void> {
+  for (const range of ranges) {
+    for (const [name, filters, slice] of SLICES) {
+      const selection = { ...range, ...filters };
+      const raw = comparable(await store().analytics.aggregate(selection, slice, { via: "raw" }));
+      expect(comparable(await store().analytics.aggregate(selection, slice)), `${name} from ${range.from}`).toEqual(raw);
+    }
+  }
+}
+
 describe("rollups built in the background on PostgreSQL", () => {
   const store = useStore(postgresTestUrl);
   const workspaceId = scopeId("ws");
   // Mid-hour and mid-day at both ends.
-  const ranges: AnalyticsSelection[] = [
-    { workspaceId, from: new Date(T0 + 25 * MINUTE).toISOString(), to: new Date(T0 + 47 * HOUR + 30_000).toISOString() },
-    { workspaceId, from: new Date(T0 - 10 * HOUR).toISOString(), to: new Date(T0 + 60 * HOUR).toISOString() },
-    { workspaceId, from: new Date(T0 + 14 * HOUR).toISOString(), to: new Date(T0 + 38 * HOUR).toISOString() },
-  ];
+  const ranges = rangesOf(workspaceId, T0 + 14 * HOUR);
 
-  /** Every slice over every range equals the raw rows' answer. */
-  async function expectRollupsEqualRawRows(): Promise<void> {
-    for (const range of ranges) {
-      for (const [, filters, slice] of SLICES) {
-        const selection = { ...range, ...filters };
-        const raw = comparable(await store().analytics.aggregate(selection, slice, { via: "raw" }));
-        expect(comparable(await store().analytics.aggregate(selection, slice))).toEqual(raw);
-      }
-    }
-  }
 
   const rolledUp = async (dim: "all" | "day:all" = "all"): Promise<number> => {
     const row = await store()
@@ -103,21 +110,21 @@ describe("rollups built in the background on PostgreSQL", () => {
     await store().logs.insertBatch(data.slice(100));
     expect(await store().logs.count(workspaceId)).toBe(300);
     expect(await rolledUp()).toBe(0);
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
 
     // Up to mid-day: user rows (per day) hold part of a day, which must still be read raw.
     // Hours from T0-2h to T0+19h have ended two minutes (the grace) before T0+20h30.
     expect(await buildClosedRollupHours(db, T0 + 20 * HOUR + 30 * MINUTE)).toBe(22);
     expect(await readBuiltUntil(db)).toBe(new Date(T0 + 20 * HOUR).toISOString());
     expect(await rolledUp()).toBe(20 * 6);
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
     expect(await buildClosedRollupHours(db, T0 + 20 * HOUR + 30 * MINUTE)).toBe(0);
 
     await buildClosedRollupHours(db, T0 + 60 * HOUR);
     expect(await rolledUp()).toBe(300);
     // Day rows for the two days closed: April 1st from 10:00 (84 records) and April 2nd (144).
     expect(await rolledUp("day:all")).toBe(84 + 144);
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
   });
 
   it("adds records landing in hours already built at once, and a replayed batch never twice", async () => {
@@ -127,7 +134,7 @@ describe("rollups built in the background on PostgreSQL", () => {
     expect(await store().logs.count(workspaceId)).toBe(340);
     expect(await rolledUp()).toBe(340);
     expect(await rolledUp("day:all")).toBe(84 + 144 + 40);
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
   });
 
   it("builds an hour again when a batch lands in it while it is summed", async () => {
@@ -143,7 +150,7 @@ describe("rollups built in the background on PostgreSQL", () => {
     await buildClosedRollupHours(db, hour + 3 * HOUR);
     expect(Date.parse(await readBuiltUntil(db))).toBeGreaterThan(hour);
     expect(await rolledUp()).toBe(342);
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
   });
 
   it("adds a big late batch, copied as two halves at once into the same rollup rows, once, and its replay never", async () => {
@@ -153,18 +160,15 @@ describe("rollups built in the background on PostgreSQL", () => {
     await store().logs.insertBatch(late);
     expect(await store().logs.count(workspaceId)).toBe(842);
     expect(await rolledUp()).toBe(842);
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
   });
 });
 
 describe("a PostgreSQL store whose end users were summed per day (before migration 0028)", () => {
   const store = useStore(postgresTestUrl);
   const workspaceId = scopeId("ws");
-  const ranges: AnalyticsSelection[] = [
-    { workspaceId, from: new Date(T0 + 25 * MINUTE).toISOString(), to: new Date(T0 + 47 * HOUR + 30_000).toISOString() },
-    { workspaceId, from: new Date(T0 - 10 * HOUR).toISOString(), to: new Date(T0 + 60 * HOUR).toISOString() },
-    { workspaceId, from: new Date(T0 + 15 * HOUR + 20 * MINUTE).toISOString(), to: new Date(T0 + 38 * HOUR).toISOString() },
-  ];
+  // The third starts mid-hour, before the upgrade (T0 + 20 h).
+  const ranges = rangesOf(workspaceId, T0 + 15 * HOUR + 20 * MINUTE);
 
   it("keeps its day rows as `day:user`, reads the hours before the upgrade raw, and completes the upgrade's day when it closes", async () => {
     const db = store().db;
@@ -179,22 +183,13 @@ describe("a PostgreSQL store whose end users were summed per day (before migrati
 
     await userHours.up(db as never);
     expect(await readRollupProgress(db)).toEqual({ builtUntil: new Date(T0 + 20 * HOUR).toISOString(), userHoursFrom: new Date(T0 + 20 * HOUR).toISOString() });
-    const expectRollupsEqualRawRows = async () => {
-      for (const range of ranges) {
-        for (const [name, filters, slice] of SLICES) {
-          const selection = { ...range, ...filters };
-          const raw = comparable(await store().analytics.aggregate(selection, slice, { via: "raw" }));
-          expect(comparable(await store().analytics.aggregate(selection, slice)), `${name} ${range.from}`).toEqual(raw);
-        }
-      }
-    };
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
 
     // A late record in an hour built before the upgrade, on the day not closed yet.
     await store().logs.insertBatch([logRecord(T0 + 16 * HOUR + 7 * MINUTE, { workspaceId, user: "ann", costUsd: 0.5 }, 7)]);
     // The build closes April 2nd: its `day:user` rows get the hours after the upgrade added.
     await buildClosedRollupHours(db, T0 + 60 * HOUR);
-    await expectRollupsEqualRawRows();
+    await expectRollupsEqualRawRows(store, ranges);
     const day = await db
       .selectFrom("log_rollups")
       .select(sql<string>`sum(requests)`.as("requests"))
