@@ -85,7 +85,7 @@ describe("PostgreSQL day partitions of the logs", () => {
     for (const other of [dayName("logs", TODAY + 2 * DAY), dayName("log_metadata", TODAY + 2 * DAY), "logs_default", "log_metadata_default"]) expect(plan).not.toContain(other);
   });
 
-  it("are dropped whole once expired, logs and metadata alike; the partial day's rows are deleted by rows", async () => {
+  it("are dropped whole once expired, logs and metadata alike; the cutoff's day is kept whole until it has passed", async () => {
     const workspaceId = scopeId("ws");
     await ensureDayPartitions(store().db, NOW - 12 * DAY, NOW - 8 * DAY);
     const old = Array.from({ length: 30 }, (_, i) => logRecord(TODAY - 12 * DAY + i * 9 * 3_600_000, { workspaceId, metadata: { n: String(i) } }, i));
@@ -100,11 +100,15 @@ describe("PostgreSQL day partitions of the logs", () => {
       expect(await exists(store(), dayName("log_metadata", TODAY - day * DAY))).toBe(false);
     }
     expect(await exists(store(), dayName("logs", TODAY - 9 * DAY))).toBe(true);
-    // Of the day partly expired, the rows before the cutoff went by the row-by-row delete.
-    const kept = old.filter((r) => Date.parse(r.createdAt) >= cutoff);
+    // The day partly expired keeps all its rows: they go with its partitions once it has passed.
+    const kept = old.filter((r) => Date.parse(r.createdAt) >= TODAY - 9 * DAY);
+    expect(kept.some((r) => Date.parse(r.createdAt) < cutoff)).toBe(true);
     expect(await store().logs.count(workspaceId)).toBe(kept.length + 1);
     const metadata = await store().db.selectFrom("log_metadata").select("value").where("workspace_id", "=", workspaceId).execute();
     expect(metadata.map((row) => row.value).sort()).toEqual([...kept.map((r) => r.metadata.n!), "recent"].sort());
+    const next = await deleteExpiredStep(store().db, TODAY - 8 * DAY + 2 * 60_000, 1_000);
+    expect(next).toMatchObject({ days: 1, logs: 0 });
+    expect(await store().logs.count(workspaceId)).toBe(old.filter((r) => Date.parse(r.createdAt) >= TODAY - 8 * DAY).length + 1);
   });
 });
 

@@ -97,6 +97,15 @@ async function dayPartitions(db: Kysely<Database>, table: string): Promise<Array
 }
 
 /**
+ * The end of the last day whose partitions `dropExpiredDayPartitions` drops at this cutoff:
+ * rows before it that are still stored lie outside every day partition (the default one, a
+ * table not partitioned yet).
+ */
+export function droppedDaysEnd(cutoffMs: number): number {
+  return Math.floor((cutoffMs - DROP_MARGIN_MS) / DAY_MS) * DAY_MS;
+}
+
+/**
  * Detaches and drops the day partitions wholly before the cutoff (with the margin), every
  * table: milliseconds whatever their size. Resolves to the number of days of logs dropped.
  */

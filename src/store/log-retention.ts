@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely } from "kysely";
 import { idBound, partitionedById } from "./log-id-bound.ts";
-import { dropExpiredDayPartitions } from "./log-partitions.ts";
+import { droppedDaysEnd, dropExpiredDayPartitions } from "./log-partitions.ts";
 import type { Database } from "./schema.ts";
 
 /** The rows one retention step removed (0 and 0: nothing is left to remove). */
@@ -15,20 +15,26 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 /**
- * On PostgreSQL, first drops the day partitions wholly expired (`log-partitions.ts`). Then
- * deletes at most `batch` logs created before `cutoffMs` (with their metadata rows), then the
- * rollups of one period that ended by the cutoff: each statement is short, so the store is
- * never held long. Call again while it removed anything. A period still partly inside the
- * retention keeps its rollup whole (its sums then also count the expired logs of that period).
+ * On PostgreSQL, drops the day partitions wholly expired (`log-partitions.ts`): a day's logs,
+ * metadata and rollups go together once the whole day is past the cutoff, in milliseconds, so a
+ * log is kept up to a day longer than the retention says; only rows outside every day partition
+ * (the default partitions, the rollups' table from before they were partitioned) are then
+ * deleted by rows, up to the last day dropped. On the embedded store, deletes the rows up to the
+ * cutoff: at most `batch` logs created before it (with their metadata rows), then the rollups of
+ * one period that ended by it. Each statement is short, so the store is never held long. Call
+ * again while it removed anything. A period still partly inside the retention keeps its rollup
+ * whole (its sums then also count the expired logs of that period).
  */
 export async function deleteExpiredStep(db: Kysely<Database>, cutoffMs: number, batch: number): Promise<RetentionStep> {
-  const days = db.getExecutor().adapter instanceof PostgresAdapter ? await dropExpiredDayPartitions(db, cutoffMs) : 0;
-  const cutoff = new Date(cutoffMs).toISOString();
+  const partitioned = db.getExecutor().adapter instanceof PostgresAdapter;
+  const days = partitioned ? await dropExpiredDayPartitions(db, cutoffMs) : 0;
+  const rowsCutoffMs = partitioned ? droppedDaysEnd(cutoffMs) : cutoffMs;
+  const cutoff = new Date(rowsCutoffMs).toISOString();
   const ids = (
     await db
       .selectFrom("logs")
       .select("id")
-      .where("id", "<", idBound(cutoffMs))
+      .where("id", "<", idBound(rowsCutoffMs))
       .where("created_at", "<", cutoff)
       .orderBy("id")
       .limit(batch)
@@ -40,7 +46,7 @@ export async function deleteExpiredStep(db: Kysely<Database>, cutoffMs: number, 
       await trx.deleteFrom("logs").where("id", "in", ids).execute();
     });
   }
-  return { logs: ids.length, rollups: await deleteOldestExpiredRollups(db, cutoffMs), days };
+  return { logs: ids.length, rollups: await deleteOldestExpiredRollups(db, rowsCutoffMs), days };
 }
 
 /** Deletes the rollups of the oldest period wholly before the cutoff (hours, or days for day rows). */
