@@ -160,7 +160,7 @@ const ConfigSchema = z.object({
       .optional()
       .transform((value) => (value === undefined ? undefined : Number(value)))
       .pipe(z.number().int().min(1, "must be at least 1").max(36_500, "must be at most 36500").optional()),
-    { doc: "logs older than this many days are deleted, with their rollups, by a timer (see [Analytics](logs.md#analytics)); unset keeps them forever", limits: "1 to 36500" },
+    { doc: "logs older than this many days are deleted, with their rollups, by a timer (see [Analytics](logs.md#analytics)); on PostgreSQL and ClickHouse a whole day at once, once all of it is that old; unset keeps them forever", limits: "1 to 36500" },
   ),
   GATEWAY_SHUTDOWN_TIMEOUT_MS: documented(wholeNumber(30_000, 1, MAX_REQUEST_TIMEOUT_MS), { doc: "how long SIGTERM waits for in-flight requests" }),
   GATEWAY_KEY_CACHE_TTL_MS: documented(wholeNumber(60_000, 1, ONE_DAY_MS), { doc: "how long a key lookup is cached (revocation on this instance is immediate)" }),
