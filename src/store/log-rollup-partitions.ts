@@ -9,12 +9,13 @@ import type { Database } from "./schema.ts";
  *
  * The migrations create `log_rollups` as a plain table; the store makes it partitioned when it
  * opens (`partitionLogRollups`; a new store's at once, before the log writer starts). The rows
- * already there stay where they are: the table becomes
- * the partition of every period before a day D (`log_rollups_until_p<D - 1>`), and days from D
- * on get their own partitions. Attaching it needs PostgreSQL to know no row is from D or later:
- * a CHECK constraint proves it, added without checking the rows (`NOT VALID`, a moment's lock)
- * and then validated (a read of the whole table that blocks no write). Only the last step holds
- * the table, for a few statements: rename, create the partitioned table, attach.
+ * already there stay where they are: the table becomes the partition of every period before a
+ * day D (`log_rollups_until_p<D - 1>`), and days from D on get their own partitions. Attaching
+ * it needs PostgreSQL to know no row is from D or later: a CHECK constraint proves it, added
+ * without checking the rows (`NOT VALID`, a moment's lock) and then validated (a read of the
+ * whole table that blocks no write). Only the last step holds the table, for a few statements:
+ * rename, create the partitioned table, attach. (Attaching without the constraint would read the
+ * whole table while holding it, every rollup write waiting.)
  */
 const DAY_MS = 86_400_000;
 const CHECK_NAME = "log_rollups_hour_before";
