@@ -65,8 +65,14 @@ export function createPostgresDialect(url: string): StoreDialect {
   };
 }
 
-/** `ANALYZE` of every table of the connection's current schema (a bare `ANALYZE` would visit every schema of the database). */
+/**
+ * `ANALYZE` of every table of the connection's current schema (a bare `ANALYZE` would visit every
+ * schema of the database). A partition is left to its partitioned table, whose `ANALYZE` studies
+ * each partition as well as the whole.
+ */
 export async function analyseCurrentSchema(db: Kysely<Database>): Promise<void> {
-  const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(db);
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_class c
+    where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p') and not c.relispartition`.execute(db);
   for (const { name } of rows) await sql`ANALYZE ${sql.table(name)}`.execute(db);
 }
