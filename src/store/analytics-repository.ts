@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
 import { topGroups } from "../analytics/analytics-views.ts";
 import { chooseRollup, splitByPeriods, type RollupChoice, type TimeRange } from "./analytics-plan.ts";
-import { addRawAggregates, addRollupAggregates } from "./analytics-sql.ts";
+import { addRawAggregates, addRollupAggregates, joiningMetadataByHash } from "./analytics-sql.ts";
 import { topGroupKeys, type RangePart } from "./analytics-top-groups.ts";
 import type { LogFilterSet } from "./log-filters.ts";
 import { partitionedById } from "./log-id-bound.ts";
@@ -31,30 +31,32 @@ export interface AnalyticsRepository {
 
 export function createAnalyticsRepository(db: Kysely<Database>): AnalyticsRepository {
   return {
-    async aggregate(selection, slice, options) {
-      const into: SliceAggregates = new Map();
-      const choice = options?.via === "raw" ? null : await rollupChoice(db, selection, slice);
-      const parts = choice ? await rollupParts(db, selection, slice, choice) : [{ kind: "raw" as const, selection }];
-      const limit = slice.kind === "group" ? slice.limit : undefined;
-      const [only] = parts;
-      // Raw rows alone: one statement sums every group (a few rows each, one per latency
-      // bucket) and the first ones are kept here; ranking in SQL first (a window over the
-      // grouped rows) made PostgreSQL give up its parallel plan, five times slower at 500,000 rows.
-      if (parts.length === 1 && only?.kind === "raw") {
-        await addRawAggregates(db, only.selection, slice, into);
-        return limit === undefined ? into : topGroups(into, limit);
-      }
-      // Rollups and raw edges: the first groups over all parts, then only theirs summed whole.
-      const keys = slice.kind === "group" && slice.limit !== undefined ? await topGroupKeys(db, slice, parts, slice.limit) : undefined;
-      if (keys?.length === 0) return into;
-      const rawKeys = keys?.map(decodeRollupValue);
-      for (const part of parts) {
-        if (part.kind === "rollup") await addRollupAggregates(db, { ...part.query, keys }, slice, into);
-        else await addRawAggregates(db, part.selection, slice, into, rawKeys);
-      }
-      return into;
-    },
+    aggregate: (selection, slice, options) => joiningMetadataByHash(db, selection, slice, (db) => aggregate(db, selection, slice, options)),
   };
+}
+
+async function aggregate(db: Kysely<Database>, selection: AnalyticsSelection, slice: AnalyticsSlice, options?: { via?: "raw" }): Promise<SliceAggregates> {
+  const into: SliceAggregates = new Map();
+  const choice = options?.via === "raw" ? null : await rollupChoice(db, selection, slice);
+  const parts = choice ? await rollupParts(db, selection, slice, choice) : [{ kind: "raw" as const, selection }];
+  const limit = slice.kind === "group" ? slice.limit : undefined;
+  const [only] = parts;
+  // Raw rows alone: one statement sums every group (a few rows each, one per latency
+  // bucket) and the first ones are kept here; ranking in SQL first (a window over the
+  // grouped rows) made PostgreSQL give up its parallel plan, five times slower at 500,000 rows.
+  if (parts.length === 1 && only?.kind === "raw") {
+    await addRawAggregates(db, only.selection, slice, into);
+    return limit === undefined ? into : topGroups(into, limit);
+  }
+  // Rollups and raw edges: the first groups over all parts, then only theirs summed whole.
+  const keys = slice.kind === "group" && slice.limit !== undefined ? await topGroupKeys(db, slice, parts, slice.limit) : undefined;
+  if (keys?.length === 0) return into;
+  const rawKeys = keys?.map(decodeRollupValue);
+  for (const part of parts) {
+    if (part.kind === "rollup") await addRollupAggregates(db, { ...part.query, keys }, slice, into);
+    else await addRawAggregates(db, part.selection, slice, into, rawKeys);
+  }
+  return into;
 }
 
 /**

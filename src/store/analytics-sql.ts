@@ -136,6 +136,28 @@ export function rawRows(db: Kysely<Database>, selection: LogFilterSet, slice: An
 
 type GroupSlice = Extract<AnalyticsSlice, { kind: "group" }>;
 
+/**
+ * Runs `work` (an analytics query, which reads every matching row of its range) so that
+ * PostgreSQL joins `log_metadata` to the logs by hash, never by a nested loop. The planner picks
+ * the loop when it expects a log or two, and it expects that of the newest hour, which is newer
+ * than the partition's statistics; each turn of the loop then reads the range's pairs again (a
+ * group: every pair of the key in the day, the value being unknown; a filter: every pair of the
+ * value): 2.4 s instead of 12 ms for 300 logs against 60,000 pairs. A hash join reads them once.
+ */
+export function joiningMetadataByHash<T>(
+  db: Kysely<Database>,
+  selection: LogFilterSet,
+  slice: AnalyticsSlice,
+  work: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  const joinsMetadata = (slice.kind === "group" && slice.by === "metadata") || Object.keys(selection.metadata ?? {}).length > 0;
+  if (!partitionedById(db) || !joinsMetadata) return work(db);
+  return db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL enable_nestloop = off`.execute(trx);
+    return work(trx);
+  });
+}
+
 /** The raw rows' group key as the rollups store it (`encodeRollupValue`), so both parts of a ranking share keys. */
 export function encodedRawGroupKey(slice: GroupSlice): RawBuilder<string> {
   const key = rawGroupKey(slice);
