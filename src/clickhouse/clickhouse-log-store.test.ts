@@ -161,27 +161,39 @@ describe("ClickHouse log store", () => {
     ]);
   });
 
-  it("lists a user's records on the days the user appears, few or many, and nothing for a user never seen", async () => {
-    const workspaceId = scopeId("ws-user-days");
+  it("lists a user's records from the hours the user appears in, few or many, with other filters, and nothing for a user never seen", async () => {
+    const workspaceId = scopeId("ws-user-hours");
     const now = Date.now();
-    // "rare" on three days far apart; "busy" on twelve days (more than a listing restricts to by day).
+    // "rare" in three hours far apart; "busy" in forty consecutive hours (more runs of hours than
+    // one statement reads), its 5xx ones in only the oldest few (the other filter leaves the
+    // newest hours' counts short, so the listing reads on, more hours a step).
     const rare = [2 * HOUR, 9 * DAY, 45 * DAY].map((age, i) => logRecord(now - age, { workspaceId, user: "rare" }, i));
-    const busy = Array.from({ length: 12 }, (_, i) => logRecord(now - i * DAY - 3 * HOUR, { workspaceId, user: "busy" }, 10 + i));
+    const busy = Array.from({ length: 40 }, (_, i) =>
+      logRecord(now - i * HOUR - 30 * 60_000, { workspaceId, user: "busy", status: i >= 36 ? 503 : 200, success: i < 36 }, 10 + i),
+    );
+    const sparse = Array.from({ length: 12 }, (_, i) => logRecord(now - i * 5 * HOUR - 10 * 60_000, { workspaceId, user: "sparse" }, 60 + i));
     const others = Array.from({ length: 40 }, (_, i) => logRecord(now - i * DAY - HOUR, { workspaceId, user: `other-${i}` }, 100 + i));
-    await store.logs.insertBatch([...rare, ...busy, ...others]);
-    const listAll = async (user: string): Promise<string[]> => {
+    await store.logs.insertBatch([...rare, ...busy, ...sparse, ...others]);
+    const listAll = async (filters: { user: string; statusClass?: "5xx"; from?: string; to?: string }, limit = 2): Promise<string[]> => {
       const ids: string[] = [];
       let before: string | undefined;
       for (;;) {
-        const { records: page, hasMore } = await store.logs.list({ workspaceId, user, limit: 2, ...(before && { before }) });
+        const { records: page, hasMore } = await store.logs.list({ workspaceId, ...filters, limit, ...(before && { before }) });
         ids.push(...page.map((record) => record.id));
         if (!hasMore) return ids;
         before = page[page.length - 1]!.id;
       }
     };
-    expect(await listAll("rare")).toEqual(rare.map((record) => record.id));
-    expect(await listAll("busy")).toEqual(busy.map((record) => record.id));
-    expect(await listAll("never")).toEqual([]);
+    const ids = (records: typeof rare) => records.map((record) => record.id);
+    expect(await listAll({ user: "rare" })).toEqual(ids(rare));
+    expect(await listAll({ user: "busy" })).toEqual(ids(busy));
+    expect(await listAll({ user: "busy" }, 50)).toEqual(ids(busy));
+    expect(await listAll({ user: "sparse" }, 5)).toEqual(ids(sparse));
+    expect(await listAll({ user: "busy", statusClass: "5xx" })).toEqual(ids(busy.slice(36)));
+    const from = new Date(now - 20 * HOUR).toISOString();
+    const to = new Date(now - 10 * HOUR).toISOString();
+    expect(await listAll({ user: "sparse", from, to })).toEqual(ids(sparse.slice(2, 4)));
+    expect(await listAll({ user: "never" })).toEqual([]);
   });
 
   it("drops whole expired days of logs and rollups, keeping the day the cutoff falls in", async () => {

@@ -1,12 +1,12 @@
-import type { LogRecord } from "../records/log-record.ts";
+import type { LogFilters, LogRecord } from "../records/log-record.ts";
 import type { LogsRepository } from "../store/logs-repository.ts";
 import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { fromClickHouseRow, writeTabSeparated } from "./clickhouse-log-rows.ts";
-import { createdMsNear, idBound, idMs, v7Ms } from "./log-ids.ts";
+import { createdMsNear, ID_MARGIN_MS, idBound, idMs, v7Ms } from "./log-ids.ts";
+import { hoursOfUser, inHourRuns, nextHourRuns } from "./clickhouse-user-hours.ts";
 import { str, strList } from "./clickhouse-sql.ts";
-import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 
 /**
  * A batch's inserts: its rows go in this many requests at once, so the server parses them (and
@@ -21,7 +21,6 @@ const MIN_ROWS_PER_INSERT = 5_000;
  * arms is slow to analyse on 18.16; a few ranges read a little more and are fast.
  */
 const LOOKUP_RANGES = 8;
-const DAY_MS = 86_400_000;
 const RANGE_GAP_MS = 60_000;
 
 /**
@@ -60,18 +59,13 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
 
     async list(filters, options = {}) {
       const limit = Math.max(1, Math.trunc(filters.limit));
-      const userDays = filters.user === undefined ? null : await daysOfUser(connection, filters.workspaceId, filters.user);
-      if (userDays?.length === 0) return { records: [], hasMore: false };
       const where = await logFiltersSql(filters, resolveConfig);
       const cursor = filters.before !== undefined ? ` AND id < ${str(filters.before)}` : "";
       // First the page's ids, reading only the filtered columns; then its rows, by primary key.
-      // A user seen on a few days: one statement reads those days only.
       const ids =
-        userDays && userDays.length <= LOOKUP_RANGES
-          ? await connection.rows<{ id: string }>(
-              `SELECT DISTINCT id FROM logs WHERE ${where} AND (${userDays.map(onDay).join(" OR ")})${cursor} ORDER BY id DESC LIMIT ${limit + 1}`,
-            ).then((rows) => rows.map((row) => row.id))
-          : await idsByWindows(connection, filters.before, `${where}${cursor}`, limit + 1);
+        filters.user === undefined
+          ? await idsByWindows(connection, filters.before, `${where}${cursor}`, limit + 1)
+          : await idsOfUser(connection, filters, filters.user, `${where}${cursor}`, limit + 1);
       const page = ids.slice(0, limit);
       if (page.length === 0) return { records: [], hasMore: false };
       const columns = columnList(options.bodies ? RECORD_COLUMNS : LISTED_COLUMNS);
@@ -121,20 +115,26 @@ async function idsByWindows(connection: ClickHouseConnection, before: string | u
 }
 
 /**
- * The UTC days (as day numbers) on which the workspace stored records of this end user, from the
- * end-user rollup (its rows are written with the records, by the same insert): a listing filtered
- * on a user who appears on a few days reads those days' partitions only, rather than the
- * workspace's `end_user` column back to its first record.
+ * The newest `wanted` ids matching `where` among the records of `user`, read from the hours
+ * the user appears in (`log_user_hours`), newest first: first the hours whose counts hold the
+ * page, then, while the other filters leave it short, four times as many at each step.
  */
-async function daysOfUser(connection: ClickHouseConnection, workspaceId: string, user: string): Promise<number[]> {
-  const rows = await connection.rows<{ day: number }>(
-    `SELECT DISTINCT day FROM log_rollups_user_days WHERE workspace_id = ${str(workspaceId)} AND end_user_key = ${str(encodeRollupValue(user))}`,
-  );
-  return rows.map((row) => Number(row.day));
+async function idsOfUser(connection: ClickHouseConnection, filters: LogFilters, user: string, where: string, wanted: number): Promise<string[]> {
+  const beforeMs = filters.before === undefined ? null : idMs(filters.before);
+  const toMs = filters.to === undefined ? null : Date.parse(filters.to);
+  const upToMs = beforeMs === null ? toMs : Math.min(toMs ?? Infinity, beforeMs + ID_MARGIN_MS);
+  let hours = await hoursOfUser(connection, filters.workspaceId, user, filters.from === undefined ? null : Date.parse(filters.from), upToMs);
+  const ids: string[] = [];
+  for (let target = wanted; ids.length < wanted && hours.length > 0; target *= 4) {
+    const { runs, taken } = nextHourRuns(hours, target);
+    hours = hours.slice(taken);
+    const found = await connection.rows<{ id: string }>(
+      `SELECT DISTINCT id FROM logs WHERE ${where} AND ${inHourRuns(runs)} ORDER BY id DESC LIMIT ${wanted - ids.length}`,
+    );
+    ids.push(...found.map((row) => row.id));
+  }
+  return ids;
 }
-
-const onDay = (day: number): string => `(created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS})`;
-
 
 /**
  * The records as TabSeparated text, cut into the parts of a batch's inserts (up to

@@ -47,7 +47,7 @@ describe("ClickHouse log store migrations", () => {
     const models = ["a", "b", "c"];
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 20_000, { workspaceId, model: models[i % 3]!, status: i % 7 === 0 ? 500 : 200 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([7, 8]);
+    expect(await migrateClickHouse(upgraded)).toEqual([7, 8, 9]);
     await logs.insertBatch(records.slice(300));
     // A replay of the later records adds nothing through the chained view either.
     await logs.insertBatch(records.slice(250));
@@ -79,7 +79,7 @@ describe("ClickHouse log store migrations", () => {
     // Over two UTC days: every user has rows on both.
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 5 === 0 ? 429 : 200, success: i % 5 !== 0 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([8]);
+    expect(await migrateClickHouse(upgraded)).toEqual([8, 9]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const tables = await upgraded.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%users%' ORDER BY name");
@@ -102,6 +102,33 @@ describe("ClickHouse log store migrations", () => {
     for (const statement of await statementsFor(eighth, upgraded)) await upgraded.command(statement);
     const [again] = await upgraded.rows<{ n: string }>(`SELECT countMerge(requests) AS n FROM log_rollups_user_days WHERE workspace_id = '${workspaceId}'`);
     expect(again?.n).toBe("600");
+    await upgraded.close();
+  });
+
+  it("count the stored logs' end users per hour (9), so a listing by user finds records stored before it", async () => {
+    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_hours_test")));
+    expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 9))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
+    const workspaceId = scopeId("ws-user-hours");
+    const start = Date.UTC(2026, 5, 1, 20);
+    const users = ["ann", "ben", null];
+    // Over ten hours: every user has records in each.
+    const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]! }, i));
+    await logs.insertBatch(records.slice(0, 300));
+    expect(await migrateClickHouse(upgraded)).toEqual([9]);
+    await logs.insertBatch(records.slice(300));
+    await logs.insertBatch(records.slice(250));
+    const counted = await upgraded.rows<{ user: string; hour: number; requests: string }>(
+      `SELECT end_user_key AS user, hour, sum(requests) AS requests FROM log_user_hours WHERE workspace_id = '${workspaceId}' GROUP BY user, hour ORDER BY user, hour`,
+    );
+    const raw = await upgraded.rows<{ user: string; hour: number; requests: string }>(
+      `SELECT concat('=', assumeNotNull(end_user)) AS user, toUInt32(intDiv(created_ms, 3600000)) AS hour, count() AS requests
+       FROM logs FINAL WHERE workspace_id = '${workspaceId}' AND isNotNull(end_user) GROUP BY user, hour ORDER BY user, hour`,
+    );
+    expect(raw.reduce((sum, row) => sum + Number(row.requests), 0)).toBe(400);
+    expect(counted).toEqual(raw);
+    const { records: anns } = await logs.list({ workspaceId, user: "ann", limit: 500 });
+    expect(anns.map((record) => record.id)).toEqual(records.filter((_, i) => i % 3 === 0).map((record) => record.id).reverse());
     await upgraded.close();
   });
 });

@@ -1,6 +1,7 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
+import { USER_HOURS_STATEMENTS } from "./clickhouse-user-hours.ts";
 import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, userDaysStatements } from "./clickhouse-rollup-arrays.ts";
 
 /**
@@ -219,5 +220,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 8,
     name: "end-user rollup ordered by user",
     statements: ({ tables }) => userDaysStatements(tables),
+  },
+  {
+    // End users' records counted per hour, for listings filtered on a user (clickhouse-user-hours.ts).
+    version: 9,
+    name: "end users' hours",
+    statements: USER_HOURS_STATEMENTS,
   },
 ];

@@ -24,7 +24,7 @@ export function v7Ms(id: string): number | null {
  * How far a log's id may be from its `created_ms`: both are taken as the request starts; an hour
  * leaves room for any clock step between them (the main store allows the same).
  */
-const ID_MARGIN_MS = 3_600_000;
+export const ID_MARGIN_MS = 3_600_000;
 
 /**
  * The `created_ms` condition implied by id times (either may be unknown), with the margin above:
