@@ -113,20 +113,26 @@ describe("ClickHouse log store migrations", () => {
     const start = Date.UTC(2026, 5, 1, 20);
     const users = ["ann", "ben", null];
     // Over ten hours: every user has records in each.
-    const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]! }, i));
+    const records = Array.from({ length: 600 }, (_, i) =>
+      logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 7 === 0 ? 500 : 200, success: i % 7 !== 0, costUsd: i % 5 === 0 ? null : 0.001 * (i % 4) }, i),
+    );
     await logs.insertBatch(records.slice(0, 300));
     expect(await migrateClickHouse(upgraded)).toEqual([9]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
-    const counted = await upgraded.rows<{ user: string; hour: number; requests: string }>(
-      `SELECT end_user_key AS user, hour, sum(requests) AS requests FROM log_user_hours WHERE workspace_id = '${workspaceId}' GROUP BY user, hour ORDER BY user, hour`,
-    );
-    const raw = await upgraded.rows<{ user: string; hour: number; requests: string }>(
-      `SELECT concat('=', assumeNotNull(end_user)) AS user, toUInt32(intDiv(created_ms, 3600000)) AS hour, count() AS requests
-       FROM logs FINAL WHERE workspace_id = '${workspaceId}' AND isNotNull(end_user) GROUP BY user, hour ORDER BY user, hour`,
+    const counts = `SELECT end_user_key AS user, hour, success, sum(requests) AS requests, round(sum(cost_usd), 9) AS cost
+       FROM log_user_hours WHERE workspace_id = '${workspaceId}' GROUP BY user, hour, success ORDER BY user, hour, success`;
+    const raw = await upgraded.rows<{ user: string; hour: number; success: number; requests: string; cost: number }>(
+      `SELECT concat('=', assumeNotNull(end_user)) AS user, toUInt32(intDiv(created_ms, 3600000)) AS hour, success, count() AS requests,
+         round(sum(ifNull(cost_usd, 0)), 9) AS cost
+       FROM logs FINAL WHERE workspace_id = '${workspaceId}' AND isNotNull(end_user) GROUP BY user, hour, success ORDER BY user, hour, success`,
     );
     expect(raw.reduce((sum, row) => sum + Number(row.requests), 0)).toBe(400);
-    expect(counted).toEqual(raw);
+    expect(await upgraded.rows(counts)).toEqual(raw);
+    // Run again from its start (a start that stopped midway): each day is counted anew, not twice.
+    const ninth = CLICKHOUSE_MIGRATIONS.find((migration) => migration.version === 9)!;
+    for (const statement of await statementsFor(ninth, upgraded)) await upgraded.command(statement);
+    expect(await upgraded.rows(counts)).toEqual(raw);
     const { records: anns } = await logs.list({ workspaceId, user: "ann", limit: 500 });
     expect(anns.map((record) => record.id)).toEqual(records.filter((_, i) => i % 3 === 0).map((record) => record.id).reverse());
     await upgraded.close();

@@ -1,7 +1,7 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
-import { USER_HOURS_STATEMENTS } from "./clickhouse-user-hours.ts";
+import { userHoursStatements } from "./clickhouse-user-hours.ts";
 import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, userDaysStatements } from "./clickhouse-rollup-arrays.ts";
 
 /**
@@ -23,13 +23,19 @@ export interface ClickHouseMigration {
 export interface ClickHouseServerState {
   version: string;
   tables: ReadonlySet<string>;
+  /** The UTC days (day numbers) `logs` holds records of: its partitions. */
+  logDays: readonly number[];
 }
 
 /** A migration's statements on this connection's server and database, as they are now. */
 export async function statementsFor(migration: ClickHouseMigration, connection: ClickHouseConnection): Promise<readonly string[]> {
   if (typeof migration.statements !== "function") return migration.statements;
   const tables = await connection.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase()");
-  return migration.statements({ version: connection.version, tables: new Set(tables.map((table) => table.name)) });
+  const days = await connection.rows<{ partition: string }>(
+    "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'logs' AND active ORDER BY partition",
+  );
+  const logDays = days.map((day) => Number(day.partition)).filter(Number.isInteger);
+  return migration.statements({ version: connection.version, tables: new Set(tables.map((table) => table.name)), logDays });
 }
 
 /**
@@ -225,6 +231,6 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     // End users' records counted per hour, for listings filtered on a user (clickhouse-user-hours.ts).
     version: 9,
     name: "end users' hours",
-    statements: USER_HOURS_STATEMENTS,
+    statements: ({ logDays }) => userHoursStatements(logDays),
   },
 ];

@@ -4,36 +4,46 @@ import { str } from "./clickhouse-sql.ts";
 import { ID_MARGIN_MS, idBound } from "./log-ids.ts";
 
 /**
- * `log_user_hours`: how many records each end user has in each UTC hour (hours since the epoch),
- * fed by a view on every insert into `logs`. A logs listing filtered on a user reads the hours the
- * user appears in, newest first, as many as the page needs: a user seen in five hours of a month
- * costs five hours of the workspace's rows, not the days around them.
+ * `log_user_hours`: each end user's records and cost per UTC hour (hours since the epoch) and
+ * success, fed by a view on every insert into `logs`. A logs listing filtered on a user reads the
+ * hours the user appears in, newest first, as many as the page needs: a user seen in five hours
+ * of a month costs five hours of the workspace's rows, not the days around them. A group by end
+ * user ranks the whole hours of its range's partial days from it, not from the raw rows.
  */
 export const USER_HOURS_TABLE = "log_user_hours";
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 /**
  * The runs of consecutive hours one listing statement reads at most: each is a primary-key range,
  * and ClickHouse 18.16 is slow to analyse a condition with many.
  */
 const RUNS_PER_STATEMENT = 8;
 
-const SELECT_FROM_LOGS = `SELECT workspace_id, concat('=', assumeNotNull(end_user)) AS end_user_key,
-     toUInt32(intDiv(created_ms, ${HOUR_MS})) AS hour, count() AS requests
-   FROM logs WHERE isNotNull(end_user) GROUP BY workspace_id, end_user_key, hour`;
+const selectFromLogs = (where: string) => `SELECT workspace_id, concat('=', assumeNotNull(end_user)) AS end_user_key,
+     toUInt32(intDiv(created_ms, ${HOUR_MS})) AS hour, success, count() AS requests, sum(ifNull(cost_usd, 0)) AS cost_usd
+   FROM logs WHERE isNotNull(end_user)${where} GROUP BY workspace_id, end_user_key, hour, success`;
 
 /**
- * Migration 9. The view starts before the stored logs are counted, so a record stored between the
- * two is counted twice: a count only sizes how many hours a listing reads first, and a listing
- * reads on until its page is full, so an excess costs nothing but a little reading. Run again, it
- * counts the stored logs again, with the same harmless excess.
+ * Migration 9: the table, its view, then the stored logs counted a day (a partition) at a time, so
+ * no statement groups more than a day's records; each day's counts are dropped before it is
+ * counted, so a run again from the start (after a start that stopped midway) ends the same. The
+ * view starts before them, so a record another gateway stores meanwhile on a day not counted yet
+ * is counted twice: upgrade with one gateway writing (the migrations run before this one's writer
+ * starts).
  */
-export const USER_HOURS_STATEMENTS: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS ${USER_HOURS_TABLE} (workspace_id String, end_user_key String, hour UInt32, requests UInt64)
-   ENGINE = SummingMergeTree PARTITION BY intDiv(hour, 24) ORDER BY (workspace_id, end_user_key, hour)`,
-  `CREATE MATERIALIZED VIEW IF NOT EXISTS ${USER_HOURS_TABLE}_mv TO ${USER_HOURS_TABLE} AS ${SELECT_FROM_LOGS}`,
-  `INSERT INTO ${USER_HOURS_TABLE} ${SELECT_FROM_LOGS}`,
-];
+export function userHoursStatements(logDays: readonly number[]): readonly string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${USER_HOURS_TABLE}
+       (workspace_id String, end_user_key String, hour UInt32, success UInt8, requests UInt64, cost_usd Float64)
+     ENGINE = SummingMergeTree PARTITION BY intDiv(hour, 24) ORDER BY (workspace_id, end_user_key, hour, success)`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${USER_HOURS_TABLE}_mv TO ${USER_HOURS_TABLE} AS ${selectFromLogs("")}`,
+    ...logDays.flatMap((day) => [
+      `ALTER TABLE ${USER_HOURS_TABLE} DROP PARTITION ${day}`,
+      `INSERT INTO ${USER_HOURS_TABLE} ${selectFromLogs(` AND created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS}`)}`,
+    ]),
+  ];
+}
 
 export interface UserHour {
   hour: number;
