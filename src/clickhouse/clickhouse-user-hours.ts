@@ -5,7 +5,7 @@ import { ID_MARGIN_MS, idBound } from "./log-ids.ts";
 
 /**
  * `log_user_hours`: each end user's records and cost per UTC hour (hours since the epoch) and
- * success, fed by a view on every insert into `logs`. A logs listing filtered on a user reads the
+ * success (the records without an end user as the user `''`), fed by a view on every insert into `logs`. A logs listing filtered on a user reads the
  * hours the user appears in, newest first, as many as the page needs: a user seen in five hours
  * of a month costs five hours of the workspace's rows, not the days around them. A group by end
  * user ranks the whole hours of its range's partial days from it, not from the raw rows.
@@ -20,9 +20,10 @@ const DAY_MS = 86_400_000;
  */
 const RUNS_PER_STATEMENT = 8;
 
-const selectFromLogs = (where: string) => `SELECT workspace_id, concat('=', assumeNotNull(end_user)) AS end_user_key,
+/** The end user as the rollups key it (`encodeRollupValue`): `''` for none, else `=` and the user. */
+const selectFromLogs = (where: string) => `SELECT workspace_id, if(isNull(end_user), '', concat('=', assumeNotNull(end_user))) AS end_user_key,
      toUInt32(intDiv(created_ms, ${HOUR_MS})) AS hour, success, count() AS requests, sum(ifNull(cost_usd, 0)) AS cost_usd
-   FROM logs WHERE isNotNull(end_user)${where} GROUP BY workspace_id, end_user_key, hour, success`;
+   FROM logs${where} GROUP BY workspace_id, end_user_key, hour, success`;
 
 /**
  * Migration 9: the table, its view, then the stored logs counted a day (a partition) at a time, so
@@ -40,7 +41,7 @@ export function userHoursStatements(logDays: readonly number[]): readonly string
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${USER_HOURS_TABLE}_mv TO ${USER_HOURS_TABLE} AS ${selectFromLogs("")}`,
     ...logDays.flatMap((day) => [
       `ALTER TABLE ${USER_HOURS_TABLE} DROP PARTITION ${day}`,
-      `INSERT INTO ${USER_HOURS_TABLE} ${selectFromLogs(` AND created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS}`)}`,
+      `INSERT INTO ${USER_HOURS_TABLE} ${selectFromLogs(` WHERE created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS}`)}`,
     ]),
   ];
 }
