@@ -6,7 +6,7 @@ import type { AnalyticsRepository, AnalyticsSelection } from "../store/analytics
 import type { LogFilterSet } from "../store/log-filters.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, metadataValueSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { chooseClickHouseRollup, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
+import { chooseClickHouseRollup, userHoursRanking, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 type Row = Record<string, unknown>;
@@ -33,8 +33,10 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       }
       for (const edge of edges) parts.push({ kind: "raw", selection: { ...selection, ...edge } });
       // With a limit, the groups are ranked by cost and count alone first: merging every group's
-      // histograms (10,000 end users) costs far more than ranking them.
-      const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, parts, slice.limit, resolveConfig) : undefined;
+      // histograms (10,000 end users) costs far more than ranking them. End users' raw edges (the
+      // partial days) are ranked from their hour counts, but for the partial hours at their ends.
+      const ranked = rollup?.table === "log_rollups_user_days" ? rankedByUserHours(parts, rollup) : parts;
+      const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, ranked, slice.limit, resolveConfig) : undefined;
       if (keys?.length === 0) return into;
       for (const part of parts) {
         // The null group's own rollup holds nothing else: read whole when the null group is kept, else not at all.
@@ -49,7 +51,19 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
 }
 
 /** One part of an analytics range: whole periods from a rollup, or raw rows. */
-type RangePart = { kind: "rollup"; periods: TimeRange; rollup: ClickHouseRollup; nullGroup?: true } | { kind: "raw"; selection: LogFilterSet };
+type RangePart = { kind: "rollup"; periods: TimeRange; rollup: ClickHouseRollup; nullGroup?: true } | { kind: "raw"; selection: LogFilterSet & TimeRange };
+
+/** The parts with each raw edge's whole hours read from the end users' hour counts instead (ranking only). */
+function rankedByUserHours(parts: readonly RangePart[], users: ClickHouseRollup): RangePart[] {
+  return parts.flatMap((part): RangePart[] => {
+    if (part.kind !== "raw") return [part];
+    const { hours, edges } = splitByPeriods(part.selection, "hour");
+    return [
+      ...(hours ? [{ kind: "rollup" as const, periods: hours, rollup: userHoursRanking(users) }] : []),
+      ...edges.map((edge) => ({ kind: "raw" as const, selection: { ...part.selection, ...edge } })),
+    ];
+  });
+}
 
 /**
  * The first `limit` groups of the whole range in `compareGroups` order (`topGroups`), from each
@@ -67,7 +81,8 @@ async function firstGroupKeys(
   for (const part of parts) {
     const query =
       part.kind === "rollup"
-        ? `SELECT ${part.rollup.key(slice)} AS k, countMerge(requests) AS requests, sumMerge(cost_usd) AS cost_usd FROM ${part.rollup.table} WHERE ${rollupConditions(selection, part.periods, part.rollup)} GROUP BY k`
+        ? `SELECT ${part.rollup.key(slice)} AS k, ${part.rollup.rankingOnly ? "sum(requests) AS requests, sum(cost_usd)" : "countMerge(requests) AS requests, sumMerge(cost_usd)"} AS cost_usd
+           FROM ${part.rollup.table} WHERE ${rollupConditions(selection, part.periods, part.rollup)} GROUP BY k`
         : `SELECT ${rawKey(slice)} AS k, count() AS requests, sum(cost_usd) AS cost_usd FROM logs WHERE ${await logFiltersSql(part.selection, resolveConfig)} GROUP BY k`;
     for (const row of await connection.rows<Row>(query)) {
       if (n(row.requests) === 0) continue;

@@ -196,6 +196,32 @@ describe("ClickHouse log store", () => {
     expect(await listAll({ user: "never" })).toEqual([]);
   });
 
+  it("ranks end users by the whole hours of the range's partial days, the partial hours from the raw rows", async () => {
+    const workspaceId = scopeId("ws-user-rank");
+    const day = Date.UTC(2026, 4, 10);
+    const cost = (usd: number) => ({ costUsd: usd });
+    const records = [
+      // "edges": costly only in whole hours of the partial first and last days.
+      logRecord(day + 11 * HOUR + 5 * 60_000, { workspaceId, user: "edges", ...cost(0.5) }, 1),
+      logRecord(day + 2 * DAY + 9 * HOUR, { workspaceId, user: "edges", ...cost(0.5) }, 2),
+      // "middle": the whole middle day, less in all.
+      logRecord(day + DAY + 3 * HOUR, { workspaceId, user: "middle", ...cost(0.6) }, 3),
+      // "tail": in the partial hour at the range's end only.
+      logRecord(day + 2 * DAY + 14 * HOUR + 5 * 60_000, { workspaceId, user: "tail", ...cost(0.4) }, 4),
+      logRecord(day + 2 * DAY + 14 * HOUR + 6 * 60_000, { workspaceId, user: null, ...cost(0.2) }, 5),
+    ];
+    await store.logs.insertBatch(records);
+    const selection = { workspaceId, from: new Date(day + 10 * HOUR + 30 * 60_000).toISOString(), to: new Date(day + 2 * DAY + 14 * HOUR + 20 * 60_000).toISOString() };
+    // The groups kept, costliest first (the map's own order is the order they were summed in).
+    const ranking = async (limit: number, via?: "raw") =>
+      [...(await store.analytics.aggregate(selection, { kind: "group", by: "user", limit }, via && { via })).entries()]
+        .map(([user, group]) => [user, group.requests, group.costUsd])
+        .sort((a, b) => Number(b[2]) - Number(a[2]));
+    expect(await ranking(1)).toEqual([["edges", 2, 1]]);
+    expect(await ranking(3)).toEqual([["edges", 2, 1], ["middle", 1, 0.6], ["tail", 1, 0.4]]);
+    expect(await ranking(4)).toEqual(await ranking(4, "raw"));
+  });
+
   it("drops whole expired days of logs and rollups, keeping the day the cutoff falls in", async () => {
     const workspaceId = scopeId("ws-retention");
     const today = Math.floor(Date.now() / DAY) * DAY;

@@ -5,7 +5,7 @@ import { str } from "./clickhouse-sql.ts";
 
 /** Which rollup table answers a query, and how it is read. */
 export interface ClickHouseRollup {
-  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_user_days" | "log_rollups_hourly_meta" | "log_rollups_hourly_keysets";
+  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_user_days" | "log_rollups_hourly_meta" | "log_rollups_hourly_keysets" | "log_user_hours";
   /** Its rows' length. */
   period: "hour" | "day";
   /** The time column, and a literal of it from epoch seconds. */
@@ -22,6 +22,8 @@ export interface ClickHouseRollup {
    * do not (the null group) are read from the key-set rollup (`withoutKeyRollup`).
    */
   withoutKey?: string;
+  /** Counts and cost as plain sums (`log_user_hours`), no states: it ranks groups, nothing more. */
+  rankingOnly?: true;
 }
 
 /** Filters no rollup keeps: only the raw rows answer a query with one. */
@@ -160,5 +162,22 @@ function dailyUsers(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
     toTime: (seconds) => String(Math.trunc(seconds / 86_400)),
     filters,
     key: (slice) => (slice.kind === "total" ? null : slice.kind === "time" ? "day * 86400000" : decoded("end_user_key")),
+  };
+}
+
+/**
+ * The end users' hour counts (`log_user_hours`) under the filters of the end-user rollup `users`:
+ * ranks a group by user over the whole hours of the partial days at either end of its range,
+ * which that rollup, by day, cannot.
+ */
+export function userHoursRanking(users: ClickHouseRollup): ClickHouseRollup {
+  return {
+    table: "log_user_hours",
+    period: "hour",
+    time: "hour",
+    toTime: (seconds) => String(Math.trunc(seconds / 3_600)),
+    filters: users.filters,
+    key: (slice) => (slice.kind === "group" ? decoded("end_user_key") : null),
+    rankingOnly: true,
   };
 }
