@@ -10,11 +10,19 @@ describe("the hours a listing by user reads next", () => {
     expect(nextHourRuns([], 10)).toEqual({ runs: [], taken: 0 });
   });
 
-  it("stops at eight runs, however few records they hold", () => {
-    const hours = Array.from({ length: 20 }, (_, i) => ({ hour: 1_000 - 2 * i, requests: 1 }));
-    const { runs, taken } = nextHourRuns(hours, 51);
+  it("joins the runs nearest each other, gap and all, to read at most eight at once", () => {
+    // Twenty single hours, newest first; the gaps between them widen with age, but for one narrow gap near the end.
+    const ages = [0, 2, 5, 9, 14, 20, 27, 35, 44, 54, 65, 77, 90, 104, 119, 135, 152, 170, 171, 190];
+    const hours = ages.map((age) => ({ hour: 1_000 - age, requests: 1 }));
+    const { runs, taken } = nextHourRuns(hours, 100);
+    expect(taken).toBe(20);
     expect(runs).toHaveLength(8);
-    expect(taken).toBe(8);
-    expect(runs[7]).toEqual({ first: 986, last: 986 });
+    // Every hour taken lies in a run, newest first, and no run overlaps the next.
+    for (const { hour } of hours) expect(runs.some((run) => run.first <= hour && hour <= run.last)).toBe(true);
+    runs.slice(1).forEach((run, i) => expect(run.last).toBeLessThan(runs[i]!.first));
+    // The twelve narrowest gaps were closed: the newest hours (ages 0 to 77) form one run, and the
+    // one-hour gap between ages 170 and 171; the wider gaps between the older hours stay open.
+    expect(runs[0]).toEqual({ first: 1_000 - 77, last: 1_000 });
+    expect(runs.slice(1).map((run) => [1_000 - run.last, 1_000 - run.first])).toEqual([[90, 90], [104, 104], [119, 119], [135, 135], [152, 152], [170, 171], [190, 190]]);
   });
 });

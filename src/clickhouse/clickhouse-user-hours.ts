@@ -79,8 +79,9 @@ export type HourRun = { first: number; last: number };
 
 /**
  * The next hours a listing reads, from `hours` (newest first): enough to hold `wanted` records by
- * their counts, and at most `RUNS_PER_STATEMENT` runs. Returns the runs and how many hours they
- * took; none when `hours` is empty.
+ * their counts, as runs of consecutive hours, at most `RUNS_PER_STATEMENT` of them: past that the
+ * runs nearest each other are joined, gap included, so a statement reads a little more rather than
+ * a listing making many. Returns the runs and how many hours they took; none when `hours` is empty.
  */
 export function nextHourRuns(hours: readonly UserHour[], wanted: number): { runs: HourRun[]; taken: number } {
   const runs: HourRun[] = [];
@@ -89,13 +90,32 @@ export function nextHourRuns(hours: readonly UserHour[], wanted: number): { runs
   for (const { hour, requests } of hours) {
     const run = runs[runs.length - 1];
     if (run && run.first === hour + 1) run.first = hour;
-    else if (runs.length === RUNS_PER_STATEMENT) break;
     else runs.push({ first: hour, last: hour });
     held += requests;
     taken += 1;
     if (held >= wanted) break;
   }
-  return { runs, taken };
+  return { runs: joinedToAtMost(runs, RUNS_PER_STATEMENT), taken };
+}
+
+/** `runs` (newest first) with the narrowest gaps between them closed, until at most `most` are left. */
+function joinedToAtMost(runs: readonly HourRun[], most: number): HourRun[] {
+  if (runs.length <= most) return [...runs];
+  // Gap i lies between run i and the older run i + 1.
+  const closed = new Set(
+    runs
+      .slice(1)
+      .map((run, i) => ({ i, hours: runs[i]!.first - run.last - 1 }))
+      .sort((a, b) => a.hours - b.hours || a.i - b.i)
+      .slice(0, runs.length - most)
+      .map((gap) => gap.i),
+  );
+  const joined: HourRun[] = [{ ...runs[0]! }];
+  runs.slice(1).forEach((run, i) => {
+    if (closed.has(i)) joined[joined.length - 1]!.first = run.first;
+    else joined.push({ ...run });
+  });
+  return joined;
 }
 
 /**
