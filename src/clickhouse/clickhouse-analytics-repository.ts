@@ -35,8 +35,8 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       // With a limit, the groups are ranked by cost and count alone first: merging every group's
       // histograms (10,000 end users) costs far more than ranking them. End users' raw edges (the
       // partial days) are ranked from their hour counts, but for the partial hours at their ends.
-      const ranked = rollup?.table === "log_rollups_user_days" ? rankedByUserHours(parts, rollup) : parts;
-      const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, ranked, slice.limit, resolveConfig) : undefined;
+      const ranked = () => (rollup?.table === "log_rollups_user_days" ? rankedByUserHours(parts, rollup) : parts);
+      const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, ranked(), slice.limit, resolveConfig) : undefined;
       if (keys?.length === 0) return into;
       for (const part of parts) {
         // The null group's own rollup holds nothing else: read whole when the null group is kept, else not at all.

@@ -10,7 +10,7 @@ import { ID_MARGIN_MS, idBound } from "./log-ids.ts";
  * of a month costs five hours of the workspace's rows, not the days around them. A group by end
  * user ranks the whole hours of its range's partial days from it, not from the raw rows.
  */
-export const USER_HOURS_TABLE = "log_user_hours";
+const USER_HOURS_TABLE = "log_user_hours";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
