@@ -100,7 +100,8 @@ describe("an existing PostgreSQL store's rollups", () => {
       expect(await rowsIn(store.db, first)).toBe(rollupRows);
       const { rows: studied } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_attribute WHERE attrelid = ${first}::regclass AND attnum > 0 AND attstattarget <> 0`.execute(store.db);
       expect(Number(studied[0]?.n)).toBe(5);
-      const { rows: checks } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_constraint WHERE conname = 'log_rollups_hour_before'`.execute(store.db);
+      // Test schemas share one database: count this schema's checks only.
+      const { rows: checks } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_constraint WHERE conname = 'log_rollups_hour_before' AND connamespace = current_schema()::regnamespace`.execute(store.db);
       expect(Number(checks[0]?.n)).toBe(0);
       for (let waited = 0; !(await exists(store.db, dayName("log_rollups", TODAY + 2 * DAY))); waited += 100) {
         if (waited > 10_000) throw new Error("the rollups' day partitions were not created");
