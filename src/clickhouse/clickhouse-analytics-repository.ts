@@ -4,9 +4,10 @@ import type { Histogram } from "../analytics/latency-histogram.ts";
 import { splitByPeriods, type TimeRange } from "../store/analytics-plan.ts";
 import type { AnalyticsRepository, AnalyticsSelection } from "../store/analytics-repository.ts";
 import type { LogFilterSet } from "../store/log-filters.ts";
+import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, metadataValueSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { chooseClickHouseRollup, userHoursRanking, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
+import { chooseClickHouseRollup, hoursOfPartialDays, userHoursRanking, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 type Row = Record<string, unknown>;
@@ -31,11 +32,12 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
         // The null group of a metadata group: the records without the key, from the key-set rollup.
         if (rollup.withoutKey !== undefined) parts.push({ kind: "rollup", periods: hours, rollup: withoutKeyRollup(rollup.withoutKey), nullGroup: true });
       }
-      for (const edge of edges) parts.push({ kind: "raw", selection: { ...selection, ...edge } });
+      const edgeHours = rollup && hoursOfPartialDays(rollup);
+      for (const edge of edges) parts.push(...(edgeHours ? inWholeHours({ ...selection, ...edge }, edgeHours) : [{ kind: "raw" as const, selection: { ...selection, ...edge } }]));
       // With a limit, the groups are ranked by cost and count alone first: merging every group's
-      // histograms (10,000 end users) costs far more than ranking them. End users' raw edges (the
-      // partial days) are ranked from their hour counts, but for the partial hours at their ends.
-      const ranked = () => (rollup?.table === "log_rollups_user_days" ? rankedByUserHours(parts, rollup) : parts);
+      // histograms (10,000 end users) costs far more than ranking them. End users' hours are
+      // ranked from their plain hour counts, faster to sum than the states.
+      const ranked = () => parts.map((part) => (part.kind === "rollup" && part.rollup.table === "log_rollups_user_hours" ? { ...part, rollup: userHoursRanking(part.rollup) } : part));
       const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, ranked(), slice.limit, resolveConfig) : undefined;
       if (keys?.length === 0) return into;
       for (const part of parts) {
@@ -53,16 +55,13 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
 /** One part of an analytics range: whole periods from a rollup, or raw rows. */
 type RangePart = { kind: "rollup"; periods: TimeRange; rollup: ClickHouseRollup; nullGroup?: true } | { kind: "raw"; selection: LogFilterSet & TimeRange };
 
-/** The parts with each raw edge's whole hours read from the end users' hour counts instead (ranking only). */
-function rankedByUserHours(parts: readonly RangePart[], users: ClickHouseRollup): RangePart[] {
-  return parts.flatMap((part): RangePart[] => {
-    if (part.kind !== "raw") return [part];
-    const { hours, edges } = splitByPeriods(part.selection, "hour");
-    return [
-      ...(hours ? [{ kind: "rollup" as const, periods: hours, rollup: userHoursRanking(users) }] : []),
-      ...edges.map((edge) => ({ kind: "raw" as const, selection: { ...part.selection, ...edge } })),
-    ];
-  });
+/** A partial day: its whole hours from the hour rollup `hours`, the partial hours at its ends from the raw rows. */
+function inWholeHours(edge: LogFilterSet & TimeRange, hours: ClickHouseRollup): RangePart[] {
+  const split = splitByPeriods(edge, "hour");
+  return [
+    ...(split.hours ? [{ kind: "rollup" as const, periods: split.hours, rollup: hours }] : []),
+    ...split.edges.map((partial) => ({ kind: "raw" as const, selection: { ...edge, ...partial } })),
+  ];
 }
 
 /**
@@ -99,6 +98,11 @@ function groupKeyCondition(expression: string, keys: readonly (string | null)[])
   const values = keys.filter((key): key is string => key !== null);
   const conditions = [...(values.length > 0 ? [`(${expression}) IN (${values.map(str).join(", ")})`] : []), ...(keys.includes(null) ? [`(${expression}) IS NULL`] : [])];
   return `(${conditions.join(" OR ")})`;
+}
+
+/** A condition keeping only the rollup rows whose stored key `column` holds one of `keys` (null: the null group). */
+function storedKeyCondition(column: string, keys: readonly (string | null)[]): string {
+  return `${column} IN (${keys.map((key) => str(encodeRollupValue(key))).join(", ")})`;
 }
 
 const SUMS = `count() AS requests,
@@ -187,7 +191,8 @@ async function addRollupAggregates(
   keys?: readonly (string | null)[],
 ): Promise<void> {
   const key = rollup.key(slice);
-  const conditions = rollupConditions(selection, periods, rollup) + (key && keys ? ` AND ${groupKeyCondition(key, keys)}` : "");
+  const kept = key && keys ? (rollup.groupColumn ? storedKeyCondition(rollup.groupColumn, keys) : groupKeyCondition(key, keys)) : null;
+  const conditions = rollupConditions(selection, periods, rollup) + (kept ? ` AND ${kept}` : "");
   const select = [
     ...(key ? [`${key} AS k`] : []),
     `countMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,

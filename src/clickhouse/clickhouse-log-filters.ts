@@ -1,3 +1,4 @@
+import { idRangeOf } from "../store/log-id-bound.ts";
 import { RANGES, STATUS_RANGES, type LogFilterSet } from "../store/log-filters.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
@@ -26,6 +27,10 @@ export async function logFiltersSql(filters: LogFilterSet, resolveConfig: Config
   if (filters.success !== undefined) conditions.push(`success = ${filters.success ? 1 : 0}`);
   if (filters.from !== undefined) conditions.push(`created_ms >= ${num(instantMs(filters.from, "from"))}`);
   if (filters.to !== undefined) conditions.push(`created_ms < ${num(instantMs(filters.to, "to"))}`);
+  // The same range on ids, the primary key's second column: a range then reads its own rows of the workspace, not its days'.
+  const ids = idRangeOf(filters.from, filters.to);
+  if (ids.from !== undefined) conditions.push(`id >= ${str(ids.from)}`);
+  if (ids.to !== undefined) conditions.push(`id < ${str(ids.to)}`);
   if (filters.statusClass !== undefined) {
     const [low, high] = STATUS_RANGES[filters.statusClass];
     conditions.push(`status >= ${low}`, `status <= ${high}`);

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
 import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
 import { connectClickHouse, type ClickHouseConnection } from "./clickhouse-connection.ts";
 import { migrateClickHouse } from "./clickhouse-migrate.ts";
 import { CLICKHOUSE_MIGRATIONS, statementsFor } from "./clickhouse-migrations.ts";
+import { createClickHouseAnalyticsRepository } from "./clickhouse-analytics-repository.ts";
 import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
 import { CASCADE_VIEW } from "./clickhouse-rollup-cascade.ts";
 import { parseClickHouseUrl } from "./clickhouse-url.ts";
@@ -47,7 +49,7 @@ describe("ClickHouse log store migrations", () => {
     const models = ["a", "b", "c"];
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 20_000, { workspaceId, model: models[i % 3]!, status: i % 7 === 0 ? 500 : 200 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([7, 8, 9]);
+    expect(await migrateClickHouse(upgraded)).toEqual([7, 8, 9, 10]);
     await logs.insertBatch(records.slice(300));
     // A replay of the later records adds nothing through the chained view either.
     await logs.insertBatch(records.slice(250));
@@ -79,7 +81,7 @@ describe("ClickHouse log store migrations", () => {
     // Over two UTC days: every user has rows on both.
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 5 === 0 ? 429 : 200, success: i % 5 !== 0 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([8, 9]);
+    expect(await migrateClickHouse(upgraded)).toEqual([8, 9, 10]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const tables = await upgraded.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%users%' ORDER BY name");
@@ -117,7 +119,7 @@ describe("ClickHouse log store migrations", () => {
       logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 7 === 0 ? 500 : 200, success: i % 7 !== 0, costUsd: i % 5 === 0 ? null : 0.001 * (i % 4) }, i),
     );
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([9]);
+    expect(await migrateClickHouse(upgraded)).toEqual([9, 10]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const counts = `SELECT end_user_key AS user, hour, success, sum(requests) AS requests, round(sum(cost_usd), 9) AS cost
@@ -137,4 +139,55 @@ describe("ClickHouse log store migrations", () => {
     expect(anns.map((record) => record.id)).toEqual(records.filter((_, i) => i % 3 === 0).map((record) => record.id).reverse());
     await upgraded.close();
   });
+
+  it("sum the stored logs' end users per hour with every state (10): user queries over partial days answer as the raw rows", async () => {
+    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_hour_states_test")));
+    expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 10))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
+    const analytics = createClickHouseAnalyticsRepository(upgraded, async (_, config) => config);
+    const workspaceId = scopeId("ws-user-hour-states");
+    const start = Date.UTC(2026, 5, 1, 20);
+    const users = ["ann", "ben", null];
+    // Ten hours over two days, latencies and times to first token spread over many buckets.
+    const records = Array.from({ length: 600 }, (_, i) =>
+      logRecord(
+        start + i * 60_000,
+        { workspaceId, user: users[i % 3]!, status: i % 7 === 0 ? 500 : 200, success: i % 7 !== 0, latencyMs: 5 + ((i * 37) % 4_000), timeToFirstTokenMs: i % 2 ? null : 1 + ((i * 13) % 900) },
+        i,
+      ),
+    );
+    await logs.insertBatch(records.slice(0, 300));
+    expect(await migrateClickHouse(upgraded)).toEqual([10]);
+    await logs.insertBatch(records.slice(300));
+    await logs.insertBatch(records.slice(250));
+    // From 20:30 to 05:30: no whole day, so every whole hour is read from the hour rows.
+    const selection = { workspaceId, from: new Date(start + 30 * 60_000).toISOString(), to: new Date(start + 9.5 * 3_600_000).toISOString() };
+    const slices: AnalyticsSlice[] = [{ kind: "group", by: "user" }, { kind: "group", by: "user", limit: 2 }, { kind: "time", interval: "hour" }, { kind: "time", interval: "day" }];
+    const answers = async () => {
+      const all = [];
+      for (const slice of slices) {
+        for (const filters of [{}, { user: "ben" }]) {
+          if (slice.kind === "group" && "user" in filters) continue;
+          all.push([await analytics.aggregate({ ...selection, ...filters }, slice), await analytics.aggregate({ ...selection, ...filters }, slice, { via: "raw" })]);
+        }
+      }
+      return all;
+    };
+    const first = await answers();
+    for (const [rolled, raw] of first) expect(plain(rolled!)).toEqual(plain(raw!));
+    expect(plain(first[0]![1]!)).toHaveLength(3);
+    const [hourRows] = await upgraded.rows<{ n: string }>(`SELECT count() AS n FROM log_rollups_user_hours WHERE workspace_id = '${workspaceId}'`);
+    expect(Number(hourRows?.n)).toBeGreaterThan(0);
+    // Run again from its start (a start that stopped midway): each day is summed anew, not twice.
+    const tenth = CLICKHOUSE_MIGRATIONS.find((migration) => migration.version === 10)!;
+    for (const statement of await statementsFor(tenth, upgraded)) await upgraded.command(statement);
+    for (const [rolled, raw] of await answers()) expect(plain(rolled!)).toEqual(plain(raw!));
+    await upgraded.close();
+  });
 });
+
+/** Aggregates as plain data, costs rounded to 9 significant digits (summed in different orders). */
+function plain(aggregates: SliceAggregates): unknown {
+  const round = (value: number) => Number(value.toPrecision(9));
+  return [...aggregates.entries()].map(([key, aggregate]) => ({ key, ...aggregate, costUsd: round(aggregate.costUsd), costSavedUsd: round(aggregate.costSavedUsd) })).sort((a, b) => String(a.key).localeCompare(String(b.key)));
+}

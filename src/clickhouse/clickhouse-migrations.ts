@@ -2,7 +2,7 @@ import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
 import { userHoursStatements } from "./clickhouse-user-hours.ts";
-import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, userDaysStatements } from "./clickhouse-rollup-arrays.ts";
+import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, userDaysStatements, userHourStatesStatements } from "./clickhouse-rollup-arrays.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -232,5 +232,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 9,
     name: "end users' hours",
     statements: ({ logDays }) => userHoursStatements(logDays),
+  },
+  {
+    // End users' hour rows with every state, for the whole hours of a user query's partial days (clickhouse-rollup-arrays.ts).
+    version: 10,
+    name: "end-user rollup by the hour",
+    statements: ({ logDays }) => userHourStatesStatements(logDays),
   },
 ];

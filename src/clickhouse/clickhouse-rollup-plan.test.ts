@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import type { LogFilterSet } from "../store/log-filters.ts";
-import { chooseClickHouseRollup } from "./clickhouse-rollup-plan.ts";
+import { chooseClickHouseRollup, hoursOfPartialDays } from "./clickhouse-rollup-plan.ts";
 
 const base: LogFilterSet = { workspaceId: "ws" };
 const total: AnalyticsSlice = { kind: "total" };
@@ -28,6 +28,17 @@ describe("which ClickHouse rollup answers an analytics query", () => {
     expect(chooseClickHouseRollup({ ...base, model: "m", status: 200 }, total)).toMatchObject({ table: "log_rollups_hourly", filters: [["model_key", "=m"], ["status", 200]] });
     expect(chooseClickHouseRollup({ ...base, user: "u" }, { kind: "time", interval: "day" })).toMatchObject({ table: "log_rollups_user_days" });
     expect(chooseClickHouseRollup(base, { kind: "group", by: "user" })).toMatchObject({ table: "log_rollups_user_days", filters: [] });
+  });
+
+  it("reads end users' hour rows for an hourly series, and for the whole hours of a user query's partial days", () => {
+    const hourly = chooseClickHouseRollup({ ...base, user: "u" }, { kind: "time", interval: "hour" });
+    expect(hourly).toMatchObject({ table: "log_rollups_user_hours", period: "hour", filters: [["end_user_key", "=u"]] });
+    expect(hourly?.key({ kind: "time", interval: "hour" })).toBe("hour * 3600000");
+    expect(hourly?.toTime(7_200)).toBe("2");
+    const daily = chooseClickHouseRollup({ ...base, user: "u" }, total)!;
+    expect(hoursOfPartialDays(daily)).toMatchObject({ table: "log_rollups_user_hours", filters: [["end_user_key", "=u"]] });
+    expect(hoursOfPartialDays(chooseClickHouseRollup(base, { kind: "group", by: "user" })!)?.key({ kind: "time", interval: "day" })).toBe("intDiv(hour, 24) * 86400000");
+    expect(hoursOfPartialDays(chooseClickHouseRollup(base, total)!)).toBeNull();
   });
 
   it("reads the metadata pairs' hourly rows for one metadata filter or a group by a metadata key", () => {
@@ -58,7 +69,6 @@ describe("which ClickHouse rollup answers an analytics query", () => {
       [{ ...base, traceId: "t" }, total],
       [{ ...base, cacheStatus: "HIT" }, total],
       [{ ...base, minLatencyMs: 5 }, total],
-      [{ ...base, user: "u" }, { kind: "time", interval: "hour" }],
       [{ ...base, user: "u", model: "m" }, total],
       [{ ...base, user: "u" }, { kind: "group", by: "model" }],
     ];

@@ -5,7 +5,14 @@ import { str } from "./clickhouse-sql.ts";
 
 /** Which rollup table answers a query, and how it is read. */
 export interface ClickHouseRollup {
-  table: "log_rollups_hourly_dims" | "log_rollups_hourly" | "log_rollups_user_days" | "log_rollups_hourly_meta" | "log_rollups_hourly_keysets" | "log_user_hours";
+  table:
+    | "log_rollups_hourly_dims"
+    | "log_rollups_hourly"
+    | "log_rollups_user_days"
+    | "log_rollups_user_hours"
+    | "log_rollups_hourly_meta"
+    | "log_rollups_hourly_keysets"
+    | "log_user_hours";
   /** Its rows' length. */
   period: "hour" | "day";
   /** The time column, and a literal of it from epoch seconds. */
@@ -22,6 +29,11 @@ export interface ClickHouseRollup {
    * do not (the null group) are read from the key-set rollup (`withoutKeyRollup`).
    */
   withoutKey?: string;
+  /**
+   * The key column a group's value is stored in (encoded as `encodeRollupValue`): the groups a
+   * query keeps are chosen on it, so the primary key narrows the read to their rows.
+   */
+  groupColumn?: string;
   /** Counts and cost as plain sums (`log_user_hours`), no states: it ranks groups, nothing more. */
   rankingOnly?: true;
 }
@@ -52,7 +64,8 @@ const decoded = (column: string) => `if(${column} = '', NULL, substring(${column
  *   status (and all records): a total or a series, filtered or grouped on at most one of them.
  * - `log_rollups_hourly` keeps every combination of them per hour: filters and a group on several.
  * - `log_rollups_user_days` keeps end users per UTC day: a user filter or a group by user,
- *   with daily buckets at most, and no other dimension.
+ *   with daily buckets at most, and no other dimension (its partial days' whole hours are read
+ *   from `log_rollups_user_hours`: `hoursOfPartialDays`); with hourly buckets, that rollup itself.
  * - `log_rollups_hourly_meta` keeps each hour per metadata pair: one metadata filter, or a group
  *   by a metadata key, with no other dimension (a group by the filtered key has one group).
  * Several metadata keys, traces, prompts, cache status, configs, status classes and value
@@ -79,8 +92,10 @@ export function chooseClickHouseRollup(selection: LogFilterSet, slice: Analytics
     const filter = dimensions[0];
     return hourlyDims(dim ?? "all", filter ? encodeRollupValue(filter[1]) : undefined);
   }
-  if (dimensions.length > 0 || (slice.kind === "time" && slice.interval !== "day") || (slice.kind === "group" && slice.by !== "user")) return null;
-  return dailyUsers(selection.user === undefined ? [] : [["end_user_key", encodeRollupValue(selection.user)]]);
+  if (dimensions.length > 0 || (slice.kind === "group" && slice.by !== "user")) return null;
+  const filters: ClickHouseRollup["filters"] = selection.user === undefined ? [] : [["end_user_key", encodeRollupValue(selection.user)]];
+  if (slice.kind === "time" && slice.interval === "hour") return hourlyUsers(filters);
+  return dailyUsers(filters);
 }
 
 /** The metadata rollup for a query on at most one metadata key and nothing else, or null. */
@@ -117,6 +132,7 @@ function hourlyDims(dim: string, value: string | undefined): ClickHouseRollup {
     time: "hour",
     toTime: (seconds) => `toDateTime(${seconds})`,
     filters: [["dim", dim], ...(value === undefined ? [] : ([["value", value]] as ClickHouseRollup["filters"]))],
+    groupColumn: "value",
     key(slice) {
       if (slice.kind === "total") return null;
       if (slice.kind === "time") return slice.interval === "day" ? "intDiv(toUInt32(hour), 86400) * 86400000" : "toUInt32(hour) * 1000";
@@ -161,14 +177,38 @@ function dailyUsers(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
     time: "day",
     toTime: (seconds) => String(Math.trunc(seconds / 86_400)),
     filters,
+    groupColumn: "end_user_key",
     key: (slice) => (slice.kind === "total" ? null : slice.kind === "time" ? "day * 86400000" : decoded("end_user_key")),
   };
 }
 
+function hourlyUsers(filters: ClickHouseRollup["filters"]): ClickHouseRollup {
+  return {
+    table: "log_rollups_user_hours",
+    period: "hour",
+    time: "hour",
+    toTime: (seconds) => String(Math.trunc(seconds / 3_600)),
+    filters,
+    groupColumn: "end_user_key",
+    key(slice) {
+      if (slice.kind === "total") return null;
+      if (slice.kind === "time") return slice.interval === "day" ? "intDiv(hour, 24) * 86400000" : "hour * 3600000";
+      return decoded("end_user_key");
+    },
+  };
+}
+
 /**
- * The end users' hour counts (`log_user_hours`) under the filters of the end-user rollup `users`:
- * ranks a group by user over the whole hours of the partial days at either end of its range,
- * which that rollup, by day, cannot.
+ * The rollup of the whole hours within the partial days at either end of a range read from
+ * `rollup` (the end users' hours for their days), or null when its edges have no such rollup.
+ */
+export function hoursOfPartialDays(rollup: ClickHouseRollup): ClickHouseRollup | null {
+  return rollup.table === "log_rollups_user_days" ? hourlyUsers(rollup.filters) : null;
+}
+
+/**
+ * The end users' hour counts (`log_user_hours`) under the filters of the end-user hour rollup
+ * `users`: ranks a group by user over those hours with plain sums, faster than merging states.
  */
 export function userHoursRanking(users: ClickHouseRollup): ClickHouseRollup {
   return {
@@ -177,6 +217,7 @@ export function userHoursRanking(users: ClickHouseRollup): ClickHouseRollup {
     time: "hour",
     toTime: (seconds) => String(Math.trunc(seconds / 3_600)),
     filters: users.filters,
+    groupColumn: "end_user_key",
     key: (slice) => (slice.kind === "group" ? decoded("end_user_key") : null),
     rankingOnly: true,
   };

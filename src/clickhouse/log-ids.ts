@@ -1,13 +1,10 @@
 /**
  * Log ids are UUIDv7: their first 12 hex digits (`xxxxxxxx-xxxx`) are the millisecond they were
- * made, so ids sort by time and a time is a bound on ids.
+ * made, so ids sort by time and a time is a bound on ids (`idBound`, within `ID_MARGIN_MS` of the log's time).
  */
+import { ID_MARGIN_MS, idBound } from "../store/log-id-bound.ts";
 
-/** The smallest id made at or after `ms`. */
-export function idBound(ms: number): string {
-  const time = Math.max(0, Math.trunc(ms)).toString(16).padStart(12, "0");
-  return `${time.slice(0, 8)}-${time.slice(8)}`;
-}
+export { ID_MARGIN_MS, idBound };
 
 /** The millisecond an id was made, or null when it is not UUIDv7-shaped. */
 export function idMs(id: string): number | null {
@@ -19,12 +16,6 @@ export function idMs(id: string): number | null {
 export function v7Ms(id: string): number | null {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id) ? idMs(id) : null;
 }
-
-/**
- * How far a log's id may be from its `created_ms`: both are taken as the request starts; an hour
- * leaves room for any clock step between them (the main store allows the same).
- */
-export const ID_MARGIN_MS = 3_600_000;
 
 /**
  * The `created_ms` condition implied by id times (either may be unknown), with the margin above:

@@ -7,7 +7,7 @@ import type { Database } from "./schema.ts";
  * (and PostgreSQL's day partitions, which are ranges of ids) stand for a time range.
  */
 export function idBound(ms: number): string {
-  const time = Math.max(0, ms).toString(16).padStart(12, "0");
+  const time = Math.max(0, Math.trunc(ms)).toString(16).padStart(12, "0");
   return `${time.slice(0, 8)}-${time.slice(8)}`;
 }
 
@@ -15,7 +15,7 @@ export function idBound(ms: number): string {
  * How far a log's id may be from its `created_at`: both are taken as the request starts, within
  * the same millisecond or the next; an hour leaves room for any clock step between them.
  */
-const ID_MARGIN_MS = 3_600_000;
+export const ID_MARGIN_MS = 3_600_000;
 
 /**
  * Bounds on log ids implied by a time range (`from` inclusive, `to` exclusive, ISO instants), with
