@@ -211,14 +211,5 @@ export function hoursOfPartialDays(rollup: ClickHouseRollup): ClickHouseRollup |
  * `users`: ranks a group by user over those hours with plain sums, faster than merging states.
  */
 export function userHoursRanking(users: ClickHouseRollup): ClickHouseRollup {
-  return {
-    table: "log_user_hours",
-    period: "hour",
-    time: "hour",
-    toTime: (seconds) => String(Math.trunc(seconds / 3_600)),
-    filters: users.filters,
-    groupColumn: "end_user_key",
-    key: (slice) => (slice.kind === "group" ? decoded("end_user_key") : null),
-    rankingOnly: true,
-  };
+  return { ...users, table: "log_user_hours", rankingOnly: true };
 }
