@@ -237,6 +237,11 @@ describe("ClickHouse log store", () => {
     const left = (await store.logs.list({ workspaceId, limit: 100 })).records.map((record) => record.id);
     expect(left).toEqual(records.slice(4).map((record) => record.id).reverse());
     expect(await totals(workspaceId, today - 6 * DAY, today + DAY)).toEqual({ rolled: 4, raw: 4, tokens: 4 * 33 });
+    // The end users' hour rows of a dropped day went with it (their day rows go with their 30-day block).
+    const partial = { workspaceId, from: new Date(today - 5 * DAY + 30 * 60_000).toISOString(), to: new Date(today - 5 * DAY + 23 * HOUR).toISOString() };
+    const byUser = async (via?: "raw") => [...(await store.analytics.aggregate(partial, { kind: "group", by: "user" }, via && { via })).values()].map((group) => group.requests);
+    expect(await byUser("raw")).toEqual([]);
+    expect(await byUser()).toEqual([]);
   });
 
   it("never shows the password in a failure", async () => {
