@@ -4,7 +4,7 @@ import { INSERTED_COLUMNS, LISTED_COLUMNS, RECORD_COLUMNS } from "./clickhouse-c
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { fromClickHouseRow, writeTabSeparated } from "./clickhouse-log-rows.ts";
-import { createdMsNear, ID_MARGIN_MS, idBound, idMs, v7Ms } from "./log-ids.ts";
+import { createdMsNear, ID_MARGIN_MS, idBound, idMs, idsInRuns, v7Ms } from "./log-ids.ts";
 import { hoursOfUser, inHourRuns, nextHourRuns } from "./clickhouse-user-hours.ts";
 import { str, strList } from "./clickhouse-sql.ts";
 
@@ -70,8 +70,7 @@ export function createClickHouseLogsRepository(connection: ClickHouseConnection,
       if (page.length === 0) return { records: [], hasMore: false };
       const columns = columnList(options.bodies ? RECORD_COLUMNS : LISTED_COLUMNS);
       const rows = await connection.rows(
-        `SELECT ${columns} FROM logs WHERE workspace_id = ${str(filters.workspaceId)} AND id >= ${str(page[page.length - 1]!)} AND id <= ${str(page[0]!)}
-         AND ${createdMsNear(v7Ms(page[page.length - 1]!), v7Ms(page[0]!))} AND id IN ${strList(page)} ORDER BY id DESC LIMIT 1 BY id`,
+        `SELECT ${columns} FROM logs WHERE workspace_id = ${str(filters.workspaceId)} AND ${idsInRuns(page)} ORDER BY id DESC LIMIT 1 BY id`,
       );
       return { records: rows.map(fromClickHouseRow), hasMore: ids.length > limit };
     },

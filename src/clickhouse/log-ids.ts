@@ -3,6 +3,7 @@
  * made, so ids sort by time and a time is a bound on ids (`idBound`, within `ID_MARGIN_MS` of the log's time).
  */
 import { ID_MARGIN_MS, idBound } from "../store/log-id-bound.ts";
+import { str, strList } from "./clickhouse-sql.ts";
 
 export { ID_MARGIN_MS, idBound };
 
@@ -28,4 +29,44 @@ export function createdMsNear(lowMs: number | null, highMs: number | null): stri
     ...(highMs === null ? [] : [`created_ms <= ${Math.trunc(highMs) + ID_MARGIN_MS}`]),
   ];
   return conditions.length === 0 ? "1" : conditions.join(" AND ");
+}
+
+/** Ids within this time of the next one are read as one run of the primary key. */
+const RUN_GAP_MS = ID_MARGIN_MS;
+/** Runs one statement reads at most: ClickHouse 18.16 is slow to analyse a condition with many. */
+const MOST_RUNS = 8;
+
+interface IdRun {
+  low: string;
+  high: string;
+  lowMs: number | null;
+  highMs: number | null;
+}
+
+/**
+ * The condition of records with one of `ids` (newest first, as a page lists them): the ids as at
+ * most `MOST_RUNS` runs close in time, each bounding the primary key and `created_ms` by its own
+ * ids, so a page whose records lie days apart reads their granules, not every day between them.
+ * Past that many runs the nearest are read as one; ids not UUIDv7-shaped make a single run.
+ */
+export function idsInRuns(ids: readonly string[]): string {
+  const times = ids.map(v7Ms);
+  const runs: IdRun[] = [];
+  if (times.some((ms) => ms === null)) runs.push({ low: ids[ids.length - 1]!, high: ids[0]!, lowMs: times[times.length - 1]!, highMs: times[0]! });
+  else {
+    ids.forEach((id, i) => {
+      const run = runs[runs.length - 1];
+      if (run && run.lowMs! - times[i]! <= RUN_GAP_MS) Object.assign(run, { low: id, lowMs: times[i] });
+      else runs.push({ low: id, high: id, lowMs: times[i]!, highMs: times[i]! });
+    });
+    while (runs.length > MOST_RUNS) {
+      // Close the narrowest gap: run i and the older run i + 1 become one.
+      let narrowest = 0;
+      for (let i = 1; i < runs.length - 1; i++) if (runs[i]!.lowMs! - runs[i + 1]!.highMs! < runs[narrowest]!.lowMs! - runs[narrowest + 1]!.highMs!) narrowest = i;
+      const [newer, older] = [runs[narrowest]!, runs[narrowest + 1]!];
+      runs.splice(narrowest, 2, { low: older.low, high: newer.high, lowMs: older.lowMs, highMs: newer.highMs });
+    }
+  }
+  const arms = runs.map((run) => `(id >= ${str(run.low)} AND id <= ${str(run.high)} AND ${createdMsNear(run.lowMs, run.highMs)})`);
+  return `(${arms.join(" OR ")}) AND id IN ${strList(ids)}`;
 }
