@@ -98,7 +98,15 @@ async function ensureValidatedCheck(db: Kysely<Database>, nowMs: number): Promis
     if (!check) return undefined;
   }
   // Reads every row, holding a lock that lets rollup writes and reads go on.
-  if (!check.validated) await sql`ALTER TABLE log_rollups VALIDATE CONSTRAINT ${sql.id(CHECK_NAME)}`.execute(db);
+  if (!check.validated) {
+    try {
+      await sql`ALTER TABLE log_rollups VALIDATE CONSTRAINT ${sql.id(CHECK_NAME)}`.execute(db);
+    } catch (error) {
+      // Another gateway swapped the tables since the check was read: the new table has none.
+      if (await logRollupsPartitioned(db)) return undefined;
+      throw error;
+    }
+  }
   return check.beforeMs;
 }
 
