@@ -1,7 +1,7 @@
 import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { str } from "./clickhouse-sql.ts";
-import { ID_MARGIN_MS, idBound } from "./log-ids.ts";
+import { ID_MARGIN_MS, idBound, joinedToAtMost, RUNS_PER_STATEMENT } from "./log-ids.ts";
 
 /**
  * `log_user_hours`: each end user's records and cost per UTC hour (hours since the epoch) and
@@ -14,11 +14,6 @@ const USER_HOURS_TABLE = "log_user_hours";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-/**
- * The runs of consecutive hours one listing statement reads at most: each is a primary-key range,
- * and ClickHouse 18.16 is slow to analyse a condition with many.
- */
-const RUNS_PER_STATEMENT = 8;
 
 /** The end user as the rollups key it (`encodeRollupValue`): `''` for none, else `=` and the user. */
 const selectFromLogs = (where: string) => `SELECT workspace_id, if(isNull(end_user), '', concat('=', assumeNotNull(end_user))) AS end_user_key,
@@ -95,27 +90,13 @@ export function nextHourRuns(hours: readonly UserHour[], wanted: number): { runs
     taken += 1;
     if (held >= wanted) break;
   }
-  return { runs: joinedToAtMost(runs, RUNS_PER_STATEMENT), taken };
-}
-
-/** `runs` (newest first) with the narrowest gaps between them closed, until at most `most` are left. */
-function joinedToAtMost(runs: readonly HourRun[], most: number): HourRun[] {
-  if (runs.length <= most) return [...runs];
-  // Gap i lies between run i and the older run i + 1.
-  const closed = new Set(
-    runs
-      .slice(1)
-      .map((run, i) => ({ i, hours: runs[i]!.first - run.last - 1 }))
-      .sort((a, b) => a.hours - b.hours || a.i - b.i)
-      .slice(0, runs.length - most)
-      .map((gap) => gap.i),
+  const joined = joinedToAtMost(
+    runs,
+    RUNS_PER_STATEMENT,
+    (newer, older) => newer.first - older.last - 1,
+    (newer, older) => ({ first: older.first, last: newer.last }),
   );
-  const joined: HourRun[] = [{ ...runs[0]! }];
-  runs.slice(1).forEach((run, i) => {
-    if (closed.has(i)) joined[joined.length - 1]!.first = run.first;
-    else joined.push({ ...run });
-  });
-  return joined;
+  return { runs: joined, taken };
 }
 
 /**

@@ -33,8 +33,35 @@ export function createdMsNear(lowMs: number | null, highMs: number | null): stri
 
 /** Ids within this time of the next one are read as one run of the primary key. */
 const RUN_GAP_MS = ID_MARGIN_MS;
-/** Runs one statement reads at most: ClickHouse 18.16 is slow to analyse a condition with many. */
-const MOST_RUNS = 8;
+/**
+ * The runs (primary-key ranges) one statement reads at most: ClickHouse 18.16 is slow to analyse
+ * a condition with many.
+ */
+export const RUNS_PER_STATEMENT = 8;
+
+/**
+ * `runs` (newest first) with the narrowest gaps between neighbours closed (`join`ed, the gap
+ * included) until at most `most` are left. Joining two runs leaves the other gaps as they were,
+ * so the gaps are ranked once.
+ */
+export function joinedToAtMost<Run>(runs: readonly Run[], most: number, gap: (newer: Run, older: Run) => number, join: (newer: Run, older: Run) => Run): Run[] {
+  if (runs.length <= most) return [...runs];
+  // Gap i lies between run i and the older run i + 1.
+  const closed = new Set(
+    runs
+      .slice(1)
+      .map((older, i) => ({ i, size: gap(runs[i]!, older) }))
+      .sort((a, b) => a.size - b.size || a.i - b.i)
+      .slice(0, runs.length - most)
+      .map(({ i }) => i),
+  );
+  const joined: Run[] = [runs[0]!];
+  runs.slice(1).forEach((older, i) => {
+    if (closed.has(i)) joined[joined.length - 1] = join(joined[joined.length - 1]!, older);
+    else joined.push(older);
+  });
+  return joined;
+}
 
 interface IdRun {
   low: string;
@@ -45,13 +72,13 @@ interface IdRun {
 
 /**
  * The condition of records with one of `ids` (newest first, as a page lists them): the ids as at
- * most `MOST_RUNS` runs close in time, each bounding the primary key and `created_ms` by its own
- * ids, so a page whose records lie days apart reads their granules, not every day between them.
- * Past that many runs the nearest are read as one; ids not UUIDv7-shaped make a single run.
+ * most `RUNS_PER_STATEMENT` runs close in time, each bounding the primary key and `created_ms` by
+ * its own ids, so a page whose records lie days apart reads their granules, not every day between
+ * them. Ids not UUIDv7-shaped make a single run.
  */
 export function idsInRuns(ids: readonly string[]): string {
   const times = ids.map(v7Ms);
-  const runs: IdRun[] = [];
+  let runs: IdRun[] = [];
   if (times.some((ms) => ms === null)) runs.push({ low: ids[ids.length - 1]!, high: ids[0]!, lowMs: times[times.length - 1]!, highMs: times[0]! });
   else {
     ids.forEach((id, i) => {
@@ -59,13 +86,12 @@ export function idsInRuns(ids: readonly string[]): string {
       if (run && run.lowMs! - times[i]! <= RUN_GAP_MS) Object.assign(run, { low: id, lowMs: times[i] });
       else runs.push({ low: id, high: id, lowMs: times[i]!, highMs: times[i]! });
     });
-    while (runs.length > MOST_RUNS) {
-      // Close the narrowest gap: run i and the older run i + 1 become one.
-      let narrowest = 0;
-      for (let i = 1; i < runs.length - 1; i++) if (runs[i]!.lowMs! - runs[i + 1]!.highMs! < runs[narrowest]!.lowMs! - runs[narrowest + 1]!.highMs!) narrowest = i;
-      const [newer, older] = [runs[narrowest]!, runs[narrowest + 1]!];
-      runs.splice(narrowest, 2, { low: older.low, high: newer.high, lowMs: older.lowMs, highMs: newer.highMs });
-    }
+    runs = joinedToAtMost(
+      runs,
+      RUNS_PER_STATEMENT,
+      (newer, older) => newer.lowMs! - older.highMs!,
+      (newer, older) => ({ low: older.low, high: newer.high, lowMs: older.lowMs, highMs: newer.highMs }),
+    );
   }
   const arms = runs.map((run) => `(id >= ${str(run.low)} AND id <= ${str(run.high)} AND ${createdMsNear(run.lowMs, run.highMs)})`);
   return `(${arms.join(" OR ")}) AND id IN ${strList(ids)}`;
