@@ -7,7 +7,7 @@ import type { LogFilterSet } from "../store/log-filters.ts";
 import { decodeRollupValue, encodeRollupValue } from "../store/log-rollup-rows.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { logFiltersSql, metadataValueSql, type ConfigIdResolver } from "./clickhouse-log-filters.ts";
-import { chooseClickHouseRollup, hoursOfPartialDays, userHoursRanking, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
+import { chooseClickHouseRollup, hoursOfPartialDays, rankingRollup, withoutKeyRollup, type ClickHouseRollup } from "./clickhouse-rollup-plan.ts";
 import { num, str } from "./clickhouse-sql.ts";
 
 type Row = Record<string, unknown>;
@@ -35,9 +35,9 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       const edgeHours = rollup && hoursOfPartialDays(rollup);
       for (const edge of edges) parts.push(...(edgeHours ? inWholeHours({ ...selection, ...edge }, edgeHours) : [{ kind: "raw" as const, selection: { ...selection, ...edge } }]));
       // With a limit, the groups are ranked by cost and count alone first: merging every group's
-      // histograms (10,000 end users) costs far more than ranking them. End users' hours are
-      // ranked from their plain hour counts, faster to sum than the states.
-      const ranked = () => parts.map((part) => (part.kind === "rollup" && part.rollup.table === "log_rollups_user_hours" ? { ...part, rollup: userHoursRanking(part.rollup) } : part));
+      // histograms (10,000 end users) costs far more than ranking them. End users' hours and
+      // days are ranked from their plain counts, faster to sum than the states.
+      const ranked = () => parts.map((part) => (part.kind === "rollup" ? { ...part, rollup: rankingRollup(part.rollup) } : part));
       const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, ranked(), slice.limit, resolveConfig) : undefined;
       if (keys?.length === 0) return into;
       for (const part of parts) {

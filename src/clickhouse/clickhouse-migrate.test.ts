@@ -49,7 +49,7 @@ describe("ClickHouse log store migrations", () => {
     const models = ["a", "b", "c"];
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 20_000, { workspaceId, model: models[i % 3]!, status: i % 7 === 0 ? 500 : 200 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([7, 8, 9, 10]);
+    expect(await migrateClickHouse(upgraded)).toEqual([7, 8, 9, 10, 11]);
     await logs.insertBatch(records.slice(300));
     // A replay of the later records adds nothing through the chained view either.
     await logs.insertBatch(records.slice(250));
@@ -81,7 +81,7 @@ describe("ClickHouse log store migrations", () => {
     // Over two UTC days: every user has rows on both.
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 5 === 0 ? 429 : 200, success: i % 5 !== 0 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([8, 9, 10]);
+    expect(await migrateClickHouse(upgraded)).toEqual([8, 9, 10, 11]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const tables = await upgraded.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%users%' ORDER BY name");
@@ -119,7 +119,7 @@ describe("ClickHouse log store migrations", () => {
       logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 7 === 0 ? 500 : 200, success: i % 7 !== 0, costUsd: i % 5 === 0 ? null : 0.001 * (i % 4) }, i),
     );
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([9, 10]);
+    expect(await migrateClickHouse(upgraded)).toEqual([9, 10, 11]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const counts = `SELECT end_user_key AS user, hour, success, sum(requests) AS requests, round(sum(cost_usd), 9) AS cost
@@ -157,7 +157,7 @@ describe("ClickHouse log store migrations", () => {
       ),
     );
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([10]);
+    expect(await migrateClickHouse(upgraded)).toEqual([10, 11]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     // From 20:30 to 05:30: no whole day, so every whole hour is read from the hour rows.
@@ -182,6 +182,53 @@ describe("ClickHouse log store migrations", () => {
     const tenth = CLICKHOUSE_MIGRATIONS.find((migration) => migration.version === 10)!;
     for (const statement of await statementsFor(tenth, upgraded)) await upgraded.command(statement);
     for (const [rolled, raw] of await answers()) expect(plain(rolled!)).toEqual(plain(raw!));
+    await upgraded.close();
+  });
+
+  it("count end users per day and merge their day states from granules of 64 (11): groups by user answer as the raw rows, after a stop midway too", async () => {
+    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_day_counts_test")));
+    const before = CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 11);
+    expect(await migrateClickHouse(upgraded, before)).toEqual(before.map((migration) => migration.version));
+    const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
+    const analytics = createClickHouseAnalyticsRepository(upgraded, async (_, config) => config);
+    const workspaceId = scopeId("ws-user-day-counts");
+    const start = Date.UTC(2026, 5, 1, 20);
+    const users = ["ann", "ben", "cid", null];
+    // Over five UTC days, one record every ten minutes: whole days, and partial ones at both ends.
+    const records = Array.from({ length: 500 }, (_, i) =>
+      logRecord(start + i * 600_000, { workspaceId, user: users[i % 4]!, status: i % 7 === 0 ? 500 : 200, success: i % 7 !== 0, costUsd: 0.001 * (i % 3), latencyMs: 5 + ((i * 37) % 4_000) }, i),
+    );
+    await logs.insertBatch(records.slice(0, 300));
+    // Stopped after the copy's rename: the run again finishes it (the view, the old table dropped).
+    const eleventh = CLICKHOUSE_MIGRATIONS.find((migration) => migration.version === 11)!;
+    const statements = await statementsFor(eleventh, upgraded);
+    const renamed = statements.findIndex((statement) => statement.startsWith("RENAME TABLE log_rollups_user_days TO"));
+    for (const statement of statements.slice(0, renamed + 1)) await upgraded.command(statement);
+    expect(await migrateClickHouse(upgraded)).toEqual([11]);
+    await logs.insertBatch(records.slice(300));
+    await logs.insertBatch(records.slice(250));
+    const tables = await upgraded.rows<{ name: string; engine_full: string }>(
+      "SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND name LIKE 'log_rollups_user_days%' ORDER BY name",
+    );
+    expect(tables.map((table) => table.name)).toEqual(["log_rollups_user_days", "log_rollups_user_days_mv"]);
+    expect(tables[0]?.engine_full).toContain("index_granularity = 64");
+    const dayCounts = await upgraded.rows(
+      `SELECT end_user_key AS user, day, success, sum(requests) AS requests, round(sum(cost_usd), 9) AS cost
+       FROM log_user_days WHERE workspace_id = '${workspaceId}' GROUP BY user, day, success ORDER BY user, day, success`,
+    );
+    const raw = await upgraded.rows(
+      `SELECT if(isNull(end_user), '', concat('=', assumeNotNull(end_user))) AS user, toUInt32(intDiv(created_ms, 86400000)) AS day, success,
+         toString(count()) AS requests, round(sum(ifNull(cost_usd, 0)), 9) AS cost
+       FROM logs FINAL WHERE workspace_id = '${workspaceId}' GROUP BY user, day, success ORDER BY user, day, success`,
+    );
+    expect(new Set(raw.map((row) => (row as { day: number }).day)).size).toBe(5);
+    expect(dayCounts).toEqual(raw);
+    const selection = { workspaceId, from: new Date(start + 95 * 60_000).toISOString(), to: new Date(start + 80 * 3_600_000 + 25 * 60_000).toISOString() };
+    for (const slice of [{ kind: "group", by: "user" }, { kind: "group", by: "user", limit: 2 }] as AnalyticsSlice[]) {
+      const rolled = plain(await analytics.aggregate(selection, slice));
+      expect(rolled).toEqual(plain(await analytics.aggregate(selection, slice, { via: "raw" })));
+      expect(rolled).toHaveLength(slice.kind === "group" && slice.limit ? 2 : 4);
+    }
     await upgraded.close();
   });
 });

@@ -1,8 +1,14 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
-import { userHoursStatements } from "./clickhouse-user-hours.ts";
-import { KEY_SETS_STATEMENTS, ROLLUP_ARRAYS_STATEMENTS, userDaysStatements, userHourStatesStatements } from "./clickhouse-rollup-arrays.ts";
+import { userDayCountsStatements, userHoursStatements } from "./clickhouse-user-hours.ts";
+import {
+  KEY_SETS_STATEMENTS,
+  ROLLUP_ARRAYS_STATEMENTS,
+  userDaysInSmallerGranulesStatements,
+  userDaysStatements,
+  userHourStatesStatements,
+} from "./clickhouse-rollup-arrays.ts";
 
 /**
  * The ClickHouse log store's migrations, applied in order once each; `schema_migrations` records
@@ -238,5 +244,12 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 10,
     name: "end-user rollup by the hour",
     statements: ({ logDays }) => userHourStatesStatements(logDays),
+  },
+  {
+    // End users' day counts to rank by, and their day states in smaller granules to merge
+    // (clickhouse-user-hours.ts, clickhouse-rollup-arrays.ts).
+    version: 11,
+    name: "end users' days ranked by plain counts",
+    statements: ({ logDays, tables, version }) => [...userDayCountsStatements(logDays, version), ...userDaysInSmallerGranulesStatements(tables)],
   },
 ];

@@ -167,6 +167,33 @@ export function userDaysStatements(tables: ReadonlySet<string>): readonly string
 }
 
 /**
+ * Migration 11: the end users' day states in granules of 64 rows. A group by user merges the
+ * whole states of its first twenty users; each user's days sit together in every part, so that
+ * reads a granule or two per user and part, and in granules of 256 most of what it read was other
+ * users' states. The rows are copied into a new table, which then takes the old one's name.
+ * The view is dropped for the copy, so records another gateway stores meanwhile are missed in
+ * this rollup: upgrade with one gateway writing (its migrations run before its writer starts).
+ * Run again, it finishes what a run that stopped left: after the rename, the view and the drop;
+ * before it, the copy over again.
+ */
+export function userDaysInSmallerGranulesStatements(tables: ReadonlySet<string>): readonly string[] {
+  const { table, select } = USER_DAYS;
+  const next = `${table}_next`;
+  const old = `${table}_old`;
+  const finish = [`CREATE MATERIALIZED VIEW IF NOT EXISTS ${table}_mv TO ${table} AS ${select}`, `DROP TABLE IF EXISTS ${old}`];
+  if (tables.has(next) && !tables.has(table)) return [`RENAME TABLE ${next} TO ${table}`, ...finish];
+  if (tables.has(old) && !tables.has(next)) return finish;
+  return [
+    `DROP TABLE IF EXISTS ${next}`,
+    `CREATE TABLE ${next} ${USER_DAYS.create.replace(SMALL_GRANULES, "SETTINGS index_granularity = 64")}`,
+    `DROP TABLE IF EXISTS ${table}_mv`,
+    `INSERT INTO ${next} SELECT * FROM ${table}`,
+    `RENAME TABLE ${table} TO ${old}, ${next} TO ${table}`,
+    ...finish,
+  ];
+}
+
+/**
  * The statements of migration 5. Run again from its first, they end the same; records another
  * writer stores meanwhile may be counted twice or missed: upgrade with a single gateway writing.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import type { LogFilterSet } from "../store/log-filters.ts";
-import { chooseClickHouseRollup, hoursOfPartialDays } from "./clickhouse-rollup-plan.ts";
+import { chooseClickHouseRollup, hoursOfPartialDays, rankingRollup } from "./clickhouse-rollup-plan.ts";
 
 const base: LogFilterSet = { workspaceId: "ws" };
 const total: AnalyticsSlice = { kind: "total" };
@@ -73,5 +73,16 @@ describe("which ClickHouse rollup answers an analytics query", () => {
       [{ ...base, user: "u" }, { kind: "group", by: "model" }],
     ];
     for (const [selection, slice] of raw) expect(chooseClickHouseRollup(selection, slice)).toBeNull();
+  });
+
+  it("ranks end users' groups from their plain counts of the same period and filters, other groups from their own rollup", () => {
+    const byUser: AnalyticsSlice = { kind: "group", by: "user", limit: 20 };
+    const days = chooseClickHouseRollup({ ...base, success: false }, byUser)!;
+    expect(rankingRollup(days)).toMatchObject({ table: "log_user_days", period: "day", time: "day", groupColumn: "end_user_key", rankingOnly: true });
+    expect(rankingRollup(hoursOfPartialDays(days)!)).toMatchObject({ table: "log_user_hours", period: "hour", rankingOnly: true });
+    const filtered = chooseClickHouseRollup({ ...base, user: "u" }, { kind: "time", interval: "day" })!;
+    expect(rankingRollup(filtered).filters).toEqual([["end_user_key", "=u"]]);
+    const models = chooseClickHouseRollup(base, { kind: "group", by: "model", limit: 20 })!;
+    expect(rankingRollup(models)).toBe(models);
   });
 });
