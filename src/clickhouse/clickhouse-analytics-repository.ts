@@ -40,13 +40,16 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       const ranked = () => parts.map((part) => (part.kind === "rollup" ? { ...part, rollup: rankingRollup(part.rollup) } : part));
       const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, ranked(), slice.limit, resolveConfig) : undefined;
       if (keys?.length === 0) return into;
-      for (const part of parts) {
-        // The null group's own rollup holds nothing else: read whole when the null group is kept, else not at all.
-        if (part.kind === "rollup" && part.nullGroup) {
-          if (!keys || keys.includes(null)) await addRollupAggregates(connection, selection, part.periods, part.rollup, slice, into);
-        } else if (part.kind === "rollup") await addRollupAggregates(connection, selection, part.periods, part.rollup, slice, into, keys);
-        else await addRawAggregates(connection, part.selection, slice, into, resolveConfig, keys);
-      }
+      // The parts are read at once and folded in their order, so sums add up the same every time.
+      const folds = await Promise.all(
+        parts.map((part) => {
+          // The null group's own rollup holds nothing else: read whole when the null group is kept, else not at all.
+          if (part.kind === "rollup" && part.nullGroup) return !keys || keys.includes(null) ? rollupAggregates(connection, selection, part.periods, part.rollup, slice) : undefined;
+          if (part.kind === "rollup") return rollupAggregates(connection, selection, part.periods, part.rollup, slice, keys);
+          return rawAggregates(connection, part.selection, slice, resolveConfig, keys);
+        }),
+      );
+      for (const fold of folds) fold?.(into);
       return into;
     },
   };
@@ -77,15 +80,21 @@ async function firstGroupKeys(
   resolveConfig: ConfigIdResolver,
 ): Promise<(string | null)[]> {
   const ranks: SliceAggregates = new Map();
-  for (const part of parts) {
-    // Grouped by the stored key column where there is one, decoded here: cheaper than decoding every row in ClickHouse.
-    const stored = part.kind === "rollup" ? part.rollup.groupColumn : undefined;
-    const query =
-      part.kind === "rollup"
-        ? `SELECT ${stored ?? part.rollup.key(slice)} AS k, ${part.rollup.rankingOnly ? "sum(requests) AS requests, sum(cost_usd)" : "countMerge(requests) AS requests, sumMerge(cost_usd)"} AS cost_usd
-           FROM ${part.rollup.table} WHERE ${rollupConditions(selection, part.periods, part.rollup)} GROUP BY k`
-        : `SELECT ${rawKey(slice)} AS k, count() AS requests, sum(cost_usd) AS cost_usd FROM logs WHERE ${await logFiltersSql(part.selection, resolveConfig)} GROUP BY k`;
-    for (const row of await connection.rows<Row>(query)) {
+  // Every part's ranking is read at once, then summed in the parts' order.
+  const partRows = await Promise.all(
+    parts.map(async (part) => {
+      // Grouped by the stored key column where there is one, decoded here: cheaper than decoding every row in ClickHouse.
+      const stored = part.kind === "rollup" ? part.rollup.groupColumn : undefined;
+      const query =
+        part.kind === "rollup"
+          ? `SELECT ${stored ?? part.rollup.key(slice)} AS k, ${part.rollup.rankingOnly ? "sum(requests) AS requests, sum(cost_usd)" : "countMerge(requests) AS requests, sumMerge(cost_usd)"} AS cost_usd
+             FROM ${part.rollup.table} WHERE ${rollupConditions(selection, part.periods, part.rollup)} GROUP BY k`
+          : `SELECT ${rawKey(slice)} AS k, count() AS requests, sum(cost_usd) AS cost_usd FROM logs WHERE ${await logFiltersSql(part.selection, resolveConfig)} GROUP BY k`;
+      return { stored, rows: await connection.rows<Row>(query) };
+    }),
+  );
+  for (const { stored, rows } of partRows) {
+    for (const row of rows) {
       if (n(row.requests) === 0) continue;
       const aggregate = aggregateFor(ranks, stored ? decodeRollupValue(String(row.k)) : sliceKey(slice, row.k));
       aggregate.requests += n(row.requests);
@@ -142,15 +151,17 @@ function rawKey(slice: AnalyticsSlice): string | null {
   }
 }
 
-/** Sums the raw rows per slice key and histogram bucket in ClickHouse, and folds them into `into`. */
-async function addRawAggregates(
+/** Adds what was read to the aggregates. */
+type Fold = (into: SliceAggregates) => void;
+
+/** Sums the raw rows per slice key and histogram bucket in ClickHouse; resolves to their fold into the aggregates. */
+async function rawAggregates(
   connection: ClickHouseConnection,
   selection: LogFilterSet,
   slice: AnalyticsSlice,
-  into: SliceAggregates,
   resolveConfig: ConfigIdResolver,
   keys?: readonly (string | null)[],
-): Promise<void> {
+): Promise<Fold> {
   const key = rawKey(slice);
   const filters = await logFiltersSql(selection, resolveConfig);
   const where = key && keys ? `${filters} AND ${groupKeyCondition(key, keys)}` : filters;
@@ -163,16 +174,18 @@ async function addRawAggregates(
   ];
   const groupBy = ["lb", ...(total ? ["tb"] : []), ...(key ? ["k"] : [])];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM logs WHERE ${where} GROUP BY ${groupBy.join(", ")}`);
-  for (const row of rows) {
-    const aggregate = aggregateFor(into, sliceKey(slice, row.k));
-    addSums(aggregate, row);
-    aggregate.latency.counts[n(row.lb)]! += n(row.requests);
-    widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
-    if (row.tb !== null && row.tb !== undefined) {
-      aggregate.ttft.counts[n(row.tb)]! += n(row.requests);
-      widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
+  return (into) => {
+    for (const row of rows) {
+      const aggregate = aggregateFor(into, sliceKey(slice, row.k));
+      addSums(aggregate, row);
+      aggregate.latency.counts[n(row.lb)]! += n(row.requests);
+      widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
+      if (row.tb !== null && row.tb !== undefined) {
+        aggregate.ttft.counts[n(row.tb)]! += n(row.requests);
+        widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
+      }
     }
-  }
+  };
 }
 
 /** The slice key of a row's `k`: a bucket's ISO start, a group's value (null for none), `""` for the total. */
@@ -182,16 +195,18 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown): string | null {
   return raw === null || raw === undefined ? null : String(raw);
 }
 
-/** Sums the rollup rows of whole `periods` per slice key (only `keys`' groups, when given), histograms included, in ClickHouse. */
-async function addRollupAggregates(
+/**
+ * Sums the rollup rows of whole `periods` per slice key (only `keys`' groups, when given),
+ * histograms included, in ClickHouse; resolves to their fold into the aggregates.
+ */
+async function rollupAggregates(
   connection: ClickHouseConnection,
   selection: AnalyticsSelection,
   periods: TimeRange,
   rollup: ClickHouseRollup,
   slice: AnalyticsSlice,
-  into: SliceAggregates,
   keys?: readonly (string | null)[],
-): Promise<void> {
+): Promise<Fold> {
   const key = rollup.key(slice);
   const kept = key && keys ? (rollup.groupColumn ? storedKeyCondition(rollup.groupColumn, keys) : groupKeyCondition(key, keys)) : null;
   const conditions = rollupConditions(selection, periods, rollup) + (kept ? ` AND ${kept}` : "");
@@ -204,16 +219,18 @@ async function addRollupAggregates(
      sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions}${key ? " GROUP BY k" : ""}`);
-  for (const row of rows) {
-    // An aggregate over no rows (the total of an empty range) is one row of zeros.
-    if (n(row.requests) === 0) continue;
-    const aggregate = aggregateFor(into, sliceKey(slice, row.k));
-    addSums(aggregate, row);
-    addCounts(aggregate.latency, row.latency);
-    widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
-    // Rows with no time to first token merge to extremes of 0, not null: only counted ones widen.
-    if (slice.kind === "total" && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
-  }
+  return (into) => {
+    for (const row of rows) {
+      // An aggregate over no rows (the total of an empty range) is one row of zeros.
+      if (n(row.requests) === 0) continue;
+      const aggregate = aggregateFor(into, sliceKey(slice, row.k));
+      addSums(aggregate, row);
+      addCounts(aggregate.latency, row.latency);
+      widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
+      // Rows with no time to first token merge to extremes of 0, not null: only counted ones widen.
+      if (slice.kind === "total" && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
+    }
+  };
 }
 
 /** The rollup rows of `selection` over whole `periods`. */
