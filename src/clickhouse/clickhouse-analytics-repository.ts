@@ -35,8 +35,8 @@ export function createClickHouseAnalyticsRepository(connection: ClickHouseConnec
       const edgeHours = rollup && hoursOfPartialDays(rollup);
       for (const edge of edges) parts.push(...(edgeHours ? inWholeHours({ ...selection, ...edge }, edgeHours) : [{ kind: "raw" as const, selection: { ...selection, ...edge } }]));
       // With a limit, the groups are ranked by cost and count alone first: merging every group's
-      // histograms (10,000 end users) costs far more than ranking them. End users' hours and
-      // days are ranked from their plain counts, faster to sum than the states.
+      // histograms (10,000 end users) costs far more than ranking them. End users' hours are
+      // ranked from their plain hour counts, faster to sum than the states.
       const ranked = () => parts.map((part) => (part.kind === "rollup" ? { ...part, rollup: rankingRollup(part.rollup) } : part));
       const keys = slice.kind === "group" && slice.limit !== undefined ? await firstGroupKeys(connection, selection, slice, ranked(), slice.limit, resolveConfig) : undefined;
       if (keys?.length === 0) return into;

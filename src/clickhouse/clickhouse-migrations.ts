@@ -1,7 +1,7 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
 import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
-import { userDayCountsStatements, userHoursStatements } from "./clickhouse-user-hours.ts";
+import { userHoursStatements } from "./clickhouse-user-hours.ts";
 import {
   KEY_SETS_STATEMENTS,
   ROLLUP_ARRAYS_STATEMENTS,
@@ -246,10 +246,9 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     statements: ({ logDays }) => userHourStatesStatements(logDays),
   },
   {
-    // End users' day counts to rank by, and their day states in smaller granules to merge
-    // (clickhouse-user-hours.ts, clickhouse-rollup-arrays.ts).
+    // End users' day states in granules of 64 rows, for merging the first groups' (clickhouse-rollup-arrays.ts).
     version: 11,
-    name: "end users' days ranked by plain counts",
-    statements: ({ logDays, tables, version }) => [...userDayCountsStatements(logDays, version), ...userDaysInSmallerGranulesStatements(tables)],
+    name: "end-user day rollup in smaller granules",
+    statements: ({ tables }) => userDaysInSmallerGranulesStatements(tables),
   },
 ];

@@ -18,7 +18,6 @@ const TABLES = [
   { table: "log_rollups_hourly_keysets", lastDay: (partition: number) => partition, counts: "rollups" },
   { table: "log_rollups_user_days", lastDay: (partition: number) => partition * 30 + 29, counts: "rollups" },
   { table: "log_user_hours", lastDay: (partition: number) => partition, counts: "rollups" },
-  { table: "log_user_days", lastDay: (partition: number) => partition, counts: "rollups" },
   { table: "log_rollups_user_hours", lastDay: (partition: number) => partition, counts: "rollups" },
 ] as const;
 

@@ -35,9 +35,9 @@ const MERGED_STATES = `
   sumForEachMergeState(latency) AS latency,
   sumForEachMergeState(ttft) AS ttft`;
 
-/** Where a view chained on the view feeding `table` (named `<table>_mv`) reads its rows, on a server of this release. */
-export function chainedViewSource(table: string, serverVersion: string): string {
-  return Number.parseInt(serverVersion, 10) < 19 ? `${table}_mv` : table;
+/** Where a view chained on the combinations view reads its rows, on a server of this release. */
+function combinationsSource(serverVersion: string): string {
+  return Number.parseInt(serverVersion, 10) < 19 ? "log_rollups_hourly_mv" : "log_rollups_hourly";
 }
 
 /** The chained view's name: new, so it can exist before the view it replaces is dropped. */
@@ -53,7 +53,7 @@ export function cascadeStatements(serverVersion: string): string[] {
   return [
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${CASCADE_VIEW} TO log_rollups_hourly_dims AS
      SELECT workspace_id, dim_value.1 AS dim, dim_value.2 AS value, hour, success, ${MERGED_STATES}
-     FROM ${chainedViewSource("log_rollups_hourly", serverVersion)} ARRAY JOIN ${DIMENSIONS} AS dim_value
+     FROM ${combinationsSource(serverVersion)} ARRAY JOIN ${DIMENSIONS} AS dim_value
      GROUP BY workspace_id, dim, value, hour, success`,
     "DROP TABLE IF EXISTS log_rollups_hourly_dims_mv",
   ];

@@ -12,8 +12,7 @@ export interface ClickHouseRollup {
     | "log_rollups_user_hours"
     | "log_rollups_hourly_meta"
     | "log_rollups_hourly_keysets"
-    | "log_user_hours"
-    | "log_user_days";
+    | "log_user_hours";
   /** Its rows' length. */
   period: "hour" | "day";
   /** The time column, and a literal of it from epoch seconds. */
@@ -35,7 +34,7 @@ export interface ClickHouseRollup {
    * query keeps are chosen on it, so the primary key narrows the read to their rows.
    */
   groupColumn?: string;
-  /** Counts and cost as plain sums (`log_user_hours`, `log_user_days`), no states: it ranks groups, nothing more. */
+  /** Counts and cost as plain sums (`log_user_hours`), no states: it ranks groups, nothing more. */
   rankingOnly?: true;
 }
 
@@ -207,16 +206,16 @@ export function hoursOfPartialDays(rollup: ClickHouseRollup): ClickHouseRollup |
   return rollup.table === "log_rollups_user_days" ? hourlyUsers(rollup.filters) : null;
 }
 
-/** The plain counts that rank the groups of each end-user rollup: its hours' and its days'. */
+/** The plain counts that rank the groups of a rollup, where it has them. */
 const RANKED_BY: Partial<Record<ClickHouseRollup["table"], ClickHouseRollup["table"]>> = {
   log_rollups_user_hours: "log_user_hours",
-  log_rollups_user_days: "log_user_days",
 };
 
 /**
- * What ranks a group over `rollup`'s rows: for the end users' hours and days, their plain counts
- * (`log_user_hours`, `log_user_days`) under the same filters, faster to sum than the states;
- * for the other rollups, the rollup itself.
+ * What ranks a group over `rollup`'s rows: for the end users' hours, their plain counts
+ * (`log_user_hours`) under the same filters, faster to sum than the states; for the other
+ * rollups, the rollup itself (the end users' day states rank faster than day counts did: their
+ * table is partitioned by 30 days, so its parts are few and merged).
  */
 export function rankingRollup(rollup: ClickHouseRollup): ClickHouseRollup {
   const table = RANKED_BY[rollup.table];

@@ -1,6 +1,5 @@
 import { encodeRollupValue } from "../store/log-rollup-rows.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
-import { chainedViewSource } from "./clickhouse-rollup-cascade.ts";
 import { str } from "./clickhouse-sql.ts";
 import { ID_MARGIN_MS, idBound, joinedToAtMost, RUNS_PER_STATEMENT } from "./log-ids.ts";
 
@@ -38,37 +37,6 @@ export function userHoursStatements(logDays: readonly number[]): readonly string
     ...logDays.flatMap((day) => [
       `ALTER TABLE ${USER_HOURS_TABLE} DROP PARTITION ${day}`,
       `INSERT INTO ${USER_HOURS_TABLE} ${selectFromLogs(` WHERE created_ms >= ${day * DAY_MS} AND created_ms < ${(day + 1) * DAY_MS}`)}`,
-    ]),
-  ];
-}
-
-/**
- * `log_user_days`: the same counts per UTC day (days since the epoch), summed from each insert
- * into `log_user_hours` by a view chained on its view (a block already grouped by hour, so the
- * view costs little; where a chained view reads from: `chainedViewSource`). A group by end user ranks its range's whole days from it: plain sums, read in about
- * half the time the day states' `countMerge` and `sumMerge` take.
- */
-const USER_DAYS_TABLE = "log_user_days";
-
-const dayCountsFrom = (source: string) => `SELECT workspace_id, end_user_key, toUInt32(intDiv(hour, 24)) AS day, success,
-     sum(requests) AS requests, sum(cost_usd) AS cost_usd
-   FROM ${source} GROUP BY workspace_id, end_user_key, day, success`;
-
-/**
- * Migration 11's day counts: the table, its view, then the stored hour counts summed a day (a
- * partition of `logs`) at a time, each day's counts dropped before, so a run again ends the same.
- * As in migration 9, a record another gateway stores meanwhile on a day not summed yet is
- * counted twice: upgrade with one gateway writing.
- */
-export function userDayCountsStatements(logDays: readonly number[], serverVersion: string): readonly string[] {
-  return [
-    `CREATE TABLE IF NOT EXISTS ${USER_DAYS_TABLE}
-       (workspace_id String, end_user_key String, day UInt32, success UInt8, requests UInt64, cost_usd Float64)
-     ENGINE = SummingMergeTree PARTITION BY day ORDER BY (workspace_id, end_user_key, day, success)`,
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${USER_DAYS_TABLE}_mv TO ${USER_DAYS_TABLE} AS ${dayCountsFrom(chainedViewSource(USER_HOURS_TABLE, serverVersion))}`,
-    ...logDays.flatMap((day) => [
-      `ALTER TABLE ${USER_DAYS_TABLE} DROP PARTITION ${day}`,
-      `INSERT INTO ${USER_DAYS_TABLE} ${dayCountsFrom(`${USER_HOURS_TABLE} WHERE hour >= ${day * 24} AND hour < ${(day + 1) * 24}`)}`,
     ]),
   ];
 }
