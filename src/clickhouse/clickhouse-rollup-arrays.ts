@@ -4,7 +4,8 @@
  * view on `logs`: a query merges arrays element by element, faster than the `sumMap` states of
  * migrations 3 and 4, and a view builds them at less cost (docs/benchmark.md). Migration 6 adds
  * the key-set rollup, which answers a metadata group's null group. Migration 8 orders the end
- * users' day rows by user first; migration 10 adds their hour rows.
+ * users' day rows by user first; migration 10 adds their hour rows; migration 11 stores the day
+ * rows in granules of 64.
  */
 
 const DAY_MS = 86_400_000;
