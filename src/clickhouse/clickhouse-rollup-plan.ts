@@ -214,8 +214,8 @@ const RANKED_BY: Partial<Record<ClickHouseRollup["table"], ClickHouseRollup["tab
 /**
  * What ranks a group over `rollup`'s rows: for the end users' hours, their plain counts
  * (`log_user_hours`) under the same filters, faster to sum than the states; for the other
- * rollups, the rollup itself (the end users' day states rank faster than day counts did: their
- * table is partitioned by 30 days, so its parts are few and merged).
+ * rollups, the rollup itself (the end users' day states rank fast: their 30-day partitions keep
+ * their parts few and merged).
  */
 export function rankingRollup(rollup: ClickHouseRollup): ClickHouseRollup {
   const table = RANKED_BY[rollup.table];
