@@ -1,6 +1,6 @@
 /**
- * PostgreSQL: what each secondary index of `logs` and `log_metadata` costs a copy of the log
- * writer's rows. `npx tsx scripts/bench-store/index-cost.ts <postgres-url> [--prefill N] [--rows N]`
+ * PostgreSQL: what each index of `logs` costs a copy of the log writer's rows (their metadata
+ * pairs in the row). `npx tsx scripts/bench-store/index-cost.ts <postgres-url> [--prefill N] [--rows N]`
  * on a store migrated to the latest schema: copies `--prefill` records (default 200,000) into
  * today's partitions, then, for each index, copies `--rows` more (default 10,000) with that
  * index dropped, in a transaction rolled back (best of five), against the copy with every index.
@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { copyRows } from "../../src/store/dialects/postgres-copy.ts";
-import { toLogRow, toMetadataRows } from "../../src/store/log-rows.ts";
+import { toPostgresLogRow } from "../../src/store/log-rows.ts";
 import { generate } from "./fill.ts";
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { prefill: { type: "string", default: "200000" }, rows: { type: "string", default: "10000" } } });
@@ -22,47 +22,37 @@ const prefill = Number(values.prefill);
 for (let done = 0; done < prefill; done += 20_000) {
   const batch = records(Math.min(20_000, prefill - done), `pre${done}`);
   await client.query("BEGIN");
-  await copyRows(client, "logs", batch.map(toLogRow));
-  await copyRows(client, "log_metadata", batch.flatMap(toMetadataRows));
+  await copyRows(client, "logs", batch.map(toPostgresLogRow));
   await client.query("COMMIT");
 }
-await client.query("ANALYZE logs; ANALYZE log_metadata");
+await client.query("ANALYZE logs");
 
-const { rows: indexes } = await client.query<{ table: string; name: string; primary: boolean }>(`
-  SELECT tablename AS table, indexname AS name, indexname IN (SELECT conname FROM pg_constraint WHERE contype = 'p') AS primary
-  FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('logs', 'log_metadata') ORDER BY 1, 2`);
+const { rows: indexes } = await client.query<{ name: string; primary: boolean }>(`
+  SELECT indexname AS name, indexname IN (SELECT conname FROM pg_constraint WHERE contype = 'p') AS primary
+  FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'logs' ORDER BY 1`);
 
 const RUNS = 5;
-async function timedCopy(drop: string[]): Promise<{ logs: number; metadata: number }> {
-  const best = { logs: Infinity, metadata: Infinity };
+async function timedCopy(drop: string[]): Promise<number> {
+  let best = Infinity;
   for (let run = 0; run < RUNS; run += 1) {
-    const batch = records(Number(values.rows), `probe${run}`);
-    const logRows = batch.map(toLogRow);
-    const metadataRows = batch.flatMap(toMetadataRows);
+    const rows = records(Number(values.rows), `probe${run}`).map(toPostgresLogRow);
     await client.query("BEGIN");
     for (const statement of drop) await client.query(statement);
-    let t = performance.now();
-    await copyRows(client, "logs", logRows);
-    best.logs = Math.min(best.logs, performance.now() - t);
-    t = performance.now();
-    await copyRows(client, "log_metadata", metadataRows);
-    best.metadata = Math.min(best.metadata, performance.now() - t);
+    const t = performance.now();
+    await copyRows(client, "logs", rows);
+    best = Math.min(best, performance.now() - t);
     await client.query("ROLLBACK");
   }
   return best;
 }
 
-const dropOf = ({ table, name, primary }: { table: string; name: string; primary: boolean }) =>
-  primary ? `ALTER TABLE ${table} DROP CONSTRAINT ${name}` : `DROP INDEX ${name}`;
+const dropOf = ({ name, primary }: { name: string; primary: boolean }) => (primary ? `ALTER TABLE logs DROP CONSTRAINT ${name}` : `DROP INDEX ${name}`);
 const all = await timedCopy([]);
-console.log(`every index: logs ${all.logs.toFixed(0)} ms, metadata ${all.metadata.toFixed(0)} ms (${values.rows} records)`);
+console.log(`every index: ${all.toFixed(0)} ms (${values.rows} records)`);
 for (const index of indexes) {
   const without = await timedCopy([dropOf(index)]);
-  const saved = index.table === "logs" ? all.logs - without.logs : all.metadata - without.metadata;
-  console.log(`without ${index.table}.${index.name}: logs ${without.logs.toFixed(0)} ms, metadata ${without.metadata.toFixed(0)} ms (saves ${saved.toFixed(0)} ms)`);
+  console.log(`without ${index.name}: ${without.toFixed(0)} ms (saves ${(all - without).toFixed(0)} ms)`);
 }
-const bare = await timedCopy(indexes.filter((index) => !index.primary).map(dropOf));
-console.log(`primary keys only: logs ${bare.logs.toFixed(0)} ms, metadata ${bare.metadata.toFixed(0)} ms`);
-const none = await timedCopy(indexes.map(dropOf));
-console.log(`no index at all: logs ${none.logs.toFixed(0)} ms, metadata ${none.metadata.toFixed(0)} ms`);
+console.log(`primary key only: ${(await timedCopy(indexes.filter((index) => !index.primary).map(dropOf))).toFixed(0)} ms`);
+console.log(`no index at all: ${(await timedCopy(indexes.map(dropOf))).toFixed(0)} ms`);
 await client.end();

@@ -10,7 +10,7 @@ import { ANSWER, BODY, FEATURE_COUNT, MODEL_WEIGHTS, MODELS, REGIONS, TEAMS, USE
  * drawn by PostgreSQL's `random()` instead of the script's generator. Nothing crosses the wire
  * but the statement, so the fill costs only what the server spends storing rows and indexes.
  * Rows `first .. first + count - 1` of `total`, spread evenly over `[startMs, endMs)`, in one
- * statement (logs and metadata pairs, one transaction).
+ * statement (the metadata pairs in the log rows, as the writer stores them).
  */
 export async function serverFill(store: Store, first: number, count: number, total: number, startMs: number, endMs: number): Promise<void> {
   await serverFillStatement(first, count, total, startMs, endMs).execute(store.db);
@@ -64,11 +64,11 @@ export function serverFillStatement(first: number, count: number, total: number,
         CASE WHEN status = 200 THEN 50 + pt_r ELSE 0 END AS prompt_tokens,
         CASE WHEN status = 200 THEN 10 + ct_r ELSE 0 END AS completion_tokens
       FROM g
-    ), logs_in AS (
-      INSERT INTO logs (id, created_at, organisation_id, workspace_id, api_key_id, virtual_key_id, provider, model, route, method, path,
+    )
+    INSERT INTO logs (id, created_at, organisation_id, workspace_id, api_key_id, virtual_key_id, provider, model, route, method, path,
         status, success, stream, latency_ms, time_to_first_token_ms, prompt_tokens, completion_tokens, total_tokens, cached_tokens,
         reasoning_tokens, cost_usd, end_user, metadata, trace_id, request_body, response_body, error_code, error_message,
-        request_body_truncated, request_body_bytes, response_body_truncated, response_body_bytes, attempts, tool_run)
+        request_body_truncated, request_body_bytes, response_body_truncated, response_body_bytes, attempts, tool_run, metadata_pairs)
       SELECT id, created_at, 'org-bench', workspace_id, 'key-' || key_n, virtual_key_id, provider, model, 'createChatCompletion', 'POST',
         '/v1/chat/completions', status, ok::int, stream::int, latency_ms,
         CASE WHEN stream AND ok THEN least(latency_ms, round((300 * exp(0.6 * z2))::numeric, 2)::float8) END,
@@ -77,13 +77,10 @@ export function serverFillStatement(first: number, count: number, total: number,
         end_user, json_strip_nulls(json_build_object('env', env, 'team', team, 'region', region, 'feature', feature, 'session', session))::text,
         trace_id, ${BODY}, CASE WHEN ok THEN ${ANSWER} END,
         CASE WHEN ok THEN NULL ELSE 'upstream_error' END, CASE WHEN ok THEN NULL ELSE 'upstream answered an error' END,
-        0, ${sql.lit(BODY.length)}, 0, CASE WHEN ok THEN ${sql.lit(ANSWER.length)} END, '[]', '[]'
-      FROM r
-    )
-    INSERT INTO log_metadata (log_id, workspace_id, key, value)
-    SELECT id, workspace_id, kv.key, kv.value
-    FROM r CROSS JOIN LATERAL (VALUES ('env', env), ('team', team), ('region', region), ('feature', feature), ('session', session)) AS kv(key, value)
-    WHERE kv.value IS NOT NULL`;
+        0, ${sql.lit(BODY.length)}, 0, CASE WHEN ok THEN ${sql.lit(ANSWER.length)} END, '[]', '[]',
+        -- The pairs as the writer forms them (metadataPair): the key as a JSON string, then the value.
+        array_remove(ARRAY['"env"' || env, '"team"' || team, '"region"' || region, '"feature"' || feature, '"session"' || session], NULL)
+      FROM r`;
 }
 
 /** `size` model indexes in proportion to `MODEL_WEIGHTS`, for a uniform pick among them. */

@@ -4,6 +4,7 @@ import type { Histogram } from "../analytics/latency-histogram.ts";
 import type { RollupChoice, TimeRange } from "./analytics-plan.ts";
 import { idRangeOf, partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
+import { pairValue } from "./log-metadata-pairs.ts";
 import { dayLevelOf, decodeRollupValue, LATENCY_COLUMNS, TTFT_COLUMNS } from "./log-rollup-rows.ts";
 import { bucketSql } from "./log-rollup-sql.ts";
 import type { Database } from "./schema.ts";
@@ -32,8 +33,11 @@ function sliceKey(slice: AnalyticsSlice, raw: unknown, rollup: boolean): string 
   return rollup ? decodeRollupValue(String(raw)) : String(raw);
 }
 
-/** The raw rows' column a group is keyed by (a status as text, so keys are strings). */
-function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>): RawBuilder<string | null> {
+/**
+ * The raw rows' column a group is keyed by (a status as text, so keys are strings); `pairsInRow`:
+ * PostgreSQL, whose logs hold their metadata pairs in the row unless stored before migration 0029.
+ */
+function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>, pairsInRow: boolean): RawBuilder<string | null> {
   switch (slice.by) {
     case "user":
       return sql`logs.end_user`;
@@ -46,8 +50,9 @@ function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>): RawBuil
     case "status":
       return sql`CAST(logs.status AS TEXT)`;
     case "metadata":
-      // From the LEFT JOIN of `log_metadata` below; logs without the key form the null group.
-      return sql`m.value`;
+      // From the LEFT JOIN of `log_metadata` below (rows stored before 0029) or from the row's
+      // pairs (rows stored since, which have no `log_metadata` rows); logs without the key form the null group.
+      return pairsInRow ? sql`coalesce(m.value, ${pairValue(slice.metadataKey ?? "")})` : sql`m.value`;
   }
 }
 
@@ -86,7 +91,7 @@ export async function addRawAggregates(
     columns.push(["ttft_min", sql`min(logs.time_to_first_token_ms)`], ["ttft_max", sql`max(logs.time_to_first_token_ms)`]);
     groupBy.push("tb");
   } else {
-    const key = slice.kind === "time" ? sql`substr(logs.created_at, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : rawGroupKey(slice);
+    const key = slice.kind === "time" ? sql`substr(logs.created_at, 1, ${sql.lit(PREFIX_LENGTH[slice.interval])})` : rawGroupKey(slice, partitionedById(db));
     columns.push(["k", key]);
     groupBy.push("k");
   }
@@ -129,8 +134,8 @@ export function rawRows(db: Kysely<Database>, selection: LogFilterSet, slice: An
           return on;
         }),
       )
-      .where((eb) => matchesLogFilters(eb, selection, { idRange }))
-      .$if(keys !== undefined && slice.kind === "group", (query) => query.where(keyIn(rawGroupKey(slice as GroupSlice), keys!)))
+      .where((eb) => matchesLogFilters(eb, selection, { idRange, pairsInRow: idRange }))
+      .$if(keys !== undefined && slice.kind === "group", (query) => query.where(keyIn(rawGroupKey(slice as GroupSlice, idRange), keys!)))
   );
 }
 
@@ -159,8 +164,8 @@ export function joiningMetadataByHash<T>(
 }
 
 /** The raw rows' group key as the rollups store it (`encodeRollupValue`), so both parts of a ranking share keys. */
-export function encodedRawGroupKey(slice: GroupSlice): RawBuilder<string> {
-  const key = rawGroupKey(slice);
+export function encodedRawGroupKey(db: Kysely<Database>, slice: GroupSlice): RawBuilder<string> {
+  const key = rawGroupKey(slice, partitionedById(db));
   return sql<string>`CASE WHEN ${key} IS NULL THEN '' ELSE '=' || ${key} END`;
 }
 

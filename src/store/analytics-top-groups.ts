@@ -22,7 +22,7 @@ export async function topGroupKeys(db: Kysely<Database>, slice: GroupSlice, part
     part.kind === "rollup"
       ? rollupRows(db, part.query).select([sql<string>`value`.as("k"), sql`sum(cost_usd)`.as("c"), sql`sum(requests)`.as("r")]).groupBy("value")
       : rawRows(db, part.selection, slice)
-          .select([encodedRawGroupKey(slice).as("k"), sql`sum(logs.cost_usd)`.as("c"), sql`count(*)`.as("r")])
+          .select([encodedRawGroupKey(db, slice).as("k"), sql`sum(logs.cost_usd)`.as("c"), sql`count(*)`.as("r")])
           .groupBy(sql.raw("1")),
   );
   if (subqueries.length === 0) return [];

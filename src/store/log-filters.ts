@@ -1,6 +1,7 @@
-import type { Expression, ExpressionBuilder, SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import type { LogFilters, StatusClass } from "../records/log-record.ts";
 import { idRangeOf } from "./log-id-bound.ts";
+import { inMetadataPairs } from "./log-metadata-pairs.ts";
 import type { Database } from "./schema.ts";
 
 /** What narrows a set of logs: the filters without the listing's paging. */
@@ -39,6 +40,8 @@ export interface LogFilterOptions {
    * correlated metadata lookup is otherwise planned against every partition.
    */
   idRange?: boolean;
+  /** Metadata pairs are matched in the log row where it has them (PostgreSQL, `log-metadata-pairs.ts`). */
+  pairsInRow?: boolean;
 }
 
 /**
@@ -78,20 +81,25 @@ export function matchesLogFilters(eb: ExpressionBuilder<Database, "logs">, filte
     if (high !== undefined) conditions.push(eb(`logs.${column}`, "<=", high));
   }
   if (filters.config !== undefined) conditions.push(eb("logs.config_id", "=", configIdOf(eb, workspaceId, filters.config)));
-  for (const [key, value] of Object.entries(filters.metadata ?? {})) {
-    conditions.push(
-      eb.exists(
-        eb
-          .selectFrom("log_metadata")
-          .select("log_metadata.log_id")
-          .whereRef("log_metadata.log_id", "=", "logs.id")
-          .where("log_metadata.workspace_id", "=", workspaceId)
-          .where("log_metadata.key", "=", key)
-          .where("log_metadata.value", "=", value)
-          .$if(ids.from !== undefined, (q) => q.where("log_metadata.log_id", ">=", ids.from!))
-          .$if(ids.to !== undefined, (q) => q.where("log_metadata.log_id", "<", ids.to!)),
-      ),
-    );
+  const pairs = Object.entries(filters.metadata ?? {});
+  const storedPairs = pairs.map(([key, value]) =>
+    eb.exists(
+      eb
+        .selectFrom("log_metadata")
+        .select("log_metadata.log_id")
+        .whereRef("log_metadata.log_id", "=", "logs.id")
+        .where("log_metadata.workspace_id", "=", workspaceId)
+        .where("log_metadata.key", "=", key)
+        .where("log_metadata.value", "=", value)
+        .$if(ids.from !== undefined, (q) => q.where("log_metadata.log_id", ">=", ids.from!))
+        .$if(ids.to !== undefined, (q) => q.where("log_metadata.log_id", "<", ids.to!)),
+    ),
+  );
+  if (pairs.length > 0 && options.pairsInRow) {
+    // Rows stored before migration 0029 have no pairs in the row, only in `log_metadata`.
+    conditions.push(eb.or([inMetadataPairs(pairs), eb.and([sql<boolean>`logs.metadata_pairs IS NULL`, ...storedPairs])]));
+  } else {
+    conditions.push(...storedPairs);
   }
   return eb.and(conditions);
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import { LOG_FIELD_NAMES, LOG_FIELDS, type LogBodyColumn, type LogFieldName } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
+import { metadataPairsLiteral } from "./log-metadata-pairs.ts";
 import type { LogMetadataTable, LogsTable } from "./schema.ts";
 
 export { LOG_COLUMNS, LOG_LISTED_COLUMNS } from "../records/log-fields.ts";
@@ -16,13 +17,23 @@ const MAPPINGS: readonly Mapping[] = LOG_FIELD_NAMES.map((name) => [name, LOG_FI
  * columns built key by key falls back to a slow dictionary layout, which then slows every reader
  * of the row too (the COPY text of a batch). Names are embedded as JSON string literals.
  */
-export const toLogRow = new Function(
-  "stringify",
-  `return (record) => ({ ${MAPPINGS.map(([name, column, kind]) => {
+export const toLogRow = compileLogRow([]) as (record: LogRecord) => LogsTable;
+
+/** A PostgreSQL `logs` row: the record's metadata pairs in the row too (`log-metadata-pairs.ts`). */
+export type PostgresLogRow = LogsTable & { metadata_pairs: string };
+
+/** The PostgreSQL `logs` row of a record, compiled the same way. */
+export const toPostgresLogRow = compileLogRow([`"metadata_pairs": pairs(record.metadata)`]) as (record: LogRecord) => PostgresLogRow;
+
+function compileLogRow(extra: readonly string[]): (record: LogRecord) => LogsTable {
+  const fields = MAPPINGS.map(([name, column, kind]) => {
     const value = `record[${JSON.stringify(name)}]`;
     return `${JSON.stringify(column)}: ${kind === "boolean" ? `(${value} ? 1 : 0)` : kind === "json" ? `stringify(${value})` : value}`;
-  }).join(", ")} });`,
-)(JSON.stringify) as (record: LogRecord) => LogsTable;
+  });
+  return new Function("stringify", "pairs", `return (record) => ({ ${[...fields, ...extra].join(", ")} });`)(JSON.stringify, metadataPairsLiteral) as (
+    record: LogRecord,
+  ) => LogsTable;
+}
 
 /** The record of a row; bodies not selected come back as null. */
 export function fromLogRow(row: LogRow): LogRecord {
@@ -42,7 +53,7 @@ function parseJsonColumn(name: LogFieldName, value: unknown): unknown {
   return "parse" in field ? field.parse(typeof value === "string" ? value : "") : value;
 }
 
-/** The `log_metadata` rows of a record: one per metadata pair. */
+/** The `log_metadata` rows of a record, one per metadata pair (the embedded store's form). */
 export function toMetadataRows(record: LogRecord): LogMetadataTable[] {
   return Object.entries(record.metadata).map(([key, value]) => ({
     log_id: record.id,

@@ -4,12 +4,13 @@ import { idRangeOf, partitionedById } from "./log-id-bound.ts";
 import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows, type LogRollupsTable } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
-import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows } from "./log-rows.ts";
+import { fromLogRow, LOG_COLUMNS, LOG_LISTED_COLUMNS, toLogRow, toMetadataRows, toPostgresLogRow, type PostgresLogRow } from "./log-rows.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import { builtPeriodRollupRows, lockBuiltUntil } from "./log-rollup-build.ts";
 import { boundMetadataRows, boundWith, storedValues } from "./log-rollup-bound.ts";
 import { readDeclaredKeys } from "./declared-keys.ts";
-import type { Database, LogMetadataTable, LogsTable } from "./schema.ts";
+import { inMetadataPairs } from "./log-metadata-pairs.ts";
+import type { Database } from "./schema.ts";
 
 export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts";
 
@@ -61,36 +62,34 @@ export function createLogsRepository(
   const { insertLogRows: insertRows, bulkRows, copyRows, rollupsBuiltInBackground } = writers;
 
   /**
-   * Copies the rows and their metadata (a new batch, the common case); when a record is already
-   * stored (a retried batch) the copy fails on its key and the rows are inserted instead,
-   * skipping the stored ones. Resolves to the ids stored now.
+   * Copies the rows (a new batch, the common case); when a record is already stored (a retried
+   * batch) the copy fails on its key and the rows are inserted instead, skipping the stored ones.
+   * Resolves to the ids stored now.
    */
-  async function copyOrInsert(trx: Kysely<Database>, rows: LogsTable[], metadataRows: LogMetadataTable[]): Promise<Set<string>> {
+  async function copyOrInsert(trx: Kysely<Database>, rows: PostgresLogRow[]): Promise<Set<string>> {
     await sql`SAVEPOINT log_copy`.execute(trx);
     try {
       await copyRows!(trx, "logs", rows);
-      await copyRows!(trx, "log_metadata", metadataRows);
       return new Set(rows.map((row) => row.id));
     } catch (error) {
       if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
       await sql`ROLLBACK TO SAVEPOINT log_copy`.execute(trx);
-      const stored = new Set(await bulkRows!.logs(trx, rows));
-      await bulkRows!.metadata(trx, metadataRows);
-      return stored;
+      return new Set(await bulkRows!.logs(trx, rows));
     }
   }
 
-  /** Stores the records, their metadata pairs and their rollup deltas in one transaction (dialects with bulk rows). */
+  /**
+   * Stores the records, their metadata pairs in their rows, and their rollup deltas in one
+   * transaction (PostgreSQL, the one dialect with bulk rows).
+   */
   async function storeBulk(records: LogRecord[]): Promise<void> {
-    const rows = records.map(toLogRow);
-    const metadataRows = records.flatMap(toMetadataRows);
+    const rows = records.map(toPostgresLogRow);
     await db.transaction().execute(async (trx) => {
       // Where closed hours are summed in the background, only records of hours already built are added here.
       const builtUntil = rollupsBuiltInBackground ? Date.parse(await lockBuiltUntil(trx)) : Infinity;
       // Read under the lock: a declaration takes it exclusively (`analytics-dimensions-repository.ts`).
       const declared = await readDeclaredKeys(trx);
-      const storedIds = copyRows ? await copyOrInsert(trx, rows, metadataRows) : new Set(await bulkRows!.logs(trx, rows));
-      if (!copyRows) await bulkRows!.metadata(trx, metadataRows);
+      const storedIds = copyRows ? await copyOrInsert(trx, rows) : new Set(await bulkRows!.logs(trx, rows));
       const stored = records.filter((record) => storedIds.has(record.id));
       const deltas = rollupsBuiltInBackground ? builtPeriodRollupRows(stored, builtUntil, declared) : toRollupRows(stored, declared);
       // In key order, so two halves adding to the same rollup rows take their locks in the same order.
@@ -155,13 +154,23 @@ export function createLogsRepository(
       const limit = Math.max(1, Math.trunc(filters.limit));
       const { before } = filters;
       const columns = options.bodies ? LOG_COLUMNS : LOG_LISTED_COLUMNS;
-      // PostgreSQL: metadata pairs are joined (`joinMetadataPairs`), the other filters are conditions.
-      const pairs = idRange ? Object.entries(filters.metadata ?? {}) : [];
-      const conditions = pairs.length > 0 ? { ...filters, metadata: undefined } : filters;
-      let query = db.selectFrom("logs").select(columns).where((eb) => matchesLogFilters(eb, conditions, { idRange }));
-      query = joinMetadataPairs(query, filters, pairs);
-      if (before !== undefined) query = query.where("id", "<", before);
-      const rows = await query.orderBy("id", "desc").limit(limit + 1).execute();
+      const listing = () => db.selectFrom("logs").select(columns);
+      const page = (query: ReturnType<typeof listing>) => {
+        if (before !== undefined) query = query.where("id", "<", before);
+        return query.orderBy("id", "desc").limit(limit + 1).execute();
+      };
+      const pairs = Object.entries(filters.metadata ?? {});
+      let rows;
+      if (idRange && pairs.length > 0) {
+        // PostgreSQL: the logs holding the pairs in their row (the GIN index), and those stored
+        // before that, through their `log_metadata` rows; each page newest first, merged.
+        const conditions = { ...filters, metadata: undefined };
+        const filtered = () => listing().where((eb) => matchesLogFilters(eb, conditions, { idRange, pairsInRow: idRange }));
+        const [withPairs, before0029] = await Promise.all([page(filtered().where(inMetadataPairs(pairs))), page(joinMetadataPairs(filtered(), filters, pairs))]);
+        rows = newestFirst([...withPairs, ...before0029]);
+      } else {
+        rows = await page(listing().where((eb) => matchesLogFilters(eb, filters, { idRange, pairsInRow: idRange })));
+      }
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
     },
 
@@ -187,8 +196,8 @@ export function createLogsRepository(
 type ListQuery = SelectQueryBuilder<Database, "logs", object>;
 
 /**
- * The listing narrowed to logs holding each metadata pair, by a join per pair with the workspace's
- * pairs of that key and value (their ids bounded by the range, so only its day partitions are
+ * The listing narrowed to logs stored before migration 0029 holding each metadata pair (newer ones
+ * hold their pairs in their row), by a join per pair with the workspace's pairs of that key and value (their ids bounded by the range, so only its day partitions are
  * read). `log_metadata_filter_idx (workspace_id, key, value, log_id)` is unique, so a join keeps one
  * row a log, and it returns a pair's logs newest first: PostgreSQL merges the day partitions'
  * index scans and stops at the page's end (5,000,000 logs, a rare value: 7 ms), where the same
@@ -215,6 +224,12 @@ function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters,
     ) as unknown as ListQuery;
   });
   return query as Q;
+}
+
+/** Rows by id, newest first, each id once. */
+function newestFirst<R extends { id: string }>(rows: R[]): R[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 
 function halves<T>(items: readonly T[]): T[][] {

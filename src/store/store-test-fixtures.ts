@@ -1,8 +1,10 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll } from "vitest";
 import type { TestDatabase } from "../../test/support/databases.ts";
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import type { LogRecord } from "../records/log-record.ts";
 import type { NewConfig, NewGuardrail, NewPrompt, NewPromptVersion, NewVirtualKey } from "./control-plane-repositories.ts";
+import { toMetadataRows } from "./log-rows.ts";
 import { openStore, type Store } from "./open-store.ts";
 
 /**
@@ -28,6 +30,18 @@ export function useStore(create: () => Promise<TestDatabase>): () => Store {
     if (!store) throw new Error("store not open: useStore's beforeAll has not run");
     return store;
   };
+}
+
+/**
+ * PostgreSQL: stores the records as a gateway before migration 0029 did (their pairs in
+ * `log_metadata`, none in the row), for the reads that still meet such rows.
+ */
+export async function insertAsBefore0029(store: Store, records: readonly LogRecord[]): Promise<void> {
+  await store.logs.insertBatch([...records]);
+  const ids = records.map((record) => record.id);
+  await sql`UPDATE logs SET metadata_pairs = NULL WHERE id IN (${sql.join(ids)})`.execute(store.db);
+  const pairs = records.flatMap(toMetadataRows);
+  for (let start = 0; start < pairs.length; start += 2_000) await store.db.insertInto("log_metadata").values(pairs.slice(start, start + 2_000)).execute();
 }
 
 /** A unique id for a test's organisation or workspace, so tests sharing a database never meet. */

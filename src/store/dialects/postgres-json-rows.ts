@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { ROLLUP_CONFLICT_CLAUSE } from "../log-rollup-sql.ts";
 import { LATENCY_COLUMNS, ROLLUP_COLUMNS, TTFT_COLUMNS, type LogRollupsTable } from "../log-rollup-rows.ts";
-import type { LogMetadataTable, LogsTable } from "../schema.ts";
+import type { LogsTable } from "../schema.ts";
 import type { BulkRowsWriter } from "./store-dialect.ts";
 
 /**
@@ -17,12 +17,6 @@ export const postgresJsonRows: BulkRowsWriter = {
       INSERT INTO logs SELECT * FROM json_populate_recordset(NULL::logs, ${asJson(rows)}::json)
       ON CONFLICT (id) DO NOTHING RETURNING id`.execute(db);
     return stored.map((row) => row.id);
-  },
-  async metadata(db, rows) {
-    if (rows.length === 0) return;
-    await sql`
-      INSERT INTO log_metadata SELECT * FROM json_populate_recordset(NULL::log_metadata, ${asJson(rows)}::json)
-      ON CONFLICT DO NOTHING`.execute(db);
   },
   async rollups(db, rows) {
     if (rows.length === 0) return;
@@ -69,7 +63,7 @@ export function rollupsJson(rows: readonly LogRollupsTable[]): string {
  * every other string parameter of this dialect does (`postgres-text.ts`). `\u0000` in the
  * output may also be an escaped backslash before `u0000`; the second pass then changes nothing.
  */
-export function asJson(rows: readonly LogsTable[] | readonly LogMetadataTable[]): string {
+export function asJson(rows: readonly LogsTable[]): string {
   const json = JSON.stringify(rows);
   if (!json.includes("\\u0000")) return json;
   return JSON.stringify(rows, (_key, value: unknown) => (typeof value === "string" ? withoutNul(value) : value));

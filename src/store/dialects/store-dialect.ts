@@ -39,7 +39,8 @@ export interface StoreDialect {
    */
   insertLogRows?: LogRowsInsert;
   /**
-   * Writes each table's rows of a batch in one statement, inside the caller's transaction:
+   * Writes each table's rows of a batch in one statement, inside the caller's transaction (the
+   * metadata pairs in the log rows, `log-metadata-pairs.ts`):
    * for an engine where that beats Kysely's multi-row inserts of a few hundred rows each.
    */
   bulkRows?: BulkRowsWriter;
@@ -48,7 +49,7 @@ export interface StoreDialect {
    * cheaper than an INSERT of the same rows; with no conflict handling, so a row whose key is
    * already stored fails the statement (and the transaction, unless under a savepoint).
    */
-  copyRows?(db: Kysely<Database>, table: "logs" | "log_metadata", rows: readonly LogsTable[] | readonly LogMetadataTable[]): Promise<void>;
+  copyRows?(db: Kysely<Database>, table: "logs", rows: readonly LogsTable[]): Promise<void>;
   /**
    * True where closed hours are summed into the rollups in the background (`log-rollup-build.ts`):
    * the writer then adds to the rollups only the records of hours already built.
@@ -60,8 +61,6 @@ export interface StoreDialect {
 export interface BulkRowsWriter {
   /** Inserts the rows, skipping ids already stored; resolves to the ids it stored. */
   logs(db: Kysely<Database>, rows: readonly LogsTable[]): Promise<string[]>;
-  /** Inserts the pairs, skipping pairs already stored. */
-  metadata(db: Kysely<Database>, rows: readonly LogMetadataTable[]): Promise<void>;
   /** Adds the deltas (one row per key, at most) to the stored rollups. */
   rollups(db: Kysely<Database>, rows: readonly LogRollupsTable[]): Promise<void>;
 }

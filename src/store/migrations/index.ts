@@ -24,6 +24,7 @@ import * as analyticsDimensions from "./0025_analytics_dimensions.ts";
 import * as logRollupRankingIndex from "./0026_log_rollup_ranking_index.ts";
 import * as logWriteIndexes from "./0027_log_write_indexes.ts";
 import * as logRollupUserHours from "./0028_log_rollup_user_hours.ts";
+import * as logMetadataPairs from "./0029_log_metadata_pairs.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -55,6 +56,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0026_log_rollup_ranking_index": logRollupRankingIndex,
   "0027_log_write_indexes": logWriteIndexes,
   "0028_log_rollup_user_hours": logRollupUserHours,
+  "0029_log_metadata_pairs": logMetadataPairs,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
