@@ -33,6 +33,7 @@ import { openStore, type Store } from "../src/store/open-store.ts";
 import { analyse, bulkLoad } from "./bench-store/bulk-load.ts";
 import { benchClickHouse } from "./bench-store/clickhouse.ts";
 import { DECLARED_KEYS, generate, WORKSPACES } from "./bench-store/fill.ts";
+import { postgresCpuSeconds } from "./bench-store/postgres-cpu.ts";
 import { serverFill } from "./bench-store/server-fill.ts";
 import { serverRollups } from "./bench-store/server-rollups.ts";
 import { dashboardQueries } from "./bench-store/queries.ts";
@@ -173,6 +174,8 @@ async function ingest(store: Store, end: number): Promise<void> {
       batch.map((record) => ({ ...record, id: `${record.id.slice(0, 24)}${randomBytes(6).toString("hex")}`, workspaceId: `probe-${size}-${record.workspaceId}` })),
     );
     const timings: number[] = [];
+    const server0 = store.dialect === "postgres" ? await postgresCpuSeconds(store) : undefined;
+    const client0 = process.cpuUsage();
     const started = performance.now();
     for (const batch of batches) {
       const t = performance.now();
@@ -180,8 +183,12 @@ async function ingest(store: Store, end: number): Promise<void> {
       timings.push(performance.now() - t);
     }
     const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(client0);
+    const server1 = server0 === undefined ? undefined : await postgresCpuSeconds(store);
+    const per100k = (cpu: number) => ((cpu / ingestRows) * 100_000).toFixed(2);
+    const cpu = `CPU s per 100,000 rows: writer ${per100k((used.user + used.system) / 1e6)}${server1 === undefined ? "" : `, PostgreSQL ${per100k(server1 - server0!)}`}; `;
     log(
-      `ingest through insertBatch, batches of ${size}: ${Math.round(ingestRows / seconds).toLocaleString("en")} rows/s; ` +
+      `ingest through insertBatch, batches of ${size}: ${Math.round(ingestRows / seconds).toLocaleString("en")} rows/s; ${cpu}` +
         `batch p50 ${percentile(timings, 0.5).toFixed(1)} ms, p95 ${percentile(timings, 0.95).toFixed(1)} ms`,
     );
   }
