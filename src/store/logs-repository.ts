@@ -197,11 +197,12 @@ type ListQuery = SelectQueryBuilder<Database, "logs", object>;
 
 /**
  * The listing narrowed to logs stored before migration 0029 holding each metadata pair (newer ones
- * hold their pairs in their row), by a join per pair with the workspace's pairs of that key and value (their ids bounded by the range, so only its day partitions are
- * read). `log_metadata_filter_idx (workspace_id, key, value, log_id)` is unique, so a join keeps one
- * row a log, and it returns a pair's logs newest first: PostgreSQL merges the day partitions'
- * index scans and stops at the page's end (5,000,000 logs, a rare value: 7 ms), where the same
- * filter as `EXISTS` was planned as every matching pair of 30 days gathered and sorted (0.5 s).
+ * hold their pairs in their row), by a join per pair with the workspace's pairs of that key and
+ * value (their ids bounded by the range, so only its day partitions are read).
+ * `log_metadata_filter_idx (workspace_id, key, value, log_id)` is unique, so a join keeps one row
+ * a log, and it returns a pair's logs newest first: PostgreSQL merges the day partitions' index
+ * scans and stops at the page's end (5,000,000 logs, a rare value: 7 ms), where the same filter
+ * as `EXISTS` was planned as every matching pair of 30 days gathered and sorted (0.5 s).
  */
 function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters, pairs: ReadonlyArray<[string, string]>): Q {
   const ids = idRangeOf(filters.from, filters.to);
