@@ -151,6 +151,18 @@ describe.each(LOG_STORES)("log filters and export on $store", ({ setup }) => {
     expect(format.body.error.param).toBe("format");
   });
 
+  it("takes up to 16 metadata filters at once and refuses more, on every route that filters", async () => {
+    const filters = (count: number) => Array.from({ length: count }, (_, i) => `metadata[k${i}]=v${i}`).join("&");
+    for (const path of ["/v1/logs", "/v1/logs/export", "/v1/analytics/summary"]) {
+      const most = await call(gateway, "GET", `${path}?${filters(16)}`);
+      expect(most.status, path).toBe(200);
+      const tooMany = await call(gateway, "GET", `${path}?${filters(17)}`);
+      expect(tooMany.status, path).toBe(400);
+      expect(tooMany.body.error).toMatchObject({ type: "invalid_request_error", param: "metadata" });
+    }
+    expect((await call(gateway, "GET", "/v1/logs?limit=1")).status).toBe(200);
+  });
+
   it("exports JSONL: the listing's summaries, newest first, filtered the same way", async () => {
     const { response, text } = await exported("");
     expect(response.status).toBe(200);

@@ -847,9 +847,10 @@ export interface paths {
         };
         /**
          * List the workspace's request logs, newest first
-         * @description Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable) keeps
-         *     records whose metadata has that key with that value. `min_…`/`max_…` bounds are inclusive.
-         *     Pagination is by cursor: pass the `next_cursor` of one page as `cursor` to get the next.
+         * @description Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable, at most
+         *     16) keeps records whose metadata has that key with that value. `min_…`/`max_…` bounds are
+         *     inclusive. Pagination is by cursor: pass the `next_cursor` of one page as `cursor` to get
+         *     the next.
          */
         get: operations["listLogs"];
         put?: never;

@@ -31,13 +31,23 @@ export interface LogFilterQuery {
 }
 
 const METADATA_PARAM = /^metadata\[(.+)\]$/;
+/**
+ * Metadata filters a request may hold: each one is a condition (on PostgreSQL, for logs stored
+ * before migration 0029, a join) the store plans, and a thousand of them took a PostgreSQL
+ * backend past 20 GB of memory planning one query.
+ */
+const MAX_METADATA_FILTERS = 16;
 
 /** `metadata[key]=value` pairs (OpenAPI deepObject style), read from the raw query. */
 function metadataFilter(url: string): Record<string, string> | undefined {
   const pairs: Array<[string, string]> = [];
   for (const [name, value] of new URL(url).searchParams) {
     const key = METADATA_PARAM.exec(name)?.[1];
-    if (key !== undefined) pairs.push([key, value]);
+    if (key === undefined) continue;
+    if (pairs.length === MAX_METADATA_FILTERS) {
+      throw new GatewayError("invalid_request", `At most ${MAX_METADATA_FILTERS} metadata[<key>] filters may be given at once.`, { param: "metadata" });
+    }
+    pairs.push([key, value]);
   }
   // Own properties whatever the key: assigning `__proto__` would drop the filter silently.
   return pairs.length > 0 ? Object.fromEntries(pairs) : undefined;
