@@ -161,6 +161,9 @@ describe.each(LOG_STORES)("log filters and export on $store", ({ setup }) => {
       expect(tooMany.body.error).toMatchObject({ type: "invalid_request_error", param: "metadata" });
     }
     expect((await call(gateway, "GET", "/v1/logs?limit=1")).status).toBe(200);
+    const twice = await call(gateway, "GET", "/v1/logs?metadata[k]=a&metadata[k]=b");
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatchObject({ type: "invalid_request_error", param: "metadata" });
   });
 
   it("exports JSONL: the listing's summaries, newest first, filtered the same way", async () => {

@@ -65,21 +65,23 @@ describe.each(LOG_STORES)("GET /v1/logs on $store", ({ setup }) => {
       expect((await logs("?metadata[team]=search&metadata[run]=2")).body.data).toHaveLength(1);
     });
 
-    it("keeps a metadata key named __proto__ and filters by it, rather than dropping it", async () => {
+    it("keeps a metadata key named __proto__, or holding a line break, and filters by it", async () => {
       // Another workspace, so the records counted by the other tests stay as they are.
       const key = (await call(gateway, "POST", "/v1/api-keys", { body: { name: "proto", role: "admin", workspace_id: crypto.randomUUID() } })).body.key;
       const sent = await call(gateway, "POST", "/v1/chat/completions", {
         key,
         body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }] },
-        headers: { ...upstreamHeaders(gateway, upstream, key), "x-gateway-metadata": '{"__proto__":"odd","team":"proto"}' },
+        headers: { ...upstreamHeaders(gateway, upstream, key), "x-gateway-metadata": '{"__proto__":"odd","team":"proto","two\\nlines":"x"}' },
       });
       expect(sent.status).toBe(200);
       await gateway.flushLogs();
       const listed = async (query: string) => (await call(gateway, "GET", `/v1/logs${query}`, { key })).body.data;
       const found = await listed("?metadata[__proto__]=odd");
       expect(found.map((log: { id: string }) => log.id)).toEqual([sent.headers.get("x-gateway-log-id")]);
-      expect(Object.entries(found[0].metadata)).toEqual([["__proto__", "odd"], ["team", "proto"]]);
+      expect(Object.entries(found[0].metadata)).toEqual([["__proto__", "odd"], ["team", "proto"], ["two\nlines", "x"]]);
       expect(await listed("?metadata[__proto__]=other")).toHaveLength(0);
+      expect((await listed("?metadata[two%0Alines]=x")).map((log: { id: string }) => log.id)).toEqual([sent.headers.get("x-gateway-log-id")]);
+      expect(await listed("?metadata[two%0Alines]=y")).toHaveLength(0);
     });
 
     it("names the trace of a request sent without a trace id by its log id", async () => {

@@ -30,7 +30,8 @@ export interface LogFilterQuery {
   max_time_to_first_token_ms?: number;
 }
 
-const METADATA_PARAM = /^metadata\[(.+)\]$/;
+/** `s`: a key may hold a line break (the metadata header accepts one). */
+const METADATA_PARAM = /^metadata\[(.+)\]$/s;
 /**
  * Metadata filters a request may hold: each one is a condition (on PostgreSQL, for logs stored
  * before migration 0029, a join) the store plans, and a thousand of them took a PostgreSQL
@@ -47,6 +48,8 @@ function metadataFilter(url: string): Record<string, string> | undefined {
     if (pairs.length === MAX_METADATA_FILTERS) {
       throw new GatewayError("invalid_request", `At most ${MAX_METADATA_FILTERS} metadata[<key>] filters may be given at once.`, { param: "metadata" });
     }
+    // A log holds one value a key: a key filtered twice would match nothing, or silently only the last value.
+    if (pairs.some(([seen]) => seen === key)) throw new GatewayError("invalid_request", "Each metadata[<key>] filter may be given once.", { param: "metadata" });
     pairs.push([key, value]);
   }
   // Own properties whatever the key: assigning `__proto__` would drop the filter silently.

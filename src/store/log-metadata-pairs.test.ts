@@ -13,6 +13,10 @@ describe("metadata pairs as an array literal", () => {
     expect(metadataPairsLiteral({ 'a"b': "c\\d", "{x,y}": "NULL" })).toBe('{"\\"a\\\\\\"b\\"c\\\\d","\\"{x,y}\\"NULL"}');
   });
 
+  it("writes U+0000 of a key as U+FFFD, as the store does for every string", () => {
+    expect(metadataPair("a\u0000b", "x")).toBe(metadataPair("a\uFFFDb", "x"));
+  });
+
   it("never lets one key and value read as another", () => {
     expect(metadataPair("a", '"b"c')).not.toBe(metadataPair('a"b', "c"));
     expect(metadataPair("team", "x")).not.toBe(metadataPair("tea", "mx"));

@@ -10,7 +10,15 @@ import { sql, type RawBuilder } from "kysely";
  * is its first unescaped one, so no key and value run into another pair whatever they contain.
  */
 export function metadataPair(key: string, value: string): string {
-  return JSON.stringify(key) + value;
+  return pairPrefix(key) + value;
+}
+
+/**
+ * A pair's key part. JSON would write a U+0000 of the key as `\u0000`: it becomes U+FFFD first,
+ * as it does in every other string this store keeps (`dialects/postgres-text.ts`), values included.
+ */
+function pairPrefix(key: string): string {
+  return JSON.stringify(key.includes("\u0000") ? key.replaceAll("\u0000", "\uFFFD") : key);
 }
 
 /**
@@ -41,6 +49,6 @@ export function inMetadataPairs(pairs: ReadonlyArray<readonly [string, string]>)
  * it holds into text, and one such value would fail the whole query).
  */
 export function pairValue(key: string): RawBuilder<string | null> {
-  const prefix = JSON.stringify(key);
+  const prefix = pairPrefix(key);
   return sql<string | null>`(SELECT substr(p, length(${prefix}) + 1) FROM unnest(logs.metadata_pairs) AS p WHERE starts_with(p, ${prefix}) LIMIT 1)`;
 }

@@ -166,8 +166,9 @@ export function createLogsRepository(
         // before that, through their `log_metadata` rows; each page newest first, merged.
         const conditions = { ...filters, metadata: undefined };
         const filtered = () => listing().where((eb) => matchesLogFilters(eb, conditions, { idRange, pairsInRow: idRange }));
-        const [withPairs, before0029] = await Promise.all([page(filtered().where(inMetadataPairs(pairs))), page(joinMetadataPairs(filtered(), filters, pairs))]);
-        rows = newestFirst([...withPairs, ...before0029]);
+        const before0029 = async () => ((await holdsPairsBefore0029(db, filters, pairs[0]!)) ? page(joinMetadataPairs(filtered(), filters, pairs)) : []);
+        const [withPairs, stored] = await Promise.all([page(filtered().where(inMetadataPairs(pairs))), before0029()]);
+        rows = newestFirst([...withPairs, ...stored]);
       } else {
         rows = await page(listing().where((eb) => matchesLogFilters(eb, filters, { idRange, pairsInRow: idRange })));
       }
@@ -225,6 +226,27 @@ function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters,
     ) as unknown as ListQuery;
   });
   return query as Q;
+}
+
+/**
+ * True when `log_metadata` holds the pair for a log of the workspace in the range: logs stored
+ * before migration 0029 may then match. One probe of its unique B-tree; without such logs the
+ * listing skips their join, which PostgreSQL takes long to plan for many pairs.
+ */
+async function holdsPairsBefore0029(db: Kysely<Database>, filters: LogFilters, [key, value]: [string, string]): Promise<boolean> {
+  const ids = idRangeOf(filters.from, filters.to);
+  const found = await db
+    .selectFrom("log_metadata")
+    .select(sql<number>`1`.as("found"))
+    .where("workspace_id", "=", filters.workspaceId)
+    .where("key", "=", key)
+    .where("value", "=", value)
+    .$if(ids.from !== undefined, (q) => q.where("log_id", ">=", ids.from!))
+    .$if(ids.to !== undefined, (q) => q.where("log_id", "<", ids.to!))
+    .$if(filters.before !== undefined, (q) => q.where("log_id", "<", filters.before!))
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
 }
 
 /** Rows by id, newest first, each id once. */
