@@ -2809,7 +2809,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "List the workspace's request logs, newest first",
-        "description": "Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable, at most\n16) keeps records whose metadata has that key with that value. `min_…`/`max_…` bounds are\ninclusive. Pagination is by cursor: pass the `next_cursor` of one page as `cursor` to get\nthe next.\n",
+        "description": "Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, a key once, at most\n16) keeps records whose metadata has that key with that value. `min_…`/`max_…` bounds are\ninclusive. Pagination is by cursor: pass the `next_cursor` of one page as `cursor` to get\nthe next.\n",
         "parameters": [
           {
             "name": "user",

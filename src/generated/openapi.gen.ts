@@ -847,7 +847,7 @@ export interface paths {
         };
         /**
          * List the workspace's request logs, newest first
-         * @description Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, repeatable, at most
+         * @description Filters combine with AND. `metadata[<key>]=<value>` (deepObject style, a key once, at most
          *     16) keeps records whose metadata has that key with that value. `min_…`/`max_…` bounds are
          *     inclusive. Pagination is by cursor: pass the `next_cursor` of one page as `cursor` to get
          *     the next.
