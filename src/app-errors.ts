@@ -23,6 +23,17 @@ export const handleError: ErrorHandler<GatewayEnv> = (error, c) => {
   return respond(c, gatewayError);
 };
 
+/**
+ * Reports a failure that came after the answer's status went out (a download cut short), as
+ * `handleError` reports one before it: a store outage once per episode, anything else by its
+ * name and message only.
+ */
+export function reportFailureAfterAnswer(error: unknown, method: string, path: string): void {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  if (isStoreUnavailable(failure)) storeOutage.failed(failure);
+  else console.error(`[gateway] unexpected error on ${method} ${path} after its answer began: ${failure.name}: ${failure.message}`);
+}
+
 export const handleNotFound: NotFoundHandler<GatewayEnv> = (c) =>
   respond(c, new GatewayError("not_found", `No route ${c.req.method} ${c.req.path}.`));
 

@@ -1,8 +1,14 @@
 import type { LogRecord } from "../records/log-record.ts";
+import { cutShort } from "../lib/cut-short.ts";
 import type { ExportWriter } from "./log-export-formats.ts";
 
+interface LogPage {
+  records: LogRecord[];
+  hasMore: boolean;
+}
+
 /** One page of the store, newest first, older than `before` when given. */
-export type ReadLogPage = (before: string | undefined, limit: number) => Promise<{ records: LogRecord[]; hasMore: boolean }>;
+export type ReadLogPage = (before: string | undefined, limit: number) => Promise<LogPage>;
 
 /**
  * Rows read per store query. A page is read only when the client has taken the previous one
@@ -20,17 +26,22 @@ const encoder = new TextEncoder();
 /**
  * The export as a byte stream: the header, then page after page by cursor (the last id read),
  * each written as soon as it is read, until the records or `limit` run out. A cancelled stream
- * (the client left) or an aborted `signal` reads no further page. A failed read errors the
- * stream, which cuts the download short.
+ * (the client left) or an aborted `signal` reads no further page.
+ *
+ * The first page is read before the stream is made: a store that cannot be read then fails the
+ * request itself, while its status can still say so (503). A later read that fails goes to
+ * `onFailure` and cuts the download short; left in the stream, the server would print it raw.
  */
-export function logExportStream(
+export async function logExportStream(
   readPage: ReadLogPage,
   writer: ExportWriter,
-  options: { limit: number; signal?: AbortSignal; pageRows?: number },
-): ReadableStream<Uint8Array> {
+  options: { limit: number; signal?: AbortSignal; pageRows?: number; onFailure?: (error: unknown) => void },
+): Promise<ReadableStream<Uint8Array>> {
   const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
   let before: string | undefined;
   let remaining = options.limit;
+  const read = (): Promise<LogPage> => readPage(before, Math.min(pageRows, remaining));
+  let first: LogPage | undefined = remaining > 0 ? await read() : undefined;
   let headerSent = writer.header === "";
   let stopped = false;
   return new ReadableStream<Uint8Array>(
@@ -47,7 +58,14 @@ export function logExportStream(
             if (!stopped) controller.close();
             return;
           }
-          const page = await readPage(before, Math.min(pageRows, remaining));
+          let page: LogPage;
+          try {
+            page = first ?? (await read());
+          } catch (error) {
+            options.onFailure?.(error);
+            return cutShort(controller);
+          }
+          first = undefined;
           if (stopped) return;
           remaining -= page.records.length;
           before = page.records.at(-1)?.id;
