@@ -2,7 +2,7 @@ import { sql, type Compilable, type Kysely } from "kysely";
 import { expect, it } from "vitest";
 import { postgresTestUrl } from "../../test/support/databases.ts";
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
-import { joiningMetadataByHash, rawRows } from "./analytics-sql.ts";
+import { inAnalyticsTransaction, rawRows } from "./analytics-sql.ts";
 import type { Database } from "./schema.ts";
 import { insertAsBefore0029, logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
 
@@ -44,11 +44,11 @@ it("joins the newest hour's logs stored before 0029 to their metadata by hash, w
   const grouped = planOf(rawRows(store().db, selection, BY_TEAM).select([sql`m.value`.as("k"), sql`count(*)`.as("r")]).groupBy(sql.raw("1")));
   // Left to itself, the planner loops over the logs, reading the range's pairs once per log.
   expect(await grouped(store().db)).toContain("Nested Loop");
-  const plan = await joiningMetadataByHash(store().db, selection, BY_TEAM, grouped);
+  const plan = await inAnalyticsTransaction(store().db, selection, BY_TEAM, grouped);
   expect(plan).toContain("Hash");
   expect(plan).not.toContain("Nested Loop");
   // A filter reads the range's pairs once too: a log without pairs in its row is looked up in them by hash.
-  const filtered = await joiningMetadataByHash(store().db, ofRed, TOTAL, planOf(rawRows(store().db, ofRed, TOTAL).select(sql`count(*)`.as("r"))));
+  const filtered = await inAnalyticsTransaction(store().db, ofRed, TOTAL, planOf(rawRows(store().db, ofRed, TOTAL).select(sql`count(*)`.as("r"))));
   expect(filtered).toContain("hashed SubPlan");
   expect(filtered).not.toContain("Nested Loop");
 
