@@ -112,6 +112,21 @@ describe.each(TEST_DATABASES)("logs repository on $name", ({ create }) => {
     expect(one.map((record) => record.id)).toEqual([records[0]!.id]);
   });
 
+  it("stores a failed big batch's parts whole or not at all (on PostgreSQL), and its retry every record once", async () => {
+    const workspaceId = scopeId("ws");
+    const records = batch(workspaceId, 5_000);
+    // On PostgreSQL four parts of 1,250, two at once; the second holds the broken record. The
+    // first is stored, the second undone, and no part starts after the failure but one already under way.
+    const broken = { ...records[1_300], route: null } as unknown as LogRecord;
+    await expect(store().logs.insertBatch([...records.slice(0, 1_300), broken, ...records.slice(1_301)])).rejects.toThrow();
+    const stored = await store().logs.count(workspaceId);
+    expect(store().dialect === "postgres" ? [1_250, 2_500] : [0]).toContain(stored);
+    await store().logs.insertBatch(records);
+    expect(await store().logs.count(workspaceId)).toBe(5_000);
+    const { records: listed } = await store().logs.list({ workspaceId, limit: 5, metadata: { n: records[1_300]!.metadata.n! } });
+    expect(listed.map((record) => record.id)).toEqual([records[1_300]!.id]);
+  });
+
   it("does not return an unknown id", async () => {
     expect(await store().logs.get(logRecord(T0 + 99).id, scopeId("ws"))).toBeUndefined();
   });

@@ -21,10 +21,14 @@ export { inTrace, matchesLogFilters, type LogFilterSet } from "./log-filters.ts"
 const LOG_ROWS_PER_INSERT = 500;
 const METADATA_ROWS_PER_INSERT = 2_000;
 /**
- * Batches of at least this many records are copied as two halves in parallel (`insertBatch`);
- * below it a second transaction's round trips cost more than the overlap saves.
+ * Batches of at least this many records are copied in parts, two at once (`insertBatch`); below
+ * it a second transaction's round trips cost more than the overlap saves.
  */
 const PARALLEL_COPY_MIN_RECORDS = 400;
+/** The most records a part of a big batch holds: a batch of 5,000 goes in four parts. */
+const COPY_PART_MAX_RECORDS = 1_250;
+/** Parts of a big batch in the database at once, each on its own connection. */
+const COPY_PARTS_AT_ONCE = 2;
 /** PostgreSQL's SQLSTATE for a duplicate key. */
 const UNIQUE_VIOLATION = "23505";
 
@@ -33,8 +37,8 @@ export interface LogsRepository {
   /**
    * Stores the records (and their metadata pairs) in one transaction: all or nothing, and adds
    * them to the analytics rollups in the same transaction. On PostgreSQL a batch of at least
-   * `PARALLEL_COPY_MIN_RECORDS` is stored as two halves at once, each in its own transaction, so
-   * a failed batch may leave one half stored. A record whose id is already stored is skipped
+   * `PARALLEL_COPY_MIN_RECORDS` is stored in parts, two at once, each in its own transaction, so
+   * a failed batch may leave some parts stored. A record whose id is already stored is skipped
    * (and not counted again), so a retried batch does not fail and stores the rest.
    */
   insertBatch(records: LogRecord[]): Promise<void>;
@@ -115,15 +119,14 @@ export function createLogsRepository(
         return;
       }
       if (bulkRows) {
-        // A big batch is copied as two halves at once, each in its own transaction on its own
-        // connection: the server's work (mostly index upkeep) then runs on two cores. Each half is
-        // all or nothing; when one fails the batch fails and is written again, and the half that
-        // committed is skipped record by record like any retried batch, so each record is still
-        // stored, and counted, once.
-        const parts = copyRows && records.length >= PARALLEL_COPY_MIN_RECORDS ? halves(records) : [records];
-        const results = await Promise.allSettled(parts.map((part) => storeBulk(part)));
-        const failed = results.find((result) => result.status === "rejected");
-        if (failed) throw failed.reason;
+        // A big batch is copied in parts, two at once, each in its own transaction on its own
+        // connection: the server's work (mostly index upkeep) runs on two cores, and the writer
+        // encodes the next part while the server stores the last. Each part is all or nothing;
+        // when one fails no further part starts and the batch fails and is written again, and the
+        // parts that committed are skipped record by record like any retried batch, so each
+        // record is still stored, and counted, once.
+        const parts = copyRows && records.length >= PARALLEL_COPY_MIN_RECORDS ? partsOf(records, Math.max(2, Math.ceil(records.length / COPY_PART_MAX_RECORDS))) : [records];
+        await eachAtOnce(parts, COPY_PARTS_AT_ONCE, storeBulk);
         return;
       }
       const metadataRows = records.flatMap(toMetadataRows);
@@ -255,9 +258,33 @@ function newestFirst<R extends { id: string }>(rows: R[]): R[] {
   return [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 
-function halves<T>(items: readonly T[]): T[][] {
-  const middle = Math.ceil(items.length / 2);
-  return [items.slice(0, middle), items.slice(middle)];
+/** `items` in `count` consecutive parts of nearly equal size. */
+function partsOf<T>(items: readonly T[], count: number): T[][] {
+  const size = Math.ceil(items.length / count);
+  const parts: T[][] = [];
+  for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
+  return parts;
+}
+
+/**
+ * Runs `work` on the items in order, at most `atOnce` at a time; after a failure starts no
+ * more, lets those under way finish, and rejects with the first failure.
+ */
+async function eachAtOnce<T>(items: readonly T[], atOnce: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { reason: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (reason) {
+        failure ??= { reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, lane));
+  if (failure) throw failure.reason;
 }
 
 function rollupKey(row: LogRollupsTable): string {

@@ -15,7 +15,7 @@ export const postgresJsonRows: BulkRowsWriter = {
   async logs(db, rows) {
     const { rows: stored } = await sql<{ id: string }>`
       INSERT INTO logs SELECT * FROM json_populate_recordset(NULL::logs, ${asJson(rows)}::json)
-      ON CONFLICT (id) DO NOTHING RETURNING id`.execute(db);
+      ON CONFLICT (workspace_id, id) DO NOTHING RETURNING id`.execute(db);
     return stored.map((row) => row.id);
   },
   async rollups(db, rows) {

@@ -25,6 +25,7 @@ import * as logRollupRankingIndex from "./0026_log_rollup_ranking_index.ts";
 import * as logWriteIndexes from "./0027_log_write_indexes.ts";
 import * as logRollupUserHours from "./0028_log_rollup_user_hours.ts";
 import * as logMetadataPairs from "./0029_log_metadata_pairs.ts";
+import * as logWorkspacePrimaryKey from "./0030_log_workspace_primary_key.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -57,6 +58,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0027_log_write_indexes": logWriteIndexes,
   "0028_log_rollup_user_hours": logRollupUserHours,
   "0029_log_metadata_pairs": logMetadataPairs,
+  "0030_log_workspace_primary_key": logWorkspacePrimaryKey,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
