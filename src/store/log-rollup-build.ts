@@ -142,8 +142,10 @@ type StoredRow = {
 async function buildHour(db: Kysely<Database>, hour: string): Promise<boolean> {
   const end = new Date(Date.parse(hour) + HOUR_MS).toISOString();
   const ids = idRangeOf(hour, end);
+  // `left(created_at, 13)` is the hour as `logs_hour_idx` holds it (migration 0030): pages by id within it.
   const inHour = db
     .selectFrom("logs")
+    .where(sql`left(created_at, 13)`, "=", hour.slice(0, 13))
     .where("created_at", ">=", hour)
     .where("created_at", "<", end)
     .where("id", ">=", ids.from!)
