@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
 import { topGroups } from "../analytics/analytics-views.ts";
 import { chooseRollup, splitByPeriods, type RollupChoice, type TimeRange } from "./analytics-plan.ts";
-import { addRawAggregates, addRollupAggregates, inAnalyticsTransaction, withoutParallelWorkers } from "./analytics-sql.ts";
+import { addRawAggregates, addRollupAggregates, inAnalyticsTransaction, planForRollupsAndEdges } from "./analytics-sql.ts";
 import { topGroupKeys, type RangePart } from "./analytics-top-groups.ts";
 import type { LogFilterSet } from "./log-filters.ts";
 import { partitionedById } from "./log-id-bound.ts";
@@ -49,7 +49,7 @@ async function aggregate(db: Kysely<Database>, selection: AnalyticsSelection, sl
     return limit === undefined ? into : topGroups(into, limit);
   }
   // Rollups and raw edges: the first groups over all parts, then only theirs summed whole.
-  await withoutParallelWorkers(db);
+  await planForRollupsAndEdges(db);
   const keys = slice.kind === "group" && slice.limit !== undefined ? await topGroupKeys(db, slice, parts, slice.limit) : undefined;
   if (keys?.length === 0) return into;
   const rawKeys = keys?.map(decodeRollupValue);

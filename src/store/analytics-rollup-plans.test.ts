@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 import { expect, it } from "vitest";
 import { postgresTestUrl } from "../../test/support/databases.ts";
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
-import { inAnalyticsTransaction, rollupRows, withoutParallelWorkers } from "./analytics-sql.ts";
+import { inAnalyticsTransaction, rollupRows, planForRollupsAndEdges } from "./analytics-sql.ts";
 import { buildClosedRollupHours } from "./log-rollup-build.ts";
 import type { Database } from "./schema.ts";
 import { logRecord, scopeId, useStore } from "./store-test-fixtures.ts";
@@ -13,7 +13,7 @@ const BY_MODEL: AnalyticsSlice = { kind: "group", by: "model", limit: 5 };
 
 const store = useStore(postgresTestUrl);
 
-it("plans the analytics transaction's rollup reads without parallel workers once asked, and only that transaction's", async () => {
+it("plans the analytics transaction's rollup reads without parallel workers or sequential scans once asked, and only that transaction's", async () => {
   const workspaceId = scopeId("ws-parallel");
   await store().db.updateTable("log_rollup_progress").set({ built_until: new Date(T0).toISOString() }).execute();
   await store().logs.insertBatch(Array.from({ length: 400 }, (_, i) => logRecord(T0 + i * 30_000, { workspaceId, model: `m-${i % 7}`, costUsd: 0.001 * (i % 7) }, i)));
@@ -36,11 +36,12 @@ it("plans the analytics transaction's rollup reads without parallel workers once
   const [before, after] = await inAnalyticsTransaction(store().db, selection, BY_MODEL, async (trx) => {
     await preferParallel(trx);
     const before = await plan(trx);
-    await withoutParallelWorkers(trx);
+    await planForRollupsAndEdges(trx);
     return [before, await plan(trx)];
   });
   expect(before).toContain("Gather");
   expect(after).not.toContain("Gather");
+  expect(after).not.toContain("Seq Scan");
   // The setting ends with the transaction: another statement plans in parallel again.
   const later = await store().db.transaction().execute(async (trx) => {
     await preferParallel(trx);
