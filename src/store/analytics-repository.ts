@@ -49,7 +49,7 @@ async function aggregate(db: Kysely<Database>, selection: AnalyticsSelection, sl
     return limit === undefined ? into : topGroups(into, limit);
   }
   // Rollups and raw edges: the first groups over all parts, then only theirs summed whole.
-  await planForRollupsAndEdges(db);
+  if (parts.every(isRollupOrEdge)) await planForRollupsAndEdges(db);
   const keys = slice.kind === "group" && slice.limit !== undefined ? await topGroupKeys(db, slice, parts, slice.limit) : undefined;
   if (keys?.length === 0) return into;
   const rawKeys = keys?.map(decodeRollupValue);
@@ -58,6 +58,19 @@ async function aggregate(db: Kysely<Database>, selection: AnalyticsSelection, sl
     else await addRawAggregates(db, part.selection, slice, into, rawKeys);
   }
   return into;
+}
+
+/**
+ * Raw parts at most this long are a range's edges (its partial hours, the hours the build has not
+ * reached): a few hours of one workspace. A longer one (the days before a declared key's
+ * `rollups_from`) is read with the planner's own choices, a scan among them.
+ */
+const EDGE_MAX_MS = 6 * 3_600_000;
+
+function isRollupOrEdge(part: RangePart): boolean {
+  if (part.kind === "rollup") return true;
+  const { from, to } = part.selection;
+  return from !== undefined && to !== undefined && Date.parse(to) - Date.parse(from) <= EDGE_MAX_MS;
 }
 
 /**

@@ -178,7 +178,8 @@ export function inAnalyticsTransaction<T>(
  *   read the whole partition when that share was large although the workspace had no log in the
  *   edge (a summary of 24 hours at 20M rows: 2.3 s, where other workspaces had written 2,400,000
  *   logs since the last full hour; 19 to 32 ms without).
- * Queries that read only raw rows keep their plans: they scan the range.
+ * Queries that read only raw rows, or a raw part longer than an edge, keep the planner's own
+ * choices: they scan the range.
  */
 export async function planForRollupsAndEdges(db: Kysely<Database>): Promise<void> {
   if (!db.isTransaction || !partitionedById(db)) return;
