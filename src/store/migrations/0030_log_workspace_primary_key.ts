@@ -21,7 +21,7 @@ import { PostgresAdapter, sql, type Kysely } from "kysely";
  * workspace's logs names, so the planner cannot offer it to them.
  *
  * Both are built on every partition while the migration holds the table (for 20,000,000 logs
- * about 2 minutes, `ANALYZE` included; the log writer's batches wait meanwhile, and reach the
+ * about 2.5 minutes, `ANALYZE` included; the log writer's batches wait meanwhile, and reach the
  * spool if it takes long).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
