@@ -66,6 +66,21 @@ describe("log spool", () => {
     await third.close();
   });
 
+  it("keeps a batch appended while the last one is being marked replayed", async () => {
+    const spool = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    // Marking the only batch replayed empties the file; an append asked for meanwhile follows it.
+    for (let round = 0; round < 50; round += 1) {
+      await spool.append([entry(`a${round}`)]);
+      expect(ids(await spool.head())).toEqual([`a${round}`]);
+      await Promise.all([spool.dropHead(), spool.append([entry(`b${round}`), entry(`c${round}`)])]);
+      expect(ids(await spool.head())).toEqual([`b${round}`, `c${round}`]);
+      await spool.dropHead();
+      expect(spool.isEmpty).toBe(true);
+    }
+    expect(await readFile(join(dir, "rejected.jsonl"), "utf8").catch(() => "")).toBe("");
+    await spool.close();
+  });
+
   it("refuses a batch past its size limit and stays usable", async () => {
     const spool = await openLogSpool(dir, { maxBytes: 260 });
     await expect(spool.append([entry("x".repeat(300))])).rejects.toBeInstanceOf(SpoolFullError);

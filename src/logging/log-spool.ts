@@ -64,6 +64,14 @@ export async function openLogSpool(dir: string, options: { maxBytes: number }): 
     offset = 0;
   };
   if (offset >= size && size > 0) await reset();
+  // One operation at a time: the writer appends a full queue's oldest records while it replays,
+  // and an append landing during a replay's truncation would leave a hole where its line was.
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <A extends unknown[], T>(operation: (...args: A) => Promise<T>) => (...args: A): Promise<T> => {
+    const run = turn.then(() => operation(...args));
+    turn = run.catch(() => undefined);
+    return run;
+  };
 
   const readHead = async (): Promise<LogEntry[] | null> => {
     while (!cachedHead && offset < size) {
@@ -89,7 +97,7 @@ export async function openLogSpool(dir: string, options: { maxBytes: number }): 
     get pendingBytes() {
       return size - offset;
     },
-    async append(entries) {
+    append: inTurn(async (entries: readonly LogEntry[]) => {
       const line = Buffer.from(`${JSON.stringify(entries.map(packLogEntry))}\n`);
       if (size - offset + line.length > options.maxBytes) throw new SpoolFullError(options.maxBytes);
       try {
@@ -101,24 +109,24 @@ export async function openLogSpool(dir: string, options: { maxBytes: number }): 
         await file.truncate(size).catch(() => undefined);
         throw error;
       }
-    },
-    head: readHead,
-    async dropHead() {
+    }),
+    head: inTurn(readHead),
+    dropHead: inTurn(async () => {
       if (!cachedHead) await readHead();
       if (!cachedHead) return;
       offset += cachedHead.bytes;
       cachedHead = null;
       if (offset >= size) await reset();
       else await writeFile(offsetPath, String(offset));
-    },
-    async reject(entries) {
+    }),
+    reject: inTurn(async (entries: readonly LogEntry[]) => {
       const lines = entries.map((entry) => `${JSON.stringify(packLogEntry(entry))}\n`).join("");
       await writeFile(join(dir, "rejected.jsonl"), lines, { flag: "a" });
-    },
-    async close() {
+    }),
+    close: inTurn(async () => {
       await file.close();
       await slot.release();
-    },
+    }),
   };
 }
 

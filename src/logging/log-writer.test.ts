@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { openLogSpool } from "./log-spool.ts";
+import { openLogSpool, type LogSpool } from "./log-spool.ts";
 import { unpackLogEntry, type LogEntry } from "./log-entry.ts";
-import { LogWriter, type LogSink } from "./log-writer.ts";
+import { LogWriter, type LogSink, type StoreEvent } from "./log-writer.ts";
 import type { RecordFigures } from "./record-figures.ts";
 
 const entry = (id: string): LogEntry => ({ id }) as LogEntry;
@@ -105,6 +105,39 @@ function switchableSink(refuse: Set<string> = new Set()) {
   return { sink, stored, state };
 }
 
+/** The real spool, its appends held while the test says so; `appending` records every append asked for. */
+function gated(real: LogSpool) {
+  let gate: Promise<void> = Promise.resolve();
+  const appending: LogEntry[][] = [];
+  const spool: LogSpool = {
+    get path() {
+      return real.path;
+    },
+    get isEmpty() {
+      return real.isEmpty;
+    },
+    get pendingBytes() {
+      return real.pendingBytes;
+    },
+    append: async (entries) => {
+      appending.push([...entries]);
+      await gate;
+      return real.append(entries);
+    },
+    head: () => real.head(),
+    dropHead: () => real.dropHead(),
+    reject: (entries) => real.reject(entries),
+    close: () => real.close(),
+  };
+  /** Holds appends from now on; the function returned lets them through. */
+  const hold = (): (() => void) => {
+    let open: () => void = () => undefined;
+    gate = new Promise<void>((resolve) => (open = resolve));
+    return open;
+  };
+  return { spool, appending, hold };
+}
+
 describe("LogWriter with a spool", () => {
   let dir: string;
   beforeEach(async () => {
@@ -169,6 +202,84 @@ describe("LogWriter with a spool", () => {
     expect(rejected.trim().split("\n")).toHaveLength(1);
     expect(unpackLogEntry(JSON.parse(rejected) as unknown[]).id).toBe("bad");
     await spool.close();
+  });
+
+  it("spools the oldest of a full queue while the store is slower than records arrive, and stores every record once, in order", async () => {
+    const { sink, stored } = switchableSink();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow: LogSink = { insertBatch: async (entries) => (await held, sink.insertBatch(entries)) };
+    const real = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    const { spool, appending, hold } = gated(real);
+    const events: StoreEvent[] = [];
+    const writer = new LogWriter(slow, { flushIntervalMs: 1000, batchSize: 5, maxPending: 10, spool, onStoreEvent: (e) => events.push(e) });
+    const ids = Array.from({ length: 21 }, (_, i) => String(i + 1));
+    ids.slice(0, 5).forEach((id) => writer.enqueue(spoolable(id)));
+    await vi.waitFor(() => expect(writer.pendingCount).toBe(0)); // the first write holds 1–5
+    ids.slice(5, 16).forEach((id) => writer.enqueue(spoolable(id))); // the 16th finds the queue full: 6–10 to the spool
+    await vi.waitFor(() => expect(writer.spooledCount).toBe(5));
+    const open = hold();
+    ids.slice(16).forEach((id) => writer.enqueue(spoolable(id))); // the 21st: 11–15 on their way to the spool
+    await vi.waitFor(() => expect(appending).toHaveLength(2));
+    expect(writer.pendingCount).toBe(6);
+    release();
+    // 16–21 wait for 11–15 to be spooled: they are newer.
+    await vi.waitFor(() => expect(stored).toEqual(ids.slice(0, 5)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stored).toEqual(ids.slice(0, 5));
+    open();
+    await vi.waitFor(() => expect(stored).toEqual(ids), { timeout: 2000 });
+    expect(writer.droppedCount).toBe(0);
+    expect(writer.spooledCount).toBe(10);
+    expect(events).toEqual([{ kind: "behind", waiting: 10, spool: real.path }]);
+    expect(real.isEmpty).toBe(true);
+    expect(writer.storeDown).toBe(false);
+    await writer.close();
+    await real.close();
+  });
+
+  it("drops and counts a full queue's oldest records when the spool cannot take them", async () => {
+    const { sink, stored } = switchableSink();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow: LogSink = { insertBatch: async (entries) => (await held, sink.insertBatch(entries)) };
+    const spool = await openLogSpool(dir, { maxBytes: 10 });
+    const events: string[] = [];
+    const writer = new LogWriter(slow, { flushIntervalMs: 1000, batchSize: 5, maxPending: 10, spool, onStoreEvent: (e) => events.push(e.kind) });
+    const ids = Array.from({ length: 16 }, (_, i) => String(i + 1));
+    ids.slice(0, 5).forEach((id) => writer.enqueue(spoolable(id)));
+    await vi.waitFor(() => expect(writer.pendingCount).toBe(0));
+    ids.slice(5).forEach((id) => writer.enqueue(spoolable(id)));
+    await vi.waitFor(() => expect(writer.droppedCount).toBe(5));
+    expect(events).toEqual(["spool_failed"]);
+    release();
+    await writer.close();
+    expect(stored).toEqual([...ids.slice(0, 5), ...ids.slice(10)]);
+    expect(writer.spooledCount).toBe(0);
+    await spool.close();
+  });
+
+  it("counts every record of a queue that overflows while the store is down and a batch is being spooled", async () => {
+    const { sink, stored, state } = switchableSink();
+    state.up = false;
+    const real = await openLogSpool(dir, { maxBytes: 1 << 20 });
+    const { spool, appending, hold } = gated(real);
+    const writer = new LogWriter(sink, { flushIntervalMs: 1000, batchSize: 4, maxPending: 4, spool, maxRetryDelayMs: 20 });
+    ["1", "2"].forEach((id) => writer.enqueue(spoolable(id)));
+    await writer.flush(); // the store is down: 1 and 2 spooled
+    expect(writer.spooledCount).toBe(2);
+    const open = hold();
+    ["3", "4", "5", "6"].forEach((id) => writer.enqueue(spoolable(id)));
+    await vi.waitFor(() => expect(appending).toHaveLength(2)); // 3–6 on their way to the spool
+    ["7", "8", "9", "10", "11"].forEach((id) => writer.enqueue(spoolable(id))); // the 11th finds the queue full
+    open();
+    state.up = true;
+    await vi.waitFor(() => expect(stored.length + writer.droppedCount).toBe(11), { timeout: 2000 });
+    expect(new Set(stored).size).toBe(stored.length);
+    expect(writer.droppedCount).toBe(1);
+    expect(stored).toEqual(["1", "2", "3", "4", "5", "6", "8", "9", "10", "11"]);
+    await writer.close();
+    await real.close();
   });
 
   it("keeps records in memory when the spool is full, and stores them once the store is back", async () => {

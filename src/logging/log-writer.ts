@@ -24,6 +24,7 @@ export type BatchObserver = (entries: readonly LogEntry[], figures: readonly Rec
 export type StoreEvent =
   | { kind: "down"; reason: string; spool: string | null }
   | { kind: "back"; replayed: number }
+  | { kind: "behind"; waiting: number; spool: string }
   | { kind: "rejected"; count: number; reason: string }
   | { kind: "spool_failed"; reason: string };
 
@@ -38,7 +39,11 @@ export interface LogWriterOptions {
    * faster per record (COPY, column stores) keeps pace.
    */
   maxBatchSize?: number;
-  /** Past this many waiting records the oldest are dropped (a hundredth of it at a time, and counted) rather than exhausting memory. */
+  /**
+   * Past this many waiting records (default 100,000) the oldest go to the spool, or where there is
+   * none (or it is full) are dropped, a hundredth of it at a time and counted, rather than
+   * exhausting memory.
+   */
   maxPending?: number;
   /** Records that could be neither stored nor spooled, at shutdown. */
   onError?: (error: unknown, lost: number) => void;
@@ -46,7 +51,10 @@ export interface LogWriterOptions {
   onStoreEvent?: (event: StoreEvent) => void;
   /** Telemetry (metrics, spans), fed from the finished records off the request path. */
   observer?: BatchObserver;
-  /** Where batches wait while the store is down; without one they wait in memory (bounded by `maxPending`). */
+  /**
+   * Where batches wait while the store is down, and a full queue's oldest records while the store
+   * is slower than they arrive; without one they wait in memory (bounded by `maxPending`).
+   */
   spool?: LogSpool | null;
   /** Longest wait between tries while the store is down; default 5 s. */
   maxRetryDelayMs?: number;
@@ -61,7 +69,8 @@ const FIRST_RETRY_DELAY_MS = 100;
  *
  * When the store is down, batches go to the spool (an append-only file) in order, and are
  * replayed oldest first once the store answers again; new records queue behind them, so order
- * holds. A record the store refuses while it stores others is set aside in the spool's
+ * holds. When it is up but slower than records arrive, the oldest of a full queue go to the
+ * spool the same way. A record the store refuses while it stores others is set aside in the spool's
  * `rejected.jsonl`, so one bad record never blocks the rest. `close()` stores, or spools,
  * everything pending.
  */
@@ -80,6 +89,11 @@ export class LogWriter {
   private retryDelayMs = FIRST_RETRY_DELAY_MS;
   private replayedSinceDown = 0;
   private spoolBroken = false;
+  /** Records taken from a full queue for the spool and not yet written there; their appends, in order. */
+  private overflowing = 0;
+  private overflowWrites: Promise<void> = Promise.resolve();
+  /** True from a full queue's first records spooled until the writer has caught up. */
+  private behind = false;
   private readonly maxPending: number;
   private readonly maxBatchSize: number;
   private readonly maxRetryDelayMs: number;
@@ -102,18 +116,13 @@ export class LogWriter {
 
   /** Queues an entry. Never throws, never blocks. */
   enqueue(entry: LogEntry): void {
-    if (this.pending.length >= this.maxPending) {
-      // The oldest hundredth at once: dropping one record at a time moves the whole queue per record.
-      const excess = Math.ceil(this.maxPending / 100);
-      this.pending.splice(0, excess);
-      this.dropped += excess;
-    }
+    if (this.pending.length >= this.maxPending) this.makeRoom();
     this.pending.push(entry);
     if (this.pending.length >= this.options.batchSize) this.scheduleFlush(0);
     else this.scheduleFlush(this.options.flushIntervalMs);
   }
 
-  /** Records dropped because neither the store nor the spool could take them in time. */
+  /** Records dropped from a full queue because neither the store nor the spool could take them. */
   get droppedCount(): number {
     return this.dropped;
   }
@@ -137,7 +146,7 @@ export class LogWriter {
     return this.rejected;
   }
 
-  /** Records written to the spool because the store was down. */
+  /** Records written to the spool because the store was down or behind. */
   get spooledCount(): number {
     return this.spooled;
   }
@@ -166,6 +175,39 @@ export class LogWriter {
     }
   }
 
+  /**
+   * A full queue: its oldest records (a write's worth, at least a hundredth of the bound, so one
+   * record at a time never moves the whole queue) go to the spool, which the write loop replays
+   * before the rest, so order holds. Dropped and counted instead where there is no spool, when
+   * it fails or is full, or while as many as the queue holds are still on their way to it. Not
+   * while the store is down or the writer closes: the write loop spools the whole queue then.
+   */
+  private makeRoom(): void {
+    const excess = Math.ceil(this.maxPending / 100);
+    const spool = this.spool;
+    if (!spool || this.closed || this.downUntil > 0 || this.overflowing >= this.maxPending) {
+      this.pending.splice(0, excess);
+      this.dropped += excess;
+      return;
+    }
+    const batch = this.pending.splice(0, Math.max(excess, this.maxBatchSize));
+    this.overflowing += batch.length;
+    this.overflowWrites = this.overflowWrites.then(async () => {
+      try {
+        await spool.append(batch);
+        this.spooled += batch.length;
+        this.spoolBroken = false;
+        if (!this.behind) this.options.onStoreEvent?.({ kind: "behind", waiting: this.maxPending, spool: spool.path });
+        this.behind = true;
+      } catch (error) {
+        this.dropped += batch.length;
+        this.reportSpoolFailure(error);
+      } finally {
+        this.overflowing -= batch.length;
+      }
+    });
+  }
+
   private scheduleFlush(delayMs: number): void {
     if (this.closed) return;
     if (this.timer && delayMs > 0) return;
@@ -187,6 +229,8 @@ export class LogWriter {
     // Closing tries the store once more whatever the back-off says, then spools what is left.
     let mayTry = this.closed || Date.now() >= this.downUntil;
     for (;;) {
+      // Records of a full queue on their way to the spool are older than every one still queued.
+      await this.overflowWrites;
       const spoolWaiting = this.spool !== null && !this.spool.isEmpty;
       if (!mayTry || (this.closed && spoolWaiting && this.downUntil > 0)) {
         // A flush forced by a full batch may have replaced the retry timer: set it again.
@@ -198,7 +242,10 @@ export class LogWriter {
         continue;
       }
       if (spoolWaiting) return this.spoolPending(); // shutting down: replay is the next start's work
-      if (this.pending.length === 0) return this.markUp();
+      if (this.pending.length === 0) {
+        this.behind = false;
+        return this.markUp();
+      }
       const batch = this.pending.splice(0, this.maxBatchSize);
       if (await this.store(batch, false)) continue;
       this.pending = batch.concat(this.pending);
@@ -293,14 +340,15 @@ export class LogWriter {
   private async spoolPending(): Promise<void> {
     if (!this.spool) return;
     while (this.pending.length > 0) {
-      const batch = this.pending.slice(0, this.maxBatchSize);
+      // Taken out first: a full queue drops its oldest from `pending` while the append waits.
+      const batch = this.pending.splice(0, this.maxBatchSize);
       try {
         await this.spool.append(batch);
       } catch (error) {
+        this.pending = batch.concat(this.pending);
         this.reportSpoolFailure(error);
         return;
       }
-      this.pending.splice(0, batch.length);
       this.spooled += batch.length;
       this.spoolBroken = false;
     }

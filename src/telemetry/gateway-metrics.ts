@@ -77,7 +77,7 @@ export class GatewayMetrics implements RequestObserver {
     });
     new Counter({
       name: "gateway_log_records_spooled_total",
-      help: "Log records written to the spool file because the store was down.",
+      help: "Log records written to the spool file: the store was down, or the queue was full while the store was slower than records arrived.",
       registers,
       collect() {
         this.reset();
