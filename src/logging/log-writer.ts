@@ -131,7 +131,7 @@ export class LogWriter {
     return this.pending.length;
   }
 
-  /** Records stored after a first write failed (replayed from the spool or memory). */
+  /** Records stored after a first write failed (held in memory), or replayed from the spool. */
   get retriedCount(): number {
     return this.retried;
   }

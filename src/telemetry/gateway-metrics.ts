@@ -123,7 +123,7 @@ export class GatewayMetrics implements RequestObserver {
     });
     new Counter({
       name: "gateway_log_writes_retried_total",
-      help: "Log records stored after a first write failed (replayed from the spool or held in memory).",
+      help: "Log records stored after a first write failed (held in memory), or replayed from the spool.",
       registers,
       collect() {
         this.reset();
