@@ -29,6 +29,11 @@ export function idRangeOf(from: string | undefined, to: string | undefined): { f
   };
 }
 
+/** The millisecond a UUIDv7 log id was made (its first 12 hex digits); NaN for an id of another form. */
+export function idTimeMs(id: string): number {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id) ? parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : Number.NaN;
+}
+
 /** True where the log tables are partitioned by id (PostgreSQL), so an id range narrows what a query reads. */
 export function partitionedById(db: Kysely<Database>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;

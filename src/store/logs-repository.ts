@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { LogFilters, LogRecord } from "../records/log-record.ts";
 import { idRangeOf, partitionedById } from "./log-id-bound.ts";
+import { listingUpperMs, widening } from "./log-listing-windows.ts";
 import { matchesLogFilters } from "./log-filters.ts";
 import { toRollupRows, type LogRollupsTable } from "./log-rollup-rows.ts";
 import { upsertRollups } from "./log-rollup-sql.ts";
@@ -158,23 +159,27 @@ export function createLogsRepository(
       const { before } = filters;
       const columns = options.bodies ? LOG_COLUMNS : LOG_LISTED_COLUMNS;
       const listing = () => db.selectFrom("logs").select(columns);
-      const page = (query: ReturnType<typeof listing>) => {
-        if (before !== undefined) query = query.where("id", "<", before);
-        return query.orderBy("id", "desc").limit(limit + 1).execute();
-      };
       const pairs = Object.entries(filters.metadata ?? {});
-      let rows;
-      if (idRange && pairs.length > 0) {
+      // The rows with ids from `lowest` on (all without it), the page's and one more.
+      const read = async (lowest?: string) => {
+        const page = (query: ReturnType<typeof listing>) => {
+          if (before !== undefined) query = query.where("id", "<", before);
+          if (lowest !== undefined) query = query.where("id", ">=", lowest);
+          return query.orderBy("id", "desc").limit(limit + 1).execute();
+        };
+        if (!idRange || pairs.length === 0) return page(listing().where((eb) => matchesLogFilters(eb, filters, { idRange, pairsInRow: idRange })));
         // PostgreSQL: the logs holding the pairs in their row (the GIN index), and those stored
         // before that, through their `log_metadata` rows; each page newest first, merged.
         const conditions = { ...filters, metadata: undefined };
         const filtered = () => listing().where((eb) => matchesLogFilters(eb, conditions, { idRange, pairsInRow: idRange }));
-        const before0029 = async () => ((await holdsPairsBefore0029(db, filters, pairs[0]!)) ? page(joinMetadataPairs(filtered(), filters, pairs)) : []);
+        const before0029 = async () =>
+          (await holdsPairsBefore0029(db, filters, pairs[0]!, lowest)) ? page(joinMetadataPairs(filtered(), filters, pairs, lowest)) : [];
         const [withPairs, stored] = await Promise.all([page(filtered().where(inMetadataPairs(pairs))), before0029()]);
-        rows = newestFirst([...withPairs, ...stored]);
-      } else {
-        rows = await page(listing().where((eb) => matchesLogFilters(eb, filters, { idRange, pairsInRow: idRange })));
-      }
+        return newestFirst([...withPairs, ...stored]);
+      };
+      // PostgreSQL, no lower time bound: the last day first, widening only while the page is short.
+      const upperMs = idRange && filters.from === undefined ? listingUpperMs(filters, Date.now()) : Number.NaN;
+      const rows = Number.isNaN(upperMs) ? await read() : await widening(upperMs, limit, read);
       return { records: rows.slice(0, limit).map(fromLogRow), hasMore: rows.length > limit };
     },
 
@@ -208,7 +213,7 @@ type ListQuery = SelectQueryBuilder<Database, "logs", object>;
  * scans and stops at the page's end (5,000,000 logs, a rare value: 7 ms), where the same filter
  * as `EXISTS` was planned as every matching pair of 30 days gathered and sorted (0.5 s).
  */
-function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters, pairs: ReadonlyArray<[string, string]>): Q {
+function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters, pairs: ReadonlyArray<[string, string]>, lowest: string | undefined): Q {
   const ids = idRangeOf(filters.from, filters.to);
   let query = listing as ListQuery;
   pairs.forEach(([key, value], i) => {
@@ -223,6 +228,7 @@ function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters,
           .where("log_metadata.key", "=", key)
           .where("log_metadata.value", "=", value)
           .$if(ids.from !== undefined, (q) => q.where("log_metadata.log_id", ">=", ids.from!))
+          .$if(lowest !== undefined, (q) => q.where("log_metadata.log_id", ">=", lowest!))
           .$if(ids.to !== undefined, (q) => q.where("log_metadata.log_id", "<", ids.to!))
           .as(alias),
       (join) => join.on(sql<boolean>`${sql.ref(`${alias}.log_id`)} = ${sql.ref("logs.id")}`),
@@ -236,7 +242,7 @@ function joinMetadataPairs<Q extends ListQuery>(listing: Q, filters: LogFilters,
  * before migration 0029 may then match. One probe of its unique B-tree; without such logs the
  * listing skips their join, which PostgreSQL takes long to plan for many pairs.
  */
-async function holdsPairsBefore0029(db: Kysely<Database>, filters: LogFilters, [key, value]: [string, string]): Promise<boolean> {
+async function holdsPairsBefore0029(db: Kysely<Database>, filters: LogFilters, [key, value]: [string, string], lowest: string | undefined): Promise<boolean> {
   const ids = idRangeOf(filters.from, filters.to);
   const found = await db
     .selectFrom("log_metadata")
@@ -245,6 +251,7 @@ async function holdsPairsBefore0029(db: Kysely<Database>, filters: LogFilters, [
     .where("key", "=", key)
     .where("value", "=", value)
     .$if(ids.from !== undefined, (q) => q.where("log_id", ">=", ids.from!))
+    .$if(lowest !== undefined, (q) => q.where("log_id", ">=", lowest!))
     .$if(ids.to !== undefined, (q) => q.where("log_id", "<", ids.to!))
     .$if(filters.before !== undefined, (q) => q.where("log_id", "<", filters.before!))
     .limit(1)
