@@ -105,6 +105,15 @@ function switchableSink(refuse: Set<string> = new Set()) {
   return { sink, stored, state };
 }
 
+/** A store whose writes wait until `release` is called, then store as `switchableSink` does. */
+function heldSink() {
+  const { sink, stored } = switchableSink();
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const slow: LogSink = { insertBatch: async (entries) => (await held, sink.insertBatch(entries)) };
+  return { sink: slow, stored, release };
+}
+
 /** The real spool, its appends held while the test says so; `appending` records every append asked for. */
 function gated(real: LogSpool) {
   let gate: Promise<void> = Promise.resolve();
@@ -205,10 +214,7 @@ describe("LogWriter with a spool", () => {
   });
 
   it("spools the oldest of a full queue while the store is slower than records arrive, and stores every record once, in order", async () => {
-    const { sink, stored } = switchableSink();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slow: LogSink = { insertBatch: async (entries) => (await held, sink.insertBatch(entries)) };
+    const { sink: slow, stored, release } = heldSink();
     const real = await openLogSpool(dir, { maxBytes: 1 << 20 });
     const { spool, appending, hold } = gated(real);
     const events: StoreEvent[] = [];
@@ -239,10 +245,7 @@ describe("LogWriter with a spool", () => {
   });
 
   it("drops and counts a full queue's oldest records when the spool cannot take them", async () => {
-    const { sink, stored } = switchableSink();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slow: LogSink = { insertBatch: async (entries) => (await held, sink.insertBatch(entries)) };
+    const { sink: slow, stored, release } = heldSink();
     const spool = await openLogSpool(dir, { maxBytes: 10 });
     const events: string[] = [];
     const writer = new LogWriter(slow, { flushIntervalMs: 1000, batchSize: 5, maxPending: 10, spool, onStoreEvent: (e) => events.push(e.kind) });
