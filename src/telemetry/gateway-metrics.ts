@@ -86,7 +86,7 @@ export class GatewayMetrics implements RequestObserver {
     });
     new Gauge({
       name: "gateway_log_store_up",
-      help: "1 while the log store takes writes, 0 while records are being spooled.",
+      help: "1 while the log store takes writes, 0 while it is down and records are being spooled.",
       registers,
       collect() {
         this.set(logQueue().storeDown ? 0 : 1);
