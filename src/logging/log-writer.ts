@@ -1,4 +1,4 @@
-import { isStoreUnavailable } from "../store/store-unavailable.ts";
+import { isStoreUnavailable, refusesRecord } from "../store/store-unavailable.ts";
 import type { LogEntry } from "./log-entry.ts";
 import type { LogSpool } from "./log-spool.ts";
 import type { RecordFigures } from "./record-figures.ts";
@@ -389,13 +389,6 @@ export class LogWriter {
       this.options.onError?.(error, 0);
     }
   }
-}
-
-/** An error about the record itself (SQLSTATE classes 22 and 23, SQLite constraints), not about the store being away. */
-function refusesRecord(error: unknown): boolean {
-  if (error instanceof TypeError || error instanceof RangeError) return true;
-  const code = String((error as { code?: unknown } | null)?.code ?? "");
-  return /^(22|23)[0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(code) || /constraint failed/i.test(messageOf(error));
 }
 
 function messageOf(error: unknown): string {

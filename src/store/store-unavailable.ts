@@ -75,3 +75,11 @@ export const storeOutage = {
     report("[gateway] the store answers again");
   },
 };
+
+/** An error about the record itself (SQLSTATE classes 22 and 23, SQLite constraints), not about the store being away. */
+export function refusesRecord(error: unknown): boolean {
+  if (error instanceof TypeError || error instanceof RangeError) return true;
+  const code = String((error as { code?: unknown } | null)?.code ?? "");
+  const message = error instanceof Error ? error.message : String(error);
+  return /^(22|23)[0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(code) || /constraint failed/i.test(message);
+}
