@@ -36,7 +36,8 @@ export async function connectClickHouse(target: ClickHouseTarget, options: { req
     request_timeout: options.requestTimeoutMs ?? 60_000,
     log: { level: ClickHouseLogLevel.OFF },
   };
-  const probe = createClient(base);
+  const open = (settings: { clickhouse_settings?: Record<string, number> } = {}) => createClient({ ...base, ...settings, connection: target.transport?.() });
+  const probe = open();
   let version: string;
   try {
     const [row] = await (await probe.query({ query: "SELECT version() AS version", format: "JSONEachRow" })).json<{ version: string }>();
@@ -47,7 +48,7 @@ export async function connectClickHouse(target: ClickHouseTarget, options: { req
     await probe.close();
   }
   const major = Number.parseInt(version, 10);
-  const client = createClient({ ...base, clickhouse_settings: major < 19 ? { allow_experimental_low_cardinality_type: 1 } : {} });
+  const client = open({ clickhouse_settings: major < 19 ? { allow_experimental_low_cardinality_type: 1 } : {} });
   const wrap = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
+import { CLICKHOUSE_ENGINES, type ClickHouseEngine } from "../../test/support/clickhouse-engines.ts";
+import { startOwnClickHouse } from "../../test/support/own-clickhouse.ts";
 import type { AnalyticsSlice } from "../analytics/aggregate.ts";
 import { logRecord, scopeId } from "../store/store-test-fixtures.ts";
 import { connectClickHouse } from "./clickhouse-connection.ts";
@@ -11,17 +12,9 @@ import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhou
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
-let server: OwnClickHouse;
+// The engine and store of the suite running now (the suites run one after the other).
+let server: ClickHouseEngine;
 let store: ClickHouseLogStore;
-
-beforeAll(async () => {
-  server = await startOwnClickHouse();
-  store = await openClickHouseLogStore(await server.database("log_store_test"));
-});
-afterAll(async () => {
-  await store?.close();
-  await server?.remove();
-});
 
 /** The workspace's total over a range, from the rollups (whole hours) and from the raw rows. */
 async function totals(workspaceId: string, from: number, to: number) {
@@ -32,7 +25,16 @@ async function totals(workspaceId: string, from: number, to: number) {
   return { rolled: rolled?.requests ?? 0, raw: raw?.requests ?? 0, tokens: rolled?.totalTokens ?? 0 };
 }
 
-describe("ClickHouse log store", () => {
+describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store on $engine", ({ start }) => {
+  beforeAll(async () => {
+    server = await start();
+    store = await openClickHouseLogStore(await server.target("log_store_test"));
+  });
+  afterAll(async () => {
+    await store?.close();
+    await server?.remove();
+  });
+
   it("stores a replayed batch once: rows and rollups count each record once", async () => {
     const workspaceId = scopeId("ws-replay");
     const start = Date.UTC(2026, 5, 1, 10);
@@ -66,7 +68,7 @@ describe("ClickHouse log store", () => {
 
   it("counts each record once when a crash falls between a batch's two inserts, whether the second landed or not", async () => {
     const start = Date.UTC(2026, 5, 5, 10);
-    const connection = await connectClickHouse(parseClickHouseUrl(await server.database("log_store_test")));
+    const connection = await connectClickHouse(await server.target("log_store_test"));
     // A writer whose second insert of a batch lands (or not) and then loses its answer, once.
     const writerFailing = (lands: boolean) => {
       let inserts = 0;
@@ -134,7 +136,7 @@ describe("ClickHouse log store", () => {
     expect(before.total.rolled).toBe(300);
     expect(before.teams.map(([key]) => key)).toEqual([null, "t-0", "t-1", "t-2"].sort((a, b) => String(a).localeCompare(String(b))));
     expect(before.teams).toEqual(await teams("raw"));
-    const connection = await connectClickHouse(parseClickHouseUrl(await server.database("log_store_test")));
+    const connection = await connectClickHouse(await server.target("log_store_test"));
     for (const migration of CLICKHOUSE_MIGRATIONS.filter((m) => m.version >= 3)) for (const statement of await statementsFor(migration, connection)) await connection.command(statement);
     await connection.close();
     expect({ total: await totals(workspaceId, start, start + 5 * HOUR), teams: await teams() }).toEqual(before);
@@ -244,12 +246,17 @@ describe("ClickHouse log store", () => {
     expect(await byUser()).toEqual([]);
   });
 
+});
+
+describe("ClickHouse log store URL", () => {
   it("never shows the password in a failure", async () => {
-    const url = (await server.database("log_store_test")).replace(/:[^:@/]+@/, ":wrong-password-123@");
+    const own = await startOwnClickHouse();
+    const url = (await own.database("log_store_test")).replace(/:[^:@/]+@/, ":wrong-password-123@");
     const failure = await openClickHouseLogStore(url).then(
       () => null,
       (error: unknown) => error,
     );
+    await own.remove();
     expect(failure).toBeInstanceOf(Error);
     expect(String((failure as Error).message)).not.toContain("wrong-password-123");
     expect(() => parseClickHouseUrl("ftp://user:hunter2@host/db")).toThrow(/http/);

@@ -1,28 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
-import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
+import { CLICKHOUSE_ENGINES, type ClickHouseEngine } from "../../test/support/clickhouse-engines.ts";
 import { connectClickHouse, type ClickHouseConnection } from "./clickhouse-connection.ts";
 import { migrateClickHouse } from "./clickhouse-migrate.ts";
 import { CLICKHOUSE_MIGRATIONS, statementsFor } from "./clickhouse-migrations.ts";
 import { createClickHouseAnalyticsRepository } from "./clickhouse-analytics-repository.ts";
 import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
 import { CASCADE_VIEW } from "./clickhouse-rollup-cascade.ts";
-import { parseClickHouseUrl } from "./clickhouse-url.ts";
 import { logRecord, scopeId } from "../store/store-test-fixtures.ts";
 
-let server: OwnClickHouse;
-let connection: ClickHouseConnection;
+describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", ({ start: startEngine }) => {
+  let server: ClickHouseEngine;
+  let connection: ClickHouseConnection;
 
-beforeAll(async () => {
-  server = await startOwnClickHouse();
-  connection = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_test")));
-});
-afterAll(async () => {
-  await connection?.close();
-  await server?.remove();
-});
+  beforeAll(async () => {
+    server = await startEngine();
+    connection = await connectClickHouse(await server.target("migrate_test"));
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await server?.remove();
+  });
 
-describe("ClickHouse log store migrations", () => {
   it("apply every version once, record it, and apply nothing on a second run", async () => {
     const versions = CLICKHOUSE_MIGRATIONS.map((migration) => migration.version);
     expect(await migrateClickHouse(connection)).toEqual(versions);
@@ -41,7 +40,7 @@ describe("ClickHouse log store migrations", () => {
   });
 
   it("chain the per-dimension rollup on the combinations rollup (7), keeping its rows and counting each later record once", async () => {
-    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_upgrade_test")));
+    const upgraded = await connectClickHouse(await server.target("migrate_upgrade_test"));
     expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 7))).toEqual([1, 2, 3, 4, 5, 6]);
     const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
     const workspaceId = scopeId("ws-upgrade");
@@ -72,7 +71,7 @@ describe("ClickHouse log store migrations", () => {
   });
 
   it("reorder the end-user rollup by user (8), built from the stored logs, counting each later record once", async () => {
-    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_days_test")));
+    const upgraded = await connectClickHouse(await server.target("migrate_user_days_test"));
     expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 8))).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
     const workspaceId = scopeId("ws-user-days");
@@ -108,7 +107,7 @@ describe("ClickHouse log store migrations", () => {
   });
 
   it("count the stored logs' end users per hour (9), so a listing by user finds records stored before it", async () => {
-    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_hours_test")));
+    const upgraded = await connectClickHouse(await server.target("migrate_user_hours_test"));
     expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 9))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
     const workspaceId = scopeId("ws-user-hours");
@@ -141,7 +140,7 @@ describe("ClickHouse log store migrations", () => {
   });
 
   it("sum the stored logs' end users per hour with every state (10): user queries over partial days answer as the raw rows", async () => {
-    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_hour_states_test")));
+    const upgraded = await connectClickHouse(await server.target("migrate_user_hour_states_test"));
     expect(await migrateClickHouse(upgraded, CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 10))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
     const analytics = createClickHouseAnalyticsRepository(upgraded, async (_, config) => config);
@@ -186,7 +185,7 @@ describe("ClickHouse log store migrations", () => {
   });
 
   it("copy the end users' day states into granules of 64 (11): groups by user answer as the raw rows, after a stop midway too", async () => {
-    const upgraded = await connectClickHouse(parseClickHouseUrl(await server.database("migrate_user_day_granules_test")));
+    const upgraded = await connectClickHouse(await server.target("migrate_user_day_granules_test"));
     const before = CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 11);
     expect(await migrateClickHouse(upgraded, before)).toEqual(before.map((migration) => migration.version));
     const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);

@@ -1,6 +1,6 @@
 import { logsColumnDefinitions } from "./clickhouse-columns.ts";
 import type { ClickHouseConnection } from "./clickhouse-connection.ts";
-import { cascadeStatements } from "./clickhouse-rollup-cascade.ts";
+import { cascadeStatements, CASCADE_VIEW } from "./clickhouse-rollup-cascade.ts";
 import { userHoursStatements } from "./clickhouse-user-hours.ts";
 import {
   KEY_SETS_STATEMENTS,
@@ -176,6 +176,14 @@ const rebuildRollup = (rollup: Rollup): string[] => [
   `INSERT INTO ${rollup.table} ${rollup.select}`,
 ];
 
+/**
+ * A rebuild of the combinations rollup run again after migration 7 (a start that stopped midway,
+ * or a rebuild by hand) first drops the view chained on it: from release 19 that view reads every
+ * insert into the rollup's table, the rebuild's own included, and would sum them into the
+ * per-dimension rollup, in the old shape. Migration 7, run after, chains it again.
+ */
+const DROP_CHAINED_VIEW = `DROP TABLE IF EXISTS ${CASCADE_VIEW}`;
+
 export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
   {
     version: 1,
@@ -202,7 +210,7 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     // The rollups in the shape above (histograms as bucket → count maps), rebuilt from the logs.
     version: 3,
     name: "rollup histograms as maps",
-    statements: ROLLUPS.flatMap(rebuildRollup),
+    statements: [DROP_CHAINED_VIEW, ...ROLLUPS.flatMap(rebuildRollup)],
   },
   {
     version: 4,
@@ -213,7 +221,7 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     // The rollups again, histograms as arrays, in small granules (clickhouse-rollup-arrays.ts).
     version: 5,
     name: "rollup histograms as arrays",
-    statements: ROLLUP_ARRAYS_STATEMENTS,
+    statements: [DROP_CHAINED_VIEW, ...ROLLUP_ARRAYS_STATEMENTS],
   },
   {
     // Per hour and set of metadata keys: the null group of a metadata group (clickhouse-rollup-arrays.ts).

@@ -8,9 +8,9 @@
  * per-dimension view was the second most costly part of an insert (docs/benchmark.md).
  *
  * ClickHouse runs a view chained on another view's output when the second view reads from the
- * first view by name up to release 18 (tested here, on 18.16), and from the first view's target
- * table in later releases (ClickHouse issue 7195, not tested here): the source is chosen by the
- * server's release.
+ * first view by name up to release 18, and from the first view's target table in later releases
+ * (ClickHouse issue 7195): the source is chosen by the server's release. Both are tested, on
+ * 18.16 and on the current release (through chdb).
  */
 
 /** `=model`-style key columns of the combinations rollup, per dimension of the per-dimension rollup. */

@@ -1,3 +1,8 @@
+import type { ClickHouseClientConfigOptions } from "@clickhouse/client";
+
+/** An engine the official client talks to in place of HTTP (ClickHouse in process, through chdb). */
+export type ClickHouseTransport = NonNullable<ClickHouseClientConfigOptions["connection"]>;
+
 /** Where the ClickHouse log store is: its HTTP endpoint, credentials and database. */
 export interface ClickHouseTarget {
   /** `http(s)://host:port`, with no credentials and no path. */
@@ -5,6 +10,8 @@ export interface ClickHouseTarget {
   username: string;
   password: string;
   database: string;
+  /** Opens an in-process engine to use instead of the endpoint; the tests run current ClickHouse this way. */
+  transport?: () => ClickHouseTransport;
 }
 
 const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOwnClickHouse, type OwnClickHouse } from "../../test/support/own-clickhouse.ts";
+import { CLICKHOUSE_ENGINES, type ClickHouseEngine } from "../../test/support/clickhouse-engines.ts";
 import { postgresTestUrl, sqliteTestUrl, removeSqliteTestDatabase, type TestDatabase } from "../../test/support/databases.ts";
 import type { AnalyticsSlice, SliceAggregates } from "../analytics/aggregate.ts";
 import type { LogFilters, LogRecord } from "../records/log-record.ts";
@@ -12,9 +12,10 @@ import { logRecord, newConfig, scopeId } from "../store/store-test-fixtures.ts";
 import { openClickHouseLogStore, type ClickHouseLogStore } from "./open-clickhouse-log-store.ts";
 
 /**
- * The same records written to a main store and to ClickHouse: every read the API makes (logs
- * with each filter and cursor paging, a log by id, the export's full view, traces, analytics
- * summary, series and groups, feedback) must answer the same on both.
+ * The same records written to a main store and to ClickHouse (18.16 over HTTP, and the current
+ * release in process): every read the API makes (logs with each filter and cursor paging, a log
+ * by id, the export's full view, traces, analytics summary, series and groups, feedback) must
+ * answer the same on each.
  */
 
 const HOUR = 3_600_000;
@@ -75,8 +76,7 @@ interface Side {
   store: LogStore;
 }
 
-let clickhouse: OwnClickHouse;
-let chStore: ClickHouseLogStore;
+const clickhouses: Array<{ name: string; engine: ClickHouseEngine; store: ClickHouseLogStore }> = [];
 const mains: Array<{ name: string; database: TestDatabase; store: Store }> = [];
 const workspaceA = scopeId("ws-parity-a");
 const workspaceB = scopeId("ws-parity-b");
@@ -84,7 +84,6 @@ const config = newConfig({ workspaceId: workspaceA });
 const records = dataset(workspaceA, workspaceB, config.id);
 
 beforeAll(async () => {
-  clickhouse = await startOwnClickHouse();
   const sqliteUrl = sqliteTestUrl();
   const databases: Array<[string, TestDatabase]> = [
     ["sqlite", { url: sqliteUrl, cleanup: () => removeSqliteTestDatabase(sqliteUrl) }],
@@ -97,25 +96,31 @@ beforeAll(async () => {
     mains.push({ name, database, store });
   }
   const main = mains[0]!.store;
-  chStore = await openClickHouseLogStore(await clickhouse.database("parity"), {
-    resolveConfig: async (workspaceId, value) => (await main.configs.getBySlug(workspaceId, value))?.id ?? value,
-  });
-  // Two batches, so the rollups hold more than one insert's parts.
-  await chStore.logs.insertBatch(records.slice(0, 300));
-  await chStore.logs.insertBatch(records.slice(300));
+  for (const { engine: name, start } of CLICKHOUSE_ENGINES) {
+    const engine = await start();
+    const store = await openClickHouseLogStore(await engine.target("parity"), {
+      resolveConfig: async (workspaceId, value) => (await main.configs.getBySlug(workspaceId, value))?.id ?? value,
+    });
+    clickhouses.push({ name, engine, store });
+    // Two batches, so the rollups hold more than one insert's parts.
+    await store.logs.insertBatch(records.slice(0, 300));
+    await store.logs.insertBatch(records.slice(300));
+  }
 }, 120_000);
 
 afterAll(async () => {
-  await chStore?.close();
+  for (const { store, engine } of clickhouses) {
+    await store.close();
+    await engine.remove();
+  }
   for (const { store, database } of mains) {
     await store.close();
     await database.cleanup();
   }
-  await clickhouse?.remove();
 });
 
 function sides(): Side[] {
-  return [...mains.map(({ name, store }) => ({ name, store })), { name: "clickhouse", store: chStore }];
+  return [...mains, ...clickhouses].map(({ name, store }) => ({ name, store }));
 }
 
 /** Every page of a listing, following the cursor. */

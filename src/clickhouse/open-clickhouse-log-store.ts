@@ -6,7 +6,7 @@ import type { ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
 import { migrateClickHouse } from "./clickhouse-migrate.ts";
 import { dropExpiredPartitionsStep } from "./clickhouse-retention.ts";
-import { parseClickHouseUrl } from "./clickhouse-url.ts";
+import { parseClickHouseUrl, type ClickHouseTarget } from "./clickhouse-url.ts";
 
 const MIGRATION_TIMEOUT_MS = 6 * 3_600_000;
 
@@ -25,12 +25,12 @@ export interface ClickHouseLogStoreOptions {
 }
 
 /**
- * Opens the ClickHouse log store `url` names (`http(s)://user:password@host:port/database`) and
- * migrates it. Rejects on a malformed URL, an unreachable server or a failed migration, with a
+ * Opens the ClickHouse log store `url` names (`http(s)://user:password@host:port/database`, or
+ * the target parsed from it) and migrates it. Rejects on a malformed URL, an unreachable server or a failed migration, with a
  * message that never holds the password.
  */
-export async function openClickHouseLogStore(url: string, options: ClickHouseLogStoreOptions = {}): Promise<ClickHouseLogStore> {
-  const target = parseClickHouseUrl(url);
+export async function openClickHouseLogStore(url: string | ClickHouseTarget, options: ClickHouseLogStoreOptions = {}): Promise<ClickHouseLogStore> {
+  const target = typeof url === "string" ? parseClickHouseUrl(url) : url;
   if (options.migrate !== false) {
     // A migration that rebuilds a rollup reads every stored log: minutes on a large store, so its
     // statements get hours where a query gets a minute.
