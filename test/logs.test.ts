@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
+import { idTimeMs } from "../src/store/log-id-bound.ts";
 import { LOG_STORES, type LogStoreSetup } from "./support/log-stores.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
@@ -50,6 +51,8 @@ describe.each(LOG_STORES)("GET /v1/logs on $store", ({ setup }) => {
       const ids = page.body.data.map((log: { id: string }) => log.id);
       expect([...ids].sort().reverse()).toEqual(ids);
       expect(page.body.data[1].request).toBeUndefined();
+      // A log's id (a UUIDv7) holds the millisecond of its time: the store reads time ranges through the ids.
+      for (const log of page.body.data as Array<{ id: string; created_at: string }>) expect(idTimeMs(log.id)).toBe(Date.parse(log.created_at));
     });
 
     it("filters by user, model, provider, status, success, trace id and metadata", async () => {

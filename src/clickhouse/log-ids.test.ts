@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { uuidv7At } from "../store/store-test-fixtures.ts";
-import { idsInRuns } from "./log-ids.ts";
+import { ID_MARGIN_MS, idsInRuns } from "./log-ids.ts";
 
-const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const T = Date.UTC(2026, 5, 1);
 
@@ -14,7 +13,7 @@ describe("idsInRuns", () => {
     const ids = [T + 50 * 60_000, T + 20 * 60_000, T].map((ms, i) => uuidv7At(ms, i));
     const condition = idsInRuns(ids);
     expect(arms(condition)).toEqual([[ids[2], ids[0]]]);
-    expect(condition).toContain(`created_ms >= ${T - HOUR} AND created_ms <= ${T + 50 * 60_000 + HOUR}`);
+    expect(condition).toContain(`created_ms >= ${T - ID_MARGIN_MS} AND created_ms <= ${T + 50 * 60_000 + ID_MARGIN_MS}`);
     expect(condition).toContain(`id IN ('${ids.join("', '")}')`);
   });
 

@@ -31,8 +31,8 @@ export function createdMsNear(lowMs: number | null, highMs: number | null): stri
   return conditions.length === 0 ? "1" : conditions.join(" AND ");
 }
 
-/** Ids within this time of the next one are read as one run of the primary key. */
-const RUN_GAP_MS = ID_MARGIN_MS;
+/** Ids within an hour of the next one are read as one run of the primary key. */
+const RUN_GAP_MS = 3_600_000;
 /**
  * The runs (primary-key ranges) one statement reads at most: ClickHouse 18.16 is slow to analyse
  * a condition with many.

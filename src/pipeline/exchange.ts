@@ -18,8 +18,11 @@ export interface EndedWith {
  * Nothing reads a record back from here.
  */
 export class Exchange {
-  readonly id = uuidv7();
-  readonly createdAt = isoNow();
+  // One clock reading for both: the id's millisecond is the log's time, which lets the store
+  // read a time range through the ids (`ID_MARGIN_MS`).
+  private readonly startMs = Date.now();
+  readonly id = uuidv7(this.startMs);
+  readonly createdAt = isoNow(this.startMs);
   readonly startedAt = performance.now();
   private handed: { outcome: Outcome; ending: PendingEnding | null; refused: RefusedAnswer | null } | null = null;
   private errorBody: unknown = undefined;

@@ -12,10 +12,12 @@ export function idBound(ms: number): string {
 }
 
 /**
- * How far a log's id may be from its `created_at`: both are taken as the request starts, within
- * the same millisecond or the next; an hour leaves room for any clock step between them.
+ * How far a log's id may be from its `created_at`. Both are taken from one clock reading as the
+ * request starts (from consecutive readings before), so they are the same millisecond; a minute
+ * leaves room for a clock step between two consecutive readings. A time range read through the
+ * ids reads this much more at each end.
  */
-export const ID_MARGIN_MS = 3_600_000;
+export const ID_MARGIN_MS = 60_000;
 
 /**
  * Bounds on log ids implied by a time range (`from` inclusive, `to` exclusive, ISO instants), with

@@ -26,6 +26,7 @@ import * as logWriteIndexes from "./0027_log_write_indexes.ts";
 import * as logRollupUserHours from "./0028_log_rollup_user_hours.ts";
 import * as logMetadataPairs from "./0029_log_metadata_pairs.ts";
 import * as logWorkspacePrimaryKey from "./0030_log_workspace_primary_key.ts";
+import * as logCreatedIndexDropped from "./0031_log_created_index_dropped.ts";
 
 /**
  * Every migration, listed statically so `bun build` bundles them (no filesystem scan).
@@ -59,6 +60,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0028_log_rollup_user_hours": logRollupUserHours,
   "0029_log_metadata_pairs": logMetadataPairs,
   "0030_log_workspace_primary_key": logWorkspacePrimaryKey,
+  "0031_log_created_index_dropped": logCreatedIndexDropped,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
