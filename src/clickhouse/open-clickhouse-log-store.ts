@@ -26,8 +26,8 @@ export interface ClickHouseLogStoreOptions {
 
 /**
  * Opens the ClickHouse log store `url` names (`http(s)://user:password@host:port/database`, or
- * the target parsed from it) and migrates it. Rejects on a malformed URL, an unreachable server or a failed migration, with a
- * message that never holds the password.
+ * the target parsed from it) and migrates it. Rejects on a malformed URL, an unreachable server
+ * or a failed migration, with a message that never holds the password.
  */
 export async function openClickHouseLogStore(url: string | ClickHouseTarget, options: ClickHouseLogStoreOptions = {}): Promise<ClickHouseLogStore> {
   const target = typeof url === "string" ? parseClickHouseUrl(url) : url;
