@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { text } from "node:stream/consumers";
-import type { ClickHouseTarget, ClickHouseTransport } from "../../src/clickhouse/clickhouse-url.ts";
+import type { ClickHouseTransport } from "../../src/clickhouse/clickhouse-url.ts";
+import type { ClickHouseEngine } from "./clickhouse-engines.ts";
 
 /**
  * The current ClickHouse engine in this process, through chdb (`chdb/connection`, the official
@@ -10,26 +10,14 @@ import type { ClickHouseTarget, ClickHouseTransport } from "../../src/clickhouse
  * out. libchdb holds one data directory per process, so a suite's databases share one session,
  * and every statement names its database first (`USE`), as the HTTP interface's `database` does.
  */
-export interface EmbeddedClickHouse {
-  /** The engine's release, e.g. `26.7.2.1`. */
-  version: string;
-  /** A target for a fresh database (created now). */
-  target(database: string): Promise<ClickHouseTarget>;
-  /** Closes the session and deletes its files. */
-  remove(): Promise<void>;
-}
-
-export async function startEmbeddedClickHouse(): Promise<EmbeddedClickHouse> {
+export async function startEmbeddedClickHouse(): Promise<ClickHouseEngine> {
   const { createChdbConnection } = await import("chdb/connection");
   const { drainPending } = await import("chdb");
   const dir = mkdtempSync(join(tmpdir(), "gateway-chdb-"));
   const session = createChdbConnection({ path: dir }) as unknown as ClickHouseTransport;
-  const run = async (statement: string) => void (await session.command({ query: statement }));
-  const version = (await text((await session.query({ query: "SELECT version() FORMAT TabSeparated" })).stream)).trim();
   return {
-    version,
     async target(database) {
-      await run(`CREATE DATABASE IF NOT EXISTS ${database}`);
+      await session.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
       return { endpoint: "http://chdb.in-process", username: "default", password: "", database, transport: () => inDatabase(session, database) };
     },
     async remove() {
