@@ -210,13 +210,15 @@ async function rollupAggregates(
   const key = rollup.key(slice);
   const kept = key && keys ? (rollup.groupColumn ? storedKeyCondition(rollup.groupColumn, keys) : groupKeyCondition(key, keys)) : null;
   const conditions = rollupConditions(selection, periods, rollup) + (kept ? ` AND ${kept}` : "");
+  // Only a total reports time to first token: its states are the widest after latency's, so other slices leave them unread.
+  const total = slice.kind === "total";
   const select = [
     ...(key ? [`${key} AS k`] : []),
     `countMerge(requests) AS requests, sumMerge(errors) AS errors, sumMerge(cost_usd) AS cost_usd, sumMerge(cost_saved_usd) AS cost_saved_usd,
      sumMerge(cache_hits) AS cache_hits, sumMerge(semantic_cache_hits) AS semantic_cache_hits, sumMerge(prompt_tokens) AS prompt_tokens,
      sumMerge(completion_tokens) AS completion_tokens, sumMerge(total_tokens) AS total_tokens, minMerge(latency_min) AS latency_min,
-     maxMerge(latency_max) AS latency_max, minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max,
-     sumForEachMerge(latency) AS latency, sumForEachMerge(ttft) AS ttft`,
+     maxMerge(latency_max) AS latency_max, sumForEachMerge(latency) AS latency`,
+    ...(total ? ["minIfMerge(ttft_min) AS ttft_min, maxIfMerge(ttft_max) AS ttft_max, sumForEachMerge(ttft) AS ttft"] : []),
   ];
   const rows = await connection.rows<Row>(`SELECT ${select.join(", ")} FROM ${rollup.table} WHERE ${conditions}${key ? " GROUP BY k" : ""}`);
   return (into) => {
@@ -228,7 +230,7 @@ async function rollupAggregates(
       addCounts(aggregate.latency, row.latency);
       widen(aggregate.latency, nOrNull(row.latency_min), nOrNull(row.latency_max));
       // Rows with no time to first token merge to extremes of 0, not null: only counted ones widen.
-      if (slice.kind === "total" && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
+      if (total && addCounts(aggregate.ttft, row.ttft) > 0) widen(aggregate.ttft, nOrNull(row.ttft_min), nOrNull(row.ttft_max));
     }
   };
 }

@@ -7,7 +7,10 @@ import { freePort } from "./free-port.ts";
 /**
  * A ClickHouse server of the caller's own, from Debian's `clickhouse-server` (18.16), with its
  * config, data and logs under a temp folder, on spare loopback ports, run as the current user:
- * the machine's service (if any) is never touched. `.ci/run` installs the package.
+ * the machine's service (if any) is never touched. `.ci/run` installs the package. Its caches
+ * have the package's default sizes (upper bounds, filled only as data is read) and its profile
+ * leaves the uncompressed cache off, as the package's does: a benchmark on it measures a server
+ * as installed.
  */
 export interface OwnClickHouse {
   /** `http://default:<password>@127.0.0.1:<port>/default`. */
@@ -32,8 +35,8 @@ function configXml(dir: string, httpPort: number, tcpPort: number): string {
   <tmp_path>${dir}/tmp/</tmp_path>
   <user_files_path>${dir}/user_files/</user_files_path>
   <format_schema_path>${dir}/format_schemas/</format_schema_path>
-  <mark_cache_size>268435456</mark_cache_size>
-  <uncompressed_cache_size>268435456</uncompressed_cache_size>
+  <mark_cache_size>5368709120</mark_cache_size>
+  <uncompressed_cache_size>8589934592</uncompressed_cache_size>
   <max_concurrent_queries>100</max_concurrent_queries>
   <users_config>users.xml</users_config>
   <default_profile>default</default_profile>
@@ -46,7 +49,7 @@ function configXml(dir: string, httpPort: number, tcpPort: number): string {
 
 const USERS_XML = `<?xml version="1.0"?>
 <yandex>
-  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+  <profiles><default><max_memory_usage>4000000000</max_memory_usage><use_uncompressed_cache>0</use_uncompressed_cache></default></profiles>
   <users><default><password>${PASSWORD}</password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users>
   <quotas><default></default></quotas>
 </yandex>
