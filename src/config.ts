@@ -170,10 +170,13 @@ const ConfigSchema = z.object({
   GATEWAY_CACHE_MAX_BYTES: documented(wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES), { doc: "…and at most this many bytes in all" }),
   GATEWAY_CACHE_MAX_ENTRY_BYTES: documented(wholeNumber(4 * 1024 * 1024, 1, MAX_BYTES), { doc: "a larger answer is served but not cached (in memory or Redis)" }),
   GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES: documented(wholeNumber(10_000, 1, 10_000_000), {
-    doc: "the semantic cache's bound per workspace in each replica's memory, in entries; the oldest go first (see [Cache](cache.md))",
+    doc: "the semantic cache's bound per workspace in each replica's memory, in entries; the least recently used partition's oldest entries go first (see [Cache](cache.md))",
   }),
   GATEWAY_SEMANTIC_CACHE_MAX_BYTES: documented(wholeNumber(256 * 1024 * 1024, 1, MAX_BYTES), {
-    doc: "the semantic cache's bound per workspace in each replica's memory, in bytes (vectors, their index and the answers); the oldest go first",
+    doc: "the semantic cache's bound per workspace in each replica's memory, in bytes (answers, vectors, their links, and about 52 KiB for each partition's index); the least recently used partition's oldest entries go first",
+  }),
+  GATEWAY_SEMANTIC_CACHE_MAX_PARTITIONS: documented(wholeNumber(1_000, 1, 1_000_000), {
+    doc: "the semantic cache's bound per workspace in each replica's memory, in partitions (one per namespace, model and embedding target); a request that would need another is served uncached by meaning and its log says why",
   }),
   GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS: documented(wholeNumber(300, 1, 60_000), {
     doc: "how long a semantic lookup's embedding call may take; past it, or when it fails, the request goes on uncached and its log says why",

@@ -5,6 +5,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { call, openaiClient, startGateway, startUpstream, storedLog, type RunningGateway } from "./support/harness.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
 import { startEmbeddingServer, type EmbeddingServer } from "../scripts/semantic/embedding-server.ts";
+import { FEATURE_DIMENSIONS } from "../scripts/semantic/text-features.ts";
+import { SemanticIndex } from "../src/cache/semantic-index.ts";
 
 /**
  * The semantic cache end to end: the official OpenAI client against the gateway, aimock as the
@@ -21,6 +23,8 @@ beforeAll(async () => {
   upstream.onMessage(/capital of france/i, { content: "Paris.", usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 } });
   upstream.onMessage(/capital of germany/i, { content: "Berlin." });
   upstream.onMessage(/coffee/i, { content: "In moderation, yes." });
+  upstream.onMessage(/password/i, { content: "Use the reset link." });
+  upstream.onMessage(/cat sat/i, { content: "On the mat." });
   upstream.onMessage(/./, { content: "Some answer." });
   embeddings = await startEmbeddingServer();
   gateway = await startGateway({ GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS: 300 });
@@ -222,6 +226,121 @@ describe("the semantic cache", () => {
     expect(listed.body.data.length).toBeGreaterThan(0);
     expect(listed.body.data.every((record: { cache_status: string }) => record.cache_status === "SEMANTIC_HIT")).toBe(true);
     expect(listed.body.data.map((record: { id: string }) => record.id)).toContain(semantic.logId);
+  });
+});
+
+describe("hostile embedding vectors", () => {
+  /** The featurisation of texts about a cat, with one component set to `value`; other texts as usual. */
+  const overflowCats = (value: number) => ({
+    kind: "rewrite" as const,
+    rewrite: (text: string, vector: number[]) => (/cat/i.test(text) ? vector.map((component, i) => (i === 3 ? value : component)) : vector),
+  });
+
+  for (const [value, written] of [
+    [1e5, "100000"],
+    [1e39, "1e+39"],
+  ] as const) {
+    it(`never serves by meaning across a vector whose component ${written} overflows the index's float16, and logs why`, async () => {
+      try {
+        embeddings.setMode(overflowCats(value));
+        // A poisoned entry first: every later question in its partition would be its neighbour.
+        const poisoned = semanticClient().client;
+        const stored = await send(poisoned, ask("The cat sat on the mat"));
+        expect(stored.status).toBe("MISS");
+        expect(stored.data.choices[0]!.message.content).toBe("On the mat.");
+        expect((await storedLog(gateway, stored.logId)).cacheNote).toBe(
+          `semantic lookup skipped: the embedding target answered a vector the cache cannot use: component 3 (${written}) is not a finite float16 (largest 65504)`,
+        );
+        const unrelated = await send(poisoned, ask("How do I reset my password?"));
+        expect(unrelated.status).toBe("MISS");
+        expect(unrelated.data.choices[0]!.message.content).toBe("Use the reset link.");
+        expect(await storedLog(gateway, unrelated.logId)).toMatchObject({ cacheStatus: "MISS", cacheNote: null, cacheSimilarity: null });
+
+        // A poisoned question against a sound entry.
+        const sound = semanticClient().client;
+        expect((await send(sound, ask("How do I reset my password?"))).status).toBe("MISS");
+        const asked = await send(sound, ask("Where has the cat sat?"));
+        expect(asked.status).toBe("MISS");
+        expect(asked.data.choices[0]!.message.content).toBe("On the mat.");
+        expect((await storedLog(gateway, asked.logId)).cacheNote).toMatch(/^semantic lookup skipped: the embedding target answered a vector the cache cannot use: component 3/);
+        // Still served by meaning: the sound entry is there, and only the poisoned vector was refused.
+        expect((await send(sound, ask("How can I reset my password, please?"))).status).toBe("SEMANTIC_HIT");
+        // The exact cache kept the refused request's answer all the same.
+        expect((await send(sound, ask("Where has the cat sat?"))).status).toBe("HIT");
+      } finally {
+        embeddings.setMode({ kind: "ok" });
+      }
+    });
+  }
+
+  it("refuses a zero vector and one of too many dimensions, with the reason, and caches neither by meaning", async () => {
+    const { client } = semanticClient();
+    try {
+      embeddings.setMode({ kind: "rewrite", rewrite: (text, vector) => (/cat/i.test(text) ? vector.map(() => 0) : vector) });
+      const zero = await send(client, ask("The cat sat on the mat"));
+      expect(zero.status).toBe("MISS");
+      expect((await storedLog(gateway, zero.logId)).cacheNote).toBe("semantic lookup skipped: the embedding target answered a vector the cache cannot use: its norm is zero");
+      embeddings.setMode({ kind: "rewrite", rewrite: (text, vector) => (/cat/i.test(text) ? Array.from({ length: 20_000 }, (_, i) => vector[i % FEATURE_DIMENSIONS]!) : vector) });
+      const wide = await send(client, ask("Has the cat sat on the mat?"));
+      expect(wide.status).toBe("MISS");
+      expect((await storedLog(gateway, wide.logId)).cacheNote).toBe(
+        "semantic lookup skipped: the embedding target answered a vector the cache cannot use: it has 20000 dimensions, more than 16384",
+      );
+    } finally {
+      embeddings.setMode({ kind: "ok" });
+    }
+    // Neither was placed: a paraphrase with a sound vector finds nothing.
+    expect((await send(client, ask("the cat sat on the mat, please"))).status).toBe("MISS");
+  });
+});
+
+describe("the semantic cache's partitions", () => {
+  it("serves a request past the workspace's partition bound uncached by meaning, with the reason, and keeps the others", async () => {
+    const bounded = await startGateway({ GATEWAY_SEMANTIC_CACHE_MAX_PARTITIONS: 2 });
+    try {
+      const slug = await createEmbeddingKey(bounded, bounded.adminKey);
+      const clients = [0, 1, 2].map(() => semanticClient(bounded, { slug }).client);
+      for (const client of clients.slice(0, 2)) expect((await send(client, ask("What is the capital of France?"))).status).toBe("MISS");
+      const third = await send(clients[2]!, ask("What is the capital of France?"));
+      expect(third.status).toBe("MISS");
+      expect(third.data.choices[0]!.message.content).toBe("Paris.");
+      expect((await storedLog(bounded, third.logId)).cacheNote).toBe(
+        "semantic lookup skipped: the workspace already has 2 partitions (namespace, model, embedding target) in this replica's semantic cache, its most (GATEWAY_SEMANTIC_CACHE_MAX_PARTITIONS)",
+      );
+      expect((await send(clients[2]!, ask("Tell me the capital of France, please"))).status).toBe("MISS");
+      expect((await send(clients[2]!, ask("What is the capital of France?"))).status).toBe("HIT");
+      for (const client of clients.slice(0, 2)) expect((await send(client, ask("Tell me the capital of France, please"))).status).toBe("SEMANTIC_HIT");
+      expect(bounded.gateway.deps.cache.semantic!.partitionCount).toBe(2);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it("counts each partition's index in GATEWAY_SEMANTIC_CACHE_MAX_BYTES and evicts the least recently used partition", async () => {
+    // Room for two one-entry partitions of the test's vectors, not three.
+    const maxBytes = Math.floor(2.5 * SemanticIndex.fixedBytesPerSegment(FEATURE_DIMENSIONS));
+    const bounded = await startGateway({ GATEWAY_SEMANTIC_CACHE_MAX_BYTES: maxBytes });
+    try {
+      const slug = await createEmbeddingKey(bounded, bounded.adminKey);
+      const [first, second, third] = [0, 1, 2].map(() => semanticClient(bounded, { slug }).client);
+      expect((await send(first!, ask("What is the capital of France?"))).status).toBe("MISS");
+      expect((await send(second!, ask("What is the capital of France?"))).status).toBe("MISS");
+      // The first partition is used again: the second is now the least recently used.
+      expect((await send(first!, ask("capital of France?"))).status).toBe("SEMANTIC_HIT");
+      expect((await send(third!, ask("What is the capital of France?"))).status).toBe("MISS");
+      const semantic = bounded.gateway.deps.cache.semantic!;
+      expect(semantic.partitionCount).toBe(2);
+      expect(semantic.bytes).toBeLessThanOrEqual(maxBytes);
+      expect(semantic.bytes).toBeGreaterThan(2 * SemanticIndex.fixedBytesPerSegment(FEATURE_DIMENSIONS));
+      expect((await send(first!, ask("Tell me the capital of France, please"))).status).toBe("SEMANTIC_HIT");
+      expect((await send(third!, ask("Tell me the capital of France, please"))).status).toBe("SEMANTIC_HIT");
+      // Its answer is stored, in a partition again: the least recently used one (the first) makes room.
+      expect((await send(second!, ask("Tell me the capital of France, please"))).status).toBe("MISS");
+      expect(semantic.partitionCount).toBe(2);
+      expect(semantic.bytes).toBeLessThanOrEqual(maxBytes);
+    } finally {
+      await bounded.close();
+    }
   });
 });
 

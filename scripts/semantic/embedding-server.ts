@@ -2,8 +2,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { featureVector } from "./text-features.ts";
 
-/** How the local embedding upstream answers: normally, with an error, or too late. */
-export type EmbeddingServerMode = { kind: "ok" } | { kind: "fail"; status: number } | { kind: "slow"; delayMs: number };
+/**
+ * How the local embedding upstream answers: normally, with an error, too late, or with the
+ * vectors `rewrite` makes of each text's featurisation (hostile ones, say).
+ */
+export type EmbeddingServerMode =
+  | { kind: "ok" }
+  | { kind: "fail"; status: number }
+  | { kind: "slow"; delayMs: number }
+  | { kind: "rewrite"; rewrite: (text: string, vector: number[]) => number[] };
 
 export interface EmbeddingServer {
   url: string;
@@ -43,7 +50,9 @@ export async function startEmbeddingServer(): Promise<EmbeddingServer> {
           response.writeHead(mode.status, { "content-type": "application/json" }).end('{"error":{"message":"embedding upstream failed","type":"server_error"}}');
           return;
         }
-        const data = texts.map((text, index) => ({ object: "embedding", index, embedding: featureVector(text) }));
+        const current = mode;
+        const embed = (text: string): number[] => (current.kind === "rewrite" ? current.rewrite(text, featureVector(text)) : featureVector(text));
+        const data = texts.map((text, index) => ({ object: "embedding", index, embedding: embed(text) }));
         const tokens = texts.reduce((sum, text) => sum + text.split(/\s+/).length, 0);
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } }));
       };

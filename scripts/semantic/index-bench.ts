@@ -5,6 +5,11 @@
  * chat answer of about 1 KB. Memory is the process's RSS growth while filling, so it counts
  * what usearch holds natively as well as the answers. `--dimensions n` and `--answer-bytes n`
  * change the shape; `--sizes 10000,100000` the sizes.
+ *
+ * `--partitions n` measures partitions instead: n partitions of one entry each (one workspace,
+ * as n caller-chosen namespaces make), the RSS growth per partition after GC beside what the
+ * cache counts for each against `GATEWAY_SEMANTIC_CACHE_MAX_BYTES`; `--max-partitions m` bounds
+ * them as `GATEWAY_SEMANTIC_CACHE_MAX_PARTITIONS` does.
  */
 import { parseArgs } from "node:util";
 import { SemanticCache } from "../../src/cache/semantic-cache.ts";
@@ -16,6 +21,8 @@ const { values } = parseArgs({
     "answer-bytes": { type: "string", default: "1000" },
     sizes: { type: "string", default: "10000,100000" },
     lookups: { type: "string", default: "2000" },
+    partitions: { type: "string" },
+    "max-partitions": { type: "string" },
   },
 });
 const dimensions = Number(values.dimensions);
@@ -42,11 +49,43 @@ const answer = (i: number): CachedAnswer => ({ kind: "json", status: 200, conten
 const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const rssMb = (): number => process.memoryUsage().rss / 1e6;
 
-console.log(`semantic cache index: ${dimensions} dimensions, answers of ${answerBytes} bytes, one partition, ${process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.version}`}`);
+const runtime = process.versions.bun ? `bun ${process.versions.bun}` : `node ${process.version}`;
+/** Collects garbage until RSS settles (finalisers free usearch's native memory on a later turn). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    global.gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+if (values.partitions !== undefined) {
+  const count = Number(values.partitions);
+  const maxPartitions = Number(values["max-partitions"] ?? count);
+  console.log(`semantic cache partitions: ${count} of one entry each, ${dimensions} dimensions, answers of ${answerBytes} bytes, at most ${maxPartitions} held, ${runtime}`);
+  // usearch loaded and one index made before the baseline, so neither is counted.
+  const warm = new SemanticCache({ repository: null, maxEntries: 1, maxBytes: Number.MAX_SAFE_INTEGER, maxPartitions: 1 });
+  await warm.put({ id: "warm", workspaceId: "w", partition: "warm", scope: "s", vector: vector(), answer: answer(0), logId: null, ttlSeconds: 3600 });
+  await settle();
+  const before = rssMb();
+  const cache = new SemanticCache({ repository: null, maxEntries: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER, maxPartitions });
+  for (let i = 0; i < count; i++) {
+    await cache.put({ id: `e${i}`, workspaceId: "w", partition: `namespace-${i}`, scope: "s", vector: vector(), answer: answer(i), logId: null, ttlSeconds: 3600 });
+  }
+  await settle();
+  const grown = rssMb() - before;
+  const held = cache.partitionCount;
+  console.log(
+    `${held} partitions held: RSS +${grown.toFixed(1)} MB, ${((grown * 1e6) / held / 1024).toFixed(1)} KiB each; ` +
+      `the cache counts ${(cache.bytes / 1e6).toFixed(1)} MB, ${(cache.bytes / held / 1024).toFixed(1)} KiB each`,
+  );
+  process.exit(0);
+}
+
+console.log(`semantic cache index: ${dimensions} dimensions, answers of ${answerBytes} bytes, one partition, ${runtime}`);
 for (const size of sizes) {
   global.gc?.();
   const before = rssMb();
-  const cache = new SemanticCache({ repository: null, maxEntries: size, maxBytes: Number.MAX_SAFE_INTEGER });
+  const cache = new SemanticCache({ repository: null, maxEntries: size, maxBytes: Number.MAX_SAFE_INTEGER, maxPartitions: 1 });
   const started = performance.now();
   for (let i = 0; i < size; i++) {
     await cache.put({ id: `e${i}`, workspaceId: "w", partition: "p", scope: i % 2 === 0 ? "s" : "t", vector: vector(), answer: answer(i), logId: null, ttlSeconds: 3600 });

@@ -31,6 +31,7 @@ export function createAnswerCache(config: GatewayConfig, redis: SharedRedis | nu
     repository,
     maxEntries: config.GATEWAY_SEMANTIC_CACHE_MAX_ENTRIES,
     maxBytes: config.GATEWAY_SEMANTIC_CACHE_MAX_BYTES,
+    maxPartitions: config.GATEWAY_SEMANTIC_CACHE_MAX_PARTITIONS,
     onError: (error) => {
       // Once per outage of the store: the cache goes on in memory meanwhile.
       if (reported) return;

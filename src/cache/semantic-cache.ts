@@ -1,6 +1,7 @@
 import type { SemanticCacheRepository, StoredSemanticEntry } from "../store/semantic-cache-repository.ts";
 import { cachedAnswerBytes, parseCachedAnswer, type CachedAnswer } from "./cached-answer.ts";
 import { SemanticIndex } from "./semantic-index.ts";
+import { checkVector, type ScalarKind, type VectorCheck } from "./semantic-vector.ts";
 
 /** One answer of the semantic cache, as a replica holds it (its vector lives in the partition's index). */
 export interface SemanticEntry {
@@ -37,24 +38,41 @@ export interface SemanticPut {
 export interface SemanticCacheOptions {
   /** Where entries persist; null keeps them in this process only. */
   repository: SemanticCacheRepository | null;
-  /** Per workspace: at most this many entries and bytes; the oldest go first. */
+  /** Per workspace: at most this many entries and bytes (partitions' fixed cost included); the least recently used partition's oldest entries go first. */
   maxEntries: number;
   maxBytes: number;
+  /** Per workspace: at most this many partitions; an answer that needs another is not kept by meaning. */
+  maxPartitions: number;
+  /** How the indexes store vector components: float16 unless told. */
+  scalar?: ScalarKind;
   now?: () => number;
   segmentSize?: number;
-  /** A store write or read that failed (the cache goes on without it). */
+  /** A store write or read that failed, or an index that could not grow (the cache goes on without it). */
   onError?: (error: unknown) => void;
 }
 
 interface Partition {
+  name: string;
+  workspaceId: string;
   index: SemanticIndex;
+  /** Its entries by index key, oldest first. */
   entries: Map<number, SemanticEntry>;
+  /** The latest expiry of any entry it was given: past it, nothing in it can be served. */
+  expiresAt: number;
 }
 
 interface WorkspaceUsage {
-  /** Its entries by id, oldest first (a `Map` keeps insertion order). */
-  entries: Map<string, SemanticEntry>;
+  entries: number;
+  /** Its partitions, least recently used first: a lookup or a new entry moves one to the end. */
+  partitions: Map<string, Partition>;
+  /** Its entries' bytes and its partitions' fixed cost (`SemanticIndex.fixedBytes`). */
   bytes: number;
+}
+
+/** What `insert` did: the vector held (unit length), null when the entry is not held; the ids it evicted to stay within the bounds. */
+interface Inserted {
+  vector: Float32Array | null;
+  evicted: string[];
 }
 
 const ENTRY_OVERHEAD_BYTES = 512;
@@ -64,9 +82,12 @@ const LOAD_PAGE = 100;
  * The semantic cache's entries: one nearest-neighbour index per partition (workspace, namespace,
  * model, embedding target), every entry also in the store so that a restart keeps them and other
  * replicas load them when told (`onChange` → Redis → `applyRemote`). Bounded per workspace by
- * entries and bytes, oldest evicted (from the store too); expired entries are never served and
- * `sweep` drops them. Lookups are synchronous and touch memory only; nothing here throws on the
- * request path.
+ * entries, bytes (each partition's index counts its fixed cost) and partitions; past the entries
+ * or bytes, the least recently used partition loses its oldest entries first (from the store
+ * too), and a partition left empty goes whole. Every vector is checked before it is searched for
+ * or kept (`checkVector`): one the index cannot hold faithfully is refused, never compared.
+ * Expired entries are never served and `sweep` drops them. Lookups are synchronous and touch
+ * memory only; nothing here throws on the request path.
  */
 export class SemanticCache {
   private readonly partitions = new Map<string, Partition>();
@@ -74,17 +95,24 @@ export class SemanticCache {
   private readonly workspaces = new Map<string, WorkspaceUsage>();
   private readonly listeners: ((change: SemanticChange) => void)[] = [];
   private readonly now: () => number;
+  private readonly scalar: ScalarKind;
   private nextKey = 1;
 
   constructor(private readonly options: SemanticCacheOptions) {
     this.now = options.now ?? Date.now;
+    this.scalar = options.scalar ?? "f16";
   }
 
   get size(): number {
     return this.byId.size;
   }
 
-  /** What the entries hold in memory, by the same measure as the bounds. */
+  /** Partitions held, across workspaces. */
+  get partitionCount(): number {
+    return this.partitions.size;
+  }
+
+  /** What the entries and their partitions hold in memory, by the same measure as the bounds. */
   get bytes(): number {
     let total = 0;
     for (const usage of this.workspaces.values()) total += usage.bytes;
@@ -96,10 +124,32 @@ export class SemanticCache {
     this.listeners.push(listener);
   }
 
-  /** The most similar unexpired entry of the partition with exactly this scope, at least `minSimilarity` similar. */
-  lookup(partition: string, scope: string, vector: Float32Array, minSimilarity: number): { entry: SemanticEntry; similarity: number } | null {
+  /** The vector as the partition's index would search for or keep it (unit length), or why it cannot be used. Never throws. */
+  check(partition: string, vector: ArrayLike<number>): VectorCheck {
     const held = this.partitions.get(partition);
-    if (!held || held.index.dimensions !== vector.length) return null;
+    return held ? held.index.check(vector) : checkVector(vector, { scalar: this.scalar });
+  }
+
+  /**
+   * Why an answer of this partition would not be kept, for the request's `cache_note`: the
+   * workspace already holds its most partitions, none of them expired. Null when it would be.
+   */
+  partitionRefusal(workspaceId: string, partition: string): string | null {
+    if (this.partitions.has(partition)) return null;
+    const usage = this.workspaces.get(workspaceId);
+    const max = this.options.maxPartitions;
+    if (!usage || usage.partitions.size < max) return null;
+    const now = this.now();
+    for (const held of usage.partitions.values()) if (held.expiresAt <= now) return null;
+    return `the workspace already has ${max} partitions (namespace, model, embedding target) in this replica's semantic cache, its most (GATEWAY_SEMANTIC_CACHE_MAX_PARTITIONS)`;
+  }
+
+  /** The most similar unexpired entry of the partition with exactly this scope, at least `minSimilarity` similar; null when none or when the vector is refused. */
+  lookup(partition: string, scope: string, vector: ArrayLike<number>, minSimilarity: number): { entry: SemanticEntry; similarity: number } | null {
+    const held = this.partitions.get(partition);
+    if (!held) return null;
+    this.workspaces.get(held.workspaceId)?.partitions.delete(partition);
+    this.workspaces.get(held.workspaceId)?.partitions.set(partition, held);
     const now = this.now();
     const match = held.index.search(vector, minSimilarity, (key) => {
       const entry = held.entries.get(key);
@@ -109,7 +159,11 @@ export class SemanticCache {
     return { entry: held.entries.get(match.key)!, similarity: match.similarity };
   }
 
-  /** Keeps a new answer here now, then in the store, then tells the other replicas. Never throws. */
+  /**
+   * Keeps a new answer here now, then in the store, then tells the other replicas. An answer
+   * that cannot be held (its vector refused, its workspace at its most partitions) is kept
+   * nowhere, and an older one with its id is dropped everywhere. Never throws.
+   */
   async put(put: SemanticPut): Promise<void> {
     const createdAt = this.now();
     const stored: StoredSemanticEntry = {
@@ -123,21 +177,24 @@ export class SemanticCache {
       createdAt,
       expiresAt: createdAt + put.ttlSeconds * 1000,
     };
-    const evicted = this.insert(stored, put.answer);
+    const replaced = this.byId.has(put.id);
+    const { vector, evicted } = this.insert(stored, put.answer);
+    const held = vector !== null && this.byId.has(put.id);
+    const gone = held || !replaced || evicted.includes(put.id) ? evicted : [...evicted, put.id];
     const repository = this.options.repository;
     if (!repository) return;
     try {
-      await repository.put(stored);
-      if (evicted.length > 0) await repository.delete(evicted);
+      if (held) await repository.put({ ...stored, vector });
+      if (gone.length > 0) await repository.delete(gone);
     } catch (error) {
       this.options.onError?.(error);
       return;
     }
-    this.announce({ kind: "put", id: put.id });
-    if (evicted.length > 0) this.announce({ kind: "delete", ids: evicted });
+    if (held) this.announce({ kind: "put", id: put.id });
+    if (gone.length > 0) this.announce({ kind: "delete", ids: gone });
   }
 
-  /** Loads every unexpired entry of the store, a page at a time, yielding between pages. */
+  /** Loads every unexpired entry of the store, a page at a time, yielding between pages; one that cannot be held is skipped. */
   async load(): Promise<number> {
     const repository = this.options.repository;
     if (!repository) return 0;
@@ -148,9 +205,9 @@ export class SemanticCache {
       for (const row of page) {
         const answer = parseCachedAnswer(row.answer);
         if (!answer || this.byId.has(row.id)) continue;
-        const evicted = this.insert(row, answer);
+        const { vector, evicted } = this.insert(row, answer);
         if (evicted.length > 0) await repository.delete(evicted);
-        loaded++;
+        if (vector) loaded++;
       }
       if (page.length < LOAD_PAGE) return loaded;
       const last = page.at(-1)!;
@@ -185,57 +242,108 @@ export class SemanticCache {
     }
   }
 
-  /** Holds the entry (replacing one with its id); returns the ids evicted to stay within the workspace's bounds. */
-  private insert(row: StoredSemanticEntry, answer: CachedAnswer): string[] {
+  /**
+   * Holds the entry, replacing one with its id (which goes even when the new one cannot be held:
+   * its vector refused, no partition for it, an index that cannot grow), then evicts to stay
+   * within the workspace's bounds.
+   */
+  private insert(row: StoredSemanticEntry, answer: CachedAnswer): Inserted {
     this.remove(row.id);
-    const partition = this.partitionFor(row.partition, row.vector.length);
-    if (!partition) return [];
+    const checked = this.check(row.partition, row.vector);
+    if (!checked.ok) return { vector: null, evicted: [] };
+    const partition = this.partitionFor(row.workspaceId, row.partition, checked.vector.length);
+    if (!partition) return { vector: null, evicted: [] };
+    const usage = this.workspaces.get(row.workspaceId)!;
     const key = this.nextKey++;
-    const bytes = cachedAnswerBytes(answer) + SemanticIndex.bytesPerVector(row.vector.length) + ENTRY_OVERHEAD_BYTES;
-    const entry: SemanticEntry = { id: row.id, workspaceId: row.workspaceId, partition: row.partition, scope: row.scope, answer, logId: row.logId, createdAt: row.createdAt, expiresAt: row.expiresAt, bytes, key };
-    partition.index.add(key, row.vector);
-    partition.entries.set(key, entry);
-    this.byId.set(entry.id, entry);
-    let usage = this.workspaces.get(entry.workspaceId);
-    if (!usage) {
-      usage = { entries: new Map(), bytes: 0 };
-      this.workspaces.set(entry.workspaceId, usage);
+    const fixedBefore = partition.index.fixedBytes;
+    try {
+      partition.index.add(key, checked.vector);
+    } catch (error) {
+      // usearch could not reserve memory for it; a segment it made on the way is counted all the same.
+      this.options.onError?.(error);
+      usage.bytes += partition.index.fixedBytes - fixedBefore;
+      if (partition.entries.size === 0) this.dropPartition(partition, usage);
+      return { vector: null, evicted: [] };
     }
-    usage.entries.set(entry.id, entry);
-    usage.bytes += bytes;
+    const bytes = cachedAnswerBytes(answer) + SemanticIndex.bytesPerVector(checked.vector.length, this.scalar) + ENTRY_OVERHEAD_BYTES;
+    const entry: SemanticEntry = { id: row.id, workspaceId: row.workspaceId, partition: row.partition, scope: row.scope, answer, logId: row.logId, createdAt: row.createdAt, expiresAt: row.expiresAt, bytes, key };
+    partition.entries.set(key, entry);
+    partition.expiresAt = Math.max(partition.expiresAt, entry.expiresAt);
+    this.byId.set(entry.id, entry);
+    usage.entries++;
+    usage.bytes += bytes + partition.index.fixedBytes - fixedBefore;
+    usage.partitions.delete(partition.name);
+    usage.partitions.set(partition.name, partition);
     const evicted: string[] = [];
-    for (const oldest of usage.entries.values()) {
-      if (usage.entries.size <= this.options.maxEntries && usage.bytes <= this.options.maxBytes) break;
+    while (usage.entries > this.options.maxEntries || usage.bytes > this.options.maxBytes) {
+      const victim = usage.partitions.values().next().value;
+      const oldest = victim?.entries.values().next().value;
+      if (!oldest) break;
       this.remove(oldest.id);
       evicted.push(oldest.id);
     }
-    return evicted;
+    return { vector: checked.vector, evicted };
   }
 
   private remove(id: string): void {
     const entry = this.byId.get(id);
     if (!entry) return;
     this.byId.delete(id);
+    const usage = this.workspaces.get(entry.workspaceId);
+    let freed = entry.bytes;
     const partition = this.partitions.get(entry.partition);
     if (partition) {
+      const fixedBefore = partition.index.fixedBytes;
       partition.entries.delete(entry.key);
       partition.index.remove(entry.key);
-      if (partition.entries.size === 0) this.partitions.delete(entry.partition);
+      if (partition.entries.size === 0) {
+        this.partitions.delete(partition.name);
+        usage?.partitions.delete(partition.name);
+        freed += fixedBefore;
+      } else {
+        freed += fixedBefore - partition.index.fixedBytes;
+      }
     }
-    const usage = this.workspaces.get(entry.workspaceId);
     if (usage) {
-      usage.entries.delete(id);
-      usage.bytes -= entry.bytes;
-      if (usage.entries.size === 0) this.workspaces.delete(entry.workspaceId);
+      usage.entries--;
+      usage.bytes -= freed;
+      if (usage.entries === 0) this.workspaces.delete(entry.workspaceId);
     }
   }
 
-  private partitionFor(name: string, dimensions: number): Partition | null {
+  /**
+   * The partition of a new entry: the one held (when its workspace and dimensions agree), else a
+   * new one if the workspace has room for it, after dropping its partitions whose entries have all
+   * expired. Null when it has none.
+   */
+  private partitionFor(workspaceId: string, name: string, dimensions: number): Partition | null {
     const existing = this.partitions.get(name);
-    if (existing) return existing.index.dimensions === dimensions ? existing : null;
-    const created: Partition = { index: new SemanticIndex(dimensions, this.options.segmentSize), entries: new Map() };
+    if (existing) return existing.workspaceId === workspaceId && existing.index.dimensions === dimensions ? existing : null;
+    let usage = this.workspaces.get(workspaceId);
+    if (usage && usage.partitions.size >= this.options.maxPartitions) {
+      const now = this.now();
+      for (const expired of [...usage.partitions.values()].filter((held) => held.expiresAt <= now)) {
+        for (const entry of [...expired.entries.values()]) this.remove(entry.id);
+      }
+      usage = this.workspaces.get(workspaceId);
+      if (usage && usage.partitions.size >= this.options.maxPartitions) return null;
+    }
+    if (!usage) {
+      usage = { entries: 0, partitions: new Map(), bytes: 0 };
+      this.workspaces.set(workspaceId, usage);
+    }
+    const created: Partition = { name, workspaceId, index: new SemanticIndex(dimensions, this.options.segmentSize, this.scalar), entries: new Map(), expiresAt: 0 };
     this.partitions.set(name, created);
+    usage.partitions.set(name, created);
     return created;
+  }
+
+  /** Forgets a partition that holds no entry. */
+  private dropPartition(partition: Partition, usage: WorkspaceUsage): void {
+    this.partitions.delete(partition.name);
+    usage.partitions.delete(partition.name);
+    usage.bytes -= partition.index.fixedBytes;
+    if (usage.entries === 0 && usage.partitions.size === 0) this.workspaces.delete(partition.workspaceId);
   }
 
   private announce(change: SemanticChange): void {

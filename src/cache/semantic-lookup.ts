@@ -9,8 +9,11 @@ import type { SemanticCache, SemanticEntry } from "./semantic-cache.ts";
 export interface Embedder {
   /** The embedding target as vectors depend on it (provider, base URL, model): vectors of two targets never meet. */
   identity: string;
-  /** Never throws: a failure (an error answer, no answer within the budget) is a reason, for the log. */
-  embed(text: string): Promise<{ ok: true; vector: Float32Array } | { ok: false; reason: string }>;
+  /**
+   * The vector as the target answered it (float64: the cache checks it before any narrowing).
+   * Never throws: a failure (an error answer, no answer within the budget) is a reason, for the log.
+   */
+  embed(text: string): Promise<{ ok: true; vector: Float64Array } | { ok: false; reason: string }>;
 }
 
 /** The embedder of a request's config, or why there is none (its virtual key is missing, say). */
@@ -22,7 +25,7 @@ export interface SemanticOutcome {
   hit: { entry: SemanticEntry; similarity: number } | null;
   /** Why the lookup did not run; null when it did. */
   note: string | null;
-  /** Where the answer goes after a miss: null when the lookup did not run. */
+  /** Where the answer goes after a miss, with its checked unit vector: null when the lookup did not run. */
   placement: { partition: string; scope: string; vector: Float32Array } | null;
 }
 
@@ -42,8 +45,10 @@ const sha256 = (text: string): string => createHash("sha256").update(text).diges
 /**
  * The semantic half of a lookup, after the exact one missed: splits the body, embeds its last
  * user turn once, and searches the partition of the request's workspace, namespace, model and
- * embedding target for an entry with the same scope. Null when the config's mode is not
- * `semantic` or the operation has no split (embeddings). Never throws.
+ * embedding target for an entry with the same scope. A vector the cache refuses (`checkVector`),
+ * or a partition the workspace has no room for, skips the lookup and the write after it, with
+ * the reason. Null when the config's mode is not `semantic` or the operation has no split
+ * (embeddings). Never throws.
  */
 export async function semanticLookup(request: SemanticLookupRequest, cache: SemanticCache): Promise<SemanticOutcome | null> {
   if (request.settings.mode !== "semantic" || !request.operation.semantic || !request.embedder) return null;
@@ -57,11 +62,15 @@ export async function semanticLookup(request: SemanticLookupRequest, cache: Sema
   const partition = sha256(
     canonicalJson({ workspace: parts.workspaceId, namespace: parts.namespace, model, embedding: request.embedder.embedder.identity, dimensions: embedded.vector.length }),
   );
+  const checked = cache.check(partition, embedded.vector);
+  if (!checked.ok) return skipped(`the embedding target answered a vector the cache cannot use: ${checked.reason}`);
+  const refusal = cache.partitionRefusal(parts.workspaceId, partition);
+  if (refusal) return skipped(refusal);
   // The rest of the body is not the client's text: its digest is computed, not remembered.
   const scope = cacheKey({ ...parts, body: split.rest, bodyText: undefined });
-  const placement = { partition, scope, vector: embedded.vector };
+  const placement = { partition, scope, vector: checked.vector };
   const threshold = request.settings.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
-  const hit = request.forceRefresh ? null : cache.lookup(partition, scope, embedded.vector, threshold);
+  const hit = request.forceRefresh ? null : cache.lookup(partition, scope, checked.vector, threshold);
   return { hit, note: null, placement };
 }
 

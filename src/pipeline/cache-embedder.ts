@@ -73,12 +73,15 @@ function failure(code: string, message: string, timeoutMs: number): string {
   return code === "request_timeout" ? `the embedding target did not answer within ${timeoutMs} ms` : `the embedding call failed: ${message}`;
 }
 
-/** `data[0].embedding` of an OpenAI-format answer, as float32; null when it is missing, not all finite numbers, or all zero. */
-function firstEmbedding(answer: JsonObject): Float32Array | null {
+/**
+ * `data[0].embedding` of an OpenAI-format answer, as the float64 numbers it holds; null when it
+ * is missing, empty or not all numbers. Whether the cache can use them (dimensions, range at the
+ * index's precision, norm) is the cache's check (`checkVector`), which names what is wrong.
+ */
+function firstEmbedding(answer: JsonObject): Float64Array | null {
   const data = answer.data;
   const first = Array.isArray(data) ? data[0] : undefined;
   const values = typeof first === "object" && first !== null && !Array.isArray(first) ? (first as JsonObject).embedding : undefined;
-  if (!Array.isArray(values) || values.length === 0 || !values.every((value) => typeof value === "number" && Number.isFinite(value))) return null;
-  if (values.every((value) => value === 0)) return null;
-  return Float32Array.from(values as number[]);
+  if (!Array.isArray(values) || values.length === 0 || !values.every((value) => typeof value === "number")) return null;
+  return Float64Array.from(values as number[]);
 }
