@@ -5,6 +5,7 @@ import type { GatewayDeps } from "./deps.ts";
 import { authenticate } from "./middleware/authenticate.ts";
 import { limitBodySize } from "./middleware/limit-body-size.ts";
 import { limitBodyTime } from "./middleware/body-deadline.ts";
+import { limitJsonShape } from "./middleware/limit-json-shape.ts";
 import { registerRoutes } from "./routes/index.ts";
 
 /** Builds the gateway's HTTP app from its services. Runs on Bun and Node alike. */
@@ -19,6 +20,8 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.use("/v1/*", authenticate(deps.keys));
   // After the key check, so an unauthenticated client never makes the gateway read its body.
   app.use("/v1/*", limitBodyTime(deps.config.GATEWAY_BODY_TIMEOUT_MS));
+  // A JSON body whose shape would stall the parse and the checks is refused from its text.
+  app.use("/v1/*", limitJsonShape());
 
   registerRoutes(app, deps);
   return app;

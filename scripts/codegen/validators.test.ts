@@ -1,25 +1,37 @@
 import { describe, expect, it } from "vitest";
 import { z } from "@hono/zod-openapi";
 import type { JsonSchema } from "./document.ts";
-import { ajvSchema, createAjv } from "./validators.ts";
+import { ajvSchema, createAjv, type CheckTraits } from "./validators.ts";
 import { zodSource } from "./zod-schemas.ts";
 
 /** The check compiled from a schema, and the zod schema codegen generates from the same schema. */
 function both(schema: JsonSchema, components: Record<string, JsonSchema> = {}) {
   const ajv = createAjv();
-  const preserving = new Map<string, boolean>();
+  const traits = new Map<string, CheckTraits>();
   const defs: Record<string, JsonSchema> = {};
   const zods: Record<string, z.ZodType> = {};
   for (const [name, component] of Object.entries(components)) {
-    const translated = ajvSchema(component, preserving);
-    preserving.set(name, translated.preserving);
+    const translated = ajvSchema(component, traits);
+    traits.set(name, { preserving: translated.preserving, exact: translated.exact });
     defs[name] = translated.schema;
     zods[`${name}Schema`] = new Function("z", ...Object.keys(zods), `return ${zodSource(component)};`)(z, ...Object.values(zods));
   }
   ajv.addSchema({ $id: "components", $defs: defs });
-  const check = ajv.compile(ajvSchema(schema, preserving).schema) as (value: unknown) => boolean;
+  const translated = ajvSchema(schema, traits);
+  const check = ajv.compile(translated.schema) as (value: unknown) => boolean;
   const zod = new Function("z", ...Object.keys(zods), `return ${zodSource(schema)};`)(z, ...Object.values(zods)) as z.ZodType;
-  return { check, zod };
+  return { check, zod, exact: translated.exact };
+}
+
+/** Where the check is exact, its refusal is final: zod refuses every value it refuses. */
+function expectExact(schema: JsonSchema, values: unknown[], components?: Record<string, JsonSchema>): boolean[] {
+  const { check, zod, exact } = both(schema, components);
+  expect(exact).toBe(true);
+  return values.map((value) => {
+    const accepted = check(value);
+    expect({ value, zod: zod.safeParse(structuredClone(value)).success }).toEqual({ value, zod: accepted });
+    return accepted;
+  });
 }
 
 /** The promise the runtime relies on: what the check accepts, zod accepts and returns unchanged. */
@@ -71,5 +83,24 @@ describe("request body checks compiled from the document", () => {
     const budget = { type: "object", additionalProperties: false, properties: { period: { type: "string", default: "none" } } };
     expect(expectSound({ anyOf: [{ $ref: "#/components/schemas/Budget" }, { type: "null" }] }, [null, { period: "x" }, {}], { Budget: budget })).toEqual([true, true, false]);
     expect(expectSound({ type: ["boolean", "null"] }, [true, null, "true"])).toEqual([true, true, false]);
+  });
+
+  it("say where a refusal is final: exact checks refuse what zod refuses, no more", () => {
+    const metadata = { type: ["object", "null"], maxProperties: 2, additionalProperties: { type: "string", maxLength: 3 } };
+    expect(expectExact(metadata, [{ a: "x" }, { a: "x", b: "y", c: "z" }, { a: "long" }, null, [], { a: 1 }])).toEqual([true, false, false, true, false, false]);
+    const open = { type: "object", required: ["type"], additionalProperties: true, properties: { type: { type: "string" }, n: { type: "integer", minimum: 1 } } };
+    expect(expectExact({ type: "array", minItems: 1, maxItems: 2, items: open }, [[{ type: "a" }], [], [{ type: "a" }, { type: 1 }], [{ n: 1 }], [{ type: "a", n: 0 }]])).toEqual([true, false, false, false, false]);
+    // A oneOf of exact options is checked as one (zod's generated refinement, TypeScript, is compared in compiled-body.test.ts).
+    const oneOf = ajvSchema({ oneOf: [{ type: ["array", "null"], items: { type: "string" } }, { type: "object", additionalProperties: true }] }, new Map());
+    expect(oneOf).toMatchObject({ exact: true, preserving: true, schema: { oneOf: [{ type: ["array", "null"] }, { type: "object" }] } });
+  });
+
+  it("call a check inexact wherever zod strips, fills in or judges alone", () => {
+    expect(both({ type: "object", properties: { a: { type: "string" } } }).exact).toBe(false);
+    expect(both({ type: "object", additionalProperties: false, properties: { a: { type: "string", default: "x" } } }).exact).toBe(false);
+    expect(both({ type: "string", format: "uuid" }).exact).toBe(false);
+    expect(both({ type: "object", minProperties: 1, additionalProperties: true }).exact).toBe(false);
+    expect(ajvSchema({ oneOf: [{ type: "string", format: "uuid" }, { type: "integer" }] }, new Map())).toMatchObject({ exact: false, schema: { not: {} } });
+    expect(both({ type: "array", items: { $ref: "#/components/schemas/Closed" } }, { Closed: { type: "object", properties: { a: { type: "string" } } } }).exact).toBe(false);
   });
 });

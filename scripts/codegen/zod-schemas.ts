@@ -10,9 +10,24 @@ export function zodSource(schema: JsonSchema): string {
       if (typeof ref === "string") return schemaConst(refName(ref));
       // `X or null` as `X.nullable()`, not a union: errors inside X then name their own field.
       const nullable = nullableOf(node as JsonSchema);
-      return nullable ? `${zodSource(nullable)}.nullable()` : undefined;
+      if (nullable) return `${zodSource(nullable)}.nullable()`;
+      return propertyCountChecked(node as JsonSchema);
     },
   });
+}
+
+/**
+ * An object schema with `maxProperties`, which json-schema-to-zod drops: the same schema with a
+ * check of the count added, so zod refuses what the document and the compiled check refuse.
+ * (`minProperties` stays unchecked by zod, as routes answer an empty update themselves; the
+ * compiled check leaves such a body to zod.) Undefined for any other schema.
+ */
+function propertyCountChecked(schema: JsonSchema): string | undefined {
+  const { maxProperties, ...rest } = schema;
+  if (typeof maxProperties !== "number") return undefined;
+  const message = JSON.stringify(`Too big: expected object to have <=${maxProperties} properties`);
+  const check = `if (Object.keys(value).length > ${maxProperties}) ctx.addIssue({ code: "too_big", origin: "object", maximum: ${maxProperties}, inclusive: true, message: ${message} });`;
+  return `${zodSource(rest)}.superRefine((value, ctx) => { if (value !== null && typeof value === "object" && !Array.isArray(value)) ${check} })`;
 }
 
 function nullableOf(schema: JsonSchema): JsonSchema | null {

@@ -1359,7 +1359,121 @@ validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createBatchBodyCheck = validate30;
 const schema47 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
-const schema48 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+const schema48 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema49 = {"type":["object","null"],"maxProperties":16,"additionalProperties":{"type":"string","maxLength":512}};
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.input_file_id === undefined) && (missing0 = "input_file_id")) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))){
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.input_file_id !== undefined){
+const _errs2 = errors;
+if(typeof data.input_file_id !== "string"){
+validate31.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"#/properties/input_file_id/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.endpoint !== undefined){
+const _errs4 = errors;
+if(typeof data.endpoint !== "string"){
+validate31.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.completion_window !== undefined){
+const _errs6 = errors;
+if(typeof data.completion_window !== "string"){
+validate31.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"#/properties/completion_window/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data3 = data.metadata;
+const _errs8 = errors;
+const _errs9 = errors;
+if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
+validate31.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+return false;
+}
+if(errors === _errs9){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(Object.keys(data3).length > 16){
+validate31.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+return false;
+}
+else {
+for(const key0 in data3){
+let data4 = data3[key0];
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data4 === "string"){
+if(func1(data4) > 512){
+validate31.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+return false;
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid2 = _errs12 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createBatch.body" */;
@@ -1372,104 +1486,26 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.input_file_id === undefined) && (missing0 = "input_file_id")) || ((data.endpoint === undefined) && (missing0 = "endpoint"))) || ((data.completion_window === undefined) && (missing0 = "completion_window"))){
-validate30.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.input_file_id !== undefined){
-const _errs3 = errors;
-if(typeof data.input_file_id !== "string"){
-validate30.errors = [{instancePath:instancePath+"/input_file_id",schemaPath:"components#/$defs/CreateBatchRequest/properties/input_file_id/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.endpoint !== undefined){
-const _errs5 = errors;
-if(typeof data.endpoint !== "string"){
-validate30.errors = [{instancePath:instancePath+"/endpoint",schemaPath:"components#/$defs/CreateBatchRequest/properties/endpoint/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.completion_window !== undefined){
-const _errs7 = errors;
-if(typeof data.completion_window !== "string"){
-validate30.errors = [{instancePath:instancePath+"/completion_window",schemaPath:"components#/$defs/CreateBatchRequest/properties/completion_window/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.metadata !== undefined){
-let data3 = data.metadata;
-const _errs9 = errors;
-if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate30.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/type",keyword:"type",params:{type: schema48.properties.metadata.type}}];
-return false;
-}
-if(errors === _errs9){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-for(const key0 in data3){
-const _errs12 = errors;
-if(typeof data3[key0] !== "string"){
-validate30.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateBatchRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid2 = _errs12 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate30.errors = [{instancePath,schemaPath:"components#/$defs/CreateBatchRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
+if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
 }
 validate30.errors = vErrors;
 return errors === 0;
 }
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createChatCompletionBodyCheck = validate31;
-const schema49 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
-const schema50 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema53 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema51 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
-const schema52 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
+export const createChatCompletionBodyCheck = validate33;
+const schema50 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
+const schema51 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema54 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema52 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
+const schema53 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1480,7 +1516,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.role === undefined) && (missing0 = "role")){
-validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -1488,11 +1524,11 @@ if(data.role !== undefined){
 let data0 = data.role;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate35.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((((data0 === "system") || (data0 === "developer")) || (data0 === "user")) || (data0 === "assistant")) || (data0 === "tool")) || (data0 === "function"))){
-validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema51.properties.role.enum}}];
+validate35.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema52.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1608,7 +1644,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return false;
 }
 else {
@@ -1631,7 +1667,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs18 = errors;
 if(typeof data.name !== "string"){
-validate33.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -1643,7 +1679,7 @@ if(valid0){
 if(data.tool_call_id !== undefined){
 const _errs20 = errors;
 if(typeof data.tool_call_id !== "string"){
-validate33.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"}}];
+validate35.errors = [{instancePath:instancePath+"/tool_call_id",schemaPath:"#/properties/tool_call_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -1666,7 +1702,7 @@ if(errors === _errs24){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-validate33.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/properties/tool_calls/items/type",keyword:"type",params:{type: "object"}}];
+validate35.errors = [{instancePath:instancePath+"/tool_calls/" + i1,schemaPath:"#/properties/tool_calls/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -1677,7 +1713,7 @@ break;
 }
 }
 else {
-validate33.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"}}];
+validate35.errors = [{instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1693,20 +1729,20 @@ var valid0 = true;
 }
 }
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1717,14 +1753,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs2 = errors;
 if(typeof data.model !== "string"){
-validate32.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1739,7 +1775,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate32.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate34.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -1747,8 +1783,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate33(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate35(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -1759,7 +1795,7 @@ break;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate34.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -1773,7 +1809,7 @@ if(data.stream !== undefined){
 let data3 = data.stream;
 const _errs7 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate32.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema50.properties.stream.type}}];
+validate34.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema51.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -1786,14 +1822,14 @@ if(data.stream_options !== undefined){
 let data4 = data.stream_options;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate32.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema50.properties.stream_options.type}}];
+validate34.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema51.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs9){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.include_usage !== undefined){
 if(typeof data4.include_usage !== "boolean"){
-validate32.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
+validate34.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"#/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -1808,7 +1844,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs14 = errors;
 if(typeof data.user !== "string"){
-validate32.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs14 === errors;
@@ -1821,18 +1857,18 @@ if(data.max_completion_tokens !== undefined){
 let data7 = data.max_completion_tokens;
 const _errs16 = errors;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate32.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema50.properties.max_completion_tokens.type}}];
+validate34.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema51.properties.max_completion_tokens.type}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate32.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate34.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data7 < -9007199254740991 || isNaN(data7)){
-validate32.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate34.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -1848,18 +1884,18 @@ if(data.max_tokens !== undefined){
 let data8 = data.max_tokens;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate32.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema50.properties.max_tokens.type}}];
+validate34.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema51.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 9007199254740991 || isNaN(data8)){
-validate32.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate34.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data8 < -9007199254740991 || isNaN(data8)){
-validate32.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate34.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -1875,18 +1911,18 @@ if(data.temperature !== undefined){
 let data9 = data.temperature;
 const _errs20 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate32.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema50.properties.temperature.type}}];
+validate34.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema51.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 2 || isNaN(data9)){
-validate32.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate34.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate32.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate34.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -1902,18 +1938,18 @@ if(data.top_p !== undefined){
 let data10 = data.top_p;
 const _errs22 = errors;
 if((!((typeof data10 == "number") && (isFinite(data10)))) && (data10 !== null)){
-validate32.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema50.properties.top_p.type}}];
+validate34.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema51.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs22){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 1 || isNaN(data10)){
-validate32.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate34.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate32.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate34.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -1929,18 +1965,18 @@ if(data.n !== undefined){
 let data11 = data.n;
 const _errs24 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate32.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema50.properties.n.type}}];
+validate34.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema51.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 9007199254740991 || isNaN(data11)){
-validate32.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate34.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data11 < 1 || isNaN(data11)){
-validate32.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate34.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1967,14 +2003,14 @@ if(errors === _errs29){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing1;
 if((data13.type === undefined) && (missing1 = "type")){
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data13.type !== undefined){
 const _errs32 = errors;
 if(typeof data13.type !== "string"){
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ChatTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ChatTool/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -1990,7 +2026,7 @@ if(errors === _errs34){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing2;
 if((data15.name === undefined) && (missing2 = "name")){
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/required",keyword:"required",params:{missingProperty: missing2}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -2000,12 +2036,12 @@ const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data16 === "string"){
 if(func1(data16) < 1){
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/name",schemaPath:"components#/$defs/ChatTool/properties/function/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2018,7 +2054,7 @@ if(valid6){
 if(data15.description !== undefined){
 const _errs39 = errors;
 if(typeof data15.description !== "string"){
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"components#/$defs/ChatTool/properties/function/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/description",schemaPath:"components#/$defs/ChatTool/properties/function/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -2034,7 +2070,7 @@ if(errors === _errs41){
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"components#/$defs/ChatTool/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/parameters",schemaPath:"components#/$defs/ChatTool/properties/function/properties/parameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2048,7 +2084,7 @@ if(data15.strict !== undefined){
 let data19 = data15.strict;
 const _errs44 = errors;
 if((typeof data19 !== "boolean") && (data19 !== null)){
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema53.properties.function.properties.strict.type}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema54.properties.function.properties.strict.type}}];
 return false;
 }
 var valid6 = _errs44 === errors;
@@ -2062,7 +2098,7 @@ var valid6 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/type",keyword:"type",params:{type: "object"}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function",schemaPath:"components#/$defs/ChatTool/properties/function/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2075,7 +2111,7 @@ var valid5 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/type",keyword:"type",params:{type: "object"}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ChatTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2086,7 +2122,7 @@ break;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate34.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -2140,7 +2176,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate32.errors = vErrors;
+validate34.errors = vErrors;
 return false;
 }
 else {
@@ -2163,21 +2199,37 @@ if(valid0){
 if(data.metadata !== undefined){
 let data21 = data.metadata;
 const _errs53 = errors;
+const _errs54 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate32.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema50.properties.metadata.type}}];
+validate34.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
 return false;
 }
-if(errors === _errs53){
+if(errors === _errs54){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-for(const key0 in data21){
-const _errs56 = errors;
-if(typeof data21[key0] !== "string"){
-validate32.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+if(Object.keys(data21).length > 16){
+validate34.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
-var valid8 = _errs56 === errors;
-if(!valid8){
+else {
+for(const key0 in data21){
+let data22 = data21[key0];
+const _errs57 = errors;
+if(errors === _errs57){
+if(typeof data22 === "string"){
+if(func1(data22) > 512){
+validate34.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+return false;
+}
+}
+else {
+validate34.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid9 = _errs57 === errors;
+if(!valid9){
 break;
+}
 }
 }
 }
@@ -2202,45 +2254,45 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createChatCompletion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate32(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate34(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
-validate31.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createCompletionBodyCheck = validate36;
-const schema54 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
-const schema55 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
+export const createCompletionBodyCheck = validate38;
+const schema56 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
+const schema57 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createCompletion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2252,14 +2304,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate36.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate38.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs3 = errors;
 if(typeof data.model !== "string"){
-validate36.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate38.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateCompletionRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -2543,7 +2595,7 @@ else {
 vErrors.push(err16);
 }
 errors++;
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return false;
 }
 else {
@@ -2567,7 +2619,7 @@ if(data.stream !== undefined){
 let data6 = data.stream;
 const _errs25 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate36.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema55.properties.stream.type}}];
+validate38.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema57.properties.stream.type}}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -2580,14 +2632,14 @@ if(data.stream_options !== undefined){
 let data7 = data.stream_options;
 const _errs27 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate36.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema55.properties.stream_options.type}}];
+validate38.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema57.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs27){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.include_usage !== undefined){
 if(typeof data7.include_usage !== "boolean"){
-validate36.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
+validate38.errors = [{instancePath:instancePath+"/stream_options/include_usage",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/properties/include_usage/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -2603,7 +2655,7 @@ if(data.suffix !== undefined){
 let data9 = data.suffix;
 const _errs32 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate36.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema55.properties.suffix.type}}];
+validate38.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema57.properties.suffix.type}}];
 return false;
 }
 var valid1 = _errs32 === errors;
@@ -2616,18 +2668,18 @@ if(data.max_tokens !== undefined){
 let data10 = data.max_tokens;
 const _errs34 = errors;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-validate36.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema55.properties.max_tokens.type}}];
+validate38.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema57.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate36.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate38.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate36.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate38.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -2643,18 +2695,18 @@ if(data.temperature !== undefined){
 let data11 = data.temperature;
 const _errs36 = errors;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-validate36.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema55.properties.temperature.type}}];
+validate38.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema57.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs36){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 2 || isNaN(data11)){
-validate36.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate38.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate36.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate38.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -2670,18 +2722,18 @@ if(data.top_p !== undefined){
 let data12 = data.top_p;
 const _errs38 = errors;
 if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
-validate36.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema55.properties.top_p.type}}];
+validate38.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema57.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs38){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 > 1 || isNaN(data12)){
-validate36.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate38.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data12 < 0 || isNaN(data12)){
-validate36.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate38.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -2697,18 +2749,18 @@ if(data.n !== undefined){
 let data13 = data.n;
 const _errs40 = errors;
 if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
-validate36.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema55.properties.n.type}}];
+validate38.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema57.properties.n.type}}];
 return false;
 }
 if(errors === _errs40){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 128 || isNaN(data13)){
-validate36.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128}}];
+validate38.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128}}];
 return false;
 }
 else {
 if(data13 < 1 || isNaN(data13)){
-validate36.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate38.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -2724,7 +2776,7 @@ if(data.echo !== undefined){
 let data14 = data.echo;
 const _errs42 = errors;
 if((typeof data14 !== "boolean") && (data14 !== null)){
-validate36.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema55.properties.echo.type}}];
+validate38.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema57.properties.echo.type}}];
 return false;
 }
 var valid1 = _errs42 === errors;
@@ -2809,7 +2861,7 @@ else {
 vErrors.push(err21);
 }
 errors++;
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return false;
 }
 else {
@@ -2832,7 +2884,7 @@ if(valid1){
 if(data.user !== undefined){
 const _errs54 = errors;
 if(typeof data.user !== "string"){
-validate36.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateCompletionRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate38.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateCompletionRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs54 === errors;
@@ -2854,24 +2906,24 @@ var valid1 = true;
 }
 }
 else {
-validate36.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate38.errors = [{instancePath,schemaPath:"components#/$defs/CreateCompletionRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createConfigBodyCheck = validate37;
-const schema56 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
-const schema57 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+export const createConfigBodyCheck = validate39;
+const schema58 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
+const schema59 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createConfig.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2883,14 +2935,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.config === undefined) && (missing0 = "config"))){
-validate37.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "config")) || (key0 === "is_default"))){
-validate37.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2902,18 +2954,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate37.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/CreateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -2967,7 +3019,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return false;
 }
 else {
@@ -2990,7 +3042,7 @@ if(valid1){
 if(data.is_default !== undefined){
 const _errs12 = errors;
 if(typeof data.is_default !== "boolean"){
-validate37.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/CreateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
+validate39.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/CreateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -3004,24 +3056,24 @@ var valid1 = true;
 }
 }
 else {
-validate37.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/type",keyword:"type",params:{type: "object"}}];
+validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateConfigRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateConfigBodyCheck = validate38;
-const schema58 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
-const schema59 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+export const updateConfigBodyCheck = validate40;
+const schema60 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
+const schema61 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateConfig.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3032,14 +3084,14 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate38.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate40.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "config")) || (key0 === "is_default"))){
-validate38.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate40.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3051,18 +3103,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate38.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"components#/$defs/UpdateConfigRequest/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3116,7 +3168,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return false;
 }
 else {
@@ -3139,7 +3191,7 @@ if(valid1){
 if(data.is_default !== undefined){
 const _errs12 = errors;
 if(typeof data.is_default !== "boolean"){
-validate38.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/UpdateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
+validate40.errors = [{instancePath:instancePath+"/is_default",schemaPath:"components#/$defs/UpdateConfigRequest/properties/is_default/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -3153,24 +3205,24 @@ var valid1 = true;
 }
 }
 else {
-validate38.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/type",keyword:"type",params:{type: "object"}}];
+validate40.errors = [{instancePath,schemaPath:"components#/$defs/UpdateConfigRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createEmbeddingBodyCheck = validate39;
-const schema60 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
-const schema61 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
+export const createEmbeddingBodyCheck = validate41;
+const schema62 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
+const schema63 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEmbedding.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3182,14 +3234,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.input === undefined) && (missing0 = "input"))){
-validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate41.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.model !== undefined){
 const _errs3 = errors;
 if(typeof data.model !== "string"){
-validate39.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate41.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -3508,7 +3560,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate39.errors = vErrors;
+validate41.errors = vErrors;
 return false;
 }
 else {
@@ -3532,11 +3584,11 @@ if(data.encoding_format !== undefined){
 let data6 = data.encoding_format;
 const _errs23 = errors;
 if(typeof data6 !== "string"){
-validate39.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/type",keyword:"type",params:{type: "string"}}];
+validate41.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data6 === "float") || (data6 === "base64"))){
-validate39.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema61.properties.encoding_format.enum}}];
+validate41.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema63.properties.encoding_format.enum}}];
 return false;
 }
 var valid1 = _errs23 === errors;
@@ -3549,18 +3601,18 @@ if(data.dimensions !== undefined){
 let data7 = data.dimensions;
 const _errs25 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate39.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/type",keyword:"type",params:{type: "integer"}}];
+validate41.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs25){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 9007199254740991 || isNaN(data7)){
-validate39.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate41.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data7 < 1 || isNaN(data7)){
-validate39.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate41.errors = [{instancePath:instancePath+"/dimensions",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -3575,7 +3627,7 @@ if(valid1){
 if(data.user !== undefined){
 const _errs27 = errors;
 if(typeof data.user !== "string"){
-validate39.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate41.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs27 === errors;
@@ -3590,24 +3642,24 @@ var valid1 = true;
 }
 }
 else {
-validate39.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/type",keyword:"type",params:{type: "object"}}];
+validate41.errors = [{instancePath,schemaPath:"components#/$defs/CreateEmbeddingRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate39.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createFeedbackBodyCheck = validate40;
-const schema62 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
-const schema63 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
-const schema64 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
+export const createFeedbackBodyCheck = validate42;
+const schema64 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
+const schema65 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
+const schema66 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3618,14 +3670,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.trace_id === undefined) && (missing0 = "trace_id")) || ((data.value === undefined) && (missing0 = "value"))) || ((data.weight === undefined) && (missing0 = "weight"))){
-validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "trace_id") || (key0 === "value")) || (key0 === "weight")) || (key0 === "metadata"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3637,18 +3689,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 128){
-validate41.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/maxLength",keyword:"maxLength",params:{limit: 128}}];
+validate43.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate41.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/minLength",keyword:"minLength",params:{limit: 1}}];
+validate43.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"}}];
+validate43.errors = [{instancePath:instancePath+"/trace_id",schemaPath:"#/properties/trace_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3662,18 +3714,18 @@ if(data.value !== undefined){
 let data1 = data.value;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate41.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "integer"}}];
+validate43.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 10 || isNaN(data1)){
-validate41.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
+validate43.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
 return false;
 }
 else {
 if(data1 < -10 || isNaN(data1)){
-validate41.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: -10}}];
+validate43.errors = [{instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: -10}}];
 return false;
 }
 }
@@ -3691,18 +3743,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1 || isNaN(data2)){
-validate41.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate43.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate41.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate43.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"}}];
+validate43.errors = [{instancePath:instancePath+"/weight",schemaPath:"#/properties/weight/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -3719,7 +3771,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 32){
-validate41.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/maxProperties",keyword:"maxProperties",params:{limit: 32}}];
+validate43.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/maxProperties",keyword:"maxProperties",params:{limit: 32}}];
 return false;
 }
 else {
@@ -3729,12 +3781,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 512){
-validate41.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+validate43.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
 return false;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate43.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/FeedbackMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -3746,7 +3798,7 @@ break;
 }
 }
 else {
-validate41.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/type",keyword:"type",params:{type: "object"}}];
+validate43.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/FeedbackMetadata/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3762,191 +3814,7 @@ var valid0 = true;
 }
 }
 else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate41.errors = vErrors;
-return errors === 0;
-}
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createFeedback.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate40.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate41(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
-errors = vErrors.length;
-}
-validate40.errors = vErrors;
-return errors === 0;
-}
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createFineTuningJobBodyCheck = validate43;
-const schema65 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
-const schema66 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createFineTuningJob.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.model === undefined) && (missing0 = "model")) || ((data.training_file === undefined) && (missing0 = "training_file"))){
-validate43.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.model !== undefined){
-const _errs3 = errors;
-if(typeof data.model !== "string"){
-validate43.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.training_file !== undefined){
-const _errs5 = errors;
-if(typeof data.training_file !== "string"){
-validate43.errors = [{instancePath:instancePath+"/training_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/training_file/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.validation_file !== undefined){
-let data2 = data.validation_file;
-const _errs7 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate43.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/validation_file/type",keyword:"type",params:{type: schema66.properties.validation_file.type}}];
-return false;
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.suffix !== undefined){
-let data3 = data.suffix;
-const _errs9 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate43.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/suffix/type",keyword:"type",params:{type: schema66.properties.suffix.type}}];
-return false;
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.seed !== undefined){
-let data4 = data.seed;
-const _errs11 = errors;
-if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate43.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/type",keyword:"type",params:{type: schema66.properties.seed.type}}];
-return false;
-}
-if(errors === _errs11){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate43.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
-return false;
-}
-else {
-if(data4 < -9007199254740991 || isNaN(data4)){
-validate43.errors = [{instancePath:instancePath+"/seed",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
-return false;
-}
-}
-}
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.method !== undefined){
-let data5 = data.method;
-const _errs13 = errors;
-if(errors === _errs13){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-}
-else {
-validate43.errors = [{instancePath:instancePath+"/method",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/method/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.metadata !== undefined){
-let data6 = data.metadata;
-const _errs16 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate43.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/type",keyword:"type",params:{type: schema66.properties.metadata.type}}];
-return false;
-}
-if(errors === _errs16){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key0 in data6){
-const _errs19 = errors;
-if(typeof data6[key0] !== "string"){
-validate43.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/CreateFineTuningJobRequest/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid2 = _errs19 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-var valid1 = _errs16 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate43.errors = [{instancePath,schemaPath:"components#/$defs/CreateFineTuningJobRequest/type",keyword:"type",params:{type: "object"}}];
+validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3955,16 +3823,235 @@ return errors === 0;
 }
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createGuardrailBodyCheck = validate44;
-const schema67 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
-const schema68 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
-const schema69 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema70 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createFeedback.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createFineTuningJobBodyCheck = validate45;
+const schema67 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
+const schema68 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.model === undefined) && (missing0 = "model")) || ((data.training_file === undefined) && (missing0 = "training_file"))){
+validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.model !== undefined){
+const _errs2 = errors;
+if(typeof data.model !== "string"){
+validate46.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.training_file !== undefined){
+const _errs4 = errors;
+if(typeof data.training_file !== "string"){
+validate46.errors = [{instancePath:instancePath+"/training_file",schemaPath:"#/properties/training_file/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.validation_file !== undefined){
+let data2 = data.validation_file;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate46.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema68.properties.validation_file.type}}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.suffix !== undefined){
+let data3 = data.suffix;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate46.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: schema68.properties.suffix.type}}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seed !== undefined){
+let data4 = data.seed;
+const _errs10 = errors;
+if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
+validate46.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema68.properties.seed.type}}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+validate46.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data4 < -9007199254740991 || isNaN(data4)){
+validate46.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.method !== undefined){
+let data5 = data.method;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data6 = data.metadata;
+const _errs15 = errors;
+const _errs16 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate46.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+return false;
+}
+if(errors === _errs16){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(Object.keys(data6).length > 16){
+validate46.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+return false;
+}
+else {
+for(const key0 in data6){
+let data7 = data6[key0];
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data7 === "string"){
+if(func1(data7) > 512){
+validate46.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+return false;
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid2 = _errs19 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createFineTuningJob.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate46(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+errors = vErrors.length;
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createGuardrailBodyCheck = validate48;
+const schema70 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
+const schema71 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema72 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema73 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3975,14 +4062,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.checks === undefined) && (missing0 = "checks"))){
-validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3994,18 +4081,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate49.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate49.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate49.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4021,7 +4108,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate45.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
+validate49.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -4035,14 +4122,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.type === undefined) && (missing1 = "type")){
-validate45.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
+validate49.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!((key1 === "type") || (key1 === "params"))){
-validate45.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate49.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -4051,7 +4138,7 @@ if(_errs9 === errors){
 if(data2.type !== undefined){
 const _errs10 = errors;
 if(typeof data2.type !== "string"){
-validate45.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate49.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4067,7 +4154,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
+validate49.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4081,7 +4168,7 @@ var valid3 = true;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
+validate49.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4093,7 +4180,7 @@ break;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
+validate49.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4111,14 +4198,14 @@ if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if((data5.deny === undefined) && (missing2 = "deny")){
-validate45.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
+validate49.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key2 in data5){
 if(!(key2 === "deny")){
-validate45.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate49.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -4126,7 +4213,7 @@ break;
 if(_errs18 === errors){
 if(data5.deny !== undefined){
 if(typeof data5.deny !== "boolean"){
-validate45.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
+validate49.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -4134,7 +4221,7 @@ return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
+validate49.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4149,41 +4236,18 @@ var valid0 = true;
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate45.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createGuardrail.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate44.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-validate44.errors = vErrors;
-return errors === 0;
-}
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const updateGuardrailBodyCheck = validate47;
-const schema71 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
-const schema72 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate48.evaluated;
@@ -4193,17 +4257,40 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateGuardrailBodyCheck = validate51;
+const schema74 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
+const schema75 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate48.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate52.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "name") || (key0 === "checks")) || (key0 === "action"))){
-validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -4215,18 +4302,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate52.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate52.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate52.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4242,7 +4329,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate48.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
+validate52.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -4256,14 +4343,14 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing0;
 if((data2.type === undefined) && (missing0 = "type")){
-validate48.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
+validate52.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs9 = errors;
 for(const key1 in data2){
 if(!((key1 === "type") || (key1 === "params"))){
-validate48.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate52.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -4272,7 +4359,7 @@ if(_errs9 === errors){
 if(data2.type !== undefined){
 const _errs10 = errors;
 if(typeof data2.type !== "string"){
-validate48.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate52.errors = [{instancePath:instancePath+"/checks/" + i0+"/type",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4288,7 +4375,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
+validate52.errors = [{instancePath:instancePath+"/checks/" + i0+"/params",schemaPath:"components#/$defs/GuardrailCheckSpec/properties/params/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4302,7 +4389,7 @@ var valid3 = true;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
+validate52.errors = [{instancePath:instancePath+"/checks/" + i0,schemaPath:"components#/$defs/GuardrailCheckSpec/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4314,7 +4401,7 @@ break;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
+validate52.errors = [{instancePath:instancePath+"/checks",schemaPath:"#/properties/checks/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4332,14 +4419,14 @@ if(errors === _errs16){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((data5.deny === undefined) && (missing1 = "deny")){
-validate48.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
+validate52.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs18 = errors;
 for(const key2 in data5){
 if(!(key2 === "deny")){
-validate48.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate52.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -4347,7 +4434,7 @@ break;
 if(_errs18 === errors){
 if(data5.deny !== undefined){
 if(typeof data5.deny !== "boolean"){
-validate48.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
+validate52.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 }
@@ -4355,7 +4442,7 @@ return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
+validate52.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4370,45 +4457,45 @@ var valid0 = true;
 }
 }
 else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate48.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateGuardrail.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate48(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
 errors = vErrors.length;
 }
-validate47.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createImageEditBodyCheck = validate50;
-const schema75 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
-const schema76 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
-const schema77 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
+export const createImageEditBodyCheck = validate54;
+const schema78 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
+const schema79 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
+const schema80 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4419,7 +4506,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.images === undefined) && (missing0 = "images")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -4429,12 +4516,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 16){
-validate51.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/maxItems",keyword:"maxItems",params:{limit: 16}}];
+validate55.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/maxItems",keyword:"maxItems",params:{limit: 16}}];
 return false;
 }
 else {
 if(data0.length < 1){
-validate51.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/minItems",keyword:"minItems",params:{limit: 1}}];
+validate55.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -4449,7 +4536,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.image_url !== undefined){
 const _errs8 = errors;
 if(typeof data1.image_url !== "string"){
-validate51.errors = [{instancePath:instancePath+"/images/" + i0+"/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/images/" + i0+"/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs8 === errors;
@@ -4461,7 +4548,7 @@ if(valid3){
 if(data1.file_id !== undefined){
 const _errs10 = errors;
 if(typeof data1.file_id !== "string"){
-validate51.errors = [{instancePath:instancePath+"/images/" + i0+"/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/images/" + i0+"/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs10 === errors;
@@ -4472,7 +4559,7 @@ var valid3 = true;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/images/" + i0,schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate55.errors = [{instancePath:instancePath+"/images/" + i0,schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4485,7 +4572,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/type",keyword:"type",params:{type: "array"}}];
+validate55.errors = [{instancePath:instancePath+"/images",schemaPath:"#/properties/images/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -4504,7 +4591,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.image_url !== undefined){
 const _errs16 = errors;
 if(typeof data4.image_url !== "string"){
-validate51.errors = [{instancePath:instancePath+"/mask/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/mask/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs16 === errors;
@@ -4516,7 +4603,7 @@ if(valid5){
 if(data4.file_id !== undefined){
 const _errs18 = errors;
 if(typeof data4.file_id !== "string"){
-validate51.errors = [{instancePath:instancePath+"/mask/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/mask/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -4527,7 +4614,7 @@ var valid5 = true;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/mask",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate55.errors = [{instancePath:instancePath+"/mask",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4543,12 +4630,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate55.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -4562,7 +4649,7 @@ if(data.model !== undefined){
 let data8 = data.model;
 const _errs22 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate51.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema76.properties.model.type}}];
+validate55.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema79.properties.model.type}}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -4575,18 +4662,18 @@ if(data.n !== undefined){
 let data9 = data.n;
 const _errs24 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-validate51.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema76.properties.n.type}}];
+validate55.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema79.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 10 || isNaN(data9)){
-validate51.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
+validate55.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
 return false;
 }
 else {
 if(data9 < 1 || isNaN(data9)){
-validate51.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate55.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -4602,7 +4689,7 @@ if(data.size !== undefined){
 let data10 = data.size;
 const _errs26 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate51.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema76.properties.size.type}}];
+validate55.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema79.properties.size.type}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -4615,7 +4702,7 @@ if(data.quality !== undefined){
 let data11 = data.quality;
 const _errs28 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate51.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema76.properties.quality.type}}];
+validate55.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema79.properties.quality.type}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -4628,7 +4715,7 @@ if(data.stream !== undefined){
 let data12 = data.stream;
 const _errs30 = errors;
 if((typeof data12 !== "boolean") && (data12 !== null)){
-validate51.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema76.properties.stream.type}}];
+validate55.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema79.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -4640,7 +4727,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs32 = errors;
 if(typeof data.user !== "string"){
-validate51.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate55.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs32 === errors;
@@ -4648,479 +4735,6 @@ var valid0 = _errs32 === errors;
 else {
 var valid0 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate51.errors = vErrors;
-return errors === 0;
-}
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createImageEdit.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-validate50.errors = vErrors;
-return errors === 0;
-}
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createImageBodyCheck = validate53;
-const schema79 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
-const schema80 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
-const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
-
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createImage.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate53.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.prompt === undefined) && (missing0 = "prompt")){
-validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.model !== undefined){
-let data0 = data.model;
-const _errs3 = errors;
-if((typeof data0 !== "string") && (data0 !== null)){
-validate53.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema80.properties.model.type}}];
-return false;
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.prompt !== undefined){
-const _errs5 = errors;
-if(typeof data.prompt !== "string"){
-validate53.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.size !== undefined){
-let data2 = data.size;
-const _errs7 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate53.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema80.properties.size.type}}];
-return false;
-}
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
-validate53.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/pattern",keyword:"pattern",params:{pattern: "^([0-9]+x[0-9]+|auto)$"}}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.n !== undefined){
-let data3 = data.n;
-const _errs9 = errors;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate53.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema80.properties.n.type}}];
-return false;
-}
-if(errors === _errs9){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 10 || isNaN(data3)){
-validate53.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
-return false;
-}
-else {
-if(data3 < 1 || isNaN(data3)){
-validate53.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
-return false;
-}
-}
-}
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.quality !== undefined){
-let data4 = data.quality;
-const _errs11 = errors;
-if((typeof data4 !== "string") && (data4 !== null)){
-validate53.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema80.properties.quality.type}}];
-return false;
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.response_format !== undefined){
-let data5 = data.response_format;
-const _errs13 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate53.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema80.properties.response_format.type}}];
-return false;
-}
-if(!(((data5 === "url") || (data5 === "b64_json")) || (data5 === null))){
-validate53.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema80.properties.response_format.enum}}];
-return false;
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.style !== undefined){
-let data6 = data.style;
-const _errs15 = errors;
-if((typeof data6 !== "string") && (data6 !== null)){
-validate53.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema80.properties.style.type}}];
-return false;
-}
-if(!(((data6 === "vivid") || (data6 === "natural")) || (data6 === null))){
-validate53.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema80.properties.style.enum}}];
-return false;
-}
-var valid1 = _errs15 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.background !== undefined){
-let data7 = data.background;
-const _errs17 = errors;
-if((typeof data7 !== "string") && (data7 !== null)){
-validate53.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema80.properties.background.type}}];
-return false;
-}
-if(!((((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto")) || (data7 === null))){
-validate53.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema80.properties.background.enum}}];
-return false;
-}
-var valid1 = _errs17 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.output_format !== undefined){
-let data8 = data.output_format;
-const _errs19 = errors;
-if((typeof data8 !== "string") && (data8 !== null)){
-validate53.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema80.properties.output_format.type}}];
-return false;
-}
-if(!((((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp")) || (data8 === null))){
-validate53.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema80.properties.output_format.enum}}];
-return false;
-}
-var valid1 = _errs19 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.user !== undefined){
-const _errs21 = errors;
-if(typeof data.user !== "string"){
-validate53.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateImageRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid1 = _errs21 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate53.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate53.errors = vErrors;
-return errors === 0;
-}
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createMcpServerBodyCheck = validate54;
-const schema81 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
-const schema82 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
-const schema83 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
-const schema84 = {"not":{}};
-const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "");
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.server_label === undefined) && (missing0 = "server_label")) || ((data.server_url === undefined) && (missing0 = "server_url"))){
-validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "server_label") || (key0 === "server_url")) || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.server_label !== undefined){
-let data0 = data.server_label;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate55.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"}}];
-return false;
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.server_url !== undefined){
-let data1 = data.server_url;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func1(data1) > 2048){
-validate55.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
-return false;
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.server_description !== undefined){
-let data2 = data.server_description;
-const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate55.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema82.properties.server_description.type}}];
-return false;
-}
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func1(data2) > 1000){
-validate55.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
-return false;
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.authorization !== undefined){
-let data3 = data.authorization;
-const _errs8 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate55.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema82.properties.authorization.type}}];
-return false;
-}
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func1(data3) > 8192){
-validate55.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
-return false;
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.headers !== undefined){
-let data4 = data.headers;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(Object.keys(data4).length > 50){
-validate55.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
-return false;
-}
-else {
-for(const key1 in data4){
-let data5 = data4[key1];
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data5 === "string"){
-if(func1(data5) > 8192){
-validate55.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
-return false;
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid2 = _errs14 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.allowed_tools !== undefined){
-let data6 = data.allowed_tools;
-const _errs16 = errors;
-if((!(Array.isArray(data6))) && (data6 !== null)){
-validate55.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema82.properties.allowed_tools.type}}];
-return false;
-}
-if(errors === _errs16){
-if(Array.isArray(data6)){
-if(data6.length > 500){
-validate55.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
-return false;
-}
-else {
-var valid3 = true;
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-let data7 = data6[i0];
-const _errs18 = errors;
-if(errors === _errs18){
-if(typeof data7 === "string"){
-if(func1(data7) > 128){
-validate55.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
-return false;
-}
-else {
-if(func1(data7) < 1){
-validate55.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid3 = _errs18 === errors;
-if(!valid3){
-break;
-}
-}
-}
-}
-}
-var valid0 = _errs16 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.require_approval !== undefined){
-const _errs20 = errors;
-validate55.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
-return false;
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -5143,7 +4757,7 @@ validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createMcpServer.body" */;
+/*# sourceURL="createImageEdit.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate54.evaluated;
@@ -5162,11 +4776,784 @@ return errors === 0;
 }
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateMcpServerBodyCheck = validate57;
-const schema85 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
-const schema86 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+export const createImageBodyCheck = validate57;
+const schema82 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
+const schema83 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
+const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createImage.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate57.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.prompt === undefined) && (missing0 = "prompt")){
+validate57.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.model !== undefined){
+let data0 = data.model;
+const _errs3 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+validate57.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema83.properties.model.type}}];
+return false;
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.prompt !== undefined){
+const _errs5 = errors;
+if(typeof data.prompt !== "string"){
+validate57.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/CreateImageRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.size !== undefined){
+let data2 = data.size;
+const _errs7 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate57.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema83.properties.size.type}}];
+return false;
+}
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(!pattern4.test(data2)){
+validate57.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/pattern",keyword:"pattern",params:{pattern: "^([0-9]+x[0-9]+|auto)$"}}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.n !== undefined){
+let data3 = data.n;
+const _errs9 = errors;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+validate57.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema83.properties.n.type}}];
+return false;
+}
+if(errors === _errs9){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 10 || isNaN(data3)){
+validate57.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10}}];
+return false;
+}
+else {
+if(data3 < 1 || isNaN(data3)){
+validate57.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.quality !== undefined){
+let data4 = data.quality;
+const _errs11 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate57.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema83.properties.quality.type}}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.response_format !== undefined){
+let data5 = data.response_format;
+const _errs13 = errors;
+if((typeof data5 !== "string") && (data5 !== null)){
+validate57.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema83.properties.response_format.type}}];
+return false;
+}
+if(!(((data5 === "url") || (data5 === "b64_json")) || (data5 === null))){
+validate57.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema83.properties.response_format.enum}}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.style !== undefined){
+let data6 = data.style;
+const _errs15 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate57.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema83.properties.style.type}}];
+return false;
+}
+if(!(((data6 === "vivid") || (data6 === "natural")) || (data6 === null))){
+validate57.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema83.properties.style.enum}}];
+return false;
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.background !== undefined){
+let data7 = data.background;
+const _errs17 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate57.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema83.properties.background.type}}];
+return false;
+}
+if(!((((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto")) || (data7 === null))){
+validate57.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema83.properties.background.enum}}];
+return false;
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.output_format !== undefined){
+let data8 = data.output_format;
+const _errs19 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate57.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema83.properties.output_format.type}}];
+return false;
+}
+if(!((((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp")) || (data8 === null))){
+validate57.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema83.properties.output_format.enum}}];
+return false;
+}
+var valid1 = _errs19 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.user !== undefined){
+const _errs21 = errors;
+if(typeof data.user !== "string"){
+validate57.errors = [{instancePath:instancePath+"/user",schemaPath:"components#/$defs/CreateImageRequest/properties/user/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid1 = _errs21 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate57.errors = [{instancePath,schemaPath:"components#/$defs/CreateImageRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate57.errors = vErrors;
+return errors === 0;
+}
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createMcpServerBodyCheck = validate58;
+const schema84 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
+const schema85 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+const schema86 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
+const schema87 = {"oneOf":[{"type":"string","enum":["always","never"]},{"type":"object","properties":{"always":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false},"never":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}},"additionalProperties":false}]};
+const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "");
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.server_label === undefined) && (missing0 = "server_label")) || ((data.server_url === undefined) && (missing0 = "server_url"))){
+validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "server_label") || (key0 === "server_url")) || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
+validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.server_label !== undefined){
+let data0 = data.server_label;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate59.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"}}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/server_label",schemaPath:"#/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.server_url !== undefined){
+let data1 = data.server_url;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func1(data1) > 2048){
+validate59.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.server_description !== undefined){
+let data2 = data.server_description;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate59.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema85.properties.server_description.type}}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+validate59.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.authorization !== undefined){
+let data3 = data.authorization;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate59.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema85.properties.authorization.type}}];
+return false;
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func1(data3) > 8192){
+validate59.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.headers !== undefined){
+let data4 = data.headers;
+const _errs10 = errors;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 50){
+validate59.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
+return false;
+}
+else {
+for(const key1 in data4){
+let data5 = data4[key1];
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data5 === "string"){
+if(func1(data5) > 8192){
+validate59.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid2 = _errs14 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.allowed_tools !== undefined){
+let data6 = data.allowed_tools;
+const _errs16 = errors;
+if((!(Array.isArray(data6))) && (data6 !== null)){
+validate59.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema85.properties.allowed_tools.type}}];
+return false;
+}
+if(errors === _errs16){
+if(Array.isArray(data6)){
+if(data6.length > 500){
+validate59.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+let data7 = data6[i0];
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func1(data7) > 128){
+validate59.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+else {
+if(func1(data7) < 1){
+validate59.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid3 = _errs18 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.require_approval !== undefined){
+let data8 = data.require_approval;
+const _errs20 = errors;
+const _errs22 = errors;
+let valid5 = false;
+let passing0 = null;
+const _errs23 = errors;
+if(typeof data8 !== "string"){
+const err0 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data8 === "always") || (data8 === "never"))){
+const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema87.oneOf[0].enum}};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs23 === errors;
+if(_valid0){
+valid5 = true;
+passing0 = 0;
+}
+const _errs25 = errors;
+if(errors === _errs25){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+const _errs27 = errors;
+for(const key2 in data8){
+if(!((key2 === "always") || (key2 === "never"))){
+const err2 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+break;
+}
+}
+if(_errs27 === errors){
+if(data8.always !== undefined){
+let data9 = data8.always;
+const _errs28 = errors;
+if(errors === _errs28){
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+const _errs30 = errors;
+for(const key3 in data9){
+if(!(key3 === "tool_names")){
+const err3 = {instancePath:instancePath+"/require_approval/always",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+break;
+}
+}
+if(_errs30 === errors){
+if(data9.tool_names !== undefined){
+let data10 = data9.tool_names;
+const _errs31 = errors;
+if(errors === _errs31){
+if(Array.isArray(data10)){
+if(data10.length > 500){
+const err4 = {instancePath:instancePath+"/require_approval/always/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+var valid8 = true;
+const len1 = data10.length;
+for(let i1=0; i1<len1; i1++){
+let data11 = data10[i1];
+const _errs33 = errors;
+if(errors === _errs33){
+if(typeof data11 === "string"){
+if(func1(data11) > 128){
+const err5 = {instancePath:instancePath+"/require_approval/always/tool_names/" + i1,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+if(func1(data11) < 1){
+const err6 = {instancePath:instancePath+"/require_approval/always/tool_names/" + i1,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/require_approval/always/tool_names/" + i1,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+var valid8 = _errs33 === errors;
+if(!valid8){
+break;
+}
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/require_approval/always/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/require_approval/always",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var valid6 = _errs28 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data8.never !== undefined){
+let data12 = data8.never;
+const _errs35 = errors;
+if(errors === _errs35){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+const _errs37 = errors;
+for(const key4 in data12){
+if(!(key4 === "tool_names")){
+const err10 = {instancePath:instancePath+"/require_approval/never",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+break;
+}
+}
+if(_errs37 === errors){
+if(data12.tool_names !== undefined){
+let data13 = data12.tool_names;
+const _errs38 = errors;
+if(errors === _errs38){
+if(Array.isArray(data13)){
+if(data13.length > 500){
+const err11 = {instancePath:instancePath+"/require_approval/never/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+var valid10 = true;
+const len2 = data13.length;
+for(let i2=0; i2<len2; i2++){
+let data14 = data13[i2];
+const _errs40 = errors;
+if(errors === _errs40){
+if(typeof data14 === "string"){
+if(func1(data14) > 128){
+const err12 = {instancePath:instancePath+"/require_approval/never/tool_names/" + i2,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+if(func1(data14) < 1){
+const err13 = {instancePath:instancePath+"/require_approval/never/tool_names/" + i2,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/require_approval/never/tool_names/" + i2,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+var valid10 = _errs40 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/require_approval/never/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/require_approval/never",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var valid6 = _errs35 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+var _valid0 = _errs25 === errors;
+if(_valid0 && valid5){
+valid5 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid5 = true;
+passing0 = 1;
+}
+}
+if(!valid5){
+const err18 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf",keyword:"oneOf",params:{passingSchemas: passing0}};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+validate59.errors = vErrors;
+return false;
+}
+else {
+errors = _errs22;
+if(vErrors !== null){
+if(_errs22){
+vErrors.length = _errs22;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createMcpServer.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate58.evaluated;
@@ -5176,17 +5563,40 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateMcpServerBodyCheck = validate61;
+const schema88 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
+const schema89 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate58.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate62.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "server_url") || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
-validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -5198,12 +5608,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 2048){
-validate58.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+validate62.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
 return false;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+validate62.errors = [{instancePath:instancePath+"/server_url",schemaPath:"#/properties/server_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5217,13 +5627,13 @@ if(data.server_description !== undefined){
 let data1 = data.server_description;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate58.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema86.properties.server_description.type}}];
+validate62.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema89.properties.server_description.type}}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 1000){
-validate58.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
+validate62.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/maxLength",keyword:"maxLength",params:{limit: 1000}}];
 return false;
 }
 }
@@ -5238,13 +5648,13 @@ if(data.authorization !== undefined){
 let data2 = data.authorization;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate58.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema86.properties.authorization.type}}];
+validate62.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema89.properties.authorization.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate58.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate62.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 }
@@ -5262,7 +5672,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 50){
-validate58.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
+validate62.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/maxProperties",keyword:"maxProperties",params:{limit: 50}}];
 return false;
 }
 else {
@@ -5272,12 +5682,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 8192){
-validate58.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate62.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate62.errors = [{instancePath:instancePath+"/headers/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpServerHeaders/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5289,7 +5699,7 @@ break;
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
+validate62.errors = [{instancePath:instancePath+"/headers",schemaPath:"components#/$defs/McpServerHeaders/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -5303,13 +5713,13 @@ if(data.allowed_tools !== undefined){
 let data5 = data.allowed_tools;
 const _errs14 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate58.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema86.properties.allowed_tools.type}}];
+validate62.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema89.properties.allowed_tools.type}}];
 return false;
 }
 if(errors === _errs14){
 if(Array.isArray(data5)){
 if(data5.length > 500){
-validate58.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+validate62.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
 return false;
 }
 else {
@@ -5321,18 +5731,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) > 128){
-validate58.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+validate62.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
 if(func1(data6) < 1){
-validate58.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+validate62.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate58.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
+validate62.errors = [{instancePath:instancePath+"/allowed_tools/" + i0,schemaPath:"#/properties/allowed_tools/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5351,9 +5761,332 @@ var valid0 = true;
 }
 if(valid0){
 if(data.require_approval !== undefined){
+let data7 = data.require_approval;
 const _errs18 = errors;
-validate58.errors = [{instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/not",keyword:"not",params:{}}];
+const _errs20 = errors;
+let valid5 = false;
+let passing0 = null;
+const _errs21 = errors;
+if(typeof data7 !== "string"){
+const err0 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data7 === "always") || (data7 === "never"))){
+const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema87.oneOf[0].enum}};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs21 === errors;
+if(_valid0){
+valid5 = true;
+passing0 = 0;
+}
+const _errs23 = errors;
+if(errors === _errs23){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+const _errs25 = errors;
+for(const key2 in data7){
+if(!((key2 === "always") || (key2 === "never"))){
+const err2 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+break;
+}
+}
+if(_errs25 === errors){
+if(data7.always !== undefined){
+let data8 = data7.always;
+const _errs26 = errors;
+if(errors === _errs26){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+const _errs28 = errors;
+for(const key3 in data8){
+if(!(key3 === "tool_names")){
+const err3 = {instancePath:instancePath+"/require_approval/always",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+break;
+}
+}
+if(_errs28 === errors){
+if(data8.tool_names !== undefined){
+let data9 = data8.tool_names;
+const _errs29 = errors;
+if(errors === _errs29){
+if(Array.isArray(data9)){
+if(data9.length > 500){
+const err4 = {instancePath:instancePath+"/require_approval/always/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+var valid8 = true;
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
+const _errs31 = errors;
+if(errors === _errs31){
+if(typeof data10 === "string"){
+if(func1(data10) > 128){
+const err5 = {instancePath:instancePath+"/require_approval/always/tool_names/" + i1,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+if(func1(data10) < 1){
+const err6 = {instancePath:instancePath+"/require_approval/always/tool_names/" + i1,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/require_approval/always/tool_names/" + i1,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+var valid8 = _errs31 === errors;
+if(!valid8){
+break;
+}
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/require_approval/always/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/properties/tool_names/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/require_approval/always",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/always/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var valid6 = _errs26 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data7.never !== undefined){
+let data11 = data7.never;
+const _errs33 = errors;
+if(errors === _errs33){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+const _errs35 = errors;
+for(const key4 in data11){
+if(!(key4 === "tool_names")){
+const err10 = {instancePath:instancePath+"/require_approval/never",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+break;
+}
+}
+if(_errs35 === errors){
+if(data11.tool_names !== undefined){
+let data12 = data11.tool_names;
+const _errs36 = errors;
+if(errors === _errs36){
+if(Array.isArray(data12)){
+if(data12.length > 500){
+const err11 = {instancePath:instancePath+"/require_approval/never/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+else {
+var valid10 = true;
+const len2 = data12.length;
+for(let i2=0; i2<len2; i2++){
+let data13 = data12[i2];
+const _errs38 = errors;
+if(errors === _errs38){
+if(typeof data13 === "string"){
+if(func1(data13) > 128){
+const err12 = {instancePath:instancePath+"/require_approval/never/tool_names/" + i2,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+else {
+if(func1(data13) < 1){
+const err13 = {instancePath:instancePath+"/require_approval/never/tool_names/" + i2,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/require_approval/never/tool_names/" + i2,schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+var valid10 = _errs38 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/require_approval/never/tool_names",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/properties/tool_names/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/require_approval/never",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/properties/never/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var valid6 = _errs33 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/1/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+var _valid0 = _errs23 === errors;
+if(_valid0 && valid5){
+valid5 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid5 = true;
+passing0 = 1;
+}
+}
+if(!valid5){
+const err18 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf",keyword:"oneOf",params:{passingSchemas: passing0}};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+validate62.errors = vErrors;
 return false;
+}
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+}
 var valid0 = _errs18 === errors;
 }
 else {
@@ -5368,49 +6101,49 @@ var valid0 = true;
 }
 }
 else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate58.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateMcpServer.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
-validate57.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createMessageBodyCheck = validate60;
-const schema89 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
-const schema90 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema95 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
-const schema96 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
-const schema97 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
-const schema91 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
-const schema92 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
+export const createMessageBodyCheck = validate64;
+const schema92 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
+const schema93 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema98 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema99 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
+const schema100 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
+const schema94 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
+const schema95 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5421,7 +6154,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.role === undefined) && (missing0 = "role")) || ((data.content === undefined) && (missing0 = "content"))){
-validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5429,11 +6162,11 @@ if(data.role !== undefined){
 let data0 = data.role;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate62.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate66.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data0 === "user") || (data0 === "assistant"))){
-validate62.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema91.properties.role.enum}}];
+validate66.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema94.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5552,7 +6285,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate62.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -5575,21 +6308,21 @@ var valid0 = true;
 }
 }
 else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate62.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema93 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
+const schema96 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5706,7 +6439,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate64.errors = vErrors;
+validate68.errors = vErrors;
 return false;
 }
 else {
@@ -5720,17 +6453,17 @@ vErrors = null;
 }
 }
 }
-validate64.errors = vErrors;
+validate68.errors = vErrors;
 evaluated0.items = items0;
 return errors === 0;
 }
-validate64.evaluated = {"dynamicProps":false,"dynamicItems":true};
+validate68.evaluated = {"dynamicProps":false,"dynamicItems":true};
 
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5741,7 +6474,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.model === undefined) && (missing0 = "model")) || ((data.max_tokens === undefined) && (missing0 = "max_tokens"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -5751,12 +6484,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -5770,18 +6503,18 @@ if(data.max_tokens !== undefined){
 let data1 = data.max_tokens;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate61.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 9007199254740991 || isNaN(data1)){
-validate61.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate65.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate61.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -5799,7 +6532,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate61.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -5807,8 +6540,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate62(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate66(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -5819,7 +6552,7 @@ break;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate65.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5831,8 +6564,8 @@ var valid0 = true;
 if(valid0){
 if(data.system !== undefined){
 const _errs9 = errors;
-if(!(validate64(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate68(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -5844,7 +6577,7 @@ if(valid0){
 if(data.stream !== undefined){
 const _errs10 = errors;
 if(typeof data.stream !== "boolean"){
-validate61.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate65.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -5863,7 +6596,7 @@ const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 const _errs14 = errors;
 if(typeof data6[i1] !== "string"){
-validate61.errors = [{instancePath:instancePath+"/stop_sequences/" + i1,schemaPath:"#/properties/stop_sequences/items/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/stop_sequences/" + i1,schemaPath:"#/properties/stop_sequences/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -5873,7 +6606,7 @@ break;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/stop_sequences",schemaPath:"#/properties/stop_sequences/type",keyword:"type",params:{type: "array"}}];
+validate65.errors = [{instancePath:instancePath+"/stop_sequences",schemaPath:"#/properties/stop_sequences/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -5889,18 +6622,18 @@ const _errs16 = errors;
 if(errors === _errs16){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 1 || isNaN(data8)){
-validate61.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate61.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -5916,18 +6649,18 @@ const _errs18 = errors;
 if(errors === _errs18){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 > 1 || isNaN(data9)){
-validate61.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data9 < 0 || isNaN(data9)){
-validate61.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -5941,18 +6674,18 @@ if(data.top_k !== undefined){
 let data10 = data.top_k;
 const _errs20 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate61.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs20){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 9007199254740991 || isNaN(data10)){
-validate61.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate65.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate61.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/top_k",schemaPath:"#/properties/top_k/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -5979,7 +6712,7 @@ if(errors === _errs25){
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 let missing1;
 if((data12.name === undefined) && (missing1 = "name")){
-validate61.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate65.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -5989,12 +6722,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(func1(data13) < 1){
-validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/tools/" + i2+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6007,7 +6740,7 @@ if(valid5){
 if(data12.description !== undefined){
 const _errs30 = errors;
 if(typeof data12.description !== "string"){
-validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/tools/" + i2+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -6023,7 +6756,7 @@ if(errors === _errs32){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools/" + i2+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
+validate65.errors = [{instancePath:instancePath+"/tools/" + i2+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6037,7 +6770,7 @@ var valid5 = true;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
+validate65.errors = [{instancePath:instancePath+"/tools/" + i2,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6048,7 +6781,7 @@ break;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate65.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6066,7 +6799,7 @@ if(errors === _errs36){
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing2;
 if((data16.type === undefined) && (missing2 = "type")){
-validate61.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
+validate65.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -6074,11 +6807,11 @@ if(data16.type !== undefined){
 let data17 = data16.type;
 const _errs39 = errors;
 if(typeof data17 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data17 === "auto") || (data17 === "any")) || (data17 === "tool")) || (data17 === "none"))){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema96.properties.type.enum}}];
+validate65.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema99.properties.type.enum}}];
 return false;
 }
 var valid7 = _errs39 === errors;
@@ -6090,7 +6823,7 @@ if(valid7){
 if(data16.name !== undefined){
 const _errs41 = errors;
 if(typeof data16.name !== "string"){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs41 === errors;
@@ -6102,7 +6835,7 @@ if(valid7){
 if(data16.disable_parallel_tool_use !== undefined){
 const _errs43 = errors;
 if(typeof data16.disable_parallel_tool_use !== "boolean"){
-validate61.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
+validate65.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid7 = _errs43 === errors;
@@ -6115,7 +6848,7 @@ var valid7 = true;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
+validate65.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6133,7 +6866,7 @@ if(errors === _errs46){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 let missing3;
 if((data20.type === undefined) && (missing3 = "type")){
-validate61.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
+validate65.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
@@ -6141,11 +6874,11 @@ if(data20.type !== undefined){
 let data21 = data20.type;
 const _errs49 = errors;
 if(typeof data21 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data21 === "enabled") || (data21 === "disabled")) || (data21 === "adaptive"))){
-validate61.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema97.properties.type.enum}}];
+validate65.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema100.properties.type.enum}}];
 return false;
 }
 var valid9 = _errs49 === errors;
@@ -6158,18 +6891,18 @@ if(data20.budget_tokens !== undefined){
 let data22 = data20.budget_tokens;
 const _errs51 = errors;
 if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data22 == "number") && (isFinite(data22))){
 if(data22 > 9007199254740991 || isNaN(data22)){
-validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate65.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data22 < 1 || isNaN(data22)){
-validate61.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -6184,7 +6917,7 @@ var valid9 = true;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
+validate65.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6202,13 +6935,13 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.user_id !== undefined){
 let data24 = data23.user_id;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate61.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema90.properties.metadata.properties.user_id.type}}];
+validate65.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema93.properties.metadata.properties.user_id.type}}];
 return false;
 }
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"}}];
+validate65.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6232,44 +6965,44 @@ var valid0 = true;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate61.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createMessage.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate61(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
-validate60.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const countMessageTokensBodyCheck = validate67;
-const schema98 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
-const schema99 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
+export const countMessageTokensBodyCheck = validate71;
+const schema101 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
+const schema102 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6280,7 +7013,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.model === undefined) && (missing0 = "model")) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -6290,12 +7023,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate68.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate72.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate72.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6311,7 +7044,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate68.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate72.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -6319,8 +7052,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate62(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate66(data1[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -6331,7 +7064,7 @@ break;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate72.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6343,8 +7076,8 @@ var valid0 = true;
 if(valid0){
 if(data.system !== undefined){
 const _errs7 = errors;
-if(!(validate64(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate68(data.system, {instancePath:instancePath+"/system",parentData:data,parentDataProperty:"system",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -6368,7 +7101,7 @@ if(errors === _errs11){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((data5.name === undefined) && (missing1 = "name")){
-validate68.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
+validate72.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
@@ -6378,12 +7111,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate72.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate72.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/AnthropicTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6396,7 +7129,7 @@ if(valid4){
 if(data5.description !== undefined){
 const _errs16 = errors;
 if(typeof data5.description !== "string"){
-validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate72.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/AnthropicTool/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -6412,7 +7145,7 @@ if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/tools/" + i1+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
+validate72.errors = [{instancePath:instancePath+"/tools/" + i1+"/input_schema",schemaPath:"components#/$defs/AnthropicTool/properties/input_schema/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6426,7 +7159,7 @@ var valid4 = true;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
+validate72.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/AnthropicTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6437,7 +7170,7 @@ break;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate72.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -6455,7 +7188,7 @@ if(errors === _errs22){
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 let missing2;
 if((data9.type === undefined) && (missing2 = "type")){
-validate68.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
+validate72.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
@@ -6463,11 +7196,11 @@ if(data9.type !== undefined){
 let data10 = data9.type;
 const _errs25 = errors;
 if(typeof data10 !== "string"){
-validate68.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate72.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data10 === "auto") || (data10 === "any")) || (data10 === "tool")) || (data10 === "none"))){
-validate68.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema96.properties.type.enum}}];
+validate72.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema99.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -6479,7 +7212,7 @@ if(valid6){
 if(data9.name !== undefined){
 const _errs27 = errors;
 if(typeof data9.name !== "string"){
-validate68.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate72.errors = [{instancePath:instancePath+"/tool_choice/name",schemaPath:"components#/$defs/AnthropicToolChoice/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid6 = _errs27 === errors;
@@ -6491,7 +7224,7 @@ if(valid6){
 if(data9.disable_parallel_tool_use !== undefined){
 const _errs29 = errors;
 if(typeof data9.disable_parallel_tool_use !== "boolean"){
-validate68.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
+validate72.errors = [{instancePath:instancePath+"/tool_choice/disable_parallel_tool_use",schemaPath:"components#/$defs/AnthropicToolChoice/properties/disable_parallel_tool_use/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid6 = _errs29 === errors;
@@ -6504,7 +7237,7 @@ var valid6 = true;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
+validate72.errors = [{instancePath:instancePath+"/tool_choice",schemaPath:"components#/$defs/AnthropicToolChoice/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6522,7 +7255,7 @@ if(errors === _errs32){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 let missing3;
 if((data13.type === undefined) && (missing3 = "type")){
-validate68.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
+validate72.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/required",keyword:"required",params:{missingProperty: missing3}}];
 return false;
 }
 else {
@@ -6530,11 +7263,11 @@ if(data13.type !== undefined){
 let data14 = data13.type;
 const _errs35 = errors;
 if(typeof data14 !== "string"){
-validate68.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate72.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data14 === "enabled") || (data14 === "disabled")) || (data14 === "adaptive"))){
-validate68.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema97.properties.type.enum}}];
+validate72.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema100.properties.type.enum}}];
 return false;
 }
 var valid8 = _errs35 === errors;
@@ -6547,18 +7280,18 @@ if(data13.budget_tokens !== undefined){
 let data15 = data13.budget_tokens;
 const _errs37 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate68.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate72.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs37){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 9007199254740991 || isNaN(data15)){
-validate68.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate72.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate68.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate72.errors = [{instancePath:instancePath+"/thinking/budget_tokens",schemaPath:"components#/$defs/AnthropicThinking/properties/budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -6573,7 +7306,7 @@ var valid8 = true;
 }
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
+validate72.errors = [{instancePath:instancePath+"/thinking",schemaPath:"components#/$defs/AnthropicThinking/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -6590,45 +7323,45 @@ var valid0 = true;
 }
 }
 else {
-validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate68.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="countMessageTokens.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+if(!(validate72(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
-validate67.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createModerationBodyCheck = validate72;
-const schema103 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
-const schema104 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
+export const createModerationBodyCheck = validate76;
+const schema106 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
+const schema107 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createModeration.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6640,7 +7373,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.input === undefined) && (missing0 = "input")){
-validate72.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate76.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -6780,7 +7513,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate72.errors = vErrors;
+validate76.errors = vErrors;
 return false;
 }
 else {
@@ -6803,7 +7536,7 @@ if(valid1){
 if(data.model !== undefined){
 const _errs16 = errors;
 if(typeof data.model !== "string"){
-validate72.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate76.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateModerationRequest/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -6815,24 +7548,24 @@ var valid1 = true;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
+validate76.errors = [{instancePath,schemaPath:"components#/$defs/CreateModerationRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptBodyCheck = validate73;
-const schema105 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
-const schema106 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema107 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
+export const createPromptBodyCheck = validate77;
+const schema108 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
+const schema109 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema110 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6843,14 +7576,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) && (missing0 = "name")) || ((data.model === undefined) && (missing0 = "model"))) || ((data.messages === undefined) && (missing0 = "messages"))){
-validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters"))){
-validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -6862,18 +7595,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate78.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate78.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate78.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6889,12 +7622,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate74.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate78.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate78.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6910,12 +7643,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate74.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate78.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate78.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6931,12 +7664,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate74.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate78.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
+validate78.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -6952,7 +7685,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate74.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate78.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -6966,14 +7699,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.role === undefined) && (missing1 = "role")) || ((data5.content === undefined) && (missing1 = "content"))){
-validate74.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
+validate78.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate74.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate78.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -6983,11 +7716,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate74.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate78.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate74.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema107.properties.role.enum}}];
+validate78.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema110.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -6999,7 +7732,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate74.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate78.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -7012,7 +7745,7 @@ var valid3 = true;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate78.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7024,7 +7757,7 @@ break;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate78.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -7041,7 +7774,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate78.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7059,41 +7792,18 @@ var valid0 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createPrompt.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate73.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate74(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
-errors = vErrors.length;
-}
-validate73.errors = vErrors;
-return errors === 0;
-}
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const updatePromptBodyCheck = validate76;
-const schema108 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
-const schema109 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createPrompt.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate77.evaluated;
@@ -7103,17 +7813,40 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updatePromptBodyCheck = validate80;
+const schema111 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
+const schema112 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
+
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate81.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate77.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate81.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "name") || (key0 === "model")) || (key0 === "provider")) || (key0 === "virtual_key")) || (key0 === "messages")) || (key0 === "hyperparameters")) || (key0 === "publish"))){
-validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -7125,18 +7858,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate77.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate81.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate77.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate81.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate81.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -7152,12 +7885,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate77.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
+validate81.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate81.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -7171,13 +7904,13 @@ if(data.provider !== undefined){
 let data2 = data.provider;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate77.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema109.properties.provider.type}}];
+validate81.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema112.properties.provider.type}}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) < 1){
-validate77.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate81.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -7192,13 +7925,13 @@ if(data.virtual_key !== undefined){
 let data3 = data.virtual_key;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate77.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema109.properties.virtual_key.type}}];
+validate81.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema112.properties.virtual_key.type}}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func1(data3) < 1){
-validate77.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate81.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -7215,7 +7948,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 if(data4.length < 1){
-validate77.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
+validate81.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -7229,14 +7962,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing0;
 if(((data5.role === undefined) && (missing0 = "role")) || ((data5.content === undefined) && (missing0 = "content"))){
-validate77.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!((key1 === "role") || (key1 === "content"))){
-validate77.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -7246,11 +7979,11 @@ if(data5.role !== undefined){
 let data6 = data5.role;
 const _errs16 = errors;
 if(typeof data6 !== "string"){
-validate77.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate77.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema107.properties.role.enum}}];
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema110.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -7262,7 +7995,7 @@ if(valid3){
 if(data5.content !== undefined){
 const _errs18 = errors;
 if(typeof data5.content !== "string"){
-validate77.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/content",schemaPath:"components#/$defs/PromptMessage/properties/content/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -7275,7 +8008,7 @@ var valid3 = true;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"components#/$defs/PromptMessage/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7287,7 +8020,7 @@ break;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
+validate81.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -7304,7 +8037,7 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
+validate81.errors = [{instancePath:instancePath+"/hyperparameters",schemaPath:"#/properties/hyperparameters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7317,7 +8050,7 @@ if(valid0){
 if(data.publish !== undefined){
 const _errs23 = errors;
 if(typeof data.publish !== "boolean"){
-validate77.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
+validate81.errors = [{instancePath:instancePath+"/publish",schemaPath:"#/properties/publish/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -7335,45 +8068,45 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updatePrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
-validate76.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPromptCompletionBodyCheck = validate79;
-const schema111 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
-const schema112 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
+export const createPromptCompletionBodyCheck = validate83;
+const schema114 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema115 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createPromptCompletion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7385,7 +8118,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate79.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate83.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -7396,7 +8129,7 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7409,7 +8142,7 @@ if(valid1){
 if(data.stream !== undefined){
 const _errs6 = errors;
 if(typeof data.stream !== "boolean"){
-validate79.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate83.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -7422,18 +8155,18 @@ if(data.max_tokens !== undefined){
 let data2 = data.max_tokens;
 const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate79.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate83.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate79.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate83.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate79.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate83.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -7451,18 +8184,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate79.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate83.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data3 < -2 || isNaN(data3)){
-validate79.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+validate83.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
 return false;
 }
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+validate83.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -7477,24 +8210,24 @@ var valid1 = true;
 }
 }
 else {
-validate79.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate79.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const publishPromptVersionBodyCheck = validate80;
-const schema113 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
-const schema114 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+export const publishPromptVersionBodyCheck = validate84;
+const schema116 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema117 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="publishPromptVersion.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7506,14 +8239,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.version === undefined) && (missing0 = "version")){
-validate80.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate84.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(key0 === "version")){
-validate80.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate84.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -7523,18 +8256,18 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs3 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
+validate84.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate84.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate80.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate84.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -7545,23 +8278,23 @@ return false;
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
+validate84.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate80.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const renderPromptBodyCheck = validate81;
-const schema115 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
+export const renderPromptBodyCheck = validate85;
+const schema118 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="renderPrompt.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7573,7 +8306,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate81.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate85.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -7584,7 +8317,7 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+validate85.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -7597,7 +8330,7 @@ if(valid1){
 if(data.stream !== undefined){
 const _errs6 = errors;
 if(typeof data.stream !== "boolean"){
-validate81.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate85.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -7610,18 +8343,18 @@ if(data.max_tokens !== undefined){
 let data2 = data.max_tokens;
 const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate81.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate85.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate81.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate85.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate81.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate85.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -7639,18 +8372,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate81.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate85.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data3 < -2 || isNaN(data3)){
-validate81.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+validate85.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
 return false;
 }
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+validate85.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -7665,26 +8398,26 @@ var valid1 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate85.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createResponseBodyCheck = validate82;
-const schema117 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
-const schema118 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema121 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"not":{}},"require_approval":{}},"additionalProperties":true};
-const schema119 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
-const schema120 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+export const createResponseBodyCheck = validate86;
+const schema120 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
+const schema121 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema124 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"oneOf":[{"type":["array","null"],"items":{"type":"string"}},{"type":"object","properties":{"tool_names":{"type":"array","items":{"type":"string"}}},"additionalProperties":true}]},"require_approval":{}},"additionalProperties":true};
+const schema122 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
+const schema123 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7696,7 +8429,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate88.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7709,11 +8442,11 @@ if(data.role !== undefined){
 let data1 = data.role;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate84.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate88.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data1 === "user") || (data1 === "assistant")) || (data1 === "system")) || (data1 === "developer"))){
-validate84.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema119.properties.role.enum}}];
+validate88.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema122.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -7803,7 +8536,7 @@ if(data3.image_url !== undefined){
 let data6 = data3.image_url;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema120.properties.image_url.type}};
+const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema123.properties.image_url.type}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7832,7 +8565,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data7 === "low") || (data7 === "high")) || (data7 === "auto"))){
-const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema120.properties.detail.enum}};
+const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema123.properties.detail.enum}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7890,7 +8623,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate84.errors = vErrors;
+validate88.errors = vErrors;
 return false;
 }
 else {
@@ -7913,20 +8646,20 @@ var valid0 = true;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7938,7 +8671,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.model !== undefined){
 const _errs2 = errors;
 if(typeof data.model !== "string"){
-validate83.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7972,8 +8705,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs10 = errors;
-if(!(validate84(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs10 === errors;
@@ -8004,7 +8737,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate83.errors = vErrors;
+validate87.errors = vErrors;
 return false;
 }
 else {
@@ -8028,7 +8761,7 @@ if(data.instructions !== undefined){
 let data3 = data.instructions;
 const _errs11 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate83.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema118.properties.instructions.type}}];
+validate87.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema121.properties.instructions.type}}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -8041,7 +8774,7 @@ if(data.stream !== undefined){
 let data4 = data.stream;
 const _errs13 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate83.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema118.properties.stream.type}}];
+validate87.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema121.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -8065,14 +8798,14 @@ if(errors === _errs18){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing0;
 if((data6.type === undefined) && (missing0 = "type")){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs21 = errors;
 if(typeof data6.type !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -8084,7 +8817,7 @@ if(valid5){
 if(data6.name !== undefined){
 const _errs23 = errors;
 if(typeof data6.name !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -8097,7 +8830,7 @@ if(data6.description !== undefined){
 let data9 = data6.description;
 const _errs25 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema121.properties.description.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema124.properties.description.type}}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -8110,7 +8843,7 @@ if(data6.parameters !== undefined){
 let data10 = data6.parameters;
 const _errs27 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema121.properties.parameters.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema124.properties.parameters.type}}];
 return false;
 }
 var valid5 = _errs27 === errors;
@@ -8123,7 +8856,7 @@ if(data6.strict !== undefined){
 let data11 = data6.strict;
 const _errs30 = errors;
 if((typeof data11 !== "boolean") && (data11 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema121.properties.strict.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema124.properties.strict.type}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -8136,11 +8869,11 @@ if(data6.search_context_size !== undefined){
 let data12 = data6.search_context_size;
 const _errs32 = errors;
 if(typeof data12 !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data12 === "low") || (data12 === "medium")) || (data12 === "high"))){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema121.properties.search_context_size.enum}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema124.properties.search_context_size.enum}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -8153,7 +8886,7 @@ if(data6.user_location !== undefined){
 let data13 = data6.user_location;
 const _errs34 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema121.properties.user_location.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema124.properties.user_location.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -8162,11 +8895,11 @@ if(data13.type !== undefined){
 let data14 = data13.type;
 const _errs37 = errors;
 if(typeof data14 !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data14 === "approximate")){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema121.properties.user_location.properties.type.enum}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema124.properties.user_location.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs37 === errors;
@@ -8179,7 +8912,7 @@ if(data13.country !== undefined){
 let data15 = data13.country;
 const _errs39 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema121.properties.user_location.properties.country.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema124.properties.user_location.properties.country.type}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -8192,7 +8925,7 @@ if(data13.city !== undefined){
 let data16 = data13.city;
 const _errs41 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema121.properties.user_location.properties.city.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema124.properties.user_location.properties.city.type}}];
 return false;
 }
 var valid6 = _errs41 === errors;
@@ -8205,7 +8938,7 @@ if(data13.region !== undefined){
 let data17 = data13.region;
 const _errs43 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema121.properties.user_location.properties.region.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema124.properties.user_location.properties.region.type}}];
 return false;
 }
 var valid6 = _errs43 === errors;
@@ -8218,7 +8951,7 @@ if(data13.timezone !== undefined){
 let data18 = data13.timezone;
 const _errs45 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema121.properties.user_location.properties.timezone.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema124.properties.user_location.properties.timezone.type}}];
 return false;
 }
 var valid6 = _errs45 === errors;
@@ -8248,7 +8981,7 @@ const len2 = data19.length;
 for(let i2=0; i2<len2; i2++){
 const _errs49 = errors;
 if(typeof data19[i2] !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs49 === errors;
@@ -8258,7 +8991,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -8272,18 +9005,18 @@ if(data6.max_num_results !== undefined){
 let data21 = data6.max_num_results;
 const _errs51 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 > 50 || isNaN(data21)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data21 < 1 || isNaN(data21)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -8299,7 +9032,7 @@ if(data6.filters !== undefined){
 let data22 = data6.filters;
 const _errs53 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema121.properties.filters.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema124.properties.filters.type}}];
 return false;
 }
 var valid5 = _errs53 === errors;
@@ -8312,18 +9045,18 @@ if(data6.display_width !== undefined){
 let data23 = data6.display_width;
 const _errs56 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 9007199254740991 || isNaN(data23)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data23 < -9007199254740991 || isNaN(data23)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8339,18 +9072,18 @@ if(data6.display_height !== undefined){
 let data24 = data6.display_height;
 const _errs58 = errors;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 > 9007199254740991 || isNaN(data24)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data24 < -9007199254740991 || isNaN(data24)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8365,7 +9098,7 @@ if(valid5){
 if(data6.environment !== undefined){
 const _errs60 = errors;
 if(typeof data6.environment !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs60 === errors;
@@ -8377,7 +9110,7 @@ if(valid5){
 if(data6.server_label !== undefined){
 const _errs62 = errors;
 if(typeof data6.server_label !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs62 === errors;
@@ -8389,7 +9122,7 @@ if(valid5){
 if(data6.server_url !== undefined){
 const _errs64 = errors;
 if(typeof data6.server_url !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs64 === errors;
@@ -8402,7 +9135,7 @@ if(data6.server_description !== undefined){
 let data28 = data6.server_description;
 const _errs66 = errors;
 if((typeof data28 !== "string") && (data28 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema121.properties.server_description.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema124.properties.server_description.type}}];
 return false;
 }
 var valid5 = _errs66 === errors;
@@ -8415,7 +9148,7 @@ if(data6.headers !== undefined){
 let data29 = data6.headers;
 const _errs68 = errors;
 if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema121.properties.headers.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema124.properties.headers.type}}];
 return false;
 }
 if(errors === _errs68){
@@ -8423,7 +9156,7 @@ if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 for(const key0 in data29){
 const _errs71 = errors;
 if(typeof data29[key0] !== "string"){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/ResponseTool/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/ResponseTool/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid8 = _errs71 === errors;
@@ -8443,7 +9176,7 @@ if(data6.authorization !== undefined){
 let data31 = data6.authorization;
 const _errs73 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema121.properties.authorization.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema124.properties.authorization.type}}];
 return false;
 }
 var valid5 = _errs73 === errors;
@@ -8453,9 +9186,136 @@ var valid5 = true;
 }
 if(valid5){
 if(data6.allowed_tools !== undefined){
+let data32 = data6.allowed_tools;
 const _errs75 = errors;
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/not",keyword:"not",params:{}}];
+const _errs76 = errors;
+let valid9 = false;
+let passing0 = null;
+const _errs77 = errors;
+if((!(Array.isArray(data32))) && (data32 !== null)){
+const err3 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/type",keyword:"type",params:{type: schema124.properties.allowed_tools.oneOf[0].type}};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(errors === _errs77){
+if(Array.isArray(data32)){
+var valid10 = true;
+const len3 = data32.length;
+for(let i3=0; i3<len3; i3++){
+const _errs79 = errors;
+if(typeof data32[i3] !== "string"){
+const err4 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools/" + i3,schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var valid10 = _errs79 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+var _valid1 = _errs77 === errors;
+if(_valid1){
+valid9 = true;
+passing0 = 0;
+}
+const _errs81 = errors;
+if(errors === _errs81){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(data32.tool_names !== undefined){
+let data34 = data32.tool_names;
+const _errs84 = errors;
+if(errors === _errs84){
+if(Array.isArray(data34)){
+var valid12 = true;
+const len4 = data34.length;
+for(let i4=0; i4<len4; i4++){
+const _errs86 = errors;
+if(typeof data34[i4] !== "string"){
+const err5 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools/tool_names/" + i4,schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/1/properties/tool_names/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var valid12 = _errs86 === errors;
+if(!valid12){
+break;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools/tool_names",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/1/properties/tool_names/type",keyword:"type",params:{type: "array"}};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/1/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+var _valid1 = _errs81 === errors;
+if(_valid1 && valid9){
+valid9 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid1){
+valid9 = true;
+passing0 = 1;
+}
+}
+if(!valid9){
+const err8 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf",keyword:"oneOf",params:{passingSchemas: passing0}};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+validate87.errors = vErrors;
 return false;
+}
+else {
+errors = _errs76;
+if(vErrors !== null){
+if(_errs76){
+vErrors.length = _errs76;
+}
+else {
+vErrors = null;
+}
+}
+}
 var valid5 = _errs75 === errors;
 }
 else {
@@ -8482,7 +9342,7 @@ var valid5 = true;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -8493,7 +9353,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate87.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -8504,141 +9364,90 @@ var valid0 = true;
 }
 if(valid0){
 if(data.tool_choice !== undefined){
-let data33 = data.tool_choice;
-const _errs77 = errors;
-const _errs78 = errors;
-let valid9 = false;
-const _errs79 = errors;
-if(typeof data33 !== "string"){
-const err3 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"}};
+let data36 = data.tool_choice;
+const _errs88 = errors;
+const _errs89 = errors;
+let valid13 = false;
+const _errs90 = errors;
+if(typeof data36 !== "string"){
+const err9 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/0/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err9];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err9);
 }
 errors++;
 }
-var _valid1 = _errs79 === errors;
-valid9 = valid9 || _valid1;
-const _errs81 = errors;
-if(errors === _errs81){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+var _valid2 = _errs90 === errors;
+valid13 = valid13 || _valid2;
+const _errs92 = errors;
+if(errors === _errs92){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 }
 else {
-const err4 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"}};
+const err10 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf/1/type",keyword:"type",params:{type: "object"}};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err10];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err10);
 }
 errors++;
 }
 }
-var _valid1 = _errs81 === errors;
-valid9 = valid9 || _valid1;
-if(!valid9){
-const err5 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{}};
+var _valid2 = _errs92 === errors;
+valid13 = valid13 || _valid2;
+if(!valid13){
+const err11 = {instancePath:instancePath+"/tool_choice",schemaPath:"#/properties/tool_choice/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err11];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err11);
 }
 errors++;
-validate83.errors = vErrors;
+validate87.errors = vErrors;
 return false;
 }
 else {
-errors = _errs78;
+errors = _errs89;
 if(vErrors !== null){
-if(_errs78){
-vErrors.length = _errs78;
+if(_errs89){
+vErrors.length = _errs89;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs77 === errors;
+var valid0 = _errs88 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.reasoning !== undefined){
-let data34 = data.reasoning;
-const _errs84 = errors;
-if((!(data34 && typeof data34 == "object" && !Array.isArray(data34))) && (data34 !== null)){
-validate83.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema118.properties.reasoning.type}}];
-return false;
-}
-if(errors === _errs84){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.effort !== undefined){
-let data35 = data34.effort;
-if((typeof data35 !== "string") && (data35 !== null)){
-validate83.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema118.properties.reasoning.properties.effort.type}}];
-return false;
-}
-if(!(((((data35 === "minimal") || (data35 === "low")) || (data35 === "medium")) || (data35 === "high")) || (data35 === null))){
-validate83.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema118.properties.reasoning.properties.effort.enum}}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs84 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.previous_response_id !== undefined){
-let data36 = data.previous_response_id;
-const _errs89 = errors;
-if((typeof data36 !== "string") && (data36 !== null)){
-validate83.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema118.properties.previous_response_id.type}}];
-return false;
-}
-var valid0 = _errs89 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.store !== undefined){
-let data37 = data.store;
-const _errs91 = errors;
-if((typeof data37 !== "boolean") && (data37 !== null)){
-validate83.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema118.properties.store.type}}];
-return false;
-}
-var valid0 = _errs91 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.background !== undefined){
-let data38 = data.background;
-const _errs93 = errors;
-if((typeof data38 !== "boolean") && (data38 !== null)){
-validate83.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema118.properties.background.type}}];
-return false;
-}
-var valid0 = _errs93 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.user !== undefined){
+let data37 = data.reasoning;
 const _errs95 = errors;
-if(typeof data.user !== "string"){
-validate83.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+if((!(data37 && typeof data37 == "object" && !Array.isArray(data37))) && (data37 !== null)){
+validate87.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema121.properties.reasoning.type}}];
 return false;
+}
+if(errors === _errs95){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+if(data37.effort !== undefined){
+let data38 = data37.effort;
+if((typeof data38 !== "string") && (data38 !== null)){
+validate87.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema121.properties.reasoning.properties.effort.type}}];
+return false;
+}
+if(!(((((data38 === "minimal") || (data38 === "low")) || (data38 === "medium")) || (data38 === "high")) || (data38 === null))){
+validate87.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema121.properties.reasoning.properties.effort.enum}}];
+return false;
+}
+}
+}
 }
 var valid0 = _errs95 === errors;
 }
@@ -8646,29 +9455,96 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.metadata !== undefined){
-let data40 = data.metadata;
-const _errs97 = errors;
-if((!(data40 && typeof data40 == "object" && !Array.isArray(data40))) && (data40 !== null)){
-validate83.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema118.properties.metadata.type}}];
-return false;
-}
-if(errors === _errs97){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-for(const key1 in data40){
+if(data.previous_response_id !== undefined){
+let data39 = data.previous_response_id;
 const _errs100 = errors;
-if(typeof data40[key1] !== "string"){
-validate83.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+if((typeof data39 !== "string") && (data39 !== null)){
+validate87.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema121.properties.previous_response_id.type}}];
 return false;
 }
-var valid11 = _errs100 === errors;
-if(!valid11){
+var valid0 = _errs100 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.store !== undefined){
+let data40 = data.store;
+const _errs102 = errors;
+if((typeof data40 !== "boolean") && (data40 !== null)){
+validate87.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema121.properties.store.type}}];
+return false;
+}
+var valid0 = _errs102 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.background !== undefined){
+let data41 = data.background;
+const _errs104 = errors;
+if((typeof data41 !== "boolean") && (data41 !== null)){
+validate87.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema121.properties.background.type}}];
+return false;
+}
+var valid0 = _errs104 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.user !== undefined){
+const _errs106 = errors;
+if(typeof data.user !== "string"){
+validate87.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs106 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metadata !== undefined){
+let data43 = data.metadata;
+const _errs108 = errors;
+const _errs109 = errors;
+if((!(data43 && typeof data43 == "object" && !Array.isArray(data43))) && (data43 !== null)){
+validate87.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+return false;
+}
+if(errors === _errs109){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(Object.keys(data43).length > 16){
+validate87.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+return false;
+}
+else {
+for(const key1 in data43){
+let data44 = data43[key1];
+const _errs112 = errors;
+if(errors === _errs112){
+if(typeof data44 === "string"){
+if(func1(data44) > 512){
+validate87.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid16 = _errs112 === errors;
+if(!valid16){
 break;
 }
 }
 }
 }
-var valid0 = _errs97 === errors;
+}
+var valid0 = _errs108 === errors;
 }
 else {
 var valid0 = true;
@@ -8686,45 +9562,45 @@ var valid0 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate83(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
-validate82.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const compactResponseBodyCheck = validate87;
-const schema122 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
-const schema123 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
+export const compactResponseBodyCheck = validate91;
+const schema126 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
+const schema127 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="compactResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8736,7 +9612,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.model === undefined) && (missing0 = "model")){
-validate87.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate91.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -8744,7 +9620,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate87.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema123.properties.model.type}}];
+validate91.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema127.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -8834,7 +9710,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate87.errors = vErrors;
+validate91.errors = vErrors;
 return false;
 }
 else {
@@ -8858,7 +9734,7 @@ if(data.previous_response_id !== undefined){
 let data3 = data.previous_response_id;
 const _errs16 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate87.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema123.properties.previous_response_id.type}}];
+validate91.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema127.properties.previous_response_id.type}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -8871,7 +9747,7 @@ if(data.instructions !== undefined){
 let data4 = data.instructions;
 const _errs18 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate87.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema123.properties.instructions.type}}];
+validate91.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema127.properties.instructions.type}}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -8885,24 +9761,24 @@ var valid1 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
+validate91.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createUploadBodyCheck = validate88;
-const schema124 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema125 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
+export const createUploadBodyCheck = validate92;
+const schema128 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema129 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8914,14 +9790,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.filename === undefined) && (missing0 = "filename")) || ((data.purpose === undefined) && (missing0 = "purpose"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.mime_type === undefined) && (missing0 = "mime_type"))){
-validate88.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate92.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.filename !== undefined){
 const _errs3 = errors;
 if(typeof data.filename !== "string"){
-validate88.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
+validate92.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -8933,7 +9809,7 @@ if(valid1){
 if(data.purpose !== undefined){
 const _errs5 = errors;
 if(typeof data.purpose !== "string"){
-validate88.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
+validate92.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8946,18 +9822,18 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate88.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
+validate92.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate88.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate92.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < -9007199254740991 || isNaN(data2)){
-validate88.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate92.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -8972,7 +9848,7 @@ if(valid1){
 if(data.mime_type !== undefined){
 const _errs9 = errors;
 if(typeof data.mime_type !== "string"){
-validate88.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
+validate92.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -8986,24 +9862,24 @@ var valid1 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate92.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const completeUploadBodyCheck = validate89;
-const schema126 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
-const schema127 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+export const completeUploadBodyCheck = validate93;
+const schema130 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema131 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9015,7 +9891,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.part_ids === undefined) && (missing0 = "part_ids")){
-validate89.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate93.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9029,7 +9905,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate89.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate93.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -9039,7 +9915,7 @@ break;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
+validate93.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9052,7 +9928,7 @@ if(valid1){
 if(data.md5 !== undefined){
 const _errs7 = errors;
 if(typeof data.md5 !== "string"){
-validate89.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
+validate93.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -9064,24 +9940,24 @@ var valid1 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate93.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate89.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreBodyCheck = validate90;
-const schema128 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
-const schema129 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
-const schema130 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
+export const createVectorStoreBodyCheck = validate94;
+const schema132 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
+const schema133 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema134 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9093,7 +9969,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate91.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate95.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9105,7 +9981,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs4 = errors;
 if(typeof data.description !== "string"){
-validate91.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate95.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -9124,7 +10000,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate91.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate95.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9134,7 +10010,7 @@ break;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate95.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9152,7 +10028,7 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing0;
 if(((data4.anchor === undefined) && (missing0 = "anchor")) || ((data4.days === undefined) && (missing0 = "days"))){
-validate91.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9160,11 +10036,11 @@ if(data4.anchor !== undefined){
 let data5 = data4.anchor;
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate91.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data5 === "last_active_at")){
-validate91.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema130.properties.anchor.enum}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema134.properties.anchor.enum}}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -9177,18 +10053,18 @@ if(data4.days !== undefined){
 let data6 = data4.days;
 const _errs16 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate91.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 365 || isNaN(data6)){
-validate91.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
 return false;
 }
 else {
 if(data6 < 1 || isNaN(data6)){
-validate91.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -9203,7 +10079,7 @@ var valid3 = true;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9220,7 +10096,7 @@ if(errors === _errs18){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate95.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9233,21 +10109,37 @@ if(valid0){
 if(data.metadata !== undefined){
 let data8 = data.metadata;
 const _errs21 = errors;
+const _errs22 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate91.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema129.properties.metadata.type}}];
+validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
 return false;
 }
-if(errors === _errs21){
+if(errors === _errs22){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-for(const key0 in data8){
-const _errs24 = errors;
-if(typeof data8[key0] !== "string"){
-validate91.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+if(Object.keys(data8).length > 16){
+validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
-var valid4 = _errs24 === errors;
-if(!valid4){
+else {
+for(const key0 in data8){
+let data9 = data8[key0];
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data9 === "string"){
+if(func1(data9) > 512){
+validate95.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+return false;
+}
+}
+else {
+validate95.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid5 = _errs25 === errors;
+if(!valid5){
 break;
+}
 }
 }
 }
@@ -9264,44 +10156,44 @@ var valid0 = true;
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate91(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate95(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
-validate90.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const modifyVectorStoreBodyCheck = validate93;
-const schema131 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
-const schema132 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"type":["object","null"],"additionalProperties":{"type":"string"}}},"additionalProperties":true};
+export const modifyVectorStoreBodyCheck = validate97;
+const schema136 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
+const schema137 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9314,7 +10206,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs2 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate94.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema132.properties.name.type}}];
+validate98.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema137.properties.name.type}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9358,7 +10250,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data2 === "last_active_at")){
-const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema130.properties.anchor.enum}};
+const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema134.properties.anchor.enum}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9455,7 +10347,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate94.errors = vErrors;
+validate98.errors = vErrors;
 return false;
 }
 else {
@@ -9478,21 +10370,37 @@ if(valid0){
 if(data.metadata !== undefined){
 let data4 = data.metadata;
 const _errs16 = errors;
+const _errs17 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate94.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: schema132.properties.metadata.type}}];
+validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
 return false;
 }
-if(errors === _errs16){
+if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-for(const key0 in data4){
-const _errs19 = errors;
-if(typeof data4[key0] !== "string"){
-validate94.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+if(Object.keys(data4).length > 16){
+validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
-var valid4 = _errs19 === errors;
-if(!valid4){
+else {
+for(const key0 in data4){
+let data5 = data4[key0];
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data5 === "string"){
+if(func1(data5) > 512){
+validate98.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid5 = _errs20 === errors;
+if(!valid5){
 break;
+}
 }
 }
 }
@@ -9506,45 +10414,45 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="modifyVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
-validate93.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBatchBodyCheck = validate96;
-const schema134 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
-const schema135 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBatchBodyCheck = validate100;
+const schema140 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
+const schema141 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFileBatch.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9560,7 +10468,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate96.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
+validate100.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -9569,7 +10477,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate96.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -9580,7 +10488,7 @@ break;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate100.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9596,7 +10504,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate96.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
+validate100.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -9609,7 +10517,7 @@ if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
+validate100.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9621,7 +10529,7 @@ break;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
+validate100.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -9638,7 +10546,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate100.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9652,7 +10560,7 @@ if(data.attributes !== undefined){
 let data5 = data.attributes;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate96.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema135.properties.attributes.type}}];
+validate100.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema141.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -9665,24 +10573,24 @@ var valid1 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
+validate100.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBodyCheck = validate97;
-const schema136 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
-const schema137 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBodyCheck = validate101;
+const schema142 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
+const schema143 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFile.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9694,14 +10602,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.file_id === undefined) && (missing0 = "file_id")){
-validate97.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate101.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.file_id !== undefined){
 const _errs3 = errors;
 if(typeof data.file_id !== "string"){
-validate97.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate101.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -9717,7 +10625,7 @@ if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate101.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9731,7 +10639,7 @@ if(data.attributes !== undefined){
 let data2 = data.attributes;
 const _errs8 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate97.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema137.properties.attributes.type}}];
+validate101.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema143.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9744,24 +10652,24 @@ var valid1 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
+validate101.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVectorStoreFileAttributesBodyCheck = validate98;
-const schema138 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
-const schema139 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const updateVectorStoreFileAttributesBodyCheck = validate102;
+const schema144 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
+const schema145 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVectorStoreFileAttributes.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9773,38 +10681,38 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.attributes === undefined) && (missing0 = "attributes")){
-validate98.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate102.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.attributes !== undefined){
 let data0 = data.attributes;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate98.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema139.properties.attributes.type}}];
+validate102.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema145.properties.attributes.type}}];
 return false;
 }
 }
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
+validate102.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const searchVectorStoreBodyCheck = validate99;
-const schema140 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
-const schema141 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+export const searchVectorStoreBodyCheck = validate103;
+const schema146 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
+const schema147 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="searchVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9816,7 +10724,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.query === undefined) && (missing0 = "query")){
-validate99.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate103.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -9883,7 +10791,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate99.errors = vErrors;
+validate103.errors = vErrors;
 return false;
 }
 else {
@@ -9907,18 +10815,18 @@ if(data.max_num_results !== undefined){
 let data2 = data.max_num_results;
 const _errs11 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate103.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 50 || isNaN(data2)){
-validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate103.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate99.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate103.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -9933,7 +10841,7 @@ if(valid1){
 if(data.rewrite_query !== undefined){
 const _errs13 = errors;
 if(typeof data.rewrite_query !== "boolean"){
-validate99.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
+validate103.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -9949,7 +10857,7 @@ if(errors === _errs15){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
+validate103.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9966,7 +10874,7 @@ if(errors === _errs18){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
+validate103.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -9982,23 +10890,23 @@ var valid1 = true;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
+validate103.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoBodyCheck = validate100;
-const schema142 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
-const schema143 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
+export const createVideoBodyCheck = validate104;
+const schema148 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
+const schema149 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10009,7 +10917,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -10019,12 +10927,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate101.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate105.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate105.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10037,7 +10945,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs4 = errors;
 if(typeof data.model !== "string"){
-validate101.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate105.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10049,7 +10957,7 @@ if(valid0){
 if(data.seconds !== undefined){
 const _errs6 = errors;
 if(typeof data.seconds !== "string"){
-validate101.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+validate105.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -10061,7 +10969,7 @@ if(valid0){
 if(data.size !== undefined){
 const _errs8 = errors;
 if(typeof data.size !== "string"){
-validate101.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
+validate105.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -10079,7 +10987,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.image_url !== undefined){
 const _errs14 = errors;
 if(typeof data4.image_url !== "string"){
-validate101.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate105.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -10091,7 +10999,7 @@ if(valid2){
 if(data4.file_id !== undefined){
 const _errs16 = errors;
 if(typeof data4.file_id !== "string"){
-validate101.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate105.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -10102,7 +11010,7 @@ var valid2 = true;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate105.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10118,45 +11026,45 @@ var valid0 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVideo.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
-validate100.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoEditBodyCheck = validate103;
-const schema145 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
-const schema146 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
-const schema147 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
+export const createVideoEditBodyCheck = validate107;
+const schema151 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
+const schema152 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
+const schema153 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10167,7 +11075,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -10179,20 +11087,20 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.id === undefined) && (missing1 = "id")){
-validate104.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+validate108.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data0.id !== undefined){
 if(typeof data0.id !== "string"){
-validate104.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+validate108.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+validate108.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10205,7 +11113,7 @@ if(valid0){
 if(data.prompt !== undefined){
 const _errs8 = errors;
 if(typeof data.prompt !== "string"){
-validate104.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate108.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -10217,41 +11125,18 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createVideoEdit.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate103.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
-errors = vErrors.length;
-}
-validate103.errors = vErrors;
-return errors === 0;
-}
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createVideoExtensionBodyCheck = validate106;
-const schema148 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
-const schema149 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
 
 function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createVideoEdit.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate107.evaluated;
@@ -10261,160 +11146,18 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.seconds === undefined) && (missing0 = "seconds"))){
-validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.video !== undefined){
-let data0 = data.video;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if((data0.id === undefined) && (missing1 = "id")){
-validate107.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
-return false;
-}
-else {
-if(data0.id !== undefined){
-if(typeof data0.id !== "string"){
-validate107.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.prompt !== undefined){
-const _errs8 = errors;
-if(typeof data.prompt !== "string"){
-validate107.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.seconds !== undefined){
-const _errs10 = errors;
-if(typeof data.seconds !== "string"){
-validate107.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
+if(!(validate108(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+errors = vErrors.length;
 }
 validate107.errors = vErrors;
 return errors === 0;
 }
 validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createVideoExtension.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate106.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
-errors = vErrors.length;
-}
-validate106.errors = vErrors;
-return errors === 0;
-}
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const remixVideoBodyCheck = validate109;
-const schema151 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
-const schema152 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
-
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="remixVideo.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate109.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.prompt === undefined) && (missing0 = "prompt")){
-validate109.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.prompt !== undefined){
-let data0 = data.prompt;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-validate109.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-else {
-validate109.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate109.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate109.errors = vErrors;
-return errors === 0;
-}
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createVirtualKeyBodyCheck = validate110;
-const schema153 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema154 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema155 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
-const func49 = Object.prototype.hasOwnProperty;
+export const createVideoExtensionBodyCheck = validate110;
+const schema154 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
+const schema155 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10429,15 +11172,180 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))){
+if((((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.seconds === undefined) && (missing0 = "seconds"))){
 validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.video !== undefined){
+let data0 = data.video;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if((data0.id === undefined) && (missing1 = "id")){
+validate111.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+return false;
+}
+else {
+if(data0.id !== undefined){
+if(typeof data0.id !== "string"){
+validate111.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+const _errs8 = errors;
+if(typeof data.prompt !== "string"){
+validate111.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.seconds !== undefined){
+const _errs10 = errors;
+if(typeof data.seconds !== "string"){
+validate111.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate111.errors = vErrors;
+return errors === 0;
+}
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createVideoExtension.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate110.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+errors = vErrors.length;
+}
+validate110.errors = vErrors;
+return errors === 0;
+}
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const remixVideoBodyCheck = validate113;
+const schema157 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
+const schema158 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
+
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="remixVideo.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate113.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.prompt === undefined) && (missing0 = "prompt")){
+validate113.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.prompt !== undefined){
+let data0 = data.prompt;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+validate113.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+else {
+validate113.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate113.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate113.errors = vErrors;
+return errors === 0;
+}
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createVirtualKeyBodyCheck = validate114;
+const schema159 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema160 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema161 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
+const func63 = Object.prototype.hasOwnProperty;
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate115.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))){
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func49.call(schema154.properties, key0))){
-validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func63.call(schema160.properties, key0))){
+validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -10449,18 +11357,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate111.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate115.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate111.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10476,12 +11384,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate111.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10497,18 +11405,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate111.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate115.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate111.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10525,7 +11433,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 16){
-validate111.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+validate115.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
 else {
@@ -10535,18 +11443,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 8192){
-validate111.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate115.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate111.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10558,7 +11466,7 @@ break;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
+validate115.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10574,12 +11482,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate111.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10595,12 +11503,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate111.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10616,12 +11524,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-validate111.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -10639,14 +11547,14 @@ if(errors === _errs21){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
 if(((data8.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data8.period === undefined) && (missing1 = "period"))){
-validate111.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate115.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs23 = errors;
 for(const key2 in data8){
 if(!(((key2 === "credit_limit_usd") || (key2 === "period")) || (key2 === "alert_threshold"))){
-validate111.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate115.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -10658,12 +11566,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0.000001 || isNaN(data9)){
-validate111.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
+validate115.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate115.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -10677,11 +11585,11 @@ if(data8.period !== undefined){
 let data10 = data8.period;
 const _errs26 = errors;
 if(typeof data10 !== "string"){
-validate111.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data10 === "none") || (data10 === "daily")) || (data10 === "weekly")) || (data10 === "monthly"))){
-validate111.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}}];
+validate115.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}}];
 return false;
 }
 var valid4 = _errs26 === errors;
@@ -10696,18 +11604,18 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 1 || isNaN(data11)){
-validate111.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate111.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate115.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
+validate115.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -10722,7 +11630,7 @@ var valid4 = true;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate115.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10741,7 +11649,7 @@ if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 const _errs33 = errors;
 for(const key3 in data12){
 if(!((((((key3 === "requests_per_minute") || (key3 === "requests_per_hour")) || (key3 === "requests_per_day")) || (key3 === "tokens_per_minute")) || (key3 === "tokens_per_hour")) || (key3 === "tokens_per_day"))){
-validate111.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
@@ -10751,18 +11659,18 @@ if(data12.requests_per_minute !== undefined){
 let data13 = data12.requests_per_minute;
 const _errs34 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 9007199254740991 || isNaN(data13)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data13 < 1 || isNaN(data13)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10778,18 +11686,18 @@ if(data12.requests_per_hour !== undefined){
 let data14 = data12.requests_per_hour;
 const _errs36 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs36){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 9007199254740991 || isNaN(data14)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data14 < 1 || isNaN(data14)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10805,18 +11713,18 @@ if(data12.requests_per_day !== undefined){
 let data15 = data12.requests_per_day;
 const _errs38 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs38){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 9007199254740991 || isNaN(data15)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10832,18 +11740,18 @@ if(data12.tokens_per_minute !== undefined){
 let data16 = data12.tokens_per_minute;
 const _errs40 = errors;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs40){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 > 9007199254740991 || isNaN(data16)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data16 < 1 || isNaN(data16)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10859,18 +11767,18 @@ if(data12.tokens_per_hour !== undefined){
 let data17 = data12.tokens_per_hour;
 const _errs42 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs42){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 9007199254740991 || isNaN(data17)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data17 < 1 || isNaN(data17)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10886,18 +11794,18 @@ if(data12.tokens_per_day !== undefined){
 let data18 = data12.tokens_per_day;
 const _errs44 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs44){
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 9007199254740991 || isNaN(data18)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data18 < 1 || isNaN(data18)){
-validate111.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -10916,7 +11824,7 @@ var valid6 = true;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate115.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -10937,41 +11845,18 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createVirtualKey.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate110.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
-errors = vErrors.length;
-}
-validate110.errors = vErrors;
-return errors === 0;
-}
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const updateVirtualKeyBodyCheck = validate113;
-const schema158 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema159 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
 function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate114.evaluated;
@@ -10981,17 +11866,40 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+errors = vErrors.length;
+}
+validate114.errors = vErrors;
+return errors === 0;
+}
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateVirtualKeyBodyCheck = validate117;
+const schema164 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema165 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate118.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate114.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate118.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "name") || (key0 === "key")) || (key0 === "fields")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate118.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -11003,18 +11911,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate114.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate118.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate114.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate118.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate118.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -11030,18 +11938,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 8192){
-validate114.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate118.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate114.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate118.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate118.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -11152,7 +12060,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate114.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -11176,13 +12084,13 @@ if(data.upstream_organization !== undefined){
 let data4 = data.upstream_organization;
 const _errs16 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate114.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema159.properties.upstream_organization.type}}];
+validate118.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema165.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate114.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate118.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -11197,13 +12105,13 @@ if(data.upstream_project !== undefined){
 let data5 = data.upstream_project;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate114.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema159.properties.upstream_project.type}}];
+validate118.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema165.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs18){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate114.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate118.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -11218,13 +12126,13 @@ if(data.custom_host !== undefined){
 let data6 = data.custom_host;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate114.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema159.properties.custom_host.type}}];
+validate118.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema165.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate114.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate118.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -11417,7 +12325,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate114.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -11772,7 +12680,7 @@ else {
 vErrors.push(err40);
 }
 errors++;
-validate114.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -11802,76 +12710,76 @@ var valid0 = true;
 }
 }
 else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate114.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate118(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
-validate113.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const setAnalyticsDimensionsBody = compiledBody(SetAnalyticsDimensionsRequestSchema, setAnalyticsDimensionsBodyCheck as BodyCheck);
-export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck);
-export const updateApiKeyBody = compiledBody(UpdateApiKeyRequestSchema, updateApiKeyBodyCheck as BodyCheck);
-export const rotateApiKeyBody = compiledBody(RotateApiKeyRequestSchema, rotateApiKeyBodyCheck as BodyCheck);
-export const createSpeechBody = compiledBody(CreateSpeechRequestSchema, createSpeechBodyCheck as BodyCheck);
-export const createBatchBody = compiledBody(CreateBatchRequestSchema, createBatchBodyCheck as BodyCheck);
-export const createChatCompletionBody = compiledBody(CreateChatCompletionRequestSchema, createChatCompletionBodyCheck as BodyCheck);
-export const createCompletionBody = compiledBody(CreateCompletionRequestSchema, createCompletionBodyCheck as BodyCheck);
-export const createConfigBody = compiledBody(CreateConfigRequestSchema, createConfigBodyCheck as BodyCheck);
-export const updateConfigBody = compiledBody(UpdateConfigRequestSchema, updateConfigBodyCheck as BodyCheck);
-export const createEmbeddingBody = compiledBody(CreateEmbeddingRequestSchema, createEmbeddingBodyCheck as BodyCheck);
-export const createFeedbackBody = compiledBody(CreateFeedbackRequestSchema, createFeedbackBodyCheck as BodyCheck);
-export const createFineTuningJobBody = compiledBody(CreateFineTuningJobRequestSchema, createFineTuningJobBodyCheck as BodyCheck);
-export const createGuardrailBody = compiledBody(CreateGuardrailRequestSchema, createGuardrailBodyCheck as BodyCheck);
-export const updateGuardrailBody = compiledBody(UpdateGuardrailRequestSchema, updateGuardrailBodyCheck as BodyCheck);
-export const createImageEditBody = compiledBody(CreateImageEditJsonRequestSchema, createImageEditBodyCheck as BodyCheck);
-export const createImageBody = compiledBody(CreateImageRequestSchema, createImageBodyCheck as BodyCheck);
-export const createMcpServerBody = compiledBody(CreateMcpServerRequestSchema, createMcpServerBodyCheck as BodyCheck);
-export const updateMcpServerBody = compiledBody(UpdateMcpServerRequestSchema, updateMcpServerBodyCheck as BodyCheck);
-export const createMessageBody = compiledBody(CreateMessageRequestSchema, createMessageBodyCheck as BodyCheck);
-export const countMessageTokensBody = compiledBody(CountMessageTokensRequestSchema, countMessageTokensBodyCheck as BodyCheck);
-export const createModerationBody = compiledBody(CreateModerationRequestSchema, createModerationBodyCheck as BodyCheck);
-export const createPromptBody = compiledBody(CreatePromptRequestSchema, createPromptBodyCheck as BodyCheck);
-export const updatePromptBody = compiledBody(UpdatePromptRequestSchema, updatePromptBodyCheck as BodyCheck);
-export const createPromptCompletionBody = compiledBody(PromptCompletionRequestSchema, createPromptCompletionBodyCheck as BodyCheck);
-export const publishPromptVersionBody = compiledBody(PublishPromptRequestSchema, publishPromptVersionBodyCheck as BodyCheck);
-export const renderPromptBody = compiledBody(PromptCompletionRequestSchema, renderPromptBodyCheck as BodyCheck);
-export const createResponseBody = compiledBody(CreateResponseRequestSchema, createResponseBodyCheck as BodyCheck);
-export const compactResponseBody = compiledBody(CompactResponseRequestSchema, compactResponseBodyCheck as BodyCheck);
-export const createUploadBody = compiledBody(CreateUploadRequestSchema, createUploadBodyCheck as BodyCheck);
-export const completeUploadBody = compiledBody(CompleteUploadRequestSchema, completeUploadBodyCheck as BodyCheck);
-export const createVectorStoreBody = compiledBody(CreateVectorStoreRequestSchema, createVectorStoreBodyCheck as BodyCheck);
-export const modifyVectorStoreBody = compiledBody(UpdateVectorStoreRequestSchema, modifyVectorStoreBodyCheck as BodyCheck);
-export const createVectorStoreFileBatchBody = compiledBody(CreateVectorStoreFileBatchRequestSchema, createVectorStoreFileBatchBodyCheck as BodyCheck);
-export const createVectorStoreFileBody = compiledBody(CreateVectorStoreFileRequestSchema, createVectorStoreFileBodyCheck as BodyCheck);
-export const updateVectorStoreFileAttributesBody = compiledBody(UpdateVectorStoreFileAttributesRequestSchema, updateVectorStoreFileAttributesBodyCheck as BodyCheck);
-export const searchVectorStoreBody = compiledBody(SearchVectorStoreRequestSchema, searchVectorStoreBodyCheck as BodyCheck);
-export const createVideoBody = compiledBody(CreateVideoJsonRequestSchema, createVideoBodyCheck as BodyCheck);
-export const createVideoEditBody = compiledBody(CreateVideoEditJsonRequestSchema, createVideoEditBodyCheck as BodyCheck);
-export const createVideoExtensionBody = compiledBody(CreateVideoExtensionJsonRequestSchema, createVideoExtensionBodyCheck as BodyCheck);
-export const remixVideoBody = compiledBody(RemixVideoRequestSchema, remixVideoBodyCheck as BodyCheck);
-export const createVirtualKeyBody = compiledBody(CreateVirtualKeyRequestSchema, createVirtualKeyBodyCheck as BodyCheck);
-export const updateVirtualKeyBody = compiledBody(UpdateVirtualKeyRequestSchema, updateVirtualKeyBodyCheck as BodyCheck);
+export const setAnalyticsDimensionsBody = compiledBody(SetAnalyticsDimensionsRequestSchema, setAnalyticsDimensionsBodyCheck as BodyCheck, { exact: false });
+export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck, { exact: false });
+export const updateApiKeyBody = compiledBody(UpdateApiKeyRequestSchema, updateApiKeyBodyCheck as BodyCheck, { exact: false });
+export const rotateApiKeyBody = compiledBody(RotateApiKeyRequestSchema, rotateApiKeyBodyCheck as BodyCheck, { exact: false });
+export const createSpeechBody = compiledBody(CreateSpeechRequestSchema, createSpeechBodyCheck as BodyCheck, { exact: true });
+export const createBatchBody = compiledBody(CreateBatchRequestSchema, createBatchBodyCheck as BodyCheck, { exact: true });
+export const createChatCompletionBody = compiledBody(CreateChatCompletionRequestSchema, createChatCompletionBodyCheck as BodyCheck, { exact: true });
+export const createCompletionBody = compiledBody(CreateCompletionRequestSchema, createCompletionBodyCheck as BodyCheck, { exact: true });
+export const createConfigBody = compiledBody(CreateConfigRequestSchema, createConfigBodyCheck as BodyCheck, { exact: true });
+export const updateConfigBody = compiledBody(UpdateConfigRequestSchema, updateConfigBodyCheck as BodyCheck, { exact: false });
+export const createEmbeddingBody = compiledBody(CreateEmbeddingRequestSchema, createEmbeddingBodyCheck as BodyCheck, { exact: true });
+export const createFeedbackBody = compiledBody(CreateFeedbackRequestSchema, createFeedbackBodyCheck as BodyCheck, { exact: false });
+export const createFineTuningJobBody = compiledBody(CreateFineTuningJobRequestSchema, createFineTuningJobBodyCheck as BodyCheck, { exact: true });
+export const createGuardrailBody = compiledBody(CreateGuardrailRequestSchema, createGuardrailBodyCheck as BodyCheck, { exact: true });
+export const updateGuardrailBody = compiledBody(UpdateGuardrailRequestSchema, updateGuardrailBodyCheck as BodyCheck, { exact: false });
+export const createImageEditBody = compiledBody(CreateImageEditJsonRequestSchema, createImageEditBodyCheck as BodyCheck, { exact: true });
+export const createImageBody = compiledBody(CreateImageRequestSchema, createImageBodyCheck as BodyCheck, { exact: true });
+export const createMcpServerBody = compiledBody(CreateMcpServerRequestSchema, createMcpServerBodyCheck as BodyCheck, { exact: true });
+export const updateMcpServerBody = compiledBody(UpdateMcpServerRequestSchema, updateMcpServerBodyCheck as BodyCheck, { exact: false });
+export const createMessageBody = compiledBody(CreateMessageRequestSchema, createMessageBodyCheck as BodyCheck, { exact: true });
+export const countMessageTokensBody = compiledBody(CountMessageTokensRequestSchema, countMessageTokensBodyCheck as BodyCheck, { exact: true });
+export const createModerationBody = compiledBody(CreateModerationRequestSchema, createModerationBodyCheck as BodyCheck, { exact: true });
+export const createPromptBody = compiledBody(CreatePromptRequestSchema, createPromptBodyCheck as BodyCheck, { exact: true });
+export const updatePromptBody = compiledBody(UpdatePromptRequestSchema, updatePromptBodyCheck as BodyCheck, { exact: false });
+export const createPromptCompletionBody = compiledBody(PromptCompletionRequestSchema, createPromptCompletionBodyCheck as BodyCheck, { exact: true });
+export const publishPromptVersionBody = compiledBody(PublishPromptRequestSchema, publishPromptVersionBodyCheck as BodyCheck, { exact: true });
+export const renderPromptBody = compiledBody(PromptCompletionRequestSchema, renderPromptBodyCheck as BodyCheck, { exact: true });
+export const createResponseBody = compiledBody(CreateResponseRequestSchema, createResponseBodyCheck as BodyCheck, { exact: true });
+export const compactResponseBody = compiledBody(CompactResponseRequestSchema, compactResponseBodyCheck as BodyCheck, { exact: true });
+export const createUploadBody = compiledBody(CreateUploadRequestSchema, createUploadBodyCheck as BodyCheck, { exact: true });
+export const completeUploadBody = compiledBody(CompleteUploadRequestSchema, completeUploadBodyCheck as BodyCheck, { exact: true });
+export const createVectorStoreBody = compiledBody(CreateVectorStoreRequestSchema, createVectorStoreBodyCheck as BodyCheck, { exact: true });
+export const modifyVectorStoreBody = compiledBody(UpdateVectorStoreRequestSchema, modifyVectorStoreBodyCheck as BodyCheck, { exact: true });
+export const createVectorStoreFileBatchBody = compiledBody(CreateVectorStoreFileBatchRequestSchema, createVectorStoreFileBatchBodyCheck as BodyCheck, { exact: true });
+export const createVectorStoreFileBody = compiledBody(CreateVectorStoreFileRequestSchema, createVectorStoreFileBodyCheck as BodyCheck, { exact: true });
+export const updateVectorStoreFileAttributesBody = compiledBody(UpdateVectorStoreFileAttributesRequestSchema, updateVectorStoreFileAttributesBodyCheck as BodyCheck, { exact: true });
+export const searchVectorStoreBody = compiledBody(SearchVectorStoreRequestSchema, searchVectorStoreBodyCheck as BodyCheck, { exact: true });
+export const createVideoBody = compiledBody(CreateVideoJsonRequestSchema, createVideoBodyCheck as BodyCheck, { exact: true });
+export const createVideoEditBody = compiledBody(CreateVideoEditJsonRequestSchema, createVideoEditBodyCheck as BodyCheck, { exact: true });
+export const createVideoExtensionBody = compiledBody(CreateVideoExtensionJsonRequestSchema, createVideoExtensionBodyCheck as BodyCheck, { exact: true });
+export const remixVideoBody = compiledBody(RemixVideoRequestSchema, remixVideoBodyCheck as BodyCheck, { exact: true });
+export const createVirtualKeyBody = compiledBody(CreateVirtualKeyRequestSchema, createVirtualKeyBodyCheck as BodyCheck, { exact: false });
+export const updateVirtualKeyBody = compiledBody(UpdateVirtualKeyRequestSchema, updateVirtualKeyBodyCheck as BodyCheck, { exact: false });

@@ -12639,6 +12639,18 @@ export const openApiDocument = {
           }
         }
       },
+      "RequestMetadata": {
+        "type": [
+          "object",
+          "null"
+        ],
+        "description": "At most 16 pairs, values of at most 512 characters, as OpenAI's API takes them.",
+        "maxProperties": 16,
+        "additionalProperties": {
+          "type": "string",
+          "maxLength": 512
+        }
+      },
       "CreateChatCompletionRequest": {
         "type": "object",
         "required": [
@@ -12733,13 +12745,7 @@ export const openApiDocument = {
             ]
           },
           "metadata": {
-            "type": [
-              "object",
-              "null"
-            ],
-            "additionalProperties": {
-              "type": "string"
-            }
+            "$ref": "#/components/schemas/RequestMetadata"
           }
         }
       },
@@ -13404,13 +13410,7 @@ export const openApiDocument = {
             "description": "End-user identifier; logged."
           },
           "metadata": {
-            "type": [
-              "object",
-              "null"
-            ],
-            "additionalProperties": {
-              "type": "string"
-            }
+            "$ref": "#/components/schemas/RequestMetadata"
           }
         }
       },
@@ -16027,13 +16027,7 @@ export const openApiDocument = {
             "description": "`24h`."
           },
           "metadata": {
-            "type": [
-              "object",
-              "null"
-            ],
-            "additionalProperties": {
-              "type": "string"
-            }
+            "$ref": "#/components/schemas/RequestMetadata"
           }
         }
       },
@@ -16129,13 +16123,7 @@ export const openApiDocument = {
             "additionalProperties": true
           },
           "metadata": {
-            "type": [
-              "object",
-              "null"
-            ],
-            "additionalProperties": {
-              "type": "string"
-            }
+            "$ref": "#/components/schemas/RequestMetadata"
           }
         }
       },
@@ -16834,13 +16822,7 @@ export const openApiDocument = {
             ]
           },
           "metadata": {
-            "type": [
-              "object",
-              "null"
-            ],
-            "additionalProperties": {
-              "type": "string"
-            }
+            "$ref": "#/components/schemas/RequestMetadata"
           }
         }
       },
@@ -17434,13 +17416,7 @@ export const openApiDocument = {
             "description": "`auto` or `static` (with its chunk sizes)."
           },
           "metadata": {
-            "type": [
-              "object",
-              "null"
-            ],
-            "additionalProperties": {
-              "type": "string"
-            }
+            "$ref": "#/components/schemas/RequestMetadata"
           }
         }
       },
@@ -17465,13 +17441,7 @@ export const openApiDocument = {
             ]
           },
           "metadata": {
-            "type": [
-              "object",
-              "null"
-            ],
-            "additionalProperties": {
-              "type": "string"
-            }
+            "$ref": "#/components/schemas/RequestMetadata"
           }
         }
       },

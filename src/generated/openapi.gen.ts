@@ -2224,9 +2224,7 @@ export interface components {
             max_completion_tokens?: number | null;
             max_tokens?: number | null;
             messages?: components["schemas"]["ChatMessage"][];
-            metadata?: {
-                [key: string]: string;
-            } | null;
+            metadata?: components["schemas"]["RequestMetadata"];
             /** @description Model id; `@<provider>/<model>` also selects the provider. Unlike a request's, never empty: a config that names a model names one. */
             model?: string;
             n?: number | null;
@@ -2355,9 +2353,7 @@ export interface components {
             /** @description The path each line of the input file goes to, e.g. `/v1/chat/completions`. */
             endpoint: string;
             input_file_id: string;
-            metadata?: {
-                [key: string]: string;
-            } | null;
+            metadata?: components["schemas"]["RequestMetadata"];
         } & {
             [key: string]: unknown;
         };
@@ -2365,9 +2361,7 @@ export interface components {
             max_completion_tokens?: number | null;
             max_tokens?: number | null;
             messages: components["schemas"]["ChatMessage"][];
-            metadata?: {
-                [key: string]: string;
-            } | null;
+            metadata?: components["schemas"]["RequestMetadata"];
             /** @description Model id; `@<provider>/<model>` also selects the provider. */
             model: string;
             n?: number | null;
@@ -2461,9 +2455,7 @@ export interface components {
             [key: string]: unknown;
         };
         CreateFineTuningJobRequest: {
-            metadata?: {
-                [key: string]: string;
-            } | null;
+            metadata?: components["schemas"]["RequestMetadata"];
             method?: {
                 [key: string]: unknown;
             };
@@ -2613,9 +2605,7 @@ export interface components {
             /** @description A string, or an array of input items (messages, function call outputs, other item types). */
             input?: string | components["schemas"]["ResponseInputItem"][];
             instructions?: string | null;
-            metadata?: {
-                [key: string]: string;
-            } | null;
+            metadata?: components["schemas"]["RequestMetadata"];
             /** @description Model id; `@<provider>/<model>` also selects the provider. Optional: a stored prompt (`prompt.id`), a config's `override_params` or the upstream can supply it. */
             model?: string;
             previous_response_id?: string | null;
@@ -2719,9 +2709,7 @@ export interface components {
             description?: string;
             expires_after?: components["schemas"]["VectorStoreExpiresAfter"];
             file_ids?: string[];
-            metadata?: {
-                [key: string]: string;
-            } | null;
+            metadata?: components["schemas"]["RequestMetadata"];
             name?: string;
         } & {
             [key: string]: unknown;
@@ -3395,6 +3383,10 @@ export interface components {
             };
             version: number;
         };
+        /** @description At most 16 pairs, values of at most 512 characters, as OpenAI's API takes them. */
+        RequestMetadata: {
+            [key: string]: string;
+        } | null;
         /** @description A model response, as the upstream answered it. */
         Response: {
             created_at: number;
@@ -3631,9 +3623,7 @@ export interface components {
         };
         UpdateVectorStoreRequest: {
             expires_after?: components["schemas"]["VectorStoreExpiresAfter"] | null;
-            metadata?: {
-                [key: string]: string;
-            } | null;
+            metadata?: components["schemas"]["RequestMetadata"];
             name?: string | null;
         } & {
             [key: string]: unknown;

@@ -80,9 +80,58 @@ describe("generated body schemas", () => {
 
   it("give zod's issues, paths and messages unchanged to the validation hook", async () => {
     const schema = z.object({ a: z.object({ b: z.string().min(2, "too short") }) });
-    const body = compiledBody(schema, () => false);
+    const body = compiledBody(schema, () => false, { exact: false });
     const result = await body.safeParseAsync({ a: { b: "x" } });
     expect(result.error?.issues).toEqual(schema.safeParse({ a: { b: "x" } }).error?.issues);
     expect(result.error?.issues[0]).toMatchObject({ path: ["a", "b"], message: "too short" });
   });
+
+  it("name the first failures of a body with a great many bad elements from a sample, never the whole body", async () => {
+    const parse = vi.spyOn(schemas.CreateChatCompletionRequestSchema, "safeParse");
+    const many = { model: "m", messages: Array.from({ length: 300_000 }, () => ({ role: "robot", content: 1 })) };
+    const result = await bodies.createChatCompletionBody.safeParseAsync(many);
+    expect(result.error?.issues.length).toBe(5);
+    expect(result.error?.issues[0]).toMatchObject({ path: ["messages", 0, "role"] });
+    expect(parse).toHaveBeenCalledTimes(1);
+    expect((parse.mock.calls[0]?.[0] as { messages: unknown[] }).messages.length).toBeLessThan(10);
+    parse.mockRestore();
+  });
+
+  it("name a bad element far down a long array at its own index", async () => {
+    const messages: unknown[] = Array.from({ length: 50_000 }, () => ({ role: "user", content: "hi" }));
+    messages.push({ role: "user", content: 7 });
+    const result = await bodies.createChatCompletionBody.safeParseAsync({ model: "m", messages });
+    expect(result.error?.issues).toHaveLength(1);
+    expect(result.error?.issues[0]?.path.slice(0, 2)).toEqual(["messages", 50_000]);
+  });
+
+  it("refuse what the document bounds as OpenAI's API does: 16 metadata pairs", async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 5_000 }, (_, index) => [`k${index}`, "v"]));
+    const tooMany = await bodies.createChatCompletionBody.safeParseAsync({ model: "m", messages: [{ role: "user", content: "hi" }], metadata });
+    expect(tooMany.error?.issues[0]).toMatchObject({ path: ["metadata"], message: "Too big: expected object to have <=16 properties" });
+    const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, index) => [`k${index}`, "v"]));
+    expect((await bodies.createResponseBody.safeParseAsync({ model: "m", input: "hi", metadata: sixteen })).success).toBe(true);
+    const long = await bodies.createChatCompletionBody.safeParseAsync({ model: "m", messages: [{ role: "user", content: "hi" }], metadata: { a: "x".repeat(513) } });
+    expect(long.error?.issues[0]).toMatchObject({ path: ["metadata", "a"] });
+  });
+
+  it("answer a refusal the sample cannot show from the exact check's own failure", async () => {
+    // 40 valid pairs: the sample keeps all, so zod names the count; past the sample's keys the check's failure answers.
+    for (const count of [40, 5_000]) {
+      const metadata = Object.fromEntries(Array.from({ length: count }, (_, index) => [`k${index}`, "v"]));
+      const result = await bodies.createResponseBody.safeParseAsync({ model: "m", input: "hi", metadata });
+      expect(result.error?.issues).toEqual([expect.objectContaining({ path: ["metadata"], message: "Too big: expected object to have <=16 properties" })]);
+    }
+  });
+
+  it("check a oneOf of exact options itself, answering as zod does", async () => {
+    const tool = (allowed: unknown) => ({ model: "m", input: "hi", tools: [{ type: "mcp", server_label: "crm", allowed_tools: allowed }] });
+    const parse = vi.spyOn(schemas.CreateResponseRequestSchema, "safeParse");
+    const accepted = tool({ tool_names: ["find"] });
+    expect((await bodies.createResponseBody.safeParseAsync(accepted)).data).toBe(accepted);
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
+    for (const allowed of [["find"], null, { tool_names: [1] }, [1], "find"]) await expectSameAnswer(bodies.createResponseBody, schemas.CreateResponseRequestSchema, tool(allowed));
+  });
 });
+
