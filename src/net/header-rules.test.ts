@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerShapingHeaders, CLIENT_TO_UPSTREAM, crosses, forwardedRequestHeaders, GATEWAY_USER_AGENT, passedOnHeaders, UPSTREAM_TO_CLIENT } from "./header-rules.ts";
+import { answerShapingHeaders, CLIENT_TO_UPSTREAM, crosses, forwardedRequestHeaders, GATEWAY_USER_AGENT, PASSED_ON_LIMITS, passedOnHeaders, UPSTREAM_TO_CLIENT } from "./header-rules.ts";
 
 describe("client headers on their way upstream", () => {
   it("forward what the upstream honours, the user agent with the gateway appended", () => {
@@ -76,5 +76,15 @@ describe("upstream headers on their way back", () => {
     );
     expect(passed).toEqual({});
     expect(crosses(UPSTREAM_TO_CLIENT, "Set-Cookie")).toBe(false);
+  });
+
+  it("pass no long value, and at most 32 rate-limit headers, ids always", () => {
+    const sent = new Headers({ "x-request-id": "req_1", "retry-after": "9".repeat(300), "x-ratelimit-limit-requests": "x".repeat(257) });
+    for (let index = 0; index < 40; index += 1) sent.set(`x-ratelimit-${String(index).padStart(2, "0")}`, "1");
+    const passed = passedOnHeaders(sent);
+    expect(passed["x-request-id"]).toBe("req_1");
+    expect(passed["retry-after"]).toBeUndefined();
+    expect(passed["x-ratelimit-limit-requests"]).toBeUndefined();
+    expect(Object.keys(passed).filter((name) => name.startsWith("x-ratelimit-"))).toHaveLength(PASSED_ON_LIMITS.prefixed);
   });
 });

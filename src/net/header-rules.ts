@@ -85,9 +85,26 @@ export function forwardedRequestHeaders(headers: Headers): Record<string, string
   return forwarded;
 }
 
-/** The upstream's answer headers the client gets with successes, errors and streams alike. Never throws. */
+/**
+ * What an upstream may pass back through the gateway: ids, times and limits are short, so a
+ * longer value is dropped (cut, a limit or id would mislead), and the headers matched by prefix
+ * (rate limits) are bounded in number, so an upstream cannot make every answer carry megabytes.
+ */
+export const PASSED_ON_LIMITS = { valueLength: 256, prefixed: 32 };
+
+/** The upstream's answer headers the client gets with successes, errors and streams alike, within `PASSED_ON_LIMITS`. Never throws. */
 export function passedOnHeaders(headers: Headers): Record<string, string> {
-  return crossing(UPSTREAM_TO_CLIENT, headers);
+  const passed: Record<string, string> = {};
+  let prefixed = 0;
+  headers.forEach((value, name) => {
+    if (value.length > PASSED_ON_LIMITS.valueLength || !crosses(UPSTREAM_TO_CLIENT, name)) return;
+    if (!UPSTREAM_TO_CLIENT.allow.names.includes(name)) {
+      if (prefixed === PASSED_ON_LIMITS.prefixed) return;
+      prefixed += 1;
+    }
+    passed[name] = value;
+  });
+  return passed;
 }
 
 /** The forwarded headers that change the answer (`Accept`, `OpenAI-Beta`): what a cache key holds of them. */
