@@ -133,13 +133,28 @@ const ConfigSchema = z.object({
     doc: "a tool run the gateway drives (Responses `mcp` tools): model rounds at most; the last is asked to answer without tools (see [Tools](tools.md))",
   }),
   GATEWAY_MCP_CALL_TIMEOUT_MS: documented(wholeNumber(30_000, 100, MAX_REQUEST_TIMEOUT_MS), {
-    doc: "one request to an MCP server: connecting, listing its tools, or one tool call",
+    doc: "each step of an MCP session: connecting (an older server's wait for its event stream's endpoint included), each page of its tool listing, one tool call, closing",
   }),
   GATEWAY_MCP_RUN_TIMEOUT_MS: documented(wholeNumber(300_000, 100, MAX_REQUEST_TIMEOUT_MS), {
-    doc: "a whole tool run, from its first connection to its answer (408 past it)",
+    doc: "a whole tool run, from its first connection to its answer: every step of its sessions ends with it (408 past it)",
   }),
   GATEWAY_MCP_MAX_RESULT_BYTES: documented(wholeNumber(64 * 1024, 256, MAX_BYTES), {
-    doc: "a tool's result as the model gets it: a longer one is cut, with a note saying so",
+    doc: "a tool's result as the model gets it: a longer one is cut as it is read, with a note saying so; any longer string of an MCP server's answer is cut as it is read",
+  }),
+  GATEWAY_MCP_MAX_MESSAGE_BYTES: documented(wholeNumber(4 * 1024 * 1024, 64 * 1024, MAX_BYTES), {
+    doc: "one message of an MCP server (a JSON answer, or one event of its stream) once its long strings are cut: a longer one fails the step with an error saying so",
+  }),
+  GATEWAY_MCP_MAX_TOOLS: documented(wholeNumber(128, 1, 10_000), {
+    doc: "tools offered to the model in one request, over all its MCP servers: listing stops there, and `mcp_list_tools.error` says where it was cut",
+  }),
+  GATEWAY_MCP_MAX_TOOLS_BYTES: documented(wholeNumber(256 * 1024, 1024, MAX_BYTES), {
+    doc: "the size (as JSON) of the tools offered to the model in one request, cut as `GATEWAY_MCP_MAX_TOOLS` is",
+  }),
+  GATEWAY_MCP_MAX_CALLS_PER_ROUND: documented(wholeNumber(16, 1, 1000), {
+    doc: "tool calls of one model round that are run (or sent for approval); the model is told the others were not run",
+  }),
+  GATEWAY_MCP_MAX_SERVERS: documented(wholeNumber(16, 1, 1000), {
+    doc: "`mcp` tools (MCP servers) one request may name; more is a 400 naming `tools`",
   }),
   GATEWAY_LOG_FLUSH_INTERVAL_MS: documented(wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS), { doc: "log batching: how long records wait before a batch is written" }),
   GATEWAY_LOG_BATCH_SIZE: documented(wholeNumber(200, 1, 100_000), { doc: "log batching: this many records waiting start a write at once" }),

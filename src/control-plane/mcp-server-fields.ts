@@ -13,10 +13,21 @@ const RESERVED = new Set(["host", "content-length", "content-type", "accept", "c
 export function checkMcpHeaders(headers: Record<string, string> | undefined): void {
   for (const [name, value] of Object.entries(headers ?? {})) {
     const param = `headers.${name.slice(0, 64)}`;
-    if (!HEADER_NAME.test(name)) throw new GatewayError("invalid_request", `${param}: not a valid header name.`, { param });
-    if (RESERVED.has(name.toLowerCase())) throw new GatewayError("invalid_request", `${param}: the MCP transport sets this header itself.`, { param });
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.test(value)) throw new GatewayError("invalid_request", `${param}: the value holds characters a header cannot carry.`, { param });
+    const problem = mcpHeaderProblem(name, value);
+    if (problem !== null) throw new GatewayError("invalid_request", `${param}: ${problem}`, { param });
   }
+}
+
+/**
+ * What is wrong with one header an MCP server would be sent, or null: the rule a stored server's
+ * headers are saved under, and a request's inline server's headers are sent under.
+ */
+export function mcpHeaderProblem(name: string, value: unknown): string | null {
+  if (!HEADER_NAME.test(name)) return "not a valid header name.";
+  if (RESERVED.has(name.toLowerCase())) return "the MCP transport sets this header itself.";
+  if (typeof value !== "string") return "the value must be a string.";
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.test(value)) return "the value holds characters a header cannot carry.";
+  return null;
 }
 
 /** The server URL as the custom-host guard allows it; its error names `server_url`. Throws only GatewayError. */

@@ -3,6 +3,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { CheckCustomHost } from "../net/custom-host.ts";
 import type { McpApprovalPolicy, McpServerRecord } from "../records/control-plane.ts";
 import { openMcpHeaders } from "../control-plane/mcp-server-secrets.ts";
+import { mcpHeaderProblem } from "../control-plane/mcp-server-fields.ts";
 import { approvalPolicyOf } from "./approval.ts";
 
 /** One MCP server a request uses: where it is, what it is sent, which tools it offers, which need approval. */
@@ -25,6 +26,8 @@ export interface ServerPlanDeps {
   loadServer(workspaceId: string, label: string): Promise<McpServerRecord | undefined>;
   secrets: SecretBox;
   checkCustomHost: CheckCustomHost;
+  /** `GATEWAY_MCP_MAX_SERVERS`: the `mcp` tools one request may name. */
+  maxServers: number;
 }
 
 const LABEL = /^[A-Za-z0-9_-]{1,64}$/;
@@ -36,9 +39,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * A tool with `server_label` alone names a stored server: its URL, sealed headers, allowed
  * tools and approval policy are the stored ones, and the request may narrow the tools and add
  * approvals but may not send it headers. A stored server's secrets so go only to its own URL.
- * Refusals are 400s naming the tool's field.
+ * A request names at most `maxServers` of them, checked before any is looked at. Refusals are
+ * 400s naming the tool's field.
  */
 export async function mcpServerPlans(tools: readonly unknown[], workspaceId: string, deps: ServerPlanDeps): Promise<Result<McpServerPlan[], GatewayError>> {
+  const named = tools.filter((tool) => isObject(tool) && tool.type === "mcp").length;
+  if (named > deps.maxServers) {
+    return fail(invalid("tools", `The request names ${named} MCP servers (mcp tools); a request may use at most ${deps.maxServers}.`));
+  }
   const plans: McpServerPlan[] = [];
   for (const [index, tool] of tools.entries()) {
     if (!isObject(tool) || tool.type !== "mcp") continue;
@@ -95,18 +103,24 @@ function requestedTools(value: unknown): ReadonlySet<string> | null | "invalid" 
   return new Set(names);
 }
 
+/** An inline server's headers, under the rule a stored server's are saved under (no header the transport sets itself). */
 function inlineHeaders(tool: Record<string, unknown>, param: string): Result<Record<string, string>, GatewayError> {
   const headers: Record<string, string> = {};
   if (tool.headers !== undefined && tool.headers !== null) {
     if (!isObject(tool.headers)) return fail(invalid(`${param}.headers`, "headers must be an object of strings."));
     for (const [name, value] of Object.entries(tool.headers)) {
-      if (typeof value !== "string" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\u0000]/.test(value)) {
-        return fail(invalid(`${param}.headers`, "headers must be an object of valid header names and string values."));
-      }
-      headers[name] = value;
+      const problem = mcpHeaderProblem(name, value);
+      if (problem !== null) return fail(invalid(`${param}.headers`, `headers.${name.slice(0, 64)}: ${problem}`));
+      headers[name] = value as string;
     }
   }
-  if (typeof tool.authorization === "string") headers.Authorization = `Bearer ${tool.authorization}`;
+  if (tool.authorization !== undefined && tool.authorization !== null) {
+    if (typeof tool.authorization !== "string" || mcpHeaderProblem("Authorization", tool.authorization) !== null) {
+      return fail(invalid(`${param}.authorization`, "authorization must be a token a header can carry."));
+    }
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === "authorization") delete headers[name];
+    headers.Authorization = `Bearer ${tool.authorization}`;
+  }
   return ok(headers);
 }
 

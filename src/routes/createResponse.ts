@@ -9,10 +9,12 @@ import { proxyOperation } from "../pipeline/proxy-operation.ts";
 import { jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
 import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText } from "../streams/responses-text.ts";
 import { ok } from "../errors.ts";
+import type { RequestBody } from "../operation/request-body.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { keepAnswer } from "../responses/keep-answer.ts";
 import { continued } from "../responses/kept-responses.ts";
 import { mcpServerPlans, type McpServerPlan } from "../mcp/server-plans.ts";
+import { hasInlineMcpSecrets, maskedMcpBody } from "../mcp/inline-secrets.ts";
 
 /**
  * The Responses API. Its streams are typed events (`event: response.output_text.delta`…) with no
@@ -52,7 +54,9 @@ export function registerCreateResponse(app: GatewayApp, deps: GatewayDeps): void
       const mcpServers = hasMcpTool(body.tools) ? await serverPlans(body.tools as unknown[], input.workspaceId, deps) : undefined;
       const previous = typeof body.previous_response_id === "string" ? await deps.store.storedResponses.get(input.workspaceId, body.previous_response_id) : null;
       const sent = previous ? continued(body, previous.conversation) : body;
-      const result = await proxyOperation(responseOperation, { ...input, ...(previous && { body: { kind: "json", value: sent } }), mcpServers }, core);
+      // The log keeps an inline server's secrets masked; the server is sent them.
+      const clientBodyText = hasInlineMcpSecrets(body.tools) ? JSON.stringify(maskedMcpBody(previous ? sent : clientBody(input.body, body))) : undefined;
+      const result = await proxyOperation(responseOperation, { ...input, ...(previous && { body: { kind: "json", value: sent } }), mcpServers, ...(clientBodyText !== undefined && { clientBodyText }) }, core);
       if (!result.ok) return proxyResponse(c, result);
       const provider = findProvider(result.value.outcome.provider ?? "");
       // A run the gateway drove for a stored server is the gateway's to keep, whoever answered.
@@ -76,7 +80,19 @@ async function serverPlans(tools: unknown[], workspaceId: string, deps: GatewayD
     loadServer: (workspace, label) => deps.controlPlane.get("mcp-server", workspace, label, () => deps.store.mcpServers.getByLabel(workspace, label)),
     secrets: deps.secrets,
     checkCustomHost: deps.checkCustomHost,
+    maxServers: deps.config.GATEWAY_MCP_MAX_SERVERS,
   });
   if (!plans.ok) throw plans.error;
   return plans.value;
+}
+
+/** The body as the client wrote it (its text parsed), or as validated when the text does not parse to an object. */
+function clientBody(sent: RequestBody, validated: Record<string, unknown>): Record<string, unknown> {
+  if (sent.kind !== "json" || sent.raw === undefined) return validated;
+  try {
+    const parsed: unknown = JSON.parse(sent.raw);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : validated;
+  } catch {
+    return validated;
+  }
 }

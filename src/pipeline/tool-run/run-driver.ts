@@ -4,6 +4,7 @@ import type { UpstreamCall } from "../../net/upstream-call.ts";
 import { inputItems } from "../../responses/kept-responses.ts";
 import { needsApproval } from "../../mcp/approval.ts";
 import { echoedSettings } from "../../providers/responses-via-chat/response.ts";
+import { maskedMcpTools } from "../../mcp/inline-secrets.ts";
 import { randomUUID } from "node:crypto";
 import { elapsed, type ToolRunContext } from "./tool-run-context.ts";
 import type { RunProgress } from "./run-events.ts";
@@ -48,6 +49,10 @@ export class RunDriver {
   private snapshot: JsonObject | null = null;
   private roundIndex = 0;
   private lastAnswer: JsonObject | null = null;
+  /** Calls the model made that were run or sent for approval, against `max_tool_calls`. */
+  private callsTaken = 0;
+  /** The request's `max_tool_calls`: the calls this response may take at most. */
+  private readonly maxToolCalls: number;
 
   private constructor(
     private readonly run: ToolRunContext,
@@ -57,7 +62,10 @@ export class RunDriver {
     private readonly baseInput: unknown[],
     private readonly decisions: readonly ApprovalDecision[],
     private readonly listings: JsonObject[],
-  ) {}
+  ) {
+    const asked = options.clientBody.max_tool_calls;
+    this.maxToolCalls = typeof asked === "number" && Number.isFinite(asked) && asked >= 0 ? Math.floor(asked) : Number.POSITIVE_INFINITY;
+  }
 
   static async prepare(run: ToolRunContext, round: RoundCall, options: ToolRunOptions): Promise<Result<RunDriver, GatewayError>> {
     const servers = await run.servers();
@@ -86,7 +94,7 @@ export class RunDriver {
       incomplete_details: null,
       output: [],
       ...echoedSettings(body),
-      tools: body.tools ?? [],
+      tools: maskedMcpTools(body.tools ?? []),
     };
     progress.started(this.snapshot);
     for (const listing of this.listings) this.emitDone(progress, listing);
@@ -101,7 +109,7 @@ export class RunDriver {
         this.conversation.push(functionOutput(callId, "The user did not approve this tool call."));
         continue;
       }
-      const item = await this.callTool(callId, offer, args, progress, String(request.id));
+      const item = await this.approvedCall(callId, offer, args, progress, String(request.id));
       this.conversation.push(functionOutput(callId, modelText(item)));
     }
     return this.ask();
@@ -141,7 +149,7 @@ export class RunDriver {
   private async ask(): Promise<RoundAnswer> {
     const stopped = this.run.stopReason();
     if (stopped !== null) return { ok: false, failure: fail(new GatewayError(this.run.clientLeft() ? "client_closed" : "request_timeout", stopped)) };
-    const last = this.roundIndex >= this.run.limits.maxRounds - 1;
+    const last = this.roundIndex >= this.run.limits.maxRounds - 1 || this.callsTaken >= this.maxToolCalls;
     const tools = [...(Array.isArray(this.options.clientBody.tools) ? this.options.clientBody.tools : []).filter((tool) => !isObject(tool) || tool.type !== "mcp"), ...[...this.offers.values()].map(functionTool)];
     const { previous_response_id: _previous, ...body } = this.options.clientBody;
     const sent: JsonObject = { ...body, input: [...this.baseInput, ...this.conversation], stream: false, ...(tools.length > 0 ? { tools } : { tools: undefined }) };
@@ -189,9 +197,18 @@ export class RunDriver {
     if (this.roundIndex >= this.run.limits.maxRounds) return "done";
     this.conversation.push(...items.filter((item) => item.type !== "function_call" || this.offers.has(String(item.name))));
     let waiting = false;
+    let taken = 0;
     for (const { item, offer } of calls) {
       const callId = String(item.call_id ?? item.id);
       const args = typeof item.arguments === "string" ? item.arguments : "{}";
+      // Calls past the request's `max_tool_calls` or the round's bound are not run (as OpenAI ignores them); the model is told.
+      const notRun = this.callsTaken >= this.maxToolCalls ? `the response may make at most ${this.maxToolCalls} tool calls (max_tool_calls)` : taken >= this.run.limits.maxCallsPerRound ? `at most ${this.run.limits.maxCallsPerRound} tool calls of one round are run` : null;
+      if (notRun !== null) {
+        this.conversation.push(functionOutput(callId, `This call was not run: ${notRun}.`));
+        continue;
+      }
+      taken += 1;
+      this.callsTaken += 1;
       if (needsApproval(offer.approvals, offer.tool.name)) {
         this.emitDone(progress, approvalRequestItem(callId, offer, args));
         waiting = true;
@@ -201,6 +218,20 @@ export class RunDriver {
       this.conversation.push(functionOutput(callId, modelText(done)));
     }
     return waiting || clientCalls ? "done" : "again";
+  }
+
+  /** An approved call, run once for the request: a fallback target reports the first run's item. */
+  private async approvedCall(callId: string, offer: ToolOffer, args: string, progress: RunProgress, approvalRequestId: string): Promise<JsonObject> {
+    this.callsTaken += 1;
+    const earlier = this.run.approvedRuns.get(approvalRequestId);
+    if (earlier) {
+      const { model_text: _text, ...shown } = earlier;
+      this.emitDone(progress, shown);
+      return earlier;
+    }
+    const item = await this.callTool(callId, offer, args, progress, approvalRequestId);
+    this.run.approvedRuns.set(approvalRequestId, item);
+    return item;
   }
 
   private async callTool(callId: string, offer: ToolOffer, args: string, progress: RunProgress, approvalRequestId: string | null): Promise<JsonObject> {
@@ -222,11 +253,11 @@ export class RunDriver {
     }
     const outcome = isObject(parsed)
       ? await offer.session.call(offer.tool.name, parsed, { signal: this.run.signal, timeoutMs: this.run.limits.callTimeoutMs })
-      : { ok: false as const, error: { type: "mcp_protocol_error" as const, code: -32602, message: "The model's arguments are not a JSON object." }, text: "The arguments are not a JSON object." };
+      : { ok: false as const, error: { type: "mcp_protocol_error" as const, code: -32602, message: "The model's arguments are not a JSON object." }, text: "The arguments are not a JSON object.", bytes: 0 };
     const maxBytes = this.run.limits.maxResultBytes;
     const item: JsonObject = outcome.ok
-      ? { ...base, status: "completed", output: capped(outcome.output, maxBytes), error: null }
-      : { ...base, status: "failed", output: null, error: outcome.error, model_text: capped(outcome.text, maxBytes) };
+      ? { ...base, status: "completed", output: capped(outcome.output, maxBytes, outcome.bytes), error: null }
+      : { ...base, status: "failed", output: null, error: outcome.error, model_text: capped(outcome.text, maxBytes, outcome.bytes) };
     const errorText = outcome.ok ? null : outcome.error.type === "mcp_protocol_error" ? outcome.error.message : capped(outcome.text, 1000);
     this.run.steps[stepAt] = {
       type: "mcp_call",
@@ -261,7 +292,7 @@ export class RunDriver {
       error,
       ...(status !== "incomplete" && { incomplete_details: null }),
       output: this.output,
-      tools: this.options.clientBody.tools ?? [],
+      tools: maskedMcpTools(this.options.clientBody.tools ?? []),
       ...(this.usage && { usage: this.usage }),
     };
   }

@@ -132,10 +132,14 @@ export function addUsage(total: JsonObject | null, usage: unknown): JsonObject |
 /** The provider's searches over the run, where there were any. */
 const searchesField = (searches: number): JsonObject => (searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {});
 
-/** Text cut to `maxBytes` (UTF-8), with a note saying so. */
-export function capped(text: string, maxBytes: number): string {
+/**
+ * Text cut to `maxBytes` (UTF-8), with a note saying so. `totalBytes` is the size of what the
+ * text is the start of, when it was cut already as it was read.
+ */
+export function capped(text: string, maxBytes: number, totalBytes?: number): string {
   const bytes = Buffer.byteLength(text);
-  if (bytes <= maxBytes) return text;
-  const cut = Buffer.from(text).subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
-  return `${cut}\n[truncated by the gateway: ${maxBytes} of ${bytes} bytes]`;
+  const total = Math.max(bytes, totalBytes ?? bytes);
+  if (total <= maxBytes) return text;
+  const cut = bytes <= maxBytes ? text : Buffer.from(text).subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
+  return `${cut}\n[truncated by the gateway: ${Math.min(maxBytes, bytes)} of ${total} bytes]`;
 }

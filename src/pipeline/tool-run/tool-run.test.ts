@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../../../test/support/mcp-server.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import type { McpServerPlan } from "../../mcp/server-plans.ts";
-import { ToolRunContext } from "./tool-run-context.ts";
+import { DEFAULT_TOOL_RUN_LIMITS, ToolRunContext } from "./tool-run-context.ts";
 import { runTools, type RoundCall } from "./tool-run.ts";
 
 let server: TestMcpServer;
@@ -14,7 +14,7 @@ afterAll(async () => {
 });
 
 const plan = (): McpServerPlan => ({ label: "t", url: server.url, headers: {}, allowedTools: new Set(["add"]), approvals: ["never"], param: "tools.0", stored: false });
-const limits = { maxRounds: 3, callTimeoutMs: 5_000, runTimeoutMs: 10_000, maxResultBytes: 1_000 };
+const limits = { ...DEFAULT_TOOL_RUN_LIMITS, maxRounds: 3, callTimeoutMs: 5_000, runTimeoutMs: 10_000, maxResultBytes: 1_000 };
 
 /** A model that calls `add` every round, and records what it was sent. */
 function loopingModel(sent: JsonObject[]): RoundCall {

@@ -5,7 +5,8 @@
  * allowed round is asked to answer without tools). The client gets what OpenAI's hosted MCP
  * returns: `mcp_list_tools`, `mcp_call` (with `output` or `error`) and `mcp_approval_request`
  * items before the answer, as one response or as its stream of events. The first round's
- * failure is the target's (so a config may fall back); later ones end the run.
+ * failure is the target's (so a config may fall back): the run is left as it is, its sessions
+ * open and its client still heard, for the next target; later ones end the run.
  */
 import { GatewayError, ok, type Result } from "../../errors.ts";
 import type { UpstreamCall } from "../../net/upstream-call.ts";
@@ -21,7 +22,7 @@ export async function runTools(run: ToolRunContext, round: RoundCall, options: T
   if (!driver.ok) return driver;
   if (!options.stream) {
     const first = await driver.value.firstRound(SILENT);
-    if (!first.ok) return closing(run, first.failure);
+    if (!first.ok) return first.failure;
     const answer = await driver.value.rest(SILENT);
     await run.close();
     if (!answer.ok) return answer.failure;
@@ -29,6 +30,7 @@ export async function runTools(run: ToolRunContext, round: RoundCall, options: T
   }
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const encoder = new TextEncoder();
+  // Events wait here until the first round has answered: a body never handed out is dropped, not cancelled (that is the client leaving).
   const body = new ReadableStream<Uint8Array>({
     start: (c) => {
       controller = c;
@@ -43,10 +45,7 @@ export async function runTools(run: ToolRunContext, round: RoundCall, options: T
     }
   });
   const first = await driver.value.firstRound(progress);
-  if (!first.ok) {
-    void body.cancel().catch(() => undefined);
-    return closing(run, first.failure);
-  }
+  if (!first.ok) return first.failure;
   void driver.value.rest(progress).then(async () => {
     await run.close();
     try {
@@ -56,11 +55,6 @@ export async function runTools(run: ToolRunContext, round: RoundCall, options: T
     }
   });
   return ok(clientCall(new Response(body, { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8" } }), run));
-}
-
-async function closing<T>(run: ToolRunContext, value: T): Promise<T> {
-  await run.close();
-  return value;
 }
 
 function clientCall(response: Response, run: ToolRunContext): UpstreamCall {

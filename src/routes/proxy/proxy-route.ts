@@ -34,6 +34,10 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
       callTimeoutMs: deps.config.GATEWAY_MCP_CALL_TIMEOUT_MS,
       runTimeoutMs: deps.config.GATEWAY_MCP_RUN_TIMEOUT_MS,
       maxResultBytes: deps.config.GATEWAY_MCP_MAX_RESULT_BYTES,
+      maxMessageBytes: deps.config.GATEWAY_MCP_MAX_MESSAGE_BYTES,
+      maxTools: deps.config.GATEWAY_MCP_MAX_TOOLS,
+      maxToolsBytes: deps.config.GATEWAY_MCP_MAX_TOOLS_BYTES,
+      maxCallsPerRound: deps.config.GATEWAY_MCP_MAX_CALLS_PER_ROUND,
     },
   };
 }
