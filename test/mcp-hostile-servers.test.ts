@@ -61,6 +61,12 @@ beforeAll(async () => {
         const tools = Array.from({ length: 2000 }, (_, index) => ({ name: `tool_${page}_${index}`, description: "d".repeat(200), inputSchema: { type: "object", properties: {} } }));
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: rpc.id, result: { tools, ...(page < 19 && { nextCursor: String(page + 1) }) } }));
       },
+      // 100 tools on one page.
+      "/hundred": (req, res, rpc) => {
+        if (rpc?.method !== "tools/list") return false;
+        const tools = Array.from({ length: 100 }, (_, index) => ({ name: `hundred_${index}`, description: "h", inputSchema: { type: "object", properties: {} } }));
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: rpc.id, result: { tools } }));
+      },
       // A redirect within the server's own origin, to a path that answers as an MCP server would.
       "/moved": (req, res) => {
         res.writeHead(307, { location: "/mcp" }).end();
@@ -211,6 +217,18 @@ describe("what an MCP server sends is cut where it is read", () => {
     expect(offered.length).toBe(listed.tools.length);
     expect(JSON.stringify(sent[0]!.body).length).toBeLessThan(400 * 1024);
   }, 30_000);
+
+  it("bounds the tools offered over all the request's servers, in the request's order", async () => {
+    const requestsBefore = upstream.getRequests().length;
+    const servers = [inline(hostile.url("/hundred"), { server_label: "first" }), inline(hostile.url("/hundred"), { server_label: "second" })];
+    const data = await client().responses.create({ model: MODEL, input: "what can you do", tools: servers });
+    const [first, second] = data.output.filter((item) => item.type === "mcp_list_tools") as unknown as Array<{ server_label: string; error?: string; tools: unknown[] }>;
+    expect([first!.server_label, first!.tools.length, first!.error]).toEqual(["first", 100, undefined]);
+    expect([second!.server_label, second!.tools.length]).toEqual(["second", 28]);
+    expect(second!.error).toMatch(/28 tools .* are offered; a request is offered at most 128 tools/);
+    const sent = upstream.getRequests().slice(requestsBefore);
+    expect(((sent[0]!.body as { tools?: unknown[] }).tools ?? []).length).toBe(128);
+  });
 });
 
 describe("what a request may ask of its MCP servers", () => {

@@ -139,6 +139,8 @@ async function listTools(client: Client, plan: McpServerPlan, wire: McpWire, lim
     );
     for (const listedTool of listed.tools) {
       if (plan.allowedTools !== null && !plan.allowedTools.has(listedTool.name)) continue;
+      // A tool is called by its name, which cannot be redacted: one that holds a secret is not offered.
+      if (redactor.text(listedTool.name) !== listedTool.name) continue;
       const tool = redactedTool(listedTool, redactor);
       const size = toolBytes(tool);
       if (tools.length >= limits.maxTools || bytes + size > limits.maxToolsBytes) return { tools, note: listingCut(tools.length, bytes, limits) };

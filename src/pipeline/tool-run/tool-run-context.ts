@@ -138,6 +138,7 @@ export const DEFAULT_TOOL_RUN_LIMITS: ToolRunLimits = {
 
 /** A session with the tools the run's budget still has room for (taken from it), and a note where it had not. */
 function withinBudget(session: McpSession, budget: { tools: number; bytes: number }, limits: ToolRunLimits): McpSession {
+  const spentBefore = budget.bytes;
   const tools = [];
   for (const tool of session.tools) {
     const size = toolBytes(tool);
@@ -147,7 +148,7 @@ function withinBudget(session: McpSession, budget: { tools: number; bytes: numbe
     budget.bytes += size;
   }
   if (tools.length === session.tools.length) return session;
-  return { ...session, tools, note: listingCut(tools.length, tools.reduce((sum, tool) => sum + toolBytes(tool), 0), limits), call: session.call, close: session.close };
+  return { ...session, tools, note: listingCut(tools.length, budget.bytes - spentBefore, limits) };
 }
 
 /**
