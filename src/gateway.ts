@@ -227,6 +227,7 @@ async function createBootstrapKey(store: Store): Promise<string | null> {
     previousKeyExpiresAt: null,
     budget: null,
     rateLimit: null,
+    mcpAccess: null,
   });
   return secret;
 }

@@ -20,6 +20,7 @@ export function apiKeyView(record: ApiKeyRecord): ApiKey {
     previous_key_expires_at: record.previousKeyHash === null ? null : record.previousKeyExpiresAt,
     budget: budgetView(record.budget),
     rate_limit: rateLimitView(record.rateLimit),
+    mcp_access: record.mcpAccess,
   };
 }
 

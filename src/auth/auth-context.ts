@@ -1,5 +1,5 @@
 import type { KeyLimits } from "../records/control-plane.ts";
-import type { ApiKeyRole } from "../records/api-key.ts";
+import type { ApiKeyRole, McpAccessRule } from "../records/api-key.ts";
 
 /** Who is calling: resolved from `x-gateway-api-key`, set on the request context by the auth middleware. */
 export interface AuthContext {
@@ -11,6 +11,8 @@ export interface AuthContext {
   organisationAdmin: boolean;
   /** The key's budget and rate limit, cached with the key; absent or null: not metered. */
   limits?: KeyLimits | null;
+  /** The key's MCP access rule, cached with the key; absent or null: every server of the workspace. */
+  mcpAccess?: McpAccessRule | null;
 }
 
 /** The default organisation and workspace of a fresh gateway (and of `GATEWAY_ADMIN_KEY`). */

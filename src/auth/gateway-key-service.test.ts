@@ -23,6 +23,7 @@ function record(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     previousKeyExpiresAt: null,
     budget: null,
     rateLimit: null,
+    mcpAccess: null,
     ...overrides,
   };
 }

@@ -163,5 +163,6 @@ function toAuthContext(record: ApiKeyRecord): AuthContext {
     role: record.role,
     organisationAdmin: record.organisationAdmin,
     limits: record.budget || record.rateLimit ? { budget: record.budget, rateLimit: record.rateLimit } : null,
+    mcpAccess: record.mcpAccess,
   };
 }

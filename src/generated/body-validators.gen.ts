@@ -58,10 +58,11 @@ validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKeyBodyCheck = validate22;
 const schema34 = {"$id":"createApiKey.body","$ref":"components#/$defs/CreateApiKeyRequest"};
-const schema35 = {"type":"object","required":["name","role"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"role":{"$ref":"components#/$defs/ApiKeyRole"},"workspace_id":{"not":{}},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"},"expires_at":{"not":{}}},"additionalProperties":false};
+const schema35 = {"type":"object","required":["name","role"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"role":{"$ref":"components#/$defs/ApiKeyRole"},"workspace_id":{"not":{}},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"},"expires_at":{"not":{}},"mcp_access":{"$ref":"components#/$defs/McpAccessRule"}},"additionalProperties":false};
 const schema36 = {"type":"string","enum":["admin","service"]};
 const schema37 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","minimum":0.000001},"period":{"type":"string","enum":["none","daily","weekly","monthly"]},"alert_threshold":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
 const schema38 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+const schema39 = {"type":"object","required":["servers"],"properties":{"servers":{"type":"object","maxProperties":100,"additionalProperties":{"type":"object","properties":{"tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}}},"additionalProperties":false};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -84,7 +85,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "name") || (key0 === "role")) || (key0 === "workspace_id")) || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at"))){
+if(!(((((((key0 === "name") || (key0 === "role")) || (key0 === "workspace_id")) || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at")) || (key0 === "mcp_access"))){
 validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -449,6 +450,132 @@ var valid0 = _errs35 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.mcp_access !== undefined){
+let data15 = data.mcp_access;
+const _errs37 = errors;
+const _errs38 = errors;
+if(errors === _errs38){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+let missing2;
+if((data15.servers === undefined) && (missing2 = "servers")){
+validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/required",keyword:"required",params:{missingProperty: missing2}}];
+return false;
+}
+else {
+const _errs40 = errors;
+for(const key3 in data15){
+if(!(key3 === "servers")){
+validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+return false;
+break;
+}
+}
+if(_errs40 === errors){
+if(data15.servers !== undefined){
+let data16 = data15.servers;
+const _errs41 = errors;
+if(errors === _errs41){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 100){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}}];
+return false;
+}
+else {
+for(const key4 in data16){
+let data17 = data16[key4];
+const _errs44 = errors;
+if(errors === _errs44){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+const _errs46 = errors;
+for(const key5 in data17){
+if(!(key5 === "tools")){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
+return false;
+break;
+}
+}
+if(_errs46 === errors){
+if(data17.tools !== undefined){
+let data18 = data17.tools;
+const _errs47 = errors;
+if((!(Array.isArray(data18))) && (data18 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema39.properties.servers.additionalProperties.properties.tools.type}}];
+return false;
+}
+if(errors === _errs47){
+if(Array.isArray(data18)){
+if(data18.length > 500){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+return false;
+}
+else {
+var valid10 = true;
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+let data19 = data18[i0];
+const _errs49 = errors;
+if(errors === _errs49){
+if(typeof data19 === "string"){
+if(func1(data19) > 128){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+else {
+if(func1(data19) < 1){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid10 = _errs49 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid8 = _errs44 === errors;
+if(!valid8){
+break;
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs37 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -489,8 +616,8 @@ return errors === 0;
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateApiKeyBodyCheck = validate25;
-const schema39 = {"$id":"updateApiKey.body","$ref":"components#/$defs/UpdateApiKeyRequest"};
-const schema40 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]},"expires_at":{"not":{}}},"additionalProperties":false};
+const schema40 = {"$id":"updateApiKey.body","$ref":"components#/$defs/UpdateApiKeyRequest"};
+const schema41 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]},"expires_at":{"not":{}},"mcp_access":{"anyOf":[{"$ref":"components#/$defs/McpAccessRule"},{"type":"null"}]}},"additionalProperties":false};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -511,7 +638,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "name") || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at"))){
+if(!(((((key0 === "name") || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at")) || (key0 === "mcp_access"))){
 validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -1111,6 +1238,245 @@ var valid0 = _errs38 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.mcp_access !== undefined){
+let data13 = data.mcp_access;
+const _errs40 = errors;
+const _errs41 = errors;
+let valid7 = false;
+const _errs42 = errors;
+const _errs43 = errors;
+if(errors === _errs43){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+let missing1;
+if((data13.servers === undefined) && (missing1 = "servers")){
+const err34 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/required",keyword:"required",params:{missingProperty: missing1}};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+else {
+const _errs45 = errors;
+for(const key3 in data13){
+if(!(key3 === "servers")){
+const err35 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+break;
+}
+}
+if(_errs45 === errors){
+if(data13.servers !== undefined){
+let data14 = data13.servers;
+const _errs46 = errors;
+if(errors === _errs46){
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(Object.keys(data14).length > 100){
+const err36 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+else {
+for(const key4 in data14){
+let data15 = data14[key4];
+const _errs49 = errors;
+if(errors === _errs49){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+const _errs51 = errors;
+for(const key5 in data15){
+if(!(key5 === "tools")){
+const err37 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+break;
+}
+}
+if(_errs51 === errors){
+if(data15.tools !== undefined){
+let data16 = data15.tools;
+const _errs52 = errors;
+if((!(Array.isArray(data16))) && (data16 !== null)){
+const err38 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema39.properties.servers.additionalProperties.properties.tools.type}};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if(errors === _errs52){
+if(Array.isArray(data16)){
+if(data16.length > 500){
+const err39 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+else {
+var valid12 = true;
+const len0 = data16.length;
+for(let i0=0; i0<len0; i0++){
+let data17 = data16[i0];
+const _errs54 = errors;
+if(errors === _errs54){
+if(typeof data17 === "string"){
+if(func1(data17) > 128){
+const err40 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+if(func1(data17) < 1){
+const err41 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+var valid12 = _errs54 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+var valid10 = _errs49 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+}
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+var _valid2 = _errs42 === errors;
+valid7 = valid7 || _valid2;
+const _errs56 = errors;
+if(data13 !== null){
+const err46 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+var _valid2 = _errs56 === errors;
+valid7 = valid7 || _valid2;
+if(!valid7){
+const err47 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+validate26.errors = vErrors;
+return false;
+}
+else {
+errors = _errs41;
+if(vErrors !== null){
+if(_errs41){
+vErrors.length = _errs41;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -1149,8 +1515,8 @@ return errors === 0;
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const rotateApiKeyBodyCheck = validate28;
-const schema43 = {"$id":"rotateApiKey.body","$ref":"components#/$defs/RotateApiKeyRequest"};
-const schema44 = {"type":"object","properties":{"grace_period_seconds":{"type":"integer","minimum":0,"maximum":2592000}},"required":["grace_period_seconds"],"additionalProperties":false};
+const schema45 = {"$id":"rotateApiKey.body","$ref":"components#/$defs/RotateApiKeyRequest"};
+const schema46 = {"type":"object","properties":{"grace_period_seconds":{"type":"integer","minimum":0,"maximum":2592000}},"required":["grace_period_seconds"],"additionalProperties":false};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="rotateApiKey.body" */;
@@ -1217,8 +1583,8 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createSpeechBodyCheck = validate29;
-const schema45 = {"$id":"createSpeech.body","$ref":"components#/$defs/CreateSpeechRequest"};
-const schema46 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string"},"input":{"type":"string","maxLength":4096},"voice":{"type":"string"},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
+const schema47 = {"$id":"createSpeech.body","$ref":"components#/$defs/CreateSpeechRequest"};
+const schema48 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string"},"input":{"type":"string","maxLength":4096},"voice":{"type":"string"},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createSpeech.body" */;
@@ -1293,7 +1659,7 @@ validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"c
 return false;
 }
 if(!((((((data3 === "mp3") || (data3 === "opus")) || (data3 === "aac")) || (data3 === "flac")) || (data3 === "wav")) || (data3 === "pcm"))){
-validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema46.properties.response_format.enum}}];
+validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema48.properties.response_format.enum}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -1358,9 +1724,9 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createBatchBodyCheck = validate30;
-const schema47 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
-const schema48 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema49 = {"type":["object","null"],"maxProperties":16,"additionalProperties":{"type":"string","maxLength":512}};
+const schema49 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
+const schema50 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema51 = {"type":["object","null"],"maxProperties":16,"additionalProperties":{"type":"string","maxLength":512}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1421,7 +1787,7 @@ let data3 = data.metadata;
 const _errs8 = errors;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate31.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+validate31.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -1496,11 +1862,11 @@ return errors === 0;
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createChatCompletionBodyCheck = validate33;
-const schema50 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
-const schema51 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema54 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema52 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
-const schema53 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
+const schema52 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
+const schema53 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema56 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema54 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
+const schema55 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1528,7 +1894,7 @@ validate35.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties
 return false;
 }
 if(!((((((data0 === "system") || (data0 === "developer")) || (data0 === "user")) || (data0 === "assistant")) || (data0 === "tool")) || (data0 === "function"))){
-validate35.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema52.properties.role.enum}}];
+validate35.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema54.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1809,7 +2175,7 @@ if(data.stream !== undefined){
 let data3 = data.stream;
 const _errs7 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate34.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema51.properties.stream.type}}];
+validate34.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema53.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -1822,7 +2188,7 @@ if(data.stream_options !== undefined){
 let data4 = data.stream_options;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate34.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema51.properties.stream_options.type}}];
+validate34.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema53.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -1857,7 +2223,7 @@ if(data.max_completion_tokens !== undefined){
 let data7 = data.max_completion_tokens;
 const _errs16 = errors;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate34.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema51.properties.max_completion_tokens.type}}];
+validate34.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema53.properties.max_completion_tokens.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -1884,7 +2250,7 @@ if(data.max_tokens !== undefined){
 let data8 = data.max_tokens;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate34.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema51.properties.max_tokens.type}}];
+validate34.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema53.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs18){
@@ -1911,7 +2277,7 @@ if(data.temperature !== undefined){
 let data9 = data.temperature;
 const _errs20 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate34.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema51.properties.temperature.type}}];
+validate34.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema53.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs20){
@@ -1938,7 +2304,7 @@ if(data.top_p !== undefined){
 let data10 = data.top_p;
 const _errs22 = errors;
 if((!((typeof data10 == "number") && (isFinite(data10)))) && (data10 !== null)){
-validate34.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema51.properties.top_p.type}}];
+validate34.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema53.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs22){
@@ -1965,7 +2331,7 @@ if(data.n !== undefined){
 let data11 = data.n;
 const _errs24 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate34.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema51.properties.n.type}}];
+validate34.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema53.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
@@ -2084,7 +2450,7 @@ if(data15.strict !== undefined){
 let data19 = data15.strict;
 const _errs44 = errors;
 if((typeof data19 !== "boolean") && (data19 !== null)){
-validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema54.properties.function.properties.strict.type}}];
+validate34.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema56.properties.function.properties.strict.type}}];
 return false;
 }
 var valid6 = _errs44 === errors;
@@ -2201,7 +2567,7 @@ let data21 = data.metadata;
 const _errs53 = errors;
 const _errs54 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate34.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+validate34.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
 return false;
 }
 if(errors === _errs54){
@@ -2285,8 +2651,8 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCompletionBodyCheck = validate38;
-const schema56 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
-const schema57 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
+const schema58 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
+const schema59 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createCompletion.body" */;
@@ -2619,7 +2985,7 @@ if(data.stream !== undefined){
 let data6 = data.stream;
 const _errs25 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate38.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema57.properties.stream.type}}];
+validate38.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema59.properties.stream.type}}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -2632,7 +2998,7 @@ if(data.stream_options !== undefined){
 let data7 = data.stream_options;
 const _errs27 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate38.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema57.properties.stream_options.type}}];
+validate38.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema59.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs27){
@@ -2655,7 +3021,7 @@ if(data.suffix !== undefined){
 let data9 = data.suffix;
 const _errs32 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate38.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema57.properties.suffix.type}}];
+validate38.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema59.properties.suffix.type}}];
 return false;
 }
 var valid1 = _errs32 === errors;
@@ -2668,7 +3034,7 @@ if(data.max_tokens !== undefined){
 let data10 = data.max_tokens;
 const _errs34 = errors;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-validate38.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema57.properties.max_tokens.type}}];
+validate38.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema59.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -2695,7 +3061,7 @@ if(data.temperature !== undefined){
 let data11 = data.temperature;
 const _errs36 = errors;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-validate38.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema57.properties.temperature.type}}];
+validate38.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema59.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs36){
@@ -2722,7 +3088,7 @@ if(data.top_p !== undefined){
 let data12 = data.top_p;
 const _errs38 = errors;
 if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
-validate38.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema57.properties.top_p.type}}];
+validate38.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema59.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs38){
@@ -2749,7 +3115,7 @@ if(data.n !== undefined){
 let data13 = data.n;
 const _errs40 = errors;
 if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
-validate38.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema57.properties.n.type}}];
+validate38.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema59.properties.n.type}}];
 return false;
 }
 if(errors === _errs40){
@@ -2776,7 +3142,7 @@ if(data.echo !== undefined){
 let data14 = data.echo;
 const _errs42 = errors;
 if((typeof data14 !== "boolean") && (data14 !== null)){
-validate38.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema57.properties.echo.type}}];
+validate38.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema59.properties.echo.type}}];
 return false;
 }
 var valid1 = _errs42 === errors;
@@ -2916,8 +3282,8 @@ return errors === 0;
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createConfigBodyCheck = validate39;
-const schema58 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
-const schema59 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+const schema60 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
+const schema61 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createConfig.body" */;
@@ -3066,8 +3432,8 @@ return errors === 0;
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateConfigBodyCheck = validate40;
-const schema60 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
-const schema61 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+const schema62 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
+const schema63 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateConfig.body" */;
@@ -3215,8 +3581,8 @@ return errors === 0;
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createEmbeddingBodyCheck = validate41;
-const schema62 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
-const schema63 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
+const schema64 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
+const schema65 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEmbedding.body" */;
@@ -3588,7 +3954,7 @@ validate41.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"c
 return false;
 }
 if(!((data6 === "float") || (data6 === "base64"))){
-validate41.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema63.properties.encoding_format.enum}}];
+validate41.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema65.properties.encoding_format.enum}}];
 return false;
 }
 var valid1 = _errs23 === errors;
@@ -3652,9 +4018,9 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createFeedbackBodyCheck = validate42;
-const schema64 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
-const schema65 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
-const schema66 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
+const schema66 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
+const schema67 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
+const schema68 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3845,8 +4211,8 @@ return errors === 0;
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createFineTuningJobBodyCheck = validate45;
-const schema67 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
-const schema68 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema69 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
+const schema70 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3894,7 +4260,7 @@ if(data.validation_file !== undefined){
 let data2 = data.validation_file;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate46.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema68.properties.validation_file.type}}];
+validate46.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema70.properties.validation_file.type}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3907,7 +4273,7 @@ if(data.suffix !== undefined){
 let data3 = data.suffix;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate46.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: schema68.properties.suffix.type}}];
+validate46.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: schema70.properties.suffix.type}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3920,7 +4286,7 @@ if(data.seed !== undefined){
 let data4 = data.seed;
 const _errs10 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate46.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema68.properties.seed.type}}];
+validate46.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema70.properties.seed.type}}];
 return false;
 }
 if(errors === _errs10){
@@ -3965,7 +4331,7 @@ let data6 = data.metadata;
 const _errs15 = errors;
 const _errs16 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate46.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+validate46.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -4043,10 +4409,10 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createGuardrailBodyCheck = validate48;
-const schema70 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
-const schema71 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
-const schema72 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema73 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+const schema72 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
+const schema73 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema74 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema75 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4267,8 +4633,8 @@ return errors === 0;
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateGuardrailBodyCheck = validate51;
-const schema74 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
-const schema75 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema76 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
+const schema77 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4488,9 +4854,9 @@ return errors === 0;
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createImageEditBodyCheck = validate54;
-const schema78 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
-const schema79 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
-const schema80 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
+const schema80 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
+const schema81 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
+const schema82 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4649,7 +5015,7 @@ if(data.model !== undefined){
 let data8 = data.model;
 const _errs22 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate55.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema79.properties.model.type}}];
+validate55.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema81.properties.model.type}}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -4662,7 +5028,7 @@ if(data.n !== undefined){
 let data9 = data.n;
 const _errs24 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-validate55.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema79.properties.n.type}}];
+validate55.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema81.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
@@ -4689,7 +5055,7 @@ if(data.size !== undefined){
 let data10 = data.size;
 const _errs26 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate55.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema79.properties.size.type}}];
+validate55.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema81.properties.size.type}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -4702,7 +5068,7 @@ if(data.quality !== undefined){
 let data11 = data.quality;
 const _errs28 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate55.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema79.properties.quality.type}}];
+validate55.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema81.properties.quality.type}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -4715,7 +5081,7 @@ if(data.stream !== undefined){
 let data12 = data.stream;
 const _errs30 = errors;
 if((typeof data12 !== "boolean") && (data12 !== null)){
-validate55.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema79.properties.stream.type}}];
+validate55.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema81.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -4777,8 +5143,8 @@ return errors === 0;
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createImageBodyCheck = validate57;
-const schema82 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
-const schema83 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
+const schema84 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
+const schema85 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
 const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4805,7 +5171,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate57.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema83.properties.model.type}}];
+validate57.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema85.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -4830,7 +5196,7 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate57.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema83.properties.size.type}}];
+validate57.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema85.properties.size.type}}];
 return false;
 }
 if(errors === _errs7){
@@ -4851,7 +5217,7 @@ if(data.n !== undefined){
 let data3 = data.n;
 const _errs9 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate57.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema83.properties.n.type}}];
+validate57.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema85.properties.n.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -4878,7 +5244,7 @@ if(data.quality !== undefined){
 let data4 = data.quality;
 const _errs11 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate57.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema83.properties.quality.type}}];
+validate57.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema85.properties.quality.type}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -4891,11 +5257,11 @@ if(data.response_format !== undefined){
 let data5 = data.response_format;
 const _errs13 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate57.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema83.properties.response_format.type}}];
+validate57.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema85.properties.response_format.type}}];
 return false;
 }
 if(!(((data5 === "url") || (data5 === "b64_json")) || (data5 === null))){
-validate57.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema83.properties.response_format.enum}}];
+validate57.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema85.properties.response_format.enum}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -4908,11 +5274,11 @@ if(data.style !== undefined){
 let data6 = data.style;
 const _errs15 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate57.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema83.properties.style.type}}];
+validate57.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema85.properties.style.type}}];
 return false;
 }
 if(!(((data6 === "vivid") || (data6 === "natural")) || (data6 === null))){
-validate57.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema83.properties.style.enum}}];
+validate57.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema85.properties.style.enum}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -4925,11 +5291,11 @@ if(data.background !== undefined){
 let data7 = data.background;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate57.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema83.properties.background.type}}];
+validate57.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema85.properties.background.type}}];
 return false;
 }
 if(!((((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto")) || (data7 === null))){
-validate57.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema83.properties.background.enum}}];
+validate57.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema85.properties.background.enum}}];
 return false;
 }
 var valid1 = _errs17 === errors;
@@ -4942,11 +5308,11 @@ if(data.output_format !== undefined){
 let data8 = data.output_format;
 const _errs19 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate57.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema83.properties.output_format.type}}];
+validate57.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema85.properties.output_format.type}}];
 return false;
 }
 if(!((((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp")) || (data8 === null))){
-validate57.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema83.properties.output_format.enum}}];
+validate57.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema85.properties.output_format.enum}}];
 return false;
 }
 var valid1 = _errs19 === errors;
@@ -4988,10 +5354,11 @@ return errors === 0;
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createMcpServerBodyCheck = validate58;
-const schema84 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
-const schema85 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
-const schema86 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
-const schema87 = {"oneOf":[{"type":"string","enum":["always","never"]},{"type":"object","properties":{"always":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false},"never":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}},"additionalProperties":false}]};
+const schema86 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
+const schema87 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"},"call_price_usd":{"type":["number","null"],"minimum":0,"maximum":1000},"tool_prices":{"type":["object","null"],"maxProperties":500,"additionalProperties":{"type":"number","minimum":0,"maximum":1000}},"input_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}},"output_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}}},"additionalProperties":false};
+const schema88 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
+const schema89 = {"oneOf":[{"type":"string","enum":["always","never"]},{"type":"object","properties":{"always":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false},"never":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}},"additionalProperties":false}]};
+const func26 = Object.prototype.hasOwnProperty;
 const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "");
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5014,7 +5381,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "server_label") || (key0 === "server_url")) || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
+if(!(func26.call(schema87.properties, key0))){
 validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -5067,7 +5434,7 @@ if(data.server_description !== undefined){
 let data2 = data.server_description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate59.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema85.properties.server_description.type}}];
+validate59.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema87.properties.server_description.type}}];
 return false;
 }
 if(errors === _errs6){
@@ -5088,7 +5455,7 @@ if(data.authorization !== undefined){
 let data3 = data.authorization;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate59.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema85.properties.authorization.type}}];
+validate59.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema87.properties.authorization.type}}];
 return false;
 }
 if(errors === _errs8){
@@ -5153,7 +5520,7 @@ if(data.allowed_tools !== undefined){
 let data6 = data.allowed_tools;
 const _errs16 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate59.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema85.properties.allowed_tools.type}}];
+validate59.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema87.properties.allowed_tools.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -5218,7 +5585,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data8 === "always") || (data8 === "never"))){
-const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema87.oneOf[0].enum}};
+const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema89.oneOf[0].enum}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5532,6 +5899,188 @@ var valid0 = _errs20 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.call_price_usd !== undefined){
+let data15 = data.call_price_usd;
+const _errs42 = errors;
+if((!((typeof data15 == "number") && (isFinite(data15)))) && (data15 !== null)){
+validate59.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/type",keyword:"type",params:{type: schema87.properties.call_price_usd.type}}];
+return false;
+}
+if(errors === _errs42){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 1000 || isNaN(data15)){
+validate59.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000}}];
+return false;
+}
+else {
+if(data15 < 0 || isNaN(data15)){
+validate59.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs42 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tool_prices !== undefined){
+let data16 = data.tool_prices;
+const _errs44 = errors;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+validate59.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/type",keyword:"type",params:{type: schema87.properties.tool_prices.type}}];
+return false;
+}
+if(errors === _errs44){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 500){
+validate59.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/maxProperties",keyword:"maxProperties",params:{limit: 500}}];
+return false;
+}
+else {
+for(const key5 in data16){
+let data17 = data16[key5];
+const _errs47 = errors;
+if(errors === _errs47){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 1000 || isNaN(data17)){
+validate59.errors = [{instancePath:instancePath+"/tool_prices/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tool_prices/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000}}];
+return false;
+}
+else {
+if(data17 < 0 || isNaN(data17)){
+validate59.errors = [{instancePath:instancePath+"/tool_prices/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tool_prices/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/tool_prices/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tool_prices/additionalProperties/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid11 = _errs47 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs44 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input_guardrails !== undefined){
+let data18 = data.input_guardrails;
+const _errs49 = errors;
+if((!(Array.isArray(data18))) && (data18 !== null)){
+validate59.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: schema87.properties.input_guardrails.type}}];
+return false;
+}
+if(errors === _errs49){
+if(Array.isArray(data18)){
+if(data18.length > 20){
+validate59.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/maxItems",keyword:"maxItems",params:{limit: 20}}];
+return false;
+}
+else {
+var valid12 = true;
+const len3 = data18.length;
+for(let i3=0; i3<len3; i3++){
+let data19 = data18[i3];
+const _errs51 = errors;
+if(errors === _errs51){
+if(typeof data19 === "string"){
+if(func1(data19) > 200){
+validate59.errors = [{instancePath:instancePath+"/input_guardrails/" + i3,schemaPath:"#/properties/input_guardrails/items/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data19) < 1){
+validate59.errors = [{instancePath:instancePath+"/input_guardrails/" + i3,schemaPath:"#/properties/input_guardrails/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/input_guardrails/" + i3,schemaPath:"#/properties/input_guardrails/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid12 = _errs51 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs49 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output_guardrails !== undefined){
+let data20 = data.output_guardrails;
+const _errs53 = errors;
+if((!(Array.isArray(data20))) && (data20 !== null)){
+validate59.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: schema87.properties.output_guardrails.type}}];
+return false;
+}
+if(errors === _errs53){
+if(Array.isArray(data20)){
+if(data20.length > 20){
+validate59.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/maxItems",keyword:"maxItems",params:{limit: 20}}];
+return false;
+}
+else {
+var valid13 = true;
+const len4 = data20.length;
+for(let i4=0; i4<len4; i4++){
+let data21 = data20[i4];
+const _errs55 = errors;
+if(errors === _errs55){
+if(typeof data21 === "string"){
+if(func1(data21) > 200){
+validate59.errors = [{instancePath:instancePath+"/output_guardrails/" + i4,schemaPath:"#/properties/output_guardrails/items/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data21) < 1){
+validate59.errors = [{instancePath:instancePath+"/output_guardrails/" + i4,schemaPath:"#/properties/output_guardrails/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/output_guardrails/" + i4,schemaPath:"#/properties/output_guardrails/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid13 = _errs55 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs53 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
 }
 }
 }
@@ -5573,8 +6122,8 @@ return errors === 0;
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateMcpServerBodyCheck = validate61;
-const schema88 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
-const schema89 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"}},"additionalProperties":false};
+const schema90 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
+const schema91 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"},"call_price_usd":{"type":["number","null"],"minimum":0,"maximum":1000},"tool_prices":{"type":["object","null"],"maxProperties":500,"additionalProperties":{"type":"number","minimum":0,"maximum":1000}},"input_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}},"output_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}}},"additionalProperties":false};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5595,7 +6144,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "server_url") || (key0 === "server_description")) || (key0 === "authorization")) || (key0 === "headers")) || (key0 === "allowed_tools")) || (key0 === "require_approval"))){
+if(!(func26.call(schema91.properties, key0))){
 validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -5627,7 +6176,7 @@ if(data.server_description !== undefined){
 let data1 = data.server_description;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate62.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema89.properties.server_description.type}}];
+validate62.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema91.properties.server_description.type}}];
 return false;
 }
 if(errors === _errs4){
@@ -5648,7 +6197,7 @@ if(data.authorization !== undefined){
 let data2 = data.authorization;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate62.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema89.properties.authorization.type}}];
+validate62.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema91.properties.authorization.type}}];
 return false;
 }
 if(errors === _errs6){
@@ -5713,7 +6262,7 @@ if(data.allowed_tools !== undefined){
 let data5 = data.allowed_tools;
 const _errs14 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate62.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema89.properties.allowed_tools.type}}];
+validate62.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema91.properties.allowed_tools.type}}];
 return false;
 }
 if(errors === _errs14){
@@ -5778,7 +6327,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data7 === "always") || (data7 === "never"))){
-const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema87.oneOf[0].enum}};
+const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema89.oneOf[0].enum}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6092,6 +6641,188 @@ var valid0 = _errs18 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.call_price_usd !== undefined){
+let data14 = data.call_price_usd;
+const _errs40 = errors;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+validate62.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/type",keyword:"type",params:{type: schema91.properties.call_price_usd.type}}];
+return false;
+}
+if(errors === _errs40){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 1000 || isNaN(data14)){
+validate62.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000}}];
+return false;
+}
+else {
+if(data14 < 0 || isNaN(data14)){
+validate62.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.tool_prices !== undefined){
+let data15 = data.tool_prices;
+const _errs42 = errors;
+if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
+validate62.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/type",keyword:"type",params:{type: schema91.properties.tool_prices.type}}];
+return false;
+}
+if(errors === _errs42){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(Object.keys(data15).length > 500){
+validate62.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/maxProperties",keyword:"maxProperties",params:{limit: 500}}];
+return false;
+}
+else {
+for(const key5 in data15){
+let data16 = data15[key5];
+const _errs45 = errors;
+if(errors === _errs45){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 1000 || isNaN(data16)){
+validate62.errors = [{instancePath:instancePath+"/tool_prices/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tool_prices/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000}}];
+return false;
+}
+else {
+if(data16 < 0 || isNaN(data16)){
+validate62.errors = [{instancePath:instancePath+"/tool_prices/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tool_prices/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/tool_prices/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tool_prices/additionalProperties/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid11 = _errs45 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs42 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input_guardrails !== undefined){
+let data17 = data.input_guardrails;
+const _errs47 = errors;
+if((!(Array.isArray(data17))) && (data17 !== null)){
+validate62.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: schema91.properties.input_guardrails.type}}];
+return false;
+}
+if(errors === _errs47){
+if(Array.isArray(data17)){
+if(data17.length > 20){
+validate62.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/maxItems",keyword:"maxItems",params:{limit: 20}}];
+return false;
+}
+else {
+var valid12 = true;
+const len3 = data17.length;
+for(let i3=0; i3<len3; i3++){
+let data18 = data17[i3];
+const _errs49 = errors;
+if(errors === _errs49){
+if(typeof data18 === "string"){
+if(func1(data18) > 200){
+validate62.errors = [{instancePath:instancePath+"/input_guardrails/" + i3,schemaPath:"#/properties/input_guardrails/items/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data18) < 1){
+validate62.errors = [{instancePath:instancePath+"/input_guardrails/" + i3,schemaPath:"#/properties/input_guardrails/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/input_guardrails/" + i3,schemaPath:"#/properties/input_guardrails/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid12 = _errs49 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs47 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output_guardrails !== undefined){
+let data19 = data.output_guardrails;
+const _errs51 = errors;
+if((!(Array.isArray(data19))) && (data19 !== null)){
+validate62.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: schema91.properties.output_guardrails.type}}];
+return false;
+}
+if(errors === _errs51){
+if(Array.isArray(data19)){
+if(data19.length > 20){
+validate62.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/maxItems",keyword:"maxItems",params:{limit: 20}}];
+return false;
+}
+else {
+var valid13 = true;
+const len4 = data19.length;
+for(let i4=0; i4<len4; i4++){
+let data20 = data19[i4];
+const _errs53 = errors;
+if(errors === _errs53){
+if(typeof data20 === "string"){
+if(func1(data20) > 200){
+validate62.errors = [{instancePath:instancePath+"/output_guardrails/" + i4,schemaPath:"#/properties/output_guardrails/items/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data20) < 1){
+validate62.errors = [{instancePath:instancePath+"/output_guardrails/" + i4,schemaPath:"#/properties/output_guardrails/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate62.errors = [{instancePath:instancePath+"/output_guardrails/" + i4,schemaPath:"#/properties/output_guardrails/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid13 = _errs53 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+}
+var valid0 = _errs51 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
 }
 }
 }
@@ -6132,13 +6863,13 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createMessageBodyCheck = validate64;
-const schema92 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
-const schema93 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema98 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
-const schema99 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
-const schema100 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
-const schema94 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
-const schema95 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
+const schema94 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
+const schema95 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema100 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema101 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
+const schema102 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
+const schema96 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
+const schema97 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6166,7 +6897,7 @@ validate66.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties
 return false;
 }
 if(!((data0 === "user") || (data0 === "assistant"))){
-validate66.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema94.properties.role.enum}}];
+validate66.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema96.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6317,7 +7048,7 @@ return errors === 0;
 }
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema96 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
+const schema98 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6811,7 +7542,7 @@ validate65.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"
 return false;
 }
 if(!((((data17 === "auto") || (data17 === "any")) || (data17 === "tool")) || (data17 === "none"))){
-validate65.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema99.properties.type.enum}}];
+validate65.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum}}];
 return false;
 }
 var valid7 = _errs39 === errors;
@@ -6878,7 +7609,7 @@ validate65.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"com
 return false;
 }
 if(!(((data21 === "enabled") || (data21 === "disabled")) || (data21 === "adaptive"))){
-validate65.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema100.properties.type.enum}}];
+validate65.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema102.properties.type.enum}}];
 return false;
 }
 var valid9 = _errs49 === errors;
@@ -6935,7 +7666,7 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.user_id !== undefined){
 let data24 = data23.user_id;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate65.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema93.properties.metadata.properties.user_id.type}}];
+validate65.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema95.properties.metadata.properties.user_id.type}}];
 return false;
 }
 }
@@ -6996,8 +7727,8 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const countMessageTokensBodyCheck = validate71;
-const schema101 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
-const schema102 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
+const schema103 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
+const schema104 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7200,7 +7931,7 @@ validate72.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"
 return false;
 }
 if(!((((data10 === "auto") || (data10 === "any")) || (data10 === "tool")) || (data10 === "none"))){
-validate72.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema99.properties.type.enum}}];
+validate72.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -7267,7 +7998,7 @@ validate72.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"com
 return false;
 }
 if(!(((data14 === "enabled") || (data14 === "disabled")) || (data14 === "adaptive"))){
-validate72.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema100.properties.type.enum}}];
+validate72.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema102.properties.type.enum}}];
 return false;
 }
 var valid8 = _errs35 === errors;
@@ -7354,8 +8085,8 @@ return errors === 0;
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createModerationBodyCheck = validate76;
-const schema106 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
-const schema107 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
+const schema108 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
+const schema109 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createModeration.body" */;
@@ -7558,9 +8289,9 @@ return errors === 0;
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPromptBodyCheck = validate77;
-const schema108 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
-const schema109 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema110 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
+const schema110 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
+const schema111 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema112 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7720,7 +8451,7 @@ validate78.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schema
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate78.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema110.properties.role.enum}}];
+validate78.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema112.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -7823,8 +8554,8 @@ return errors === 0;
 validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updatePromptBodyCheck = validate80;
-const schema111 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
-const schema112 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
+const schema113 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
+const schema114 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7904,7 +8635,7 @@ if(data.provider !== undefined){
 let data2 = data.provider;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate81.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema112.properties.provider.type}}];
+validate81.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema114.properties.provider.type}}];
 return false;
 }
 if(errors === _errs6){
@@ -7925,7 +8656,7 @@ if(data.virtual_key !== undefined){
 let data3 = data.virtual_key;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate81.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema112.properties.virtual_key.type}}];
+validate81.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema114.properties.virtual_key.type}}];
 return false;
 }
 if(errors === _errs8){
@@ -7983,7 +8714,7 @@ validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schema
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema110.properties.role.enum}}];
+validate81.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema112.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -8099,8 +8830,8 @@ return errors === 0;
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPromptCompletionBodyCheck = validate83;
-const schema114 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
-const schema115 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
+const schema116 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema117 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createPromptCompletion.body" */;
@@ -8220,8 +8951,8 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const publishPromptVersionBodyCheck = validate84;
-const schema116 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
-const schema117 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+const schema118 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema119 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="publishPromptVersion.body" */;
@@ -8288,7 +9019,7 @@ return errors === 0;
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const renderPromptBodyCheck = validate85;
-const schema118 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema120 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="renderPrompt.body" */;
@@ -8408,11 +9139,11 @@ return errors === 0;
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createResponseBodyCheck = validate86;
-const schema120 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
-const schema121 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema124 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"oneOf":[{"type":["array","null"],"items":{"type":"string"}},{"type":"object","properties":{"tool_names":{"type":"array","items":{"type":"string"}}},"additionalProperties":true}]},"require_approval":{}},"additionalProperties":true};
-const schema122 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
-const schema123 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+const schema122 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
+const schema123 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema126 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"oneOf":[{"type":["array","null"],"items":{"type":"string"}},{"type":"object","properties":{"tool_names":{"type":"array","items":{"type":"string"}}},"additionalProperties":true}]},"require_approval":{}},"additionalProperties":true};
+const schema124 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
+const schema125 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8446,7 +9177,7 @@ validate88.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties
 return false;
 }
 if(!((((data1 === "user") || (data1 === "assistant")) || (data1 === "system")) || (data1 === "developer"))){
-validate88.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema122.properties.role.enum}}];
+validate88.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema124.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -8536,7 +9267,7 @@ if(data3.image_url !== undefined){
 let data6 = data3.image_url;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema123.properties.image_url.type}};
+const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema125.properties.image_url.type}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8565,7 +9296,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data7 === "low") || (data7 === "high")) || (data7 === "auto"))){
-const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema123.properties.detail.enum}};
+const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema125.properties.detail.enum}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8761,7 +9492,7 @@ if(data.instructions !== undefined){
 let data3 = data.instructions;
 const _errs11 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate87.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema121.properties.instructions.type}}];
+validate87.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema123.properties.instructions.type}}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -8774,7 +9505,7 @@ if(data.stream !== undefined){
 let data4 = data.stream;
 const _errs13 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate87.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema121.properties.stream.type}}];
+validate87.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema123.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -8830,7 +9561,7 @@ if(data6.description !== undefined){
 let data9 = data6.description;
 const _errs25 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema124.properties.description.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema126.properties.description.type}}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -8843,7 +9574,7 @@ if(data6.parameters !== undefined){
 let data10 = data6.parameters;
 const _errs27 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema124.properties.parameters.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema126.properties.parameters.type}}];
 return false;
 }
 var valid5 = _errs27 === errors;
@@ -8856,7 +9587,7 @@ if(data6.strict !== undefined){
 let data11 = data6.strict;
 const _errs30 = errors;
 if((typeof data11 !== "boolean") && (data11 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema124.properties.strict.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema126.properties.strict.type}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -8873,7 +9604,7 @@ validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_
 return false;
 }
 if(!(((data12 === "low") || (data12 === "medium")) || (data12 === "high"))){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema124.properties.search_context_size.enum}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema126.properties.search_context_size.enum}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -8886,7 +9617,7 @@ if(data6.user_location !== undefined){
 let data13 = data6.user_location;
 const _errs34 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema124.properties.user_location.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema126.properties.user_location.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -8899,7 +9630,7 @@ validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/t
 return false;
 }
 if(!(data14 === "approximate")){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema124.properties.user_location.properties.type.enum}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema126.properties.user_location.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs37 === errors;
@@ -8912,7 +9643,7 @@ if(data13.country !== undefined){
 let data15 = data13.country;
 const _errs39 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema124.properties.user_location.properties.country.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema126.properties.user_location.properties.country.type}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -8925,7 +9656,7 @@ if(data13.city !== undefined){
 let data16 = data13.city;
 const _errs41 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema124.properties.user_location.properties.city.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema126.properties.user_location.properties.city.type}}];
 return false;
 }
 var valid6 = _errs41 === errors;
@@ -8938,7 +9669,7 @@ if(data13.region !== undefined){
 let data17 = data13.region;
 const _errs43 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema124.properties.user_location.properties.region.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema126.properties.user_location.properties.region.type}}];
 return false;
 }
 var valid6 = _errs43 === errors;
@@ -8951,7 +9682,7 @@ if(data13.timezone !== undefined){
 let data18 = data13.timezone;
 const _errs45 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema124.properties.user_location.properties.timezone.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema126.properties.user_location.properties.timezone.type}}];
 return false;
 }
 var valid6 = _errs45 === errors;
@@ -9032,7 +9763,7 @@ if(data6.filters !== undefined){
 let data22 = data6.filters;
 const _errs53 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema124.properties.filters.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema126.properties.filters.type}}];
 return false;
 }
 var valid5 = _errs53 === errors;
@@ -9135,7 +9866,7 @@ if(data6.server_description !== undefined){
 let data28 = data6.server_description;
 const _errs66 = errors;
 if((typeof data28 !== "string") && (data28 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema124.properties.server_description.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema126.properties.server_description.type}}];
 return false;
 }
 var valid5 = _errs66 === errors;
@@ -9148,7 +9879,7 @@ if(data6.headers !== undefined){
 let data29 = data6.headers;
 const _errs68 = errors;
 if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema124.properties.headers.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema126.properties.headers.type}}];
 return false;
 }
 if(errors === _errs68){
@@ -9176,7 +9907,7 @@ if(data6.authorization !== undefined){
 let data31 = data6.authorization;
 const _errs73 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema124.properties.authorization.type}}];
+validate87.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema126.properties.authorization.type}}];
 return false;
 }
 var valid5 = _errs73 === errors;
@@ -9193,7 +9924,7 @@ let valid9 = false;
 let passing0 = null;
 const _errs77 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-const err3 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/type",keyword:"type",params:{type: schema124.properties.allowed_tools.oneOf[0].type}};
+const err3 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/type",keyword:"type",params:{type: schema126.properties.allowed_tools.oneOf[0].type}};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9431,7 +10162,7 @@ if(data.reasoning !== undefined){
 let data37 = data.reasoning;
 const _errs95 = errors;
 if((!(data37 && typeof data37 == "object" && !Array.isArray(data37))) && (data37 !== null)){
-validate87.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema121.properties.reasoning.type}}];
+validate87.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema123.properties.reasoning.type}}];
 return false;
 }
 if(errors === _errs95){
@@ -9439,11 +10170,11 @@ if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
 if(data37.effort !== undefined){
 let data38 = data37.effort;
 if((typeof data38 !== "string") && (data38 !== null)){
-validate87.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema121.properties.reasoning.properties.effort.type}}];
+validate87.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema123.properties.reasoning.properties.effort.type}}];
 return false;
 }
 if(!(((((data38 === "minimal") || (data38 === "low")) || (data38 === "medium")) || (data38 === "high")) || (data38 === null))){
-validate87.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema121.properties.reasoning.properties.effort.enum}}];
+validate87.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema123.properties.reasoning.properties.effort.enum}}];
 return false;
 }
 }
@@ -9459,7 +10190,7 @@ if(data.previous_response_id !== undefined){
 let data39 = data.previous_response_id;
 const _errs100 = errors;
 if((typeof data39 !== "string") && (data39 !== null)){
-validate87.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema121.properties.previous_response_id.type}}];
+validate87.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema123.properties.previous_response_id.type}}];
 return false;
 }
 var valid0 = _errs100 === errors;
@@ -9472,7 +10203,7 @@ if(data.store !== undefined){
 let data40 = data.store;
 const _errs102 = errors;
 if((typeof data40 !== "boolean") && (data40 !== null)){
-validate87.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema121.properties.store.type}}];
+validate87.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema123.properties.store.type}}];
 return false;
 }
 var valid0 = _errs102 === errors;
@@ -9485,7 +10216,7 @@ if(data.background !== undefined){
 let data41 = data.background;
 const _errs104 = errors;
 if((typeof data41 !== "boolean") && (data41 !== null)){
-validate87.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema121.properties.background.type}}];
+validate87.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema123.properties.background.type}}];
 return false;
 }
 var valid0 = _errs104 === errors;
@@ -9511,7 +10242,7 @@ let data43 = data.metadata;
 const _errs108 = errors;
 const _errs109 = errors;
 if((!(data43 && typeof data43 == "object" && !Array.isArray(data43))) && (data43 !== null)){
-validate87.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+validate87.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
 return false;
 }
 if(errors === _errs109){
@@ -9593,8 +10324,8 @@ return errors === 0;
 validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const compactResponseBodyCheck = validate91;
-const schema126 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
-const schema127 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
+const schema128 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
+const schema129 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="compactResponse.body" */;
@@ -9620,7 +10351,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate91.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema127.properties.model.type}}];
+validate91.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema129.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -9734,7 +10465,7 @@ if(data.previous_response_id !== undefined){
 let data3 = data.previous_response_id;
 const _errs16 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate91.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema127.properties.previous_response_id.type}}];
+validate91.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema129.properties.previous_response_id.type}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -9747,7 +10478,7 @@ if(data.instructions !== undefined){
 let data4 = data.instructions;
 const _errs18 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate91.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema127.properties.instructions.type}}];
+validate91.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema129.properties.instructions.type}}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -9771,8 +10502,8 @@ return errors === 0;
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createUploadBodyCheck = validate92;
-const schema128 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema129 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
+const schema130 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema131 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createUpload.body" */;
@@ -9872,8 +10603,8 @@ return errors === 0;
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const completeUploadBodyCheck = validate93;
-const schema130 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
-const schema131 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+const schema132 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema133 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeUpload.body" */;
@@ -9950,9 +10681,9 @@ return errors === 0;
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVectorStoreBodyCheck = validate94;
-const schema132 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
-const schema133 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema134 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
+const schema134 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
+const schema135 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema136 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10040,7 +10771,7 @@ validate95.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPa
 return false;
 }
 if(!(data5 === "last_active_at")){
-validate95.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema134.properties.anchor.enum}}];
+validate95.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema136.properties.anchor.enum}}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -10111,7 +10842,7 @@ let data8 = data.metadata;
 const _errs21 = errors;
 const _errs22 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+validate95.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
 return false;
 }
 if(errors === _errs22){
@@ -10187,8 +10918,8 @@ return errors === 0;
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const modifyVectorStoreBodyCheck = validate97;
-const schema136 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
-const schema137 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema138 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
+const schema139 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10206,7 +10937,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs2 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate98.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema137.properties.name.type}}];
+validate98.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema139.properties.name.type}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10250,7 +10981,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data2 === "last_active_at")){
-const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema134.properties.anchor.enum}};
+const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema136.properties.anchor.enum}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10372,7 +11103,7 @@ let data4 = data.metadata;
 const _errs16 = errors;
 const _errs17 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema49.type}}];
+validate98.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
 return false;
 }
 if(errors === _errs17){
@@ -10445,8 +11176,8 @@ return errors === 0;
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVectorStoreFileBatchBodyCheck = validate100;
-const schema140 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
-const schema141 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+const schema142 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
+const schema143 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFileBatch.body" */;
@@ -10560,7 +11291,7 @@ if(data.attributes !== undefined){
 let data5 = data.attributes;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate100.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema141.properties.attributes.type}}];
+validate100.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema143.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -10583,8 +11314,8 @@ return errors === 0;
 validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVectorStoreFileBodyCheck = validate101;
-const schema142 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
-const schema143 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+const schema144 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
+const schema145 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFile.body" */;
@@ -10639,7 +11370,7 @@ if(data.attributes !== undefined){
 let data2 = data.attributes;
 const _errs8 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate101.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema143.properties.attributes.type}}];
+validate101.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema145.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -10662,8 +11393,8 @@ return errors === 0;
 validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateVectorStoreFileAttributesBodyCheck = validate102;
-const schema144 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
-const schema145 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+const schema146 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
+const schema147 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVectorStoreFileAttributes.body" */;
@@ -10688,7 +11419,7 @@ else {
 if(data.attributes !== undefined){
 let data0 = data.attributes;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate102.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema145.properties.attributes.type}}];
+validate102.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema147.properties.attributes.type}}];
 return false;
 }
 }
@@ -10705,8 +11436,8 @@ return errors === 0;
 validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const searchVectorStoreBodyCheck = validate103;
-const schema146 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
-const schema147 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema148 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
+const schema149 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="searchVectorStore.body" */;
@@ -10900,8 +11631,8 @@ return errors === 0;
 validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVideoBodyCheck = validate104;
-const schema148 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
-const schema149 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
+const schema150 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
+const schema151 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
 
 function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11057,9 +11788,9 @@ return errors === 0;
 validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVideoEditBodyCheck = validate107;
-const schema151 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
-const schema152 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
-const schema153 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
+const schema153 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
+const schema154 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
+const schema155 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11156,8 +11887,8 @@ return errors === 0;
 validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVideoExtensionBodyCheck = validate110;
-const schema154 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
-const schema155 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
+const schema156 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
+const schema157 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11267,8 +11998,8 @@ return errors === 0;
 validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const remixVideoBodyCheck = validate113;
-const schema157 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
-const schema158 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
+const schema159 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
+const schema160 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
 
 function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="remixVideo.body" */;
@@ -11319,10 +12050,9 @@ return errors === 0;
 validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVirtualKeyBodyCheck = validate114;
-const schema159 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema160 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema161 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
-const func63 = Object.prototype.hasOwnProperty;
+const schema161 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema162 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema163 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
 
 function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11344,7 +12074,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func63.call(schema160.properties, key0))){
+if(!(func26.call(schema162.properties, key0))){
 validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -11876,8 +12606,8 @@ return errors === 0;
 validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateVirtualKeyBodyCheck = validate117;
-const schema164 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema165 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+const schema166 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema167 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
 function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12084,7 +12814,7 @@ if(data.upstream_organization !== undefined){
 let data4 = data.upstream_organization;
 const _errs16 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate118.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema165.properties.upstream_organization.type}}];
+validate118.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema167.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -12105,7 +12835,7 @@ if(data.upstream_project !== undefined){
 let data5 = data.upstream_project;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate118.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema165.properties.upstream_project.type}}];
+validate118.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema167.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs18){
@@ -12126,7 +12856,7 @@ if(data.custom_host !== undefined){
 let data6 = data.custom_host;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate118.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema165.properties.custom_host.type}}];
+validate118.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema167.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs20){

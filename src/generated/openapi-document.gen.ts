@@ -13832,6 +13832,41 @@ export const openApiDocument = {
             "type": "string",
             "format": "date-time",
             "description": "When the key stops working (401); must be in the future. Absent: never."
+          },
+          "mcp_access": {
+            "$ref": "#/components/schemas/McpAccessRule"
+          }
+        }
+      },
+      "McpAccessRule": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "servers"
+        ],
+        "description": "The stored MCP servers (by label) the key may use through the MCP gateway (`/mcp`), and per server the tools it may list and call (`tools` absent or null: every tool the server allows). A key without a rule may use every server of its workspace.",
+        "properties": {
+          "servers": {
+            "type": "object",
+            "maxProperties": 100,
+            "additionalProperties": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "tools": {
+                  "type": [
+                    "array",
+                    "null"
+                  ],
+                  "maxItems": 500,
+                  "items": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 128
+                  }
+                }
+              }
+            }
           }
         }
       },
@@ -13850,7 +13885,8 @@ export const openApiDocument = {
           "expires_at",
           "previous_key_expires_at",
           "budget",
-          "rate_limit"
+          "rate_limit",
+          "mcp_access"
         ],
         "properties": {
           "id": {
@@ -13922,6 +13958,17 @@ export const openApiDocument = {
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyRateLimit"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "mcp_access": {
+            "description": "The key's MCP access rule; null: every server of its workspace.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/McpAccessRule"
               },
               {
                 "type": "null"
@@ -15050,6 +15097,54 @@ export const openApiDocument = {
           },
           "require_approval": {
             "$ref": "#/components/schemas/McpApprovalPolicy"
+          },
+          "call_price_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 1000,
+            "description": "What one tool call through the MCP gateway costs (USD), counted against the caller's budgets and logged as the call's cost; null: nothing."
+          },
+          "tool_prices": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "maxProperties": 500,
+            "additionalProperties": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1000
+            },
+            "description": "Per-tool prices (USD per call) that replace `call_price_usd` for those tools."
+          },
+          "input_guardrails": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 20,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            },
+            "description": "Guardrail slugs the MCP gateway runs on a tool call's arguments before the call; a denial answers the call as a tool error."
+          },
+          "output_guardrails": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 20,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            },
+            "description": "Guardrail slugs run on a tool call's result; a denial replaces the result with a tool error."
           }
         }
       },
@@ -15094,6 +15189,54 @@ export const openApiDocument = {
           },
           "require_approval": {
             "$ref": "#/components/schemas/McpApprovalPolicy"
+          },
+          "call_price_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 1000,
+            "description": "What one tool call through the MCP gateway costs (USD), counted against the caller's budgets and logged as the call's cost; null: nothing."
+          },
+          "tool_prices": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "maxProperties": 500,
+            "additionalProperties": {
+              "type": "number",
+              "minimum": 0,
+              "maximum": 1000
+            },
+            "description": "Per-tool prices (USD per call) that replace `call_price_usd` for those tools."
+          },
+          "input_guardrails": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 20,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            },
+            "description": "Guardrail slugs the MCP gateway runs on a tool call's arguments before the call; a denial answers the call as a tool error."
+          },
+          "output_guardrails": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "maxItems": 20,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            },
+            "description": "Guardrail slugs run on a tool call's result; a denial replaces the result with a tool error."
           }
         }
       },
@@ -15110,6 +15253,10 @@ export const openApiDocument = {
           "headers",
           "allowed_tools",
           "require_approval",
+          "call_price_usd",
+          "tool_prices",
+          "input_guardrails",
+          "output_guardrails",
           "organisation_id",
           "workspace_id",
           "owner_id",
@@ -15165,6 +15312,39 @@ export const openApiDocument = {
           },
           "require_approval": {
             "$ref": "#/components/schemas/McpApprovalPolicy"
+          },
+          "call_price_usd": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "tool_prices": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "additionalProperties": {
+              "type": "number"
+            }
+          },
+          "input_guardrails": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "type": "string"
+            }
+          },
+          "output_guardrails": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "type": "string"
+            }
           },
           "organisation_id": {
             "type": "string",
@@ -18089,6 +18269,17 @@ export const openApiDocument = {
             ],
             "format": "date-time",
             "description": "A new expiry, in the future; null clears it."
+          },
+          "mcp_access": {
+            "description": "A new MCP access rule; null removes it (every server of the workspace).",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/McpAccessRule"
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       },

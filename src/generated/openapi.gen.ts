@@ -1942,6 +1942,8 @@ export interface components {
             id: string;
             /** @description The first characters of the secret, to tell keys apart. */
             key_prefix: string;
+            /** @description The key's MCP access rule; null: every server of its workspace. */
+            mcp_access: components["schemas"]["McpAccessRule"] | null;
             name: string;
             /** @enum {string} */
             object: "api_key";
@@ -2338,6 +2340,7 @@ export interface components {
              * @description When the key stops working (401); must be in the future. Absent: never.
              */
             expires_at?: string;
+            mcp_access?: components["schemas"]["McpAccessRule"];
             name: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"];
             role: components["schemas"]["ApiKeyRole"];
@@ -2546,13 +2549,23 @@ export interface components {
             allowed_tools?: string[] | null;
             /** @description A bearer token, sent as `Authorization: Bearer <token>`; sealed. */
             authorization?: string | null;
+            /** @description What one tool call through the MCP gateway costs (USD), counted against the caller's budgets and logged as the call's cost; null: nothing. */
+            call_price_usd?: number | null;
             headers?: components["schemas"]["McpServerHeaders"];
+            /** @description Guardrail slugs the MCP gateway runs on a tool call's arguments before the call; a denial answers the call as a tool error. */
+            input_guardrails?: string[] | null;
+            /** @description Guardrail slugs run on a tool call's result; a denial replaces the result with a tool error. */
+            output_guardrails?: string[] | null;
             require_approval?: components["schemas"]["McpApprovalPolicy"];
             server_description?: string | null;
             /** @description What a Responses `mcp` tool names (`server_label`); unique in the workspace. */
             server_label: string;
             /** @description The server's Streamable HTTP (or SSE) endpoint. */
             server_url: string;
+            /** @description Per-tool prices (USD per call) that replace `call_price_usd` for those tools. */
+            tool_prices?: {
+                [key: string]: number;
+            } | null;
         };
         CreateMessageRequest: {
             max_tokens: number;
@@ -3204,6 +3217,14 @@ export interface components {
             reasoning_tokens: number;
             total_tokens: number;
         };
+        /** @description The stored MCP servers (by label) the key may use through the MCP gateway (`/mcp`), and per server the tools it may list and call (`tools` absent or null: every tool the server allows). A key without a rule may use every server of its workspace. */
+        McpAccessRule: {
+            servers: {
+                [key: string]: {
+                    tools?: string[] | null;
+                };
+            };
+        };
         /** @description Which tool calls wait for the client's approval (`mcp_approval_request`): `always`, `never`, or lists of tool names under `always` and `never` (a tool in neither list needs approval). */
         McpApprovalPolicy: ("always" | "never") | {
             always?: {
@@ -3217,6 +3238,7 @@ export interface components {
             allowed_tools: string[] | null;
             /** @description `********` when a token is stored; null otherwise. */
             authorization: string | null;
+            call_price_usd: number | null;
             /** Format: date-time */
             created_at: string;
             /** @description Header names, every value masked. */
@@ -3225,16 +3247,21 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            input_guardrails: string[] | null;
             /** @enum {string} */
             object: "mcp_server";
             /** Format: uuid */
             organisation_id: string;
+            output_guardrails: string[] | null;
             /** Format: uuid */
             owner_id: string;
             require_approval: components["schemas"]["McpApprovalPolicy"];
             server_description: string | null;
             server_label: string;
             server_url: string;
+            tool_prices: {
+                [key: string]: number;
+            } | null;
             /** Format: date-time */
             updated_at: string;
             /** Format: uuid */
@@ -3576,6 +3603,8 @@ export interface components {
              * @description A new expiry, in the future; null clears it.
              */
             expires_at?: string | null;
+            /** @description A new MCP access rule; null removes it (every server of the workspace). */
+            mcp_access?: components["schemas"]["McpAccessRule"] | null;
             name?: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
         };
@@ -3597,10 +3626,20 @@ export interface components {
         UpdateMcpServerRequest: {
             allowed_tools?: string[] | null;
             authorization?: string | null;
+            /** @description What one tool call through the MCP gateway costs (USD), counted against the caller's budgets and logged as the call's cost; null: nothing. */
+            call_price_usd?: number | null;
             headers?: components["schemas"]["McpServerHeaders"];
+            /** @description Guardrail slugs the MCP gateway runs on a tool call's arguments before the call; a denial answers the call as a tool error. */
+            input_guardrails?: string[] | null;
+            /** @description Guardrail slugs run on a tool call's result; a denial replaces the result with a tool error. */
+            output_guardrails?: string[] | null;
             require_approval?: components["schemas"]["McpApprovalPolicy"];
             server_description?: string | null;
             server_url?: string;
+            /** @description Per-tool prices (USD per call) that replace `call_price_usd` for those tools. */
+            tool_prices?: {
+                [key: string]: number;
+            } | null;
         };
         UpdatePromptRequest: {
             hyperparameters?: {

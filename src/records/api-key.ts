@@ -30,4 +30,14 @@ export interface ApiKeyRecord {
   /** The key's own budget, on top of any virtual key's (`spend/`). */
   budget: KeyBudget | null;
   rateLimit: KeyRateLimit | null;
+  /** The stored MCP servers and tools the key may reach through the MCP gateway; null: all of its workspace. */
+  mcpAccess: McpAccessRule | null;
+}
+
+/**
+ * A key's MCP access rule: the servers (by label) it may use through `/mcp`, and per server the
+ * tools it may list and call (null: every tool the server allows).
+ */
+export interface McpAccessRule {
+  servers: Record<string, { tools: string[] | null }>;
 }

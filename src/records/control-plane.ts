@@ -156,6 +156,13 @@ export interface McpServerRecord extends Ownership {
   /** Null offers every tool the server lists. */
   allowedTools: string[] | null;
   requireApproval: McpApprovalPolicy;
+  /** What one tool call through the MCP gateway costs (USD), counted against the caller's budget; null: nothing. */
+  callPriceUsd: number | null;
+  /** Per-tool prices that replace `callPriceUsd` for those tools; null: none. */
+  toolPrices: Record<string, number> | null;
+  /** Guardrail slugs the MCP gateway runs on a tool call's arguments, and on its result; null: none. */
+  inputGuardrails: string[] | null;
+  outputGuardrails: string[] | null;
   createdAt: string;
   updatedAt: string;
 }

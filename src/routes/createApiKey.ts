@@ -7,6 +7,7 @@ import { isoNow, uuidv4 } from "../lib/ids.ts";
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 import { storedExpiry } from "../auth/key-expiry.ts";
+import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
 
@@ -32,6 +33,7 @@ export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
       previousKeyExpiresAt: null,
       budget: storedBudget(body.budget ?? null),
       rateLimit: storedRateLimit(body.rate_limit ?? null),
+      mcpAccess: storedMcpAccess(body.mcp_access),
     };
     await auditedChange(c, deps.store, "api_key.created", apiKeySubject, async (tx) => {
       await tx.apiKeys.insert(record);

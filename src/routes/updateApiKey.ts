@@ -6,6 +6,7 @@ import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fiel
 import { GatewayError } from "../errors.ts";
 import type { ApiKeyChange } from "../store/api-keys-repository.ts";
 import { storedExpiry } from "../auth/key-expiry.ts";
+import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
 
@@ -19,6 +20,7 @@ export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
     if (body.budget !== undefined) change.budget = storedBudget(body.budget);
     if (body.rate_limit !== undefined) change.rateLimit = storedRateLimit(body.rate_limit);
     if (body.expires_at !== undefined) change.expiresAt = body.expires_at === null ? null : storedExpiry(body.expires_at);
+    if (body.mcp_access !== undefined) change.mcpAccess = storedMcpAccess(body.mcp_access);
     const scope = auth.organisationAdmin ? null : auth.workspaceId;
     const changed = await auditedChange(c, deps.store, "api_key.updated", apiKeySubject, async (tx) => {
       const before = await tx.apiKeys.getById(id, auth.organisationId, scope);

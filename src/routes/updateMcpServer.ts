@@ -26,6 +26,10 @@ export function registerUpdateMcpServer(app: GatewayApp, deps: GatewayDeps): voi
     if (body.server_description !== undefined) change.description = body.server_description;
     if (body.allowed_tools !== undefined) change.allowedTools = body.allowed_tools;
     if (body.require_approval !== undefined) change.requireApproval = body.require_approval;
+    if (body.call_price_usd !== undefined) change.callPriceUsd = body.call_price_usd;
+    if (body.tool_prices !== undefined) change.toolPrices = body.tool_prices;
+    if (body.input_guardrails !== undefined) change.inputGuardrails = body.input_guardrails;
+    if (body.output_guardrails !== undefined) change.outputGuardrails = body.output_guardrails;
     const changed = await auditedChange(c, deps.store, "mcp_server.updated", mcpServerSubject, async (tx) => {
       const before = await tx.mcpServers.getByLabel(auth.workspaceId, label);
       return before && { before, after: await tx.mcpServers.update(auth.workspaceId, label, change) };

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import { API_KEY_ROLES, type ApiKeyRecord, type ApiKeyRole } from "../records/api-key.ts";
+import { API_KEY_ROLES, type ApiKeyRecord, type ApiKeyRole, type McpAccessRule } from "../records/api-key.ts";
 import type { KeyBudget, KeyRateLimit } from "../records/control-plane.ts";
 import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { ApiKeysTable, Database } from "./schema.ts";
@@ -12,6 +12,8 @@ export interface ApiKeyChange {
   rateLimit?: KeyRateLimit | null;
   /** `null` clears the expiry. */
   expiresAt?: string | null;
+  /** `null` removes the rule. */
+  mcpAccess?: McpAccessRule | null;
 }
 
 /** A rotation: the new secret's hash and prefix, and until when the replaced secret still works. */
@@ -120,6 +122,7 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
           ...(change.budget !== undefined && budgetColumns(change.budget)),
           ...(change.rateLimit !== undefined && rateLimitColumns(change.rateLimit)),
           ...(change.expiresAt !== undefined && { expires_at: change.expiresAt }),
+          ...(change.mcpAccess !== undefined && { mcp_access: change.mcpAccess === null ? null : JSON.stringify(change.mcpAccess) }),
         };
         // A change of nothing is no UPDATE at all (SQL has no empty SET): the key is read as it is.
         if (Object.keys(columns).length > 0) {
@@ -188,6 +191,7 @@ function toRow(record: ApiKeyRecord): ApiKeysTable {
     previous_key_expires_at: record.previousKeyExpiresAt,
     ...budgetColumns(record.budget),
     ...rateLimitColumns(record.rateLimit),
+    mcp_access: record.mcpAccess === null ? null : JSON.stringify(record.mcpAccess),
   };
 }
 
@@ -209,7 +213,20 @@ function fromRow(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     previousKeyExpiresAt: row.previous_key_expires_at,
     budget: budgetOf(row),
     rateLimit: rateLimitOf(row),
+    mcpAccess: mcpAccessOf(row.mcp_access),
   };
+}
+
+/** A stored rule that does not read as one (written by a newer version) allows nothing: the safer side. */
+function mcpAccessOf(text: string | null): McpAccessRule | null {
+  if (text === null) return null;
+  try {
+    const rule = JSON.parse(text) as McpAccessRule;
+    if (rule && typeof rule.servers === "object" && rule.servers !== null) return rule;
+  } catch {
+    // Read as below.
+  }
+  return { servers: {} };
 }
 
 /** A role this code does not know (stored by a newer version) maps to the least power. */

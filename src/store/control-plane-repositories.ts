@@ -170,6 +170,10 @@ export interface NewMcpServer extends Ownership {
   headers: Record<string, SealedSecret>;
   allowedTools: string[] | null;
   requireApproval: McpApprovalPolicy;
+  callPriceUsd: number | null;
+  toolPrices: Record<string, number> | null;
+  inputGuardrails: string[] | null;
+  outputGuardrails: string[] | null;
   createdAt: string;
 }
 
@@ -181,6 +185,10 @@ export interface McpServerChange {
   headers?: Record<string, SealedSecret>;
   allowedTools?: string[] | null;
   requireApproval?: McpApprovalPolicy;
+  callPriceUsd?: number | null;
+  toolPrices?: Record<string, number> | null;
+  inputGuardrails?: string[] | null;
+  outputGuardrails?: string[] | null;
   updatedBy: string | null;
   at: string;
 }

@@ -57,6 +57,10 @@ function toRow(server: NewMcpServer): McpServerRow {
     headers: JSON.stringify(server.headers),
     allowed_tools: server.allowedTools === null ? null : JSON.stringify(server.allowedTools),
     require_approval: JSON.stringify(server.requireApproval),
+    call_price_usd: server.callPriceUsd,
+    tool_prices: jsonOrNull(server.toolPrices),
+    input_guardrails: jsonOrNull(server.inputGuardrails),
+    output_guardrails: jsonOrNull(server.outputGuardrails),
     created_at: server.createdAt,
     updated_at: server.createdAt,
   };
@@ -72,7 +76,15 @@ function changedColumns(change: McpServerChange): Partial<McpServerRow> {
     ...(change.headers !== undefined && { headers: JSON.stringify(change.headers) }),
     ...(change.allowedTools !== undefined && { allowed_tools: change.allowedTools === null ? null : JSON.stringify(change.allowedTools) }),
     ...(change.requireApproval !== undefined && { require_approval: JSON.stringify(change.requireApproval) }),
+    ...(change.callPriceUsd !== undefined && { call_price_usd: change.callPriceUsd }),
+    ...(change.toolPrices !== undefined && { tool_prices: jsonOrNull(change.toolPrices) }),
+    ...(change.inputGuardrails !== undefined && { input_guardrails: jsonOrNull(change.inputGuardrails) }),
+    ...(change.outputGuardrails !== undefined && { output_guardrails: jsonOrNull(change.outputGuardrails) }),
   };
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null ? null : JSON.stringify(value);
 }
 
 function fromRow(row: McpServerRow): McpServerRecord {
@@ -88,6 +100,10 @@ function fromRow(row: McpServerRow): McpServerRecord {
     headers: Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, SealedSecret] => isSealedSecret(entry[1]))),
     allowedTools: row.allowed_tools === null ? null : (JSON.parse(row.allowed_tools) as string[]),
     requireApproval: JSON.parse(row.require_approval) as McpApprovalPolicy,
+    callPriceUsd: row.call_price_usd,
+    toolPrices: row.tool_prices === null ? null : (JSON.parse(row.tool_prices) as Record<string, number>),
+    inputGuardrails: row.input_guardrails === null ? null : (JSON.parse(row.input_guardrails) as string[]),
+    outputGuardrails: row.output_guardrails === null ? null : (JSON.parse(row.output_guardrails) as string[]),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -100,6 +100,8 @@ export interface ApiKeysTable extends KeyLimitColumns {
   /** The hash of the secret the last rotation replaced, accepted until `previous_key_expires_at`. */
   previous_key_hash: string | null;
   previous_key_expires_at: string | null;
+  /** JSON text of the key's MCP access rule; null: every server of its workspace. */
+  mcp_access: string | null;
 }
 
 /**
@@ -262,6 +264,13 @@ export interface McpServersTable extends OwnedColumns {
   allowed_tools: string | null;
   /** JSON text of the approval policy. */
   require_approval: string;
+  /** What one tool call costs, counted against the caller's budget; null: nothing. */
+  call_price_usd: number | null;
+  /** JSON object text of per-tool prices, or null. */
+  tool_prices: string | null;
+  /** JSON array texts of guardrail slugs run on tool arguments and on results, or null. */
+  input_guardrails: string | null;
+  output_guardrails: string | null;
   created_at: string;
   updated_at: string;
 }

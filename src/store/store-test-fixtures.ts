@@ -80,6 +80,7 @@ export function apiKeyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecor
     previousKeyExpiresAt: null,
     budget: null,
     rateLimit: null,
+    mcpAccess: null,
     ...overrides,
   };
 }
