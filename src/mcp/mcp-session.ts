@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { FetchLike } from "../net/upstream-call.ts";
 import type { McpServerPlan } from "./server-plans.ts";
 import { boundedStep } from "./bounded-step.ts";
+import { capped } from "./capped-text.ts";
 import { mcpRedactor, type McpRedactor } from "./mcp-redaction.ts";
 import { mcpWire, type McpWire } from "./mcp-wire.ts";
 
@@ -193,7 +194,9 @@ function sessionOf(plan: McpServerPlan, client: Client, wire: McpWire, listed: {
         const text = redactor.text(contentText(content, result.structuredContent));
         const bytes = Buffer.byteLength(text) + dropped;
         if (result.isError === true) {
-          const shown = bytes > limits.maxResultBytes ? [{ type: "text", text }] : redactor.json(content, [{ type: "text", text }]);
+          // The client sees the tool's content as it is, or its text cut like a result when it is larger.
+          const cut = [{ type: "text", text: capped(text, limits.maxResultBytes, bytes) }];
+          const shown = bytes > limits.maxResultBytes ? cut : redactor.json(content, cut);
           return { ok: false, error: { type: "mcp_tool_execution_error", content: shown }, text, bytes };
         }
         return { ok: true, output: text, bytes };

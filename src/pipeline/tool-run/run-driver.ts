@@ -268,7 +268,7 @@ export class RunDriver {
       tool: offer.tool.name,
       error: errorText,
       arguments: capped(args, this.options.maxLoggedBytes),
-      output: outcome.ok ? capped(outcome.output, this.options.maxLoggedBytes) : null,
+      output: outcome.ok ? capped(outcome.output, this.options.maxLoggedBytes, outcome.bytes) : null,
     };
     const { model_text: _text, ...shown } = item;
     this.output[index] = shown;

@@ -8,6 +8,9 @@ import type { JsonObject } from "../../providers/provider.ts";
 import type { McpApprovalPolicy } from "../../records/control-plane.ts";
 import type { McpSession, McpTool } from "../../mcp/mcp-session.ts";
 
+/** Text cut to a size with a note saying so, as results are. */
+export { capped } from "../../mcp/capped-text.ts";
+
 export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** One MCP tool offered to the model as a function. */
@@ -132,14 +135,3 @@ export function addUsage(total: JsonObject | null, usage: unknown): JsonObject |
 /** The provider's searches over the run, where there were any. */
 const searchesField = (searches: number): JsonObject => (searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {});
 
-/**
- * Text cut to `maxBytes` (UTF-8), with a note saying so. `totalBytes` is the size of what the
- * text is the start of, when it was cut already as it was read.
- */
-export function capped(text: string, maxBytes: number, totalBytes?: number): string {
-  const bytes = Buffer.byteLength(text);
-  const total = Math.max(bytes, totalBytes ?? bytes);
-  if (total <= maxBytes) return text;
-  const cut = bytes <= maxBytes ? text : Buffer.from(text).subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
-  return `${cut}\n[truncated by the gateway: ${Math.min(maxBytes, bytes)} of ${total} bytes]`;
-}
