@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { GatewayApp, GatewayEnv } from "./app-env.ts";
 import { handleError, handleNotFound, validationHook } from "./app-errors.ts";
 import type { GatewayDeps } from "./deps.ts";
-import { authenticate } from "./middleware/authenticate.ts";
+import { authenticate, authenticateMcp } from "./middleware/authenticate.ts";
 import { limitBodySize } from "./middleware/limit-body-size.ts";
 import { limitBodyTime } from "./middleware/body-deadline.ts";
 import { limitJsonShape } from "./middleware/limit-json-shape.ts";
@@ -22,6 +22,14 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   app.use("/v1/*", limitBodyTime(deps.config.GATEWAY_BODY_TIMEOUT_MS));
   // A JSON body whose shape would stall the parse and the checks is refused from its text.
   app.use("/v1/*", limitJsonShape());
+
+  // The MCP gateway: the same limits on a body, its key as MCP clients send it.
+  for (const path of ["/mcp", "/mcp/*"]) {
+    app.use(path, limitBodySize({ maxJsonBytes: deps.config.GATEWAY_MCP_MAX_MESSAGE_BYTES, maxUploadBytes: deps.config.GATEWAY_MCP_MAX_MESSAGE_BYTES }));
+    app.use(path, authenticateMcp(deps.keys));
+    app.use(path, limitBodyTime(deps.config.GATEWAY_BODY_TIMEOUT_MS));
+    app.use(path, limitJsonShape());
+  }
 
   registerRoutes(app, deps);
   return app;

@@ -15,6 +15,7 @@ import type { SharedRedis } from "./shared-state/redis.ts";
 import type { SpendMeter } from "./spend/spend-meter.ts";
 import type { Store } from "./store/open-store.ts";
 import type { GatewayMetrics } from "./telemetry/gateway-metrics.ts";
+import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
 export interface GatewayDeps {
@@ -48,4 +49,6 @@ export interface GatewayDeps {
   spend: SpendMeter;
   /** Prometheus metrics for `GET /metrics`; null when they are off. */
   metrics: GatewayMetrics | null;
+  /** The MCP gateway (`/mcp`): the workspace's stored MCP servers served to MCP clients. */
+  mcp: McpGateway;
 }

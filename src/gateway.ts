@@ -18,6 +18,10 @@ import { loadUpstreamTls, type UpstreamTls } from "./net/upstream-tls.ts";
 import { upstreamFetch } from "./net/pinned-fetch.ts";
 import { isProviderHost } from "./providers/catalogue.ts";
 import type { GatewayDeps } from "./deps.ts";
+import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
+import { openMcpGateway } from "./mcp/gateway/open-mcp-gateway.ts";
+import { pricingGate } from "./mcp/gateway/tool-gate.ts";
+import { openMcpHeaders } from "./control-plane/mcp-server-secrets.ts";
 import { startLogRetention } from "./logging/log-retention-timer.ts";
 import { LogWriter } from "./logging/log-writer.ts";
 import { openLogSpool, type LogSpool } from "./logging/log-spool.ts";
@@ -127,6 +131,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
   const answers = createAnswerCache(config, redis, store.semanticCache);
   const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys, semantic: answers.cache.semantic }) : null;
+  const checkCustomHost: GatewayDeps["checkCustomHost"] = (rawUrl, field) => guard.check(rawUrl, field);
+  const fetch = options.fetch ?? (await upstreamFetch(upstreamTls, guard));
   const deps: GatewayDeps = {
     config,
     store,
@@ -134,9 +140,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     logWriter,
     inflight: new InflightTracker(),
     realtime: new RealtimeSessions(),
-    checkCustomHost: (rawUrl, field) => guard.check(rawUrl, field),
+    checkCustomHost,
     addressesForConnect: (hostname) => guard.addressesForConnect(hostname),
-    fetch: options.fetch ?? (await upstreamFetch(upstreamTls, guard)),
+    fetch,
     upstreamTls,
     version: packageJson.version,
     controlPlane,
@@ -146,6 +152,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     cache: answers.cache,
     spend: openedSpend.meter,
     metrics: telemetry.metrics,
+    mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version }),
   };
   const app = createApp(deps);
 
@@ -230,4 +237,26 @@ async function createBootstrapKey(store: Store): Promise<string | null> {
     mcpAccess: null,
   });
   return secret;
+}
+
+/** The MCP gateway over the gateway's services: stored servers through the control-plane cache, calls logged like model calls. */
+function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store" | "secrets" | "checkCustomHost" | "fetch" | "redis" | "logWriter" | "version">): McpGateway {
+  const { config, controlPlane, store } = deps;
+  return openMcpGateway({
+    server: (workspaceId, label) => controlPlane.get("mcp-server", workspaceId, label, () => store.mcpServers.getByLabel(workspaceId, label)),
+    labels: (workspaceId) => controlPlane.get("mcp-server-labels", workspaceId, "*", async () => (await store.mcpServers.list(workspaceId)).map((server) => server.label)),
+    openHeaders: (record) => openMcpHeaders(record, deps.secrets),
+    refusal: async (url) => {
+      const checked = await deps.checkCustomHost(url, "server_url");
+      return checked.ok ? null : checked.error.message;
+    },
+    fetch: deps.fetch,
+    redis: deps.redis,
+    toolGate: pricingGate,
+    callTimeoutMs: config.GATEWAY_MCP_CALL_TIMEOUT_MS,
+    maxMessageBytes: config.GATEWAY_MCP_MAX_MESSAGE_BYTES,
+    maxLoggedBodyBytes: config.GATEWAY_MAX_LOGGED_BODY_BYTES,
+    log: (entry) => deps.logWriter.enqueue(entry),
+    version: deps.version,
+  });
 }

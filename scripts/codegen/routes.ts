@@ -84,10 +84,27 @@ export function operationScope(operation: OperationObject): "none" | "service" |
   const { security, operationId } = operation;
   if (!security) throw new Error(`${operationId}: state its security (none, any gateway key, or admin).`);
   if (security.length === 0) return "none";
-  const roles = security.length === 1 ? security[0]?.gatewayApiKey : undefined;
-  if (roles?.length === 0) return "service";
-  if (roles?.length === 1 && roles[0] === "admin") return "admin";
-  throw new Error(`${operationId}: security must be [], [{ gatewayApiKey: [] }] or [{ gatewayApiKey: [admin] }].`);
+  // Alternatives name the same key sent two ways (`x-gateway-api-key`, or a bearer token for MCP clients) with the same roles.
+  const roles = security.map((requirement) => {
+    const schemes = Object.keys(requirement);
+    return schemes.length === 1 && GATEWAY_KEY_SCHEMES.has(schemes[0]!) ? requirement[schemes[0]!]!.join(",") : null;
+  });
+  if (roles.every((role) => role === "")) return "service";
+  if (roles.every((role) => role === "admin")) return "admin";
+  throw new Error(`${operationId}: security must be [], [{ gatewayApiKey: [] }] or [{ gatewayApiKey: [admin] }] (with gatewayBearer as an alternative).`);
+}
+
+/** The security schemes that carry a gateway key. */
+const GATEWAY_KEY_SCHEMES: ReadonlySet<string> = new Set(["gatewayApiKey", "gatewayBearer"]);
+
+/**
+ * A JSON body declared without a schema: its route reads and checks it itself (an MCP message,
+ * answered in JSON-RPC's own errors), so it gets no body validator, only the `Content-Type` check.
+ */
+export function unvalidatedMediaTypes(operation: OperationObject): string[] | null {
+  const content = operation.requestBody?.content ?? {};
+  const types = Object.keys(content);
+  return types.length > 0 && types.every(isJsonMediaType) && types.every((type) => content[type]?.schema === undefined) ? types : null;
 }
 
 /**
@@ -176,7 +193,7 @@ function sharedParameters(document: OpenApiDocument, operations: OperationObject
 function renderRoute(document: OpenApiDocument, method: string, path: string, operation: OperationObject, shared: ReadonlyMap<string, SharedParameters>): string {
   const request: string[] = [];
   for (const { key, source } of parameterObjects(document, operation)) request.push(`  ${key}: ${shared.get(source)?.name ?? source},`);
-  const streamed = streamedMediaTypes(operation);
+  const streamed = streamedMediaTypes(operation) ?? unvalidatedMediaTypes(operation);
   const either = eitherMediaTypes(operation);
   const checkedTypes = streamed ?? either;
   if (operation.requestBody && either) {

@@ -54,6 +54,10 @@ export const openApiDocument = {
       "description": "Remote tool servers (MCP) that a Responses `mcp` tool names by label, with their credentials sealed."
     },
     {
+      "name": "MCP gateway",
+      "description": "The workspace's stored MCP servers served to MCP clients over Streamable HTTP: one server at `/mcp/{server_label}`, all of them merged at `/mcp`. The gateway key goes as `Authorization: Bearer <key>` or `x-gateway-api-key`."
+    },
+    {
       "name": "Audit",
       "description": "The record of every control-plane change, for admin keys."
     },
@@ -86,6 +90,337 @@ export const openApiDocument = {
                 }
               }
             }
+          }
+        }
+      }
+    },
+    "/mcp": {
+      "post": {
+        "operationId": "callMcpGateway",
+        "tags": [
+          "MCP gateway"
+        ],
+        "summary": "The workspace's MCP servers, merged (one JSON-RPC message)",
+        "description": "A JSON-RPC 2.0 request, notification or response, as MCP's Streamable HTTP transport posts it. `initialize` opens a session and answers its id in `Mcp-Session-Id`; every later message sends it back. A request is answered as JSON, or as a stream of events when the server streams (progress) and the client accepts `text/event-stream`; a notification or a response gets 202. Every request is logged (the server as `provider` `mcp:<label>`, the tool as `model`). Protocol errors are JSON-RPC errors: a body that is not JSON (-32700) or not one message (-32600) is a 400, a session this key does not hold a 404.",
+        "security": [
+          {
+            "gatewayApiKey": []
+          },
+          {
+            "gatewayBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/McpSessionId"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {}
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              },
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "202": {
+            "description": "A notification or a response",
+            "accepted.": null
+          },
+          "400": {
+            "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/McpUnauthorized"
+          },
+          "404": {
+            "description": "The session is not one this key holds (expired, ended, or never opened); initialize again.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "openMcpGatewayStream",
+        "tags": [
+          "MCP gateway"
+        ],
+        "summary": "The server's own messages for a session (a stream of events)",
+        "description": "The merged server sends nothing unasked: 405.",
+        "security": [
+          {
+            "gatewayApiKey": []
+          },
+          {
+            "gatewayBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/McpSessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A stream of JSON-RPC messages.",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/McpUnauthorized"
+          },
+          "404": {
+            "description": "The session is not one this key holds."
+          },
+          "405": {
+            "description": "No stream for this session."
+          }
+        }
+      },
+      "delete": {
+        "operationId": "endMcpGatewaySession",
+        "tags": [
+          "MCP gateway"
+        ],
+        "summary": "Ends a session, and the servers' sessions behind it",
+        "security": [
+          {
+            "gatewayApiKey": []
+          },
+          {
+            "gatewayBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/McpSessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The session ended."
+          },
+          "401": {
+            "$ref": "#/components/responses/McpUnauthorized"
+          },
+          "404": {
+            "description": "The session is not one this key holds."
+          }
+        }
+      }
+    },
+    "/mcp/{server_label}": {
+      "post": {
+        "operationId": "callMcpServer",
+        "tags": [
+          "MCP gateway"
+        ],
+        "summary": "One stored MCP server (one JSON-RPC message)",
+        "description": "A JSON-RPC 2.0 request, notification or response, as MCP's Streamable HTTP transport posts it. `initialize` opens a session and answers its id in `Mcp-Session-Id`; every later message sends it back. A request is answered as JSON, or as a stream of events when the server streams (progress) and the client accepts `text/event-stream`; a notification or a response gets 202. Every request is logged (the server as `provider` `mcp:<label>`, the tool as `model`). Protocol errors are JSON-RPC errors: a body that is not JSON (-32700) or not one message (-32600) is a 400, a session this key does not hold a 404.",
+        "security": [
+          {
+            "gatewayApiKey": []
+          },
+          {
+            "gatewayBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "server_label",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9_-]{1,64}$"
+            }
+          },
+          {
+            "$ref": "#/components/parameters/McpSessionId"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {}
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              },
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "202": {
+            "description": "A notification or a response",
+            "accepted.": null
+          },
+          "400": {
+            "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/McpUnauthorized"
+          },
+          "404": {
+            "description": "The session is not one this key holds (expired, ended, or never opened); initialize again.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "openMcpServerStream",
+        "tags": [
+          "MCP gateway"
+        ],
+        "summary": "The server's own messages for a session (a stream of events)",
+        "description": "The server's stream of messages for the session, relayed; 405 when the server offers none.",
+        "security": [
+          {
+            "gatewayApiKey": []
+          },
+          {
+            "gatewayBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "server_label",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9_-]{1,64}$"
+            }
+          },
+          {
+            "$ref": "#/components/parameters/McpSessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A stream of JSON-RPC messages.",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/McpUnauthorized"
+          },
+          "404": {
+            "description": "The session is not one this key holds."
+          },
+          "405": {
+            "description": "No stream for this session."
+          }
+        }
+      },
+      "delete": {
+        "operationId": "endMcpServerSession",
+        "tags": [
+          "MCP gateway"
+        ],
+        "summary": "Ends a session, and the servers' sessions behind it",
+        "security": [
+          {
+            "gatewayApiKey": []
+          },
+          {
+            "gatewayBearer": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "server_label",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9_-]{1,64}$"
+            }
+          },
+          {
+            "$ref": "#/components/parameters/McpSessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The session ended."
+          },
+          "401": {
+            "$ref": "#/components/responses/McpUnauthorized"
+          },
+          "404": {
+            "description": "The session is not one this key holds."
           }
         }
       }
@@ -12102,6 +12437,11 @@ export const openApiDocument = {
   },
   "components": {
     "securitySchemes": {
+      "gatewayBearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The gateway key as a bearer token, as MCP clients send credentials: taken by the MCP gateway's operations (`/mcp`) only."
+      },
       "gatewayApiKey": {
         "type": "apiKey",
         "in": "header",
@@ -12225,6 +12565,15 @@ export const openApiDocument = {
           "format": "uri"
         }
       },
+      "McpSessionId": {
+        "name": "mcp-session-id",
+        "in": "header",
+        "description": "The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message.",
+        "schema": {
+          "type": "string",
+          "maxLength": 128
+        }
+      },
       "Metadata": {
         "name": "x-gateway-metadata",
         "in": "header",
@@ -12337,6 +12686,23 @@ export const openApiDocument = {
       }
     },
     "responses": {
+      "McpUnauthorized": {
+        "description": "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.",
+        "headers": {
+          "www-authenticate": {
+            "schema": {
+              "type": "string"
+            }
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
       "GuardrailDenied": {
         "description": "A guardrail with `deny` failed; the body carries every check's result.",
         "content": {
@@ -13835,6 +14201,50 @@ export const openApiDocument = {
           },
           "mcp_access": {
             "$ref": "#/components/schemas/McpAccessRule"
+          }
+        }
+      },
+      "JsonRpcResponse": {
+        "type": "object",
+        "required": [
+          "jsonrpc",
+          "id"
+        ],
+        "description": "A JSON-RPC 2.0 response, with `result` or `error` (`code`, `message`, `data`).",
+        "additionalProperties": true,
+        "properties": {
+          "jsonrpc": {
+            "type": "string",
+            "enum": [
+              "2.0"
+            ]
+          },
+          "id": {
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ]
+          },
+          "result": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "error": {
+            "type": "object",
+            "required": [
+              "code",
+              "message"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "code": {
+                "type": "integer"
+              },
+              "message": {
+                "type": "string"
+              }
+            }
           }
         }
       },

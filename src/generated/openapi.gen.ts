@@ -35,6 +35,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's own messages for a session (a stream of events)
+         * @description The merged server sends nothing unasked: 405.
+         */
+        get: operations["openMcpGatewayStream"];
+        put?: never;
+        /**
+         * The workspace's MCP servers, merged (one JSON-RPC message)
+         * @description A JSON-RPC 2.0 request, notification or response, as MCP's Streamable HTTP transport posts it. `initialize` opens a session and answers its id in `Mcp-Session-Id`; every later message sends it back. A request is answered as JSON, or as a stream of events when the server streams (progress) and the client accepts `text/event-stream`; a notification or a response gets 202. Every request is logged (the server as `provider` `mcp:<label>`, the tool as `model`). Protocol errors are JSON-RPC errors: a body that is not JSON (-32700) or not one message (-32600) is a 400, a session this key does not hold a 404.
+         */
+        post: operations["callMcpGateway"];
+        /** Ends a session, and the servers' sessions behind it */
+        delete: operations["endMcpGatewaySession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/{server_label}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's own messages for a session (a stream of events)
+         * @description The server's stream of messages for the session, relayed; 405 when the server offers none.
+         */
+        get: operations["openMcpServerStream"];
+        put?: never;
+        /**
+         * One stored MCP server (one JSON-RPC message)
+         * @description A JSON-RPC 2.0 request, notification or response, as MCP's Streamable HTTP transport posts it. `initialize` opens a session and answers its id in `Mcp-Session-Id`; every later message sends it back. A request is answered as JSON, or as a stream of events when the server streams (progress) and the client accepts `text/event-stream`; a notification or a response gets 202. Every request is logged (the server as `provider` `mcp:<label>`, the tool as `model`). Protocol errors are JSON-RPC errors: a body that is not JSON (-32700) or not one message (-32600) is a 400, a session this key does not hold a 404.
+         */
+        post: operations["callMcpServer"];
+        /** Ends a session, and the servers' sessions behind it */
+        delete: operations["endMcpServerSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -3078,6 +3128,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A JSON-RPC 2.0 response, with `result` or `error` (`code`, `message`, `data`). */
+        JsonRpcResponse: {
+            error?: {
+                code: number;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+            id: string | number | null;
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            result?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         LogAttempt: {
             error_code: string | null;
             error_message: string | null;
@@ -3937,6 +4004,16 @@ export interface components {
                 "application/json": components["schemas"]["GuardrailDeniedBody"];
             };
         };
+        /** @description No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it. */
+        McpUnauthorized: {
+            headers: {
+                "www-authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description No such resource in the caller's workspace. */
         NotFound: {
             headers: {
@@ -4033,6 +4110,8 @@ export interface components {
         CustomHost: string;
         GuardrailSlug: string;
         McpServerLabel: string;
+        /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
+        McpSessionId: string;
         /** @description A JSON object of string values, stored with the log record. */
         Metadata: string;
         ParentSpanId: string;
@@ -4111,6 +4190,262 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Health"];
                 };
+            };
+        };
+    };
+    openMcpGatewayStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
+                "mcp-session-id"?: components["parameters"]["McpSessionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of JSON-RPC messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["McpUnauthorized"];
+            /** @description The session is not one this key holds. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No stream for this session. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callMcpGateway: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
+                "mcp-session-id"?: components["parameters"]["McpSessionId"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or a response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            401: components["responses"]["McpUnauthorized"];
+            /** @description The session is not one this key holds (expired, ended, or never opened); initialize again. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+        };
+    };
+    endMcpGatewaySession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
+                "mcp-session-id"?: components["parameters"]["McpSessionId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["McpUnauthorized"];
+            /** @description The session is not one this key holds. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    openMcpServerStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
+                "mcp-session-id"?: components["parameters"]["McpSessionId"];
+            };
+            path: {
+                server_label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of JSON-RPC messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            401: components["responses"]["McpUnauthorized"];
+            /** @description The session is not one this key holds. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No stream for this session. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callMcpServer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
+                "mcp-session-id"?: components["parameters"]["McpSessionId"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+            };
+            path: {
+                server_label: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A notification or a response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            401: components["responses"]["McpUnauthorized"];
+            /** @description The session is not one this key holds (expired, ended, or never opened); initialize again. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+        };
+    };
+    endMcpServerSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
+                "mcp-session-id"?: components["parameters"]["McpSessionId"];
+            };
+            path: {
+                server_label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["McpUnauthorized"];
+            /** @description The session is not one this key holds. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

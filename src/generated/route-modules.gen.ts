@@ -2,6 +2,8 @@
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { registerAddUploadPart } from "../routes/addUploadPart.ts";
+import { registerCallMcpGateway } from "../routes/callMcpGateway.ts";
+import { registerCallMcpServer } from "../routes/callMcpServer.ts";
 import { registerCancelBatch } from "../routes/cancelBatch.ts";
 import { registerCancelFineTuningJob } from "../routes/cancelFineTuningJob.ts";
 import { registerCancelResponse } from "../routes/cancelResponse.ts";
@@ -54,6 +56,8 @@ import { registerDeleteVideo } from "../routes/deleteVideo.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
+import { registerEndMcpGatewaySession } from "../routes/endMcpGatewaySession.ts";
+import { registerEndMcpServerSession } from "../routes/endMcpServerSession.ts";
 import { registerExportLogs } from "../routes/exportLogs.ts";
 import { registerGetAnalyticsDimensions } from "../routes/getAnalyticsDimensions.ts";
 import { registerGetAnalyticsGroups } from "../routes/getAnalyticsGroups.ts";
@@ -97,6 +101,8 @@ import { registerListVectorStores } from "../routes/listVectorStores.ts";
 import { registerListVideos } from "../routes/listVideos.ts";
 import { registerListVirtualKeys } from "../routes/listVirtualKeys.ts";
 import { registerModifyVectorStore } from "../routes/modifyVectorStore.ts";
+import { registerOpenMcpGatewayStream } from "../routes/openMcpGatewayStream.ts";
+import { registerOpenMcpServerStream } from "../routes/openMcpServerStream.ts";
 import { registerPauseFineTuningJob } from "../routes/pauseFineTuningJob.ts";
 import { registerPublishPromptVersion } from "../routes/publishPromptVersion.ts";
 import { registerRemixVideo } from "../routes/remixVideo.ts";
@@ -126,6 +132,12 @@ export type RegisterRoute = (app: GatewayApp, deps: GatewayDeps) => void;
 export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetApiReference,
   registerGetHealth,
+  registerOpenMcpGatewayStream,
+  registerCallMcpGateway,
+  registerEndMcpGatewaySession,
+  registerOpenMcpServerStream,
+  registerCallMcpServer,
+  registerEndMcpServerSession,
   registerGetMetrics,
   registerGetOpenApiDocument,
   registerGetAnalyticsDimensions,

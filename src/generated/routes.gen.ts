@@ -3,15 +3,32 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { compactResponseBody, completeUploadBody, countMessageTokensBody, createApiKeyBody, createBatchBody, createChatCompletionBody, createCompletionBody, createConfigBody, createEmbeddingBody, createFeedbackBody, createFineTuningJobBody, createGuardrailBody, createImageBody, createImageEditBody, createMcpServerBody, createMessageBody, createModerationBody, createPromptBody, createPromptCompletionBody, createResponseBody, createSpeechBody, createUploadBody, createVectorStoreBody, createVectorStoreFileBatchBody, createVectorStoreFileBody, createVideoBody, createVideoEditBody, createVideoExtensionBody, createVirtualKeyBody, modifyVectorStoreBody, publishPromptVersionBody, remixVideoBody, renderPromptBody, rotateApiKeyBody, searchVectorStoreBody, setAnalyticsDimensionsBody, updateApiKeyBody, updateConfigBody, updateGuardrailBody, updateMcpServerBody, updatePromptBody, updateVectorStoreFileAttributesBody, updateVirtualKeyBody } from "./body-validators.gen.ts";
 import { requireMediaType } from "../middleware/require-media-type.ts";
 import { requireScope } from "../middleware/require-scope.ts";
-import { AnalyticsDimensionsSchema, AnalyticsGroupsSchema, AnalyticsSummarySchema, AnalyticsTimeseriesSchema, AnthropicErrorBodySchema, AnthropicMessageSchema, ApiKeyListSchema, ApiKeySchema, ApiKeyWithSecretSchema, AuditActionSchema, AuditEventListSchema, AuditResourceTypeSchema, BatchListSchema, BatchSchema, ChatCompletionSchema, CompletionSchema, ConfigCreatedSchema, ConfigVersionListSchema, ConfigVersionSchema, DeletedFileSchema, DeletedObjectSchema, DeletedVectorStoreFileSchema, DeletedVectorStoreSchema, DeletedVideoSchema, EmbeddingListSchema, ErrorBodySchema, FeedbackListSchema, FeedbackSchema, FileListSchema, FileObjectSchema, FineTuningCheckpointListSchema, FineTuningEventListSchema, FineTuningJobListSchema, FineTuningJobSchema, GuardrailDeniedBodySchema, GuardrailListSchema, GuardrailSchema, HealthSchema, ImagesAnswerSchema, LogListSchema, LogRecordSchema, McpServerListSchema, McpServerSchema, ModelListSchema, ModelSchema, ModerationAnswerSchema, PromptListSchema, PromptSchema, PromptVersionListSchema, PromptVersionSchema, RenderedPromptSchema, ResponseCompactionSchema, ResponseDeletedSchema, ResponseItemListSchema, ResponseSchema, TranscriptionAnswerSchema, UploadPartSchema, UploadSchema, VectorStoreFileBatchSchema, VectorStoreFileContentSchema, VectorStoreFileListSchema, VectorStoreFileSchema, VectorStoreListSchema, VectorStoreSchema, VectorStoreSearchResultsSchema, VideoListSchema, VideoSchema, VirtualKeyListSchema, VirtualKeySchema } from "./schemas.gen.ts";
+import { AnalyticsDimensionsSchema, AnalyticsGroupsSchema, AnalyticsSummarySchema, AnalyticsTimeseriesSchema, AnthropicErrorBodySchema, AnthropicMessageSchema, ApiKeyListSchema, ApiKeySchema, ApiKeyWithSecretSchema, AuditActionSchema, AuditEventListSchema, AuditResourceTypeSchema, BatchListSchema, BatchSchema, ChatCompletionSchema, CompletionSchema, ConfigCreatedSchema, ConfigVersionListSchema, ConfigVersionSchema, DeletedFileSchema, DeletedObjectSchema, DeletedVectorStoreFileSchema, DeletedVectorStoreSchema, DeletedVideoSchema, EmbeddingListSchema, ErrorBodySchema, FeedbackListSchema, FeedbackSchema, FileListSchema, FileObjectSchema, FineTuningCheckpointListSchema, FineTuningEventListSchema, FineTuningJobListSchema, FineTuningJobSchema, GuardrailDeniedBodySchema, GuardrailListSchema, GuardrailSchema, HealthSchema, ImagesAnswerSchema, JsonRpcResponseSchema, LogListSchema, LogRecordSchema, McpServerListSchema, McpServerSchema, ModelListSchema, ModelSchema, ModerationAnswerSchema, PromptListSchema, PromptSchema, PromptVersionListSchema, PromptVersionSchema, RenderedPromptSchema, ResponseCompactionSchema, ResponseDeletedSchema, ResponseItemListSchema, ResponseSchema, TranscriptionAnswerSchema, UploadPartSchema, UploadSchema, VectorStoreFileBatchSchema, VectorStoreFileContentSchema, VectorStoreFileListSchema, VectorStoreFileSchema, VectorStoreListSchema, VectorStoreSchema, VectorStoreSearchResultsSchema, VideoListSchema, VideoSchema, VirtualKeyListSchema, VirtualKeySchema } from "./schemas.gen.ts";
+
+/** Shared by openMcpGatewayStream, endMcpGatewaySession, openMcpServerStream, endMcpServerSession. */
+const sharedHeaderParameters1 = z.object({
+    "mcp-session-id": z.string().max(128).optional(),
+});
+
+/** Shared by callMcpGateway, callMcpServer. */
+const sharedHeaderParameters2 = z.object({
+    "mcp-session-id": z.string().max(128).optional(),
+    "x-gateway-trace-id": z.string().max(128).optional(),
+    "x-gateway-metadata": z.string().optional(),
+});
+
+/** Shared by openMcpServerStream, callMcpServer, endMcpServerSession. */
+const sharedPathParameters1 = z.object({
+    "server_label": z.string().regex(new RegExp("^[A-Za-z0-9_-]{1,64}$")),
+});
 
 /** Shared by getApiKey, updateApiKey, deleteApiKey, rotateApiKey, getLog, getPrompt, updatePrompt, deletePrompt, createPromptCompletion, publishPromptVersion, renderPrompt, listPromptVersions. */
-const sharedPathParameters1 = z.object({
+const sharedPathParameters2 = z.object({
     "id": z.string().uuid(),
 });
 
 /** Shared by createSpeech, createTranscription, createTranslation, listBatches, createBatch, retrieveBatch, cancelBatch, listFiles, createFile, retrieveFile, deleteFile, downloadFile, listFineTuningJobs, createFineTuningJob, retrieveFineTuningJob, cancelFineTuningJob, listFineTuningJobCheckpoints, listFineTuningEvents, pauseFineTuningJob, resumeFineTuningJob, createImageEdit, createImage, createImageVariation, listModels, retrieveModel, createModeration, compactResponse, getResponse, deleteResponse, cancelResponse, listResponseInputItems, createUpload, cancelUpload, completeUpload, addUploadPart, listVectorStores, createVectorStore, getVectorStore, modifyVectorStore, deleteVectorStore, createVectorStoreFileBatch, getVectorStoreFileBatch, cancelVectorStoreFileBatch, listFilesInVectorStoreBatch, listVectorStoreFiles, createVectorStoreFile, getVectorStoreFile, updateVectorStoreFileAttributes, deleteVectorStoreFile, retrieveVectorStoreFileContent, searchVectorStore, listVideos, createVideo, createVideoEdit, createVideoExtension, retrieveVideo, deleteVideo, downloadVideoContent, remixVideo. */
-const sharedHeaderParameters1 = z.object({
+const sharedHeaderParameters3 = z.object({
     "x-gateway-provider": z.string().optional(),
     "x-gateway-config": z.string().optional(),
     "x-gateway-virtual-key": z.string().optional(),
@@ -34,12 +51,12 @@ const sharedQueryParameters1 = z.object({
 });
 
 /** Shared by retrieveBatch, cancelBatch. */
-const sharedPathParameters2 = z.object({
+const sharedPathParameters3 = z.object({
     "batch_id": z.string().min(1),
 });
 
 /** Shared by createChatCompletion, createCompletion, createEmbedding, createPromptCompletion, createResponse. */
-const sharedHeaderParameters2 = z.object({
+const sharedHeaderParameters4 = z.object({
     "x-gateway-provider": z.string().optional(),
     "x-gateway-config": z.string().optional(),
     "x-gateway-virtual-key": z.string().optional(),
@@ -58,22 +75,22 @@ const sharedHeaderParameters2 = z.object({
 });
 
 /** Shared by getConfig, updateConfig, deleteConfig, listConfigVersions, getGuardrail, updateGuardrail, deleteGuardrail, getVirtualKey, updateVirtualKey, deleteVirtualKey. */
-const sharedPathParameters3 = z.object({
+const sharedPathParameters4 = z.object({
     "slug": z.string().min(1).max(200),
 });
 
 /** Shared by retrieveFile, deleteFile, downloadFile. */
-const sharedPathParameters4 = z.object({
+const sharedPathParameters5 = z.object({
     "file_id": z.string().min(1),
 });
 
 /** Shared by retrieveFineTuningJob, cancelFineTuningJob, listFineTuningJobCheckpoints, listFineTuningEvents, pauseFineTuningJob, resumeFineTuningJob. */
-const sharedPathParameters5 = z.object({
+const sharedPathParameters6 = z.object({
     "fine_tuning_job_id": z.string().min(1),
 });
 
 /** Shared by getMcpServer, updateMcpServer, deleteMcpServer. */
-const sharedPathParameters6 = z.object({
+const sharedPathParameters7 = z.object({
     "label": z.string().regex(new RegExp("^[A-Za-z0-9_-]{1,64}$")),
 });
 
@@ -83,22 +100,22 @@ const sharedQueryParameters2 = z.object({
 });
 
 /** Shared by getResponse, deleteResponse, cancelResponse, listResponseInputItems. */
-const sharedPathParameters7 = z.object({
+const sharedPathParameters8 = z.object({
     "response_id": z.string().min(1).max(200),
 });
 
 /** Shared by cancelUpload, completeUpload, addUploadPart. */
-const sharedPathParameters8 = z.object({
+const sharedPathParameters9 = z.object({
     "upload_id": z.string().min(1),
 });
 
 /** Shared by getVectorStore, modifyVectorStore, deleteVectorStore, createVectorStoreFileBatch, listVectorStoreFiles, createVectorStoreFile, searchVectorStore. */
-const sharedPathParameters9 = z.object({
+const sharedPathParameters10 = z.object({
     "vector_store_id": z.string().min(1),
 });
 
 /** Shared by getVectorStoreFileBatch, cancelVectorStoreFileBatch, listFilesInVectorStoreBatch. */
-const sharedPathParameters10 = z.object({
+const sharedPathParameters11 = z.object({
     "vector_store_id": z.string().min(1),
     "batch_id": z.string().min(1),
 });
@@ -113,13 +130,13 @@ const sharedQueryParameters3 = z.object({
 });
 
 /** Shared by getVectorStoreFile, updateVectorStoreFileAttributes, deleteVectorStoreFile, retrieveVectorStoreFileContent. */
-const sharedPathParameters11 = z.object({
+const sharedPathParameters12 = z.object({
     "vector_store_id": z.string().min(1),
     "file_id": z.string().min(1),
 });
 
 /** Shared by retrieveVideo, deleteVideo, downloadVideoContent, remixVideo. */
-const sharedPathParameters12 = z.object({
+const sharedPathParameters13 = z.object({
     "video_id": z.string().min(1),
 });
 
@@ -140,6 +157,105 @@ export const getHealthRoute = createRoute({
   middleware: requireScope("none"),
   responses: {
     200: { description: "The gateway is up.", content: { "application/json": { schema: HealthSchema } } },
+  },
+});
+
+export const openMcpGatewayStreamRoute = createRoute({
+  operationId: "openMcpGatewayStream",
+  method: "get",
+  path: "/mcp",
+  middleware: requireScope("service"),
+  request: {
+    headers: sharedHeaderParameters1,
+  },
+  responses: {
+    200: { description: "A stream of JSON-RPC messages.", content: { "text/event-stream": { schema: z.string() } } },
+    401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
+    404: { description: "The session is not one this key holds." },
+    405: { description: "No stream for this session." },
+  },
+});
+
+export const callMcpGatewayRoute = createRoute({
+  operationId: "callMcpGateway",
+  method: "post",
+  path: "/mcp",
+  middleware: [requireScope("service"), requireMediaType(["application/json"])],
+  request: {
+    headers: sharedHeaderParameters2,
+  },
+  responses: {
+    200: { description: "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.", content: { "application/json": { schema: JsonRpcResponseSchema }, "text/event-stream": { schema: z.string() } } },
+    202: { description: "A notification or a response" },
+    400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
+    404: { description: "The session is not one this key holds (expired, ended, or never opened); initialize again.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+  },
+});
+
+export const endMcpGatewaySessionRoute = createRoute({
+  operationId: "endMcpGatewaySession",
+  method: "delete",
+  path: "/mcp",
+  middleware: requireScope("service"),
+  request: {
+    headers: sharedHeaderParameters1,
+  },
+  responses: {
+    200: { description: "The session ended." },
+    401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
+    404: { description: "The session is not one this key holds." },
+  },
+});
+
+export const openMcpServerStreamRoute = createRoute({
+  operationId: "openMcpServerStream",
+  method: "get",
+  path: "/mcp/{server_label}",
+  middleware: requireScope("service"),
+  request: {
+    params: sharedPathParameters1,
+    headers: sharedHeaderParameters1,
+  },
+  responses: {
+    200: { description: "A stream of JSON-RPC messages.", content: { "text/event-stream": { schema: z.string() } } },
+    401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
+    404: { description: "The session is not one this key holds." },
+    405: { description: "No stream for this session." },
+  },
+});
+
+export const callMcpServerRoute = createRoute({
+  operationId: "callMcpServer",
+  method: "post",
+  path: "/mcp/{server_label}",
+  middleware: [requireScope("service"), requireMediaType(["application/json"])],
+  request: {
+    params: sharedPathParameters1,
+    headers: sharedHeaderParameters2,
+  },
+  responses: {
+    200: { description: "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.", content: { "application/json": { schema: JsonRpcResponseSchema }, "text/event-stream": { schema: z.string() } } },
+    202: { description: "A notification or a response" },
+    400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
+    404: { description: "The session is not one this key holds (expired, ended, or never opened); initialize again.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+  },
+});
+
+export const endMcpServerSessionRoute = createRoute({
+  operationId: "endMcpServerSession",
+  method: "delete",
+  path: "/mcp/{server_label}",
+  middleware: requireScope("service"),
+  request: {
+    params: sharedPathParameters1,
+    headers: sharedHeaderParameters1,
+  },
+  responses: {
+    200: { description: "The session ended." },
+    401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
+    404: { description: "The session is not one this key holds." },
   },
 });
 
@@ -329,7 +445,7 @@ export const getApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
   },
   responses: {
     200: { description: "The key without its secret; `spent_usd`, `remaining_usd` and `period_resets_at` for the current budget period.", content: { "application/json": { schema: ApiKeySchema } } },
@@ -348,7 +464,7 @@ export const updateApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
     body: { required: true, content: { "application/json": { schema: updateApiKeyBody } } },
   },
   responses: {
@@ -369,7 +485,7 @@ export const deleteApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
   },
   responses: {
     200: { description: "The key was revoked.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -388,7 +504,7 @@ export const rotateApiKeyRoute = createRoute({
   path: "/v1/api-keys/{id}/rotate",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
     body: { required: false, content: { "application/json": { schema: rotateApiKeyBody } } },
   },
   responses: {
@@ -409,7 +525,7 @@ export const createSpeechRoute = createRoute({
   path: "/v1/audio/speech",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createSpeechBody } } },
   },
   responses: {
@@ -434,7 +550,7 @@ export const createTranscriptionRoute = createRoute({
   path: "/v1/audio/transcriptions",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The transcript, as the upstream answered it.", content: { "application/json": { schema: TranscriptionAnswerSchema }, "text/plain": { schema: z.string() } } },
@@ -457,7 +573,7 @@ export const createTranslationRoute = createRoute({
   path: "/v1/audio/translations",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The English text, as the upstream answered it.", content: { "application/json": { schema: TranscriptionAnswerSchema }, "text/plain": { schema: z.string() } } },
@@ -509,7 +625,7 @@ export const listBatchesRoute = createRoute({
   middleware: requireScope("service"),
   request: {
     query: sharedQueryParameters1,
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: BatchListSchema } } },
@@ -531,7 +647,7 @@ export const createBatchRoute = createRoute({
   path: "/v1/batches",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createBatchBody } } },
   },
   responses: {
@@ -555,8 +671,8 @@ export const retrieveBatchRoute = createRoute({
   path: "/v1/batches/{batch_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters2,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters3,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: BatchSchema } } },
@@ -578,8 +694,8 @@ export const cancelBatchRoute = createRoute({
   path: "/v1/batches/{batch_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters2,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters3,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: BatchSchema } } },
@@ -601,7 +717,7 @@ export const createChatCompletionRoute = createRoute({
   path: "/v1/chat/completions",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters2,
+    headers: sharedHeaderParameters4,
     body: { required: true, content: { "application/json": { schema: createChatCompletionBody } } },
   },
   responses: {
@@ -626,7 +742,7 @@ export const createCompletionRoute = createRoute({
   path: "/v1/completions",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters2,
+    headers: sharedHeaderParameters4,
     body: { required: true, content: { "application/json": { schema: createCompletionBody } } },
   },
   responses: {
@@ -684,7 +800,7 @@ export const getConfigRoute = createRoute({
   path: "/v1/configs/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
   },
   responses: {
     200: { description: "The latest version record.", content: { "application/json": { schema: ConfigVersionSchema } } },
@@ -702,7 +818,7 @@ export const updateConfigRoute = createRoute({
   path: "/v1/configs/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
     body: { required: true, content: { "application/json": { schema: updateConfigBody } } },
   },
   responses: {
@@ -723,7 +839,7 @@ export const deleteConfigRoute = createRoute({
   path: "/v1/configs/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -741,7 +857,7 @@ export const listConfigVersionsRoute = createRoute({
   path: "/v1/configs/{slug}/versions",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
   },
   responses: {
     200: { description: "The list envelope of version records; `total` is the number of items in `data`.", content: { "application/json": { schema: ConfigVersionListSchema } } },
@@ -759,7 +875,7 @@ export const createEmbeddingRoute = createRoute({
   path: "/v1/embeddings",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters2,
+    headers: sharedHeaderParameters4,
     body: { required: true, content: { "application/json": { schema: createEmbeddingBody } } },
   },
   responses: {
@@ -827,7 +943,7 @@ export const listFilesRoute = createRoute({
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
   }),
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FileListSchema } } },
@@ -849,7 +965,7 @@ export const createFileRoute = createRoute({
   path: "/v1/files",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FileObjectSchema } } },
@@ -871,8 +987,8 @@ export const retrieveFileRoute = createRoute({
   path: "/v1/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters4,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters5,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FileObjectSchema } } },
@@ -894,8 +1010,8 @@ export const deleteFileRoute = createRoute({
   path: "/v1/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters4,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters5,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedFileSchema } } },
@@ -917,8 +1033,8 @@ export const downloadFileRoute = createRoute({
   path: "/v1/files/{file_id}/content",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters4,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters5,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The file's content, as the upstream sent it.", content: { "application/octet-stream": { schema: z.string().base64() } } },
@@ -941,7 +1057,7 @@ export const listFineTuningJobsRoute = createRoute({
   middleware: requireScope("service"),
   request: {
     query: sharedQueryParameters1,
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobListSchema } } },
@@ -963,7 +1079,7 @@ export const createFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createFineTuningJobBody } } },
   },
   responses: {
@@ -987,8 +1103,8 @@ export const retrieveFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters5,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters6,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1010,8 +1126,8 @@ export const cancelFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters5,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters6,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1033,9 +1149,9 @@ export const listFineTuningJobCheckpointsRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/checkpoints",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters5,
+    params: sharedPathParameters6,
     query: sharedQueryParameters1,
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningCheckpointListSchema } } },
@@ -1057,9 +1173,9 @@ export const listFineTuningEventsRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/events",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters5,
+    params: sharedPathParameters6,
     query: sharedQueryParameters1,
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningEventListSchema } } },
@@ -1081,8 +1197,8 @@ export const pauseFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/pause",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters5,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters6,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1104,8 +1220,8 @@ export const resumeFineTuningJobRoute = createRoute({
   path: "/v1/fine_tuning/jobs/{fine_tuning_job_id}/resume",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters5,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters6,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: FineTuningJobSchema } } },
@@ -1160,7 +1276,7 @@ export const getGuardrailRoute = createRoute({
   path: "/v1/guardrails/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
   },
   responses: {
     200: { description: "The guardrail.", content: { "application/json": { schema: GuardrailSchema } } },
@@ -1178,7 +1294,7 @@ export const updateGuardrailRoute = createRoute({
   path: "/v1/guardrails/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
     body: { required: true, content: { "application/json": { schema: updateGuardrailBody } } },
   },
   responses: {
@@ -1199,7 +1315,7 @@ export const deleteGuardrailRoute = createRoute({
   path: "/v1/guardrails/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -1217,7 +1333,7 @@ export const createImageEditRoute = createRoute({
   path: "/v1/images/edits",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createImageEditBody } } },
   },
   responses: {
@@ -1242,7 +1358,7 @@ export const createImageRoute = createRoute({
   path: "/v1/images/generations",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createImageBody } } },
   },
   responses: {
@@ -1267,7 +1383,7 @@ export const createImageVariationRoute = createRoute({
   path: "/v1/images/variations",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The variations, as the upstream answered them.", content: { "application/json": { schema: ImagesAnswerSchema } } },
@@ -1373,7 +1489,7 @@ export const getLogRoute = createRoute({
   path: "/v1/logs/{id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
   },
   responses: {
     200: { description: "The record.", content: { "application/json": { schema: LogRecordSchema } } },
@@ -1424,7 +1540,7 @@ export const getMcpServerRoute = createRoute({
   path: "/v1/mcp-servers/{label}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters6,
+    params: sharedPathParameters7,
   },
   responses: {
     200: { description: "The MCP server.", content: { "application/json": { schema: McpServerSchema } } },
@@ -1441,7 +1557,7 @@ export const updateMcpServerRoute = createRoute({
   path: "/v1/mcp-servers/{label}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters6,
+    params: sharedPathParameters7,
     body: { required: true, content: { "application/json": { schema: updateMcpServerBody } } },
   },
   responses: {
@@ -1463,7 +1579,7 @@ export const deleteMcpServerRoute = createRoute({
   path: "/v1/mcp-servers/{label}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters6,
+    params: sharedPathParameters7,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -1547,7 +1663,7 @@ export const listModelsRoute = createRoute({
   path: "/v1/models",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: ModelListSchema } } },
@@ -1570,7 +1686,7 @@ export const retrieveModelRoute = createRoute({
     params: z.object({
     "model": z.string().min(1),
   }),
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: ModelSchema } } },
@@ -1590,7 +1706,7 @@ export const createModerationRoute = createRoute({
   path: "/v1/moderations",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createModerationBody } } },
   },
   responses: {
@@ -1647,7 +1763,7 @@ export const getPromptRoute = createRoute({
   path: "/v1/prompts/{id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
   },
   responses: {
     200: { description: "The prompt.", content: { "application/json": { schema: PromptSchema } } },
@@ -1665,7 +1781,7 @@ export const updatePromptRoute = createRoute({
   path: "/v1/prompts/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
     body: { required: true, content: { "application/json": { schema: updatePromptBody } } },
   },
   responses: {
@@ -1686,7 +1802,7 @@ export const deletePromptRoute = createRoute({
   path: "/v1/prompts/{id}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -1705,9 +1821,9 @@ export const createPromptCompletionRoute = createRoute({
   path: "/v1/prompts/{id}/completions",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
     query: sharedQueryParameters2,
-    headers: sharedHeaderParameters2,
+    headers: sharedHeaderParameters4,
     body: { required: true, content: { "application/json": { schema: createPromptCompletionBody } } },
   },
   responses: {
@@ -1731,7 +1847,7 @@ export const publishPromptVersionRoute = createRoute({
   path: "/v1/prompts/{id}/publish",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
     body: { required: true, content: { "application/json": { schema: publishPromptVersionBody } } },
   },
   responses: {
@@ -1752,7 +1868,7 @@ export const renderPromptRoute = createRoute({
   path: "/v1/prompts/{id}/render",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
     query: sharedQueryParameters2,
     body: { required: true, content: { "application/json": { schema: renderPromptBody } } },
   },
@@ -1773,7 +1889,7 @@ export const listPromptVersionsRoute = createRoute({
   path: "/v1/prompts/{id}/versions",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters1,
+    params: sharedPathParameters2,
   },
   responses: {
     200: { description: "The versions.", content: { "application/json": { schema: PromptVersionListSchema } } },
@@ -1833,7 +1949,7 @@ export const createResponseRoute = createRoute({
   path: "/v1/responses",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters2,
+    headers: sharedHeaderParameters4,
     body: { required: true, content: { "application/json": { schema: createResponseBody } } },
   },
   responses: {
@@ -1858,7 +1974,7 @@ export const compactResponseRoute = createRoute({
   path: "/v1/responses/compact",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: compactResponseBody } } },
   },
   responses: {
@@ -1882,8 +1998,8 @@ export const getResponseRoute = createRoute({
   path: "/v1/responses/{response_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters7,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters8,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The response object, as the upstream answered it.", content: { "application/json": { schema: ResponseSchema } } },
@@ -1906,8 +2022,8 @@ export const deleteResponseRoute = createRoute({
   path: "/v1/responses/{response_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters7,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters8,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The deletion, as the upstream answered it.", content: { "application/json": { schema: ResponseDeletedSchema } } },
@@ -1930,8 +2046,8 @@ export const cancelResponseRoute = createRoute({
   path: "/v1/responses/{response_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters7,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters8,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The cancelled response object, as the upstream answered it.", content: { "application/json": { schema: ResponseSchema } } },
@@ -1954,7 +2070,7 @@ export const listResponseInputItemsRoute = createRoute({
   path: "/v1/responses/{response_id}/input_items",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters7,
+    params: sharedPathParameters8,
     query: z.object({
     "after": z.string().optional(),
     "before": z.string().optional(),
@@ -1962,7 +2078,7 @@ export const listResponseInputItemsRoute = createRoute({
     "order": z.enum(["asc","desc"]).optional(),
     "include": z.union([z.string(), z.array(z.string())]).optional(),
   }),
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "One page of input items, as the upstream answered it.", content: { "application/json": { schema: ResponseItemListSchema } } },
@@ -1985,7 +2101,7 @@ export const createUploadRoute = createRoute({
   path: "/v1/uploads",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createUploadBody } } },
   },
   responses: {
@@ -2009,8 +2125,8 @@ export const cancelUploadRoute = createRoute({
   path: "/v1/uploads/{upload_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters8,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: UploadSchema } } },
@@ -2032,8 +2148,8 @@ export const completeUploadRoute = createRoute({
   path: "/v1/uploads/{upload_id}/complete",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters8,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: completeUploadBody } } },
   },
   responses: {
@@ -2057,8 +2173,8 @@ export const addUploadPartRoute = createRoute({
   path: "/v1/uploads/{upload_id}/parts",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data"])],
   request: {
-    params: sharedPathParameters8,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters9,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: UploadPartSchema } } },
@@ -2086,7 +2202,7 @@ export const listVectorStoresRoute = createRoute({
     "after": z.string().optional(),
     "before": z.string().optional(),
   }),
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreListSchema } } },
@@ -2108,7 +2224,7 @@ export const createVectorStoreRoute = createRoute({
   path: "/v1/vector_stores",
   middleware: requireScope("service"),
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createVectorStoreBody } } },
   },
   responses: {
@@ -2132,8 +2248,8 @@ export const getVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters9,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreSchema } } },
@@ -2155,8 +2271,8 @@ export const modifyVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters9,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: modifyVectorStoreBody } } },
   },
   responses: {
@@ -2180,8 +2296,8 @@ export const deleteVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters9,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedVectorStoreSchema } } },
@@ -2203,8 +2319,8 @@ export const createVectorStoreFileBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters9,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createVectorStoreFileBatchBody } } },
   },
   responses: {
@@ -2228,8 +2344,8 @@ export const getVectorStoreFileBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters10,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters11,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileBatchSchema } } },
@@ -2251,8 +2367,8 @@ export const cancelVectorStoreFileBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters10,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters11,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileBatchSchema } } },
@@ -2274,9 +2390,9 @@ export const listFilesInVectorStoreBatchRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters10,
+    params: sharedPathParameters11,
     query: sharedQueryParameters3,
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileListSchema } } },
@@ -2298,9 +2414,9 @@ export const listVectorStoreFilesRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters9,
+    params: sharedPathParameters10,
     query: sharedQueryParameters3,
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileListSchema } } },
@@ -2322,8 +2438,8 @@ export const createVectorStoreFileRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters9,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: createVectorStoreFileBody } } },
   },
   responses: {
@@ -2347,8 +2463,8 @@ export const getVectorStoreFileRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters11,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters12,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileSchema } } },
@@ -2370,8 +2486,8 @@ export const updateVectorStoreFileAttributesRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters11,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters12,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: updateVectorStoreFileAttributesBody } } },
   },
   responses: {
@@ -2395,8 +2511,8 @@ export const deleteVectorStoreFileRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters11,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters12,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedVectorStoreFileSchema } } },
@@ -2418,8 +2534,8 @@ export const retrieveVectorStoreFileContentRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/files/{file_id}/content",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters11,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters12,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VectorStoreFileContentSchema } } },
@@ -2441,8 +2557,8 @@ export const searchVectorStoreRoute = createRoute({
   path: "/v1/vector_stores/{vector_store_id}/search",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters9,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters10,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: searchVectorStoreBody } } },
   },
   responses: {
@@ -2471,7 +2587,7 @@ export const listVideosRoute = createRoute({
     "order": z.enum(["asc","desc"]).optional(),
     "after": z.string().optional(),
   }),
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VideoListSchema } } },
@@ -2493,7 +2609,7 @@ export const createVideoRoute = createRoute({
   path: "/v1/videos",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createVideoBody } } },
   },
   responses: {
@@ -2517,7 +2633,7 @@ export const createVideoEditRoute = createRoute({
   path: "/v1/videos/edits",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createVideoEditBody } } },
   },
   responses: {
@@ -2541,7 +2657,7 @@ export const createVideoExtensionRoute = createRoute({
   path: "/v1/videos/extensions",
   middleware: [requireScope("service"), requireMediaType(["multipart/form-data","application/json"])],
   request: {
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
     body: { required: false, content: { "multipart/form-data": { schema: {} }, "application/json": { schema: createVideoExtensionBody } } },
   },
   responses: {
@@ -2565,8 +2681,8 @@ export const retrieveVideoRoute = createRoute({
   path: "/v1/videos/{video_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters12,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters13,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: VideoSchema } } },
@@ -2588,8 +2704,8 @@ export const deleteVideoRoute = createRoute({
   path: "/v1/videos/{video_id}",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters12,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters13,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "As the upstream answered.", content: { "application/json": { schema: DeletedVideoSchema } } },
@@ -2611,11 +2727,11 @@ export const downloadVideoContentRoute = createRoute({
   path: "/v1/videos/{video_id}/content",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters12,
+    params: sharedPathParameters13,
     query: z.object({
     "variant": z.enum(["video","thumbnail","spritesheet"]).optional(),
   }),
-    headers: sharedHeaderParameters1,
+    headers: sharedHeaderParameters3,
   },
   responses: {
     200: { description: "The content, as the upstream sent it.", content: { "application/octet-stream": { schema: z.string().base64() } } },
@@ -2637,8 +2753,8 @@ export const remixVideoRoute = createRoute({
   path: "/v1/videos/{video_id}/remix",
   middleware: requireScope("service"),
   request: {
-    params: sharedPathParameters12,
-    headers: sharedHeaderParameters1,
+    params: sharedPathParameters13,
+    headers: sharedHeaderParameters3,
     body: { required: true, content: { "application/json": { schema: remixVideoBody } } },
   },
   responses: {
@@ -2695,7 +2811,7 @@ export const getVirtualKeyRoute = createRoute({
   path: "/v1/virtual-keys/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
   },
   responses: {
     200: { description: "The virtual key, with `spent_usd`, `remaining_usd` and `period_resets_at` for its current budget period.", content: { "application/json": { schema: VirtualKeySchema } } },
@@ -2713,7 +2829,7 @@ export const updateVirtualKeyRoute = createRoute({
   path: "/v1/virtual-keys/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
     body: { required: true, content: { "application/json": { schema: updateVirtualKeyBody } } },
   },
   responses: {
@@ -2734,7 +2850,7 @@ export const deleteVirtualKeyRoute = createRoute({
   path: "/v1/virtual-keys/{slug}",
   middleware: requireScope("admin"),
   request: {
-    params: sharedPathParameters3,
+    params: sharedPathParameters4,
   },
   responses: {
     200: { description: "Deleted.", content: { "application/json": { schema: DeletedObjectSchema } } },
@@ -2747,4 +2863,4 @@ export const deleteVirtualKeyRoute = createRoute({
 });
 
 /** Every operation of the document, by operationId. */
-export const operations = { getApiReference: getApiReferenceRoute, getHealth: getHealthRoute, getMetrics: getMetricsRoute, getOpenApiDocument: getOpenApiDocumentRoute, getAnalyticsDimensions: getAnalyticsDimensionsRoute, setAnalyticsDimensions: setAnalyticsDimensionsRoute, getAnalyticsGroups: getAnalyticsGroupsRoute, getAnalyticsSummary: getAnalyticsSummaryRoute, getAnalyticsTimeseries: getAnalyticsTimeseriesRoute, listApiKeys: listApiKeysRoute, createApiKey: createApiKeyRoute, getApiKey: getApiKeyRoute, updateApiKey: updateApiKeyRoute, deleteApiKey: deleteApiKeyRoute, rotateApiKey: rotateApiKeyRoute, createSpeech: createSpeechRoute, createTranscription: createTranscriptionRoute, createTranslation: createTranslationRoute, listAuditEvents: listAuditEventsRoute, listBatches: listBatchesRoute, createBatch: createBatchRoute, retrieveBatch: retrieveBatchRoute, cancelBatch: cancelBatchRoute, createChatCompletion: createChatCompletionRoute, createCompletion: createCompletionRoute, listConfigs: listConfigsRoute, createConfig: createConfigRoute, getConfig: getConfigRoute, updateConfig: updateConfigRoute, deleteConfig: deleteConfigRoute, listConfigVersions: listConfigVersionsRoute, createEmbedding: createEmbeddingRoute, listFeedback: listFeedbackRoute, createFeedback: createFeedbackRoute, listFiles: listFilesRoute, createFile: createFileRoute, retrieveFile: retrieveFileRoute, deleteFile: deleteFileRoute, downloadFile: downloadFileRoute, listFineTuningJobs: listFineTuningJobsRoute, createFineTuningJob: createFineTuningJobRoute, retrieveFineTuningJob: retrieveFineTuningJobRoute, cancelFineTuningJob: cancelFineTuningJobRoute, listFineTuningJobCheckpoints: listFineTuningJobCheckpointsRoute, listFineTuningEvents: listFineTuningEventsRoute, pauseFineTuningJob: pauseFineTuningJobRoute, resumeFineTuningJob: resumeFineTuningJobRoute, listGuardrails: listGuardrailsRoute, createGuardrail: createGuardrailRoute, getGuardrail: getGuardrailRoute, updateGuardrail: updateGuardrailRoute, deleteGuardrail: deleteGuardrailRoute, createImageEdit: createImageEditRoute, createImage: createImageRoute, createImageVariation: createImageVariationRoute, listLogs: listLogsRoute, exportLogs: exportLogsRoute, getLog: getLogRoute, listMcpServers: listMcpServersRoute, createMcpServer: createMcpServerRoute, getMcpServer: getMcpServerRoute, updateMcpServer: updateMcpServerRoute, deleteMcpServer: deleteMcpServerRoute, createMessage: createMessageRoute, countMessageTokens: countMessageTokensRoute, listModels: listModelsRoute, retrieveModel: retrieveModelRoute, createModeration: createModerationRoute, listPrompts: listPromptsRoute, createPrompt: createPromptRoute, getPrompt: getPromptRoute, updatePrompt: updatePromptRoute, deletePrompt: deletePromptRoute, createPromptCompletion: createPromptCompletionRoute, publishPromptVersion: publishPromptVersionRoute, renderPrompt: renderPromptRoute, listPromptVersions: listPromptVersionsRoute, createRealtimeSession: createRealtimeSessionRoute, createResponse: createResponseRoute, compactResponse: compactResponseRoute, getResponse: getResponseRoute, deleteResponse: deleteResponseRoute, cancelResponse: cancelResponseRoute, listResponseInputItems: listResponseInputItemsRoute, createUpload: createUploadRoute, cancelUpload: cancelUploadRoute, completeUpload: completeUploadRoute, addUploadPart: addUploadPartRoute, listVectorStores: listVectorStoresRoute, createVectorStore: createVectorStoreRoute, getVectorStore: getVectorStoreRoute, modifyVectorStore: modifyVectorStoreRoute, deleteVectorStore: deleteVectorStoreRoute, createVectorStoreFileBatch: createVectorStoreFileBatchRoute, getVectorStoreFileBatch: getVectorStoreFileBatchRoute, cancelVectorStoreFileBatch: cancelVectorStoreFileBatchRoute, listFilesInVectorStoreBatch: listFilesInVectorStoreBatchRoute, listVectorStoreFiles: listVectorStoreFilesRoute, createVectorStoreFile: createVectorStoreFileRoute, getVectorStoreFile: getVectorStoreFileRoute, updateVectorStoreFileAttributes: updateVectorStoreFileAttributesRoute, deleteVectorStoreFile: deleteVectorStoreFileRoute, retrieveVectorStoreFileContent: retrieveVectorStoreFileContentRoute, searchVectorStore: searchVectorStoreRoute, listVideos: listVideosRoute, createVideo: createVideoRoute, createVideoEdit: createVideoEditRoute, createVideoExtension: createVideoExtensionRoute, retrieveVideo: retrieveVideoRoute, deleteVideo: deleteVideoRoute, downloadVideoContent: downloadVideoContentRoute, remixVideo: remixVideoRoute, listVirtualKeys: listVirtualKeysRoute, createVirtualKey: createVirtualKeyRoute, getVirtualKey: getVirtualKeyRoute, updateVirtualKey: updateVirtualKeyRoute, deleteVirtualKey: deleteVirtualKeyRoute } as const;
+export const operations = { getApiReference: getApiReferenceRoute, getHealth: getHealthRoute, openMcpGatewayStream: openMcpGatewayStreamRoute, callMcpGateway: callMcpGatewayRoute, endMcpGatewaySession: endMcpGatewaySessionRoute, openMcpServerStream: openMcpServerStreamRoute, callMcpServer: callMcpServerRoute, endMcpServerSession: endMcpServerSessionRoute, getMetrics: getMetricsRoute, getOpenApiDocument: getOpenApiDocumentRoute, getAnalyticsDimensions: getAnalyticsDimensionsRoute, setAnalyticsDimensions: setAnalyticsDimensionsRoute, getAnalyticsGroups: getAnalyticsGroupsRoute, getAnalyticsSummary: getAnalyticsSummaryRoute, getAnalyticsTimeseries: getAnalyticsTimeseriesRoute, listApiKeys: listApiKeysRoute, createApiKey: createApiKeyRoute, getApiKey: getApiKeyRoute, updateApiKey: updateApiKeyRoute, deleteApiKey: deleteApiKeyRoute, rotateApiKey: rotateApiKeyRoute, createSpeech: createSpeechRoute, createTranscription: createTranscriptionRoute, createTranslation: createTranslationRoute, listAuditEvents: listAuditEventsRoute, listBatches: listBatchesRoute, createBatch: createBatchRoute, retrieveBatch: retrieveBatchRoute, cancelBatch: cancelBatchRoute, createChatCompletion: createChatCompletionRoute, createCompletion: createCompletionRoute, listConfigs: listConfigsRoute, createConfig: createConfigRoute, getConfig: getConfigRoute, updateConfig: updateConfigRoute, deleteConfig: deleteConfigRoute, listConfigVersions: listConfigVersionsRoute, createEmbedding: createEmbeddingRoute, listFeedback: listFeedbackRoute, createFeedback: createFeedbackRoute, listFiles: listFilesRoute, createFile: createFileRoute, retrieveFile: retrieveFileRoute, deleteFile: deleteFileRoute, downloadFile: downloadFileRoute, listFineTuningJobs: listFineTuningJobsRoute, createFineTuningJob: createFineTuningJobRoute, retrieveFineTuningJob: retrieveFineTuningJobRoute, cancelFineTuningJob: cancelFineTuningJobRoute, listFineTuningJobCheckpoints: listFineTuningJobCheckpointsRoute, listFineTuningEvents: listFineTuningEventsRoute, pauseFineTuningJob: pauseFineTuningJobRoute, resumeFineTuningJob: resumeFineTuningJobRoute, listGuardrails: listGuardrailsRoute, createGuardrail: createGuardrailRoute, getGuardrail: getGuardrailRoute, updateGuardrail: updateGuardrailRoute, deleteGuardrail: deleteGuardrailRoute, createImageEdit: createImageEditRoute, createImage: createImageRoute, createImageVariation: createImageVariationRoute, listLogs: listLogsRoute, exportLogs: exportLogsRoute, getLog: getLogRoute, listMcpServers: listMcpServersRoute, createMcpServer: createMcpServerRoute, getMcpServer: getMcpServerRoute, updateMcpServer: updateMcpServerRoute, deleteMcpServer: deleteMcpServerRoute, createMessage: createMessageRoute, countMessageTokens: countMessageTokensRoute, listModels: listModelsRoute, retrieveModel: retrieveModelRoute, createModeration: createModerationRoute, listPrompts: listPromptsRoute, createPrompt: createPromptRoute, getPrompt: getPromptRoute, updatePrompt: updatePromptRoute, deletePrompt: deletePromptRoute, createPromptCompletion: createPromptCompletionRoute, publishPromptVersion: publishPromptVersionRoute, renderPrompt: renderPromptRoute, listPromptVersions: listPromptVersionsRoute, createRealtimeSession: createRealtimeSessionRoute, createResponse: createResponseRoute, compactResponse: compactResponseRoute, getResponse: getResponseRoute, deleteResponse: deleteResponseRoute, cancelResponse: cancelResponseRoute, listResponseInputItems: listResponseInputItemsRoute, createUpload: createUploadRoute, cancelUpload: cancelUploadRoute, completeUpload: completeUploadRoute, addUploadPart: addUploadPartRoute, listVectorStores: listVectorStoresRoute, createVectorStore: createVectorStoreRoute, getVectorStore: getVectorStoreRoute, modifyVectorStore: modifyVectorStoreRoute, deleteVectorStore: deleteVectorStoreRoute, createVectorStoreFileBatch: createVectorStoreFileBatchRoute, getVectorStoreFileBatch: getVectorStoreFileBatchRoute, cancelVectorStoreFileBatch: cancelVectorStoreFileBatchRoute, listFilesInVectorStoreBatch: listFilesInVectorStoreBatchRoute, listVectorStoreFiles: listVectorStoreFilesRoute, createVectorStoreFile: createVectorStoreFileRoute, getVectorStoreFile: getVectorStoreFileRoute, updateVectorStoreFileAttributes: updateVectorStoreFileAttributesRoute, deleteVectorStoreFile: deleteVectorStoreFileRoute, retrieveVectorStoreFileContent: retrieveVectorStoreFileContentRoute, searchVectorStore: searchVectorStoreRoute, listVideos: listVideosRoute, createVideo: createVideoRoute, createVideoEdit: createVideoEditRoute, createVideoExtension: createVideoExtensionRoute, retrieveVideo: retrieveVideoRoute, deleteVideo: deleteVideoRoute, downloadVideoContent: downloadVideoContentRoute, remixVideo: remixVideoRoute, listVirtualKeys: listVirtualKeysRoute, createVirtualKey: createVirtualKeyRoute, getVirtualKey: getVirtualKeyRoute, updateVirtualKey: updateVirtualKeyRoute, deleteVirtualKey: deleteVirtualKeyRoute } as const;

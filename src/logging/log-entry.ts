@@ -31,6 +31,8 @@ export type LogEntry = Pick<LogRecord, LogEntryFieldName> & {
   format: AnswerFormat;
   /** The operation's `gen_ai.operation.name` (telemetry); null for one that is no GenAI call. */
   genAiOperation: string | null;
+  /** A cost the gateway sets itself (an MCP tool call's price); absent or null: priced from the answer. */
+  fixedCostUsd?: number | null;
   /** For telemetry on the request thread only: never packed for the worker, never stored. */
   requestParams?: RequestParams | null;
   /** For telemetry on the request thread only: when each guardrail stage ran. */
@@ -52,7 +54,7 @@ export interface GuardrailTiming {
 }
 
 /** The fields packed as they are, in order; `metadata` and `response` follow, flattened. */
-const PLAIN_FIELDS = [...LOG_ENTRY_FIELD_NAMES.filter((name) => name !== "metadata"), "guardrailResults", "format", "genAiOperation"] as const;
+const PLAIN_FIELDS = [...LOG_ENTRY_FIELD_NAMES.filter((name) => name !== "metadata"), "guardrailResults", "format", "genAiOperation", "fixedCostUsd"] as const;
 
 /**
  * An entry as a flat positional array, for posting to the log worker: the structured clone
@@ -60,7 +62,7 @@ const PLAIN_FIELDS = [...LOG_ENTRY_FIELD_NAMES.filter((name) => name !== "metada
  * 1 KB chats), so field names, the usual empty metadata and the response's wrapper are left out.
  */
 export function packLogEntry(entry: LogEntry): unknown[] {
-  const packed: unknown[] = PLAIN_FIELDS.map((field) => entry[field]);
+  const packed: unknown[] = PLAIN_FIELDS.map((field) => entry[field] ?? null);
   const { response } = entry;
   packed.push(isEmpty(entry.metadata) ? null : entry.metadata, response?.kind ?? null);
   if (response !== null) packed.push(...payloadOf(response));

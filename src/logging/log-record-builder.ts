@@ -18,7 +18,9 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
   const { body, usage, servedModel, totalBytes, truncated } = readAnswer(entry.response, entry.format);
   const costModel = servedModel ?? entry.model;
   const succeeded = entry.errorMessage === null && entry.status < 400;
-  const costUsd = MEDIA_FORMATS.has(entry.format)
+  const costUsd = typeof entry.fixedCostUsd === "number"
+    ? entry.fixedCostUsd
+    : MEDIA_FORMATS.has(entry.format)
     ? mediaCostUsd({ ...entry, model: costModel, answerBody: body, succeeded })
     : entry.provider && costModel && usage
       ? computeCostUsd(entry.provider, costModel, usage)

@@ -31,3 +31,24 @@ export function authenticate(keys: GatewayKeyService): MiddlewareHandler<Gateway
 function subprotocolKey(upgrade: string | undefined, protocols: string | undefined): string | undefined {
   return upgrade?.toLowerCase() === "websocket" ? gatewayKeyFromProtocols(protocols) : undefined;
 }
+
+/**
+ * The MCP gateway's key check (`/mcp`): MCP clients send credentials as `Authorization: Bearer
+ * <key>`, so the gateway key is taken from there or from `x-gateway-api-key`. A request without a
+ * valid one gets 401 with `WWW-Authenticate: Bearer`, as MCP's authorization rules expect.
+ */
+export function authenticateMcp(keys: GatewayKeyService): MiddlewareHandler<GatewayEnv> {
+  const challenge = { "www-authenticate": 'Bearer realm="ai-gateway", error="invalid_token"' };
+  return async function authenticateMcpClient(c, next) {
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    const secret = c.req.header(GATEWAY_KEY_HEADER) ?? bearer;
+    if (!secret) {
+      throw new GatewayError("missing_api_key", "Missing gateway key: send it as Authorization: Bearer <key> or in x-gateway-api-key.", { headers: challenge });
+    }
+    const cached = keys.authenticateCached(secret);
+    const auth = cached !== undefined ? cached : await keys.authenticate(secret);
+    if (!auth) throw new GatewayError("invalid_api_key", "Invalid, revoked or expired gateway key.", { headers: challenge });
+    c.set("auth", auth);
+    await next();
+  };
+}

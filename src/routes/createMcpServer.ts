@@ -45,6 +45,7 @@ export function registerCreateMcpServer(app: GatewayApp, deps: GatewayDeps): voi
     }
     // A request may have looked the label up before it existed.
     deps.controlPlane.forget("mcp-server", auth.workspaceId, server.label);
+    deps.controlPlane.forget("mcp-server-labels", auth.workspaceId, "*");
     return c.json(mcpServerView(changed.after), 201);
   });
 }

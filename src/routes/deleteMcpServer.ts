@@ -15,6 +15,7 @@ export function registerDeleteMcpServer(app: GatewayApp, deps: GatewayDeps): voi
     });
     if (!deleted) throw new GatewayError("not_found", `No MCP server ${label} in this workspace.`, { param: "label" });
     deps.controlPlane.forget("mcp-server", auth.workspaceId, label);
+    deps.controlPlane.forget("mcp-server-labels", auth.workspaceId, "*");
     return c.json({ id: label, object: "mcp_server", deleted: true }, 200);
   });
 }

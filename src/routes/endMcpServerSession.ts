@@ -1,0 +1,11 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import { endMcpServerSessionRoute } from "../generated/routes.gen.ts";
+import type { GatewayApp, GatewayEnv } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { mcpHttpRequest } from "./mcp/mcp-http.ts";
+
+/** Ends an MCP client's session. Its answers are MCP's own (JSON-RPC), not a typed body. */
+export function registerEndMcpServerSession(app: GatewayApp, deps: GatewayDeps): void {
+  const handler = async (c: Parameters<RouteHandler<typeof endMcpServerSessionRoute, GatewayEnv>>[0]) => deps.mcp.delete(mcpHttpRequest(c, c.req.valid("param").server_label));
+  app.openapi(endMcpServerSessionRoute, handler as unknown as RouteHandler<typeof endMcpServerSessionRoute, GatewayEnv>);
+}
