@@ -14,6 +14,7 @@ import { ApiKeysView } from "./views/api-keys.ts";
 import { VirtualKeysView } from "./views/virtual-keys.ts";
 import { ConfigsView } from "./views/configs.ts";
 import { PromptsView, GuardrailsView } from "./views/resources.ts";
+import { BudgetsView } from "./views/budgets.ts";
 import { ErrorBox, Loading } from "./components/ui.ts";
 
 interface NavItem {
@@ -28,6 +29,7 @@ const NAV: NavItem[] = [
   { path: "/analytics", label: "Analytics" },
   { path: "/prompts", label: "Prompts" },
   { path: "/virtual-keys", label: "Virtual keys", admin: true },
+  { path: "/budgets", label: "Budgets", admin: true },
   { path: "/configs", label: "Configs", admin: true },
   { path: "/guardrails", label: "Guardrails", admin: true },
   { path: "/api-keys", label: "Gateway keys", admin: true },
@@ -86,6 +88,9 @@ function App() {
       break;
     case "virtual-keys":
       view = adminView(html`<${VirtualKeysView} />`);
+      break;
+    case "budgets":
+      view = adminView(html`<${BudgetsView} />`);
       break;
     case "configs":
       view = adminView(html`<${ConfigsView} params=${route.params} />`);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { sql } from "kysely";
+import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { startBunGateway, type BunGateway } from "./support/bun-gateway.ts";
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
 import { startUpstream, UPSTREAM_KEY } from "./support/harness.ts";
@@ -124,8 +125,10 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
       expect(read.body.remaining_usd).toBeCloseTo(Math.max(0, limit - loggedSpend), 9);
     }
     // Both replicas' settled spend reaches key_spend in their batches, summing to the same.
+    // The key's own limits are a budget of its scope: its spend is kept under the budget's id.
+    const own = await store.budgets.keyBudget(DEFAULT_WORKSPACE_ID, "virtual_key", key.id);
     const persisted = await until(
-      () => store.db.selectFrom("key_spend").select(sql<number>`sum(spent_usd)`.as("total")).where("key_id", "=", key.id).executeTakeFirst(),
+      () => store.db.selectFrom("key_spend").select(sql<number>`sum(spent_usd)`.as("total")).where("key_id", "=", own!.id).executeTakeFirst(),
       (row) => Math.abs(Number(row?.total ?? 0) - loggedSpend) < 1e-9,
     );
     expect(Number(persisted?.total)).toBeCloseTo(loggedSpend, 9);

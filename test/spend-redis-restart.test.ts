@@ -5,6 +5,7 @@ import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { Redis } from "ioredis";
 import { SPEND_EPOCH_KEY } from "../src/shared-state/spend-scripts.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
 import { call, freePort, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 
@@ -122,9 +123,12 @@ async function metric(replica: number, name: string): Promise<number> {
   return line ? Number(line.split(" ").at(-1)) : Number.NaN;
 }
 
+/** The settled spend the store keeps for the virtual key's own budget (a budget of its scope) this month. */
 async function storedSpend(): Promise<number> {
-  const rows = await replicas[0]!.gateway.deps.store.spend.inPeriods(["none", new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1)).toISOString()]);
-  return rows.find((row) => row.keyId === budgetKey.id)?.spentUsd ?? 0;
+  const { store } = replicas[0]!.gateway.deps;
+  const own = await store.budgets.keyBudget(DEFAULT_WORKSPACE_ID, "virtual_key", budgetKey.id);
+  const rows = await store.spend.inPeriods(["none", new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1)).toISOString()]);
+  return rows.find((row) => row.keyId === own?.id)?.spentUsd ?? 0;
 }
 
 describe("two replicas through a Redis killed, then restarted empty", () => {

@@ -28,3 +28,5 @@ export interface List<T> {
   object: "list";
   data: T[];
 }
+export type Budget = Schemas["Budget"];
+export type BudgetList = Schemas["BudgetList"];

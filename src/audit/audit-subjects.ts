@@ -4,6 +4,8 @@ import type { ConfigRecord, GuardrailRecord, McpServerRecord, PromptRecord, Virt
 import { analyticsDimensionsView, configVersionView, guardrailView, mcpServerView, promptView, virtualKeyView } from "../control-plane/views.ts";
 import type { DeclaredDimension } from "../store/analytics-dimensions-repository.ts";
 import type { AuditView } from "../records/audit-event.ts";
+import type { BudgetRecord } from "../records/budget.ts";
+import { budgetAuditView } from "../control-plane/budget-fields.ts";
 
 /**
  * What an audit event says about one resource: its ids and its view. The view is the very
@@ -44,4 +46,9 @@ export function mcpServerSubject(record: McpServerRecord): AuditSubject {
 /** A workspace's declared analytics dimensions: one resource per workspace, named by its id. */
 export function analyticsDimensionsSubject(record: { workspaceId: string; dimensions: readonly DeclaredDimension[] }): AuditSubject {
   return { id: record.workspaceId, slug: null, workspaceId: record.workspaceId, view: analyticsDimensionsView(record.dimensions) };
+}
+
+/** A budget: its fields (its use changes with every request and is no part of a change). */
+export function budgetSubject(record: BudgetRecord): AuditSubject {
+  return { id: record.id, slug: null, workspaceId: record.workspaceId, view: budgetAuditView(record) };
 }

@@ -58,6 +58,10 @@ export const openApiDocument = {
       "description": "The workspace's stored MCP servers served to MCP clients over Streamable HTTP: one server at `/mcp/{server_label}`, all of them merged at `/mcp`. The gateway key goes as `Authorization: Bearer <key>` or `x-gateway-api-key`."
     },
     {
+      "name": "Budgets",
+      "description": "USD limits and rate limits of every scope (workspace, gateway key, virtual key, end user, metadata value, model) over calendar or rolling periods."
+    },
+    {
       "name": "Audit",
       "description": "The record of every control-plane change, for admin keys."
     },
@@ -12310,6 +12314,276 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/budgets": {
+      "post": {
+        "operationId": "createBudget",
+        "tags": [
+          "Budgets"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Create a budget (admin)",
+        "description": "A USD limit and optional rate limits over a period, for a scope: the workspace, a gateway\nkey, a virtual key, an end user (each end user, or one), a metadata value (each value of a\nkey, or one), or a model (each model, or one). A request is held to every budget whose\nscope it falls in. Reservation, settlement and sharing across replicas are as in\ndocs/budgets-and-limits.md. A budget with alert thresholds sends `budget.threshold_crossed`\nto the webhooks that subscribe to it, once per threshold and period.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateBudgetRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The budget, with its use.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Budget"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listBudgets",
+        "tags": [
+          "Budgets"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "List the workspace's budgets with their use, newest first (admin)",
+        "responses": {
+          "200": {
+            "description": "Budgets, newest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/BudgetList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/budgets/{id}": {
+      "get": {
+        "operationId": "getBudget",
+        "tags": [
+          "Budgets"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "One budget with its use (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/BudgetId"
+          },
+          {
+            "name": "member",
+            "in": "query",
+            "required": false,
+            "description": "For a budget held per value (each end user, metadata value or model): the value whose use the spend fields show.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 1024
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The budget.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Budget"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateBudget",
+        "tags": [
+          "Budgets"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Change a budget (admin)",
+        "description": "The scope of a budget never changes. A budget whose `source` is `key` is changed through its key's `budget` and `rate_limit` fields (400 here).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/BudgetId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateBudgetRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The changed budget.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Budget"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteBudget",
+        "tags": [
+          "Budgets"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Delete a budget (admin)",
+        "description": "A budget whose `source` is `key` is removed by setting its key's `budget` and `rate_limit` to null (400 here).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/BudgetId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
     "/v1/audit-events": {
       "get": {
         "operationId": "listAuditEvents",
@@ -12468,6 +12742,15 @@ export const openApiDocument = {
           "type": "string",
           "minLength": 1,
           "maxLength": 200
+        }
+      },
+      "BudgetId": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "format": "uuid"
         }
       },
       "McpServerLabel": {
@@ -19761,7 +20044,8 @@ export const openApiDocument = {
           "prompt",
           "guardrail",
           "mcp_server",
-          "analytics_dimensions"
+          "analytics_dimensions",
+          "budget"
         ]
       },
       "AuditAction": {
@@ -19787,7 +20071,10 @@ export const openApiDocument = {
           "mcp_server.created",
           "mcp_server.updated",
           "mcp_server.deleted",
-          "analytics_dimensions.updated"
+          "analytics_dimensions.updated",
+          "budget.created",
+          "budget.updated",
+          "budget.deleted"
         ],
         "description": "`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays)."
       },
@@ -19909,6 +20196,457 @@ export const openApiDocument = {
               "string",
               "null"
             ]
+          }
+        }
+      },
+      "BudgetScope": {
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": false,
+        "description": "Who the budget holds. `workspace`: every request. `api_key`: requests made with `api_key_id`. `virtual_key`: requests served through `virtual_key` (a slug; of a fallback, only the one that answers settles). `user`: the end user (the body's `user`, else `x-gateway-metadata`'s `_user`) equal to `user`, or, without `user`, each end user separately. `metadata`: requests whose `x-gateway-metadata` has `key` equal to `value`, or, without `value`, each value of `key` separately. `model`: requests whose target model is `model`, or, without `model`, each model separately. A field another type does not take is refused (400).",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "workspace",
+              "api_key",
+              "virtual_key",
+              "user",
+              "metadata",
+              "model"
+            ]
+          },
+          "api_key_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "virtual_key": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "A virtual key's slug."
+          },
+          "user": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1024
+          },
+          "key": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 128,
+            "description": "A metadata key."
+          },
+          "value": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1024,
+            "description": "A metadata value."
+          },
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 256
+          }
+        }
+      },
+      "BudgetScopeView": {
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "workspace",
+              "api_key",
+              "virtual_key",
+              "user",
+              "metadata",
+              "model"
+            ]
+          },
+          "api_key_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "virtual_key": {
+            "type": "string"
+          },
+          "virtual_key_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "user": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "null: each end user."
+          },
+          "key": {
+            "type": "string"
+          },
+          "value": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "null: each value of `key`."
+          },
+          "model": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "null: each model."
+          }
+        }
+      },
+      "BudgetPeriod": {
+        "type": "object",
+        "required": [
+          "type"
+        ],
+        "additionalProperties": false,
+        "description": "When spend starts again from 0. `none`: never. `calendar`: at the start of each `day`, `week` (on `week_start`, default monday) or `month` in the IANA `time_zone` (default UTC); a period's length follows the zone's clocks (a day across a daylight-saving change lasts 23 or 25 hours; a midnight the change skips starts its day when the clocks jump). `rolling`: the last `count` hours or days (at most 744 hours, 31 days), spend leaving the window as it ages, in steps of a 60th of the window.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "none",
+              "calendar",
+              "rolling"
+            ]
+          },
+          "unit": {
+            "type": "string",
+            "enum": [
+              "hour",
+              "day",
+              "week",
+              "month"
+            ],
+            "description": "`calendar`: day, week or month. `rolling`: hour or day."
+          },
+          "time_zone": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "An IANA time zone (`Europe/Berlin`); `calendar` only; default UTC."
+          },
+          "week_start": {
+            "type": "string",
+            "enum": [
+              "monday",
+              "sunday"
+            ],
+            "description": "`calendar` weeks only; default monday."
+          },
+          "count": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 744,
+            "description": "`rolling` only: how many hours or days."
+          }
+        }
+      },
+      "BudgetRateLimit": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/VirtualKeyRateLimit"
+          }
+        ]
+      },
+      "CreateBudgetRequest": {
+        "type": "object",
+        "required": [
+          "name",
+          "scope",
+          "period"
+        ],
+        "additionalProperties": false,
+        "description": "At least one of `limit_usd` and `rate_limit`.",
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "scope": {
+            "$ref": "#/components/schemas/BudgetScope"
+          },
+          "limit_usd": {
+            "type": "number",
+            "minimum": 0.000001,
+            "maximum": 1000000000,
+            "description": "The USD limit of a period: from $0.000001 to $1,000,000,000. Once a period's spend (settled and reserved) reaches it, requests it holds answer 412 `budget_exhausted`."
+          },
+          "period": {
+            "$ref": "#/components/schemas/BudgetPeriod"
+          },
+          "alert_thresholds": {
+            "type": "array",
+            "maxItems": 10,
+            "items": {
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 1
+            },
+            "description": "Fractions of `limit_usd` in (0, 1], at most 10: settled spend crossing one sends `budget.threshold_crossed` once per threshold and period. Needs `limit_usd`."
+          },
+          "rate_limit": {
+            "$ref": "#/components/schemas/VirtualKeyRateLimit"
+          }
+        }
+      },
+      "UpdateBudgetRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "limit_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "minimum": 0.000001,
+            "maximum": 1000000000,
+            "description": "null removes the USD limit (the budget keeps its rate limit)."
+          },
+          "period": {
+            "$ref": "#/components/schemas/BudgetPeriod"
+          },
+          "alert_thresholds": {
+            "type": "array",
+            "maxItems": 10,
+            "items": {
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 1
+            }
+          },
+          "rate_limit": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/VirtualKeyRateLimit"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "BudgetMember": {
+        "type": "object",
+        "required": [
+          "value",
+          "spent_usd",
+          "remaining_usd",
+          "forecast_usd"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "value": {
+            "type": "string",
+            "description": "The end user, metadata value or model (a value longer than 128 characters as `#` and its SHA-256's first 32 hex digits)."
+          },
+          "spent_usd": {
+            "type": "number"
+          },
+          "remaining_usd": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "forecast_usd": {
+            "type": [
+              "number",
+              "null"
+            ]
+          }
+        }
+      },
+      "Budget": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "object",
+          "name",
+          "scope",
+          "limit_usd",
+          "period",
+          "alert_thresholds",
+          "rate_limit",
+          "source",
+          "organisation_id",
+          "workspace_id",
+          "owner_id",
+          "updated_by",
+          "created_at",
+          "updated_at",
+          "spent_usd",
+          "remaining_usd",
+          "period_start",
+          "period_end",
+          "forecast_usd",
+          "members"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "budget"
+            ]
+          },
+          "name": {
+            "type": "string"
+          },
+          "scope": {
+            "$ref": "#/components/schemas/BudgetScopeView"
+          },
+          "limit_usd": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "period": {
+            "$ref": "#/components/schemas/BudgetPeriod"
+          },
+          "alert_thresholds": {
+            "type": "array",
+            "items": {
+              "type": "number"
+            }
+          },
+          "rate_limit": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/VirtualKeyRateLimit"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "budget",
+              "key"
+            ],
+            "description": "`key`: the limits a key's own `budget` and `rate_limit` fields set, changed only there."
+          },
+          "organisation_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "workspace_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "owner_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "updated_by": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "updated_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "spent_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "Settled spend in the current period (of `member`, for a budget held per value; null without one)."
+          },
+          "remaining_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The limit less settled spend, never below 0; null without a USD limit or a member."
+          },
+          "period_start": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "The current period's start (a rolling window's: now less the window); null for period none."
+          },
+          "period_end": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "When the current calendar period ends; null for rolling windows and none."
+          },
+          "forecast_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "Spend at the period's end at the current rate: a calendar period's spend so far times its length over the part elapsed (at least a minute); a rolling window's spend (its rate per window); null for period none."
+          },
+          "members": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/BudgetMember"
+            },
+            "description": "For a budget held per value: the values with the most spend this period (at most 20, from the store, which lags settled spend by up to `GATEWAY_SPEND_FLUSH_INTERVAL_MS`), each with its live use. Empty otherwise."
+          }
+        }
+      },
+      "BudgetList": {
+        "type": "object",
+        "required": [
+          "object",
+          "total",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "total": {
+            "type": "integer"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Budget"
+            }
           }
         }
       }

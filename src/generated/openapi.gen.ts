@@ -446,6 +446,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's budgets with their use, newest first (admin) */
+        get: operations["listBudgets"];
+        put?: never;
+        /**
+         * Create a budget (admin)
+         * @description A USD limit and optional rate limits over a period, for a scope: the workspace, a gateway
+         *     key, a virtual key, an end user (each end user, or one), a metadata value (each value of a
+         *     key, or one), or a model (each model, or one). A request is held to every budget whose
+         *     scope it falls in. Reservation, settlement and sharing across replicas are as in
+         *     docs/budgets-and-limits.md. A budget with alert thresholds sends `budget.threshold_crossed`
+         *     to the webhooks that subscribe to it, once per threshold and period.
+         */
+        post: operations["createBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/budgets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One budget with its use (admin) */
+        get: operations["getBudget"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a budget (admin)
+         * @description A budget whose `source` is `key` is removed by setting its key's `budget` and `rate_limit` to null (400 here).
+         */
+        delete: operations["deleteBudget"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a budget (admin)
+         * @description The scope of a budget never changes. A budget whose `source` is `key` is changed through its key's `budget` and `rate_limit` fields (400 here).
+         */
+        patch: operations["updateBudget"];
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -2038,7 +2089,7 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
@@ -2082,7 +2133,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions";
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget";
         Batch: {
             endpoint?: string;
             id: string;
@@ -2100,6 +2151,117 @@ export interface components {
             object: "list";
         } & {
             [key: string]: unknown;
+        };
+        Budget: {
+            alert_thresholds: number[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description Spend at the period's end at the current rate: a calendar period's spend so far times its length over the part elapsed (at least a minute); a rolling window's spend (its rate per window); null for period none. */
+            forecast_usd: number | null;
+            /** Format: uuid */
+            id: string;
+            limit_usd: number | null;
+            /** @description For a budget held per value: the values with the most spend this period (at most 20, from the store, which lags settled spend by up to `GATEWAY_SPEND_FLUSH_INTERVAL_MS`), each with its live use. Empty otherwise. */
+            members: components["schemas"]["BudgetMember"][];
+            name: string;
+            /** @enum {string} */
+            object: "budget";
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            owner_id: string;
+            period: components["schemas"]["BudgetPeriod"];
+            /**
+             * Format: date-time
+             * @description When the current calendar period ends; null for rolling windows and none.
+             */
+            period_end: string | null;
+            /**
+             * Format: date-time
+             * @description The current period's start (a rolling window's: now less the window); null for period none.
+             */
+            period_start: string | null;
+            rate_limit: components["schemas"]["VirtualKeyRateLimit"] | null;
+            /** @description The limit less settled spend, never below 0; null without a USD limit or a member. */
+            remaining_usd: number | null;
+            scope: components["schemas"]["BudgetScopeView"];
+            /**
+             * @description `key`: the limits a key's own `budget` and `rate_limit` fields set, changed only there.
+             * @enum {string}
+             */
+            source: "budget" | "key";
+            /** @description Settled spend in the current period (of `member`, for a budget held per value; null without one). */
+            spent_usd: number | null;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            updated_by: string;
+            /** Format: uuid */
+            workspace_id: string;
+        };
+        BudgetList: {
+            data: components["schemas"]["Budget"][];
+            /** @enum {string} */
+            object: "list";
+            total: number;
+        };
+        BudgetMember: {
+            forecast_usd: number | null;
+            remaining_usd: number | null;
+            spent_usd: number;
+            /** @description The end user, metadata value or model (a value longer than 128 characters as `#` and its SHA-256's first 32 hex digits). */
+            value: string;
+        };
+        /** @description When spend starts again from 0. `none`: never. `calendar`: at the start of each `day`, `week` (on `week_start`, default monday) or `month` in the IANA `time_zone` (default UTC); a period's length follows the zone's clocks (a day across a daylight-saving change lasts 23 or 25 hours; a midnight the change skips starts its day when the clocks jump). `rolling`: the last `count` hours or days (at most 744 hours, 31 days), spend leaving the window as it ages, in steps of a 60th of the window. */
+        BudgetPeriod: {
+            /** @description `rolling` only: how many hours or days. */
+            count?: number;
+            /** @description An IANA time zone (`Europe/Berlin`); `calendar` only; default UTC. */
+            time_zone?: string;
+            /** @enum {string} */
+            type: "none" | "calendar" | "rolling";
+            /**
+             * @description `calendar`: day, week or month. `rolling`: hour or day.
+             * @enum {string}
+             */
+            unit?: "hour" | "day" | "week" | "month";
+            /**
+             * @description `calendar` weeks only; default monday.
+             * @enum {string}
+             */
+            week_start?: "monday" | "sunday";
+        };
+        BudgetRateLimit: components["schemas"]["VirtualKeyRateLimit"];
+        /** @description Who the budget holds. `workspace`: every request. `api_key`: requests made with `api_key_id`. `virtual_key`: requests served through `virtual_key` (a slug; of a fallback, only the one that answers settles). `user`: the end user (the body's `user`, else `x-gateway-metadata`'s `_user`) equal to `user`, or, without `user`, each end user separately. `metadata`: requests whose `x-gateway-metadata` has `key` equal to `value`, or, without `value`, each value of `key` separately. `model`: requests whose target model is `model`, or, without `model`, each model separately. A field another type does not take is refused (400). */
+        BudgetScope: {
+            /** Format: uuid */
+            api_key_id?: string;
+            /** @description A metadata key. */
+            key?: string;
+            model?: string;
+            /** @enum {string} */
+            type: "workspace" | "api_key" | "virtual_key" | "user" | "metadata" | "model";
+            user?: string;
+            /** @description A metadata value. */
+            value?: string;
+            /** @description A virtual key's slug. */
+            virtual_key?: string;
+        };
+        BudgetScopeView: {
+            /** Format: uuid */
+            api_key_id?: string;
+            key?: string;
+            /** @description null: each model. */
+            model?: string | null;
+            /** @enum {string} */
+            type: "workspace" | "api_key" | "virtual_key" | "user" | "metadata" | "model";
+            /** @description null: each end user. */
+            user?: string | null;
+            /** @description null: each value of `key`. */
+            value?: string | null;
+            virtual_key?: string;
+            /** Format: uuid */
+            virtual_key_id?: string;
         };
         ChatCompletion: {
             choices: ({
@@ -2409,6 +2571,17 @@ export interface components {
             metadata?: components["schemas"]["RequestMetadata"];
         } & {
             [key: string]: unknown;
+        };
+        /** @description At least one of `limit_usd` and `rate_limit`. */
+        CreateBudgetRequest: {
+            /** @description Fractions of `limit_usd` in (0, 1], at most 10: settled spend crossing one sends `budget.threshold_crossed` once per threshold and period. Needs `limit_usd`. */
+            alert_thresholds?: number[];
+            /** @description The USD limit of a period: from $0.000001 to $1,000,000,000. Once a period's spend (settled and reserved) reaches it, requests it holds answer 412 `budget_exhausted`. */
+            limit_usd?: number;
+            name: string;
+            period: components["schemas"]["BudgetPeriod"];
+            rate_limit?: components["schemas"]["VirtualKeyRateLimit"];
+            scope: components["schemas"]["BudgetScope"];
         };
         CreateChatCompletionRequest: {
             max_completion_tokens?: number | null;
@@ -3675,6 +3848,14 @@ export interface components {
             name?: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
         };
+        UpdateBudgetRequest: {
+            alert_thresholds?: number[];
+            /** @description null removes the USD limit (the budget keeps its rate limit). */
+            limit_usd?: number | null;
+            name?: string;
+            period?: components["schemas"]["BudgetPeriod"];
+            rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
+        };
         /** @description An `api_key` sent back as ******** keeps the key stored at that place, but only to send it where it went before: a `custom_host` (or, without one, a `provider`) that would send a kept key anywhere else is refused with 400 naming that field (`config.custom_host`, `config.targets.N.custom_host`); send the key again in clear to change its host. The root's key goes to the root and to every target without a key of its own; a target's key goes to the target's host, else the root's. Hosts compare as URLs after normalisation. */
         UpdateConfigRequest: {
             config?: {
@@ -4099,6 +4280,7 @@ export interface components {
         };
     };
     parameters: {
+        BudgetId: string;
         /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
         CacheForceRefresh: boolean;
         /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
@@ -5349,6 +5531,152 @@ export interface operations {
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
+        };
+    };
+    listBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Budgets, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    createBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBudgetRequest"];
+            };
+        };
+        responses: {
+            /** @description The budget, with its use. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getBudget: {
+        parameters: {
+            query?: {
+                /** @description For a budget held per value (each end user, metadata value or model): the value whose use the spend fields show. */
+                member?: string;
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["BudgetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The budget. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    deleteBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BudgetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    updateBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BudgetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBudgetRequest"];
+            };
+        };
+        responses: {
+            /** @description The changed budget. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createChatCompletion: {

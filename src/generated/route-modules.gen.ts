@@ -14,6 +14,7 @@ import { registerCompleteUpload } from "../routes/completeUpload.ts";
 import { registerCountMessageTokens } from "../routes/countMessageTokens.ts";
 import { registerCreateApiKey } from "../routes/createApiKey.ts";
 import { registerCreateBatch } from "../routes/createBatch.ts";
+import { registerCreateBudget } from "../routes/createBudget.ts";
 import { registerCreateChatCompletion } from "../routes/createChatCompletion.ts";
 import { registerCreateCompletion } from "../routes/createCompletion.ts";
 import { registerCreateConfig } from "../routes/createConfig.ts";
@@ -44,6 +45,7 @@ import { registerCreateVideoEdit } from "../routes/createVideoEdit.ts";
 import { registerCreateVideoExtension } from "../routes/createVideoExtension.ts";
 import { registerCreateVirtualKey } from "../routes/createVirtualKey.ts";
 import { registerDeleteApiKey } from "../routes/deleteApiKey.ts";
+import { registerDeleteBudget } from "../routes/deleteBudget.ts";
 import { registerDeleteConfig } from "../routes/deleteConfig.ts";
 import { registerDeleteFile } from "../routes/deleteFile.ts";
 import { registerDeleteGuardrail } from "../routes/deleteGuardrail.ts";
@@ -65,6 +67,7 @@ import { registerGetAnalyticsSummary } from "../routes/getAnalyticsSummary.ts";
 import { registerGetAnalyticsTimeseries } from "../routes/getAnalyticsTimeseries.ts";
 import { registerGetApiKey } from "../routes/getApiKey.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
+import { registerGetBudget } from "../routes/getBudget.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
 import { registerGetHealth } from "../routes/getHealth.ts";
@@ -81,6 +84,7 @@ import { registerGetVirtualKey } from "../routes/getVirtualKey.ts";
 import { registerListApiKeys } from "../routes/listApiKeys.ts";
 import { registerListAuditEvents } from "../routes/listAuditEvents.ts";
 import { registerListBatches } from "../routes/listBatches.ts";
+import { registerListBudgets } from "../routes/listBudgets.ts";
 import { registerListConfigVersions } from "../routes/listConfigVersions.ts";
 import { registerListConfigs } from "../routes/listConfigs.ts";
 import { registerListFeedback } from "../routes/listFeedback.ts";
@@ -118,6 +122,7 @@ import { registerRotateApiKey } from "../routes/rotateApiKey.ts";
 import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
 import { registerSetAnalyticsDimensions } from "../routes/setAnalyticsDimensions.ts";
 import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
+import { registerUpdateBudget } from "../routes/updateBudget.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
 import { registerUpdateGuardrail } from "../routes/updateGuardrail.ts";
 import { registerUpdateMcpServer } from "../routes/updateMcpServer.ts";
@@ -159,6 +164,11 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerCreateBatch,
   registerRetrieveBatch,
   registerCancelBatch,
+  registerListBudgets,
+  registerCreateBudget,
+  registerGetBudget,
+  registerUpdateBudget,
+  registerDeleteBudget,
   registerCreateChatCompletion,
   registerCreateCompletion,
   registerListConfigs,

@@ -1,6 +1,6 @@
 import { consultCache, type AnswerCache } from "../cache/response-cache.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { GuardrailRecord, KeyLimits } from "../records/control-plane.ts";
+import type { GuardrailRecord } from "../records/control-plane.ts";
 import type { LogEntry, RequestParams } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../records/log-record.ts";
 import { emptyOutcome, type GuardrailRuns, type Outcome, type PendingEnding, type RefusedAnswer, type RequestDescription } from "../logging/outcome.ts";
@@ -68,9 +68,8 @@ export interface ProxyInput {
   workspaceId: string;
   /** This request's log id (`x-gateway-log-id`): a cached answer names the request it came from. */
   logId?: string;
-  /** The calling gateway key, and its budget and rate limit if it has any. */
+  /** The calling gateway key. */
   gatewayKeyId: string | null;
-  gatewayKeyLimits?: KeyLimits | null;
   /** The request's metadata: config conditions route on it. */
   metadata: Readonly<Record<string, string>>;
   /** The client's own body text, when the body here is another (Anthropic Messages translated to chat): the log keeps what the client sent. */
@@ -145,8 +144,9 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
         candidates: candidates.value,
         body: body.value,
         gatewayKeyId: input.gatewayKeyId,
-        gatewayKeyLimits: input.gatewayKeyLimits,
         workspaceId: input.workspaceId,
+        endUser: endUserOf(json, input.metadata),
+        metadata: input.metadata,
         onFinish: input.whenSettled,
       })
     : ok(null);
@@ -296,6 +296,12 @@ function describeRequest(body: RequestBody, clientText: string | undefined): Req
     user: typeof value.user === "string" ? value.user : null,
     params,
   };
+}
+
+/** The end user budgets hold: the body's `user`, else `x-gateway-metadata`'s `_user`. */
+export function endUserOf(json: JsonObject | null, metadata: Readonly<Record<string, string>>): string | null {
+  if (typeof json?.user === "string" && json.user !== "") return json.user;
+  return metadata._user ?? null;
 }
 
 function numberOrNull(value: unknown): number | null {

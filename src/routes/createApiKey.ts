@@ -10,6 +10,7 @@ import { storedExpiry } from "../auth/key-expiry.ts";
 import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
+import { limitedApiKey, syncKeyBudget } from "../control-plane/key-budgets.ts";
 
 export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createApiKeyRoute, async (c) => {
@@ -37,8 +38,10 @@ export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
     };
     await auditedChange(c, deps.store, "api_key.created", apiKeySubject, async (tx) => {
       await tx.apiKeys.insert(record);
+      await syncKeyBudget(tx, limitedApiKey(record), record, auth.keyId, record.createdAt);
       return { after: record };
     });
+    if (record.budget || record.rateLimit) deps.controlPlane.forget("budgets", record.workspaceId, "*");
     return c.json({ ...apiKeyView(record), key: secret }, 201);
   });
 }

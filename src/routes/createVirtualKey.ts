@@ -11,6 +11,7 @@ import { holdsSecretField, storedCredentialFields } from "../control-plane/crede
 import type { NewVirtualKey } from "../store/control-plane-repositories.ts";
 import { isoNow, uuidv4 } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
+import { limitedVirtualKey, syncKeyBudget } from "../control-plane/key-budgets.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { Provider } from "../providers/provider.ts";
 
@@ -49,8 +50,13 @@ export function registerCreateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
       updatedBy: auth.keyId,
       createdAt: now,
     };
-    const changed = await auditedChange(c, deps.store, "virtual_key.created", virtualKeySubject, async (tx) => ({ after: await tx.virtualKeys.create(record) }));
+    const changed = await auditedChange(c, deps.store, "virtual_key.created", virtualKeySubject, async (tx) => {
+      const created = await tx.virtualKeys.create(record);
+      await syncKeyBudget(tx, limitedVirtualKey(created), created, auth.keyId, now);
+      return { after: created };
+    });
     if (!changed?.after) throw new Error("a created virtual key is always returned");
+    if (record.budget || record.rateLimit) deps.controlPlane.forget("budgets", auth.workspaceId, "*");
     return c.json(virtualKeyView(changed.after), 201);
   });
 }

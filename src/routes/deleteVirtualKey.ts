@@ -11,11 +11,15 @@ export function registerDeleteVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     const { slug } = c.req.valid("param");
     const deleted = await auditedChange(c, deps.store, "virtual_key.deleted", virtualKeySubject, async (tx) => {
       const before = await tx.virtualKeys.getBySlug(auth.workspaceId, slug);
-      return before && (await tx.virtualKeys.delete(auth.workspaceId, slug)) ? { before } : undefined;
+      if (!before || !(await tx.virtualKeys.delete(auth.workspaceId, slug))) return undefined;
+      // Budgets of a key that is gone hold nothing any more.
+      await tx.budgets.deleteForKey(auth.workspaceId, "virtual_key", before.id);
+      return { before };
     });
     if (!deleted) throw new GatewayError("not_found", `No virtual key ${slug} in this workspace.`, { param: "slug" });
     // The request path reads virtual keys through the cache: a deleted key stops working now.
     deps.controlPlane.forget("virtual-key", auth.workspaceId, slug);
+    deps.controlPlane.forget("budgets", auth.workspaceId, "*");
     return c.json({ id: slug, object: "virtual_key", deleted: true }, 200);
   });
 }

@@ -10,6 +10,6 @@ export function registerGetApiKey(app: GatewayApp, deps: GatewayDeps): void {
     const { id } = c.req.valid("param");
     const record = await deps.store.apiKeys.getById(id, auth.organisationId, auth.organisationAdmin ? null : auth.workspaceId);
     if (!record) throw new GatewayError("not_found", `No gateway key ${id} in this workspace.`, { param: "id" });
-    return c.json({ ...apiKeyView(record), ...(await deps.spend.status("api_key", record.id, record.budget)) }, 200);
+    return c.json({ ...apiKeyView(record), ...(await deps.spend.keyStatus(record.workspaceId, "api_key", record.id)) }, 200);
   });
 }

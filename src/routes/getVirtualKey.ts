@@ -10,6 +10,6 @@ export function registerGetVirtualKey(app: GatewayApp, deps: GatewayDeps): void 
     const { slug } = c.req.valid("param");
     const record = await deps.store.virtualKeys.getBySlug(auth.workspaceId, slug);
     if (!record) throw new GatewayError("not_found", `No virtual key ${slug} in this workspace.`, { param: "slug" });
-    return c.json({ ...virtualKeyView(record), ...(await deps.spend.status("virtual_key", record.id, record.budget)) }, 200);
+    return c.json({ ...virtualKeyView(record), ...(await deps.spend.keyStatus(auth.workspaceId, "virtual_key", record.id)) }, 200);
   });
 }

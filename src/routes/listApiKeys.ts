@@ -8,7 +8,7 @@ export function registerListApiKeys(app: GatewayApp, deps: GatewayDeps): void {
     const auth = c.get("auth");
     const workspaceId = targetWorkspace(auth, c.req.valid("query").workspace_id);
     const records = await deps.store.apiKeys.listByWorkspace(auth.organisationId, workspaceId);
-    const data = await Promise.all(records.map(async (record) => ({ ...apiKeyView(record), ...(await deps.spend.status("api_key", record.id, record.budget)) })));
+    const data = await Promise.all(records.map(async (record) => ({ ...apiKeyView(record), ...(await deps.spend.keyStatus(record.workspaceId, "api_key", record.id)) })));
     return c.json({ object: "list" as const, data }, 200);
   });
 }

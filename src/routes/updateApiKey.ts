@@ -9,6 +9,8 @@ import { storedExpiry } from "../auth/key-expiry.ts";
 import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
+import { limitedApiKey, syncKeyBudget } from "../control-plane/key-budgets.ts";
+import { isoNow } from "../lib/ids.ts";
 
 export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateApiKeyRoute, async (c) => {
@@ -24,13 +26,16 @@ export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
     const scope = auth.organisationAdmin ? null : auth.workspaceId;
     const changed = await auditedChange(c, deps.store, "api_key.updated", apiKeySubject, async (tx) => {
       const before = await tx.apiKeys.getById(id, auth.organisationId, scope);
-      return before && { before, after: await tx.apiKeys.update(id, auth.organisationId, scope, change) };
+      const after = before && (await tx.apiKeys.update(id, auth.organisationId, scope, change));
+      if (after && (change.budget !== undefined || change.rateLimit !== undefined)) await syncKeyBudget(tx, limitedApiKey(after), after, auth.keyId, isoNow());
+      return before && { before, after };
     });
     const updated = changed?.after;
     if (!updated) throw new GatewayError("not_found", `No gateway key ${id} in this workspace.`, { param: "id" });
     // The key's limits and expiry are cached with it: forgetting it applies them from the next request (and, through Redis, on every replica).
     deps.keys.forget(updated.keyHash);
     if (updated.previousKeyHash !== null) deps.keys.forget(updated.previousKeyHash);
-    return c.json({ ...apiKeyView(updated), ...(await deps.spend.status("api_key", updated.id, updated.budget)) }, 200);
+    if (change.budget !== undefined || change.rateLimit !== undefined) deps.controlPlane.forget("budgets", updated.workspaceId, "*");
+    return c.json({ ...apiKeyView(updated), ...(await deps.spend.keyStatus(updated.workspaceId, "api_key", updated.id)) }, 200);
   });
 }

@@ -14,6 +14,7 @@ import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import { movedSecretError, RESEND_KEY, sameUrl } from "../control-plane/secret-destinations.ts";
 import { upstreamFieldsProblem } from "../control-plane/stored-limits.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
+import { limitedVirtualKey, syncKeyBudget } from "../control-plane/key-budgets.ts";
 
 const FIELDS = ["name", "key", "fields", "upstream_organization", "upstream_project", "custom_host", "budget", "rate_limit"] as const;
 
@@ -67,12 +68,15 @@ export function registerUpdateVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
 
     const changed = await auditedChange(c, deps.store, "virtual_key.updated", virtualKeySubject, async (tx) => {
       const before = await tx.virtualKeys.getBySlug(auth.workspaceId, slug);
-      return before && { before, after: await tx.virtualKeys.update(auth.workspaceId, slug, change) };
+      const after = before && (await tx.virtualKeys.update(auth.workspaceId, slug, change));
+      if (after && (change.budget !== undefined || change.rateLimit !== undefined)) await syncKeyBudget(tx, limitedVirtualKey(after), after, auth.keyId, change.at);
+      return before && { before, after };
     });
     const updated = changed?.after;
     if (!updated) throw notFound();
     deps.controlPlane.forget("virtual-key", auth.workspaceId, slug);
-    deps.controlPlane.forget("virtual-key-limits", auth.workspaceId, updated.id);
+    // A key's own limits are a budget: the request path reads them with the workspace's budgets.
+    if (change.budget !== undefined || change.rateLimit !== undefined) deps.controlPlane.forget("budgets", auth.workspaceId, "*");
     return c.json(virtualKeyView(updated), 200);
   });
 }

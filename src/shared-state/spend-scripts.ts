@@ -3,7 +3,9 @@
  * enforce one limit: each runs atomically on the server (no other command interleaves).
  *
  * Keys, per metered key of a request, in order: when it has a budget, the budget hash (fields
- * `spent`, `reserved`, `r:<reservation id>`) and the sorted set of its reservations by expiry;
+ * `spent`, `reserved`, `r:<reservation id>`; a rolling budget keeps its spend per bucket,
+ * `b:<bucket start ms>`, and counts the buckets from the plan's `cut` on) and the sorted set of
+ * its reservations by expiry;
  * then, per window, the request counter and the token counter. ARGV[1] is the plan as JSON
  * (`spend/redis-counters.ts`). Amounts are integers in 1e-10 USD.
  *
@@ -22,7 +24,22 @@ export const SPEND_SEEDING_LOCK_KEY = "gw:spend:seeding";
  * KEYS[1] is the epoch marker: without it nothing is admitted and the reply is `unseeded`.
  * Drops expired reservations, checks every key, and only if none refuses reserves and counts on all.
  */
-export const RESERVE_SCRIPT = `
+/** Sums a rolling budget's buckets from `cut` on and deletes the older ones (Lua, shared by the scripts). */
+const WINDOW_SUM = `
+local function windowSum(h, cut)
+  local all = redis.call('HGETALL', h)
+  local s = 0
+  for idx = 1, #all, 2 do
+    local f = all[idx]
+    if string.sub(f, 1, 2) == 'b:' then
+      if tonumber(string.sub(f, 3)) < cut then redis.call('HDEL', h, f) else s = s + tonumber(all[idx + 1]) end
+    end
+  end
+  return s
+end
+`;
+
+export const RESERVE_SCRIPT = `${WINDOW_SUM}
 if not redis.call('GET', KEYS[1]) then return cjson.encode({ unseeded = true }) end
 local plan = cjson.decode(ARGV[1])
 local counts = {}
@@ -42,7 +59,7 @@ for i, key in ipairs(plan.keys) do
       end
       redis.call('ZREM', z, id)
     end
-    count.s = tonumber(redis.call('HGET', h, 'spent') or '0')
+    if key.b.cut then count.s = windowSum(h, key.b.cut) else count.s = tonumber(redis.call('HGET', h, 'spent') or '0') end
     count.r = tonumber(redis.call('HGET', h, 'reserved') or '0')
     if refusal == nil and count.s + count.r >= key.b.limit then refusal = { i - 1, 'budget', -1 } end
   end
@@ -88,7 +105,7 @@ return cjson.encode({ counts = counts })
  * Releases the request's reservation (if it has not expired meanwhile), adds what it used to
  * spend and to the token windows; returns spend before and after per key with a budget.
  */
-export const SETTLE_SCRIPT = `
+export const SETTLE_SCRIPT = `${WINDOW_SUM}
 local plan = cjson.decode(ARGV[1])
 local out = {}
 local k = 1
@@ -103,9 +120,20 @@ for i, key in ipairs(plan.keys) do
       redis.call('HDEL', h, 'r:' .. plan.id)
     end
     redis.call('ZREM', z, plan.id)
-    local before = tonumber(redis.call('HGET', h, 'spent') or '0')
-    local after = before
-    if key.b.used > 0 then after = redis.call('HINCRBY', h, 'spent', key.b.used) end
+    local before = 0
+    local after = 0
+    if key.b.cut then
+      before = windowSum(h, key.b.cut)
+      after = before
+      if key.b.used > 0 then
+        redis.call('HINCRBY', h, 'b:' .. key.b.bucket, key.b.used)
+        after = before + key.b.used
+      end
+    else
+      before = tonumber(redis.call('HGET', h, 'spent') or '0')
+      after = before
+      if key.b.used > 0 then after = redis.call('HINCRBY', h, 'spent', key.b.used) end
+    end
     if key.b.ttl > 0 then redis.call('PEXPIRE', h, key.b.ttl) end
     out[i] = { before, after }
   end

@@ -7,7 +7,8 @@ import { SPEND_EPOCH_KEY } from "../shared-state/spend-scripts.ts";
 import { freePort } from "../../test/support/harness.ts";
 import { FailoverCounters } from "./failover-counters.ts";
 import { MemoryCounters } from "./memory-counters.ts";
-import type { MeteredKey, MeterPlan, SpendCounters } from "./meter-plan.ts";
+import { bucketField, budgetKey as budgetKeyOf, type MeteredKey, type MeterPlan, type RaiseEntry, type SpendCounters } from "./meter-plan.ts";
+import { periodBounds } from "./periods.ts";
 import { RedisCounters } from "./redis-counters.ts";
 import { windowSlots } from "./windows.ts";
 import { testRedisUrl } from "../../test/support/services.ts";
@@ -16,7 +17,7 @@ const NOW = Date.parse("2026-03-10T10:17:42Z");
 const noLimit = { requestsPerMinute: null, requestsPerHour: null, requestsPerDay: null, tokensPerMinute: null, tokensPerHour: null, tokensPerDay: null };
 
 function budgetKey(id: string, limitUnits: number, reserveUnits: number): MeteredKey {
-  return { kind: "virtual_key", id, label: `virtual key "${id}"`, budget: { limitUnits, periodStart: "none", resetsAt: null, alertThreshold: null, reserveUnits }, windows: [] };
+  return { kind: "virtual_key", id, label: `virtual key "${id}"`, budget: { limitUnits, periodStart: "none", resetsAt: null, rolling: null, alertThresholds: [], reserveUnits }, windows: [] };
 }
 
 function plan(keys: MeteredKey[], nowMs = NOW, ttlMs = 60_000): MeterPlan {
@@ -99,7 +100,7 @@ describe.each(backends)("spend counters ($name)", ({ make }) => {
     const counters = make();
     const open = budgetKey(`vk-${randomUUID()}`, 1_000, 10);
     const spent = budgetKey(`vk-${randomUUID()}`, 5, 10);
-    await counters.seed([{ kind: "virtual_key", id: spent.id, periodStart: "none", units: 5, resetsAt: null }]);
+    await counters.seed([seedEntry(spent.id, 5)]);
     const outcome = await counters.reserve(plan([open, spent]));
     expect(outcome.refusal).toEqual({ keyIndex: 1, reason: "budget" });
     expect((await counters.reserve(plan([open]))).counts[0]!.reservedUnits).toBe(10);
@@ -108,11 +109,40 @@ describe.each(backends)("spend counters ($name)", ({ make }) => {
   it("seeding raises spend to the stored value and never lowers it", async () => {
     const counters = make();
     const id = `vk-${randomUUID()}`;
-    await counters.seed([{ kind: "virtual_key", id, periodStart: "none", units: 70, resetsAt: null }]);
-    await counters.seed([{ kind: "virtual_key", id, periodStart: "none", units: 20, resetsAt: null }]);
+    await counters.seed([seedEntry(id, 70)]);
+    await counters.seed([seedEntry(id, 20)]);
     expect(await counters.spent("virtual_key", id, "none")).toBe(70);
   });
+
+  it("a rolling window counts the buckets of its last window and forgets older ones", async () => {
+    const counters = make();
+    const id = `budget-${randomUUID()}`;
+    // A window of one hour: buckets of a minute.
+    const window = (nowMs: number): MeteredKey => ({ ...rollingKey(id, 100, 10), budget: { ...rollingKey(id, 100, 10).budget!, rolling: periodBounds({ type: "rolling", unit: "hour", count: 1 }, nowMs).rolling } });
+    const hourAgo = NOW - 3_600_000;
+    // Spend settled an hour and a half ago is outside the window; 30 minutes ago, inside.
+    await counters.raise([
+      { key: metered("budget", id), field: bucketField(hourAgo - 1_800_000 - ((hourAgo - 1_800_000) % 60_000)), value: 500, dropAtMs: NOW + 86_400_000 },
+      { key: metered("budget", id), field: bucketField(NOW - 1_800_000 - ((NOW - 1_800_000) % 60_000)), value: 40, dropAtMs: NOW + 86_400_000 },
+    ]);
+    const admitted = await counters.reserve(plan([window(NOW)]));
+    expect(admitted.refusal).toBeNull();
+    expect(admitted.counts[0]).toMatchObject({ spentUnits: 40, reservedUnits: 10 });
+    expect(await counters.spent("budget", id, "rolling", window(NOW).budget!.rolling!.cutMs)).toBe(40);
+  });
 });
+
+function rollingKey(id: string, limitUnits: number, reserveUnits: number): MeteredKey {
+  return { kind: "budget", id, label: `budget ${id}`, budget: { limitUnits, periodStart: "rolling", resetsAt: null, rolling: null, alertThresholds: [], reserveUnits }, windows: [] };
+}
+
+function metered(kind: "budget", id: string): string {
+  return budgetKeyOf(kind, id, "rolling");
+}
+
+function seedEntry(id: string, units: number): RaiseEntry {
+  return { key: budgetKeyOf("virtual_key", id, "none"), field: "spent", value: units, dropAtMs: null };
+}
 
 describe("failure policy when Redis is down", () => {
   const lines: string[] = [];

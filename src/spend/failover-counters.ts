@@ -3,7 +3,7 @@ import { GatewayError } from "../errors.ts";
 import type { SharedRedis } from "../shared-state/redis.ts";
 import type { SpendKeyKind } from "../store/spend-repository.ts";
 import type { MemoryCounters } from "./memory-counters.ts";
-import { budgetKey, windowKey, type MeterPlan, type RaiseEntry, type ReserveOutcome, type SettleOutcome, type SpendCounters, type Usage } from "./meter-plan.ts";
+import { budgetKey, windowKey, type MeteredBudget, type MeterPlan, type RaiseEntry, type ReserveOutcome, type SettleOutcome, type SpendCounters, type Usage } from "./meter-plan.ts";
 import { UnseededRedisError, type RedisCounters } from "./redis-counters.ts";
 import type { SpendFallbackStats } from "../telemetry/spend-stats.ts";
 
@@ -94,7 +94,7 @@ export class FailoverCounters {
       const outcome = await counters.settle(plan, usage);
       for (const [index, key] of plan.keys.entries()) {
         const settled = outcome[index];
-        if (key.budget && settled) this.rememberOne(budgetKey(key.kind, key.id, key.budget.periodStart), "spent", settled.afterUnits, key.budget.resetsAt?.getTime() ?? null);
+        if (key.budget && settled) this.rememberOne(budgetKey(key.kind, key.id, key.budget.periodStart), "spent", settled.afterUnits, spentDropAt(key.budget, this.now()));
       }
       return outcome;
     } catch (error) {
@@ -105,18 +105,20 @@ export class FailoverCounters {
   }
 
   /** Settled spend for a view: from Redis when reachable and seeded, else this process's counters (from the last shared values). */
-  async spent(kind: SpendKeyKind, id: string, periodStart: string): Promise<number> {
+  async spent(kind: SpendKeyKind, id: string, periodStart: string, rollingCutMs?: number): Promise<number> {
     const { shared, redis, local } = this.options;
     if (shared && redis?.available) {
       try {
-        return await shared.spent(kind, id, periodStart);
+        return await shared.spent(kind, id, periodStart, rollingCutMs);
       } catch (error) {
         this.down(error);
         if (error instanceof UnseededRedisError) this.reseed();
       }
     }
     const key = budgetKey(kind, id, periodStart);
-    return Math.max(await local.spent(kind, id, periodStart), this.lastShared.get(key)?.value ?? 0);
+    const seen = this.lastShared.get(key);
+    const last = seen && (seen.dropAtMs === null || seen.dropAtMs > this.now()) ? seen.value : 0;
+    return Math.max(await local.spent(kind, id, periodStart, rollingCutMs), last);
   }
 
   /** Startup: the store's spend into both counters, and the epoch marker when Redis has none yet. */
@@ -202,7 +204,7 @@ export class FailoverCounters {
     for (const [index, key] of plan.keys.entries()) {
       const counts = outcome.counts[index];
       if (!counts) continue;
-      if (key.budget) this.rememberOne(budgetKey(key.kind, key.id, key.budget.periodStart), "spent", counts.spentUnits, key.budget.resetsAt?.getTime() ?? null);
+      if (key.budget) this.rememberOne(budgetKey(key.kind, key.id, key.budget.periodStart), "spent", counts.spentUnits, spentDropAt(key.budget, plan.nowMs));
       for (const [slotIndex, slot] of key.windows.entries()) {
         const [requests, tokens] = counts.windows[slotIndex] ?? [0, 0];
         this.rememberOne(windowKey(key.kind, key.id, slot, "req"), null, requests, slot.endMs);
@@ -214,7 +216,8 @@ export class FailoverCounters {
   private rememberOne(key: string, field: RaiseEntry["field"], value: number, dropAtMs: number | null): void {
     if (value <= 0) return;
     const seen = this.lastShared.get(key);
-    if (seen && seen.value >= value) return;
+    // A rolling window's total may fall as spend ages out: the newest reading replaces the last.
+    if (seen && seen.value >= value && !(seen.field === "spent" && dropAtMs !== null && seen.dropAtMs !== null && dropAtMs > seen.dropAtMs && seen.dropAtMs <= this.now())) return;
     this.lastShared.set(key, { key, field, value, dropAtMs });
     if (this.lastShared.size > MAX_REMEMBERED) {
       const now = this.now();
@@ -242,4 +245,13 @@ export class FailoverCounters {
       ?.raise(this.options.local.snapshot())
       .catch((error: unknown) => this.down(error));
   }
+}
+
+/**
+ * Until when a budget's last shared spend counts: a calendar period's end (never, for none); a
+ * rolling window's total, one window from when it was read (by then all of it has aged out).
+ */
+function spentDropAt(budget: MeteredBudget, nowMs: number): number | null {
+  if (budget.rolling) return nowMs + budget.rolling.windowMs;
+  return budget.resetsAt?.getTime() ?? null;
 }

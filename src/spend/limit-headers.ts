@@ -32,16 +32,17 @@ export function rateLimitHeaders(keys: readonly MeteredKey[], counts: readonly K
 }
 
 /**
- * `x-gateway-budget-alert`: each key whose settled spend has reached its alert threshold, as
- * `<label> at <percent>% of $<limit>`, joined by `, `. Null when none has.
+ * `x-gateway-budget-alert`: each budget whose settled spend has reached its lowest alert
+ * threshold, as `<label> at <percent>% of $<limit>`, joined by `, `. Null when none has.
  */
 export function budgetAlertHeader(keys: readonly MeteredKey[], counts: readonly KeyCounts[]): string | null {
   const alerts: string[] = [];
   for (const [index, key] of keys.entries()) {
     const budget = key.budget;
-    if (!budget || budget.alertThreshold === null) continue;
+    const lowest = budget?.alertThresholds[0];
+    if (!budget || lowest === undefined) continue;
     const spent = counts[index]?.spentUnits ?? 0;
-    if (spent >= budget.alertThreshold * budget.limitUnits) {
+    if (spent >= lowest * budget.limitUnits) {
       alerts.push(`${key.label.replace(/"/g, "")} at ${Math.floor((spent / budget.limitUnits) * 100)}% of $${toUsd(budget.limitUnits)}`);
     }
   }

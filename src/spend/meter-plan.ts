@@ -1,11 +1,12 @@
 import type { SpendKeyKind } from "../store/spend-repository.ts";
+import type { RollingWindow } from "./periods.ts";
 import type { WindowSlot } from "./windows.ts";
 
-/** One metered key of a request: what the counters check and change for it. */
+/** One metered counter of a request (a budget, or one member of a budget held per value): what the counters check and change for it. */
 export interface MeteredKey {
   kind: SpendKeyKind;
   id: string;
-  /** How messages name the key: `virtual key "vk-…"`, `gateway key …`. */
+  /** How messages name it: `virtual key "vk-…"`, `gateway key …`, `budget "…" (end user "alice")`. */
   label: string;
   budget: MeteredBudget | null;
   windows: WindowSlot[];
@@ -13,9 +14,13 @@ export interface MeteredKey {
 
 export interface MeteredBudget {
   limitUnits: number;
+  /** The period's key: its ISO start, `none`, or `rolling` (spend kept per bucket, see `rolling`). */
   periodStart: string;
   resetsAt: Date | null;
-  alertThreshold: number | null;
+  /** A rolling window's buckets; null for a calendar period or none. */
+  rolling: RollingWindow | null;
+  /** Fractions of the limit whose crossing is reported once per period (ascending). */
+  alertThresholds: readonly number[];
   /** What this request reserves (its worst case) and, once settled, releases. */
   reserveUnits: number;
 }
@@ -61,21 +66,39 @@ export type SettleOutcome = ({ beforeUnits: number; afterUnits: number } | null)
 export interface SpendCounters {
   reserve(plan: MeterPlan): Promise<ReserveOutcome>;
   settle(plan: MeterPlan, usage: readonly Usage[]): Promise<SettleOutcome>;
-  /** Settled spend of a key in a period, in units. */
-  spent(kind: SpendKeyKind, id: string, periodStart: string): Promise<number>;
+  /** Settled spend of a key in a period, in units; of a rolling window, the buckets from `rollingCutMs` on. */
+  spent(kind: SpendKeyKind, id: string, periodStart: string, rollingCutMs?: number): Promise<number>;
   /** Raises stored spend to at least these values (startup, from the database). */
-  seed(rows: readonly { kind: SpendKeyKind; id: string; periodStart: string; units: number; resetsAt: Date | null }[]): Promise<void>;
+  seed(entries: readonly RaiseEntry[]): Promise<void>;
   /** Raises counters to at least these values, never lowers one. */
   raise(entries: readonly RaiseEntry[]): Promise<void>;
 }
 
-/** A counter's value to raise to: a budget's settled spend (`field` "spent") or a window's count (`field` null). */
+/**
+ * A counter's value to raise to: a budget's settled spend (`field` "spent"), one bucket of a
+ * rolling budget (`field` `b:<bucket start ms>`), or a window's count (`field` null). On a
+ * rolling budget, "spent" is a floor: the window's total as last seen shared, until `dropAtMs`.
+ */
 export interface RaiseEntry {
   key: string;
-  field: "spent" | null;
+  field: "spent" | BucketField | null;
   value: number;
   /** When the counter's period or window ends (the counter may go then); null: never. */
   dropAtMs: number | null;
+}
+
+/** The hash field of a rolling budget's bucket. */
+export type BucketField = `b:${number}`;
+
+export function bucketField(bucketStartMs: number): BucketField {
+  return `b:${bucketStartMs}`;
+}
+
+/** The bucket start a field names; null for any other field. */
+export function bucketOf(field: string): number | null {
+  if (!field.startsWith("b:")) return null;
+  const ms = Number(field.slice(2));
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /** Redis and memory name counters alike. */

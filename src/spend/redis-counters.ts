@@ -1,7 +1,9 @@
 import type { Redis } from "ioredis";
 import { RAISE_SCRIPT, RESERVE_SCRIPT, SETTLE_SCRIPT, SPEND_EPOCH_KEY, SPEND_SEEDING_LOCK_KEY, UNLOCK_SCRIPT } from "../shared-state/spend-scripts.ts";
 import type { SpendKeyKind } from "../store/spend-repository.ts";
+import { settleBucket, type RollingWindow } from "./periods.ts";
 import {
+  bucketOf,
   budgetKey,
   windowKey,
   type KeyCounts,
@@ -57,7 +59,14 @@ export class RedisCounters implements SpendCounters {
       exp: plan.expiresAtMs,
       keys: plan.keys.map((key) => ({
         // Absent, not null: cjson decodes null as a userdata value, which Lua counts as true.
-        b: key.budget ? { limit: key.budget.limitUnits, units: key.budget.reserveUnits, ttl: budgetTtl(key.budget.resetsAt, plan.nowMs) } : undefined,
+        b: key.budget
+          ? {
+              limit: key.budget.limitUnits,
+              units: key.budget.reserveUnits,
+              ttl: budgetTtl(key.budget.resetsAt, key.budget.rolling, plan.nowMs),
+              cut: key.budget.rolling?.cutMs,
+            }
+          : undefined,
         w: key.windows.map((slot) => ({ rl: slot.requestLimit ?? 0, tl: slot.tokenLimit ?? 0, ttl: slot.endMs - plan.nowMs + 1_000 })),
       })),
     };
@@ -78,12 +87,15 @@ export class RedisCounters implements SpendCounters {
 
   async settle(plan: MeterPlan, usage: readonly Usage[]): Promise<SettleOutcome> {
     const keys = keysOf(plan);
+    const now = Date.now();
     const argument = {
       id: plan.reservationId,
       keys: plan.keys.map((key, index) => {
         const used = usage[index] ?? { units: 0, tokens: 0 };
+        // A rolling budget's spend goes to the bucket of the moment it settles.
+        const rolling = key.budget?.rolling ? settleBucket(key.budget.rolling, now) : null;
         return {
-          b: key.budget ? { used: used.units, ttl: budgetTtl(key.budget.resetsAt, plan.nowMs) } : undefined,
+          b: key.budget ? { used: used.units, ttl: budgetTtl(key.budget.resetsAt, key.budget.rolling, now), cut: rolling?.cutMs, bucket: rolling?.bucketStartMs } : undefined,
           w: key.windows.map((slot) => ({ tl: slot.tokenLimit ?? 0, used: used.tokens, ttl: Math.max(1_000, slot.endMs - Date.now() + 1_000) })),
         };
       }),
@@ -97,16 +109,25 @@ export class RedisCounters implements SpendCounters {
   }
 
   /** Rejects with `UnseededRedisError` when Redis lost its counters. */
-  async spent(kind: SpendKeyKind, id: string, periodStart: string): Promise<number> {
-    const [epoch, spent] = await Promise.all([this.client.get(SPEND_EPOCH_KEY), this.client.hget(budgetKey(kind, id, periodStart), "spent")]);
+  async spent(kind: SpendKeyKind, id: string, periodStart: string, rollingCutMs?: number): Promise<number> {
+    const key = budgetKey(kind, id, periodStart);
+    if (rollingCutMs !== undefined) {
+      const [epoch, fields] = await Promise.all([this.client.get(SPEND_EPOCH_KEY), this.client.hgetall(key)]);
+      if (epoch === null) throw new UnseededRedisError();
+      let total = 0;
+      for (const [field, value] of Object.entries(fields)) {
+        const bucket = bucketOf(field);
+        if (bucket !== null && bucket >= rollingCutMs) total += Number(value);
+      }
+      return total;
+    }
+    const [epoch, spent] = await Promise.all([this.client.get(SPEND_EPOCH_KEY), this.client.hget(key, "spent")]);
     if (epoch === null) throw new UnseededRedisError();
     return Number(spent ?? 0);
   }
 
-  async seed(rows: Parameters<SpendCounters["seed"]>[0]): Promise<void> {
-    await this.raise(
-      rows.map((row) => ({ key: budgetKey(row.kind, row.id, row.periodStart), field: "spent", value: row.units, dropAtMs: row.resetsAt ? row.resetsAt.getTime() : null })),
-    );
+  async seed(entries: readonly RaiseEntry[]): Promise<void> {
+    await this.raise(entries);
   }
 
   async raise(entries: readonly RaiseEntry[]): Promise<void> {
@@ -117,7 +138,7 @@ export class RedisCounters implements SpendCounters {
         f: entry.field ?? undefined,
         v: entry.value,
         // Budget state outlives its period by a day, as the reserve script keeps it.
-        ttl: entry.dropAtMs === null ? 0 : Math.max(1, entry.dropAtMs - now + (entry.field === "spent" ? BUDGET_TTL_MARGIN_MS : 1_000)),
+        ttl: entry.dropAtMs === null ? 0 : Math.max(1, entry.dropAtMs - now + (entry.field === null ? 1_000 : BUDGET_TTL_MARGIN_MS)),
       }));
       await this.scripts.gatewaySpendRaise(batch.length, ...batch.map((entry) => entry.key), JSON.stringify(argument));
     }
@@ -151,7 +172,9 @@ function keysOf(plan: MeterPlan): string[] {
   return keys;
 }
 
-function budgetTtl(resetsAt: Date | null, nowMs: number): number {
+/** A calendar budget's state outlives its period by a margin; a rolling one its window; none is kept for ever. */
+function budgetTtl(resetsAt: Date | null, rolling: RollingWindow | null, nowMs: number): number {
+  if (rolling) return rolling.windowMs + rolling.bucketMs + BUDGET_TTL_MARGIN_MS;
   return resetsAt ? Math.max(1, resetsAt.getTime() - nowMs + BUDGET_TTL_MARGIN_MS) : 0;
 }
 

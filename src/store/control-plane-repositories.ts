@@ -92,7 +92,7 @@ export interface VirtualKeysRepository {
   /** Newest first. */
   list(workspaceId: string): Promise<VirtualKeyRecord[]>;
   getBySlug(workspaceId: string, slug: string): Promise<VirtualKeyRecord | undefined>;
-  /** By id, for the spend layer's limits lookup (`spend/key-limits.ts`), which knows a target's id only. */
+  /** By id: what a target names its virtual key by. */
   getById(workspaceId: string, id: string): Promise<VirtualKeyRecord | undefined>;
   update(workspaceId: string, slug: string, change: VirtualKeyChange): Promise<VirtualKeyRecord | undefined>;
   delete(workspaceId: string, slug: string): Promise<boolean>;

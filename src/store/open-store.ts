@@ -30,6 +30,7 @@ import { createSpendRepository, type SpendRepository } from "./spend-repository.
 import type { Database } from "./schema.ts";
 import { createAnalyticsDimensionsRepository, type AnalyticsDimensionsRepository } from "./analytics-dimensions-repository.ts";
 import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
+import { createBudgetsRepository, type BudgetsRepository } from "./budgets-repository.ts";
 
 /**
  * The repositories an audited control-plane write uses, all on one handle: the store's own, or,
@@ -45,6 +46,8 @@ export interface ControlPlaneStore {
   /** The metadata keys each workspace declared as analytics dimensions (kept here even when logs are in ClickHouse). */
   analyticsDimensions: AnalyticsDimensionsRepository;
   audit: AuditEventsRepository;
+  /** Budgets of every scope (`spend/`), a key's own among them. */
+  budgets: BudgetsRepository;
 }
 
 /**
@@ -142,6 +145,7 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     mcpServers: createMcpServersRepository(db),
     analyticsDimensions: createAnalyticsDimensionsRepository(db),
     audit: createAuditEventsRepository(db),
+    budgets: createBudgetsRepository(db),
   };
 }
 

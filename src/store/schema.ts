@@ -1,5 +1,6 @@
 import type { LogsTable } from "../records/log-fields.ts";
 import type { LogRollupsTable } from "./log-rollup-rows.ts";
+import type { BudgetTables } from "./budget-tables.ts";
 
 /** One logged request, derived from the log field table (`records/log-fields.ts`). */
 export type { LogsTable };
@@ -14,7 +15,7 @@ export type { LogsTable };
  *
  * Migrations never import this file: they are frozen in time, this interface moves on.
  */
-export interface Database {
+export interface Database extends BudgetTables {
   api_keys: ApiKeysTable;
   logs: LogsTable;
   log_metadata: LogMetadataTable;

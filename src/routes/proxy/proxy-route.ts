@@ -76,15 +76,14 @@ export function targetHeaders(headers: ProxyRouteHeaders, header?: (name: string
   };
 }
 
-/** Who calls, as the proxy input names them: workspace, key and limits, metadata, and where spend settles. */
-export function callerOf(c: Context<GatewayEnv>): Pick<ProxyInput, "workspaceId" | "logId" | "gatewayKeyId" | "gatewayKeyLimits" | "metadata" | "whenSettled" | "clientSignal"> {
+/** Who calls, as the proxy input names them: workspace, key, metadata, and where spend settles. */
+export function callerOf(c: Context<GatewayEnv>): Pick<ProxyInput, "workspaceId" | "logId" | "gatewayKeyId" | "metadata" | "whenSettled" | "clientSignal"> {
   const auth = c.get("auth");
   const exchange = c.get("exchange");
   return {
     workspaceId: auth.workspaceId,
     logId: exchange.id,
     gatewayKeyId: auth.keyId,
-    gatewayKeyLimits: auth.limits,
     metadata: exchange.facts.metadata,
     whenSettled: (listener) => exchange.whenSettled(listener),
     clientSignal: c.req.raw.signal,

@@ -27,6 +27,7 @@ import * as logRollupUserHours from "./0028_log_rollup_user_hours.ts";
 import * as logMetadataPairs from "./0029_log_metadata_pairs.ts";
 import * as logWorkspacePrimaryKey from "./0030_log_workspace_primary_key.ts";
 import * as logCreatedIndexDropped from "./0031_log_created_index_dropped.ts";
+import * as budgets from "./0040_budgets.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -63,6 +64,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0030_log_workspace_primary_key": logWorkspacePrimaryKey,
   "0031_log_created_index_dropped": logCreatedIndexDropped,
   "0032_mcp_gateway": mcpGateway,
+  "0040_budgets": budgets,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
