@@ -229,6 +229,16 @@ const ConfigSchema = z.object({
     doc: "the completion tokens a budget reserves for a request that sets no `max_completion_tokens`/`max_tokens`/`max_output_tokens` (see [Budgets and rate limits](budgets-and-limits.md))",
   }),
   GATEWAY_SPEND_FLUSH_INTERVAL_MS: documented(wholeNumber(1000, 1, ONE_DAY_MS), { doc: "how often each replica writes settled spend to the store (`key_spend`), in one batch" }),
+  GATEWAY_WEBHOOK_TIMEOUT_MS: documented(wholeNumber(10_000, 100, 120_000), {
+    doc: "one webhook delivery attempt: a receiver that has not answered a 2xx by then has failed it (see [Budgets and rate limits](budgets-and-limits.md#webhooks))",
+  }),
+  GATEWAY_WEBHOOK_MAX_ATTEMPTS: documented(wholeNumber(8, 1, 50), { doc: "attempts of one webhook delivery before it is marked `failed`" }),
+  GATEWAY_WEBHOOK_RETRY_BASE_MS: documented(wholeNumber(10_000, 10, ONE_DAY_MS), {
+    doc: "the wait before a failed webhook delivery's second attempt; each later wait is three times the one before, at most six hours",
+  }),
+  GATEWAY_WEBHOOK_POLL_INTERVAL_MS: documented(wholeNumber(1000, 10, 60_000), {
+    doc: "how often each replica looks for webhook deliveries that are due (retries, and events another replica queued)",
+  }),
   OTEL_EXPORTER_OTLP_ENDPOINT: documented(httpUrl.optional(), { doc: "OTLP/HTTP collector base URL (`/v1/traces` appended); unset, and without a traces endpoint, no span is made", limits: "an http(s) URL" }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: documented(httpUrl.optional(), { doc: "the traces URL itself, used as it is; wins over the base URL", limits: "an http(s) URL" }),
   OTEL_EXPORTER_OTLP_HEADERS: documented(otlpHeaders, { doc: "headers sent to the collector: `key=value,…`, values percent-encoded", shownDefault: "—" }),

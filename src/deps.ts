@@ -13,6 +13,7 @@ import type { LogWriter } from "./logging/log-writer.ts";
 import type { SecretBox } from "./crypto/secret-box.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
 import type { SpendMeter } from "./spend/spend-meter.ts";
+import type { OpenedWebhooks } from "./webhooks/open-webhooks.ts";
 import type { Store } from "./store/open-store.ts";
 import type { GatewayMetrics } from "./telemetry/gateway-metrics.ts";
 import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
@@ -45,8 +46,10 @@ export interface GatewayDeps {
   upstreamTls: UpstreamTls | null;
   /** Cached answers (configs with `cache`): in Redis when it is configured, else in memory. */
   cache: AnswerCache;
-  /** Budgets and rate limits of gateway keys and virtual keys (`spend/`). */
+  /** Budgets and rate limits of every scope (`spend/`). */
   spend: SpendMeter;
+  /** Webhook events and their deliveries, sent in the background (`webhooks/`). */
+  webhooks: OpenedWebhooks;
   /** Prometheus metrics for `GET /metrics`; null when they are off. */
   metrics: GatewayMetrics | null;
   /** The MCP gateway (`/mcp`): the workspace's stored MCP servers served to MCP clients. */

@@ -32,6 +32,8 @@ import { connectRedis } from "./shared-state/redis.ts";
 import { LocalCircuitBreakers, sharedCircuitBreakers } from "./pipeline/circuit-breaker.ts";
 import { shareInvalidations } from "./shared-state/invalidations.ts";
 import { openSpendMeter, type OpenedSpendMeter } from "./spend/open-spend-meter.ts";
+import { openWebhooks } from "./webhooks/open-webhooks.ts";
+import { budgetThresholdEvent } from "./webhooks/budget-events.ts";
 import { sealStoredGuardrailHeaders } from "./control-plane/seal-guardrail-headers.ts";
 import { startSecretResealing, type ResealReport } from "./control-plane/reseal-secrets.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
@@ -126,13 +128,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // Serve with shared state from the first request when Redis answers at start; if it does not,
   // start anyway: state stays in process until it connects (the error is on stderr).
   await redis?.ready(2_000);
-  const openedSpend = await openSpendMeter({ config, store, redis, controlPlane });
+  const checkCustomHost: GatewayDeps["checkCustomHost"] = (rawUrl, field) => guard.check(rawUrl, field);
+  const fetch = options.fetch ?? (await upstreamFetch(upstreamTls, guard));
+  // Webhook events go out from here on, off every request's path.
+  const webhooks = openWebhooks({ config, store, redis, secrets, fetch, checkCustomHost, version: packageJson.version });
+  const openedSpend = await openSpendMeter({ config, store, redis, controlPlane, onThresholdCrossed: (crossing) => void webhooks.events.emit(budgetThresholdEvent(crossing)) });
   spend = openedSpend;
   const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
   const answers = createAnswerCache(config, redis, store.semanticCache);
   const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys, semantic: answers.cache.semantic }) : null;
-  const checkCustomHost: GatewayDeps["checkCustomHost"] = (rawUrl, field) => guard.check(rawUrl, field);
-  const fetch = options.fetch ?? (await upstreamFetch(upstreamTls, guard));
   const deps: GatewayDeps = {
     config,
     store,
@@ -151,6 +155,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
     cache: answers.cache,
     spend: openedSpend.meter,
+    webhooks,
     metrics: telemetry.metrics,
     mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version }),
   };
@@ -171,6 +176,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       await telemetry.shutdown();
       await workerSink?.close();
       await openedSpend.close();
+      await webhooks.close();
       invalidations?.close();
       await store.close();
       await deps.redis?.close();

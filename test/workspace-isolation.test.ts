@@ -69,6 +69,10 @@ const BODIES: Record<string, unknown> = {
   getBudget: undefined,
   updateBudget: { name: "renamed" },
   deleteBudget: undefined,
+  getWebhook: undefined,
+  updateWebhook: { description: "renamed" },
+  deleteWebhook: undefined,
+  listWebhookDeliveries: undefined,
 };
 
 beforeAll(async () => {
@@ -91,6 +95,7 @@ beforeAll(async () => {
   const apiKey = await make("/v1/api-keys", { name: "mine", role: "service" });
   const mcpServer = await make("/v1/mcp-servers", { server_label: "mine_mcp", server_url: "http://127.0.0.1:9/mcp", authorization: "mcp-token-mine-0123" });
   const budget = await make("/v1/budgets", { name: "mine", scope: { type: "workspace" }, limit_usd: 100, period: { type: "none" } });
+  const webhook = await make("/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["run.halted"] });
   const chat = await call(gateway, "POST", "/v1/chat/completions", {
     body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "isolated" }] },
     headers: { ...upstreamHeaders(gateway, upstream), authorization: "Bearer sk-upstream" },
@@ -100,7 +105,7 @@ beforeAll(async () => {
   traceId = chat.headers.get("x-gateway-trace-id")!;
   await make("/v1/feedback", { trace_id: traceId, value: 5 });
   await gateway.flushLogs();
-  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId, mcpServer: mcpServer.server_label, budget: budget.id });
+  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId, mcpServer: mcpServer.server_label, budget: budget.id, webhook: webhook.id });
 });
 
 afterAll(async () => {
@@ -122,6 +127,8 @@ function ownPath(path: string): string {
             ? own.mcpServer
           : path.startsWith("/v1/budgets")
             ? own.budget
+          : path.startsWith("/v1/webhooks")
+            ? own.webhook
           : path.startsWith("/v1/api-keys")
             ? own.apiKey
             : path.startsWith("/v1/logs")
@@ -153,7 +160,7 @@ describe("another workspace never sees, changes or learns of this workspace's ob
     const otherLog = await call(gateway, "GET", "/v1/logs", { key: otherKey });
     expect(otherLog.body.data.map((record: { id: string }) => record.id)).not.toContain(own.log);
     expect(new Set(otherLog.body.data.map((record: { workspace_id: string }) => record.workspace_id)).has(DEFAULT_WORKSPACE_ID)).toBe(false);
-    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails", "/v1/mcp-servers", "/v1/budgets"]) {
+    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails", "/v1/mcp-servers", "/v1/budgets", "/v1/webhooks"]) {
       const listed = await call(gateway, "GET", path, { key: otherKey });
       expect(listed.status, path).toBe(200);
       expect(JSON.stringify(listed.body), path).not.toMatch(new RegExp(Object.values(own).filter(Boolean).join("|")));

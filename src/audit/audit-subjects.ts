@@ -6,6 +6,8 @@ import type { DeclaredDimension } from "../store/analytics-dimensions-repository
 import type { AuditView } from "../records/audit-event.ts";
 import type { BudgetRecord } from "../records/budget.ts";
 import { budgetAuditView } from "../control-plane/budget-fields.ts";
+import type { WebhookRecord } from "../records/webhook.ts";
+import { webhookView } from "../control-plane/webhook-fields.ts";
 
 /**
  * What an audit event says about one resource: its ids and its view. The view is the very
@@ -51,4 +53,9 @@ export function analyticsDimensionsSubject(record: { workspaceId: string; dimens
 /** A budget: its fields (its use changes with every request and is no part of a change). */
 export function budgetSubject(record: BudgetRecord): AuditSubject {
   return { id: record.id, slug: null, workspaceId: record.workspaceId, view: budgetAuditView(record) };
+}
+
+/** A webhook: its view, the secret masked. */
+export function webhookSubject(record: WebhookRecord): AuditSubject {
+  return { id: record.id, slug: null, workspaceId: record.workspaceId, view: webhookView(record) };
 }

@@ -13,7 +13,8 @@ import type { Database } from "../store/schema.ts";
  * - `virtual_keys.encrypted_key` (box output) and `virtual_keys.credential_fields` (JSON, `{"$sealed"}` values);
  * - `config_versions.config` (every version: `api_key` at the root and in targets);
  * - `guardrails.checks` (webhook header values);
- * - `mcp_servers.authorization` and `mcp_servers.headers` (`{"$sealed"}` values).
+ * - `mcp_servers.authorization` and `mcp_servers.headers` (`{"$sealed"}` values);
+ * - `webhooks.secret` (a `{"$sealed"}` value).
  * Rows are read in pages of `batchSize` by primary key and each changed row is written with a
  * compare-and-set on the column it read: a row saved meanwhile was sealed under the new key by
  * its writer, so losing that race loses nothing. Requests keep working throughout, since every
@@ -122,6 +123,19 @@ export async function resealStoredSecrets(db: Kysely<Database>, box: SecretBox, 
       let update = db.updateTable("mcp_servers").set(change).where("id", "=", row.id).where("headers", "=", row.headers);
       update = row.authorization === null ? update.where("authorization", "is", null) : update.where("authorization", "=", row.authorization);
       resealed += Number((await update.executeTakeFirst()).numUpdatedRows);
+    }
+    if (rows.length < batchSize) break;
+    if (await between()) return { resealed, unopened: tally.unopened };
+    after = (rows.at(-1) as { id: string }).id;
+  }
+
+  for (let after = ""; ; ) {
+    const rows = await db.selectFrom("webhooks").select(["id", "secret"]).where("id", ">", after).orderBy("id").limit(batchSize).execute();
+    for (const row of rows) {
+      const secret = resealJson(row.secret, (value) => (isSealedSecret(value) ? resealOne(value, box, tally) : value));
+      if (secret === null) continue;
+      const result = await db.updateTable("webhooks").set({ secret }).where("id", "=", row.id).where("secret", "=", row.secret).executeTakeFirst();
+      resealed += Number(result.numUpdatedRows);
     }
     if (rows.length < batchSize) break;
     if (await between()) return { resealed, unopened: tally.unopened };

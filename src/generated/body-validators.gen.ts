@@ -3,7 +3,7 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
 export const setAnalyticsDimensionsBodyCheck = validate20;
@@ -14855,6 +14855,310 @@ return errors === 0;
 }
 validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const createWebhookBodyCheck = validate126;
+const schema180 = {"$id":"createWebhook.body","$ref":"components#/$defs/CreateWebhookRequest"};
+const schema181 = {"type":"object","required":["url","events","enabled"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":"string","maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+const pattern6 = new RegExp("^[\\x21-\\x7e]+$", "");
+
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createWebhook.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate126.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.url === undefined) && (missing0 = "url")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.enabled === undefined) && (missing0 = "enabled"))){
+validate126.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
+validate126.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) > 2048){
+validate126.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate126.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate126.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.events !== undefined){
+const _errs5 = errors;
+validate126.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/CreateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
+return false;
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func1(data2) > 500){
+validate126.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
+return false;
+}
+}
+else {
+validate126.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.secret !== undefined){
+let data3 = data.secret;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func1(data3) > 256){
+validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
+return false;
+}
+else {
+if(func1(data3) < 16){
+validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
+return false;
+}
+else {
+if(!pattern6.test(data3)){
+validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+return false;
+}
+}
+}
+}
+else {
+validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.enabled !== undefined){
+const _errs11 = errors;
+if(typeof data.enabled !== "boolean"){
+validate126.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/CreateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate126.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate126.errors = vErrors;
+return errors === 0;
+}
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateWebhookBodyCheck = validate127;
+const schema182 = {"$id":"updateWebhook.body","$ref":"components#/$defs/UpdateWebhookRequest"};
+const schema183 = {"type":"object","minProperties":1,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":["string","null"],"maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateWebhook.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate127.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) > 2048){
+validate127.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate127.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.events !== undefined){
+const _errs5 = errors;
+validate127.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
+return false;
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs7 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate127.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/type",keyword:"type",params:{type: schema183.properties.description.type}}];
+return false;
+}
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func1(data2) > 500){
+validate127.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.secret !== undefined){
+let data3 = data.secret;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func1(data3) > 256){
+validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
+return false;
+}
+else {
+if(func1(data3) < 16){
+validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
+return false;
+}
+else {
+if(!pattern6.test(data3)){
+validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+return false;
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.enabled !== undefined){
+const _errs11 = errors;
+if(typeof data.enabled !== "boolean"){
+validate127.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate127.errors = vErrors;
+return errors === 0;
+}
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const setAnalyticsDimensionsBody = compiledBody(SetAnalyticsDimensionsRequestSchema, setAnalyticsDimensionsBodyCheck as BodyCheck, { exact: false });
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck, { exact: false });
 export const updateApiKeyBody = compiledBody(UpdateApiKeyRequestSchema, updateApiKeyBodyCheck as BodyCheck, { exact: false });
@@ -14900,3 +15204,5 @@ export const createVideoExtensionBody = compiledBody(CreateVideoExtensionJsonReq
 export const remixVideoBody = compiledBody(RemixVideoRequestSchema, remixVideoBodyCheck as BodyCheck, { exact: true });
 export const createVirtualKeyBody = compiledBody(CreateVirtualKeyRequestSchema, createVirtualKeyBodyCheck as BodyCheck, { exact: false });
 export const updateVirtualKeyBody = compiledBody(UpdateVirtualKeyRequestSchema, updateVirtualKeyBodyCheck as BodyCheck, { exact: false });
+export const createWebhookBody = compiledBody(CreateWebhookRequestSchema, createWebhookBodyCheck as BodyCheck, { exact: false });
+export const updateWebhookBody = compiledBody(UpdateWebhookRequestSchema, updateWebhookBodyCheck as BodyCheck, { exact: false });

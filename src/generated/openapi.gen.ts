@@ -1842,6 +1842,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's webhooks, newest first (admin) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook (admin)
+         * @description A receiver of the workspace's events (`budget.threshold_crossed`, `run.halted`,
+         *     `spend.drift`): each is POSTed as JSON, signed with HMAC-SHA256 under the webhook's secret
+         *     (`x-gateway-signature: t=<unix seconds>,v1=<hex of HMAC(secret, "<t>.<raw body>")>`), and
+         *     retried with backoff until the receiver answers a 2xx. The URL is checked by the
+         *     custom-host guard when saved and again, pinned, at every delivery. The secret is sealed at
+         *     rest and shown only in this answer.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook (admin), its secret masked */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook and its deliveries (admin) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change a webhook (admin) */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's deliveries and their outcomes, newest first (admin) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2089,7 +2151,7 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
@@ -2133,7 +2195,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget";
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget" | "webhook";
         Batch: {
             endpoint?: string;
             id: string;
@@ -3034,6 +3096,16 @@ export interface components {
             upstream_organization?: string;
             upstream_project?: string;
         };
+        CreateWebhookRequest: {
+            description?: string;
+            /** @default true */
+            enabled: boolean;
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description The HMAC key, printable ASCII without spaces; absent, the gateway makes one (`whsec_…`). */
+            secret?: string;
+            /** @description Where events are POSTed: an http(s) URL the custom-host guard allows (loopback, `GATEWAY_TRUSTED_CUSTOM_HOSTS`, or a public host with `GATEWAY_ALLOW_PUBLIC_CUSTOM_HOSTS`); a private address is a 400 naming `url`. */
+            url: string;
+        };
         DeletedFile: {
             deleted: boolean;
             id: string;
@@ -3930,6 +4002,15 @@ export interface components {
             /** @description null clears it. */
             upstream_project?: string | null;
         };
+        UpdateWebhookRequest: {
+            description?: string | null;
+            /** @description false: no event is queued for it, and its pending deliveries fail. */
+            enabled?: boolean;
+            events?: components["schemas"]["WebhookEventType"][];
+            /** @description A new HMAC key: deliveries are signed with it from the next attempt on. */
+            secret?: string;
+            url?: string;
+        };
         Upload: {
             file?: components["schemas"]["FileObject"] | null;
             id: string;
@@ -4147,6 +4228,102 @@ export interface components {
             tokens_per_hour?: number;
             tokens_per_minute?: number;
         };
+        Webhook: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            enabled: boolean;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "webhook";
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            owner_id: string;
+            /** @description `********`: the secret is shown only when the webhook is created. */
+            secret: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            updated_by: string;
+            url: string;
+            /** Format: uuid */
+            workspace_id: string;
+        };
+        WebhookDelivery: {
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** @description The JSON body sent: `{id, type, created_at, workspace_id, data}`. */
+            event: {
+                [key: string]: unknown;
+            };
+            /** @description `evt_…`: the same for every webhook the event went to; sent as `x-gateway-event-id`. */
+            event_id: string;
+            event_type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: uuid
+             * @description A UUIDv7; sent as `x-gateway-delivery-id`.
+             */
+            id: string;
+            /** @description Why the last attempt failed (a status, a timeout, a refused connection). */
+            last_error: string | null;
+            /** @description The receiver's status at the last attempt; null when it did not answer. */
+            last_status_code: number | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            object: "webhook_delivery";
+            /**
+             * @description `pending`: not yet answered with a 2xx, tried again at `next_attempt_at`; `failed`: every attempt failed (or the webhook went).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** Format: uuid */
+            webhook_id: string;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+            /** @enum {string} */
+            object: "list";
+        };
+        /** @enum {string} */
+        WebhookEventType: "budget.threshold_crossed" | "run.halted" | "spend.drift";
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+            /** @enum {string} */
+            object: "list";
+            total: number;
+        };
+        WebhookWithSecret: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            enabled: boolean;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "webhook";
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            owner_id: string;
+            /** @description The HMAC key in clear: shown only here. */
+            secret: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            updated_by: string;
+            url: string;
+            /** Format: uuid */
+            workspace_id: string;
+        };
     };
     responses: {
         /** @description Malformed JSON, a schema violation (the field is named in `param`), an unknown provider or a refused custom host. */
@@ -4317,6 +4494,7 @@ export interface components {
         /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
         VirtualKey: string;
         VirtualKeySlug: string;
+        WebhookId: string;
     };
     requestBodies: never;
     headers: {
@@ -10551,6 +10729,182 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedObject"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhooks, secrets masked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook, with its secret in clear (this once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The changed webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description A delivery's id: the page after it (older). */
+                before?: string;
+                limit?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -44,6 +44,7 @@ import { registerCreateVideo } from "../routes/createVideo.ts";
 import { registerCreateVideoEdit } from "../routes/createVideoEdit.ts";
 import { registerCreateVideoExtension } from "../routes/createVideoExtension.ts";
 import { registerCreateVirtualKey } from "../routes/createVirtualKey.ts";
+import { registerCreateWebhook } from "../routes/createWebhook.ts";
 import { registerDeleteApiKey } from "../routes/deleteApiKey.ts";
 import { registerDeleteBudget } from "../routes/deleteBudget.ts";
 import { registerDeleteConfig } from "../routes/deleteConfig.ts";
@@ -56,6 +57,7 @@ import { registerDeleteVectorStore } from "../routes/deleteVectorStore.ts";
 import { registerDeleteVectorStoreFile } from "../routes/deleteVectorStoreFile.ts";
 import { registerDeleteVideo } from "../routes/deleteVideo.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
+import { registerDeleteWebhook } from "../routes/deleteWebhook.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
 import { registerEndMcpGatewaySession } from "../routes/endMcpGatewaySession.ts";
@@ -81,6 +83,7 @@ import { registerGetVectorStore } from "../routes/getVectorStore.ts";
 import { registerGetVectorStoreFile } from "../routes/getVectorStoreFile.ts";
 import { registerGetVectorStoreFileBatch } from "../routes/getVectorStoreFileBatch.ts";
 import { registerGetVirtualKey } from "../routes/getVirtualKey.ts";
+import { registerGetWebhook } from "../routes/getWebhook.ts";
 import { registerListApiKeys } from "../routes/listApiKeys.ts";
 import { registerListAuditEvents } from "../routes/listAuditEvents.ts";
 import { registerListBatches } from "../routes/listBatches.ts";
@@ -104,6 +107,8 @@ import { registerListVectorStoreFiles } from "../routes/listVectorStoreFiles.ts"
 import { registerListVectorStores } from "../routes/listVectorStores.ts";
 import { registerListVideos } from "../routes/listVideos.ts";
 import { registerListVirtualKeys } from "../routes/listVirtualKeys.ts";
+import { registerListWebhookDeliveries } from "../routes/listWebhookDeliveries.ts";
+import { registerListWebhooks } from "../routes/listWebhooks.ts";
 import { registerModifyVectorStore } from "../routes/modifyVectorStore.ts";
 import { registerOpenMcpGatewayStream } from "../routes/openMcpGatewayStream.ts";
 import { registerOpenMcpServerStream } from "../routes/openMcpServerStream.ts";
@@ -129,6 +134,7 @@ import { registerUpdateMcpServer } from "../routes/updateMcpServer.ts";
 import { registerUpdatePrompt } from "../routes/updatePrompt.ts";
 import { registerUpdateVectorStoreFileAttributes } from "../routes/updateVectorStoreFileAttributes.ts";
 import { registerUpdateVirtualKey } from "../routes/updateVirtualKey.ts";
+import { registerUpdateWebhook } from "../routes/updateWebhook.ts";
 
 /** Registers one operation's route on the app. */
 export type RegisterRoute = (app: GatewayApp, deps: GatewayDeps) => void;
@@ -263,4 +269,10 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetVirtualKey,
   registerUpdateVirtualKey,
   registerDeleteVirtualKey,
+  registerListWebhooks,
+  registerCreateWebhook,
+  registerGetWebhook,
+  registerUpdateWebhook,
+  registerDeleteWebhook,
+  registerListWebhookDeliveries,
 ];

@@ -1,10 +1,12 @@
 /**
- * The tables of budgets (and, beside them, what reports on them), part of the store's one
+ * The tables of budgets and of what reports on them (webhooks and their deliveries), part of the store's one
  * `Database` interface (`schema.ts`). Column types as there: text, integer, double precision;
  * JSON as text; timestamps ISO 8601 UTC text.
  */
 export interface BudgetTables {
   budgets: BudgetsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** One budget (`records/budget.ts`). */
@@ -33,4 +35,45 @@ export interface BudgetsTable {
   source: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A webhook: where the workspace's events go (`records/webhook.ts`). */
+export interface WebhooksTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  owner_id: string | null;
+  updated_by: string | null;
+  url: string;
+  description: string | null;
+  /** JSON text of the sealed secret (`{"$sealed": …}`). */
+  secret: string;
+  /** JSON array text of event types. */
+  events: string;
+  /** 0/1. */
+  enabled: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event's delivery to one webhook; `(webhook_id, dedup_key)` is unique, which makes an event once per webhook. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: string;
+  dedup_key: string;
+  payload: string;
+  /** `pending` | `delivered` | `failed`. */
+  status: string;
+  attempts: number;
+  /** When a pending delivery is next tried; null once it ended. */
+  next_attempt_at: string | null;
+  /** A replica sending it holds it until then; null when none does. */
+  lease_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
 }

@@ -31,6 +31,7 @@ import type { Database } from "./schema.ts";
 import { createAnalyticsDimensionsRepository, type AnalyticsDimensionsRepository } from "./analytics-dimensions-repository.ts";
 import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 import { createBudgetsRepository, type BudgetsRepository } from "./budgets-repository.ts";
+import { createWebhooksRepository, type WebhooksRepository } from "./webhooks-repository.ts";
 
 /**
  * The repositories an audited control-plane write uses, all on one handle: the store's own, or,
@@ -48,6 +49,8 @@ export interface ControlPlaneStore {
   audit: AuditEventsRepository;
   /** Budgets of every scope (`spend/`), a key's own among them. */
   budgets: BudgetsRepository;
+  /** Webhooks and their deliveries (`webhooks/`). */
+  webhooks: WebhooksRepository;
 }
 
 /**
@@ -146,6 +149,7 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     analyticsDimensions: createAnalyticsDimensionsRepository(db),
     audit: createAuditEventsRepository(db),
     budgets: createBudgetsRepository(db),
+    webhooks: createWebhooksRepository(db),
   };
 }
 

@@ -62,6 +62,28 @@ describe.each(TEST_DATABASES)("re-sealing stored secrets on $name", ({ create })
     expect(await resealStoredSecrets(store().db, ring, { batchSize: 1 })).toEqual({ resealed: 0, unopened: 1 });
   });
 
+  it("moves a webhook's signing secret to the new key", async () => {
+    const workspaceId = scopeId("ws");
+    const id = crypto.randomUUID();
+    await store().webhooks.create({
+      id,
+      url: "http://127.0.0.1:9/hook",
+      description: null,
+      secret: { $sealed: onlyA.seal("whsec_rotated") },
+      events: ["run.halted"],
+      enabled: true,
+      organisationId: "org-default",
+      workspaceId,
+      ownerId: null,
+      updatedBy: null,
+      createdAt: "2026-03-01T00:00:00.000Z",
+    });
+    expect((await resealStoredSecrets(store().db, ring)).resealed).toBeGreaterThanOrEqual(1);
+    const stored = await store().webhooks.get(workspaceId, id);
+    expect(onlyB.open(stored!.secret.$sealed)).toBe("whsec_rotated");
+    expect(() => onlyA.open(stored!.secret.$sealed)).toThrow();
+  });
+
   it("stops between pages when told to", async () => {
     const workspaceId = scopeId("ws");
     const ids: string[] = [];

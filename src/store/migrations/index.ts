@@ -28,6 +28,7 @@ import * as logMetadataPairs from "./0029_log_metadata_pairs.ts";
 import * as logWorkspacePrimaryKey from "./0030_log_workspace_primary_key.ts";
 import * as logCreatedIndexDropped from "./0031_log_created_index_dropped.ts";
 import * as budgets from "./0040_budgets.ts";
+import * as webhooks from "./0041_webhooks.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -65,6 +66,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0031_log_created_index_dropped": logCreatedIndexDropped,
   "0032_mcp_gateway": mcpGateway,
   "0040_budgets": budgets,
+  "0041_webhooks": webhooks,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
