@@ -23,13 +23,11 @@ export function createApp(deps: GatewayDeps): GatewayApp {
   // A JSON body whose shape would stall the parse and the checks is refused from its text.
   app.use("/v1/*", limitJsonShape());
 
-  // The MCP gateway: the same limits on a body, its key as MCP clients send it.
-  for (const path of ["/mcp", "/mcp/*"]) {
-    app.use(path, limitBodySize({ maxJsonBytes: deps.config.GATEWAY_MCP_MAX_MESSAGE_BYTES, maxUploadBytes: deps.config.GATEWAY_MCP_MAX_MESSAGE_BYTES }));
-    app.use(path, authenticateMcp(deps.keys));
-    app.use(path, limitBodyTime(deps.config.GATEWAY_BODY_TIMEOUT_MS));
-    app.use(path, limitJsonShape());
-  }
+  // The MCP gateway (`/mcp/*` matches `/mcp` too): the same limits on a body, its key as MCP clients send it.
+  app.use("/mcp/*", limitBodySize({ maxJsonBytes: deps.config.GATEWAY_MAX_BODY_BYTES, maxUploadBytes: deps.config.GATEWAY_MAX_BODY_BYTES }));
+  app.use("/mcp/*", authenticateMcp(deps.keys));
+  app.use("/mcp/*", limitBodyTime(deps.config.GATEWAY_BODY_TIMEOUT_MS));
+  app.use("/mcp/*", limitJsonShape());
 
   registerRoutes(app, deps);
   return app;

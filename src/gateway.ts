@@ -20,7 +20,8 @@ import { isProviderHost } from "./providers/catalogue.ts";
 import type { GatewayDeps } from "./deps.ts";
 import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
 import { openMcpGateway } from "./mcp/gateway/open-mcp-gateway.ts";
-import { pricingGate } from "./mcp/gateway/tool-gate.ts";
+import { memoryCallCounter, redisCallCounter, toolGate } from "./mcp/gateway/tool-gate.ts";
+import { loadGuardrails, runGuardrailStage } from "./pipeline/guardrail-stage.ts";
 import { openMcpHeaders } from "./control-plane/mcp-server-secrets.ts";
 import { startLogRetention } from "./logging/log-retention-timer.ts";
 import { LogWriter } from "./logging/log-writer.ts";
@@ -258,7 +259,15 @@ function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store
     },
     fetch: deps.fetch,
     redis: deps.redis,
-    toolGate: pricingGate,
+    toolGate: toolGate({
+      counter: deps.redis ? redisCallCounter(deps.redis) : memoryCallCounter(),
+      guardrails: async (workspaceId, slugs) => {
+        const loaded = await loadGuardrails(slugs, workspaceId, deps);
+        return loaded.ok ? loaded.value : { error: loaded.error.message };
+      },
+      runGuardrails: runGuardrailStage,
+      checkContext: { fetch: deps.fetch, checkUrl: deps.checkCustomHost },
+    }),
     callTimeoutMs: config.GATEWAY_MCP_CALL_TIMEOUT_MS,
     maxMessageBytes: config.GATEWAY_MCP_MAX_MESSAGE_BYTES,
     maxLoggedBodyBytes: config.GATEWAY_MAX_LOGGED_BODY_BYTES,

@@ -19,7 +19,9 @@ const operations = Object.entries(openApiDocument.paths).flatMap(([path, item]) 
 function scopeOf(security: Security | undefined): Scope | null {
   if (!security) return null;
   if (security.length === 0) return "none";
-  const roles = security.length === 1 ? security[0]?.gatewayApiKey : undefined;
+  // The MCP gateway's operations take the same key as a bearer token, as an alternative.
+  const alternatives = security.filter((requirement) => !("gatewayBearer" in requirement && Object.keys(requirement).length === 1));
+  const roles = alternatives.length === 1 ? alternatives[0]?.gatewayApiKey : undefined;
   if (roles?.length === 0) return "service";
   return roles?.length === 1 && roles[0] === "admin" ? "admin" : null;
 }

@@ -20,8 +20,14 @@ export function apiKeyView(record: ApiKeyRecord): ApiKey {
     previous_key_expires_at: record.previousKeyHash === null ? null : record.previousKeyExpiresAt,
     budget: budgetView(record.budget),
     rate_limit: rateLimitView(record.rateLimit),
-    mcp_access: record.mcpAccess,
+    mcp_access: mcpAccessView(record.mcpAccess),
   };
+}
+
+/** A key's MCP access rule as the API shows it. */
+function mcpAccessView(rule: ApiKeyRecord["mcpAccess"]): ApiKey["mcp_access"] {
+  if (rule === null) return null;
+  return { servers: rule.servers, calls_per_minute: rule.callsPerMinute ?? null, calls_per_minute_per_tool: rule.callsPerMinutePerTool ?? null };
 }
 
 /** The workspace an admin call acts on: its own, or another of its organisation for organisation admins. */

@@ -62,7 +62,7 @@ const schema35 = {"type":"object","required":["name","role"],"properties":{"name
 const schema36 = {"type":"string","enum":["admin","service"]};
 const schema37 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","minimum":0.000001},"period":{"type":"string","enum":["none","daily","weekly","monthly"]},"alert_threshold":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
 const schema38 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
-const schema39 = {"type":"object","required":["servers"],"properties":{"servers":{"type":"object","maxProperties":100,"additionalProperties":{"type":"object","properties":{"tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}}},"additionalProperties":false};
+const schema39 = {"type":"object","properties":{"calls_per_minute":{"type":["integer","null"],"minimum":1,"maximum":1000000},"calls_per_minute_per_tool":{"type":["integer","null"],"minimum":1,"maximum":1000000},"servers":{"type":["object","null"],"maxProperties":100,"additionalProperties":{"type":"object","properties":{"tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}}},"additionalProperties":false};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -457,72 +457,124 @@ const _errs37 = errors;
 const _errs38 = errors;
 if(errors === _errs38){
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-let missing2;
-if((data15.servers === undefined) && (missing2 = "servers")){
-validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/required",keyword:"required",params:{missingProperty: missing2}}];
-return false;
-}
-else {
 const _errs40 = errors;
 for(const key3 in data15){
-if(!(key3 === "servers")){
+if(!(((key3 === "calls_per_minute") || (key3 === "calls_per_minute_per_tool")) || (key3 === "servers"))){
 validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
 }
 if(_errs40 === errors){
-if(data15.servers !== undefined){
-let data16 = data15.servers;
+if(data15.calls_per_minute !== undefined){
+let data16 = data15.calls_per_minute;
 const _errs41 = errors;
+if((!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) && (data16 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/type",keyword:"type",params:{type: schema39.properties.calls_per_minute.type}}];
+return false;
+}
 if(errors === _errs41){
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 100){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 1000000 || isNaN(data16)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data16 < 1 || isNaN(data16)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid7 = _errs41 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data15.calls_per_minute_per_tool !== undefined){
+let data17 = data15.calls_per_minute_per_tool;
+const _errs43 = errors;
+if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/type",keyword:"type",params:{type: schema39.properties.calls_per_minute_per_tool.type}}];
+return false;
+}
+if(errors === _errs43){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 1000000 || isNaN(data17)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data17 < 1 || isNaN(data17)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid7 = _errs43 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data15.servers !== undefined){
+let data18 = data15.servers;
+const _errs45 = errors;
+if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: schema39.properties.servers.type}}];
+return false;
+}
+if(errors === _errs45){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(Object.keys(data18).length > 100){
 validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}}];
 return false;
 }
 else {
-for(const key4 in data16){
-let data17 = data16[key4];
-const _errs44 = errors;
-if(errors === _errs44){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-const _errs46 = errors;
-for(const key5 in data17){
+for(const key4 in data18){
+let data19 = data18[key4];
+const _errs48 = errors;
+if(errors === _errs48){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+const _errs50 = errors;
+for(const key5 in data19){
 if(!(key5 === "tools")){
 validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
 return false;
 break;
 }
 }
-if(_errs46 === errors){
-if(data17.tools !== undefined){
-let data18 = data17.tools;
-const _errs47 = errors;
-if((!(Array.isArray(data18))) && (data18 !== null)){
+if(_errs50 === errors){
+if(data19.tools !== undefined){
+let data20 = data19.tools;
+const _errs51 = errors;
+if((!(Array.isArray(data20))) && (data20 !== null)){
 validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema39.properties.servers.additionalProperties.properties.tools.type}}];
 return false;
 }
-if(errors === _errs47){
-if(Array.isArray(data18)){
-if(data18.length > 500){
+if(errors === _errs51){
+if(Array.isArray(data20)){
+if(data20.length > 500){
 validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
 return false;
 }
 else {
 var valid10 = true;
-const len0 = data18.length;
+const len0 = data20.length;
 for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-const _errs49 = errors;
-if(errors === _errs49){
-if(typeof data19 === "string"){
-if(func1(data19) > 128){
+let data21 = data20[i0];
+const _errs53 = errors;
+if(errors === _errs53){
+if(typeof data21 === "string"){
+if(func1(data21) > 128){
 validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
 return false;
 }
 else {
-if(func1(data19) < 1){
+if(func1(data21) < 1){
 validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
@@ -533,7 +585,7 @@ validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.re
 return false;
 }
 }
-var valid10 = _errs49 === errors;
+var valid10 = _errs53 === errors;
 if(!valid10){
 break;
 }
@@ -549,17 +601,18 @@ validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.re
 return false;
 }
 }
-var valid8 = _errs44 === errors;
+var valid8 = _errs48 === errors;
 if(!valid8){
 break;
 }
 }
 }
 }
-else {
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: "object"}}];
-return false;
 }
+var valid7 = _errs45 === errors;
+}
+else {
+var valid7 = true;
 }
 }
 }
@@ -1248,9 +1301,10 @@ const _errs42 = errors;
 const _errs43 = errors;
 if(errors === _errs43){
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-let missing1;
-if((data13.servers === undefined) && (missing1 = "servers")){
-const err34 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/required",keyword:"required",params:{missingProperty: missing1}};
+const _errs45 = errors;
+for(const key3 in data13){
+if(!(((key3 === "calls_per_minute") || (key3 === "calls_per_minute_per_tool")) || (key3 === "servers"))){
+const err34 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1258,12 +1312,15 @@ else {
 vErrors.push(err34);
 }
 errors++;
+break;
 }
-else {
-const _errs45 = errors;
-for(const key3 in data13){
-if(!(key3 === "servers")){
-const err35 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
+}
+if(_errs45 === errors){
+if(data13.calls_per_minute !== undefined){
+let data14 = data13.calls_per_minute;
+const _errs46 = errors;
+if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (data14 !== null)){
+const err35 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/type",keyword:"type",params:{type: schema39.properties.calls_per_minute.type}};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1271,17 +1328,11 @@ else {
 vErrors.push(err35);
 }
 errors++;
-break;
 }
-}
-if(_errs45 === errors){
-if(data13.servers !== undefined){
-let data14 = data13.servers;
-const _errs46 = errors;
 if(errors === _errs46){
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(Object.keys(data14).length > 100){
-const err36 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}};
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 1000000 || isNaN(data14)){
+const err36 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1291,15 +1342,8 @@ vErrors.push(err36);
 errors++;
 }
 else {
-for(const key4 in data14){
-let data15 = data14[key4];
-const _errs49 = errors;
-if(errors === _errs49){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-const _errs51 = errors;
-for(const key5 in data15){
-if(!(key5 === "tools")){
-const err37 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}};
+if(data14 < 1 || isNaN(data14)){
+const err37 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1307,15 +1351,21 @@ else {
 vErrors.push(err37);
 }
 errors++;
-break;
 }
 }
-if(_errs51 === errors){
-if(data15.tools !== undefined){
-let data16 = data15.tools;
-const _errs52 = errors;
-if((!(Array.isArray(data16))) && (data16 !== null)){
-const err38 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema39.properties.servers.additionalProperties.properties.tools.type}};
+}
+}
+var valid9 = _errs46 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data13.calls_per_minute_per_tool !== undefined){
+let data15 = data13.calls_per_minute_per_tool;
+const _errs48 = errors;
+if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
+const err38 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/type",keyword:"type",params:{type: schema39.properties.calls_per_minute_per_tool.type}};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1324,10 +1374,10 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(errors === _errs52){
-if(Array.isArray(data16)){
-if(data16.length > 500){
-const err39 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(errors === _errs48){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 1000000 || isNaN(data15)){
+const err39 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1337,15 +1387,8 @@ vErrors.push(err39);
 errors++;
 }
 else {
-var valid12 = true;
-const len0 = data16.length;
-for(let i0=0; i0<len0; i0++){
-let data17 = data16[i0];
-const _errs54 = errors;
-if(errors === _errs54){
-if(typeof data17 === "string"){
-if(func1(data17) > 128){
-const err40 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(data15 < 1 || isNaN(data15)){
+const err40 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1354,9 +1397,20 @@ vErrors.push(err40);
 }
 errors++;
 }
+}
+}
+}
+var valid9 = _errs48 === errors;
+}
 else {
-if(func1(data17) < 1){
-const err41 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}};
+var valid9 = true;
+}
+if(valid9){
+if(data13.servers !== undefined){
+let data16 = data13.servers;
+const _errs50 = errors;
+if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
+const err41 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: schema39.properties.servers.type}};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1365,10 +1419,10 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}};
+if(errors === _errs50){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(Object.keys(data16).length > 100){
+const err42 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1377,8 +1431,95 @@ vErrors.push(err42);
 }
 errors++;
 }
+else {
+for(const key4 in data16){
+let data17 = data16[key4];
+const _errs53 = errors;
+if(errors === _errs53){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+const _errs55 = errors;
+for(const key5 in data17){
+if(!(key5 === "tools")){
+const err43 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}};
+if(vErrors === null){
+vErrors = [err43];
 }
-var valid12 = _errs54 === errors;
+else {
+vErrors.push(err43);
+}
+errors++;
+break;
+}
+}
+if(_errs55 === errors){
+if(data17.tools !== undefined){
+let data18 = data17.tools;
+const _errs56 = errors;
+if((!(Array.isArray(data18))) && (data18 !== null)){
+const err44 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema39.properties.servers.additionalProperties.properties.tools.type}};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(errors === _errs56){
+if(Array.isArray(data18)){
+if(data18.length > 500){
+const err45 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+else {
+var valid12 = true;
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+let data19 = data18[i0];
+const _errs58 = errors;
+if(errors === _errs58){
+if(typeof data19 === "string"){
+if(func1(data19) > 128){
+const err46 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+else {
+if(func1(data19) < 1){
+const err47 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+var valid12 = _errs58 === errors;
 if(!valid12){
 break;
 }
@@ -1390,71 +1531,66 @@ break;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}};
+const err49 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err49];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err49);
 }
 errors++;
 }
 }
-var valid10 = _errs49 === errors;
+var valid10 = _errs53 === errors;
 if(!valid10){
 break;
 }
 }
 }
 }
+}
+var valid9 = _errs50 === errors;
+}
 else {
-const err44 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: "object"}};
+var valid9 = true;
+}
+}
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/type",keyword:"type",params:{type: "object"}};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err50];
 }
 else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-}
-}
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
+vErrors.push(err50);
 }
 errors++;
 }
 }
 var _valid2 = _errs42 === errors;
 valid7 = valid7 || _valid2;
-const _errs56 = errors;
+const _errs60 = errors;
 if(data13 !== null){
-const err46 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf/1/type",keyword:"type",params:{type: "null"}};
+const err51 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf/1/type",keyword:"type",params:{type: "null"}};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err51];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err51);
 }
 errors++;
 }
-var _valid2 = _errs56 === errors;
+var _valid2 = _errs60 === errors;
 valid7 = valid7 || _valid2;
 if(!valid7){
-const err47 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf",keyword:"anyOf",params:{}};
+const err52 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf",keyword:"anyOf",params:{}};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err52];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err52);
 }
 errors++;
 validate26.errors = vErrors;

@@ -156,11 +156,11 @@ export const openApiDocument = {
             "accepted.": null
           },
           "400": {
-            "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.",
+            "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/JsonRpcResponse"
+                  "$ref": "#/components/schemas/McpRefusal"
                 }
               }
             }
@@ -177,6 +177,12 @@ export const openApiDocument = {
                 }
               }
             }
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
           }
         }
       },
@@ -185,7 +191,7 @@ export const openApiDocument = {
         "tags": [
           "MCP gateway"
         ],
-        "summary": "The server's own messages for a session (a stream of events)",
+        "summary": "The merged server's messages for a session (none; 405)",
         "description": "The merged server sends nothing unasked: 405.",
         "security": [
           {
@@ -215,10 +221,24 @@ export const openApiDocument = {
             "$ref": "#/components/responses/McpUnauthorized"
           },
           "404": {
-            "description": "The session is not one this key holds."
+            "description": "The session is not one this key holds (a JSON-RPC error).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
           },
           "405": {
-            "description": "No stream for this session."
+            "description": "No stream for this session (a JSON-RPC error).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
           }
         }
       },
@@ -249,7 +269,14 @@ export const openApiDocument = {
             "$ref": "#/components/responses/McpUnauthorized"
           },
           "404": {
-            "description": "The session is not one this key holds."
+            "description": "The session is not one this key holds (a JSON-RPC error).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
           }
         }
       }
@@ -317,11 +344,11 @@ export const openApiDocument = {
             "accepted.": null
           },
           "400": {
-            "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.",
+            "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/JsonRpcResponse"
+                  "$ref": "#/components/schemas/McpRefusal"
                 }
               }
             }
@@ -338,6 +365,12 @@ export const openApiDocument = {
                 }
               }
             }
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
           }
         }
       },
@@ -346,7 +379,7 @@ export const openApiDocument = {
         "tags": [
           "MCP gateway"
         ],
-        "summary": "The server's own messages for a session (a stream of events)",
+        "summary": "One server's own messages for a session (a stream of events)",
         "description": "The server's stream of messages for the session, relayed; 405 when the server offers none.",
         "security": [
           {
@@ -385,10 +418,24 @@ export const openApiDocument = {
             "$ref": "#/components/responses/McpUnauthorized"
           },
           "404": {
-            "description": "The session is not one this key holds."
+            "description": "The session is not one this key holds (a JSON-RPC error).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
           },
           "405": {
-            "description": "No stream for this session."
+            "description": "No stream for this session (a JSON-RPC error).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
           }
         }
       },
@@ -397,7 +444,7 @@ export const openApiDocument = {
         "tags": [
           "MCP gateway"
         ],
-        "summary": "Ends a session, and the servers' sessions behind it",
+        "summary": "Ends a session with one server",
         "security": [
           {
             "gatewayApiKey": []
@@ -428,7 +475,14 @@ export const openApiDocument = {
             "$ref": "#/components/responses/McpUnauthorized"
           },
           "404": {
-            "description": "The session is not one this key holds."
+            "description": "The session is not one this key holds (a JSON-RPC error).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/JsonRpcResponse"
+                }
+              }
+            }
           }
         }
       }
@@ -14839,6 +14893,17 @@ export const openApiDocument = {
           }
         }
       },
+      "McpRefusal": {
+        "description": "A JSON-RPC error (the MCP gateway's own refusal of a message), or the gateway's error envelope (a header it refuses).",
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/JsonRpcResponse"
+          },
+          {
+            "$ref": "#/components/schemas/ErrorBody"
+          }
+        ]
+      },
       "JsonRpcResponse": {
         "type": "object",
         "required": [
@@ -14886,13 +14951,31 @@ export const openApiDocument = {
       "McpAccessRule": {
         "type": "object",
         "additionalProperties": false,
-        "required": [
-          "servers"
-        ],
-        "description": "The stored MCP servers (by label) the key may use through the MCP gateway (`/mcp`), and per server the tools it may list and call (`tools` absent or null: every tool the server allows). A key without a rule may use every server of its workspace.",
+        "description": "What the key may do through the MCP gateway (`/mcp`): the stored MCP servers (by label) it may use, and per server the tools it may list and call (`servers` absent or null: every server of its workspace; `tools` absent or null: every tool the server allows); and how many tool calls it may make per minute, in all and of each tool. A key without a rule may use every server of its workspace, unlimited.",
         "properties": {
+          "calls_per_minute": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "maximum": 1000000,
+            "description": "Tool calls per minute through the MCP gateway, all servers together; past it a call gets a JSON-RPC error (-32001) with `data.retry_after_seconds`."
+          },
+          "calls_per_minute_per_tool": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "maximum": 1000000,
+            "description": "Calls per minute of each tool (a server's tool) separately."
+          },
           "servers": {
-            "type": "object",
+            "type": [
+              "object",
+              "null"
+            ],
             "maxProperties": 100,
             "additionalProperties": {
               "type": "object",

@@ -43,7 +43,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The server's own messages for a session (a stream of events)
+         * The merged server's messages for a session (none; 405)
          * @description The merged server sends nothing unasked: 405.
          */
         get: operations["openMcpGatewayStream"];
@@ -68,7 +68,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The server's own messages for a session (a stream of events)
+         * One server's own messages for a session (a stream of events)
          * @description The server's stream of messages for the session, relayed; 405 when the server offers none.
          */
         get: operations["openMcpServerStream"];
@@ -78,7 +78,7 @@ export interface paths {
          * @description A JSON-RPC 2.0 request, notification or response, as MCP's Streamable HTTP transport posts it. `initialize` opens a session and answers its id in `Mcp-Session-Id`; every later message sends it back. A request is answered as JSON, or as a stream of events when the server streams (progress) and the client accepts `text/event-stream`; a notification or a response gets 202. Every request is logged (the server as `provider` `mcp:<label>`, the tool as `model`). Protocol errors are JSON-RPC errors: a body that is not JSON (-32700) or not one message (-32600) is a 400, a session this key does not hold a 404.
          */
         post: operations["callMcpServer"];
-        /** Ends a session, and the servers' sessions behind it */
+        /** Ends a session with one server */
         delete: operations["endMcpServerSession"];
         options?: never;
         head?: never;
@@ -3529,13 +3529,17 @@ export interface components {
             reasoning_tokens: number;
             total_tokens: number;
         };
-        /** @description The stored MCP servers (by label) the key may use through the MCP gateway (`/mcp`), and per server the tools it may list and call (`tools` absent or null: every tool the server allows). A key without a rule may use every server of its workspace. */
+        /** @description What the key may do through the MCP gateway (`/mcp`): the stored MCP servers (by label) it may use, and per server the tools it may list and call (`servers` absent or null: every server of its workspace; `tools` absent or null: every tool the server allows); and how many tool calls it may make per minute, in all and of each tool. A key without a rule may use every server of its workspace, unlimited. */
         McpAccessRule: {
-            servers: {
+            /** @description Tool calls per minute through the MCP gateway, all servers together; past it a call gets a JSON-RPC error (-32001) with `data.retry_after_seconds`. */
+            calls_per_minute?: number | null;
+            /** @description Calls per minute of each tool (a server's tool) separately. */
+            calls_per_minute_per_tool?: number | null;
+            servers?: {
                 [key: string]: {
                     tools?: string[] | null;
                 };
-            };
+            } | null;
         };
         /** @description Which tool calls wait for the client's approval (`mcp_approval_request`): `always`, `never`, or lists of tool names under `always` and `never` (a tool in neither list needs approval). */
         McpApprovalPolicy: ("always" | "never") | {
@@ -3546,6 +3550,8 @@ export interface components {
                 tool_names?: string[];
             };
         };
+        /** @description A JSON-RPC error (the MCP gateway's own refusal of a message), or the gateway's error envelope (a header it refuses). */
+        McpRefusal: components["schemas"]["JsonRpcResponse"] | components["schemas"]["ErrorBody"];
         McpServer: {
             allowed_tools: string[] | null;
             /** @description `********` when a token is stored; null otherwise. */
@@ -4575,19 +4581,23 @@ export interface operations {
                 };
             };
             401: components["responses"]["McpUnauthorized"];
-            /** @description The session is not one this key holds. */
+            /** @description The session is not one this key holds (a JSON-RPC error). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
             };
-            /** @description No stream for this session. */
+            /** @description No stream for this session (a JSON-RPC error). */
             405: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
             };
         };
     };
@@ -4628,13 +4638,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`. */
+            /** @description Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonRpcResponse"];
+                    "application/json": components["schemas"]["McpRefusal"];
                 };
             };
             401: components["responses"]["McpUnauthorized"];
@@ -4647,6 +4657,8 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     endMcpGatewaySession: {
@@ -4669,12 +4681,14 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["McpUnauthorized"];
-            /** @description The session is not one this key holds. */
+            /** @description The session is not one this key holds (a JSON-RPC error). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
             };
         };
     };
@@ -4702,19 +4716,23 @@ export interface operations {
                 };
             };
             401: components["responses"]["McpUnauthorized"];
-            /** @description The session is not one this key holds. */
+            /** @description The session is not one this key holds (a JSON-RPC error). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
             };
-            /** @description No stream for this session. */
+            /** @description No stream for this session (a JSON-RPC error). */
             405: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
             };
         };
     };
@@ -4757,13 +4775,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`. */
+            /** @description Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonRpcResponse"];
+                    "application/json": components["schemas"]["McpRefusal"];
                 };
             };
             401: components["responses"]["McpUnauthorized"];
@@ -4776,6 +4794,8 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     endMcpServerSession: {
@@ -4800,12 +4820,14 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["McpUnauthorized"];
-            /** @description The session is not one this key holds. */
+            /** @description The session is not one this key holds (a JSON-RPC error). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
             };
         };
     };

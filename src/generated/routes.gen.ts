@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { compactResponseBody, completeUploadBody, countMessageTokensBody, createApiKeyBody, createBatchBody, createBudgetBody, createChatCompletionBody, createCompletionBody, createConfigBody, createEmbeddingBody, createFeedbackBody, createFineTuningJobBody, createGuardrailBody, createImageBody, createImageEditBody, createMcpServerBody, createMessageBody, createModerationBody, createPromptBody, createPromptCompletionBody, createResponseBody, createSpeechBody, createUploadBody, createVectorStoreBody, createVectorStoreFileBatchBody, createVectorStoreFileBody, createVideoBody, createVideoEditBody, createVideoExtensionBody, createVirtualKeyBody, createWebhookBody, modifyVectorStoreBody, publishPromptVersionBody, remixVideoBody, renderPromptBody, rotateApiKeyBody, searchVectorStoreBody, setAnalyticsDimensionsBody, updateApiKeyBody, updateBudgetBody, updateConfigBody, updateGuardrailBody, updateMcpServerBody, updatePromptBody, updateVectorStoreFileAttributesBody, updateVirtualKeyBody, updateWebhookBody } from "./body-validators.gen.ts";
 import { requireMediaType } from "../middleware/require-media-type.ts";
 import { requireScope } from "../middleware/require-scope.ts";
-import { AnalyticsDimensionsSchema, AnalyticsGroupsSchema, AnalyticsSummarySchema, AnalyticsTimeseriesSchema, AnthropicErrorBodySchema, AnthropicMessageSchema, ApiKeyListSchema, ApiKeySchema, ApiKeyWithSecretSchema, AuditActionSchema, AuditEventListSchema, AuditResourceTypeSchema, BatchListSchema, BatchSchema, BudgetListSchema, BudgetSchema, ChatCompletionSchema, CompletionSchema, ConfigCreatedSchema, ConfigVersionListSchema, ConfigVersionSchema, DeletedFileSchema, DeletedObjectSchema, DeletedVectorStoreFileSchema, DeletedVectorStoreSchema, DeletedVideoSchema, EmbeddingListSchema, ErrorBodySchema, FeedbackListSchema, FeedbackSchema, FileListSchema, FileObjectSchema, FineTuningCheckpointListSchema, FineTuningEventListSchema, FineTuningJobListSchema, FineTuningJobSchema, GuardrailDeniedBodySchema, GuardrailListSchema, GuardrailSchema, HealthSchema, ImagesAnswerSchema, JsonRpcResponseSchema, LogListSchema, LogRecordSchema, McpServerListSchema, McpServerSchema, ModelListSchema, ModelSchema, ModerationAnswerSchema, PromptListSchema, PromptSchema, PromptVersionListSchema, PromptVersionSchema, RenderedPromptSchema, ResponseCompactionSchema, ResponseDeletedSchema, ResponseItemListSchema, ResponseSchema, TranscriptionAnswerSchema, UploadPartSchema, UploadSchema, VectorStoreFileBatchSchema, VectorStoreFileContentSchema, VectorStoreFileListSchema, VectorStoreFileSchema, VectorStoreListSchema, VectorStoreSchema, VectorStoreSearchResultsSchema, VideoListSchema, VideoSchema, VirtualKeyListSchema, VirtualKeySchema, WebhookDeliveryListSchema, WebhookListSchema, WebhookSchema, WebhookWithSecretSchema } from "./schemas.gen.ts";
+import { AnalyticsDimensionsSchema, AnalyticsGroupsSchema, AnalyticsSummarySchema, AnalyticsTimeseriesSchema, AnthropicErrorBodySchema, AnthropicMessageSchema, ApiKeyListSchema, ApiKeySchema, ApiKeyWithSecretSchema, AuditActionSchema, AuditEventListSchema, AuditResourceTypeSchema, BatchListSchema, BatchSchema, BudgetListSchema, BudgetSchema, ChatCompletionSchema, CompletionSchema, ConfigCreatedSchema, ConfigVersionListSchema, ConfigVersionSchema, DeletedFileSchema, DeletedObjectSchema, DeletedVectorStoreFileSchema, DeletedVectorStoreSchema, DeletedVideoSchema, EmbeddingListSchema, ErrorBodySchema, FeedbackListSchema, FeedbackSchema, FileListSchema, FileObjectSchema, FineTuningCheckpointListSchema, FineTuningEventListSchema, FineTuningJobListSchema, FineTuningJobSchema, GuardrailDeniedBodySchema, GuardrailListSchema, GuardrailSchema, HealthSchema, ImagesAnswerSchema, JsonRpcResponseSchema, LogListSchema, LogRecordSchema, McpRefusalSchema, McpServerListSchema, McpServerSchema, ModelListSchema, ModelSchema, ModerationAnswerSchema, PromptListSchema, PromptSchema, PromptVersionListSchema, PromptVersionSchema, RenderedPromptSchema, ResponseCompactionSchema, ResponseDeletedSchema, ResponseItemListSchema, ResponseSchema, TranscriptionAnswerSchema, UploadPartSchema, UploadSchema, VectorStoreFileBatchSchema, VectorStoreFileContentSchema, VectorStoreFileListSchema, VectorStoreFileSchema, VectorStoreListSchema, VectorStoreSchema, VectorStoreSearchResultsSchema, VideoListSchema, VideoSchema, VirtualKeyListSchema, VirtualKeySchema, WebhookDeliveryListSchema, WebhookListSchema, WebhookSchema, WebhookWithSecretSchema } from "./schemas.gen.ts";
 
 /** Shared by openMcpGatewayStream, endMcpGatewaySession, openMcpServerStream, endMcpServerSession. */
 const sharedHeaderParameters1 = z.object({
@@ -171,8 +171,8 @@ export const openMcpGatewayStreamRoute = createRoute({
   responses: {
     200: { description: "A stream of JSON-RPC messages.", content: { "text/event-stream": { schema: z.string() } } },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
-    404: { description: "The session is not one this key holds." },
-    405: { description: "No stream for this session." },
+    404: { description: "The session is not one this key holds (a JSON-RPC error).", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    405: { description: "No stream for this session (a JSON-RPC error).", content: { "application/json": { schema: JsonRpcResponseSchema } } },
   },
 });
 
@@ -187,9 +187,11 @@ export const callMcpGatewayRoute = createRoute({
   responses: {
     200: { description: "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.", content: { "application/json": { schema: JsonRpcResponseSchema }, "text/event-stream": { schema: z.string() } } },
     202: { description: "A notification or a response" },
-    400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).", content: { "application/json": { schema: McpRefusalSchema } } },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "The session is not one this key holds (expired, ended, or never opened); initialize again.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -204,7 +206,7 @@ export const endMcpGatewaySessionRoute = createRoute({
   responses: {
     200: { description: "The session ended." },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
-    404: { description: "The session is not one this key holds." },
+    404: { description: "The session is not one this key holds (a JSON-RPC error).", content: { "application/json": { schema: JsonRpcResponseSchema } } },
   },
 });
 
@@ -220,8 +222,8 @@ export const openMcpServerStreamRoute = createRoute({
   responses: {
     200: { description: "A stream of JSON-RPC messages.", content: { "text/event-stream": { schema: z.string() } } },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
-    404: { description: "The session is not one this key holds." },
-    405: { description: "No stream for this session." },
+    404: { description: "The session is not one this key holds (a JSON-RPC error).", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    405: { description: "No stream for this session (a JSON-RPC error).", content: { "application/json": { schema: JsonRpcResponseSchema } } },
   },
 });
 
@@ -237,9 +239,11 @@ export const callMcpServerRoute = createRoute({
   responses: {
     200: { description: "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.", content: { "application/json": { schema: JsonRpcResponseSchema }, "text/event-stream": { schema: z.string() } } },
     202: { description: "A notification or a response" },
-    400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize`.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).", content: { "application/json": { schema: McpRefusalSchema } } },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "The session is not one this key holds (expired, ended, or never opened); initialize again.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
+    413: { description: "The body exceeds the gateway's limit.", content: { "application/json": { schema: ErrorBodySchema } } },
+    415: { description: "The body's `Content-Type` is not one the operation takes (it takes JSON).", content: { "application/json": { schema: ErrorBodySchema } } },
   },
 });
 
@@ -255,7 +259,7 @@ export const endMcpServerSessionRoute = createRoute({
   responses: {
     200: { description: "The session ended." },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
-    404: { description: "The session is not one this key holds." },
+    404: { description: "The session is not one this key holds (a JSON-RPC error).", content: { "application/json": { schema: JsonRpcResponseSchema } } },
   },
 });
 

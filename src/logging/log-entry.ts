@@ -62,7 +62,7 @@ const PLAIN_FIELDS = [...LOG_ENTRY_FIELD_NAMES.filter((name) => name !== "metada
  * 1 KB chats), so field names, the usual empty metadata and the response's wrapper are left out.
  */
 export function packLogEntry(entry: LogEntry): unknown[] {
-  const packed: unknown[] = PLAIN_FIELDS.map((field) => entry[field] ?? null);
+  const packed: unknown[] = PLAIN_FIELDS.map((field) => entry[field]);
   const { response } = entry;
   packed.push(isEmpty(entry.metadata) ? null : entry.metadata, response?.kind ?? null);
   if (response !== null) packed.push(...payloadOf(response));

@@ -35,9 +35,12 @@ export interface ApiKeyRecord {
 }
 
 /**
- * A key's MCP access rule: the servers (by label) it may use through `/mcp`, and per server the
- * tools it may list and call (null: every tool the server allows).
+ * A key's MCP access rule: the servers (by label) it may use through `/mcp` (null: all of its
+ * workspace), per server the tools it may list and call (null: every tool the server allows),
+ * and its tool calls per minute, in all and per tool (null: unlimited).
  */
 export interface McpAccessRule {
-  servers: Record<string, { tools: string[] | null }>;
+  servers: Record<string, { tools: string[] | null }> | null;
+  callsPerMinute?: number | null;
+  callsPerMinutePerTool?: number | null;
 }

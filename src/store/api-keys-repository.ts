@@ -222,7 +222,7 @@ function mcpAccessOf(text: string | null): McpAccessRule | null {
   if (text === null) return null;
   try {
     const rule = JSON.parse(text) as McpAccessRule;
-    if (rule && typeof rule.servers === "object" && rule.servers !== null) return rule;
+    if (rule && typeof rule.servers === "object") return rule;
   } catch {
     // Read as below.
   }

@@ -51,6 +51,19 @@ export async function startSdkMcpServer(options: { name: string; token?: string 
       const sent = extra.requestInfo?.headers.authorization;
       return { content: [{ type: "text", text: `you sent ${String(sent)}` }] };
     });
+    server.registerTool("echo", { description: "Answers its text.", inputSchema: { text: z.string() } }, async ({ text }) => {
+      calls.push("echo");
+      return { content: [{ type: "text", text }] };
+    });
+    server.registerTool("sleep", { description: "Answers after ms milliseconds.", inputSchema: { ms: z.number() } }, async ({ ms }) => {
+      calls.push("sleep");
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return { content: [{ type: "text", text: "awake" }] };
+    });
+    server.registerTool("big", { description: "Answers bytes bytes of text.", inputSchema: { bytes: z.number() } }, async ({ bytes }) => {
+      calls.push("big");
+      return { content: [{ type: "text", text: "x".repeat(bytes) }] };
+    });
     server.registerPrompt("greet", { description: "A greeting.", argsSchema: { who: z.string() } }, ({ who }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${who}` } }] }));
     server.registerResource("readme", "file:///readme.md", { description: "The readme.", mimeType: "text/markdown" }, async (uri) => ({ contents: [{ uri: uri.href, text: `# ${options.name}` }] }));
     return server;

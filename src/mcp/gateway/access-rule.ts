@@ -13,13 +13,13 @@ export interface ServerAccess {
 
 /** Whether the key may use the server at all. */
 export function mayUseServer(rule: McpAccessRule | null | undefined, label: string): boolean {
-  return !rule || Object.hasOwn(rule.servers, label);
+  return !rule || rule.servers === null || Object.hasOwn(rule.servers, label);
 }
 
 /** Whether the key may list and call `tool` on the server. */
 export function mayUseTool(rule: McpAccessRule | null | undefined, label: string, tool: string, access: ServerAccess): boolean {
   if (access.storedTools !== null && !access.storedTools.includes(tool)) return false;
-  if (!rule) return true;
+  if (!rule || rule.servers === null) return true;
   const server = rule.servers[label];
   if (!server) return false;
   return server.tools === null || server.tools.includes(tool);

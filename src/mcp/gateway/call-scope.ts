@@ -1,4 +1,5 @@
 import type { McpAccessRule } from "../../records/api-key.ts";
+import type { McpCaller } from "./call-record.ts";
 import type { JsonRpcRequest, JsonRpcResponse } from "./json-rpc.ts";
 import type { GatewayServer } from "./server-directory.ts";
 import type { SessionStore } from "./session-store.ts";
@@ -11,18 +12,26 @@ export interface Recorded {
   costUsd?: number | null;
 }
 
+/** One tool call: who calls, on which server, which tool. */
+export interface ToolCall {
+  caller: McpCaller & { access: McpAccessRule | null };
+  server: GatewayServer;
+  tool: string;
+}
+
 /**
  * What the gateway does around one tool call: before it (limits, guardrails on the arguments:
  * a refusal is the response), after it (guardrails on the result), and its price.
  */
 export interface ToolGate {
-  before(server: GatewayServer, tool: string, request: JsonRpcRequest): Promise<{ ok: true; request: JsonRpcRequest } | { ok: false; response: JsonRpcResponse }>;
-  after(server: GatewayServer, tool: string, response: JsonRpcResponse): Promise<JsonRpcResponse>;
-  price(server: GatewayServer, tool: string): number | null;
+  before(call: ToolCall, request: JsonRpcRequest): Promise<{ ok: true; request: JsonRpcRequest } | { ok: false; response: JsonRpcResponse }>;
+  after(call: ToolCall, response: JsonRpcResponse): Promise<JsonRpcResponse>;
+  price(call: ToolCall): number | null;
 }
 
 /** One client request's surroundings: who asked, how it is answered and recorded. */
 export interface CallScope {
+  caller: McpCaller & { access: McpAccessRule | null };
   access: McpAccessRule | null;
   acceptsStream: boolean;
   sessions: SessionStore;

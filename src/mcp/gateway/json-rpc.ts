@@ -60,17 +60,26 @@ export function rpcError(id: JsonRpcId | null, code: number, message: string, da
   return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
+/**
+ * A JSON-RPC error the gateway answers with an HTTP 4xx (a body it cannot read, a session it does
+ * not hold): its error also carries the `type` of the gateway's error envelope, so a client that
+ * reads either finds the message.
+ */
+export function rpcRefusal(code: number, message: string): JsonRpcResponse & { error: JsonRpcError & { type: string } } {
+  return { jsonrpc: "2.0", id: null, error: { code, message, type: "invalid_request_error" } };
+}
+
 /** One message of a client's POST, or the error to answer: a batch (which MCP dropped in 2025-06-18) is refused. Never throws. */
 export function readClientMessage(text: string): { ok: true; message: JsonRpcMessage } | { ok: false; error: JsonRpcResponse } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { ok: false, error: rpcError(null, PARSE_ERROR, "Parse error: the body is not JSON.") };
+    return { ok: false, error: rpcRefusal(PARSE_ERROR, "Parse error: the body is not JSON.") };
   }
-  if (Array.isArray(value)) return { ok: false, error: rpcError(null, INVALID_REQUEST, "Invalid Request: send one JSON-RPC message per POST; batches are not taken.") };
+  if (Array.isArray(value)) return { ok: false, error: rpcRefusal(INVALID_REQUEST, "Invalid Request: send one JSON-RPC message per POST; batches are not taken.") };
   const message = asMessage(value);
-  if (!message) return { ok: false, error: rpcError(isObject(value) && isId(value.id) ? value.id : null, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, notification or response.") };
+  if (!message) return { ok: false, error: rpcRefusal(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 request, notification or response.") };
   return { ok: true, message };
 }
 

@@ -13,7 +13,7 @@ import type { McpAccessRule } from "../../records/api-key.ts";
 import { mayUseServer } from "./access-rule.ts";
 import { mcpLogEntry, type McpCaller } from "./call-record.ts";
 import type { CallScope, Recorded, ToolGate } from "./call-scope.ts";
-import { INTERNAL_ERROR, INVALID_REQUEST, isRequest, readClientMessage, REFUSED, rpcError, type JsonRpcRequest, type JsonRpcResponse } from "./json-rpc.ts";
+import { INTERNAL_ERROR, INVALID_REQUEST, isRequest, METHOD_NOT_FOUND, readClientMessage, REFUSED, rpcError, rpcRefusal, type JsonRpcRequest, type JsonRpcResponse } from "./json-rpc.ts";
 import { mergedInitializeResult, mergedRequest } from "./merged-server.ts";
 import { proxiedRequest } from "./proxied-server.ts";
 import { relay } from "./relay.ts";
@@ -23,6 +23,11 @@ import type { GatewaySession, SessionStore } from "./session-store.ts";
 import { endServerSession, openServerStream, postMessage, type LegOptions } from "./upstream-leg.ts";
 
 export const SESSION_HEADER = "mcp-session-id";
+
+/** A GET where no server stream is offered: MCP's 405. */
+function notAllowed(): Response {
+  return Response.json(rpcRefusal(METHOD_NOT_FOUND, "Method Not Allowed: this endpoint offers no stream of server messages."), { status: 405, headers: { allow: "POST, DELETE" } });
+}
 
 export interface McpGatewayOptions {
   directory: ServerDirectory;
@@ -82,17 +87,17 @@ export class McpGateway {
 
   /** A client's GET: the server's own stream of messages for the session (`/mcp/{label}` only). */
   async get(http: McpHttpRequest): Promise<Response> {
-    if (http.label === null) return new Response(null, { status: 405, headers: { allow: "POST, DELETE" } });
+    if (http.label === null) return notAllowed();
     const held = await this.session(http);
     if (!held.ok) return held.response;
     const session = held.session;
     const found = await this.options.directory.server(session.workspaceId, http.label);
     const leg = session.upstream[http.label];
-    if (!found.ok || !leg) return new Response(null, { status: 405, headers: { allow: "POST, DELETE" } });
+    if (!found.ok || !leg) return notAllowed();
     const response = await openServerStream(found.server.upstream, leg, { fetch: this.options.fetch, signal: http.signal });
     if (!response || !response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
       await response?.body?.cancel();
-      return new Response(null, { status: 405, headers: { allow: "POST, DELETE" } });
+      return notAllowed();
     }
     return new Response(response.body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
   }
@@ -150,11 +155,11 @@ export class McpGateway {
 
   /** The session the request names, or the answer when it names none this key holds. */
   private async session(http: McpHttpRequest): Promise<{ ok: true; session: GatewaySession } | { ok: false; response: Response }> {
-    if (!http.sessionId) return { ok: false, response: Response.json(rpcError(null, INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header; send initialize first."), { status: 400 }) };
+    if (!http.sessionId) return { ok: false, response: Response.json(rpcRefusal(INVALID_REQUEST, "Bad Request: no Mcp-Session-Id header; send initialize first."), { status: 400 }) };
     const session = await this.options.sessions.get(http.sessionId);
     // Another key's session, or another endpoint's, is as unknown as one that never was.
     if (!session || session.apiKeyId !== http.caller.apiKeyId || session.workspaceId !== http.caller.workspaceId || session.label !== http.label) {
-      return { ok: false, response: Response.json(rpcError(null, REFUSED, "Session not found: initialize again."), { status: 404 }) };
+      return { ok: false, response: Response.json(rpcRefusal(REFUSED, "Session not found: initialize again."), { status: 404 }) };
     }
     return { ok: true, session };
   }
@@ -170,6 +175,7 @@ export class McpGateway {
       this.options.log(mcpLogEntry(http.caller, { ...what, subject: what.subject, costUsd: what.costUsd ?? null, request, response, path: http.path, startedAt, startedAtMs }, this.options.maxLoggedBodyBytes));
     };
     return {
+      caller: http.caller,
       access: http.caller.access,
       acceptsStream: http.acceptsStream,
       sessions: this.options.sessions,

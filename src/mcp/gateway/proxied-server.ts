@@ -22,7 +22,8 @@ export async function proxiedRequest(scope: CallScope, session: GatewaySession, 
   if (tool !== null && !mayUseTool(scope.access, label, tool, { storedTools })) {
     return scope.answer(request, rpcError(request.id, INVALID_PARAMS, toolRefusal(scope.access, label, tool, { storedTools })), { label, subject });
   }
-  const checked = tool === null ? { ok: true as const, request } : await scope.toolGate.before(server, tool, request);
+  const call = tool === null ? null : { caller: scope.caller, server, tool };
+  const checked = call === null ? { ok: true as const, request } : await scope.toolGate.before(call, request);
   if (!checked.ok) return scope.answer(request, checked.response, { label, subject, costUsd: null });
   const sent = await sendInSession(session, server.upstream, checked.request, scope.sessions, scope.legOptions);
   if (!sent.ok) {
@@ -35,10 +36,10 @@ export async function proxiedRequest(scope: CallScope, session: GatewaySession, 
     pass: (message) => server.redactor.json(message, message),
     shape: async (response) => {
       if (request.method === "tools/list") return listedTools(response, (name) => mayUseTool(scope.access, label, name, { storedTools }));
-      if (tool !== null) return scope.toolGate.after(server, tool, response);
+      if (call !== null) return scope.toolGate.after(call, response);
       return reshape(response);
     },
-    ended: (response) => scope.record(request, response, { label, subject, costUsd: tool === null ? null : scope.toolGate.price(server, tool) }),
+    ended: (response) => scope.record(request, response, { label, subject, costUsd: call === null ? null : scope.toolGate.price(call) }),
   });
 }
 

@@ -70,7 +70,7 @@ function streamed(answer: LegAnswer, options: RelayOptions, headers: Record<stri
     cancel() {
       if (done) return;
       done = true;
-      answer.close();
+      answer.abort();
       options.ended(rpcError(options.id, INTERNAL_ERROR, "The client went away."));
     },
   });

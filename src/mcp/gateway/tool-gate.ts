@@ -1,8 +1,13 @@
 /**
- * What the MCP gateway does around each tool call: the price it counts against the caller's
- * budgets and logs as the call's cost.
+ * What the MCP gateway does around each tool call: the key's call rate (per minute, in all and
+ * per tool), the server's guardrails on the call's arguments and on its result (a denial is a
+ * tool error the model can read), and the price it logs as the call's cost.
  */
-import type { ToolGate } from "./call-scope.ts";
+import type { GuardrailRecord } from "../../records/control-plane.ts";
+import type { SharedRedis } from "../../shared-state/redis.ts";
+import type { CheckContext, GuardrailResult } from "../../guardrails/index.ts";
+import { REFUSED, rpcError, type JsonRpcRequest, type JsonRpcResponse } from "./json-rpc.ts";
+import type { ToolCall, ToolGate } from "./call-scope.ts";
 
 /** A tool call's price: the tool's own (`tool_prices`), else the server's `call_price_usd`; null when neither is set. */
 export function toolPrice(record: { callPriceUsd: number | null; toolPrices: Record<string, number> | null }, tool: string): number | null {
@@ -10,9 +15,114 @@ export function toolPrice(record: { callPriceUsd: number | null; toolPrices: Rec
   return typeof own === "number" ? own : record.callPriceUsd;
 }
 
-/** The gate of a gateway without limits or guardrails on tool calls: it prices them, and lets them through. */
-export const pricingGate: ToolGate = {
-  before: async (_server, _tool, request) => ({ ok: true, request }),
-  after: async (_server, _tool, response) => response,
-  price: (server, tool) => toolPrice(server.record, tool),
-};
+/** Counts calls in fixed one-minute windows, across replicas when it is Redis. */
+export interface CallCounter {
+  /** Counts one call under `key` in the window starting at `windowStartMs`; the count after it. */
+  count(key: string, windowStartMs: number): Promise<number>;
+}
+
+export interface ToolGateDeps {
+  counter: CallCounter;
+  /** The workspace's guardrails by slug, secrets opened; why not, when one is missing or does not open. */
+  guardrails(workspaceId: string, slugs: readonly string[]): Promise<GuardrailRecord[] | { error: string }>;
+  /** Runs guardrails of one stage on a text. */
+  runGuardrails(guardrails: readonly GuardrailRecord[], context: Omit<CheckContext, "stage">, stage: "input" | "output"): Promise<{ results: GuardrailResult[]; denied: boolean }>;
+  checkContext: Pick<CheckContext, "fetch" | "checkUrl">;
+  now?: () => number;
+}
+
+const MINUTE_MS = 60_000;
+
+export function toolGate(deps: ToolGateDeps): ToolGate {
+  const now = deps.now ?? Date.now;
+  return {
+    async before(call, request) {
+      const limited = await rateRefusal(call, request, deps.counter, now());
+      if (limited) return { ok: false, response: limited };
+      const denial = await guarded(call, "input", JSON.stringify(request.params?.arguments ?? {}), deps);
+      if (denial) return { ok: false, response: { jsonrpc: "2.0", id: request.id, result: toolError(`The call's arguments were denied by guardrail(s) ${denial}.`) } };
+      return { ok: true, request };
+    },
+    async after(call, response) {
+      if (!response.result || (call.server.record.outputGuardrails?.length ?? 0) === 0) return response;
+      const denial = await guarded(call, "output", resultText(response.result), deps);
+      return denial ? { ...response, result: toolError(`The tool's result was denied by guardrail(s) ${denial}.`) } : response;
+    },
+    price: (call) => toolPrice(call.server.record, call.tool),
+  };
+}
+
+/** The refusal of a call past the key's per-minute limits, or null. */
+async function rateRefusal(call: ToolCall, request: JsonRpcRequest, counter: CallCounter, nowMs: number): Promise<JsonRpcResponse | null> {
+  const rule = call.caller.access;
+  const windowStart = nowMs - (nowMs % MINUTE_MS);
+  const retryAfter = Math.ceil((windowStart + MINUTE_MS - nowMs) / 1000);
+  const limits: Array<[limit: number | null | undefined, key: string, what: string]> = [
+    [rule?.callsPerMinute, `${call.caller.apiKeyId}`, "tool calls per minute (calls_per_minute)"],
+    [rule?.callsPerMinutePerTool, `${call.caller.apiKeyId}:${call.server.upstream.label}:${call.tool}`, `calls per minute of ${call.tool} (calls_per_minute_per_tool)`],
+  ];
+  for (const [limit, key, what] of limits) {
+    if (typeof limit !== "number") continue;
+    const count = await counter.count(key, windowStart);
+    if (count > limit) return rpcError(request.id, REFUSED, `Rate limited: this gateway key's MCP access rule allows ${limit} ${what}; retry in ${retryAfter} s.`, { retry_after_seconds: retryAfter });
+  }
+  return null;
+}
+
+/** The denying guardrails' slugs, or null when none of the server's guardrails of the stage denies. */
+async function guarded(call: ToolCall, stage: "input" | "output", text: string, deps: ToolGateDeps): Promise<string | null> {
+  const slugs = (stage === "input" ? call.server.record.inputGuardrails : call.server.record.outputGuardrails) ?? [];
+  if (slugs.length === 0) return null;
+  const guardrails = await deps.guardrails(call.caller.workspaceId, slugs);
+  // A server whose guardrails cannot run is closed, not open: its calls are refused until it is fixed.
+  if ("error" in guardrails) return `${slugs.join(", ")} (${guardrails.error})`;
+  const outcome = await deps.runGuardrails(guardrails, { ...deps.checkContext, text, model: call.tool, metadata: { ...call.caller.metadata } }, stage);
+  if (!outcome.denied) return null;
+  return outcome.results.filter((result) => !result.verdict && result.deny).map((result) => result.guardrail).join(", ");
+}
+
+function toolError(text: string): Record<string, unknown> {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** A result's text for the guardrails: its text parts, else the whole as JSON. */
+function resultText(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const texts = content.flatMap((part) => (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? [(part as { text: string }).text] : []));
+  return texts.length > 0 ? texts.join("\n") : JSON.stringify(result);
+}
+
+/** Calls counted in Redis, shared by every replica; in this process while Redis is away. */
+export function redisCallCounter(redis: SharedRedis): CallCounter {
+  const fallback = memoryCallCounter();
+  return {
+    async count(key, windowStartMs) {
+      if (!redis.available) return fallback.count(key, windowStartMs);
+      const redisKey = `gateway:mcp:calls:${key}:${windowStartMs}`;
+      try {
+        const results = await redis.client.multi().incr(redisKey).pexpire(redisKey, 2 * MINUTE_MS).exec();
+        const count = results?.[0]?.[1];
+        return typeof count === "number" ? count : fallback.count(key, windowStartMs);
+      } catch {
+        return fallback.count(key, windowStartMs);
+      }
+    },
+  };
+}
+
+/** Calls counted in this process: a gateway without Redis. */
+export function memoryCallCounter(): CallCounter {
+  const windows = new Map<string, { start: number; count: number }>();
+  return {
+    async count(key, windowStartMs) {
+      const held = windows.get(key);
+      if (held && held.start === windowStartMs) {
+        held.count += 1;
+        return held.count;
+      }
+      if (windows.size > 100_000) windows.clear();
+      windows.set(key, { start: windowStartMs, count: 1 });
+      return 1;
+    },
+  };
+}

@@ -32,8 +32,10 @@ export interface LegAnswer {
   sessionId: string | null;
   streamed: boolean;
   messages: AsyncIterable<JsonRpcMessage>;
-  /** Ends the exchange early (the client left, the answer was found). */
+  /** Done with the answer: what the server still sends is read to its end in the background (briefly), so its connection is reused. */
   close(): void;
+  /** Ends the exchange now: the client left. */
+  abort(): void;
 }
 
 export type LegFailure =
@@ -47,11 +49,23 @@ export async function postMessage(server: UpstreamServer, leg: UpstreamLeg | nul
   const abort = (): void => controller.abort();
   options.signal.addEventListener("abort", abort, { once: true });
   const timer = setTimeout(() => controller.abort(new Error("timeout")), options.timeoutMs);
-  const close = (): void => {
+  const release = (): void => {
     clearTimeout(timer);
     options.signal.removeEventListener("abort", abort);
+  };
+  const close = (): void => {
+    release();
     controller.abort();
   };
+  /** Why reading stopped, in the client's words: the deadline, the client, or the server's own failure. */
+  const why = (error: unknown): Error =>
+    options.signal.aborted
+      ? new Error(`MCP server ${server.label}: the client went away.`)
+      : controller.signal.aborted
+        ? new Error(`MCP server ${server.label}: no answer within ${options.timeoutMs} ms.`)
+        : error instanceof Error
+          ? error
+          : new Error(String(error));
   let response: Response;
   try {
     response = await options.fetch(server.url, {
@@ -80,7 +94,7 @@ export async function postMessage(server: UpstreamServer, leg: UpstreamLeg | nul
   }
   const body = response.body;
   const messages = body === null || response.status === 202 ? none() : streamed ? streamMessages(body, options.maxMessageBytes, server.label) : jsonMessages(body, options.maxMessageBytes, server.label);
-  return { ok: true, answer: { status: response.status, sessionId, streamed, messages: closing(messages, close), close } };
+  return { ok: true, answer: { status: response.status, sessionId, streamed, messages: closing(messages, release, why), close: release, abort: close } };
 }
 
 /** Opens the server's own stream of messages for a session (a client's GET), as it sends it. */
@@ -109,11 +123,30 @@ function legHeaders(server: UpstreamServer, leg: UpstreamLeg | null): Record<str
 
 async function* none(): AsyncGenerator<JsonRpcMessage> {}
 
-async function* closing(messages: AsyncIterable<JsonRpcMessage>, close: () => void): AsyncGenerator<JsonRpcMessage> {
+async function* closing(messages: AsyncIterable<JsonRpcMessage>, release: () => void, why: (error: unknown) => Error): AsyncGenerator<JsonRpcMessage> {
   try {
     yield* messages;
+  } catch (error) {
+    throw why(error);
   } finally {
-    close();
+    release();
+  }
+}
+
+/** How long the rest of an answer no longer needed is read before its connection is dropped. */
+const DRAIN_MS = 2_000;
+
+/** Reads what is left of a body to its end, for at most `DRAIN_MS`, then drops it. Never throws. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const deadline = Date.now() + DRAIN_MS;
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), DRAIN_MS);
+  try {
+    while (Date.now() < deadline) if ((await reader.read()).done) return;
+  } catch {
+    // The body failed or was dropped: nothing left to read.
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => undefined);
   }
 }
 
@@ -140,6 +173,7 @@ async function* streamMessages(body: ReadableStream<Uint8Array>, maxBytes: numbe
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let pending = 0;
+  let ended = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -147,6 +181,7 @@ async function* streamMessages(body: ReadableStream<Uint8Array>, maxBytes: numbe
       pending = done ? 0 : pending + (value?.byteLength ?? 0);
       for (const event of events) {
         pending = 0;
+        if (event.data.length > maxBytes) throw new MessageTooLarge(`MCP server ${label} sent a message larger than ${maxBytes} bytes.`);
         if (event.event !== null && event.event !== "message") continue;
         let parsed: unknown;
         try {
@@ -158,10 +193,18 @@ async function* streamMessages(body: ReadableStream<Uint8Array>, maxBytes: numbe
         if (message) yield message;
       }
       if (pending > maxBytes) throw new MessageTooLarge(`MCP server ${label} sent a message larger than ${maxBytes} bytes.`);
-      if (done) return;
+      if (done) {
+        ended = true;
+        return;
+      }
     }
-  } finally {
+  } catch (error) {
+    ended = true;
     reader.cancel().catch(() => undefined);
+    throw error;
+  } finally {
+    // Left early (the answer was found): the server's stream ends on its own shortly.
+    if (!ended) void drain(reader);
   }
 }
 
