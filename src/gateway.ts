@@ -158,7 +158,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     spend: openedSpend.meter,
     webhooks,
     metrics: telemetry.metrics,
-    mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version }),
+    mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version, spend: openedSpend.meter }),
   };
   const app = createApp(deps);
 
@@ -247,7 +247,7 @@ async function createBootstrapKey(store: Store): Promise<string | null> {
 }
 
 /** The MCP gateway over the gateway's services: stored servers through the control-plane cache, calls logged like model calls. */
-function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store" | "secrets" | "checkCustomHost" | "fetch" | "redis" | "logWriter" | "version">): McpGateway {
+function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store" | "secrets" | "checkCustomHost" | "fetch" | "redis" | "logWriter" | "version" | "spend">): McpGateway {
   const { config, controlPlane, store } = deps;
   return openMcpGateway({
     server: (workspaceId, label) => controlPlane.get("mcp-server", workspaceId, label, () => store.mcpServers.getByLabel(workspaceId, label)),
@@ -261,6 +261,22 @@ function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store
     redis: deps.redis,
     toolGate: toolGate({
       counter: deps.redis ? redisCallCounter(deps.redis) : memoryCallCounter(),
+      budgets: {
+        // A tool call is held to the budgets of its key, end user and metadata like a model call;
+        // its price is known only as its log's cost, so it settles from there (no reservation).
+        async admit(call) {
+          const admitted = await deps.spend.admit({
+            candidates: [],
+            body: { kind: "none" },
+            gatewayKeyId: call.caller.apiKeyId,
+            workspaceId: call.caller.workspaceId,
+            endUser: call.caller.user,
+            metadata: call.caller.metadata,
+            onFinish: (listener) => call.onRecorded(listener),
+          });
+          return admitted.ok ? null : admitted.error.message;
+        },
+      },
       guardrails: async (workspaceId, slugs) => {
         const loaded = await loadGuardrails(slugs, workspaceId, deps);
         return loaded.ok ? loaded.value : { error: loaded.error.message };

@@ -211,6 +211,18 @@ describe.each(TEST_DATABASES)("the MCP gateway on $name", (store) => {
       await client.close();
     });
 
+    it("counts each call's price against the caller's budgets, and refuses calls once one is spent", async () => {
+      const budget = await call(gateway, "POST", "/v1/budgets", { body: { name: "tools for ada", scope: { type: "user", user: "budget-ada" }, limit_usd: 0.5, period: { type: "none" } } });
+      expect(budget.status, JSON.stringify(budget.body)).toBe(201);
+      const client = await connect("/mcp/tools", serviceKey, { "x-gateway-metadata": JSON.stringify({ _user: "budget-ada" }) });
+      for (const a of [1, 2]) expect(await client.callTool({ name: "add", arguments: { a, b: 0 } })).toMatchObject({ content: [{ text: `SUM=${a}` }] });
+      await gateway.flushLogs();
+      await expect.poll(async () => (await call(gateway, "GET", `/v1/budgets/${budget.body.id}`)).body.spent_usd, { timeout: 5_000 }).toBe(0.5);
+      await expect(client.callTool({ name: "add", arguments: { a: 3, b: 0 } })).rejects.toThrow(/budget/i);
+      await client.close();
+      await call(gateway, "DELETE", `/v1/budgets/${budget.body.id}`);
+    });
+
     it("runs the server's guardrails on arguments before the call and on results after it; a denial is a tool error", async () => {
       const guardrail = await call(gateway, "POST", "/v1/guardrails", { body: { name: "No secret word", checks: [{ type: "contains", params: { words: ["forbidden"], operator: "none" } }], action: { deny: true } } });
       expect(guardrail.status, JSON.stringify(guardrail.body)).toBe(201);

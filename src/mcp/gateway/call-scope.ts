@@ -1,5 +1,6 @@
 import type { McpAccessRule } from "../../records/api-key.ts";
 import type { McpCaller } from "./call-record.ts";
+import type { LogEntry } from "../../logging/log-entry.ts";
 import type { JsonRpcRequest, JsonRpcResponse } from "./json-rpc.ts";
 import type { GatewayServer } from "./server-directory.ts";
 import type { SessionStore } from "./session-store.ts";
@@ -17,6 +18,8 @@ export interface ToolCall {
   caller: McpCaller & { access: McpAccessRule | null };
   server: GatewayServer;
   tool: string;
+  /** Hears the call's log entry once it is built (budgets settle there). */
+  onRecorded(listener: (entry: LogEntry) => void): void;
 }
 
 /**
@@ -41,4 +44,6 @@ export interface CallScope {
   answer(request: JsonRpcRequest, response: JsonRpcResponse, recorded: Recorded, headers?: Record<string, string>): Response;
   /** Records the request with the response the client got. Called once per request. */
   record(request: JsonRpcRequest, response: JsonRpcResponse, recorded: Recorded): void;
+  /** Hears the request's log entry once `record` built it. */
+  onRecorded(listener: (entry: LogEntry) => void): void;
 }

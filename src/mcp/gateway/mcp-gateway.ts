@@ -169,10 +169,13 @@ export class McpGateway {
     const startedAtMs = Date.now();
     const legOptions: LegOptions = { fetch: this.options.fetch, signal: http.signal, timeoutMs: this.options.callTimeoutMs, maxMessageBytes: this.options.maxMessageBytes };
     let recorded = false;
+    const listeners: ((entry: LogEntry) => void)[] = [];
     const record = (request: JsonRpcRequest, response: JsonRpcResponse, what: Recorded): void => {
       if (recorded) return;
       recorded = true;
-      this.options.log(mcpLogEntry(http.caller, { ...what, subject: what.subject, costUsd: what.costUsd ?? null, request, response, path: http.path, startedAt, startedAtMs }, this.options.maxLoggedBodyBytes));
+      const entry = mcpLogEntry(http.caller, { ...what, subject: what.subject, costUsd: what.costUsd ?? null, request, response, path: http.path, startedAt, startedAtMs }, this.options.maxLoggedBodyBytes);
+      this.options.log(entry);
+      for (const listener of listeners) listener(entry);
     };
     return {
       caller: http.caller,
@@ -182,6 +185,7 @@ export class McpGateway {
       legOptions,
       toolGate: this.options.toolGate,
       record,
+      onRecorded: (listener) => listeners.push(listener),
       answer(request, response, what, headers) {
         record(request, response, what);
         return Response.json(response, { status: 200, headers });

@@ -22,7 +22,7 @@ export async function proxiedRequest(scope: CallScope, session: GatewaySession, 
   if (tool !== null && !mayUseTool(scope.access, label, tool, { storedTools })) {
     return scope.answer(request, rpcError(request.id, INVALID_PARAMS, toolRefusal(scope.access, label, tool, { storedTools })), { label, subject });
   }
-  const call = tool === null ? null : { caller: scope.caller, server, tool };
+  const call = tool === null ? null : { caller: scope.caller, server, tool, onRecorded: scope.onRecorded };
   const checked = call === null ? { ok: true as const, request } : await scope.toolGate.before(call, request);
   if (!checked.ok) return scope.answer(request, checked.response, { label, subject, costUsd: null });
   const sent = await sendInSession(session, server.upstream, checked.request, scope.sessions, scope.legOptions);

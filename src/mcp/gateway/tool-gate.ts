@@ -21,8 +21,15 @@ export interface CallCounter {
   count(key: string, windowStartMs: number): Promise<number>;
 }
 
+/** The budgets a tool call is held to: admitted before it (a refusal's message), settled from its log entry. */
+export interface CallBudgets {
+  /** Null when admitted (settled once the call's entry is heard by `onRecorded`); else why not. */
+  admit(call: ToolCall): Promise<string | null>;
+}
+
 export interface ToolGateDeps {
   counter: CallCounter;
+  budgets: CallBudgets;
   /** The workspace's guardrails by slug, secrets opened; why not, when one is missing or does not open. */
   guardrails(workspaceId: string, slugs: readonly string[]): Promise<GuardrailRecord[] | { error: string }>;
   /** Runs guardrails of one stage on a text. */
@@ -39,6 +46,8 @@ export function toolGate(deps: ToolGateDeps): ToolGate {
     async before(call, request) {
       const limited = await rateRefusal(call, request, deps.counter, now());
       if (limited) return { ok: false, response: limited };
+      const refused = await deps.budgets.admit(call);
+      if (refused !== null) return { ok: false, response: rpcError(request.id, REFUSED, refused) };
       const denial = await guarded(call, "input", JSON.stringify(request.params?.arguments ?? {}), deps);
       if (denial) return { ok: false, response: { jsonrpc: "2.0", id: request.id, result: toolError(`The call's arguments were denied by guardrail(s) ${denial}.`) } };
       return { ok: true, request };
