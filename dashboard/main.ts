@@ -78,7 +78,7 @@ function App() {
       view = id ? html`<${LogDetail} id=${id} />` : html`<${LogsView} params=${route.params} capabilities=${capabilities} session=${session} />`;
       break;
     case "traces":
-      view = html`<${TraceView} traceId=${id} params=${route.params} capabilities=${capabilities} />`;
+      view = html`<${TraceView} traceId=${id} params=${route.params} capabilities=${capabilities} admin=${admin} />`;
       break;
     case "analytics":
       view = html`<${AnalyticsView} params=${route.params} capabilities=${capabilities} session=${session} />`;

@@ -14,6 +14,7 @@ import type { SecretBox } from "./crypto/secret-box.ts";
 import type { SharedRedis } from "./shared-state/redis.ts";
 import type { SpendMeter } from "./spend/spend-meter.ts";
 import type { OpenedWebhooks } from "./webhooks/open-webhooks.ts";
+import type { RunBreaker } from "./runs/run-breaker.ts";
 import type { Store } from "./store/open-store.ts";
 import type { GatewayMetrics } from "./telemetry/gateway-metrics.ts";
 import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
@@ -50,6 +51,8 @@ export interface GatewayDeps {
   spend: SpendMeter;
   /** Webhook events and their deliveries, sent in the background (`webhooks/`). */
   webhooks: OpenedWebhooks;
+  /** The breaker of agent runs (`runs/`): `countToolCall` counts an MCP tool call into its run. */
+  runs: RunBreaker;
   /** Prometheus metrics for `GET /metrics`; null when they are off. */
   metrics: GatewayMetrics | null;
   /** The MCP gateway (`/mcp`): the workspace's stored MCP servers served to MCP clients. */

@@ -35,6 +35,8 @@ import { shareInvalidations } from "./shared-state/invalidations.ts";
 import { openSpendMeter, type OpenedSpendMeter } from "./spend/open-spend-meter.ts";
 import { openWebhooks } from "./webhooks/open-webhooks.ts";
 import { budgetThresholdEvent } from "./webhooks/budget-events.ts";
+import { runHaltedEvent } from "./webhooks/run-events.ts";
+import { openRunBreaker } from "./runs/open-run-breaker.ts";
 import { sealStoredGuardrailHeaders } from "./control-plane/seal-guardrail-headers.ts";
 import { startSecretResealing, type ResealReport } from "./control-plane/reseal-secrets.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
@@ -135,6 +137,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const webhooks = openWebhooks({ config, store, redis, secrets, fetch, checkCustomHost, version: packageJson.version });
   const openedSpend = await openSpendMeter({ config, store, redis, controlPlane, onThresholdCrossed: (crossing) => void webhooks.events.emit(budgetThresholdEvent(crossing)) });
   spend = openedSpend;
+  const runs = openRunBreaker({ redis, onHalted: (halted) => void webhooks.events.emit(runHaltedEvent(halted)) });
   const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
   const answers = createAnswerCache(config, redis, store.semanticCache);
   const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys, semantic: answers.cache.semantic }) : null;
@@ -157,6 +160,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     cache: answers.cache,
     spend: openedSpend.meter,
     webhooks,
+    runs: runs.breaker,
     metrics: telemetry.metrics,
     mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version, spend: openedSpend.meter }),
   };
@@ -177,6 +181,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       await telemetry.shutdown();
       await workerSink?.close();
       await openedSpend.close();
+      runs.close();
       await webhooks.close();
       invalidations?.close();
       await store.close();

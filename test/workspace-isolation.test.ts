@@ -73,6 +73,8 @@ const BODIES: Record<string, unknown> = {
   updateWebhook: { description: "renamed" },
   deleteWebhook: undefined,
   listWebhookDeliveries: undefined,
+  getRun: undefined,
+  resumeRun: undefined,
 };
 
 beforeAll(async () => {
@@ -98,14 +100,15 @@ beforeAll(async () => {
   const webhook = await make("/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["run.halted"] });
   const chat = await call(gateway, "POST", "/v1/chat/completions", {
     body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "isolated" }] },
-    headers: { ...upstreamHeaders(gateway, upstream), authorization: "Bearer sk-upstream" },
+    // A run with limits: its counts are kept, in this workspace only.
+    headers: { ...upstreamHeaders(gateway, upstream), authorization: "Bearer sk-upstream", "x-gateway-trace-id": "isolated-run", "x-gateway-config": JSON.stringify({ run_limits: { max_requests: 100 } }) },
   });
   expect(chat.status).toBe(200);
   const logId = chat.headers.get("x-gateway-log-id")!;
   traceId = chat.headers.get("x-gateway-trace-id")!;
   await make("/v1/feedback", { trace_id: traceId, value: 5 });
   await gateway.flushLogs();
-  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId, mcpServer: mcpServer.server_label, budget: budget.id, webhook: webhook.id });
+  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId, mcpServer: mcpServer.server_label, budget: budget.id, webhook: webhook.id, run: "isolated-run" });
 });
 
 afterAll(async () => {
@@ -129,6 +132,8 @@ function ownPath(path: string): string {
             ? own.budget
           : path.startsWith("/v1/webhooks")
             ? own.webhook
+          : path.startsWith("/v1/runs")
+            ? own.run
           : path.startsWith("/v1/api-keys")
             ? own.apiKey
             : path.startsWith("/v1/logs")

@@ -29,4 +29,5 @@ export interface List<T> {
   data: T[];
 }
 export type Budget = Schemas["Budget"];
+export type Run = Schemas["Run"];
 export type BudgetList = Schemas["BudgetList"];

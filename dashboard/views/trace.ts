@@ -4,7 +4,8 @@ import { api } from "../lib/api.ts";
 import type { Capabilities } from "../lib/capabilities.ts";
 import { dash, int, ms, shortTime, time, usd } from "../lib/format.ts";
 import { href, navigate } from "../lib/route.ts";
-import type { Feedback, FeedbackList, LogList, LogSummary } from "../lib/types.ts";
+import type { Feedback, FeedbackList, LogList, LogSummary, Run } from "../lib/types.ts";
+import { ApiError } from "../lib/api.ts";
 import { Empty, ErrorBox, Loading, Panel, StatusPill } from "../components/ui.ts";
 
 interface Span {
@@ -163,15 +164,59 @@ function TraceList() {
   </div>`;
 }
 
-export function TraceView({ traceId, capabilities }: { traceId?: string; params: URLSearchParams; capabilities: Capabilities }) {
+const RULE_NAMES: Record<string, string> = {
+  max_requests: "requests",
+  max_tool_calls: "tool calls",
+  max_cost_usd: "cost (USD)",
+  max_duration_seconds: "duration (s)",
+  repeat_limit: "repeats of one call",
+  max_cost_usd_per_minute: "spend per minute (USD)",
+};
+
+/** The run's breaker: its counts and, when halted, the rule and figure that stopped it, with a resume button for an admin. */
+function RunPanel({ traceId, admin, onResumed }: { traceId: string; admin: boolean; onResumed: () => void }) {
+  const [run, setRun] = useState<Run | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = () =>
+    api<Run>(`/v1/runs/${encodeURIComponent(traceId)}`).then(setRun, (failure: unknown) => {
+      if (!(failure instanceof ApiError && failure.status === 404)) setError(failure);
+    });
+  useEffect(() => {
+    load();
+  }, [traceId]);
+  const resume = async () => {
+    setError(null);
+    try {
+      setRun(await api<Run>(`/v1/runs/${encodeURIComponent(traceId)}/resume`, { method: "POST" }));
+      onResumed();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  if (!run) return html`<${ErrorBox} error=${error} />`;
+  const halt = run.halted;
+  return html`<div data-testid="run">
+    ${halt
+      ? html`<div class="error" role="alert" data-testid="run-halted">
+          <strong>Run halted</strong> by ${halt.rule}: ${RULE_NAMES[halt.rule] ?? halt.rule} reached ${halt.value} of ${halt.limit}${halt.scope !== "run" ? ` (the ${halt.scope === "key" ? "gateway key" : "end user"}'s)` : ""}, at ${time(halt.halted_at)}. Its requests answer 423 until it is resumed.
+          ${admin ? html` <button type="button" class="small" onClick=${resume}>Resume run</button>` : null}
+        </div>`
+      : null}
+    <p class="muted small-text" data-testid="run-counts">Run breaker: ${int(run.requests)} requests, ${int(run.tool_calls)} tool calls, ${usd(run.cost_usd)}${run.started_at ? `, since ${time(run.started_at)}` : ""}.</p>
+    <${ErrorBox} error=${error} />
+  </div>`;
+}
+
+export function TraceView({ traceId, capabilities, admin = false }: { traceId?: string; params: URLSearchParams; capabilities: Capabilities; admin?: boolean }) {
   const [logs, setLogs] = useState<LogSummary[] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [reloaded, setReloaded] = useState(0);
   useEffect(() => {
     if (!traceId) return;
     setLogs(null);
     setError(null);
     api<LogList>("/v1/logs", { query: { trace_id: traceId, limit: 200 } }).then((list) => setLogs(list.data), setError);
-  }, [traceId]);
+  }, [traceId, reloaded]);
   if (!traceId) return html`<${TraceList} />`;
   const spans = logs ? spanTree(logs) : [];
   const cost = spans.reduce((sum, span) => sum + (span.log.cost_usd ?? 0), 0);
@@ -182,6 +227,7 @@ export function TraceView({ traceId, capabilities }: { traceId?: string; params:
       <div class="actions"><a class="button" href=${href("/logs", { trace_id: traceId })}>Show as logs</a></div>
     </header>
     <${ErrorBox} error=${error} />
+    <${RunPanel} traceId=${traceId} admin=${admin} onResumed=${() => setReloaded(reloaded + 1)} />
     ${logs === null && !error ? html`<${Loading} />` : null}
     ${logs && logs.length === 0 ? html`<${Empty}>No requests in this trace.</${Empty}>` : null}
     ${spans.length > 0

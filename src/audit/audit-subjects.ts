@@ -7,6 +7,7 @@ import type { AuditView } from "../records/audit-event.ts";
 import type { BudgetRecord } from "../records/budget.ts";
 import { budgetAuditView } from "../control-plane/budget-fields.ts";
 import type { WebhookRecord } from "../records/webhook.ts";
+import type { RunView } from "../runs/run-breaker.ts";
 import { webhookView } from "../control-plane/webhook-fields.ts";
 
 /**
@@ -58,4 +59,9 @@ export function budgetSubject(record: BudgetRecord): AuditSubject {
 /** A webhook: its view, the secret masked. */
 export function webhookSubject(record: WebhookRecord): AuditSubject {
   return { id: record.id, slug: null, workspaceId: record.workspaceId, view: webhookView(record) };
+}
+
+/** A run of the workspace: its counts and halt. */
+export function runSubject(workspaceId: string): (view: RunView) => AuditSubject {
+  return (view) => ({ id: view.trace_id, slug: null, workspaceId, view: { ...view } });
 }

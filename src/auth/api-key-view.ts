@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from "../records/api-key.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { GatewayError } from "../errors.ts";
 import { budgetView, rateLimitView } from "../control-plane/virtual-key-fields.ts";
+import { runLimitsView } from "../control-plane/run-limit-fields.ts";
 
 /** The public shape of a stored key: never the hash, never the secret. */
 export function apiKeyView(record: ApiKeyRecord): ApiKey {
@@ -21,6 +22,7 @@ export function apiKeyView(record: ApiKeyRecord): ApiKey {
     budget: budgetView(record.budget),
     rate_limit: rateLimitView(record.rateLimit),
     mcp_access: mcpAccessView(record.mcpAccess),
+    run_limits: runLimitsView(record.runLimits),
   };
 }
 

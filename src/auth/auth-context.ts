@@ -1,5 +1,6 @@
 import type { KeyLimits } from "../records/control-plane.ts";
 import type { ApiKeyRole, McpAccessRule } from "../records/api-key.ts";
+import type { RunLimits } from "../records/run-limits.ts";
 
 /** Who is calling: resolved from `x-gateway-api-key`, set on the request context by the auth middleware. */
 export interface AuthContext {
@@ -13,6 +14,8 @@ export interface AuthContext {
   limits?: KeyLimits | null;
   /** The key's MCP access rule, cached with the key; absent or null: every server of the workspace. */
   mcpAccess?: McpAccessRule | null;
+  /** The key's run limits, cached with the key; absent or null: none. */
+  runLimits?: RunLimits | null;
 }
 
 /** The default organisation and workspace of a fresh gateway (and of `GATEWAY_ADMIN_KEY`). */

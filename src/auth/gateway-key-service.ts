@@ -164,5 +164,6 @@ function toAuthContext(record: ApiKeyRecord): AuthContext {
     organisationAdmin: record.organisationAdmin,
     limits: record.budget || record.rateLimit ? { budget: record.budget, rateLimit: record.rateLimit } : null,
     mcpAccess: record.mcpAccess,
+    runLimits: record.runLimits ?? null,
   };
 }

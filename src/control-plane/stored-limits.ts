@@ -107,6 +107,10 @@ function countTerms(query: unknown, counts: { terms: number; patterns: number })
  * (`config`, `x-gateway-config`). Runs before the routing plan is built. Never throws.
  */
 export function configLimitProblem(config: GatewayConfig, param: string): GatewayError | null {
+  const run = config.run_limits;
+  if (run?.velocity_scope !== undefined && run.max_cost_usd_per_minute === undefined) {
+    return refuse(`${param}.run_limits.velocity_scope`, `${param}.run_limits.velocity_scope scopes max_cost_usd_per_minute, which is not set.`);
+  }
   let targets = 0;
   const counts = { terms: 0, patterns: 0 };
   // Each level with the provider it inherits, so a key goes through its own provider's rule.

@@ -58,11 +58,12 @@ validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKeyBodyCheck = validate22;
 const schema34 = {"$id":"createApiKey.body","$ref":"components#/$defs/CreateApiKeyRequest"};
-const schema35 = {"type":"object","required":["name","role"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"role":{"$ref":"components#/$defs/ApiKeyRole"},"workspace_id":{"not":{}},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"},"expires_at":{"not":{}},"mcp_access":{"$ref":"components#/$defs/McpAccessRule"}},"additionalProperties":false};
+const schema35 = {"type":"object","required":["name","role"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"role":{"$ref":"components#/$defs/ApiKeyRole"},"workspace_id":{"not":{}},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"},"run_limits":{"$ref":"components#/$defs/RunLimits"},"expires_at":{"not":{}},"mcp_access":{"$ref":"components#/$defs/McpAccessRule"}},"additionalProperties":false};
 const schema36 = {"type":"string","enum":["admin","service"]};
 const schema37 = {"type":"object","required":["credit_limit_usd","period"],"properties":{"credit_limit_usd":{"type":"number","minimum":0.000001},"period":{"type":"string","enum":["none","daily","weekly","monthly"]},"alert_threshold":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
 const schema38 = {"type":"object","properties":{"requests_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"requests_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_minute":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_hour":{"type":"integer","minimum":1,"maximum":9007199254740991},"tokens_per_day":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
-const schema39 = {"type":"object","properties":{"calls_per_minute":{"type":["integer","null"],"minimum":1,"maximum":1000000},"calls_per_minute_per_tool":{"type":["integer","null"],"minimum":1,"maximum":1000000},"servers":{"type":["object","null"],"maxProperties":100,"additionalProperties":{"type":"object","properties":{"tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}}},"additionalProperties":false};
+const schema39 = {"type":"object","minProperties":1,"properties":{"max_requests":{"type":"integer","minimum":1,"maximum":1000000},"max_tool_calls":{"type":"integer","minimum":1,"maximum":1000000},"max_cost_usd":{"type":"number","minimum":0.000001,"maximum":1000000},"max_duration_seconds":{"type":"integer","minimum":1,"maximum":2592000},"repeat_limit":{"type":"integer","minimum":1,"maximum":10000},"max_cost_usd_per_minute":{"type":"number","minimum":0.000001,"maximum":1000000},"velocity_scope":{"type":"string","enum":["run","key","user"]}},"additionalProperties":false};
+const schema40 = {"type":"object","properties":{"calls_per_minute":{"type":["integer","null"],"minimum":1,"maximum":1000000},"calls_per_minute_per_tool":{"type":["integer","null"],"minimum":1,"maximum":1000000},"servers":{"type":["object","null"],"maxProperties":100,"additionalProperties":{"type":"object","properties":{"tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}}},"additionalProperties":false};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -85,7 +86,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "name") || (key0 === "role")) || (key0 === "workspace_id")) || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at")) || (key0 === "mcp_access"))){
+if(!((((((((key0 === "name") || (key0 === "role")) || (key0 === "workspace_id")) || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "run_limits")) || (key0 === "expires_at")) || (key0 === "mcp_access"))){
 validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -441,47 +442,69 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.expires_at !== undefined){
+if(data.run_limits !== undefined){
+let data14 = data.run_limits;
 const _errs35 = errors;
-validate23.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
+const _errs36 = errors;
+if(errors === _errs36){
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(Object.keys(data14).length < 1){
+validate23.errors = [{instancePath:instancePath+"/run_limits",schemaPath:"components#/$defs/RunLimits/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
-var valid0 = _errs35 === errors;
 }
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mcp_access !== undefined){
-let data15 = data.mcp_access;
-const _errs37 = errors;
 const _errs38 = errors;
-if(errors === _errs38){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-const _errs40 = errors;
-for(const key3 in data15){
-if(!(((key3 === "calls_per_minute") || (key3 === "calls_per_minute_per_tool")) || (key3 === "servers"))){
-validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+for(const key3 in data14){
+if(!(((((((key3 === "max_requests") || (key3 === "max_tool_calls")) || (key3 === "max_cost_usd")) || (key3 === "max_duration_seconds")) || (key3 === "repeat_limit")) || (key3 === "max_cost_usd_per_minute")) || (key3 === "velocity_scope"))){
+validate23.errors = [{instancePath:instancePath+"/run_limits",schemaPath:"components#/$defs/RunLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
 }
-if(_errs40 === errors){
-if(data15.calls_per_minute !== undefined){
-let data16 = data15.calls_per_minute;
+if(_errs38 === errors){
+if(data14.max_requests !== undefined){
+let data15 = data14.max_requests;
+const _errs39 = errors;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_requests",schemaPath:"components#/$defs/RunLimits/properties/max_requests/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs39){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 1000000 || isNaN(data15)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_requests",schemaPath:"components#/$defs/RunLimits/properties/max_requests/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data15 < 1 || isNaN(data15)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_requests",schemaPath:"components#/$defs/RunLimits/properties/max_requests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid7 = _errs39 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data14.max_tool_calls !== undefined){
+let data16 = data14.max_tool_calls;
 const _errs41 = errors;
-if((!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))) && (data16 !== null)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/type",keyword:"type",params:{type: schema39.properties.calls_per_minute.type}}];
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_tool_calls",schemaPath:"components#/$defs/RunLimits/properties/max_tool_calls/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs41){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 > 1000000 || isNaN(data16)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_tool_calls",schemaPath:"components#/$defs/RunLimits/properties/max_tool_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
 return false;
 }
 else {
 if(data16 < 1 || isNaN(data16)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_tool_calls",schemaPath:"components#/$defs/RunLimits/properties/max_tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -493,25 +516,25 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data15.calls_per_minute_per_tool !== undefined){
-let data17 = data15.calls_per_minute_per_tool;
+if(data14.max_cost_usd !== undefined){
+let data17 = data14.max_cost_usd;
 const _errs43 = errors;
-if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/type",keyword:"type",params:{type: schema39.properties.calls_per_minute_per_tool.type}}];
-return false;
-}
 if(errors === _errs43){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 1000000 || isNaN(data17)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_cost_usd",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
 return false;
 }
 else {
-if(data17 < 1 || isNaN(data17)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+if(data17 < 0.000001 || isNaN(data17)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_cost_usd",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_cost_usd",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd/type",keyword:"type",params:{type: "number"}}];
+return false;
 }
 }
 var valid7 = _errs43 === errors;
@@ -520,91 +543,23 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data15.servers !== undefined){
-let data18 = data15.servers;
+if(data14.max_duration_seconds !== undefined){
+let data18 = data14.max_duration_seconds;
 const _errs45 = errors;
-if((!(data18 && typeof data18 == "object" && !Array.isArray(data18))) && (data18 !== null)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: schema39.properties.servers.type}}];
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_duration_seconds",schemaPath:"components#/$defs/RunLimits/properties/max_duration_seconds/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs45){
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-if(Object.keys(data18).length > 100){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}}];
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 2592000 || isNaN(data18)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_duration_seconds",schemaPath:"components#/$defs/RunLimits/properties/max_duration_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000}}];
 return false;
 }
 else {
-for(const key4 in data18){
-let data19 = data18[key4];
-const _errs48 = errors;
-if(errors === _errs48){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-const _errs50 = errors;
-for(const key5 in data19){
-if(!(key5 === "tools")){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}}];
+if(data18 < 1 || isNaN(data18)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_duration_seconds",schemaPath:"components#/$defs/RunLimits/properties/max_duration_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
-break;
-}
-}
-if(_errs50 === errors){
-if(data19.tools !== undefined){
-let data20 = data19.tools;
-const _errs51 = errors;
-if((!(Array.isArray(data20))) && (data20 !== null)){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema39.properties.servers.additionalProperties.properties.tools.type}}];
-return false;
-}
-if(errors === _errs51){
-if(Array.isArray(data20)){
-if(data20.length > 500){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
-return false;
-}
-else {
-var valid10 = true;
-const len0 = data20.length;
-for(let i0=0; i0<len0; i0++){
-let data21 = data20[i0];
-const _errs53 = errors;
-if(errors === _errs53){
-if(typeof data21 === "string"){
-if(func1(data21) > 128){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
-return false;
-}
-else {
-if(func1(data21) < 1){
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid10 = _errs53 === errors;
-if(!valid10){
-break;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-var valid8 = _errs48 === errors;
-if(!valid8){
-break;
-}
 }
 }
 }
@@ -613,6 +568,270 @@ var valid7 = _errs45 === errors;
 }
 else {
 var valid7 = true;
+}
+if(valid7){
+if(data14.repeat_limit !== undefined){
+let data19 = data14.repeat_limit;
+const _errs47 = errors;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+validate23.errors = [{instancePath:instancePath+"/run_limits/repeat_limit",schemaPath:"components#/$defs/RunLimits/properties/repeat_limit/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs47){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 10000 || isNaN(data19)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/repeat_limit",schemaPath:"components#/$defs/RunLimits/properties/repeat_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000}}];
+return false;
+}
+else {
+if(data19 < 1 || isNaN(data19)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/repeat_limit",schemaPath:"components#/$defs/RunLimits/properties/repeat_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid7 = _errs47 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data14.max_cost_usd_per_minute !== undefined){
+let data20 = data14.max_cost_usd_per_minute;
+const _errs49 = errors;
+if(errors === _errs49){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 1000000 || isNaN(data20)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_cost_usd_per_minute",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data20 < 0.000001 || isNaN(data20)){
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_cost_usd_per_minute",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
+return false;
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/run_limits/max_cost_usd_per_minute",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd_per_minute/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid7 = _errs49 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data14.velocity_scope !== undefined){
+let data21 = data14.velocity_scope;
+const _errs51 = errors;
+if(typeof data21 !== "string"){
+validate23.errors = [{instancePath:instancePath+"/run_limits/velocity_scope",schemaPath:"components#/$defs/RunLimits/properties/velocity_scope/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!(((data21 === "run") || (data21 === "key")) || (data21 === "user"))){
+validate23.errors = [{instancePath:instancePath+"/run_limits/velocity_scope",schemaPath:"components#/$defs/RunLimits/properties/velocity_scope/enum",keyword:"enum",params:{allowedValues: schema39.properties.velocity_scope.enum}}];
+return false;
+}
+var valid7 = _errs51 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/run_limits",schemaPath:"components#/$defs/RunLimits/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid0 = _errs35 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expires_at !== undefined){
+const _errs53 = errors;
+validate23.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
+return false;
+var valid0 = _errs53 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mcp_access !== undefined){
+let data23 = data.mcp_access;
+const _errs55 = errors;
+const _errs56 = errors;
+if(errors === _errs56){
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+const _errs58 = errors;
+for(const key4 in data23){
+if(!(((key4 === "calls_per_minute") || (key4 === "calls_per_minute_per_tool")) || (key4 === "servers"))){
+validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+return false;
+break;
+}
+}
+if(_errs58 === errors){
+if(data23.calls_per_minute !== undefined){
+let data24 = data23.calls_per_minute;
+const _errs59 = errors;
+if((!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))) && (data24 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/type",keyword:"type",params:{type: schema40.properties.calls_per_minute.type}}];
+return false;
+}
+if(errors === _errs59){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 1000000 || isNaN(data24)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data24 < 1 || isNaN(data24)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs59 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data23.calls_per_minute_per_tool !== undefined){
+let data25 = data23.calls_per_minute_per_tool;
+const _errs61 = errors;
+if((!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))) && (data25 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/type",keyword:"type",params:{type: schema40.properties.calls_per_minute_per_tool.type}}];
+return false;
+}
+if(errors === _errs61){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 > 1000000 || isNaN(data25)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data25 < 1 || isNaN(data25)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs61 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data23.servers !== undefined){
+let data26 = data23.servers;
+const _errs63 = errors;
+if((!(data26 && typeof data26 == "object" && !Array.isArray(data26))) && (data26 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: schema40.properties.servers.type}}];
+return false;
+}
+if(errors === _errs63){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(Object.keys(data26).length > 100){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}}];
+return false;
+}
+else {
+for(const key5 in data26){
+let data27 = data26[key5];
+const _errs66 = errors;
+if(errors === _errs66){
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+const _errs68 = errors;
+for(const key6 in data27){
+if(!(key6 === "tools")){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}}];
+return false;
+break;
+}
+}
+if(_errs68 === errors){
+if(data27.tools !== undefined){
+let data28 = data27.tools;
+const _errs69 = errors;
+if((!(Array.isArray(data28))) && (data28 !== null)){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema40.properties.servers.additionalProperties.properties.tools.type}}];
+return false;
+}
+if(errors === _errs69){
+if(Array.isArray(data28)){
+if(data28.length > 500){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}}];
+return false;
+}
+else {
+var valid12 = true;
+const len0 = data28.length;
+for(let i0=0; i0<len0; i0++){
+let data29 = data28[i0];
+const _errs71 = errors;
+if(errors === _errs71){
+if(typeof data29 === "string"){
+if(func1(data29) > 128){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}}];
+return false;
+}
+else {
+if(func1(data29) < 1){
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid12 = _errs71 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+var valid10 = _errs66 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+}
+var valid9 = _errs63 === errors;
+}
+else {
+var valid9 = true;
 }
 }
 }
@@ -623,10 +842,11 @@ validate23.errors = [{instancePath:instancePath+"/mcp_access",schemaPath:"compon
 return false;
 }
 }
-var valid0 = _errs37 === errors;
+var valid0 = _errs55 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -669,8 +889,8 @@ return errors === 0;
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateApiKeyBodyCheck = validate25;
-const schema40 = {"$id":"updateApiKey.body","$ref":"components#/$defs/UpdateApiKeyRequest"};
-const schema41 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]},"expires_at":{"not":{}},"mcp_access":{"anyOf":[{"$ref":"components#/$defs/McpAccessRule"},{"type":"null"}]}},"additionalProperties":false};
+const schema41 = {"$id":"updateApiKey.body","$ref":"components#/$defs/UpdateApiKeyRequest"};
+const schema42 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]},"run_limits":{"anyOf":[{"$ref":"components#/$defs/RunLimits"},{"type":"null"}]},"expires_at":{"not":{}},"mcp_access":{"anyOf":[{"$ref":"components#/$defs/McpAccessRule"},{"type":"null"}]}},"additionalProperties":false};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -691,7 +911,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "name") || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "expires_at")) || (key0 === "mcp_access"))){
+if(!((((((key0 === "name") || (key0 === "budget")) || (key0 === "rate_limit")) || (key0 === "run_limits")) || (key0 === "expires_at")) || (key0 === "mcp_access"))){
 validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -1282,29 +1502,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.expires_at !== undefined){
+if(data.run_limits !== undefined){
+let data12 = data.run_limits;
 const _errs38 = errors;
-validate26.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
-return false;
-var valid0 = _errs38 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.mcp_access !== undefined){
-let data13 = data.mcp_access;
+const _errs39 = errors;
+let valid7 = false;
 const _errs40 = errors;
 const _errs41 = errors;
-let valid7 = false;
-const _errs42 = errors;
-const _errs43 = errors;
-if(errors === _errs43){
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-const _errs45 = errors;
-for(const key3 in data13){
-if(!(((key3 === "calls_per_minute") || (key3 === "calls_per_minute_per_tool")) || (key3 === "servers"))){
-const err34 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
+if(errors === _errs41){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(Object.keys(data12).length < 1){
+const err34 = {instancePath:instancePath+"/run_limits",schemaPath:"components#/$defs/RunLimits/minProperties",keyword:"minProperties",params:{limit: 1}};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1312,15 +1520,12 @@ else {
 vErrors.push(err34);
 }
 errors++;
-break;
 }
-}
-if(_errs45 === errors){
-if(data13.calls_per_minute !== undefined){
-let data14 = data13.calls_per_minute;
-const _errs46 = errors;
-if((!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))) && (data14 !== null)){
-const err35 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/type",keyword:"type",params:{type: schema39.properties.calls_per_minute.type}};
+else {
+const _errs43 = errors;
+for(const key3 in data12){
+if(!(((((((key3 === "max_requests") || (key3 === "max_tool_calls")) || (key3 === "max_cost_usd")) || (key3 === "max_duration_seconds")) || (key3 === "repeat_limit")) || (key3 === "max_cost_usd_per_minute")) || (key3 === "velocity_scope"))){
+const err35 = {instancePath:instancePath+"/run_limits",schemaPath:"components#/$defs/RunLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1328,11 +1533,15 @@ else {
 vErrors.push(err35);
 }
 errors++;
+break;
 }
-if(errors === _errs46){
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 1000000 || isNaN(data14)){
-const err36 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
+}
+if(_errs43 === errors){
+if(data12.max_requests !== undefined){
+let data13 = data12.max_requests;
+const _errs44 = errors;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err36 = {instancePath:instancePath+"/run_limits/max_requests",schemaPath:"components#/$defs/RunLimits/properties/max_requests/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1341,14 +1550,71 @@ vErrors.push(err36);
 }
 errors++;
 }
-else {
-if(data14 < 1 || isNaN(data14)){
-const err37 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(errors === _errs44){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 1000000 || isNaN(data13)){
+const err37 = {instancePath:instancePath+"/run_limits/max_requests",schemaPath:"components#/$defs/RunLimits/properties/max_requests/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
 if(vErrors === null){
 vErrors = [err37];
 }
 else {
 vErrors.push(err37);
+}
+errors++;
+}
+else {
+if(data13 < 1 || isNaN(data13)){
+const err38 = {instancePath:instancePath+"/run_limits/max_requests",schemaPath:"components#/$defs/RunLimits/properties/max_requests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+}
+var valid9 = _errs44 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data12.max_tool_calls !== undefined){
+let data14 = data12.max_tool_calls;
+const _errs46 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err39 = {instancePath:instancePath+"/run_limits/max_tool_calls",schemaPath:"components#/$defs/RunLimits/properties/max_tool_calls/type",keyword:"type",params:{type: "integer"}};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(errors === _errs46){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 1000000 || isNaN(data14)){
+const err40 = {instancePath:instancePath+"/run_limits/max_tool_calls",schemaPath:"components#/$defs/RunLimits/properties/max_tool_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+if(data14 < 1 || isNaN(data14)){
+const err41 = {instancePath:instancePath+"/run_limits/max_tool_calls",schemaPath:"components#/$defs/RunLimits/properties/max_tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
 }
 errors++;
 }
@@ -1361,68 +1627,13 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data13.calls_per_minute_per_tool !== undefined){
-let data15 = data13.calls_per_minute_per_tool;
+if(data12.max_cost_usd !== undefined){
+let data15 = data12.max_cost_usd;
 const _errs48 = errors;
-if((!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))) && (data15 !== null)){
-const err38 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/type",keyword:"type",params:{type: schema39.properties.calls_per_minute_per_tool.type}};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
 if(errors === _errs48){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 1000000 || isNaN(data15)){
-const err39 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-else {
-if(data15 < 1 || isNaN(data15)){
-const err40 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-}
-}
-var valid9 = _errs48 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data13.servers !== undefined){
-let data16 = data13.servers;
-const _errs50 = errors;
-if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-const err41 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: schema39.properties.servers.type}};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-if(errors === _errs50){
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-if(Object.keys(data16).length > 100){
-const err42 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}};
+const err42 = {instancePath:instancePath+"/run_limits/max_cost_usd",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1432,15 +1643,8 @@ vErrors.push(err42);
 errors++;
 }
 else {
-for(const key4 in data16){
-let data17 = data16[key4];
-const _errs53 = errors;
-if(errors === _errs53){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-const _errs55 = errors;
-for(const key5 in data17){
-if(!(key5 === "tools")){
-const err43 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5}};
+if(data15 < 0.000001 || isNaN(data15)){
+const err43 = {instancePath:instancePath+"/run_limits/max_cost_usd",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1448,15 +1652,11 @@ else {
 vErrors.push(err43);
 }
 errors++;
-break;
 }
 }
-if(_errs55 === errors){
-if(data17.tools !== undefined){
-let data18 = data17.tools;
-const _errs56 = errors;
-if((!(Array.isArray(data18))) && (data18 !== null)){
-const err44 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema39.properties.servers.additionalProperties.properties.tools.type}};
+}
+else {
+const err44 = {instancePath:instancePath+"/run_limits/max_cost_usd",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd/type",keyword:"type",params:{type: "number"}};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1465,10 +1665,18 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(errors === _errs56){
-if(Array.isArray(data18)){
-if(data18.length > 500){
-const err45 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}};
+}
+var valid9 = _errs48 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data12.max_duration_seconds !== undefined){
+let data16 = data12.max_duration_seconds;
+const _errs50 = errors;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err45 = {instancePath:instancePath+"/run_limits/max_duration_seconds",schemaPath:"components#/$defs/RunLimits/properties/max_duration_seconds/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1477,16 +1685,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-else {
-var valid12 = true;
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-const _errs58 = errors;
-if(errors === _errs58){
-if(typeof data19 === "string"){
-if(func1(data19) > 128){
-const err46 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(errors === _errs50){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 2592000 || isNaN(data16)){
+const err46 = {instancePath:instancePath+"/run_limits/max_duration_seconds",schemaPath:"components#/$defs/RunLimits/properties/max_duration_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000}};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1496,8 +1698,8 @@ vErrors.push(err46);
 errors++;
 }
 else {
-if(func1(data19) < 1){
-const err47 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(data16 < 1 || isNaN(data16)){
+const err47 = {instancePath:instancePath+"/run_limits/max_duration_seconds",schemaPath:"components#/$defs/RunLimits/properties/max_duration_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1508,8 +1710,18 @@ errors++;
 }
 }
 }
+}
+var valid9 = _errs50 === errors;
+}
 else {
-const err48 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}};
+var valid9 = true;
+}
+if(valid9){
+if(data12.repeat_limit !== undefined){
+let data17 = data12.repeat_limit;
+const _errs52 = errors;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err48 = {instancePath:instancePath+"/run_limits/repeat_limit",schemaPath:"components#/$defs/RunLimits/properties/repeat_limit/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1518,20 +1730,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-var valid12 = _errs58 === errors;
-if(!valid12){
-break;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/mcp_access/servers/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}};
+if(errors === _errs52){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 10000 || isNaN(data17)){
+const err49 = {instancePath:instancePath+"/run_limits/repeat_limit",schemaPath:"components#/$defs/RunLimits/properties/repeat_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000}};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1540,26 +1742,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-var valid10 = _errs53 === errors;
-if(!valid10){
-break;
-}
-}
-}
-}
-}
-var valid9 = _errs50 === errors;
-}
 else {
-var valid9 = true;
-}
-}
-}
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/type",keyword:"type",params:{type: "object"}};
+if(data17 < 1 || isNaN(data17)){
+const err50 = {instancePath:instancePath+"/run_limits/repeat_limit",schemaPath:"components#/$defs/RunLimits/properties/repeat_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1569,11 +1754,21 @@ vErrors.push(err50);
 errors++;
 }
 }
-var _valid2 = _errs42 === errors;
-valid7 = valid7 || _valid2;
-const _errs60 = errors;
-if(data13 !== null){
-const err51 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf/1/type",keyword:"type",params:{type: "null"}};
+}
+}
+var valid9 = _errs52 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data12.max_cost_usd_per_minute !== undefined){
+let data18 = data12.max_cost_usd_per_minute;
+const _errs54 = errors;
+if(errors === _errs54){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 1000000 || isNaN(data18)){
+const err51 = {instancePath:instancePath+"/run_limits/max_cost_usd_per_minute",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1582,10 +1777,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-var _valid2 = _errs60 === errors;
-valid7 = valid7 || _valid2;
-if(!valid7){
-const err52 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf",keyword:"anyOf",params:{}};
+else {
+if(data18 < 0.000001 || isNaN(data18)){
+const err52 = {instancePath:instancePath+"/run_limits/max_cost_usd_per_minute",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1593,24 +1787,448 @@ else {
 vErrors.push(err52);
 }
 errors++;
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/run_limits/max_cost_usd_per_minute",schemaPath:"components#/$defs/RunLimits/properties/max_cost_usd_per_minute/type",keyword:"type",params:{type: "number"}};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+var valid9 = _errs54 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data12.velocity_scope !== undefined){
+let data19 = data12.velocity_scope;
+const _errs56 = errors;
+if(typeof data19 !== "string"){
+const err54 = {instancePath:instancePath+"/run_limits/velocity_scope",schemaPath:"components#/$defs/RunLimits/properties/velocity_scope/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(!(((data19 === "run") || (data19 === "key")) || (data19 === "user"))){
+const err55 = {instancePath:instancePath+"/run_limits/velocity_scope",schemaPath:"components#/$defs/RunLimits/properties/velocity_scope/enum",keyword:"enum",params:{allowedValues: schema39.properties.velocity_scope.enum}};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+var valid9 = _errs56 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/run_limits",schemaPath:"components#/$defs/RunLimits/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+var _valid2 = _errs40 === errors;
+valid7 = valid7 || _valid2;
+const _errs58 = errors;
+if(data12 !== null){
+const err57 = {instancePath:instancePath+"/run_limits",schemaPath:"#/properties/run_limits/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+var _valid2 = _errs58 === errors;
+valid7 = valid7 || _valid2;
+if(!valid7){
+const err58 = {instancePath:instancePath+"/run_limits",schemaPath:"#/properties/run_limits/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
 validate26.errors = vErrors;
 return false;
 }
 else {
-errors = _errs41;
+errors = _errs39;
 if(vErrors !== null){
-if(_errs41){
-vErrors.length = _errs41;
+if(_errs39){
+vErrors.length = _errs39;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs40 === errors;
+var valid0 = _errs38 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.expires_at !== undefined){
+const _errs60 = errors;
+validate26.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/not",keyword:"not",params:{}}];
+return false;
+var valid0 = _errs60 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mcp_access !== undefined){
+let data21 = data.mcp_access;
+const _errs62 = errors;
+const _errs63 = errors;
+let valid10 = false;
+const _errs64 = errors;
+const _errs65 = errors;
+if(errors === _errs65){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+const _errs67 = errors;
+for(const key4 in data21){
+if(!(((key4 === "calls_per_minute") || (key4 === "calls_per_minute_per_tool")) || (key4 === "servers"))){
+const err59 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+break;
+}
+}
+if(_errs67 === errors){
+if(data21.calls_per_minute !== undefined){
+let data22 = data21.calls_per_minute;
+const _errs68 = errors;
+if((!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))) && (data22 !== null)){
+const err60 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/type",keyword:"type",params:{type: schema40.properties.calls_per_minute.type}};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+if(errors === _errs68){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 > 1000000 || isNaN(data22)){
+const err61 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+else {
+if(data22 < 1 || isNaN(data22)){
+const err62 = {instancePath:instancePath+"/mcp_access/calls_per_minute",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+}
+var valid12 = _errs68 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data21.calls_per_minute_per_tool !== undefined){
+let data23 = data21.calls_per_minute_per_tool;
+const _errs70 = errors;
+if((!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))) && (data23 !== null)){
+const err63 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/type",keyword:"type",params:{type: schema40.properties.calls_per_minute_per_tool.type}};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+if(errors === _errs70){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 1000000 || isNaN(data23)){
+const err64 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+else {
+if(data23 < 1 || isNaN(data23)){
+const err65 = {instancePath:instancePath+"/mcp_access/calls_per_minute_per_tool",schemaPath:"components#/$defs/McpAccessRule/properties/calls_per_minute_per_tool/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+}
+}
+var valid12 = _errs70 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data21.servers !== undefined){
+let data24 = data21.servers;
+const _errs72 = errors;
+if((!(data24 && typeof data24 == "object" && !Array.isArray(data24))) && (data24 !== null)){
+const err66 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/type",keyword:"type",params:{type: schema40.properties.servers.type}};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+if(errors === _errs72){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if(Object.keys(data24).length > 100){
+const err67 = {instancePath:instancePath+"/mcp_access/servers",schemaPath:"components#/$defs/McpAccessRule/properties/servers/maxProperties",keyword:"maxProperties",params:{limit: 100}};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+else {
+for(const key5 in data24){
+let data25 = data24[key5];
+const _errs75 = errors;
+if(errors === _errs75){
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+const _errs77 = errors;
+for(const key6 in data25){
+if(!(key6 === "tools")){
+const err68 = {instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6}};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+break;
+}
+}
+if(_errs77 === errors){
+if(data25.tools !== undefined){
+let data26 = data25.tools;
+const _errs78 = errors;
+if((!(Array.isArray(data26))) && (data26 !== null)){
+const err69 = {instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/type",keyword:"type",params:{type: schema40.properties.servers.additionalProperties.properties.tools.type}};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+if(errors === _errs78){
+if(Array.isArray(data26)){
+if(data26.length > 500){
+const err70 = {instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools",schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/maxItems",keyword:"maxItems",params:{limit: 500}};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+else {
+var valid15 = true;
+const len0 = data26.length;
+for(let i0=0; i0<len0; i0++){
+let data27 = data26[i0];
+const _errs80 = errors;
+if(errors === _errs80){
+if(typeof data27 === "string"){
+if(func1(data27) > 128){
+const err71 = {instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 128}};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+else {
+if(func1(data27) < 1){
+const err72 = {instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1}};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/tools/" + i0,schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/properties/tools/items/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+var valid15 = _errs80 === errors;
+if(!valid15){
+break;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/mcp_access/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/McpAccessRule/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+var valid13 = _errs75 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+}
+var valid12 = _errs72 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/mcp_access",schemaPath:"components#/$defs/McpAccessRule/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+var _valid3 = _errs64 === errors;
+valid10 = valid10 || _valid3;
+const _errs82 = errors;
+if(data21 !== null){
+const err76 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+var _valid3 = _errs82 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err77 = {instancePath:instancePath+"/mcp_access",schemaPath:"#/properties/mcp_access/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+validate26.errors = vErrors;
+return false;
+}
+else {
+errors = _errs63;
+if(vErrors !== null){
+if(_errs63){
+vErrors.length = _errs63;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs62 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -1651,8 +2269,8 @@ return errors === 0;
 validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const rotateApiKeyBodyCheck = validate28;
-const schema45 = {"$id":"rotateApiKey.body","$ref":"components#/$defs/RotateApiKeyRequest"};
-const schema46 = {"type":"object","properties":{"grace_period_seconds":{"type":"integer","minimum":0,"maximum":2592000}},"required":["grace_period_seconds"],"additionalProperties":false};
+const schema47 = {"$id":"rotateApiKey.body","$ref":"components#/$defs/RotateApiKeyRequest"};
+const schema48 = {"type":"object","properties":{"grace_period_seconds":{"type":"integer","minimum":0,"maximum":2592000}},"required":["grace_period_seconds"],"additionalProperties":false};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="rotateApiKey.body" */;
@@ -1719,8 +2337,8 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createSpeechBodyCheck = validate29;
-const schema47 = {"$id":"createSpeech.body","$ref":"components#/$defs/CreateSpeechRequest"};
-const schema48 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string"},"input":{"type":"string","maxLength":4096},"voice":{"type":"string"},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
+const schema49 = {"$id":"createSpeech.body","$ref":"components#/$defs/CreateSpeechRequest"};
+const schema50 = {"type":"object","required":["model","input","voice"],"properties":{"model":{"type":"string"},"input":{"type":"string","maxLength":4096},"voice":{"type":"string"},"response_format":{"type":"string","enum":["mp3","opus","aac","flac","wav","pcm"]},"speed":{"type":"number","minimum":0.25,"maximum":4},"instructions":{"type":"string"}},"additionalProperties":true};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createSpeech.body" */;
@@ -1795,7 +2413,7 @@ validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"c
 return false;
 }
 if(!((((((data3 === "mp3") || (data3 === "opus")) || (data3 === "aac")) || (data3 === "flac")) || (data3 === "wav")) || (data3 === "pcm"))){
-validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema48.properties.response_format.enum}}];
+validate29.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateSpeechRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema50.properties.response_format.enum}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -1860,9 +2478,9 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createBatchBodyCheck = validate30;
-const schema49 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
-const schema50 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema51 = {"type":["object","null"],"maxProperties":16,"additionalProperties":{"type":"string","maxLength":512}};
+const schema51 = {"$id":"createBatch.body","$ref":"components#/$defs/CreateBatchRequest"};
+const schema52 = {"type":"object","required":["input_file_id","endpoint","completion_window"],"properties":{"input_file_id":{"type":"string"},"endpoint":{"type":"string"},"completion_window":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema53 = {"type":["object","null"],"maxProperties":16,"additionalProperties":{"type":"string","maxLength":512}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1923,7 +2541,7 @@ let data3 = data.metadata;
 const _errs8 = errors;
 const _errs9 = errors;
 if((!(data3 && typeof data3 == "object" && !Array.isArray(data3))) && (data3 !== null)){
-validate31.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
+validate31.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -1998,10 +2616,10 @@ return errors === 0;
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createBudgetBodyCheck = validate33;
-const schema52 = {"$id":"createBudget.body","$ref":"components#/$defs/CreateBudgetRequest"};
-const schema53 = {"type":"object","required":["name","scope","period"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"scope":{"$ref":"components#/$defs/BudgetScope"},"limit_usd":{"type":"number","minimum":0.000001,"maximum":1000000000},"period":{"$ref":"components#/$defs/BudgetPeriod"},"alert_thresholds":{"type":"array","maxItems":10,"items":{"type":"number","exclusiveMinimum":0,"maximum":1}},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema54 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["workspace","api_key","virtual_key","user","metadata","model"]},"api_key_id":{"not":{}},"virtual_key":{"type":"string","minLength":1,"maxLength":200},"user":{"type":"string","minLength":1,"maxLength":1024},"key":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"string","minLength":1,"maxLength":1024},"model":{"type":"string","minLength":1,"maxLength":256}},"additionalProperties":false};
-const schema55 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["none","calendar","rolling"]},"unit":{"type":"string","enum":["hour","day","week","month"]},"time_zone":{"type":"string","minLength":1,"maxLength":64},"week_start":{"type":"string","enum":["monday","sunday"]},"count":{"type":"integer","minimum":1,"maximum":744}},"additionalProperties":false};
+const schema54 = {"$id":"createBudget.body","$ref":"components#/$defs/CreateBudgetRequest"};
+const schema55 = {"type":"object","required":["name","scope","period"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"scope":{"$ref":"components#/$defs/BudgetScope"},"limit_usd":{"type":"number","minimum":0.000001,"maximum":1000000000},"period":{"$ref":"components#/$defs/BudgetPeriod"},"alert_thresholds":{"type":"array","maxItems":10,"items":{"type":"number","exclusiveMinimum":0,"maximum":1}},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema56 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["workspace","api_key","virtual_key","user","metadata","model"]},"api_key_id":{"not":{}},"virtual_key":{"type":"string","minLength":1,"maxLength":200},"user":{"type":"string","minLength":1,"maxLength":1024},"key":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"string","minLength":1,"maxLength":1024},"model":{"type":"string","minLength":1,"maxLength":256}},"additionalProperties":false};
+const schema57 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["none","calendar","rolling"]},"unit":{"type":"string","enum":["hour","day","week","month"]},"time_zone":{"type":"string","minLength":1,"maxLength":64},"week_start":{"type":"string","enum":["monday","sunday"]},"count":{"type":"integer","minimum":1,"maximum":744}},"additionalProperties":false};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2086,7 +2704,7 @@ validate34.errors = [{instancePath:instancePath+"/scope/type",schemaPath:"compon
 return false;
 }
 if(!((((((data2 === "workspace") || (data2 === "api_key")) || (data2 === "virtual_key")) || (data2 === "user")) || (data2 === "metadata")) || (data2 === "model"))){
-validate34.errors = [{instancePath:instancePath+"/scope/type",schemaPath:"components#/$defs/BudgetScope/properties/type/enum",keyword:"enum",params:{allowedValues: schema54.properties.type.enum}}];
+validate34.errors = [{instancePath:instancePath+"/scope/type",schemaPath:"components#/$defs/BudgetScope/properties/type/enum",keyword:"enum",params:{allowedValues: schema56.properties.type.enum}}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -2315,7 +2933,7 @@ validate34.errors = [{instancePath:instancePath+"/period/type",schemaPath:"compo
 return false;
 }
 if(!(((data11 === "none") || (data11 === "calendar")) || (data11 === "rolling"))){
-validate34.errors = [{instancePath:instancePath+"/period/type",schemaPath:"components#/$defs/BudgetPeriod/properties/type/enum",keyword:"enum",params:{allowedValues: schema55.properties.type.enum}}];
+validate34.errors = [{instancePath:instancePath+"/period/type",schemaPath:"components#/$defs/BudgetPeriod/properties/type/enum",keyword:"enum",params:{allowedValues: schema57.properties.type.enum}}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -2332,7 +2950,7 @@ validate34.errors = [{instancePath:instancePath+"/period/unit",schemaPath:"compo
 return false;
 }
 if(!((((data12 === "hour") || (data12 === "day")) || (data12 === "week")) || (data12 === "month"))){
-validate34.errors = [{instancePath:instancePath+"/period/unit",schemaPath:"components#/$defs/BudgetPeriod/properties/unit/enum",keyword:"enum",params:{allowedValues: schema55.properties.unit.enum}}];
+validate34.errors = [{instancePath:instancePath+"/period/unit",schemaPath:"components#/$defs/BudgetPeriod/properties/unit/enum",keyword:"enum",params:{allowedValues: schema57.properties.unit.enum}}];
 return false;
 }
 var valid4 = _errs30 === errors;
@@ -2376,7 +2994,7 @@ validate34.errors = [{instancePath:instancePath+"/period/week_start",schemaPath:
 return false;
 }
 if(!((data14 === "monday") || (data14 === "sunday"))){
-validate34.errors = [{instancePath:instancePath+"/period/week_start",schemaPath:"components#/$defs/BudgetPeriod/properties/week_start/enum",keyword:"enum",params:{allowedValues: schema55.properties.week_start.enum}}];
+validate34.errors = [{instancePath:instancePath+"/period/week_start",schemaPath:"components#/$defs/BudgetPeriod/properties/week_start/enum",keyword:"enum",params:{allowedValues: schema57.properties.week_start.enum}}];
 return false;
 }
 var valid4 = _errs34 === errors;
@@ -2713,8 +3331,8 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateBudgetBodyCheck = validate36;
-const schema57 = {"$id":"updateBudget.body","$ref":"components#/$defs/UpdateBudgetRequest"};
-const schema58 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"limit_usd":{"type":["number","null"],"minimum":0.000001,"maximum":1000000000},"period":{"$ref":"components#/$defs/BudgetPeriod"},"alert_thresholds":{"type":"array","maxItems":10,"items":{"type":"number","exclusiveMinimum":0,"maximum":1}},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+const schema59 = {"$id":"updateBudget.body","$ref":"components#/$defs/UpdateBudgetRequest"};
+const schema60 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"limit_usd":{"type":["number","null"],"minimum":0.000001,"maximum":1000000000},"period":{"$ref":"components#/$defs/BudgetPeriod"},"alert_thresholds":{"type":"array","maxItems":10,"items":{"type":"number","exclusiveMinimum":0,"maximum":1}},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2773,7 +3391,7 @@ if(data.limit_usd !== undefined){
 let data1 = data.limit_usd;
 const _errs4 = errors;
 if((!((typeof data1 == "number") && (isFinite(data1)))) && (data1 !== null)){
-validate37.errors = [{instancePath:instancePath+"/limit_usd",schemaPath:"#/properties/limit_usd/type",keyword:"type",params:{type: schema58.properties.limit_usd.type}}];
+validate37.errors = [{instancePath:instancePath+"/limit_usd",schemaPath:"#/properties/limit_usd/type",keyword:"type",params:{type: schema60.properties.limit_usd.type}}];
 return false;
 }
 if(errors === _errs4){
@@ -2825,7 +3443,7 @@ validate37.errors = [{instancePath:instancePath+"/period/type",schemaPath:"compo
 return false;
 }
 if(!(((data3 === "none") || (data3 === "calendar")) || (data3 === "rolling"))){
-validate37.errors = [{instancePath:instancePath+"/period/type",schemaPath:"components#/$defs/BudgetPeriod/properties/type/enum",keyword:"enum",params:{allowedValues: schema55.properties.type.enum}}];
+validate37.errors = [{instancePath:instancePath+"/period/type",schemaPath:"components#/$defs/BudgetPeriod/properties/type/enum",keyword:"enum",params:{allowedValues: schema57.properties.type.enum}}];
 return false;
 }
 var valid2 = _errs10 === errors;
@@ -2842,7 +3460,7 @@ validate37.errors = [{instancePath:instancePath+"/period/unit",schemaPath:"compo
 return false;
 }
 if(!((((data4 === "hour") || (data4 === "day")) || (data4 === "week")) || (data4 === "month"))){
-validate37.errors = [{instancePath:instancePath+"/period/unit",schemaPath:"components#/$defs/BudgetPeriod/properties/unit/enum",keyword:"enum",params:{allowedValues: schema55.properties.unit.enum}}];
+validate37.errors = [{instancePath:instancePath+"/period/unit",schemaPath:"components#/$defs/BudgetPeriod/properties/unit/enum",keyword:"enum",params:{allowedValues: schema57.properties.unit.enum}}];
 return false;
 }
 var valid2 = _errs12 === errors;
@@ -2886,7 +3504,7 @@ validate37.errors = [{instancePath:instancePath+"/period/week_start",schemaPath:
 return false;
 }
 if(!((data6 === "monday") || (data6 === "sunday"))){
-validate37.errors = [{instancePath:instancePath+"/period/week_start",schemaPath:"components#/$defs/BudgetPeriod/properties/week_start/enum",keyword:"enum",params:{allowedValues: schema55.properties.week_start.enum}}];
+validate37.errors = [{instancePath:instancePath+"/period/week_start",schemaPath:"components#/$defs/BudgetPeriod/properties/week_start/enum",keyword:"enum",params:{allowedValues: schema57.properties.week_start.enum}}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -3383,11 +4001,11 @@ return errors === 0;
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createChatCompletionBodyCheck = validate39;
-const schema61 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
-const schema62 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema65 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema63 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
-const schema64 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
+const schema63 = {"$id":"createChatCompletion.body","$ref":"components#/$defs/CreateChatCompletionRequest"};
+const schema64 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string"},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/ChatMessage"}},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"user":{"type":"string"},"max_completion_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"max_tokens":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/ChatTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema67 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"function":{"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"parameters":{"type":"object","additionalProperties":true},"strict":{"type":["boolean","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema65 = {"type":"object","required":["role"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant","tool","function"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ChatContentPart"}},{"type":"null"}]},"name":{"type":"string"},"tool_call_id":{"type":"string"},"tool_calls":{"type":"array","items":{"type":"object","additionalProperties":true}}},"additionalProperties":true};
+const schema66 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"}},"additionalProperties":true};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3415,7 +4033,7 @@ validate41.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties
 return false;
 }
 if(!((((((data0 === "system") || (data0 === "developer")) || (data0 === "user")) || (data0 === "assistant")) || (data0 === "tool")) || (data0 === "function"))){
-validate41.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema63.properties.role.enum}}];
+validate41.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema65.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3696,7 +4314,7 @@ if(data.stream !== undefined){
 let data3 = data.stream;
 const _errs7 = errors;
 if((typeof data3 !== "boolean") && (data3 !== null)){
-validate40.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema62.properties.stream.type}}];
+validate40.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema64.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3709,7 +4327,7 @@ if(data.stream_options !== undefined){
 let data4 = data.stream_options;
 const _errs9 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate40.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema62.properties.stream_options.type}}];
+validate40.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"#/properties/stream_options/type",keyword:"type",params:{type: schema64.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -3744,7 +4362,7 @@ if(data.max_completion_tokens !== undefined){
 let data7 = data.max_completion_tokens;
 const _errs16 = errors;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-validate40.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema62.properties.max_completion_tokens.type}}];
+validate40.errors = [{instancePath:instancePath+"/max_completion_tokens",schemaPath:"#/properties/max_completion_tokens/type",keyword:"type",params:{type: schema64.properties.max_completion_tokens.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -3771,7 +4389,7 @@ if(data.max_tokens !== undefined){
 let data8 = data.max_tokens;
 const _errs18 = errors;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate40.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema62.properties.max_tokens.type}}];
+validate40.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: schema64.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs18){
@@ -3798,7 +4416,7 @@ if(data.temperature !== undefined){
 let data9 = data.temperature;
 const _errs20 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-validate40.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema62.properties.temperature.type}}];
+validate40.errors = [{instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: schema64.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs20){
@@ -3825,7 +4443,7 @@ if(data.top_p !== undefined){
 let data10 = data.top_p;
 const _errs22 = errors;
 if((!((typeof data10 == "number") && (isFinite(data10)))) && (data10 !== null)){
-validate40.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema62.properties.top_p.type}}];
+validate40.errors = [{instancePath:instancePath+"/top_p",schemaPath:"#/properties/top_p/type",keyword:"type",params:{type: schema64.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs22){
@@ -3852,7 +4470,7 @@ if(data.n !== undefined){
 let data11 = data.n;
 const _errs24 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate40.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema62.properties.n.type}}];
+validate40.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema64.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
@@ -3971,7 +4589,7 @@ if(data15.strict !== undefined){
 let data19 = data15.strict;
 const _errs44 = errors;
 if((typeof data19 !== "boolean") && (data19 !== null)){
-validate40.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema65.properties.function.properties.strict.type}}];
+validate40.errors = [{instancePath:instancePath+"/tools/" + i1+"/function/strict",schemaPath:"components#/$defs/ChatTool/properties/function/properties/strict/type",keyword:"type",params:{type: schema67.properties.function.properties.strict.type}}];
 return false;
 }
 var valid6 = _errs44 === errors;
@@ -4088,7 +4706,7 @@ let data21 = data.metadata;
 const _errs53 = errors;
 const _errs54 = errors;
 if((!(data21 && typeof data21 == "object" && !Array.isArray(data21))) && (data21 !== null)){
-validate40.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
+validate40.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs54){
@@ -4172,8 +4790,8 @@ return errors === 0;
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCompletionBodyCheck = validate44;
-const schema67 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
-const schema68 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
+const schema69 = {"$id":"createCompletion.body","$ref":"components#/$defs/CreateCompletionRequest"};
+const schema70 = {"type":"object","required":["model","prompt"],"properties":{"model":{"type":"string"},"prompt":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}},{"type":"null"}]},"stream":{"type":["boolean","null"]},"stream_options":{"type":["object","null"],"properties":{"include_usage":{"type":"boolean"}},"additionalProperties":true},"suffix":{"type":["string","null"]},"max_tokens":{"type":["integer","null"],"minimum":0,"maximum":9007199254740991},"temperature":{"type":["number","null"],"minimum":0,"maximum":2},"top_p":{"type":["number","null"],"minimum":0,"maximum":1},"n":{"type":["integer","null"],"minimum":1,"maximum":128},"echo":{"type":["boolean","null"]},"stop":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}},{"type":"null"}]},"user":{"type":"string"}},"additionalProperties":true};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createCompletion.body" */;
@@ -4506,7 +5124,7 @@ if(data.stream !== undefined){
 let data6 = data.stream;
 const _errs25 = errors;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-validate44.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema68.properties.stream.type}}];
+validate44.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream/type",keyword:"type",params:{type: schema70.properties.stream.type}}];
 return false;
 }
 var valid1 = _errs25 === errors;
@@ -4519,7 +5137,7 @@ if(data.stream_options !== undefined){
 let data7 = data.stream_options;
 const _errs27 = errors;
 if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate44.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema68.properties.stream_options.type}}];
+validate44.errors = [{instancePath:instancePath+"/stream_options",schemaPath:"components#/$defs/CreateCompletionRequest/properties/stream_options/type",keyword:"type",params:{type: schema70.properties.stream_options.type}}];
 return false;
 }
 if(errors === _errs27){
@@ -4542,7 +5160,7 @@ if(data.suffix !== undefined){
 let data9 = data.suffix;
 const _errs32 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate44.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema68.properties.suffix.type}}];
+validate44.errors = [{instancePath:instancePath+"/suffix",schemaPath:"components#/$defs/CreateCompletionRequest/properties/suffix/type",keyword:"type",params:{type: schema70.properties.suffix.type}}];
 return false;
 }
 var valid1 = _errs32 === errors;
@@ -4555,7 +5173,7 @@ if(data.max_tokens !== undefined){
 let data10 = data.max_tokens;
 const _errs34 = errors;
 if((!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))) && (data10 !== null)){
-validate44.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema68.properties.max_tokens.type}}];
+validate44.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/CreateCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: schema70.properties.max_tokens.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -4582,7 +5200,7 @@ if(data.temperature !== undefined){
 let data11 = data.temperature;
 const _errs36 = errors;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-validate44.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema68.properties.temperature.type}}];
+validate44.errors = [{instancePath:instancePath+"/temperature",schemaPath:"components#/$defs/CreateCompletionRequest/properties/temperature/type",keyword:"type",params:{type: schema70.properties.temperature.type}}];
 return false;
 }
 if(errors === _errs36){
@@ -4609,7 +5227,7 @@ if(data.top_p !== undefined){
 let data12 = data.top_p;
 const _errs38 = errors;
 if((!((typeof data12 == "number") && (isFinite(data12)))) && (data12 !== null)){
-validate44.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema68.properties.top_p.type}}];
+validate44.errors = [{instancePath:instancePath+"/top_p",schemaPath:"components#/$defs/CreateCompletionRequest/properties/top_p/type",keyword:"type",params:{type: schema70.properties.top_p.type}}];
 return false;
 }
 if(errors === _errs38){
@@ -4636,7 +5254,7 @@ if(data.n !== undefined){
 let data13 = data.n;
 const _errs40 = errors;
 if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
-validate44.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema68.properties.n.type}}];
+validate44.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateCompletionRequest/properties/n/type",keyword:"type",params:{type: schema70.properties.n.type}}];
 return false;
 }
 if(errors === _errs40){
@@ -4663,7 +5281,7 @@ if(data.echo !== undefined){
 let data14 = data.echo;
 const _errs42 = errors;
 if((typeof data14 !== "boolean") && (data14 !== null)){
-validate44.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema68.properties.echo.type}}];
+validate44.errors = [{instancePath:instancePath+"/echo",schemaPath:"components#/$defs/CreateCompletionRequest/properties/echo/type",keyword:"type",params:{type: schema70.properties.echo.type}}];
 return false;
 }
 var valid1 = _errs42 === errors;
@@ -4803,8 +5421,8 @@ return errors === 0;
 validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createConfigBodyCheck = validate45;
-const schema69 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
-const schema70 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+const schema71 = {"$id":"createConfig.body","$ref":"components#/$defs/CreateConfigRequest"};
+const schema72 = {"type":"object","required":["name","config"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createConfig.body" */;
@@ -4953,8 +5571,8 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateConfigBodyCheck = validate46;
-const schema71 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
-const schema72 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
+const schema73 = {"$id":"updateConfig.body","$ref":"components#/$defs/UpdateConfigRequest"};
+const schema74 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"config":{"anyOf":[{"type":"object","additionalProperties":true},{"type":"string"}]},"is_default":{"type":"boolean"}},"additionalProperties":false};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateConfig.body" */;
@@ -5102,8 +5720,8 @@ return errors === 0;
 validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createEmbeddingBodyCheck = validate47;
-const schema73 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
-const schema74 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
+const schema75 = {"$id":"createEmbedding.body","$ref":"components#/$defs/CreateEmbeddingRequest"};
+const schema76 = {"type":"object","required":["model","input"],"properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"string"}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},{"type":"array","minItems":1,"maxItems":2048,"items":{"type":"array","minItems":1,"items":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}}}]},"encoding_format":{"type":"string","enum":["float","base64"]},"dimensions":{"type":"integer","minimum":1,"maximum":9007199254740991},"user":{"type":"string"}},"additionalProperties":true};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createEmbedding.body" */;
@@ -5475,7 +6093,7 @@ validate47.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"c
 return false;
 }
 if(!((data6 === "float") || (data6 === "base64"))){
-validate47.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema74.properties.encoding_format.enum}}];
+validate47.errors = [{instancePath:instancePath+"/encoding_format",schemaPath:"components#/$defs/CreateEmbeddingRequest/properties/encoding_format/enum",keyword:"enum",params:{allowedValues: schema76.properties.encoding_format.enum}}];
 return false;
 }
 var valid1 = _errs23 === errors;
@@ -5539,9 +6157,9 @@ return errors === 0;
 validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createFeedbackBodyCheck = validate48;
-const schema75 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
-const schema76 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
-const schema77 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
+const schema77 = {"$id":"createFeedback.body","$ref":"components#/$defs/CreateFeedbackRequest"};
+const schema78 = {"type":"object","required":["trace_id","value","weight"],"properties":{"trace_id":{"type":"string","minLength":1,"maxLength":128},"value":{"type":"integer","minimum":-10,"maximum":10},"weight":{"type":"number","minimum":0,"maximum":1},"metadata":{"$ref":"components#/$defs/FeedbackMetadata"}},"additionalProperties":false};
+const schema79 = {"type":"object","maxProperties":32,"additionalProperties":{"type":"string","maxLength":512}};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5732,8 +6350,8 @@ return errors === 0;
 validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createFineTuningJobBodyCheck = validate51;
-const schema78 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
-const schema79 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema80 = {"$id":"createFineTuningJob.body","$ref":"components#/$defs/CreateFineTuningJobRequest"};
+const schema81 = {"type":"object","required":["model","training_file"],"properties":{"model":{"type":"string"},"training_file":{"type":"string"},"validation_file":{"type":["string","null"]},"suffix":{"type":["string","null"]},"seed":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"method":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5781,7 +6399,7 @@ if(data.validation_file !== undefined){
 let data2 = data.validation_file;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate52.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema79.properties.validation_file.type}}];
+validate52.errors = [{instancePath:instancePath+"/validation_file",schemaPath:"#/properties/validation_file/type",keyword:"type",params:{type: schema81.properties.validation_file.type}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -5794,7 +6412,7 @@ if(data.suffix !== undefined){
 let data3 = data.suffix;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate52.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: schema79.properties.suffix.type}}];
+validate52.errors = [{instancePath:instancePath+"/suffix",schemaPath:"#/properties/suffix/type",keyword:"type",params:{type: schema81.properties.suffix.type}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -5807,7 +6425,7 @@ if(data.seed !== undefined){
 let data4 = data.seed;
 const _errs10 = errors;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-validate52.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema79.properties.seed.type}}];
+validate52.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema81.properties.seed.type}}];
 return false;
 }
 if(errors === _errs10){
@@ -5852,7 +6470,7 @@ let data6 = data.metadata;
 const _errs15 = errors;
 const _errs16 = errors;
 if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate52.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
+validate52.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -5930,10 +6548,10 @@ return errors === 0;
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createGuardrailBodyCheck = validate54;
-const schema81 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
-const schema82 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
-const schema83 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema84 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+const schema83 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
+const schema84 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema85 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema86 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6154,8 +6772,8 @@ return errors === 0;
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateGuardrailBodyCheck = validate57;
-const schema85 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
-const schema86 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
+const schema87 = {"$id":"updateGuardrail.body","$ref":"components#/$defs/UpdateGuardrailRequest"};
+const schema88 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6375,9 +6993,9 @@ return errors === 0;
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createImageEditBodyCheck = validate60;
-const schema89 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
-const schema90 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
-const schema91 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
+const schema91 = {"$id":"createImageEdit.body","$ref":"components#/$defs/CreateImageEditJsonRequest"};
+const schema92 = {"type":"object","required":["images","prompt"],"properties":{"images":{"type":"array","minItems":1,"maxItems":16,"items":{"$ref":"components#/$defs/ImageReference"}},"mask":{"$ref":"components#/$defs/ImageReference"},"prompt":{"type":"string","minLength":1},"model":{"type":["string","null"]},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"size":{"type":["string","null"]},"quality":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"user":{"type":"string"}},"additionalProperties":true};
+const schema93 = {"type":"object","properties":{"image_url":{"type":"string"},"file_id":{"type":"string"}},"additionalProperties":true};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6536,7 +7154,7 @@ if(data.model !== undefined){
 let data8 = data.model;
 const _errs22 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema90.properties.model.type}}];
+validate61.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema92.properties.model.type}}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -6549,7 +7167,7 @@ if(data.n !== undefined){
 let data9 = data.n;
 const _errs24 = errors;
 if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
-validate61.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema90.properties.n.type}}];
+validate61.errors = [{instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: schema92.properties.n.type}}];
 return false;
 }
 if(errors === _errs24){
@@ -6576,7 +7194,7 @@ if(data.size !== undefined){
 let data10 = data.size;
 const _errs26 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate61.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema90.properties.size.type}}];
+validate61.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: schema92.properties.size.type}}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -6589,7 +7207,7 @@ if(data.quality !== undefined){
 let data11 = data.quality;
 const _errs28 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate61.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema90.properties.quality.type}}];
+validate61.errors = [{instancePath:instancePath+"/quality",schemaPath:"#/properties/quality/type",keyword:"type",params:{type: schema92.properties.quality.type}}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -6602,7 +7220,7 @@ if(data.stream !== undefined){
 let data12 = data.stream;
 const _errs30 = errors;
 if((typeof data12 !== "boolean") && (data12 !== null)){
-validate61.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema90.properties.stream.type}}];
+validate61.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema92.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -6664,8 +7282,8 @@ return errors === 0;
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createImageBodyCheck = validate63;
-const schema93 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
-const schema94 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
+const schema95 = {"$id":"createImage.body","$ref":"components#/$defs/CreateImageRequest"};
+const schema96 = {"type":"object","required":["prompt"],"properties":{"model":{"type":["string","null"]},"prompt":{"type":"string"},"size":{"type":["string","null"],"pattern":"^([0-9]+x[0-9]+|auto)$"},"n":{"type":["integer","null"],"minimum":1,"maximum":10},"quality":{"type":["string","null"]},"response_format":{"type":["string","null"],"enum":["url","b64_json",null]},"style":{"type":["string","null"],"enum":["vivid","natural",null]},"background":{"type":["string","null"],"enum":["transparent","opaque","auto",null]},"output_format":{"type":["string","null"],"enum":["png","jpeg","webp",null]},"user":{"type":"string"}},"additionalProperties":true};
 const pattern4 = new RegExp("^([0-9]+x[0-9]+|auto)$", "");
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6692,7 +7310,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate63.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema94.properties.model.type}}];
+validate63.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CreateImageRequest/properties/model/type",keyword:"type",params:{type: schema96.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -6717,7 +7335,7 @@ if(data.size !== undefined){
 let data2 = data.size;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate63.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema94.properties.size.type}}];
+validate63.errors = [{instancePath:instancePath+"/size",schemaPath:"components#/$defs/CreateImageRequest/properties/size/type",keyword:"type",params:{type: schema96.properties.size.type}}];
 return false;
 }
 if(errors === _errs7){
@@ -6738,7 +7356,7 @@ if(data.n !== undefined){
 let data3 = data.n;
 const _errs9 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate63.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema94.properties.n.type}}];
+validate63.errors = [{instancePath:instancePath+"/n",schemaPath:"components#/$defs/CreateImageRequest/properties/n/type",keyword:"type",params:{type: schema96.properties.n.type}}];
 return false;
 }
 if(errors === _errs9){
@@ -6765,7 +7383,7 @@ if(data.quality !== undefined){
 let data4 = data.quality;
 const _errs11 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate63.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema94.properties.quality.type}}];
+validate63.errors = [{instancePath:instancePath+"/quality",schemaPath:"components#/$defs/CreateImageRequest/properties/quality/type",keyword:"type",params:{type: schema96.properties.quality.type}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -6778,11 +7396,11 @@ if(data.response_format !== undefined){
 let data5 = data.response_format;
 const _errs13 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate63.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema94.properties.response_format.type}}];
+validate63.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/type",keyword:"type",params:{type: schema96.properties.response_format.type}}];
 return false;
 }
 if(!(((data5 === "url") || (data5 === "b64_json")) || (data5 === null))){
-validate63.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema94.properties.response_format.enum}}];
+validate63.errors = [{instancePath:instancePath+"/response_format",schemaPath:"components#/$defs/CreateImageRequest/properties/response_format/enum",keyword:"enum",params:{allowedValues: schema96.properties.response_format.enum}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -6795,11 +7413,11 @@ if(data.style !== undefined){
 let data6 = data.style;
 const _errs15 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate63.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema94.properties.style.type}}];
+validate63.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/type",keyword:"type",params:{type: schema96.properties.style.type}}];
 return false;
 }
 if(!(((data6 === "vivid") || (data6 === "natural")) || (data6 === null))){
-validate63.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema94.properties.style.enum}}];
+validate63.errors = [{instancePath:instancePath+"/style",schemaPath:"components#/$defs/CreateImageRequest/properties/style/enum",keyword:"enum",params:{allowedValues: schema96.properties.style.enum}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -6812,11 +7430,11 @@ if(data.background !== undefined){
 let data7 = data.background;
 const _errs17 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate63.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema94.properties.background.type}}];
+validate63.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/type",keyword:"type",params:{type: schema96.properties.background.type}}];
 return false;
 }
 if(!((((data7 === "transparent") || (data7 === "opaque")) || (data7 === "auto")) || (data7 === null))){
-validate63.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema94.properties.background.enum}}];
+validate63.errors = [{instancePath:instancePath+"/background",schemaPath:"components#/$defs/CreateImageRequest/properties/background/enum",keyword:"enum",params:{allowedValues: schema96.properties.background.enum}}];
 return false;
 }
 var valid1 = _errs17 === errors;
@@ -6829,11 +7447,11 @@ if(data.output_format !== undefined){
 let data8 = data.output_format;
 const _errs19 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate63.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema94.properties.output_format.type}}];
+validate63.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/type",keyword:"type",params:{type: schema96.properties.output_format.type}}];
 return false;
 }
 if(!((((data8 === "png") || (data8 === "jpeg")) || (data8 === "webp")) || (data8 === null))){
-validate63.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema94.properties.output_format.enum}}];
+validate63.errors = [{instancePath:instancePath+"/output_format",schemaPath:"components#/$defs/CreateImageRequest/properties/output_format/enum",keyword:"enum",params:{allowedValues: schema96.properties.output_format.enum}}];
 return false;
 }
 var valid1 = _errs19 === errors;
@@ -6875,10 +7493,10 @@ return errors === 0;
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createMcpServerBodyCheck = validate64;
-const schema95 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
-const schema96 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"},"call_price_usd":{"type":["number","null"],"minimum":0,"maximum":1000},"tool_prices":{"type":["object","null"],"maxProperties":500,"additionalProperties":{"type":"number","minimum":0,"maximum":1000}},"input_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}},"output_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}}},"additionalProperties":false};
-const schema97 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
-const schema98 = {"oneOf":[{"type":"string","enum":["always","never"]},{"type":"object","properties":{"always":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false},"never":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}},"additionalProperties":false}]};
+const schema97 = {"$id":"createMcpServer.body","$ref":"components#/$defs/CreateMcpServerRequest"};
+const schema98 = {"type":"object","required":["server_label","server_url"],"properties":{"server_label":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"},"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"},"call_price_usd":{"type":["number","null"],"minimum":0,"maximum":1000},"tool_prices":{"type":["object","null"],"maxProperties":500,"additionalProperties":{"type":"number","minimum":0,"maximum":1000}},"input_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}},"output_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}}},"additionalProperties":false};
+const schema99 = {"type":"object","maxProperties":50,"additionalProperties":{"type":"string","maxLength":8192}};
+const schema100 = {"oneOf":[{"type":"string","enum":["always","never"]},{"type":"object","properties":{"always":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false},"never":{"type":"object","properties":{"tool_names":{"type":"array","maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}}},"additionalProperties":false}},"additionalProperties":false}]};
 const func44 = Object.prototype.hasOwnProperty;
 const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "");
 
@@ -6902,7 +7520,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func44.call(schema96.properties, key0))){
+if(!(func44.call(schema98.properties, key0))){
 validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -6955,7 +7573,7 @@ if(data.server_description !== undefined){
 let data2 = data.server_description;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate65.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema96.properties.server_description.type}}];
+validate65.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema98.properties.server_description.type}}];
 return false;
 }
 if(errors === _errs6){
@@ -6976,7 +7594,7 @@ if(data.authorization !== undefined){
 let data3 = data.authorization;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate65.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema96.properties.authorization.type}}];
+validate65.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema98.properties.authorization.type}}];
 return false;
 }
 if(errors === _errs8){
@@ -7041,7 +7659,7 @@ if(data.allowed_tools !== undefined){
 let data6 = data.allowed_tools;
 const _errs16 = errors;
 if((!(Array.isArray(data6))) && (data6 !== null)){
-validate65.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema96.properties.allowed_tools.type}}];
+validate65.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema98.properties.allowed_tools.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -7106,7 +7724,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data8 === "always") || (data8 === "never"))){
-const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema98.oneOf[0].enum}};
+const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema100.oneOf[0].enum}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7425,7 +8043,7 @@ if(data.call_price_usd !== undefined){
 let data15 = data.call_price_usd;
 const _errs42 = errors;
 if((!((typeof data15 == "number") && (isFinite(data15)))) && (data15 !== null)){
-validate65.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/type",keyword:"type",params:{type: schema96.properties.call_price_usd.type}}];
+validate65.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/type",keyword:"type",params:{type: schema98.properties.call_price_usd.type}}];
 return false;
 }
 if(errors === _errs42){
@@ -7452,7 +8070,7 @@ if(data.tool_prices !== undefined){
 let data16 = data.tool_prices;
 const _errs44 = errors;
 if((!(data16 && typeof data16 == "object" && !Array.isArray(data16))) && (data16 !== null)){
-validate65.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/type",keyword:"type",params:{type: schema96.properties.tool_prices.type}}];
+validate65.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/type",keyword:"type",params:{type: schema98.properties.tool_prices.type}}];
 return false;
 }
 if(errors === _errs44){
@@ -7501,7 +8119,7 @@ if(data.input_guardrails !== undefined){
 let data18 = data.input_guardrails;
 const _errs49 = errors;
 if((!(Array.isArray(data18))) && (data18 !== null)){
-validate65.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: schema96.properties.input_guardrails.type}}];
+validate65.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: schema98.properties.input_guardrails.type}}];
 return false;
 }
 if(errors === _errs49){
@@ -7552,7 +8170,7 @@ if(data.output_guardrails !== undefined){
 let data20 = data.output_guardrails;
 const _errs53 = errors;
 if((!(Array.isArray(data20))) && (data20 !== null)){
-validate65.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: schema96.properties.output_guardrails.type}}];
+validate65.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: schema98.properties.output_guardrails.type}}];
 return false;
 }
 if(errors === _errs53){
@@ -7643,8 +8261,8 @@ return errors === 0;
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateMcpServerBodyCheck = validate67;
-const schema99 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
-const schema100 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"},"call_price_usd":{"type":["number","null"],"minimum":0,"maximum":1000},"tool_prices":{"type":["object","null"],"maxProperties":500,"additionalProperties":{"type":"number","minimum":0,"maximum":1000}},"input_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}},"output_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}}},"additionalProperties":false};
+const schema101 = {"$id":"updateMcpServer.body","$ref":"components#/$defs/UpdateMcpServerRequest"};
+const schema102 = {"type":"object","minProperties":1,"properties":{"server_url":{"type":"string","maxLength":2048},"server_description":{"type":["string","null"],"maxLength":1000},"authorization":{"type":["string","null"],"maxLength":8192},"headers":{"$ref":"components#/$defs/McpServerHeaders"},"allowed_tools":{"type":["array","null"],"maxItems":500,"items":{"type":"string","minLength":1,"maxLength":128}},"require_approval":{"$ref":"components#/$defs/McpApprovalPolicy"},"call_price_usd":{"type":["number","null"],"minimum":0,"maximum":1000},"tool_prices":{"type":["object","null"],"maxProperties":500,"additionalProperties":{"type":"number","minimum":0,"maximum":1000}},"input_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}},"output_guardrails":{"type":["array","null"],"maxItems":20,"items":{"type":"string","minLength":1,"maxLength":200}}},"additionalProperties":false};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7665,7 +8283,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func44.call(schema100.properties, key0))){
+if(!(func44.call(schema102.properties, key0))){
 validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -7697,7 +8315,7 @@ if(data.server_description !== undefined){
 let data1 = data.server_description;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate68.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema100.properties.server_description.type}}];
+validate68.errors = [{instancePath:instancePath+"/server_description",schemaPath:"#/properties/server_description/type",keyword:"type",params:{type: schema102.properties.server_description.type}}];
 return false;
 }
 if(errors === _errs4){
@@ -7718,7 +8336,7 @@ if(data.authorization !== undefined){
 let data2 = data.authorization;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate68.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema100.properties.authorization.type}}];
+validate68.errors = [{instancePath:instancePath+"/authorization",schemaPath:"#/properties/authorization/type",keyword:"type",params:{type: schema102.properties.authorization.type}}];
 return false;
 }
 if(errors === _errs6){
@@ -7783,7 +8401,7 @@ if(data.allowed_tools !== undefined){
 let data5 = data.allowed_tools;
 const _errs14 = errors;
 if((!(Array.isArray(data5))) && (data5 !== null)){
-validate68.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema100.properties.allowed_tools.type}}];
+validate68.errors = [{instancePath:instancePath+"/allowed_tools",schemaPath:"#/properties/allowed_tools/type",keyword:"type",params:{type: schema102.properties.allowed_tools.type}}];
 return false;
 }
 if(errors === _errs14){
@@ -7848,7 +8466,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data7 === "always") || (data7 === "never"))){
-const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema98.oneOf[0].enum}};
+const err1 = {instancePath:instancePath+"/require_approval",schemaPath:"components#/$defs/McpApprovalPolicy/oneOf/0/enum",keyword:"enum",params:{allowedValues: schema100.oneOf[0].enum}};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8167,7 +8785,7 @@ if(data.call_price_usd !== undefined){
 let data14 = data.call_price_usd;
 const _errs40 = errors;
 if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
-validate68.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/type",keyword:"type",params:{type: schema100.properties.call_price_usd.type}}];
+validate68.errors = [{instancePath:instancePath+"/call_price_usd",schemaPath:"#/properties/call_price_usd/type",keyword:"type",params:{type: schema102.properties.call_price_usd.type}}];
 return false;
 }
 if(errors === _errs40){
@@ -8194,7 +8812,7 @@ if(data.tool_prices !== undefined){
 let data15 = data.tool_prices;
 const _errs42 = errors;
 if((!(data15 && typeof data15 == "object" && !Array.isArray(data15))) && (data15 !== null)){
-validate68.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/type",keyword:"type",params:{type: schema100.properties.tool_prices.type}}];
+validate68.errors = [{instancePath:instancePath+"/tool_prices",schemaPath:"#/properties/tool_prices/type",keyword:"type",params:{type: schema102.properties.tool_prices.type}}];
 return false;
 }
 if(errors === _errs42){
@@ -8243,7 +8861,7 @@ if(data.input_guardrails !== undefined){
 let data17 = data.input_guardrails;
 const _errs47 = errors;
 if((!(Array.isArray(data17))) && (data17 !== null)){
-validate68.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: schema100.properties.input_guardrails.type}}];
+validate68.errors = [{instancePath:instancePath+"/input_guardrails",schemaPath:"#/properties/input_guardrails/type",keyword:"type",params:{type: schema102.properties.input_guardrails.type}}];
 return false;
 }
 if(errors === _errs47){
@@ -8294,7 +8912,7 @@ if(data.output_guardrails !== undefined){
 let data19 = data.output_guardrails;
 const _errs51 = errors;
 if((!(Array.isArray(data19))) && (data19 !== null)){
-validate68.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: schema100.properties.output_guardrails.type}}];
+validate68.errors = [{instancePath:instancePath+"/output_guardrails",schemaPath:"#/properties/output_guardrails/type",keyword:"type",params:{type: schema102.properties.output_guardrails.type}}];
 return false;
 }
 if(errors === _errs51){
@@ -8384,13 +9002,13 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createMessageBodyCheck = validate70;
-const schema103 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
-const schema104 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
-const schema109 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
-const schema110 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
-const schema111 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
-const schema105 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
-const schema106 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
+const schema105 = {"$id":"createMessage.body","$ref":"components#/$defs/CreateMessageRequest"};
+const schema106 = {"type":"object","required":["model","max_tokens","messages"],"properties":{"model":{"type":"string","minLength":1},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"stream":{"type":"boolean"},"stop_sequences":{"type":"array","items":{"type":"string"}},"temperature":{"type":"number","minimum":0,"maximum":1},"top_p":{"type":"number","minimum":0,"maximum":1},"top_k":{"type":"integer","minimum":0,"maximum":9007199254740991},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"},"metadata":{"type":"object","properties":{"user_id":{"type":["string","null"]}},"additionalProperties":true}},"additionalProperties":true};
+const schema111 = {"type":"object","required":["name"],"properties":{"name":{"type":"string","minLength":1},"description":{"type":"string"},"input_schema":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema112 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["auto","any","tool","none"]},"name":{"type":"string"},"disable_parallel_tool_use":{"type":"boolean"}},"additionalProperties":true};
+const schema113 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","enum":["enabled","disabled","adaptive"]},"budget_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":true};
+const schema107 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]}},"additionalProperties":true};
+const schema108 = {"type":"object","required":["type"],"properties":{"type":{"type":"string","minLength":1}},"additionalProperties":true};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8418,7 +9036,7 @@ validate72.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties
 return false;
 }
 if(!((data0 === "user") || (data0 === "assistant"))){
-validate72.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema105.properties.role.enum}}];
+validate72.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema107.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8569,7 +9187,7 @@ return errors === 0;
 }
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema107 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
+const schema109 = {"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/AnthropicContentBlock"}}]};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9063,7 +9681,7 @@ validate71.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"
 return false;
 }
 if(!((((data17 === "auto") || (data17 === "any")) || (data17 === "tool")) || (data17 === "none"))){
-validate71.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema110.properties.type.enum}}];
+validate71.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema112.properties.type.enum}}];
 return false;
 }
 var valid7 = _errs39 === errors;
@@ -9130,7 +9748,7 @@ validate71.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"com
 return false;
 }
 if(!(((data21 === "enabled") || (data21 === "disabled")) || (data21 === "adaptive"))){
-validate71.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema111.properties.type.enum}}];
+validate71.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema113.properties.type.enum}}];
 return false;
 }
 var valid9 = _errs49 === errors;
@@ -9187,7 +9805,7 @@ if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 if(data23.user_id !== undefined){
 let data24 = data23.user_id;
 if((typeof data24 !== "string") && (data24 !== null)){
-validate71.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema104.properties.metadata.properties.user_id.type}}];
+validate71.errors = [{instancePath:instancePath+"/metadata/user_id",schemaPath:"#/properties/metadata/properties/user_id/type",keyword:"type",params:{type: schema106.properties.metadata.properties.user_id.type}}];
 return false;
 }
 }
@@ -9248,8 +9866,8 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const countMessageTokensBodyCheck = validate77;
-const schema112 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
-const schema113 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
+const schema114 = {"$id":"countMessageTokens.body","$ref":"components#/$defs/CountMessageTokensRequest"};
+const schema115 = {"type":"object","required":["model","messages"],"properties":{"model":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/AnthropicInputMessage"}},"system":{"$ref":"components#/$defs/AnthropicSystem"},"tools":{"type":"array","items":{"$ref":"components#/$defs/AnthropicTool"}},"tool_choice":{"$ref":"components#/$defs/AnthropicToolChoice"},"thinking":{"$ref":"components#/$defs/AnthropicThinking"}},"additionalProperties":true};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9452,7 +10070,7 @@ validate78.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"
 return false;
 }
 if(!((((data10 === "auto") || (data10 === "any")) || (data10 === "tool")) || (data10 === "none"))){
-validate78.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema110.properties.type.enum}}];
+validate78.errors = [{instancePath:instancePath+"/tool_choice/type",schemaPath:"components#/$defs/AnthropicToolChoice/properties/type/enum",keyword:"enum",params:{allowedValues: schema112.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs25 === errors;
@@ -9519,7 +10137,7 @@ validate78.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"com
 return false;
 }
 if(!(((data14 === "enabled") || (data14 === "disabled")) || (data14 === "adaptive"))){
-validate78.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema111.properties.type.enum}}];
+validate78.errors = [{instancePath:instancePath+"/thinking/type",schemaPath:"components#/$defs/AnthropicThinking/properties/type/enum",keyword:"enum",params:{allowedValues: schema113.properties.type.enum}}];
 return false;
 }
 var valid8 = _errs35 === errors;
@@ -9606,8 +10224,8 @@ return errors === 0;
 validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createModerationBodyCheck = validate82;
-const schema117 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
-const schema118 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
+const schema119 = {"$id":"createModeration.body","$ref":"components#/$defs/CreateModerationRequest"};
+const schema120 = {"type":"object","required":["input"],"properties":{"input":{"anyOf":[{"type":"string"},{"type":"array","minItems":1,"items":{"type":"string"}},{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}}]},"model":{"type":"string"}},"additionalProperties":true};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createModeration.body" */;
@@ -9810,9 +10428,9 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPromptBodyCheck = validate83;
-const schema119 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
-const schema120 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema121 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
+const schema121 = {"$id":"createPrompt.body","$ref":"components#/$defs/CreatePromptRequest"};
+const schema122 = {"type":"object","required":["name","model","messages"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"virtual_key":{"type":"string","minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true}},"additionalProperties":false};
+const schema123 = {"type":"object","required":["role","content"],"properties":{"role":{"type":"string","enum":["system","developer","user","assistant"]},"content":{"type":"string"}},"additionalProperties":false};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9972,7 +10590,7 @@ validate84.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schema
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate84.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema121.properties.role.enum}}];
+validate84.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema123.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -10075,8 +10693,8 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updatePromptBodyCheck = validate86;
-const schema122 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
-const schema123 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
+const schema124 = {"$id":"updatePrompt.body","$ref":"components#/$defs/UpdatePromptRequest"};
+const schema125 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"model":{"type":"string","minLength":1},"provider":{"type":["string","null"],"minLength":1},"virtual_key":{"type":["string","null"],"minLength":1},"messages":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/PromptMessage"}},"hyperparameters":{"type":"object","additionalProperties":true},"publish":{"type":"boolean"}},"additionalProperties":false};
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10156,7 +10774,7 @@ if(data.provider !== undefined){
 let data2 = data.provider;
 const _errs6 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate87.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema123.properties.provider.type}}];
+validate87.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema125.properties.provider.type}}];
 return false;
 }
 if(errors === _errs6){
@@ -10177,7 +10795,7 @@ if(data.virtual_key !== undefined){
 let data3 = data.virtual_key;
 const _errs8 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate87.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema123.properties.virtual_key.type}}];
+validate87.errors = [{instancePath:instancePath+"/virtual_key",schemaPath:"#/properties/virtual_key/type",keyword:"type",params:{type: schema125.properties.virtual_key.type}}];
 return false;
 }
 if(errors === _errs8){
@@ -10235,7 +10853,7 @@ validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schema
 return false;
 }
 if(!((((data6 === "system") || (data6 === "developer")) || (data6 === "user")) || (data6 === "assistant"))){
-validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema121.properties.role.enum}}];
+validate87.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"components#/$defs/PromptMessage/properties/role/enum",keyword:"enum",params:{allowedValues: schema123.properties.role.enum}}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -10351,8 +10969,8 @@ return errors === 0;
 validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPromptCompletionBodyCheck = validate89;
-const schema125 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
-const schema126 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
+const schema127 = {"$id":"createPromptCompletion.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema128 = {"type":"object","required":["variables"],"properties":{"variables":{"type":"object","additionalProperties":true},"stream":{"type":"boolean"},"max_tokens":{"type":"integer","minimum":1,"maximum":9007199254740991},"presence_penalty":{"type":"number","minimum":-2,"maximum":2}},"additionalProperties":true};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createPromptCompletion.body" */;
@@ -10472,8 +11090,8 @@ return errors === 0;
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const publishPromptVersionBodyCheck = validate90;
-const schema127 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
-const schema128 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
+const schema129 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema130 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="publishPromptVersion.body" */;
@@ -10540,7 +11158,7 @@ return errors === 0;
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const renderPromptBodyCheck = validate91;
-const schema129 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
+const schema131 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="renderPrompt.body" */;
@@ -10660,11 +11278,11 @@ return errors === 0;
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createResponseBodyCheck = validate92;
-const schema131 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
-const schema132 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema135 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"oneOf":[{"type":["array","null"],"items":{"type":"string"}},{"type":"object","properties":{"tool_names":{"type":"array","items":{"type":"string"}}},"additionalProperties":true}]},"require_approval":{}},"additionalProperties":true};
-const schema133 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
-const schema134 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+const schema133 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
+const schema134 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema137 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"oneOf":[{"type":["array","null"],"items":{"type":"string"}},{"type":"object","properties":{"tool_names":{"type":"array","items":{"type":"string"}}},"additionalProperties":true}]},"require_approval":{}},"additionalProperties":true};
+const schema135 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
+const schema136 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10698,7 +11316,7 @@ validate94.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties
 return false;
 }
 if(!((((data1 === "user") || (data1 === "assistant")) || (data1 === "system")) || (data1 === "developer"))){
-validate94.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema133.properties.role.enum}}];
+validate94.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema135.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10788,7 +11406,7 @@ if(data3.image_url !== undefined){
 let data6 = data3.image_url;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema134.properties.image_url.type}};
+const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema136.properties.image_url.type}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10817,7 +11435,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data7 === "low") || (data7 === "high")) || (data7 === "auto"))){
-const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema134.properties.detail.enum}};
+const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema136.properties.detail.enum}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11013,7 +11631,7 @@ if(data.instructions !== undefined){
 let data3 = data.instructions;
 const _errs11 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate93.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema132.properties.instructions.type}}];
+validate93.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema134.properties.instructions.type}}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -11026,7 +11644,7 @@ if(data.stream !== undefined){
 let data4 = data.stream;
 const _errs13 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate93.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema132.properties.stream.type}}];
+validate93.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema134.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -11082,7 +11700,7 @@ if(data6.description !== undefined){
 let data9 = data6.description;
 const _errs25 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema135.properties.description.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema137.properties.description.type}}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -11095,7 +11713,7 @@ if(data6.parameters !== undefined){
 let data10 = data6.parameters;
 const _errs27 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema135.properties.parameters.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema137.properties.parameters.type}}];
 return false;
 }
 var valid5 = _errs27 === errors;
@@ -11108,7 +11726,7 @@ if(data6.strict !== undefined){
 let data11 = data6.strict;
 const _errs30 = errors;
 if((typeof data11 !== "boolean") && (data11 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema135.properties.strict.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema137.properties.strict.type}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -11125,7 +11743,7 @@ validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_
 return false;
 }
 if(!(((data12 === "low") || (data12 === "medium")) || (data12 === "high"))){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema135.properties.search_context_size.enum}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema137.properties.search_context_size.enum}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -11138,7 +11756,7 @@ if(data6.user_location !== undefined){
 let data13 = data6.user_location;
 const _errs34 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema135.properties.user_location.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema137.properties.user_location.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -11151,7 +11769,7 @@ validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/t
 return false;
 }
 if(!(data14 === "approximate")){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema135.properties.user_location.properties.type.enum}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema137.properties.user_location.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs37 === errors;
@@ -11164,7 +11782,7 @@ if(data13.country !== undefined){
 let data15 = data13.country;
 const _errs39 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema135.properties.user_location.properties.country.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema137.properties.user_location.properties.country.type}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -11177,7 +11795,7 @@ if(data13.city !== undefined){
 let data16 = data13.city;
 const _errs41 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema135.properties.user_location.properties.city.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema137.properties.user_location.properties.city.type}}];
 return false;
 }
 var valid6 = _errs41 === errors;
@@ -11190,7 +11808,7 @@ if(data13.region !== undefined){
 let data17 = data13.region;
 const _errs43 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema135.properties.user_location.properties.region.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema137.properties.user_location.properties.region.type}}];
 return false;
 }
 var valid6 = _errs43 === errors;
@@ -11203,7 +11821,7 @@ if(data13.timezone !== undefined){
 let data18 = data13.timezone;
 const _errs45 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema135.properties.user_location.properties.timezone.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema137.properties.user_location.properties.timezone.type}}];
 return false;
 }
 var valid6 = _errs45 === errors;
@@ -11284,7 +11902,7 @@ if(data6.filters !== undefined){
 let data22 = data6.filters;
 const _errs53 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema135.properties.filters.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema137.properties.filters.type}}];
 return false;
 }
 var valid5 = _errs53 === errors;
@@ -11387,7 +12005,7 @@ if(data6.server_description !== undefined){
 let data28 = data6.server_description;
 const _errs66 = errors;
 if((typeof data28 !== "string") && (data28 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema135.properties.server_description.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema137.properties.server_description.type}}];
 return false;
 }
 var valid5 = _errs66 === errors;
@@ -11400,7 +12018,7 @@ if(data6.headers !== undefined){
 let data29 = data6.headers;
 const _errs68 = errors;
 if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema135.properties.headers.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema137.properties.headers.type}}];
 return false;
 }
 if(errors === _errs68){
@@ -11428,7 +12046,7 @@ if(data6.authorization !== undefined){
 let data31 = data6.authorization;
 const _errs73 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema135.properties.authorization.type}}];
+validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema137.properties.authorization.type}}];
 return false;
 }
 var valid5 = _errs73 === errors;
@@ -11445,7 +12063,7 @@ let valid9 = false;
 let passing0 = null;
 const _errs77 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-const err3 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/type",keyword:"type",params:{type: schema135.properties.allowed_tools.oneOf[0].type}};
+const err3 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/type",keyword:"type",params:{type: schema137.properties.allowed_tools.oneOf[0].type}};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11683,7 +12301,7 @@ if(data.reasoning !== undefined){
 let data37 = data.reasoning;
 const _errs95 = errors;
 if((!(data37 && typeof data37 == "object" && !Array.isArray(data37))) && (data37 !== null)){
-validate93.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema132.properties.reasoning.type}}];
+validate93.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema134.properties.reasoning.type}}];
 return false;
 }
 if(errors === _errs95){
@@ -11691,11 +12309,11 @@ if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
 if(data37.effort !== undefined){
 let data38 = data37.effort;
 if((typeof data38 !== "string") && (data38 !== null)){
-validate93.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema132.properties.reasoning.properties.effort.type}}];
+validate93.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema134.properties.reasoning.properties.effort.type}}];
 return false;
 }
 if(!(((((data38 === "minimal") || (data38 === "low")) || (data38 === "medium")) || (data38 === "high")) || (data38 === null))){
-validate93.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema132.properties.reasoning.properties.effort.enum}}];
+validate93.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema134.properties.reasoning.properties.effort.enum}}];
 return false;
 }
 }
@@ -11711,7 +12329,7 @@ if(data.previous_response_id !== undefined){
 let data39 = data.previous_response_id;
 const _errs100 = errors;
 if((typeof data39 !== "string") && (data39 !== null)){
-validate93.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema132.properties.previous_response_id.type}}];
+validate93.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema134.properties.previous_response_id.type}}];
 return false;
 }
 var valid0 = _errs100 === errors;
@@ -11724,7 +12342,7 @@ if(data.store !== undefined){
 let data40 = data.store;
 const _errs102 = errors;
 if((typeof data40 !== "boolean") && (data40 !== null)){
-validate93.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema132.properties.store.type}}];
+validate93.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema134.properties.store.type}}];
 return false;
 }
 var valid0 = _errs102 === errors;
@@ -11737,7 +12355,7 @@ if(data.background !== undefined){
 let data41 = data.background;
 const _errs104 = errors;
 if((typeof data41 !== "boolean") && (data41 !== null)){
-validate93.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema132.properties.background.type}}];
+validate93.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema134.properties.background.type}}];
 return false;
 }
 var valid0 = _errs104 === errors;
@@ -11763,7 +12381,7 @@ let data43 = data.metadata;
 const _errs108 = errors;
 const _errs109 = errors;
 if((!(data43 && typeof data43 == "object" && !Array.isArray(data43))) && (data43 !== null)){
-validate93.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
+validate93.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs109){
@@ -11845,8 +12463,8 @@ return errors === 0;
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const compactResponseBodyCheck = validate97;
-const schema137 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
-const schema138 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
+const schema139 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
+const schema140 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
 
 function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="compactResponse.body" */;
@@ -11872,7 +12490,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate97.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema138.properties.model.type}}];
+validate97.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema140.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -11986,7 +12604,7 @@ if(data.previous_response_id !== undefined){
 let data3 = data.previous_response_id;
 const _errs16 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate97.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema138.properties.previous_response_id.type}}];
+validate97.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema140.properties.previous_response_id.type}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -11999,7 +12617,7 @@ if(data.instructions !== undefined){
 let data4 = data.instructions;
 const _errs18 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate97.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema138.properties.instructions.type}}];
+validate97.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema140.properties.instructions.type}}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -12023,8 +12641,8 @@ return errors === 0;
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createUploadBodyCheck = validate98;
-const schema139 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema140 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
+const schema141 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema142 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createUpload.body" */;
@@ -12124,8 +12742,8 @@ return errors === 0;
 validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const completeUploadBodyCheck = validate99;
-const schema141 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
-const schema142 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+const schema143 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema144 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
 
 function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeUpload.body" */;
@@ -12202,9 +12820,9 @@ return errors === 0;
 validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVectorStoreBodyCheck = validate100;
-const schema143 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
-const schema144 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema145 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
+const schema145 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
+const schema146 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema147 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12292,7 +12910,7 @@ validate101.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaP
 return false;
 }
 if(!(data5 === "last_active_at")){
-validate101.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema145.properties.anchor.enum}}];
+validate101.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema147.properties.anchor.enum}}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -12363,7 +12981,7 @@ let data8 = data.metadata;
 const _errs21 = errors;
 const _errs22 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate101.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
+validate101.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs22){
@@ -12439,8 +13057,8 @@ return errors === 0;
 validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const modifyVectorStoreBodyCheck = validate103;
-const schema147 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
-const schema148 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema149 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
+const schema150 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12458,7 +13076,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs2 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema148.properties.name.type}}];
+validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema150.properties.name.type}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12502,7 +13120,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data2 === "last_active_at")){
-const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema145.properties.anchor.enum}};
+const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema147.properties.anchor.enum}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -12624,7 +13242,7 @@ let data4 = data.metadata;
 const _errs16 = errors;
 const _errs17 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate104.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema51.type}}];
+validate104.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs17){
@@ -12697,8 +13315,8 @@ return errors === 0;
 validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVectorStoreFileBatchBodyCheck = validate106;
-const schema151 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
-const schema152 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+const schema153 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
+const schema154 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFileBatch.body" */;
@@ -12812,7 +13430,7 @@ if(data.attributes !== undefined){
 let data5 = data.attributes;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate106.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema152.properties.attributes.type}}];
+validate106.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema154.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -12835,8 +13453,8 @@ return errors === 0;
 validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVectorStoreFileBodyCheck = validate107;
-const schema153 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
-const schema154 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+const schema155 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
+const schema156 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFile.body" */;
@@ -12891,7 +13509,7 @@ if(data.attributes !== undefined){
 let data2 = data.attributes;
 const _errs8 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate107.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema154.properties.attributes.type}}];
+validate107.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema156.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -12914,8 +13532,8 @@ return errors === 0;
 validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateVectorStoreFileAttributesBodyCheck = validate108;
-const schema155 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
-const schema156 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+const schema157 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
+const schema158 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateVectorStoreFileAttributes.body" */;
@@ -12940,7 +13558,7 @@ else {
 if(data.attributes !== undefined){
 let data0 = data.attributes;
 if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate108.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema156.properties.attributes.type}}];
+validate108.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema158.properties.attributes.type}}];
 return false;
 }
 }
@@ -12957,8 +13575,8 @@ return errors === 0;
 validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const searchVectorStoreBodyCheck = validate109;
-const schema157 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
-const schema158 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+const schema159 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
+const schema160 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
 
 function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="searchVectorStore.body" */;
@@ -13152,8 +13770,8 @@ return errors === 0;
 validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVideoBodyCheck = validate110;
-const schema159 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
-const schema160 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
+const schema161 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
+const schema162 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13309,9 +13927,9 @@ return errors === 0;
 validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVideoEditBodyCheck = validate113;
-const schema162 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
-const schema163 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
-const schema164 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
+const schema164 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
+const schema165 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
+const schema166 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
 
 function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13408,8 +14026,8 @@ return errors === 0;
 validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVideoExtensionBodyCheck = validate116;
-const schema165 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
-const schema166 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
+const schema167 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
+const schema168 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
 
 function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13519,8 +14137,8 @@ return errors === 0;
 validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const remixVideoBodyCheck = validate119;
-const schema168 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
-const schema169 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
+const schema170 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
+const schema171 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
 
 function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="remixVideo.body" */;
@@ -13571,9 +14189,9 @@ return errors === 0;
 validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createVirtualKeyBodyCheck = validate120;
-const schema170 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema171 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema172 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
+const schema172 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema173 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema174 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
 
 function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13595,7 +14213,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func44.call(schema171.properties, key0))){
+if(!(func44.call(schema173.properties, key0))){
 validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
@@ -14127,8 +14745,8 @@ return errors === 0;
 validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateVirtualKeyBodyCheck = validate123;
-const schema175 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema176 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+const schema177 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema178 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
 function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -14335,7 +14953,7 @@ if(data.upstream_organization !== undefined){
 let data4 = data.upstream_organization;
 const _errs16 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate124.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema176.properties.upstream_organization.type}}];
+validate124.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema178.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs16){
@@ -14356,7 +14974,7 @@ if(data.upstream_project !== undefined){
 let data5 = data.upstream_project;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate124.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema176.properties.upstream_project.type}}];
+validate124.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema178.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs18){
@@ -14377,7 +14995,7 @@ if(data.custom_host !== undefined){
 let data6 = data.custom_host;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate124.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema176.properties.custom_host.type}}];
+validate124.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema178.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs20){
@@ -14992,8 +15610,8 @@ return errors === 0;
 validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createWebhookBodyCheck = validate126;
-const schema180 = {"$id":"createWebhook.body","$ref":"components#/$defs/CreateWebhookRequest"};
-const schema181 = {"type":"object","required":["url","events","enabled"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":"string","maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+const schema182 = {"$id":"createWebhook.body","$ref":"components#/$defs/CreateWebhookRequest"};
+const schema183 = {"type":"object","required":["url","events","enabled"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":"string","maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
 const pattern6 = new RegExp("^[\\x21-\\x7e]+$", "");
 
 function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -15145,8 +15763,8 @@ return errors === 0;
 validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const updateWebhookBodyCheck = validate127;
-const schema182 = {"$id":"updateWebhook.body","$ref":"components#/$defs/UpdateWebhookRequest"};
-const schema183 = {"type":"object","minProperties":1,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":["string","null"],"maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+const schema184 = {"$id":"updateWebhook.body","$ref":"components#/$defs/UpdateWebhookRequest"};
+const schema185 = {"type":"object","minProperties":1,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":["string","null"],"maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
 
 function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="updateWebhook.body" */;
@@ -15217,7 +15835,7 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate127.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/type",keyword:"type",params:{type: schema183.properties.description.type}}];
+validate127.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/type",keyword:"type",params:{type: schema185.properties.description.type}}];
 return false;
 }
 if(errors === _errs7){

@@ -66,6 +66,10 @@ export const openApiDocument = {
       "description": "Receivers of the workspace's events (budget thresholds crossed, runs halted, drift from the provider's bill), signed with HMAC-SHA256 and retried with backoff."
     },
     {
+      "name": "Runs",
+      "description": "An agent's run: the requests sharing an `x-gateway-trace-id`, counted against `run_limits`, halted when one trips, resumed by an admin."
+    },
+    {
       "name": "Audit",
       "description": "The record of every control-plane change, for admin keys."
     },
@@ -696,6 +700,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -1088,6 +1095,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -1227,6 +1237,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -1355,6 +1368,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -1477,6 +1493,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -1601,6 +1620,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -1781,6 +1803,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -1906,6 +1931,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -2395,6 +2423,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -2528,6 +2559,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -2652,6 +2686,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -2788,6 +2825,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -2917,6 +2957,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -3048,6 +3091,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -3175,6 +3221,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -4433,6 +4482,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -4579,6 +4631,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -4699,6 +4754,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -4816,6 +4874,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -4938,6 +4999,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -5063,6 +5127,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -5194,6 +5261,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -5329,6 +5399,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -5448,6 +5521,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -5574,6 +5650,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -5699,6 +5778,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -5819,6 +5901,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -5938,6 +6023,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -6063,6 +6151,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -6205,6 +6296,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -6324,6 +6418,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -6461,6 +6558,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -6597,6 +6697,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -6716,6 +6819,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -6837,6 +6943,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -6956,6 +7065,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -7313,6 +7425,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -7746,6 +7861,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -7884,6 +8002,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -8013,6 +8134,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -8144,6 +8268,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -8265,6 +8392,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -8382,6 +8512,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -8518,6 +8651,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -8652,6 +8788,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -8775,6 +8914,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -8922,6 +9064,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -9041,6 +9186,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -9173,6 +9321,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -9290,6 +9441,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -9424,6 +9578,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -9553,6 +9710,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -9681,6 +9841,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -9862,6 +10025,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -10033,6 +10199,9 @@ export const openApiDocument = {
           "413": {
             "$ref": "#/components/responses/TooLarge"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -10164,6 +10333,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -10292,6 +10464,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -10433,6 +10608,9 @@ export const openApiDocument = {
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
           },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
           "429": {
             "$ref": "#/components/responses/RateLimited"
           },
@@ -10559,6 +10737,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -10688,6 +10869,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -10822,6 +11006,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -11305,6 +11492,9 @@ export const openApiDocument = {
           },
           "413": {
             "$ref": "#/components/responses/TooLarge"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "426": {
             "description": "The request is not a WebSocket upgrade.",
@@ -11797,6 +11987,9 @@ export const openApiDocument = {
           },
           "415": {
             "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
           },
           "429": {
             "$ref": "#/components/responses/RateLimited"
@@ -12981,6 +13174,99 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/runs/{trace_id}": {
+      "get": {
+        "operationId": "getRun",
+        "tags": [
+          "Runs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "A run's counts and whether its breaker halted it (any key)",
+        "description": "A run is the requests (model calls and MCP tool calls) that share an `x-gateway-trace-id`. Its counts are kept while its config or gateway key sets `run_limits`: 404 for a run the gateway counted nothing of (none of its requests had run limits, or it ended a day ago).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RunTraceId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The run.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Run"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/runs/{trace_id}/resume": {
+      "post": {
+        "operationId": "resumeRun",
+        "tags": [
+          "Runs"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Resume a halted run (admin)",
+        "description": "Lifts the run's halt and starts its counts afresh (requests, tool calls, cost, duration, repeats): its next request is admitted again under the same limits. Audited as `run.resumed`. A run that is not halted is left as it is.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/RunTraceId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The run, resumed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Run"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
     "/v1/audit-events": {
       "get": {
         "operationId": "listAuditEvents",
@@ -13139,6 +13425,16 @@ export const openApiDocument = {
           "type": "string",
           "minLength": 1,
           "maxLength": 200
+        }
+      },
+      "RunTraceId": {
+        "name": "trace_id",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128
         }
       },
       "WebhookId": {
@@ -13473,7 +13769,27 @@ export const openApiDocument = {
         }
       },
       "BudgetExhausted": {
-        "description": "A budget of the gateway key or the virtual key is spent (`budget_exhausted`).",
+        "description": "A budget the request falls in is spent (`budget_exhausted`).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ErrorBody"
+            }
+          }
+        }
+      },
+      "RunHalted": {
+        "description": "The request's run (its `x-gateway-trace-id`) was halted by a rule of its `run_limits` (`run_halted`), or its key's or end user's spend velocity is over its limit. Not retried by the official SDKs (423, with `x-should-retry: false`); the message names the rule and the figure, and `run` in the body holds them. An admin resumes the run with `POST /v1/runs/{trace_id}/resume`.",
+        "headers": {
+          "x-should-retry": {
+            "schema": {
+              "type": "string",
+              "enum": [
+                "false"
+              ]
+            }
+          }
+        },
         "content": {
           "application/json": {
             "schema": {
@@ -14883,6 +15199,9 @@ export const openApiDocument = {
           "rate_limit": {
             "$ref": "#/components/schemas/VirtualKeyRateLimit"
           },
+          "run_limits": {
+            "$ref": "#/components/schemas/RunLimits"
+          },
           "expires_at": {
             "type": "string",
             "format": "date-time",
@@ -15014,7 +15333,8 @@ export const openApiDocument = {
           "previous_key_expires_at",
           "budget",
           "rate_limit",
-          "mcp_access"
+          "mcp_access",
+          "run_limits"
         ],
         "properties": {
           "id": {
@@ -15097,6 +15417,17 @@ export const openApiDocument = {
             "anyOf": [
               {
                 "$ref": "#/components/schemas/McpAccessRule"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "run_limits": {
+            "description": "The breaker of every run made with the key; null: none.",
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/RunLimits"
               },
               {
                 "type": "null"
@@ -17908,6 +18239,9 @@ export const openApiDocument = {
             "minimum": 1,
             "maximum": 3600000,
             "description": "Upstream timeout in milliseconds, at most 3600000 (one hour)."
+          },
+          "run_limits": {
+            "$ref": "#/components/schemas/RunLimits"
           }
         }
       },
@@ -19390,6 +19724,16 @@ export const openApiDocument = {
               }
             ]
           },
+          "run_limits": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/RunLimits"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
           "expires_at": {
             "type": [
               "string",
@@ -20481,7 +20825,8 @@ export const openApiDocument = {
           "mcp_server",
           "analytics_dimensions",
           "budget",
-          "webhook"
+          "webhook",
+          "run"
         ]
       },
       "AuditAction": {
@@ -20513,7 +20858,8 @@ export const openApiDocument = {
           "budget.deleted",
           "webhook.created",
           "webhook.updated",
-          "webhook.deleted"
+          "webhook.deleted",
+          "run.resumed"
         ],
         "description": "`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays)."
       },
@@ -21471,6 +21817,156 @@ export const openApiDocument = {
           },
           "has_more": {
             "type": "boolean"
+          }
+        }
+      },
+      "RunLimits": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "The breaker of a run (the requests sharing an `x-gateway-trace-id`): once a rule trips, the run's further requests answer 423 `run_halted` until an admin resumes it (`POST /v1/runs/{trace_id}/resume`). Set on a config (root) and on a gateway key; a request under both is held to the stricter of each rule. Every value is at least 1 (or $0.000001): 400 naming the field otherwise.",
+        "properties": {
+          "max_requests": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000000,
+            "description": "Model calls in the run."
+          },
+          "max_tool_calls": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000000,
+            "description": "MCP tool calls in the run."
+          },
+          "max_cost_usd": {
+            "type": "number",
+            "minimum": 0.000001,
+            "maximum": 1000000,
+            "description": "Settled cost of the run: once reached, its next request is refused."
+          },
+          "max_duration_seconds": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2592000,
+            "description": "Time since the run's first request (at most 30 days)."
+          },
+          "repeat_limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10000,
+            "description": "The most times the same request (identical after normalisation: see docs/budgets-and-limits.md) or the same tool call with the same arguments may be sent in the run."
+          },
+          "max_cost_usd_per_minute": {
+            "type": "number",
+            "minimum": 0.000001,
+            "maximum": 1000000,
+            "description": "Spend velocity: settled cost over the last minute, of `velocity_scope`."
+          },
+          "velocity_scope": {
+            "type": "string",
+            "enum": [
+              "run",
+              "key",
+              "user"
+            ],
+            "description": "Whose last minute `max_cost_usd_per_minute` counts: the run (default), the gateway key, or the end user. Needs `max_cost_usd_per_minute`."
+          }
+        }
+      },
+      "RunHalt": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "rule",
+          "value",
+          "limit",
+          "scope",
+          "halted_at"
+        ],
+        "properties": {
+          "rule": {
+            "type": "string",
+            "enum": [
+              "max_requests",
+              "max_tool_calls",
+              "max_cost_usd",
+              "max_duration_seconds",
+              "repeat_limit",
+              "max_cost_usd_per_minute"
+            ]
+          },
+          "value": {
+            "type": "number",
+            "description": "The figure that tripped it: the request's count, the cost, the seconds, the repeat's count, the minute's spend."
+          },
+          "limit": {
+            "type": "number"
+          },
+          "scope": {
+            "type": "string",
+            "enum": [
+              "run",
+              "key",
+              "user"
+            ],
+            "description": "Whose figure: the run's, or for velocity the key's or end user's."
+          },
+          "halted_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "Run": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "trace_id",
+          "requests",
+          "tool_calls",
+          "cost_usd",
+          "started_at",
+          "halted"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "run"
+            ]
+          },
+          "trace_id": {
+            "type": "string"
+          },
+          "requests": {
+            "type": "integer",
+            "description": "Model calls admitted."
+          },
+          "tool_calls": {
+            "type": "integer",
+            "description": "MCP tool calls admitted."
+          },
+          "cost_usd": {
+            "type": "number",
+            "description": "Settled cost of the run."
+          },
+          "started_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "halted": {
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/RunHalt"
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       }

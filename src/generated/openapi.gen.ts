@@ -1412,6 +1412,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's counts and whether its breaker halted it (any key)
+         * @description A run is the requests (model calls and MCP tool calls) that share an `x-gateway-trace-id`. Its counts are kept while its config or gateway key sets `run_limits`: 404 for a run the gateway counted nothing of (none of its requests had run limits, or it ended a day ago).
+         */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{trace_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a halted run (admin)
+         * @description Lifts the run's halt and starts its counts afresh (requests, tool calls, cost, duration, repeats): its next request is admitted again under the same limits. Audited as `run.resumed`. A run that is not halted is left as it is.
+         */
+        post: operations["resumeRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -2128,6 +2168,8 @@ export interface components {
             /** Format: date-time */
             revoked_at: string | null;
             role: components["schemas"]["ApiKeyRole"];
+            /** @description The breaker of every run made with the key; null: none. */
+            run_limits: components["schemas"]["RunLimits"] | null;
             /** @description Spend settled in the current budget period. Present on reads (GET) of a key with a budget. */
             spent_usd?: number;
             /** Format: uuid */
@@ -2151,7 +2193,7 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "run.resumed";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
@@ -2195,7 +2237,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget" | "webhook";
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget" | "webhook" | "run";
         Batch: {
             endpoint?: string;
             id: string;
@@ -2618,6 +2660,7 @@ export interface components {
             name: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"];
             role: components["schemas"]["ApiKeyRole"];
+            run_limits?: components["schemas"]["RunLimits"];
             /**
              * Format: uuid
              * @description Create the key in another workspace of the organisation (organisation admins only). A workspace exists once it has a key.
@@ -3281,6 +3324,7 @@ export interface components {
             /** @description Upstream timeout in milliseconds, at most 3600000 (one hour). */
             request_timeout?: number;
             retry?: components["schemas"]["ConfigRetry"];
+            run_limits?: components["schemas"]["RunLimits"];
             strategy?: components["schemas"]["ConfigStrategy"];
             targets?: components["schemas"]["ConfigTarget"][];
             upstream_organization?: string;
@@ -3886,6 +3930,54 @@ export interface components {
              */
             grace_period_seconds: number;
         };
+        Run: {
+            /** @description Settled cost of the run. */
+            cost_usd: number;
+            halted: components["schemas"]["RunHalt"] | null;
+            /** @enum {string} */
+            object: "run";
+            /** @description Model calls admitted. */
+            requests: number;
+            /** Format: date-time */
+            started_at: string | null;
+            /** @description MCP tool calls admitted. */
+            tool_calls: number;
+            trace_id: string;
+        };
+        RunHalt: {
+            /** Format: date-time */
+            halted_at: string;
+            limit: number;
+            /** @enum {string} */
+            rule: "max_requests" | "max_tool_calls" | "max_cost_usd" | "max_duration_seconds" | "repeat_limit" | "max_cost_usd_per_minute";
+            /**
+             * @description Whose figure: the run's, or for velocity the key's or end user's.
+             * @enum {string}
+             */
+            scope: "run" | "key" | "user";
+            /** @description The figure that tripped it: the request's count, the cost, the seconds, the repeat's count, the minute's spend. */
+            value: number;
+        };
+        /** @description The breaker of a run (the requests sharing an `x-gateway-trace-id`): once a rule trips, the run's further requests answer 423 `run_halted` until an admin resumes it (`POST /v1/runs/{trace_id}/resume`). Set on a config (root) and on a gateway key; a request under both is held to the stricter of each rule. Every value is at least 1 (or $0.000001): 400 naming the field otherwise. */
+        RunLimits: {
+            /** @description Settled cost of the run: once reached, its next request is refused. */
+            max_cost_usd?: number;
+            /** @description Spend velocity: settled cost over the last minute, of `velocity_scope`. */
+            max_cost_usd_per_minute?: number;
+            /** @description Time since the run's first request (at most 30 days). */
+            max_duration_seconds?: number;
+            /** @description Model calls in the run. */
+            max_requests?: number;
+            /** @description MCP tool calls in the run. */
+            max_tool_calls?: number;
+            /** @description The most times the same request (identical after normalisation: see docs/budgets-and-limits.md) or the same tool call with the same arguments may be sent in the run. */
+            repeat_limit?: number;
+            /**
+             * @description Whose last minute `max_cost_usd_per_minute` counts: the run (default), the gateway key, or the end user. Needs `max_cost_usd_per_minute`.
+             * @enum {string}
+             */
+            velocity_scope?: "run" | "key" | "user";
+        };
         SearchVectorStoreRequest: {
             filters?: {
                 [key: string]: unknown;
@@ -3925,6 +4017,7 @@ export interface components {
             mcp_access?: components["schemas"]["McpAccessRule"] | null;
             name?: string;
             rate_limit?: components["schemas"]["VirtualKeyRateLimit"] | null;
+            run_limits?: components["schemas"]["RunLimits"] | null;
         };
         UpdateBudgetRequest: {
             alert_thresholds?: number[];
@@ -4341,7 +4434,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description A budget of the gateway key or the virtual key is spent (`budget_exhausted`). */
+        /** @description A budget the request falls in is spent (`budget_exhausted`). */
         BudgetExhausted: {
             headers: {
                 [name: string]: unknown;
@@ -4391,6 +4484,16 @@ export interface components {
         RateLimited: {
             headers: {
                 "retry-after": components["headers"]["UpstreamRetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request's run (its `x-gateway-trace-id`) was halted by a rule of its `run_limits` (`run_halted`), or its key's or end user's spend velocity is over its limit. Not retried by the official SDKs (423, with `x-should-retry: false`); the message names the rule and the figure, and `run` in the body holds them. An admin resumes the run with `POST /v1/runs/{trace_id}/resume`. */
+        RunHalted: {
+            headers: {
+                "x-should-retry"?: "false";
                 [name: string]: unknown;
             };
             content: {
@@ -4487,6 +4590,7 @@ export interface components {
         Provider: string;
         /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
         RequestTimeout: number;
+        RunTraceId: string;
         SpanId: string;
         SpanName: string;
         /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
@@ -5312,6 +5416,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -5376,6 +5481,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -5440,6 +5546,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -5544,6 +5651,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -5607,6 +5715,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -5667,6 +5776,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -5727,6 +5837,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -5941,6 +6052,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -6010,6 +6122,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -6246,6 +6359,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -6369,6 +6483,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6431,6 +6546,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6491,6 +6607,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6551,6 +6668,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6611,6 +6729,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6678,6 +6797,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6741,6 +6861,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6801,6 +6922,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6861,6 +6983,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6926,6 +7049,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -6991,6 +7115,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -7051,6 +7176,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -7111,6 +7237,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -7316,6 +7443,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -7380,6 +7508,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -7443,6 +7572,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -8064,6 +8194,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -8274,6 +8405,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             503: components["responses"]["StoreUnavailable"];
@@ -8431,6 +8563,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             /** @description The request is not a WebSocket upgrade. */
             426: {
                 headers: {
@@ -8508,6 +8641,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -8570,6 +8704,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -8632,6 +8767,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -8694,6 +8830,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -8766,6 +8903,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             446: components["responses"]["GuardrailDenied"];
             502: components["responses"]["UpstreamUnreachable"];
@@ -8830,10 +8968,64 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
             default: components["responses"]["UpstreamError"];
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trace_id: components["parameters"]["RunTraceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    resumeRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                trace_id: components["parameters"]["RunTraceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, resumed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createUpload: {
@@ -8893,6 +9085,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -8953,6 +9146,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9018,6 +9212,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9082,6 +9277,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9149,6 +9345,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9212,6 +9409,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9272,6 +9470,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9337,6 +9536,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9397,6 +9597,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9462,6 +9663,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9523,6 +9725,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9584,6 +9787,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9656,6 +9860,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9727,6 +9932,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9792,6 +9998,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9853,6 +10060,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9919,6 +10127,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -9980,6 +10189,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10041,6 +10251,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10106,6 +10317,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10171,6 +10383,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10235,6 +10448,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10295,6 +10509,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10355,6 +10570,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10418,6 +10634,7 @@ export interface operations {
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10483,6 +10700,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10547,6 +10765,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];
@@ -10611,6 +10830,7 @@ export interface operations {
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
             429: components["responses"]["RateLimited"];
             502: components["responses"]["UpstreamUnreachable"];
             503: components["responses"]["StoreUnavailable"];

@@ -79,6 +79,7 @@ import { registerGetMetrics } from "../routes/getMetrics.ts";
 import { registerGetOpenApiDocument } from "../routes/getOpenApiDocument.ts";
 import { registerGetPrompt } from "../routes/getPrompt.ts";
 import { registerGetResponse } from "../routes/getResponse.ts";
+import { registerGetRun } from "../routes/getRun.ts";
 import { registerGetVectorStore } from "../routes/getVectorStore.ts";
 import { registerGetVectorStoreFile } from "../routes/getVectorStoreFile.ts";
 import { registerGetVectorStoreFileBatch } from "../routes/getVectorStoreFileBatch.ts";
@@ -117,6 +118,7 @@ import { registerPublishPromptVersion } from "../routes/publishPromptVersion.ts"
 import { registerRemixVideo } from "../routes/remixVideo.ts";
 import { registerRenderPrompt } from "../routes/renderPrompt.ts";
 import { registerResumeFineTuningJob } from "../routes/resumeFineTuningJob.ts";
+import { registerResumeRun } from "../routes/resumeRun.ts";
 import { registerRetrieveBatch } from "../routes/retrieveBatch.ts";
 import { registerRetrieveFile } from "../routes/retrieveFile.ts";
 import { registerRetrieveFineTuningJob } from "../routes/retrieveFineTuningJob.ts";
@@ -236,6 +238,8 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerDeleteResponse,
   registerCancelResponse,
   registerListResponseInputItems,
+  registerGetRun,
+  registerResumeRun,
   registerCreateUpload,
   registerCancelUpload,
   registerCompleteUpload,

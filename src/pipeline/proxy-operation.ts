@@ -7,6 +7,8 @@ import { emptyOutcome, type GuardrailRuns, type Outcome, type PendingEnding, typ
 import type { JsonObject } from "../providers/provider.ts";
 import { errorWithLimitHeaders, responseWithLimitHeaders } from "../spend/admission-headers.ts";
 import type { SpendMeter } from "../spend/spend-meter.ts";
+import type { RunBreaker } from "../runs/run-breaker.ts";
+import { mergedRunLimits, type RunLimits } from "../records/run-limits.ts";
 import type { Store } from "../store/open-store.ts";
 import { withOverrides } from "./config-overrides.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
@@ -54,6 +56,8 @@ export interface ProxyDeps
   streamStallTimeoutMs?: number;
   /** Budgets and rate limits (`spend/`); absent: nothing is metered. */
   spend?: SpendMeter;
+  /** The breaker of agent runs (`runs/`); absent: no run is counted. */
+  runs?: RunBreaker;
   /** `GATEWAY_MCP_*`: the bounds of a tool run the gateway drives. */
   toolRunLimits?: ToolRunLimits;
 }
@@ -68,8 +72,11 @@ export interface ProxyInput {
   workspaceId: string;
   /** This request's log id (`x-gateway-log-id`): a cached answer names the request it came from. */
   logId?: string;
-  /** The calling gateway key. */
+  /** The calling gateway key, and its run limits when it has any. */
   gatewayKeyId: string | null;
+  gatewayKeyRunLimits?: RunLimits | null;
+  /** The caller's own `x-gateway-trace-id` (null when it sent none): the run the request belongs to. */
+  traceId?: string | null;
   /** The request's metadata: config conditions route on it. */
   metadata: Readonly<Record<string, string>>;
   /** The client's own body text, when the body here is another (Anthropic Messages translated to chat): the log keeps what the client sent. */
@@ -138,6 +145,22 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   if (!candidates.ok) return refuse(candidates.error);
   const first = candidates.value[0]!.target;
   outcome = { ...outcome, provider: first.provider.id, model: first.model, virtualKeyId: first.virtualKeyId };
+
+  // Counted only under run limits (the config's or the key's): a request without any pays a property read.
+  const runLimits = deps.runs && (settings?.runLimits || input.gatewayKeyRunLimits) ? mergedRunLimits(settings?.runLimits, input.gatewayKeyRunLimits) : null;
+  if (runLimits && deps.runs) {
+    const run = await deps.runs.admit({
+      workspaceId: input.workspaceId,
+      traceId: input.traceId ?? null,
+      gatewayKeyId: input.gatewayKeyId,
+      endUser: endUserOf(json, input.metadata),
+      limits: runLimits,
+      operationId: operation.id,
+      body: json,
+      onFinish: input.whenSettled,
+    });
+    if (!run.ok) return refuse(run.error);
+  }
 
   const admitted = deps.spend
     ? await deps.spend.admit({

@@ -6,6 +6,7 @@ import type { Store } from "../store/open-store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { openConfigSecrets, type StoredConfig } from "../control-plane/config-secrets.ts";
 import { buildRoutePlan, type RouteNode, type TargetSettings } from "./routing-plan.ts";
+import { storedRunLimits } from "../control-plane/run-limit-fields.ts";
 
 export const CONFIG_HEADER = "x-gateway-config";
 
@@ -46,6 +47,7 @@ function effectiveSettings(config: GatewayConfig): TargetSettings {
     outputGuardrails: pick("output_guardrails"),
     requestTimeout: pick("request_timeout"),
     cache: config.cache,
+    runLimits: config.run_limits ? storedRunLimits(config.run_limits) : undefined,
   });
 }
 

@@ -1,4 +1,5 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { RunLimits } from "../records/run-limits.ts";
 import type { ConfigCircuitBreaker, ConfigNestedTarget, ConfigRetry, ConfigStrategy, ConfigTarget, GatewayConfig } from "../generated/schemas.gen.ts";
 import { compileQuery, type CompiledQuery, type RouteFacts } from "./route-conditions.ts";
 
@@ -24,6 +25,8 @@ export interface TargetSettings {
   requestTimeout?: number;
   /** The config's `cache` (root only): the proxy's cache hook reads it. */
   cache?: GatewayConfig["cache"];
+  /** The config's `run_limits` (root only): the run breaker's rules for the requests it serves. */
+  runLimits?: RunLimits;
   /** The slug of the stored config these settings come from; absent for an inline config. */
   storedAs?: string;
   /** The id and version of that stored config, for the request's log. */

@@ -1,4 +1,5 @@
 import type { KeyBudget, KeyRateLimit } from "./control-plane.ts";
+import type { RunLimits } from "./run-limits.ts";
 
 export const API_KEY_ROLES = ["admin", "service"] as const;
 export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
@@ -32,6 +33,8 @@ export interface ApiKeyRecord {
   rateLimit: KeyRateLimit | null;
   /** The stored MCP servers and tools the key may reach through the MCP gateway; null: all of its workspace. */
   mcpAccess: McpAccessRule | null;
+  /** The breaker of every run made with the key; absent or null: none. */
+  runLimits?: RunLimits | null;
 }
 
 /**

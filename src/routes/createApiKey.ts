@@ -11,6 +11,7 @@ import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
 import { limitedApiKey, syncKeyBudget } from "../control-plane/key-budgets.ts";
+import { storedRunLimits } from "../control-plane/run-limit-fields.ts";
 
 export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createApiKeyRoute, async (c) => {
@@ -35,6 +36,7 @@ export function registerCreateApiKey(app: GatewayApp, deps: GatewayDeps): void {
       budget: storedBudget(body.budget ?? null),
       rateLimit: storedRateLimit(body.rate_limit ?? null),
       mcpAccess: storedMcpAccess(body.mcp_access),
+      runLimits: body.run_limits === undefined ? null : storedRunLimits(body.run_limits),
     };
     await auditedChange(c, deps.store, "api_key.created", apiKeySubject, async (tx) => {
       await tx.apiKeys.insert(record);

@@ -10,6 +10,7 @@ import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
 import { limitedApiKey, syncKeyBudget } from "../control-plane/key-budgets.ts";
+import { storedRunLimits } from "../control-plane/run-limit-fields.ts";
 import { isoNow } from "../lib/ids.ts";
 
 export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
@@ -23,6 +24,7 @@ export function registerUpdateApiKey(app: GatewayApp, deps: GatewayDeps): void {
     if (body.rate_limit !== undefined) change.rateLimit = storedRateLimit(body.rate_limit);
     if (body.expires_at !== undefined) change.expiresAt = body.expires_at === null ? null : storedExpiry(body.expires_at);
     if (body.mcp_access !== undefined) change.mcpAccess = storedMcpAccess(body.mcp_access);
+    if (body.run_limits !== undefined) change.runLimits = body.run_limits === null ? null : storedRunLimits(body.run_limits);
     const scope = auth.organisationAdmin ? null : auth.workspaceId;
     const changed = await auditedChange(c, deps.store, "api_key.updated", apiKeySubject, async (tx) => {
       const before = await tx.apiKeys.getById(id, auth.organisationId, scope);

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { API_KEY_ROLES, type ApiKeyRecord, type ApiKeyRole, type McpAccessRule } from "../records/api-key.ts";
 import type { KeyBudget, KeyRateLimit } from "../records/control-plane.ts";
+import type { RunLimits } from "../records/run-limits.ts";
 import { budgetColumns, budgetOf, rateLimitColumns, rateLimitOf } from "./key-limit-columns.ts";
 import type { ApiKeysTable, Database } from "./schema.ts";
 import { transactionally } from "./transactionally.ts";
@@ -14,6 +15,8 @@ export interface ApiKeyChange {
   expiresAt?: string | null;
   /** `null` removes the rule. */
   mcpAccess?: McpAccessRule | null;
+  /** `null` removes them. */
+  runLimits?: RunLimits | null;
 }
 
 /** A rotation: the new secret's hash and prefix, and until when the replaced secret still works. */
@@ -123,6 +126,7 @@ export function createApiKeysRepository(db: Kysely<Database>): ApiKeysRepository
           ...(change.rateLimit !== undefined && rateLimitColumns(change.rateLimit)),
           ...(change.expiresAt !== undefined && { expires_at: change.expiresAt }),
           ...(change.mcpAccess !== undefined && { mcp_access: change.mcpAccess === null ? null : JSON.stringify(change.mcpAccess) }),
+          ...(change.runLimits !== undefined && { run_limits: change.runLimits === null ? null : JSON.stringify(change.runLimits) }),
         };
         // A change of nothing is no UPDATE at all (SQL has no empty SET): the key is read as it is.
         if (Object.keys(columns).length > 0) {
@@ -192,6 +196,7 @@ function toRow(record: ApiKeyRecord): ApiKeysTable {
     ...budgetColumns(record.budget),
     ...rateLimitColumns(record.rateLimit),
     mcp_access: record.mcpAccess === null ? null : JSON.stringify(record.mcpAccess),
+    run_limits: record.runLimits ? JSON.stringify(record.runLimits) : null,
   };
 }
 
@@ -214,7 +219,28 @@ function fromRow(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     budget: budgetOf(row),
     rateLimit: rateLimitOf(row),
     mcpAccess: mcpAccessOf(row.mcp_access),
+    runLimits: runLimitsOf(row.run_limits),
   };
+}
+
+/** Stored run limits; a value that does not read as them (written by a newer version) halts at once: the safer side. */
+function runLimitsOf(text: string | null): RunLimits | null {
+  if (text === null) return null;
+  const number = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : null);
+  try {
+    const stored = JSON.parse(text) as Record<string, unknown>;
+    const velocity = Array.isArray(stored.velocity) ? (stored.velocity as RunLimits["velocity"]).filter((rule) => typeof rule?.maxCostUsdPerMinute === "number") : [];
+    return {
+      maxRequests: number(stored.maxRequests),
+      maxToolCalls: number(stored.maxToolCalls),
+      maxCostUsd: number(stored.maxCostUsd),
+      maxDurationSeconds: number(stored.maxDurationSeconds),
+      repeatLimit: number(stored.repeatLimit),
+      velocity,
+    };
+  } catch {
+    return { maxRequests: 0, maxToolCalls: 0, maxCostUsd: null, maxDurationSeconds: null, repeatLimit: null, velocity: [] };
+  }
 }
 
 /** A stored rule that does not read as one (written by a newer version) allows nothing: the safer side. */

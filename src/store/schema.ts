@@ -103,6 +103,8 @@ export interface ApiKeysTable extends KeyLimitColumns {
   previous_key_expires_at: string | null;
   /** JSON text of the key's MCP access rule; null: every server of its workspace. */
   mcp_access: string | null;
+  /** JSON text of the key's run limits (`records/run-limits.ts`); null: none. */
+  run_limits: string | null;
 }
 
 /**

@@ -81,6 +81,7 @@ export function apiKeyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecor
     budget: null,
     rateLimit: null,
     mcpAccess: null,
+    runLimits: null,
     ...overrides,
   };
 }

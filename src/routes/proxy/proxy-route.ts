@@ -29,6 +29,7 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
     controlPlane: deps.controlPlane,
     secrets: deps.secrets,
     spend: deps.spend,
+    runs: deps.runs,
     toolRunLimits: {
       maxRounds: deps.config.GATEWAY_MCP_MAX_ROUNDS,
       callTimeoutMs: deps.config.GATEWAY_MCP_CALL_TIMEOUT_MS,
@@ -77,13 +78,17 @@ export function targetHeaders(headers: ProxyRouteHeaders, header?: (name: string
 }
 
 /** Who calls, as the proxy input names them: workspace, key, metadata, and where spend settles. */
-export function callerOf(c: Context<GatewayEnv>): Pick<ProxyInput, "workspaceId" | "logId" | "gatewayKeyId" | "metadata" | "whenSettled" | "clientSignal"> {
+export function callerOf(
+  c: Context<GatewayEnv>,
+): Pick<ProxyInput, "workspaceId" | "logId" | "gatewayKeyId" | "gatewayKeyRunLimits" | "traceId" | "metadata" | "whenSettled" | "clientSignal"> {
   const auth = c.get("auth");
   const exchange = c.get("exchange");
   return {
     workspaceId: auth.workspaceId,
     logId: exchange.id,
     gatewayKeyId: auth.keyId,
+    gatewayKeyRunLimits: auth.runLimits ?? null,
+    traceId: exchange.facts.traceId,
     metadata: exchange.facts.metadata,
     whenSettled: (listener) => exchange.whenSettled(listener),
     clientSignal: c.req.raw.signal,

@@ -29,6 +29,7 @@ import * as logWorkspacePrimaryKey from "./0030_log_workspace_primary_key.ts";
 import * as logCreatedIndexDropped from "./0031_log_created_index_dropped.ts";
 import * as budgets from "./0040_budgets.ts";
 import * as webhooks from "./0041_webhooks.ts";
+import * as runLimits from "./0042_run_limits.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -67,6 +68,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0032_mcp_gateway": mcpGateway,
   "0040_budgets": budgets,
   "0041_webhooks": webhooks,
+  "0042_run_limits": runLimits,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
