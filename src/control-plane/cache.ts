@@ -52,6 +52,12 @@ export class ControlPlaneCache {
     return hit ? servedOrStale(loading, hit.value as T) : loading;
   }
 
+  /** The cached value of (kind, workspace, key) while it is fresh, without a promise; undefined when it must be loaded (`get`). */
+  peek<T>(kind: CachedKind, workspaceId: string, key: string): T | undefined {
+    const hit = this.entries.get(cacheKey(kind, workspaceId, key));
+    return hit && hit.expiresAt > this.now() ? (hit.value as T) : undefined;
+  }
+
   private load<T>(id: string, load: () => Promise<T>): Promise<T> {
     // Only the current load may keep its value: a `forget` during it starts the next one afresh.
     const current = () => this.pending.get(id) === loading;

@@ -162,8 +162,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     if (!run.ok) return refuse(run.error);
   }
 
-  const admitted = deps.spend
-    ? await deps.spend.admit({
+  const admission = deps.spend
+    ? deps.spend.admit({
         candidates: candidates.value,
         body: body.value,
         gatewayKeyId: input.gatewayKeyId,
@@ -173,6 +173,8 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
         onFinish: input.whenSettled,
       })
     : ok(null);
+  // A workspace without budgets is answered at once: no promise to wait for.
+  const admitted = admission instanceof Promise ? await admission : admission;
   if (!admitted.ok) return refuse(admitted.error);
 
   const guarded = await guardrailsOf(operation, settings, input.workspaceId, deps, json !== null);

@@ -18,7 +18,7 @@ const RESERVATION_GRACE_MS = 5 * 60_000;
 export interface OpenedSpendMeter {
   meter: SpendMeter;
   /** A workspace's budgets, as the request path reads them (the control-plane cache, kind `budgets`). */
-  budgets(workspaceId: string): Promise<BudgetIndex>;
+  budgets(workspaceId: string): BudgetIndex | Promise<BudgetIndex>;
   /** For the metrics: whether counters are shared now, and how this replica metered alone. */
   fallbackStats(): SpendFallbackStats;
   /** Writes settled spend still waiting and stops the timers. */
@@ -30,8 +30,12 @@ export interface OpenedSpendMeter {
  * path reads the store at most once per workspace and TTL, and every budget write (and every
  * change of a key's own limits) forgets the entry here and, through Redis, on every replica.
  */
-export function workspaceBudgets(deps: { controlPlane: ControlPlaneCache; store: Pick<Store, "budgets"> }, workspaceId: string): Promise<BudgetIndex> {
-  return deps.controlPlane.get("budgets", workspaceId, "*", async () => buildBudgetIndex(await deps.store.budgets.list(workspaceId)));
+export function workspaceBudgets(deps: { controlPlane: ControlPlaneCache; store: Pick<Store, "budgets"> }, workspaceId: string): BudgetIndex | Promise<BudgetIndex> {
+  // Fresh in the cache (as nearly always): no promise at all on the request path.
+  return (
+    deps.controlPlane.peek<BudgetIndex>("budgets", workspaceId, "*") ??
+    deps.controlPlane.get("budgets", workspaceId, "*", async () => buildBudgetIndex(await deps.store.budgets.list(workspaceId)))
+  );
 }
 
 /**

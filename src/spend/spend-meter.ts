@@ -54,8 +54,8 @@ export interface ThresholdCrossing {
 export interface SpendMeterOptions {
   counters: FailoverCounters;
   flusher: SpendFlusher;
-  /** The workspace's budgets, from the in-memory cache the store's writers invalidate. */
-  budgets(workspaceId: string): Promise<BudgetIndex>;
+  /** The workspace's budgets, from the in-memory cache the store's writers invalidate (at once when cached). */
+  budgets(workspaceId: string): BudgetIndex | Promise<BudgetIndex>;
   /** `GATEWAY_SPEND_DEFAULT_MAX_TOKENS`: the completion bound of a request that sets none. */
   defaultMaxTokens: number;
   /** How long a reservation may stay unsettled before the counters drop it (a replica died). */
@@ -84,6 +84,9 @@ export interface SpendStatus {
   period_resets_at: string | null;
 }
 
+/** The answer for a request no budget holds. */
+const NOT_METERED: Result<Admission | null, GatewayError> = ok(null);
+
 /** The shortest elapsed part of a period a forecast extrapolates from. */
 const MIN_FORECAST_ELAPSED_MS = 60_000;
 
@@ -106,9 +109,14 @@ export class SpendMeter {
   }
 
   /** Null when no budget holds the request: then nothing else is done for it. */
-  async admit(request: MeterRequest): Promise<Result<Admission | null, GatewayError>> {
-    const index = await this.options.budgets(request.workspaceId);
-    if (index.size === 0) return ok(null);
+  admit(request: MeterRequest): Result<Admission | null, GatewayError> | Promise<Result<Admission | null, GatewayError>> {
+    const index = this.options.budgets(request.workspaceId);
+    // A workspace without budgets, its index cached: answered without a promise.
+    if (!(index instanceof Promise)) return index.size === 0 ? NOT_METERED : this.admitWith(index, request);
+    return index.then((loaded) => (loaded.size === 0 ? NOT_METERED : this.admitWith(loaded, request)));
+  }
+
+  private async admitWith(index: BudgetIndex, request: MeterRequest): Promise<Result<Admission | null, GatewayError>> {
     const matches = index.match({
       apiKeyId: request.gatewayKeyId,
       candidates: request.candidates.map(({ target }) => ({ virtualKeyId: target.virtualKeyId, model: target.model })),
