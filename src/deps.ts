@@ -15,6 +15,7 @@ import type { SharedRedis } from "./shared-state/redis.ts";
 import type { SpendMeter } from "./spend/spend-meter.ts";
 import type { OpenedWebhooks } from "./webhooks/open-webhooks.ts";
 import type { RunBreaker } from "./runs/run-breaker.ts";
+import type { Reconciler } from "./reconcile/reconciler.ts";
 import type { Store } from "./store/open-store.ts";
 import type { GatewayMetrics } from "./telemetry/gateway-metrics.ts";
 import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
@@ -53,6 +54,8 @@ export interface GatewayDeps {
   webhooks: OpenedWebhooks;
   /** The breaker of agent runs (`runs/`): `countToolCall` counts an MCP tool call into its run. */
   runs: RunBreaker;
+  /** Virtual keys' bills compared with their providers' reports (`reconcile/`): on demand and daily. */
+  reconciler: Reconciler;
   /** Prometheus metrics for `GET /metrics`; null when they are off. */
   metrics: GatewayMetrics | null;
   /** The MCP gateway (`/mcp`): the workspace's stored MCP servers served to MCP clients. */

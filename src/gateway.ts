@@ -37,6 +37,7 @@ import { openWebhooks } from "./webhooks/open-webhooks.ts";
 import { budgetThresholdEvent } from "./webhooks/budget-events.ts";
 import { runHaltedEvent } from "./webhooks/run-events.ts";
 import { openRunBreaker } from "./runs/open-run-breaker.ts";
+import { Reconciler } from "./reconcile/reconciler.ts";
 import { sealStoredGuardrailHeaders } from "./control-plane/seal-guardrail-headers.ts";
 import { startSecretResealing, type ResealReport } from "./control-plane/reseal-secrets.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
@@ -138,6 +139,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const openedSpend = await openSpendMeter({ config, store, redis, controlPlane, onThresholdCrossed: (crossing) => void webhooks.events.emit(budgetThresholdEvent(crossing)) });
   spend = openedSpend;
   const runs = openRunBreaker({ redis, onHalted: (halted) => void webhooks.events.emit(runHaltedEvent(halted)) });
+  // The daily comparison of virtual keys' bills with their providers' reports, off the request path.
+  const reconciler = new Reconciler({ store, secrets, fetch, checkCustomHost, emit: (event) => void webhooks.events.emit(event) });
+  reconciler.startDaily();
   const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
   const answers = createAnswerCache(config, redis, store.semanticCache);
   const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys, semantic: answers.cache.semantic }) : null;
@@ -161,6 +165,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     spend: openedSpend.meter,
     webhooks,
     runs: runs.breaker,
+    reconciler,
     metrics: telemetry.metrics,
     mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version, spend: openedSpend.meter }),
   };
@@ -182,6 +187,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       await workerSink?.close();
       await openedSpend.close();
       runs.close();
+      await reconciler.close();
       await webhooks.close();
       invalidations?.close();
       await store.close();

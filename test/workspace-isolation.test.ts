@@ -75,6 +75,10 @@ const BODIES: Record<string, unknown> = {
   listWebhookDeliveries: undefined,
   getRun: undefined,
   resumeRun: undefined,
+  getReconciliationSettings: undefined,
+  setReconciliationSettings: { admin_key: "sk-admin-other-workspace" },
+  deleteReconciliationSettings: undefined,
+  reconcileVirtualKey: { start: "2026-01-01", end: "2026-01-02" },
 };
 
 beforeAll(async () => {

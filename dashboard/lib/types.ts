@@ -30,4 +30,5 @@ export interface List<T> {
 }
 export type Budget = Schemas["Budget"];
 export type Run = Schemas["Run"];
+export type ReconciliationRowList = Schemas["ReconciliationRowList"];
 export type BudgetList = Schemas["BudgetList"];

@@ -4,7 +4,7 @@ import { api, type Query, type Session } from "../lib/api.ts";
 import type { Capabilities } from "../lib/capabilities.ts";
 import { int, ms, percent, usd } from "../lib/format.ts";
 import { href, navigate } from "../lib/route.ts";
-import type { Bucket, Group, Groups, Summary, Timeseries, VirtualKey } from "../lib/types.ts";
+import type { Bucket, Group, Groups, ReconciliationRowList, Summary, Timeseries, VirtualKey } from "../lib/types.ts";
 import { useVirtualKeys } from "../lib/virtual-keys.ts";
 import { Chart, type Series } from "../components/chart.ts";
 import { Empty, ErrorBox, Loading, Panel } from "../components/ui.ts";
@@ -78,6 +78,32 @@ function Budgets({ keys, spend }: { keys: VirtualKey[]; spend: Group[] | undefin
         </tr>`;
       })}</tbody>
     </table>
+  </${Panel}>`;
+}
+
+/** The latest comparison of each virtual key's logged cost with its provider's bill (`GET /v1/reconciliation`), drifted rows first. */
+function Drift() {
+  const [rows, setRows] = useState<ReconciliationRowList["data"] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api<ReconciliationRowList>("/v1/reconciliation", { query: { limit: 100 } }).then((list) => setRows(list.data), setError);
+  }, []);
+  const sorted = rows ? [...rows].sort((a, b) => Number(b.drifted) - Number(a.drifted) || b.date.localeCompare(a.date)) : null;
+  return html`<${Panel} title="Drift from the providers' bills">
+    <${ErrorBox} error=${error} />
+    ${sorted && sorted.length === 0 ? html`<${Empty}>No virtual key is reconciled yet: store its provider's usage-reading key (PUT /v1/virtual-keys/{slug}/reconciliation).</${Empty}>` : null}
+    ${sorted && sorted.length > 0
+      ? html`<table class="compact" data-testid="drift">
+          <thead><tr><th>Day</th><th>Virtual key</th><th>Model</th><th class="num">Logged</th><th class="num">Billed</th><th class="num">Drift</th></tr></thead>
+          <tbody>${sorted.map(
+            (row) => html`<tr class=${row.drifted ? "drifted" : ""} data-drifted=${row.drifted ? "yes" : "no"}>
+              <td>${row.date}</td><td class="mono">${row.virtual_key ?? ""}</td><td>${row.model}</td>
+              <td class="num">${usd(row.gateway_cost_usd)}</td><td class="num">${usd(row.provider_cost_usd)}</td>
+              <td class=${`num ${row.drifted ? "warn-text" : ""}`}>${usd(row.drift_usd)}${row.drift_ratio === null ? "" : ` (${percent(row.drift_ratio)})`}</td>
+            </tr>`,
+          )}</tbody>
+        </table>`
+      : null}
   </${Panel}>`;
 }
 
@@ -203,6 +229,7 @@ export function AnalyticsView({ params, capabilities, session }: { params: URLSe
       ${GROUPS.map(([by, label]) => html`<${GroupTable} title=${`By ${label.toLowerCase()}`} groups=${groups[by]} names=${by === "virtual_key_id" ? names : undefined} testId=${`group-${by}`} />`)}
       ${metadataKey ? html`<${GroupTable} title=${`By metadata ${metadataKey}`} groups=${metaGroups} testId="group-metadata" />` : null}
       ${session.role === "admin" ? html`<${Budgets} keys=${virtualKeys} spend=${spend} />` : null}
+      ${session.role === "admin" ? html`<${Drift} />` : null}
     </div>
     <p class="muted small-text">Every figure is computed by the gateway from its logs. <a href=${href("/logs")}>Open the logs</a> for single requests.</p>
   </div>`;

@@ -34,8 +34,8 @@ export const LAYERS: readonly Layer[] = [
   { name: "pipeline", role: "the request pipeline: config, candidates, guardrail stage, routing loop, answer and stream relay", paths: ["pipeline/"] },
   {
     name: "stages",
-    role: "what the pipeline runs besides the upstream call: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client, webhook events, the run breaker",
-    paths: ["cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/"],
+    role: "what the pipeline runs besides the upstream call: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client, webhook events, the run breaker, the bill reconciled",
+    paths: ["cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/"],
   },
   { name: "shared-state", role: "Redis shared across replicas, and the invalidations it carries", paths: ["shared-state/"] },
   { name: "control-plane", role: "gateway keys and the control plane's rules: sealing secrets, views, limits, the read cache", paths: ["auth/", "control-plane/"] },

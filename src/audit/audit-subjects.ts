@@ -8,6 +8,8 @@ import type { BudgetRecord } from "../records/budget.ts";
 import { budgetAuditView } from "../control-plane/budget-fields.ts";
 import type { WebhookRecord } from "../records/webhook.ts";
 import type { RunView } from "../runs/run-breaker.ts";
+import type { ReconciliationSettingsRecord } from "../records/reconciliation.ts";
+import { reconciliationSettingsView } from "../control-plane/reconciliation-fields.ts";
 import { webhookView } from "../control-plane/webhook-fields.ts";
 
 /**
@@ -64,4 +66,9 @@ export function webhookSubject(record: WebhookRecord): AuditSubject {
 /** A run of the workspace: its counts and halt. */
 export function runSubject(workspaceId: string): (view: RunView) => AuditSubject {
   return (view) => ({ id: view.trace_id, slug: null, workspaceId, view: { ...view } });
+}
+
+/** A virtual key's reconciliation settings, named by the key: the credential masked. */
+export function reconciliationSubject(slug: string): (record: ReconciliationSettingsRecord) => AuditSubject {
+  return (record) => ({ id: record.virtualKeyId, slug, workspaceId: record.workspaceId, view: reconciliationSettingsView(record, slug) });
 }

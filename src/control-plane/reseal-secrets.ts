@@ -14,7 +14,7 @@ import type { Database } from "../store/schema.ts";
  * - `config_versions.config` (every version: `api_key` at the root and in targets);
  * - `guardrails.checks` (webhook header values);
  * - `mcp_servers.authorization` and `mcp_servers.headers` (`{"$sealed"}` values);
- * - `webhooks.secret` (a `{"$sealed"}` value).
+ * - `webhooks.secret` and `reconciliation_settings.admin_key` (`{"$sealed"}` values).
  * Rows are read in pages of `batchSize` by primary key and each changed row is written with a
  * compare-and-set on the column it read: a row saved meanwhile was sealed under the new key by
  * its writer, so losing that race loses nothing. Requests keep working throughout, since every
@@ -140,6 +140,30 @@ export async function resealStoredSecrets(db: Kysely<Database>, box: SecretBox, 
     if (rows.length < batchSize) break;
     if (await between()) return { resealed, unopened: tally.unopened };
     after = (rows.at(-1) as { id: string }).id;
+  }
+
+  for (let after = ""; ; ) {
+    const rows = await db
+      .selectFrom("reconciliation_settings")
+      .select(["virtual_key_id", "admin_key"])
+      .where("virtual_key_id", ">", after)
+      .orderBy("virtual_key_id")
+      .limit(batchSize)
+      .execute();
+    for (const row of rows) {
+      const adminKey = resealJson(row.admin_key, (value) => (isSealedSecret(value) ? resealOne(value, box, tally) : value));
+      if (adminKey === null) continue;
+      const result = await db
+        .updateTable("reconciliation_settings")
+        .set({ admin_key: adminKey })
+        .where("virtual_key_id", "=", row.virtual_key_id)
+        .where("admin_key", "=", row.admin_key)
+        .executeTakeFirst();
+      resealed += Number(result.numUpdatedRows);
+    }
+    if (rows.length < batchSize) break;
+    if (await between()) return { resealed, unopened: tally.unopened };
+    after = (rows.at(-1) as { virtual_key_id: string }).virtual_key_id;
   }
 
   return { resealed, unopened: tally.unopened };

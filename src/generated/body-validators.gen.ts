@@ -3,7 +3,7 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
 export const setAnalyticsDimensionsBodyCheck = validate20;
@@ -15609,13 +15609,12 @@ return errors === 0;
 }
 validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createWebhookBodyCheck = validate126;
-const schema182 = {"$id":"createWebhook.body","$ref":"components#/$defs/CreateWebhookRequest"};
-const schema183 = {"type":"object","required":["url","events","enabled"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":"string","maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
-const pattern6 = new RegExp("^[\\x21-\\x7e]+$", "");
+export const reconcileVirtualKeyBodyCheck = validate126;
+const schema182 = {"$id":"reconcileVirtualKey.body","$ref":"components#/$defs/ReconcileRequest"};
+const schema183 = {"type":"object","required":["start","end"],"properties":{"start":{"not":{}},"end":{"not":{}}},"additionalProperties":false};
 
 function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createWebhook.body" */;
+/*# sourceURL="reconcileVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate126.evaluated;
@@ -15629,131 +15628,45 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.url === undefined) && (missing0 = "url")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.enabled === undefined) && (missing0 = "enabled"))){
-validate126.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+if(((data.start === undefined) && (missing0 = "start")) || ((data.end === undefined) && (missing0 = "end"))){
+validate126.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
-if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
-validate126.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!((key0 === "start") || (key0 === "end"))){
+validate126.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
 }
 if(_errs2 === errors){
-if(data.url !== undefined){
-let data0 = data.url;
+if(data.start !== undefined){
 const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) > 2048){
-validate126.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+validate126.errors = [{instancePath:instancePath+"/start",schemaPath:"components#/$defs/ReconcileRequest/properties/start/not",keyword:"not",params:{}}];
 return false;
-}
-else {
-if(func1(data0) < 1){
-validate126.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-else {
-validate126.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
 var valid1 = _errs3 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
-if(data.events !== undefined){
+if(data.end !== undefined){
 const _errs5 = errors;
-validate126.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/CreateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
+validate126.errors = [{instancePath:instancePath+"/end",schemaPath:"components#/$defs/ReconcileRequest/properties/end/not",keyword:"not",params:{}}];
 return false;
 var valid1 = _errs5 === errors;
 }
 else {
 var valid1 = true;
 }
-if(valid1){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(func1(data2) > 500){
-validate126.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
-return false;
-}
-}
-else {
-validate126.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.secret !== undefined){
-let data3 = data.secret;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data3 === "string"){
-if(func1(data3) > 256){
-validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
-return false;
-}
-else {
-if(func1(data3) < 16){
-validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
-return false;
-}
-else {
-if(!pattern6.test(data3)){
-validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
-return false;
 }
 }
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.enabled !== undefined){
-const _errs11 = errors;
-if(typeof data.enabled !== "boolean"){
-validate126.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/CreateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate126.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+validate126.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -15762,12 +15675,13 @@ return errors === 0;
 }
 validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateWebhookBodyCheck = validate127;
-const schema184 = {"$id":"updateWebhook.body","$ref":"components#/$defs/UpdateWebhookRequest"};
-const schema185 = {"type":"object","minProperties":1,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":["string","null"],"maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+export const setReconciliationSettingsBodyCheck = validate127;
+const schema184 = {"$id":"setReconciliationSettings.body","$ref":"components#/$defs/ReconciliationSettingsRequest"};
+const schema185 = {"type":"object","properties":{"admin_key":{"type":"string","minLength":1,"maxLength":8192,"pattern":"^[\\x21-\\x7e]+$"},"base_url":{"type":["string","null"],"minLength":1,"maxLength":2048},"project_id":{"type":["string","null"],"minLength":1,"maxLength":200},"api_key_id":{"type":["string","null"],"minLength":1,"maxLength":200},"workspace_id":{"type":["string","null"],"minLength":1,"maxLength":200},"drift_threshold_usd":{"type":"number","minimum":0,"maximum":1000000},"drift_threshold_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
+const pattern6 = new RegExp("^[\\x21-\\x7e]+$", "");
 
 function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateWebhook.body" */;
+/*# sourceURL="setReconciliationSettings.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate127.evaluated;
@@ -15780,15 +15694,255 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate127.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+const _errs2 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "admin_key") || (key0 === "base_url")) || (key0 === "project_id")) || (key0 === "api_key_id")) || (key0 === "workspace_id")) || (key0 === "drift_threshold_usd")) || (key0 === "drift_threshold_ratio"))){
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/ReconciliationSettingsRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.admin_key !== undefined){
+let data0 = data.admin_key;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) > 8192){
+validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+else {
+if(!pattern6.test(data0)){
+validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+return false;
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.base_url !== undefined){
+let data1 = data.base_url;
+const _errs5 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+validate127.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/type",keyword:"type",params:{type: schema185.properties.base_url.type}}];
+return false;
+}
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func1(data1) > 2048){
+validate127.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+else {
+if(func1(data1) < 1){
+validate127.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.project_id !== undefined){
+let data2 = data.project_id;
+const _errs7 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate127.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/type",keyword:"type",params:{type: schema185.properties.project_id.type}}];
+return false;
+}
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func1(data2) > 200){
+validate127.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data2) < 1){
+validate127.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.api_key_id !== undefined){
+let data3 = data.api_key_id;
+const _errs9 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+validate127.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/type",keyword:"type",params:{type: schema185.properties.api_key_id.type}}];
+return false;
+}
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func1(data3) > 200){
+validate127.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data3) < 1){
+validate127.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.workspace_id !== undefined){
+let data4 = data.workspace_id;
+const _errs11 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate127.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/type",keyword:"type",params:{type: schema185.properties.workspace_id.type}}];
+return false;
+}
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(func1(data4) > 200){
+validate127.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
+return false;
+}
+else {
+if(func1(data4) < 1){
+validate127.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.drift_threshold_usd !== undefined){
+let data5 = data.drift_threshold_usd;
+const _errs13 = errors;
+if(errors === _errs13){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 1000000 || isNaN(data5)){
+validate127.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data5 < 0 || isNaN(data5)){
+validate127.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.drift_threshold_ratio !== undefined){
+let data6 = data.drift_threshold_ratio;
+const _errs15 = errors;
+if(errors === _errs15){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 1 || isNaN(data6)){
+validate127.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+return false;
+}
+else {
+if(data6 < 0 || isNaN(data6)){
+validate127.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/ReconciliationSettingsRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate127.errors = vErrors;
+return errors === 0;
+}
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createWebhookBodyCheck = validate128;
+const schema186 = {"$id":"createWebhook.body","$ref":"components#/$defs/CreateWebhookRequest"};
+const schema187 = {"type":"object","required":["url","events","enabled"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":"string","maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="createWebhook.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate128.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.url === undefined) && (missing0 = "url")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.enabled === undefined) && (missing0 = "enabled"))){
+validate128.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
-validate127.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate128.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -15800,18 +15954,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 2048){
-validate127.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+validate128.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate127.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
+validate128.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate127.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
+validate128.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -15823,7 +15977,158 @@ var valid1 = true;
 if(valid1){
 if(data.events !== undefined){
 const _errs5 = errors;
-validate127.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
+validate128.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/CreateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
+return false;
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func1(data2) > 500){
+validate128.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
+return false;
+}
+}
+else {
+validate128.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.secret !== undefined){
+let data3 = data.secret;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func1(data3) > 256){
+validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
+return false;
+}
+else {
+if(func1(data3) < 16){
+validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
+return false;
+}
+else {
+if(!pattern6.test(data3)){
+validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+return false;
+}
+}
+}
+}
+else {
+validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.enabled !== undefined){
+const _errs11 = errors;
+if(typeof data.enabled !== "boolean"){
+validate128.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/CreateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate128.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate128.errors = vErrors;
+return errors === 0;
+}
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateWebhookBodyCheck = validate129;
+const schema188 = {"$id":"updateWebhook.body","$ref":"components#/$defs/UpdateWebhookRequest"};
+const schema189 = {"type":"object","minProperties":1,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":["string","null"],"maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateWebhook.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate129.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate129.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
+validate129.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) > 2048){
+validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.events !== undefined){
+const _errs5 = errors;
+validate129.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
 return false;
 var valid1 = _errs5 === errors;
 }
@@ -15835,13 +16140,13 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate127.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/type",keyword:"type",params:{type: schema185.properties.description.type}}];
+validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/type",keyword:"type",params:{type: schema189.properties.description.type}}];
 return false;
 }
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func1(data2) > 500){
-validate127.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
+validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
 return false;
 }
 }
@@ -15858,24 +16163,24 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func1(data3) > 256){
-validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
 return false;
 }
 else {
 if(func1(data3) < 16){
-validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
 return false;
 }
 else {
 if(!pattern6.test(data3)){
-validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
 return false;
 }
 }
 }
 }
 else {
-validate127.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -15888,7 +16193,7 @@ if(valid1){
 if(data.enabled !== undefined){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate127.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
+validate129.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -15904,14 +16209,14 @@ var valid1 = true;
 }
 }
 else {
-validate127.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+validate129.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate127.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const setAnalyticsDimensionsBody = compiledBody(SetAnalyticsDimensionsRequestSchema, setAnalyticsDimensionsBodyCheck as BodyCheck, { exact: false });
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck, { exact: false });
@@ -15958,5 +16263,7 @@ export const createVideoExtensionBody = compiledBody(CreateVideoExtensionJsonReq
 export const remixVideoBody = compiledBody(RemixVideoRequestSchema, remixVideoBodyCheck as BodyCheck, { exact: true });
 export const createVirtualKeyBody = compiledBody(CreateVirtualKeyRequestSchema, createVirtualKeyBodyCheck as BodyCheck, { exact: false });
 export const updateVirtualKeyBody = compiledBody(UpdateVirtualKeyRequestSchema, updateVirtualKeyBodyCheck as BodyCheck, { exact: false });
+export const reconcileVirtualKeyBody = compiledBody(ReconcileRequestSchema, reconcileVirtualKeyBodyCheck as BodyCheck, { exact: false });
+export const setReconciliationSettingsBody = compiledBody(ReconciliationSettingsRequestSchema, setReconciliationSettingsBodyCheck as BodyCheck, { exact: true });
 export const createWebhookBody = compiledBody(CreateWebhookRequestSchema, createWebhookBodyCheck as BodyCheck, { exact: false });
 export const updateWebhookBody = compiledBody(UpdateWebhookRequestSchema, updateWebhookBodyCheck as BodyCheck, { exact: false });

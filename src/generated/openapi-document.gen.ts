@@ -13267,6 +13267,325 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/virtual-keys/{slug}/reconciliation": {
+      "get": {
+        "operationId": "getReconciliationSettings",
+        "tags": [
+          "Virtual keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "How the key's bill is read from its provider (admin), the credential masked",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/VirtualKeySlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The settings.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ReconciliationSettings"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "put": {
+        "operationId": "setReconciliationSettings",
+        "tags": [
+          "Virtual keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Store how the key's bill is read from its provider (admin)",
+        "description": "For a virtual key on `openai` or `anthropic`: a usage-reading credential (OpenAI's organization admin key, Anthropic's Admin API key), sealed at rest and never shown, and how the provider's report rows are matched to the key. The daily reconciliation takes every key with settings. Audited as `reconciliation.updated`.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/VirtualKeySlug"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ReconciliationSettingsRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The settings, the credential masked.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ReconciliationSettings"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteReconciliationSettings",
+        "tags": [
+          "Virtual keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Stop reading the key's bill (admin)",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/VirtualKeySlug"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/virtual-keys/{slug}/reconcile": {
+      "post": {
+        "operationId": "reconcileVirtualKey",
+        "tags": [
+          "Virtual keys"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Compare the key's logged cost and tokens with its provider's own reports (admin)",
+        "description": "Reads the provider's cost and usage reports for the key's settings, per UTC day and model, and answers them beside the gateway's logged cost and tokens for the key, with the drift. The rows are kept (`GET /v1/reconciliation`), and a row past both drift thresholds sends `spend.drift` (once per key, day and model).",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/VirtualKeySlug"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ReconcileRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The rows compared.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Reconciliation"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamError"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/reconciliation": {
+      "get": {
+        "operationId": "listReconciliationRows",
+        "tags": [
+          "Analytics"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "The compared rows of the workspace's virtual keys, newest day first (admin)",
+        "parameters": [
+          {
+            "name": "from",
+            "in": "query",
+            "description": "First UTC day (inclusive); default 30 days ago.",
+            "schema": {
+              "type": "string",
+              "format": "date"
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "description": "Last UTC day (exclusive); default tomorrow.",
+            "schema": {
+              "type": "string",
+              "format": "date"
+            }
+          },
+          {
+            "name": "virtual_key",
+            "in": "query",
+            "description": "One virtual key's slug.",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "drifted",
+            "in": "query",
+            "description": "Only rows past both drift thresholds.",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 200
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Rows.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ReconciliationRowList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
     "/v1/audit-events": {
       "get": {
         "operationId": "listAuditEvents",
@@ -20826,7 +21145,8 @@ export const openApiDocument = {
           "analytics_dimensions",
           "budget",
           "webhook",
-          "run"
+          "run",
+          "reconciliation"
         ]
       },
       "AuditAction": {
@@ -20859,7 +21179,9 @@ export const openApiDocument = {
           "webhook.created",
           "webhook.updated",
           "webhook.deleted",
-          "run.resumed"
+          "run.resumed",
+          "reconciliation.updated",
+          "reconciliation.deleted"
         ],
         "description": "`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays)."
       },
@@ -21914,6 +22236,339 @@ export const openApiDocument = {
           "halted_at": {
             "type": "string",
             "format": "date-time"
+          }
+        }
+      },
+      "ReconciliationSettingsRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "admin_key": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 8192,
+            "pattern": "^[\\x21-\\x7e]+$",
+            "description": "OpenAI: an organization admin key (`sk-admin-…`); Anthropic: an Admin API key (`sk-ant-admin…`). Sealed at rest, never shown; `********` keeps the stored one. Needed the first time."
+          },
+          "base_url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "minLength": 1,
+            "maxLength": 2048,
+            "description": "Where the reports are read; null or absent: the provider's own (`https://api.openai.com/v1`, `https://api.anthropic.com`). Checked by the custom-host guard."
+          },
+          "project_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "OpenAI: the key's project (`proj_…`): costs and usage are read for it alone."
+          },
+          "api_key_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "The provider's id of the key the virtual key holds (OpenAI `key_…`, Anthropic `apikey_…`): usage is read for it alone."
+          },
+          "workspace_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "Anthropic: the key's workspace (`wrkspc_…`): usage and costs are read for it alone."
+          },
+          "drift_threshold_usd": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1000000,
+            "description": "A row drifts when its cost differs by at least this many USD (default 1) …"
+          },
+          "drift_threshold_ratio": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "description": "… and by at least this fraction of the larger cost (default 0.05)."
+          }
+        }
+      },
+      "ReconciliationSettings": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "virtual_key",
+          "provider",
+          "admin_key",
+          "base_url",
+          "project_id",
+          "api_key_id",
+          "workspace_id",
+          "drift_threshold_usd",
+          "drift_threshold_ratio",
+          "last_daily_run",
+          "updated_at"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "reconciliation_settings"
+            ]
+          },
+          "virtual_key": {
+            "type": "string"
+          },
+          "provider": {
+            "type": "string",
+            "enum": [
+              "openai",
+              "anthropic"
+            ]
+          },
+          "admin_key": {
+            "type": "string",
+            "description": "`********`."
+          },
+          "base_url": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "project_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "api_key_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "workspace_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "drift_threshold_usd": {
+            "type": "number"
+          },
+          "drift_threshold_ratio": {
+            "type": "number"
+          },
+          "last_daily_run": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date",
+            "description": "The last UTC day the daily reconciliation took the key."
+          },
+          "updated_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "ReconcileRequest": {
+        "type": "object",
+        "required": [
+          "start",
+          "end"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "start": {
+            "type": "string",
+            "format": "date",
+            "description": "First UTC day, inclusive."
+          },
+          "end": {
+            "type": "string",
+            "format": "date",
+            "description": "Last UTC day, exclusive: at most 31 days after start, at most tomorrow."
+          }
+        }
+      },
+      "ReconciliationRow": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "date",
+          "model",
+          "gateway_cost_usd",
+          "gateway_input_tokens",
+          "gateway_output_tokens",
+          "gateway_requests",
+          "provider_cost_usd",
+          "provider_input_tokens",
+          "provider_output_tokens",
+          "drift_usd",
+          "drift_ratio",
+          "drifted"
+        ],
+        "properties": {
+          "virtual_key": {
+            "type": "string"
+          },
+          "date": {
+            "type": "string",
+            "format": "date"
+          },
+          "model": {
+            "type": "string",
+            "description": "Both sides' model without its date suffix (`gpt-4o-2024-08-06` reads `gpt-4o`); `(other)` for a provider cost line naming no model."
+          },
+          "gateway_cost_usd": {
+            "type": "number"
+          },
+          "gateway_input_tokens": {
+            "type": "integer"
+          },
+          "gateway_output_tokens": {
+            "type": "integer"
+          },
+          "gateway_requests": {
+            "type": "integer"
+          },
+          "provider_cost_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "Null when the provider reported tokens for the row but no cost."
+          },
+          "provider_input_tokens": {
+            "type": "integer"
+          },
+          "provider_output_tokens": {
+            "type": "integer"
+          },
+          "drift_usd": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "Provider cost less gateway cost."
+          },
+          "drift_ratio": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The drift over the larger of the two costs."
+          },
+          "drifted": {
+            "type": "boolean",
+            "description": "Past both of the key's drift thresholds."
+          },
+          "checked_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "Reconciliation": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "object",
+          "virtual_key",
+          "provider",
+          "start",
+          "end",
+          "matched_by",
+          "rows",
+          "totals"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "reconciliation"
+            ]
+          },
+          "virtual_key": {
+            "type": "string"
+          },
+          "provider": {
+            "type": "string",
+            "enum": [
+              "openai",
+              "anthropic"
+            ]
+          },
+          "start": {
+            "type": "string",
+            "format": "date"
+          },
+          "end": {
+            "type": "string",
+            "format": "date"
+          },
+          "matched_by": {
+            "type": "string",
+            "description": "How the provider's rows were matched to the key (the project, API key or workspace they were read for, or the whole organization)."
+          },
+          "rows": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ReconciliationRow"
+            }
+          },
+          "totals": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "gateway_cost_usd",
+              "provider_cost_usd",
+              "drift_usd"
+            ],
+            "properties": {
+              "gateway_cost_usd": {
+                "type": "number"
+              },
+              "provider_cost_usd": {
+                "type": "number"
+              },
+              "drift_usd": {
+                "type": "number"
+              }
+            }
+          }
+        }
+      },
+      "ReconciliationRowList": {
+        "type": "object",
+        "required": [
+          "object",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ReconciliationRow"
+            }
           }
         }
       },

@@ -1302,6 +1302,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The compared rows of the workspace's virtual keys, newest day first (admin) */
+        get: operations["listReconciliationRows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/responses": {
         parameters: {
             query?: never;
@@ -1882,6 +1899,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/virtual-keys/{slug}/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compare the key's logged cost and tokens with its provider's own reports (admin)
+         * @description Reads the provider's cost and usage reports for the key's settings, per UTC day and model, and answers them beside the gateway's logged cost and tokens for the key, with the drift. The rows are kept (`GET /v1/reconciliation`), and a row past both drift thresholds sends `spend.drift` (once per key, day and model).
+         */
+        post: operations["reconcileVirtualKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/virtual-keys/{slug}/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the key's bill is read from its provider (admin), the credential masked */
+        get: operations["getReconciliationSettings"];
+        /**
+         * Store how the key's bill is read from its provider (admin)
+         * @description For a virtual key on `openai` or `anthropic`: a usage-reading credential (OpenAI's organization admin key, Anthropic's Admin API key), sealed at rest and never shown, and how the provider's report rows are matched to the key. The daily reconciliation takes every key with settings. Audited as `reconciliation.updated`.
+         */
+        put: operations["setReconciliationSettings"];
+        post?: never;
+        /** Stop reading the key's bill (admin) */
+        delete: operations["deleteReconciliationSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -2193,7 +2252,7 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "run.resumed";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "run.resumed" | "reconciliation.updated" | "reconciliation.deleted";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
@@ -2237,7 +2296,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget" | "webhook" | "run";
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget" | "webhook" | "run" | "reconciliation";
         Batch: {
             endpoint?: string;
             id: string;
@@ -3754,6 +3813,103 @@ export interface components {
         };
         PublishPromptRequest: {
             version: number;
+        };
+        ReconcileRequest: {
+            /**
+             * Format: date
+             * @description Last UTC day, exclusive: at most 31 days after start, at most tomorrow.
+             */
+            end: string;
+            /**
+             * Format: date
+             * @description First UTC day, inclusive.
+             */
+            start: string;
+        };
+        Reconciliation: {
+            /** Format: date */
+            end: string;
+            /** @description How the provider's rows were matched to the key (the project, API key or workspace they were read for, or the whole organization). */
+            matched_by: string;
+            /** @enum {string} */
+            object: "reconciliation";
+            /** @enum {string} */
+            provider: "openai" | "anthropic";
+            rows: components["schemas"]["ReconciliationRow"][];
+            /** Format: date */
+            start: string;
+            totals: {
+                drift_usd: number;
+                gateway_cost_usd: number;
+                provider_cost_usd: number;
+            };
+            virtual_key: string;
+        };
+        ReconciliationRow: {
+            /** Format: date-time */
+            checked_at?: string;
+            /** Format: date */
+            date: string;
+            /** @description The drift over the larger of the two costs. */
+            drift_ratio: number | null;
+            /** @description Provider cost less gateway cost. */
+            drift_usd: number | null;
+            /** @description Past both of the key's drift thresholds. */
+            drifted: boolean;
+            gateway_cost_usd: number;
+            gateway_input_tokens: number;
+            gateway_output_tokens: number;
+            gateway_requests: number;
+            /** @description Both sides' model without its date suffix (`gpt-4o-2024-08-06` reads `gpt-4o`); `(other)` for a provider cost line naming no model. */
+            model: string;
+            /** @description Null when the provider reported tokens for the row but no cost. */
+            provider_cost_usd: number | null;
+            provider_input_tokens: number;
+            provider_output_tokens: number;
+            virtual_key?: string;
+        };
+        ReconciliationRowList: {
+            data: components["schemas"]["ReconciliationRow"][];
+            /** @enum {string} */
+            object: "list";
+        };
+        ReconciliationSettings: {
+            /** @description `********`. */
+            admin_key: string;
+            api_key_id: string | null;
+            base_url: string | null;
+            drift_threshold_ratio: number;
+            drift_threshold_usd: number;
+            /**
+             * Format: date
+             * @description The last UTC day the daily reconciliation took the key.
+             */
+            last_daily_run: string | null;
+            /** @enum {string} */
+            object: "reconciliation_settings";
+            project_id: string | null;
+            /** @enum {string} */
+            provider: "openai" | "anthropic";
+            /** Format: date-time */
+            updated_at: string;
+            virtual_key: string;
+            workspace_id: string | null;
+        };
+        ReconciliationSettingsRequest: {
+            /** @description OpenAI: an organization admin key (`sk-admin-…`); Anthropic: an Admin API key (`sk-ant-admin…`). Sealed at rest, never shown; `********` keeps the stored one. Needed the first time. */
+            admin_key?: string;
+            /** @description The provider's id of the key the virtual key holds (OpenAI `key_…`, Anthropic `apikey_…`): usage is read for it alone. */
+            api_key_id?: string | null;
+            /** @description Where the reports are read; null or absent: the provider's own (`https://api.openai.com/v1`, `https://api.anthropic.com`). Checked by the custom-host guard. */
+            base_url?: string | null;
+            /** @description … and by at least this fraction of the larger cost (default 0.05). */
+            drift_threshold_ratio?: number;
+            /** @description A row drifts when its cost differs by at least this many USD (default 1) … */
+            drift_threshold_usd?: number;
+            /** @description OpenAI: the key's project (`proj_…`): costs and usage are read for it alone. */
+            project_id?: string | null;
+            /** @description Anthropic: the key's workspace (`wrkspc_…`): usage and costs are read for it alone. */
+            workspace_id?: string | null;
         };
         RemixVideoRequest: {
             /** @description What to change in the finished video. */
@@ -8579,6 +8735,41 @@ export interface operations {
             default: components["responses"]["UpstreamError"];
         };
     };
+    listReconciliationRows: {
+        parameters: {
+            query?: {
+                /** @description Only rows past both drift thresholds. */
+                drifted?: boolean;
+                /** @description First UTC day (inclusive); default 30 days ago. */
+                from?: string;
+                limit?: number;
+                /** @description Last UTC day (exclusive); default tomorrow. */
+                to?: string;
+                /** @description One virtual key's slug. */
+                virtual_key?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationRowList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
     createResponse: {
         parameters: {
             query?: never;
@@ -10952,6 +11143,128 @@ export interface operations {
         };
     };
     deleteVirtualKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: components["parameters"]["VirtualKeySlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    reconcileVirtualKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: components["parameters"]["VirtualKeySlug"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReconcileRequest"];
+            };
+        };
+        responses: {
+            /** @description The rows compared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reconciliation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["UpstreamError"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: components["parameters"]["VirtualKeySlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    setReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: components["parameters"]["VirtualKeySlug"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReconciliationSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings, the credential masked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    deleteReconciliationSettings: {
         parameters: {
             query?: never;
             header?: never;

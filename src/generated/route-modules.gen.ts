@@ -52,6 +52,7 @@ import { registerDeleteFile } from "../routes/deleteFile.ts";
 import { registerDeleteGuardrail } from "../routes/deleteGuardrail.ts";
 import { registerDeleteMcpServer } from "../routes/deleteMcpServer.ts";
 import { registerDeletePrompt } from "../routes/deletePrompt.ts";
+import { registerDeleteReconciliationSettings } from "../routes/deleteReconciliationSettings.ts";
 import { registerDeleteResponse } from "../routes/deleteResponse.ts";
 import { registerDeleteVectorStore } from "../routes/deleteVectorStore.ts";
 import { registerDeleteVectorStoreFile } from "../routes/deleteVectorStoreFile.ts";
@@ -78,6 +79,7 @@ import { registerGetMcpServer } from "../routes/getMcpServer.ts";
 import { registerGetMetrics } from "../routes/getMetrics.ts";
 import { registerGetOpenApiDocument } from "../routes/getOpenApiDocument.ts";
 import { registerGetPrompt } from "../routes/getPrompt.ts";
+import { registerGetReconciliationSettings } from "../routes/getReconciliationSettings.ts";
 import { registerGetResponse } from "../routes/getResponse.ts";
 import { registerGetRun } from "../routes/getRun.ts";
 import { registerGetVectorStore } from "../routes/getVectorStore.ts";
@@ -103,6 +105,7 @@ import { registerListMcpServers } from "../routes/listMcpServers.ts";
 import { registerListModels } from "../routes/listModels.ts";
 import { registerListPromptVersions } from "../routes/listPromptVersions.ts";
 import { registerListPrompts } from "../routes/listPrompts.ts";
+import { registerListReconciliationRows } from "../routes/listReconciliationRows.ts";
 import { registerListResponseInputItems } from "../routes/listResponseInputItems.ts";
 import { registerListVectorStoreFiles } from "../routes/listVectorStoreFiles.ts";
 import { registerListVectorStores } from "../routes/listVectorStores.ts";
@@ -115,6 +118,7 @@ import { registerOpenMcpGatewayStream } from "../routes/openMcpGatewayStream.ts"
 import { registerOpenMcpServerStream } from "../routes/openMcpServerStream.ts";
 import { registerPauseFineTuningJob } from "../routes/pauseFineTuningJob.ts";
 import { registerPublishPromptVersion } from "../routes/publishPromptVersion.ts";
+import { registerReconcileVirtualKey } from "../routes/reconcileVirtualKey.ts";
 import { registerRemixVideo } from "../routes/remixVideo.ts";
 import { registerRenderPrompt } from "../routes/renderPrompt.ts";
 import { registerResumeFineTuningJob } from "../routes/resumeFineTuningJob.ts";
@@ -128,6 +132,7 @@ import { registerRetrieveVideo } from "../routes/retrieveVideo.ts";
 import { registerRotateApiKey } from "../routes/rotateApiKey.ts";
 import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
 import { registerSetAnalyticsDimensions } from "../routes/setAnalyticsDimensions.ts";
+import { registerSetReconciliationSettings } from "../routes/setReconciliationSettings.ts";
 import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateBudget } from "../routes/updateBudget.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
@@ -232,6 +237,7 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerRenderPrompt,
   registerListPromptVersions,
   registerCreateRealtimeSession,
+  registerListReconciliationRows,
   registerCreateResponse,
   registerCompactResponse,
   registerGetResponse,
@@ -273,6 +279,10 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerGetVirtualKey,
   registerUpdateVirtualKey,
   registerDeleteVirtualKey,
+  registerReconcileVirtualKey,
+  registerGetReconciliationSettings,
+  registerSetReconciliationSettings,
+  registerDeleteReconciliationSettings,
   registerListWebhooks,
   registerCreateWebhook,
   registerGetWebhook,

@@ -12,8 +12,9 @@ export function registerDeleteVirtualKey(app: GatewayApp, deps: GatewayDeps): vo
     const deleted = await auditedChange(c, deps.store, "virtual_key.deleted", virtualKeySubject, async (tx) => {
       const before = await tx.virtualKeys.getBySlug(auth.workspaceId, slug);
       if (!before || !(await tx.virtualKeys.delete(auth.workspaceId, slug))) return undefined;
-      // Budgets of a key that is gone hold nothing any more.
+      // Budgets of a key that is gone hold nothing any more, and there is no bill of it to read.
       await tx.budgets.deleteForKey(auth.workspaceId, "virtual_key", before.id);
+      await tx.reconciliation.delete(auth.workspaceId, before.id);
       return { before };
     });
     if (!deleted) throw new GatewayError("not_found", `No virtual key ${slug} in this workspace.`, { param: "slug" });

@@ -1,5 +1,6 @@
 /**
- * The tables of budgets and of what reports on them (webhooks and their deliveries), part of the store's one
+ * The tables of budgets and of what reports on them (webhooks and their deliveries, the bill
+ * reconciled with the provider's), part of the store's one
  * `Database` interface (`schema.ts`). Column types as there: text, integer, double precision;
  * JSON as text; timestamps ISO 8601 UTC text.
  */
@@ -7,6 +8,8 @@ export interface BudgetTables {
   budgets: BudgetsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  reconciliation_settings: ReconciliationSettingsTable;
+  reconciliation_rows: ReconciliationRowsTable;
 }
 
 /** One budget (`records/budget.ts`). */
@@ -76,4 +79,44 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   created_at: string;
   delivered_at: string | null;
+}
+
+/** How a virtual key's bill is read from its provider (`records/reconciliation.ts`); one row per key. */
+export interface ReconciliationSettingsTable {
+  virtual_key_id: string;
+  organisation_id: string;
+  workspace_id: string;
+  provider: string;
+  /** JSON text of the sealed usage-reading credential. */
+  admin_key: string;
+  base_url: string | null;
+  project_id: string | null;
+  api_key_id: string | null;
+  provider_workspace_id: string | null;
+  drift_threshold_usd: number;
+  drift_threshold_ratio: number;
+  last_daily_run: string | null;
+  updated_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The last comparison of one key, day and model: `(virtual_key_id, date, model)` is unique. */
+export interface ReconciliationRowsTable {
+  virtual_key_id: string;
+  workspace_id: string;
+  date: string;
+  model: string;
+  gateway_cost_usd: number;
+  gateway_input_tokens: number;
+  gateway_output_tokens: number;
+  gateway_requests: number;
+  provider_cost_usd: number | null;
+  provider_input_tokens: number;
+  provider_output_tokens: number;
+  drift_usd: number | null;
+  drift_ratio: number | null;
+  /** 0/1. */
+  drifted: number;
+  checked_at: string;
 }

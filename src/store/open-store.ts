@@ -32,6 +32,7 @@ import { createAnalyticsDimensionsRepository, type AnalyticsDimensionsRepository
 import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 import { createBudgetsRepository, type BudgetsRepository } from "./budgets-repository.ts";
 import { createWebhooksRepository, type WebhooksRepository } from "./webhooks-repository.ts";
+import { createReconciliationRepository, type ReconciliationRepository } from "./reconciliation-repository.ts";
 
 /**
  * The repositories an audited control-plane write uses, all on one handle: the store's own, or,
@@ -51,6 +52,8 @@ export interface ControlPlaneStore {
   budgets: BudgetsRepository;
   /** Webhooks and their deliveries (`webhooks/`). */
   webhooks: WebhooksRepository;
+  /** Virtual keys' bills read from their providers, and the rows compared (`reconcile/`). */
+  reconciliation: ReconciliationRepository;
 }
 
 /**
@@ -150,6 +153,7 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     audit: createAuditEventsRepository(db),
     budgets: createBudgetsRepository(db),
     webhooks: createWebhooksRepository(db),
+    reconciliation: createReconciliationRepository(db),
   };
 }
 

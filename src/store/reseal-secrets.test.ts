@@ -62,7 +62,7 @@ describe.each(TEST_DATABASES)("re-sealing stored secrets on $name", ({ create })
     expect(await resealStoredSecrets(store().db, ring, { batchSize: 1 })).toEqual({ resealed: 0, unopened: 1 });
   });
 
-  it("moves a webhook's signing secret to the new key", async () => {
+  it("moves a webhook's signing secret and a usage-reading key to the new key", async () => {
     const workspaceId = scopeId("ws");
     const id = crypto.randomUUID();
     await store().webhooks.create({
@@ -78,10 +78,31 @@ describe.each(TEST_DATABASES)("re-sealing stored secrets on $name", ({ create })
       updatedBy: null,
       createdAt: "2026-03-01T00:00:00.000Z",
     });
-    expect((await resealStoredSecrets(store().db, ring)).resealed).toBeGreaterThanOrEqual(1);
+    const virtualKeyId = crypto.randomUUID();
+    await store().reconciliation.put(
+      {
+        virtualKeyId,
+        organisationId: "org-default",
+        workspaceId,
+        provider: "anthropic",
+        adminKey: { $sealed: onlyA.seal("sk-ant-admin-rotated") },
+        baseUrl: null,
+        projectId: null,
+        apiKeyId: null,
+        providerWorkspaceId: null,
+        driftThresholdUsd: 1,
+        driftThresholdRatio: 0.05,
+        updatedBy: null,
+        createdAt: "2026-03-01T00:00:00.000Z",
+      },
+      "2026-03-01T00:00:00.000Z",
+    );
+    expect((await resealStoredSecrets(store().db, ring)).resealed).toBeGreaterThanOrEqual(2);
     const stored = await store().webhooks.get(workspaceId, id);
     expect(onlyB.open(stored!.secret.$sealed)).toBe("whsec_rotated");
     expect(() => onlyA.open(stored!.secret.$sealed)).toThrow();
+    const settings = await store().reconciliation.get(workspaceId, virtualKeyId);
+    expect(onlyB.open(settings!.adminKey.$sealed)).toBe("sk-ant-admin-rotated");
   });
 
   it("stops between pages when told to", async () => {

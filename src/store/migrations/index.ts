@@ -30,6 +30,7 @@ import * as logCreatedIndexDropped from "./0031_log_created_index_dropped.ts";
 import * as budgets from "./0040_budgets.ts";
 import * as webhooks from "./0041_webhooks.ts";
 import * as runLimits from "./0042_run_limits.ts";
+import * as reconciliation from "./0043_reconciliation.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -69,6 +70,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0040_budgets": budgets,
   "0041_webhooks": webhooks,
   "0042_run_limits": runLimits,
+  "0043_reconciliation": reconciliation,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
