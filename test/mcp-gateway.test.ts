@@ -59,7 +59,7 @@ describe.each(TEST_DATABASES)("the MCP gateway on $name", (store) => {
       const client = await connect("/mcp/tools", serviceKey);
       expect(client.getServerVersion()?.name).toBe("tools");
       const listed = await client.listTools();
-      expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["add", "big", "count", "echo", "echo_auth", "explode", "sleep"]);
+      expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["add", "big", "contact", "count", "echo", "echo_auth", "explode", "sleep"]);
       expect(await client.callTool({ name: "add", arguments: { a: 2, b: 3 } })).toMatchObject({ content: [{ type: "text", text: "SUM=5" }] });
       expect(await client.callTool({ name: "explode", arguments: {} })).toMatchObject({ isError: true });
       const progress: number[] = [];
@@ -108,6 +108,13 @@ describe.each(TEST_DATABASES)("the MCP gateway on $name", (store) => {
       const failed = logs.body.data.find((log: Record<string, unknown>) => log.model === "explode");
       expect(failed.error).toMatchObject({ code: "tool_error", message: expect.stringContaining("boom") });
       expect(failed.metadata).toMatchObject({ team: "search" });
+      // Analytics per server and per tool: calls, errors, latency percentiles.
+      const perTool = await call(gateway, "GET", "/v1/analytics/groups?by=model&provider=mcp:tools&trace_id=trace-agent-1");
+      expect(perTool.status, JSON.stringify(perTool.body)).toBe(200);
+      const byTool = Object.fromEntries(perTool.body.data.map((group: { key: string; requests: number; errors: number }) => [group.key, [group.requests, group.errors]]));
+      expect(byTool).toMatchObject({ add: [1, 0], explode: [1, 1] });
+      const perServer = await call(gateway, "GET", "/v1/analytics/groups?by=provider&trace_id=trace-agent-1");
+      expect(perServer.body.data.find((group: { key: string }) => group.key === "mcp:tools")).toMatchObject({ requests: 3, errors: 1, latency_ms: expect.any(Object) });
     });
 
     it("re-initialises a server that lost the session, behind the client's back", async () => {
@@ -238,6 +245,23 @@ describe.each(TEST_DATABASES)("the MCP gateway on $name", (store) => {
       expect(result).toMatchObject({ content: [{ text: "xxxxxxxxxx" }] });
       await client.close();
       await call(gateway, "DELETE", "/v1/mcp-servers/guarded");
+    });
+  });
+
+  describe("personal data redacted by a guardrail", () => {
+    it("replaces what a failed pii check found in a tool's arguments and result, and passes the rest", async () => {
+      const guardrail = await call(gateway, "POST", "/v1/guardrails", { body: { name: "Redact emails", checks: [{ type: "pii", params: { categories: ["email"] } }], action: { deny: false, redact: true } } });
+      expect(guardrail.status, JSON.stringify(guardrail.body)).toBe(201);
+      expect(guardrail.body.action).toEqual({ deny: false, redact: true });
+      const stored = await call(gateway, "POST", "/v1/mcp-servers", { body: { server_label: "private", server_url: tools.url, input_guardrails: [guardrail.body.slug], output_guardrails: [guardrail.body.slug] } });
+      expect(stored.status, JSON.stringify(stored.body)).toBe(201);
+      const client = await connect("/mcp/private", serviceKey);
+      const echoed = await client.callTool({ name: "echo", arguments: { text: "write to ada@example.com today" } });
+      expect(echoed).toMatchObject({ content: [{ text: "write to [REDACTED:email] today" }] });
+      expect(await client.callTool({ name: "echo", arguments: { text: "no address here" } })).toMatchObject({ content: [{ text: "no address here" }] });
+      expect(await client.callTool({ name: "contact", arguments: {} })).toMatchObject({ content: [{ text: "reach grace at [REDACTED:email]" }] });
+      await client.close();
+      await call(gateway, "DELETE", "/v1/mcp-servers/private");
     });
   });
 

@@ -6551,7 +6551,7 @@ export const createGuardrailBodyCheck = validate54;
 const schema83 = {"$id":"createGuardrail.body","$ref":"components#/$defs/CreateGuardrailRequest"};
 const schema84 = {"type":"object","required":["name","checks"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"checks":{"type":"array","minItems":1,"items":{"$ref":"components#/$defs/GuardrailCheckSpec"}},"action":{"$ref":"components#/$defs/GuardrailAction"}},"additionalProperties":false};
 const schema85 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"params":{"type":"object","additionalProperties":true}},"additionalProperties":false};
-const schema86 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"}},"additionalProperties":false};
+const schema86 = {"type":"object","required":["deny"],"properties":{"deny":{"type":"boolean"},"redact":{"type":"boolean"}},"additionalProperties":false};
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6709,7 +6709,7 @@ return false;
 else {
 const _errs18 = errors;
 for(const key2 in data5){
-if(!(key2 === "deny")){
+if(!((key2 === "deny") || (key2 === "redact"))){
 validate55.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
@@ -6717,9 +6717,27 @@ break;
 }
 if(_errs18 === errors){
 if(data5.deny !== undefined){
+const _errs19 = errors;
 if(typeof data5.deny !== "boolean"){
 validate55.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
+}
+var valid5 = _errs19 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data5.redact !== undefined){
+const _errs21 = errors;
+if(typeof data5.redact !== "boolean"){
+validate55.errors = [{instancePath:instancePath+"/action/redact",schemaPath:"components#/$defs/GuardrailAction/properties/redact/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid5 = _errs21 === errors;
+}
+else {
+var valid5 = true;
 }
 }
 }
@@ -6930,7 +6948,7 @@ return false;
 else {
 const _errs18 = errors;
 for(const key2 in data5){
-if(!(key2 === "deny")){
+if(!((key2 === "deny") || (key2 === "redact"))){
 validate58.errors = [{instancePath:instancePath+"/action",schemaPath:"components#/$defs/GuardrailAction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
@@ -6938,9 +6956,27 @@ break;
 }
 if(_errs18 === errors){
 if(data5.deny !== undefined){
+const _errs19 = errors;
 if(typeof data5.deny !== "boolean"){
 validate58.errors = [{instancePath:instancePath+"/action/deny",schemaPath:"components#/$defs/GuardrailAction/properties/deny/type",keyword:"type",params:{type: "boolean"}}];
 return false;
+}
+var valid5 = _errs19 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data5.redact !== undefined){
+const _errs21 = errors;
+if(typeof data5.redact !== "boolean"){
+validate58.errors = [{instancePath:instancePath+"/action/redact",schemaPath:"components#/$defs/GuardrailAction/properties/redact/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid5 = _errs21 === errors;
+}
+else {
+var valid5 = true;
 }
 }
 }

@@ -20885,6 +20885,10 @@ export const openApiDocument = {
           "deny": {
             "type": "boolean",
             "description": "A failed check denies the request (HTTP 446)."
+          },
+          "redact": {
+            "type": "boolean",
+            "description": "A failed `pii` check replaces the personal data it found with `[REDACTED:<category>]` in the text the gateway passes on, where it can rewrite it: an MCP tool call's arguments and result through the MCP gateway (`/mcp`). On a model call it is recorded like any failed check. Default false."
           }
         }
       },

@@ -3415,6 +3415,8 @@ export interface components {
         GuardrailAction: {
             /** @description A failed check denies the request (HTTP 446). */
             deny: boolean;
+            /** @description A failed `pii` check replaces the personal data it found with `[REDACTED:<category>]` in the text the gateway passes on, where it can rewrite it: an MCP tool call's arguments and result through the MCP gateway (`/mcp`). On a model call it is recorded like any failed check. Default false. */
+            redact?: boolean;
         };
         GuardrailCheckSpec: {
             /** @description The check's parameters. Patterns (regex_match `pattern`; `pattern` and `patternProperties` in a json_schema `schema`) use RE2 syntax (https://github.com/google/re2/wiki/Syntax) and match in time linear in the text; a backreference, a lookaround, a pattern longer than 1,000 characters or one compiling to more than 1,024 instructions is refused with 400 naming the field. A json_schema `schema` must compile and stay within 100,000 characters, 64 levels of nesting, 500 objects and 100 items per allOf/anyOf/oneOf/enum, with no $ref chain leading back to itself without descending into the value. A webhook `url` must pass the custom-host guard when saved. A webhook's `headers` values are encrypted at rest and shown as ********; sent back as ******** in an update, a value keeps the one stored for that header of that check, only while the check's `url` is unchanged. */

@@ -134,7 +134,8 @@ export interface GuardrailRecord extends Ownership {
   slug: string;
   name: string;
   checks: GuardrailCheckSpec[];
-  action: { deny: boolean };
+  /** `redact`: a failed `pii` check's findings are replaced where the gateway rewrites the text (MCP tool calls). */
+  action: { deny: boolean; redact?: boolean };
   createdAt: string;
   updatedAt: string;
 }

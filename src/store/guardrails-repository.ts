@@ -45,14 +45,14 @@ function changedColumns(change: GuardrailChange): Partial<GuardrailRow> {
 
 function fromRow(row: GuardrailRow): GuardrailRecord {
   const checks: GuardrailCheckSpec[] = JSON.parse(row.checks);
-  const action: { deny: boolean } = JSON.parse(row.action);
+  const action: { deny: boolean; redact?: boolean } = JSON.parse(row.action);
   return {
     id: row.id,
     ...ownershipOf(row),
     slug: row.slug,
     name: row.name,
     checks,
-    action: { deny: action.deny === true },
+    action: { deny: action.deny === true, ...(action.redact === true && { redact: true }) },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

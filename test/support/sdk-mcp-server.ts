@@ -55,6 +55,10 @@ export async function startSdkMcpServer(options: { name: string; token?: string 
       calls.push("echo");
       return { content: [{ type: "text", text }] };
     });
+    server.registerTool("contact", { description: "Answers a contact's address." }, async () => {
+      calls.push("contact");
+      return { content: [{ type: "text", text: "reach grace at grace@example.org" }] };
+    });
     server.registerTool("sleep", { description: "Answers after ms milliseconds.", inputSchema: { ms: z.number() } }, async ({ ms }) => {
       calls.push("sleep");
       await new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runSync } from "../testing.ts";
-import { detectPii, luhn, pii } from "./pii.ts";
+import { detectPii, luhn, pii, redactPii } from "./pii.ts";
 
 const run = (params: Record<string, unknown>, text: string) => runSync(pii, params, { text });
 
@@ -79,5 +79,14 @@ describe("pii", () => {
     const started = performance.now();
     run({}, `${"1 ".repeat(30_000)}${"a:".repeat(20_000)}${"x.".repeat(20_000)}`);
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe("redactPii", () => {
+  it("replaces each value found with its category, once where two patterns overlap, and leaves the rest", () => {
+    const text = "Mail ada@example.com or call +44 20 7946 0958; card 4111 1111 1111 1111; ok 12 apples.";
+    expect(redactPii(text)).toBe("Mail [REDACTED:email] or call [REDACTED:phone]; card [REDACTED:credit_card]; ok 12 apples.");
+    expect(redactPii(text, ["email"])).toBe("Mail [REDACTED:email] or call +44 20 7946 0958; card 4111 1111 1111 1111; ok 12 apples.");
+    expect(redactPii("nothing personal")).toBe("nothing personal");
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { GuardrailRecord } from "../../records/control-plane.ts";
 import type { SharedRedis } from "../../shared-state/redis.ts";
+import { PII_CATEGORIES, redactPii, type PiiCategory } from "../../guardrails/checks/pii.ts";
 import type { CheckContext, GuardrailResult } from "../../guardrails/index.ts";
 import { REFUSED, rpcError, type JsonRpcRequest, type JsonRpcResponse } from "./json-rpc.ts";
 import type { ToolCall, ToolGate } from "./call-scope.ts";
@@ -48,14 +49,18 @@ export function toolGate(deps: ToolGateDeps): ToolGate {
       if (limited) return { ok: false, response: limited };
       const refused = await deps.budgets.admit(call);
       if (refused !== null) return { ok: false, response: rpcError(request.id, REFUSED, refused) };
-      const denial = await guarded(call, "input", JSON.stringify(request.params?.arguments ?? {}), deps);
-      if (denial) return { ok: false, response: { jsonrpc: "2.0", id: request.id, result: toolError(`The call's arguments were denied by guardrail(s) ${denial}.`) } };
+      const args = request.params?.arguments ?? {};
+      const verdict = await judged(call, "input", JSON.stringify(args), deps);
+      if (verdict.denied) return { ok: false, response: { jsonrpc: "2.0", id: request.id, result: toolError(`The call's arguments were denied by guardrail(s) ${verdict.denied}.`) } };
+      if (verdict.redact) return { ok: true, request: { ...request, params: { ...request.params, arguments: redactedStrings(args, verdict.redact) } } };
       return { ok: true, request };
     },
     async after(call, response) {
       if (!response.result || (call.server.record.outputGuardrails?.length ?? 0) === 0) return response;
-      const denial = await guarded(call, "output", resultText(response.result), deps);
-      return denial ? { ...response, result: toolError(`The tool's result was denied by guardrail(s) ${denial}.`) } : response;
+      const verdict = await judged(call, "output", resultText(response.result), deps);
+      if (verdict.denied) return { ...response, result: toolError(`The tool's result was denied by guardrail(s) ${verdict.denied}.`) };
+      if (verdict.redact) return { ...response, result: redactedStrings(response.result, verdict.redact) as Record<string, unknown> };
+      return response;
     },
     price: (call) => toolPrice(call.server.record, call.tool),
   };
@@ -78,16 +83,39 @@ async function rateRefusal(call: ToolCall, request: JsonRpcRequest, counter: Cal
   return null;
 }
 
-/** The denying guardrails' slugs, or null when none of the server's guardrails of the stage denies. */
-async function guarded(call: ToolCall, stage: "input" | "output", text: string, deps: ToolGateDeps): Promise<string | null> {
+/** What the server's guardrails of a stage say: the denying ones' slugs, or the personal data to redact (`action.redact` with a failed `pii` check). */
+interface Verdict {
+  denied: string | null;
+  redact: PiiCategory[] | null;
+}
+
+async function judged(call: ToolCall, stage: "input" | "output", text: string, deps: ToolGateDeps): Promise<Verdict> {
   const slugs = (stage === "input" ? call.server.record.inputGuardrails : call.server.record.outputGuardrails) ?? [];
-  if (slugs.length === 0) return null;
+  if (slugs.length === 0) return { denied: null, redact: null };
   const guardrails = await deps.guardrails(call.caller.workspaceId, slugs);
   // A server whose guardrails cannot run is closed, not open: its calls are refused until it is fixed.
-  if ("error" in guardrails) return `${slugs.join(", ")} (${guardrails.error})`;
+  if ("error" in guardrails) return { denied: `${slugs.join(", ")} (${guardrails.error})`, redact: null };
   const outcome = await deps.runGuardrails(guardrails, { ...deps.checkContext, text, model: call.tool, metadata: { ...call.caller.metadata } }, stage);
-  if (!outcome.denied) return null;
-  return outcome.results.filter((result) => !result.verdict && result.deny).map((result) => result.guardrail).join(", ");
+  if (outcome.denied) return { denied: outcome.results.filter((result) => !result.verdict && result.deny).map((result) => result.guardrail).join(", "), redact: null };
+  const categories = new Set<PiiCategory>();
+  for (const [index, result] of outcome.results.entries()) {
+    const guardrail = guardrails[index];
+    if (!guardrail?.action.redact || result.verdict) continue;
+    result.checks.forEach((check, at) => {
+      if (check.check !== "pii" || check.verdict) return;
+      const params = (guardrail.checks[at]?.params ?? {}) as { categories?: PiiCategory[] };
+      for (const category of params.categories ?? PII_CATEGORIES) categories.add(category);
+    });
+  }
+  return { denied: null, redact: categories.size > 0 ? [...categories] : null };
+}
+
+/** A JSON value with the personal data of `categories` redacted from every string in it. */
+function redactedStrings(value: unknown, categories: readonly PiiCategory[]): unknown {
+  if (typeof value === "string") return redactPii(value, categories);
+  if (Array.isArray(value)) return value.map((item) => redactedStrings(item, categories));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactedStrings(item, categories)]));
+  return value;
 }
 
 function toolError(text: string): Record<string, unknown> {
