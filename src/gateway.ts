@@ -167,7 +167,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     runs: runs.breaker,
     reconciler,
     metrics: telemetry.metrics,
-    mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version, spend: openedSpend.meter }),
+    mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version, spend: openedSpend.meter, runs: runs.breaker }),
   };
   const app = createApp(deps);
 
@@ -258,7 +258,7 @@ async function createBootstrapKey(store: Store): Promise<string | null> {
 }
 
 /** The MCP gateway over the gateway's services: stored servers through the control-plane cache, calls logged like model calls. */
-function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store" | "secrets" | "checkCustomHost" | "fetch" | "redis" | "logWriter" | "version" | "spend">): McpGateway {
+function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store" | "secrets" | "checkCustomHost" | "fetch" | "redis" | "logWriter" | "version" | "spend" | "runs">): McpGateway {
   const { config, controlPlane, store } = deps;
   return openMcpGateway({
     server: (workspaceId, label) => controlPlane.get("mcp-server", workspaceId, label, () => store.mcpServers.getByLabel(workspaceId, label)),
@@ -286,6 +286,25 @@ function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store
             onFinish: (listener) => call.onRecorded(listener),
           });
           return admitted.ok ? null : admitted.error.message;
+        },
+      },
+      runs: {
+        async count(call, args) {
+          const { caller } = call;
+          const counted = await deps.runs.countToolCall({
+            workspaceId: caller.workspaceId,
+            traceId: caller.traceId,
+            gatewayKeyId: caller.apiKeyId,
+            endUser: caller.user,
+            limits: caller.runLimits,
+            server: call.server.upstream.label,
+            tool: call.tool,
+            arguments: args,
+          });
+          if (!counted.ok) return counted.error.message;
+          const ticket = counted.value;
+          if (ticket) call.onRecorded((entry) => ticket.settle(entry.fixedCostUsd));
+          return null;
         },
       },
       guardrails: async (workspaceId, slugs) => {

@@ -230,6 +230,16 @@ describe.each(TEST_DATABASES)("the MCP gateway on $name", (store) => {
       await call(gateway, "DELETE", `/v1/budgets/${budget.body.id}`);
     });
 
+    it("counts tool calls into the agent's run and halts a run that repeats the same call past its limit", async () => {
+      const key = await createKey({ name: "looping agent", run_limits: { max_tool_calls: 5, repeat_limit: 2 } });
+      const client = await connect("/mcp/tools", key, { "x-gateway-trace-id": "run-loop-1" });
+      for (let i = 0; i < 2; i += 1) expect(await client.callTool({ name: "add", arguments: { a: 1, b: 1 } })).toMatchObject({ content: [{ text: "SUM=2" }] });
+      await expect(client.callTool({ name: "add", arguments: { a: 1, b: 1 } })).rejects.toThrow(/run_halted|halted|repeat/i);
+      // The run stays halted for every later call, the same or not.
+      await expect(client.callTool({ name: "echo", arguments: { text: "anything" } })).rejects.toThrow(/halted/i);
+      await client.close();
+    });
+
     it("runs the server's guardrails on arguments before the call and on results after it; a denial is a tool error", async () => {
       const guardrail = await call(gateway, "POST", "/v1/guardrails", { body: { name: "No secret word", checks: [{ type: "contains", params: { words: ["forbidden"], operator: "none" } }], action: { deny: true } } });
       expect(guardrail.status, JSON.stringify(guardrail.body)).toBe(201);

@@ -9,6 +9,7 @@ import { capText } from "../../lib/body-capture.ts";
 import { isoNow, uuidv7 } from "../../lib/ids.ts";
 import type { LogEntry } from "../../logging/log-entry.ts";
 import type { JsonRpcRequest, JsonRpcResponse } from "./json-rpc.ts";
+import type { RunLimits } from "../../records/run-limits.ts";
 
 /** Who called, as the log keeps it. */
 export interface McpCaller {
@@ -22,6 +23,8 @@ export interface McpCaller {
   metadata: Readonly<Record<string, string>>;
   /** The end user (`_user` of `x-gateway-metadata`). */
   user: string | null;
+  /** The key's run limits (`run_limits`), for the run breaker; null: none. */
+  runLimits: RunLimits | null;
 }
 
 /** One request as it ends. */

@@ -28,9 +28,16 @@ export interface CallBudgets {
   admit(call: ToolCall): Promise<string | null>;
 }
 
+/** The run a tool call belongs to (its trace): counted before it, refused once the run is halted. */
+export interface CallRuns {
+  /** Null when counted (its price settled once its entry is heard); else why not. */
+  count(call: ToolCall, args: unknown): Promise<string | null>;
+}
+
 export interface ToolGateDeps {
   counter: CallCounter;
   budgets: CallBudgets;
+  runs: CallRuns;
   /** The workspace's guardrails by slug, secrets opened; why not, when one is missing or does not open. */
   guardrails(workspaceId: string, slugs: readonly string[]): Promise<GuardrailRecord[] | { error: string }>;
   /** Runs guardrails of one stage on a text. */
@@ -47,7 +54,7 @@ export function toolGate(deps: ToolGateDeps): ToolGate {
     async before(call, request) {
       const limited = await rateRefusal(call, request, deps.counter, now());
       if (limited) return { ok: false, response: limited };
-      const refused = await deps.budgets.admit(call);
+      const refused = (await deps.budgets.admit(call)) ?? (await deps.runs.count(call, request.params?.arguments ?? {}));
       if (refused !== null) return { ok: false, response: rpcError(request.id, REFUSED, refused) };
       const args = request.params?.arguments ?? {};
       const verdict = await judged(call, "input", JSON.stringify(args), deps);

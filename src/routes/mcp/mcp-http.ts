@@ -20,6 +20,7 @@ export function mcpHttpRequest(c: Context<GatewayEnv>, label: string | null): Mc
       spanName: c.req.header("x-gateway-span-name") || null,
       metadata,
       user: metadata._user ?? null,
+      runLimits: auth.runLimits ?? null,
     },
     label,
     sessionId: c.req.header(SESSION_HEADER) ?? null,
