@@ -109,13 +109,13 @@ describe("the run breaker", () => {
     expect(error.message).toContain("repeat_limit");
     expect(error.message).toContain("the same call sent 4 times, at most 3");
     expect(error.message).toContain(`POST /v1/runs/${trace}/resume`);
-    // The SDK, with two retries allowed, sent it once: three calls reached the upstream.
+    // Three calls reached the upstream; the refused one never did.
     expect(upstreamCalls() - before).toBe(3);
     // A different request of the halted run is refused too; another run is not.
     expect(await status(client.chat.completions.create({ ...STEP, temperature: 0.2 }))).toBe(423);
     expect(await status(agent(gateway, key.key, `${trace}-other`).chat.completions.create(STEP))).toBe(200);
 
-    // The refusals are in the log, in the trace.
+    // The refusals are in the log, in the trace: one each, as the SDK (two retries allowed) sent each once.
     await gateway.flushLogs();
     const logs = await call(gateway, "GET", `/v1/logs?trace_id=${trace}`);
     expect(logs.body.data.filter((record: any) => record.status === 423).map((record: any) => record.error?.code)).toEqual(["run_halted", "run_halted"]);
