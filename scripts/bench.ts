@@ -14,13 +14,17 @@ import { preflight } from "./bench/preflight.ts";
 import { profileGateway } from "./bench/profile.ts";
 import { bunPath, installCleanup, killAll, repoRoot } from "./bench/processes.ts";
 import { render, summarize, verdicts, writeResults, type MemoryFigures, type Results } from "./bench/report.ts";
-import { startAll } from "./bench/setup.ts";
+import { startAll, type Running } from "./bench/setup.ts";
+import { directMcpEndpoint, gatewayMcpEndpoint, measureMcp, type McpFigures } from "./bench/mcp.ts";
+import type { BenchOptions } from "./bench/options.ts";
 import type { TargetName } from "./bench/targets.ts";
 import { wrkAvailable } from "./bench/wrk.ts";
 
 const log = (line: string): void => console.log(`bench: ${line}`);
 /** How long a process is left alone before its start and idle RSS are read: past the gateway's 2 s idle collection. */
 const SETTLE_MS = 5_000;
+/** Discarded load per side before the MCP target is timed: the gateway's MCP path is warm after a few thousand calls. */
+const MCP_WARMUP_SECONDS = 1;
 
 async function main(): Promise<void> {
   installCleanup();
@@ -66,7 +70,10 @@ async function main(): Promise<void> {
   // The chat loads' peak ends here: the uploads have a peak of their own.
   const peakByPid = new Map([...loadPeaks].map(([pid, watch]) => [pid, watch.stop()]));
   const operations = await measureOperations(running.targets, pids, { streams: options.responsesRequests, uploads: options.uploads }, log);
-  const profile = options.profile ? await profileGateway(options, { upstreamPort: running.upstreamPort, workDir: running.workDir, useWrk }, log) : undefined;
+  const mcp = options.targets.includes("mcp") ? await measureMcpTarget(running, options) : undefined;
+  const profile = options.profile
+    ? await profileGateway(options, { upstreamPort: running.upstreamPort, workDir: running.workDir, useWrk, ...(running.mcpServer ? { mcpServerUrl: running.mcpServer.url } : {}) }, log)
+    : undefined;
   killAll();
 
   const memory: MemoryFigures = { startRssMb: {}, idleRssMb: {}, peakRssMb: {} };
@@ -95,11 +102,28 @@ async function main(): Promise<void> {
     targets: figures,
     operations,
     streamCpu,
+    ...(mcp ? { mcp } : {}),
     ...(profile ? { profile } : {}),
-    verdicts: verdicts(figures, operations, streamCpu),
+    verdicts: verdicts(figures, operations, streamCpu, mcp),
   };
   console.log(`\n${render(results)}`);
   console.log(`\nfigures written to ${writeResults(repoRoot, results)}`);
+}
+
+/** The `mcp` target: the gateway's MCP gateway against the bench's MCP server, after the chat targets. */
+async function measureMcpTarget(running: Running, options: BenchOptions): Promise<McpFigures> {
+  const { gateway, mcpServer } = running;
+  if (!gateway || !mcpServer) throw new Error("bench: the mcp target needs the gateway and the MCP server");
+  const endpoints = { direct: directMcpEndpoint(mcpServer.url), gateway: await gatewayMcpEndpoint(`http://127.0.0.1:${gateway.port}`, gateway.adminKey, mcpServer.url) };
+  const pid = { direct: mcpServer.child.pid, gateway: gateway.child.pid, server: mcpServer.child.pid };
+  const figures = await measureMcp(
+    endpoints,
+    { connections: options.connections, latencyRequests: options.latencyRequests, rounds: options.rounds, seconds: options.mcpSeconds, warmupSeconds: MCP_WARMUP_SECONDS },
+    (of) => readCpuSeconds(pid[of]),
+    log,
+  );
+  if (mcpServer.child.exited) log(`the MCP server exited during the run; its last output:\n${mcpServer.child.output().slice(-4000)}`);
+  return figures;
 }
 
 main().then(

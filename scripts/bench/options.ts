@@ -27,10 +27,12 @@ export interface BenchOptions {
   profileIntervalUs: number;
   /** Which load the profiled gateway is given (`BENCH_PROFILE_TARGET`). */
   profileTarget: ProfiledTarget;
+  /** Seconds per loaded run of the `mcp` target, each side (`BENCH_MCP_SECONDS`). */
+  mcpSeconds: number;
 }
 
-/** The targets the profiled gateway can be loaded like: those that need nothing but the gateway and the upstream. */
-export const profiledTargets = ["gateway", "cache", "fallback", "anthropic"] as const;
+/** The targets the profiled gateway can be loaded like: those that need nothing but the gateway, the upstream and the MCP server. */
+export const profiledTargets = ["gateway", "cache", "fallback", "anthropic", "mcp"] as const;
 export type ProfiledTarget = (typeof profiledTargets)[number];
 
 function profileTarget(): ProfiledTarget {
@@ -92,5 +94,6 @@ export function readOptions(argv: readonly string[] = process.argv.slice(2)): Be
     profile: profile(argv),
     profileIntervalUs: Math.round(positive("BENCH_PROFILE_INTERVAL_US", 1000)),
     profileTarget: profileTarget(),
+    mcpSeconds: positive("BENCH_MCP_SECONDS", 3),
   };
 }

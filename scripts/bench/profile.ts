@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- --profile`: one more gateway process, started under Bun's CPU profiler
- * (`bun --cpu-prof`), warmed up and then loaded like the `gateway` target. Its own process, so the
+ * (`bun --cpu-prof`), warmed up and then loaded like the `gateway` target (or the one
+ * `BENCH_PROFILE_TARGET` names, `mcp` among them). Its own process, so the
  * profiler's cost never reaches the measured figures. The profile is kept in bench-results/ (open
  * it in Chrome DevTools or speedscope); the bench prints the top functions by self time over the
  * load run alone, and each thread's CPU time per request.
@@ -10,7 +11,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readThreadCpu } from "./cpu.ts";
 import { selfTimes, type CpuProfile, type FunctionCost } from "./cpu-profile.ts";
+import type { LoadResult } from "./http-driver.ts";
 import { loadRunner } from "./measure.ts";
+import { checkCall, gatewayMcpEndpoint, mcpLoad, openSession } from "./mcp.ts";
 import type { BenchOptions } from "./options.ts";
 import { preflight } from "./preflight.ts";
 import { repoRoot, type Child } from "./processes.ts";
@@ -19,7 +22,7 @@ import { round } from "./stats.ts";
 import { anthropicTarget, cacheTarget, fallbackTarget, gatewayTarget, type Target } from "./targets.ts";
 import type { ProfiledTarget } from "./options.ts";
 
-const PROFILED: Readonly<Record<ProfiledTarget, (gatewayPort: number, upstreamPort: number, adminKey: string) => Target>> = {
+const PROFILED: Readonly<Record<Exclude<ProfiledTarget, "mcp">, (gatewayPort: number, upstreamPort: number, adminKey: string) => Target>> = {
   gateway: gatewayTarget,
   cache: cacheTarget,
   fallback: fallbackTarget,
@@ -75,9 +78,30 @@ function threadCosts(before: ReturnType<typeof readThreadCpu>, after: ReturnType
     .sort((a, b) => b.usPerRequest - a.usPerRequest);
 }
 
+/** The profiled target's load, checked first: a chat target's, or MCP tools/calls on their own sessions (`mcp.ts`). */
+async function profiledLoad(
+  options: BenchOptions,
+  context: { upstreamPort: number; useWrk: boolean; mcpServerUrl?: string; dir: string },
+  port: number,
+  adminKey: string,
+): Promise<(seconds: number) => Promise<LoadResult>> {
+  if (options.profileTarget === "mcp") {
+    if (context.mcpServerUrl === undefined) throw new Error("bench: BENCH_PROFILE_TARGET=mcp but no MCP server was started");
+    const endpoint = await gatewayMcpEndpoint(`http://127.0.0.1:${port}`, adminKey, context.mcpServerUrl);
+    const sessions: string[] = [];
+    for (let i = 0; i < options.connections; i += 1) sessions.push(await openSession(endpoint));
+    await checkCall(endpoint, sessions[0]!);
+    return (seconds) => mcpLoad(endpoint, sessions, seconds);
+  }
+  const target = PROFILED[options.profileTarget](port, context.upstreamPort, adminKey);
+  await preflight(target);
+  const load = loadRunner(options, context.useWrk, context.dir);
+  return (seconds) => load(target, seconds);
+}
+
 export async function profileGateway(
   options: BenchOptions,
-  context: { upstreamPort: number; workDir: string; useWrk: boolean },
+  context: { upstreamPort: number; workDir: string; useWrk: boolean; mcpServerUrl?: string },
   progress: (line: string) => void,
 ): Promise<ProfileFigures> {
   const dir = join(context.workDir, "profile");
@@ -89,15 +113,13 @@ export async function profileGateway(
     `--cpu-prof-dir=${dir}`,
     `--cpu-prof-interval=${interval}`,
   ]);
-  const target = PROFILED[options.profileTarget](port, context.upstreamPort, adminKey);
-  await preflight(target);
-  const load = loadRunner(options, context.useWrk, dir);
-  await load(target, options.warmupSeconds);
+  const load = await profiledLoad(options, { ...context, dir }, port, adminKey);
+  await load(options.warmupSeconds);
   await pause(1000);
 
   const threadsBefore = readThreadCpu(child.pid);
   const fromUs = nowUs();
-  const result = await load(target, options.seconds);
+  const result = await load(options.seconds);
   const toUs = nowUs();
   await pause(1000);
   const threadsAfter = readThreadCpu(child.pid);

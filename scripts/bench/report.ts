@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Samples } from "./measure.ts";
+import type { McpFigures } from "./mcp.ts";
 import { UPLOAD_MIB, type OperationFigures } from "./operations.ts";
 import type { BenchOptions } from "./options.ts";
 import { median, quantile, round } from "./stats.ts";
@@ -64,6 +65,8 @@ export interface Results {
   operations: Partial<Record<TargetName, OperationFigures>>;
   /** A streamed chat under load: the pass-through and the Anthropic translation. */
   streamCpu: Partial<Record<TargetName, StreamCpuFigures>>;
+  /** The `mcp` target: a tools/call through the MCP gateway against the same call direct; present when it ran. */
+  mcp?: McpFigures;
   /** Present when the bench ran with `--profile`. */
   profile?: ProfileFigures;
   verdicts: Verdict[];
@@ -115,6 +118,7 @@ export const GOALS = {
   streamedCpuOverPlain: 1.5,
   anthropicCpuOverPlain: 1.2,
   anthropicStreamCpuOverPassThrough: 1.5,
+  mcpAddedP50Ms: 1,
 } as const;
 
 /**
@@ -130,7 +134,7 @@ export const BUDGET = {
   idleRssMb: 160,
 } as const;
 
-export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}, streamCpu: Results["streamCpu"] = {}): Verdict[] {
+export function verdicts(targets: Results["targets"], operations: Results["operations"] = {}, streamCpu: Results["streamCpu"] = {}, mcp?: McpFigures): Verdict[] {
   const { gateway, floor, cache, limited, anthropic } = targets;
   const list: Verdict[] = [];
   const atMost = (name: string, value: number, unit: string, goal: number, kind: Verdict["kind"] = "goal"): void => {
@@ -168,6 +172,7 @@ export function verdicts(targets: Results["targets"], operations: Results["opera
       GOALS.anthropicStreamCpuOverPassThrough,
     );
   }
+  if (mcp) atMost("MCP tools/call added p50 at 1 connection", mcp.addedP50Ms, "ms", GOALS.mcpAddedP50Ms);
   const logged = targets.logged;
   if (gateway && logged) {
     atMost("budget: gateway CPU/req / logging floor CPU/req", ratio(gateway.cpuUsPerRequest, logged.cpuUsPerRequest), "", BUDGET.cpuOverLoggingFloor, "budget");
@@ -238,6 +243,7 @@ export function render(results: Results): string {
     "",
     ...streamCpuLines(results.streamCpu),
     ...operationLines(results.operations),
+    ...mcpLines(results.mcp),
     ...(results.profile ? [...profileLines(results.profile), ""] : []),
   ];
   if (results.verdicts.length === 0) lines.push("gateway not measured: no verdicts");
@@ -304,6 +310,35 @@ function operationLines(operations: Results["operations"]): string[] {
     ]);
   }
   return [table(rows), ""];
+}
+
+/** The MCP table: a tools/call direct and through the gateway; nothing when `mcp` did not run. */
+function mcpLines(mcp: McpFigures | undefined): string[] {
+  if (mcp === undefined) return [];
+  const at = `@${mcp.connections}`;
+  const rows = [["MCP tools/call", "p50 ms", "p99 ms", "added p50", "added p99", `calls/s${at}`, "per round", `p50${at} ms`, `p99${at} ms`, `added p50${at}`, `added p99${at}`, "CPU µs/call", "CPU per round", "server CPU µs/call", "errors"]];
+  for (const side of ["direct", "gateway"] as const) {
+    const f = mcp[side];
+    const direct = side === "direct";
+    rows.push([
+      direct ? "direct (MCP server)" : "gateway (/mcp/{label})",
+      fixed(f.latencyP50Ms, 3),
+      fixed(f.latencyP99Ms, 3),
+      direct ? "—" : signed(mcp.addedP50Ms),
+      direct ? "—" : signed(mcp.addedP99Ms),
+      fixed(f.rps, 0),
+      f.rpsRounds.map((value) => fixed(value, 0)).join(" / "),
+      fixed(f.loadP50Ms, 3),
+      fixed(f.loadP99Ms, 3),
+      direct ? "—" : signed(mcp.addedLoadP50Ms),
+      direct ? "—" : signed(mcp.addedLoadP99Ms),
+      fixed(f.cpuUsPerCall, 0),
+      f.cpuRounds.map((value) => fixed(value, 0)).join(" / "),
+      fixed(f.serverCpuUsPerCall, 0),
+      String(f.errors),
+    ]);
+  }
+  return [table(rows), "(CPU µs/call: the MCP server's process for direct, the gateway's for gateway)", ""];
 }
 
 /** The profiled load run: each thread's CPU per request, then the top functions by self time. */

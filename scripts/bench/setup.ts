@@ -16,6 +16,10 @@ export interface Running {
   processes: Partial<Record<TargetName, Child>>;
   upstream: Child;
   workDir: string;
+  /** The gateway process, when a target on it or `mcp` runs. */
+  gateway?: { child: Child; port: number; adminKey: string };
+  /** The bench's MCP server (`mcp-upstream.ts`), when `mcp` runs or is profiled; `url` is its endpoint. */
+  mcpServer?: { child: Child; url: string };
 }
 
 const ok = async (url: string, init?: RequestInit): Promise<boolean> => (await fetch(url, init)).status < 500;
@@ -58,9 +62,20 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     processes.logged = logged;
   }
 
-  const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited", "anthropic", "semantic"];
+  let mcpServer: Running["mcpServer"];
+  if (options.targets.includes("mcp") || (options.profile && options.profileTarget === "mcp")) {
+    const port = await freePort();
+    const child = spawnBun("MCP server", "scripts/bench/mcp-upstream.ts", { PORT: String(port) });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    await waitReady(child, listening(url), 10_000);
+    mcpServer = { child, url };
+  }
+
+  let gatewayProcess: Running["gateway"];
+  const onGateway: TargetName[] = ["gateway", "cache", "fallback", "limited", "anthropic", "semantic", "mcp"];
   if (onGateway.some((name) => options.targets.includes(name))) {
-    const { child: gateway, port: gatewayPort, adminKey } = await startGateway(options, workDir, "gateway (bun src/server/bun.ts)", join(workDir, "bench.db"));
+    gatewayProcess = await startGateway(options, workDir, "gateway (bun src/server/bun.ts)", join(workDir, "bench.db"));
+    const { child: gateway, port: gatewayPort, adminKey } = gatewayProcess;
     if (options.targets.includes("gateway")) {
       targets.push(gatewayTarget(gatewayPort, upstreamPort, adminKey));
       processes.gateway = gateway;
@@ -88,7 +103,7 @@ export async function startAll(options: BenchOptions): Promise<Running> {
     }
   }
 
-  return { targets, upstreamPort, processes, upstream, workDir };
+  return { targets, upstreamPort, processes, upstream, workDir, ...(gatewayProcess ? { gateway: gatewayProcess } : {}), ...(mcpServer ? { mcpServer } : {}) };
 }
 
 /**

@@ -5,10 +5,12 @@
  * one is a hit that never reaches the upstream), `fallback` (a two-target fallback config whose
  * first target answers) and `limited` (a gateway key with a rate limit counted in Redis); and
  * `anthropic`: the same chat request translated to Anthropic's Messages API and back;
- * `semantic` (`semantic-target.ts`): every request a semantic cache hit.
+ * `semantic` (`semantic-target.ts`): every request a semantic cache hit. `mcp` is not a chat
+ * target: it is a `tools/call` through the gateway's MCP gateway against the same call sent to
+ * an MCP server directly, measured in a phase of its own (`mcp.ts`).
  */
 
-export const targetNames = ["direct", "floor", "logged", "gateway", "cache", "fallback", "limited", "anthropic", "semantic"] as const;
+export const targetNames = ["direct", "floor", "logged", "gateway", "cache", "fallback", "limited", "anthropic", "semantic", "mcp"] as const;
 export type TargetName = (typeof targetNames)[number];
 
 export interface Target {
