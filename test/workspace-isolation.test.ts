@@ -41,6 +41,9 @@ function resourceOperations(): Operation[] {
 
 /** A body each operation accepts, so the request reaches the lookup rather than the validator. */
 const BODIES: Record<string, unknown> = {
+  callMcpServer: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "other", version: "1" } } },
+  openMcpServerStream: undefined,
+  endMcpServerSession: undefined,
   getApiKey: undefined,
   updateApiKey: { name: "renamed" },
   deleteApiKey: undefined,
@@ -130,7 +133,7 @@ function ownPath(path: string): string {
         ? own.prompt
         : path.startsWith("/v1/guardrails")
           ? own.guardrail
-          : path.startsWith("/v1/mcp-servers")
+          : path.startsWith("/v1/mcp-servers") || path.startsWith("/mcp/")
             ? own.mcpServer
           : path.startsWith("/v1/budgets")
             ? own.budget

@@ -7,6 +7,7 @@
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http
  */
 import { randomBytes } from "node:crypto";
+import { GatewayError } from "../../errors.ts";
 import type { LogEntry } from "../../logging/log-entry.ts";
 import type { FetchLike } from "../../net/upstream-call.ts";
 import type { McpAccessRule } from "../../records/api-key.ts";
@@ -59,6 +60,8 @@ export class McpGateway {
 
   /** A client's POST: one JSON-RPC message. Never throws. */
   async post(http: McpHttpRequest, text: string): Promise<Response> {
+    const unknown = await this.unknownServer(http);
+    if (unknown) return unknown;
     const read = readClientMessage(text);
     if (!read.ok) return Response.json(read.error, { status: 400 });
     const message = read.message;
@@ -88,6 +91,8 @@ export class McpGateway {
   /** A client's GET: the server's own stream of messages for the session (`/mcp/{label}` only). */
   async get(http: McpHttpRequest): Promise<Response> {
     if (http.label === null) return notAllowed();
+    const unknown = await this.unknownServer(http);
+    if (unknown) return unknown;
     const held = await this.session(http);
     if (!held.ok) return held.response;
     const session = held.session;
@@ -104,6 +109,8 @@ export class McpGateway {
 
   /** A client's DELETE: ends the gateway session and the servers' sessions behind it. */
   async delete(http: McpHttpRequest): Promise<Response> {
+    const unknown = await this.unknownServer(http);
+    if (unknown) return unknown;
     const held = await this.session(http);
     if (!held.ok) return held.response;
     const session = held.session;
@@ -151,6 +158,13 @@ export class McpGateway {
       },
       ended: (response) => scope.record(request, response, { label, subject: null }),
     });
+  }
+
+  /** For `/mcp/{server_label}` naming no server of the caller's workspace: a 404 in the gateway's envelope, as for any stored object. */
+  private async unknownServer(http: McpHttpRequest): Promise<Response | null> {
+    if (http.label === null || (await this.options.directory.labels(http.caller.workspaceId)).includes(http.label)) return null;
+    const error = new GatewayError("not_found", `No MCP server labelled ${http.label} is stored in this workspace.`, { param: "server_label" });
+    return Response.json(error.toBody(), { status: error.status });
   }
 
   /** The session the request names, or the answer when it names none this key holds. */
