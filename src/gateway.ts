@@ -271,6 +271,7 @@ function mcpGatewayOf(deps: Pick<GatewayDeps, "config" | "controlPlane" | "store
     fetch: deps.fetch,
     redis: deps.redis,
     toolGate: toolGate({
+      maxResultBytes: config.GATEWAY_MCP_MAX_RESULT_BYTES,
       counter: deps.redis ? redisCallCounter(deps.redis) : memoryCallCounter(),
       budgets: {
         // A tool call is held to the budgets of its key, end user and metadata like a model call;

@@ -38,7 +38,7 @@ describe.each(TEST_DATABASES)("the MCP gateway on $name", (store) => {
     database = await store.create();
     tools = await startSdkMcpServer({ name: "tools" });
     secured = await startSdkMcpServer({ name: "secured", token: TOKEN });
-    gateway = await startGateway({ GATEWAY_DATABASE_URL: database.url, GATEWAY_MCP_CALL_TIMEOUT_MS: 1_000, GATEWAY_MCP_MAX_MESSAGE_BYTES: 64 * 1024 });
+    gateway = await startGateway({ GATEWAY_DATABASE_URL: database.url, GATEWAY_MCP_CALL_TIMEOUT_MS: 1_000, GATEWAY_MCP_MAX_MESSAGE_BYTES: 64 * 1024, GATEWAY_MCP_MAX_RESULT_BYTES: 4096 });
     for (const [label, server, extra] of [["tools", tools, { tool_prices: { add: 0.25 } }], ["secured", secured, { authorization: TOKEN }]] as const) {
       const stored = await call(gateway, "POST", "/v1/mcp-servers", { body: { server_label: label, server_url: server.url, ...extra } });
       expect(stored.status, JSON.stringify(stored.body)).toBe(201);
@@ -282,8 +282,31 @@ describe.each(TEST_DATABASES)("the MCP gateway on $name", (store) => {
       await expect(client.callTool({ name: "sleep", arguments: { ms: 3_000 } })).rejects.toThrow(/no answer within 1000 ms/);
       expect(Date.now() - started).toBeLessThan(2_500);
       await expect(client.callTool({ name: "big", arguments: { bytes: 100_000 } })).rejects.toThrow(/larger than 65536 bytes/);
+      // Within the message limit, a result longer than GATEWAY_MCP_MAX_RESULT_BYTES is cut with a note, as in the tool loop.
+      const long = await client.callTool({ name: "big", arguments: { bytes: 20_000 } });
+      expect((long.content as Array<{ text: string }>)[0]!.text).toMatch(/^x{4096}\n\[truncated by the gateway: 4096 of 20000 bytes\]$/);
       expect(await client.callTool({ name: "add", arguments: { a: 1, b: 1 } })).toMatchObject({ content: [{ text: "SUM=2" }] });
       await client.close();
+    });
+
+    it("refuses a server's redirect, so its stored token never reaches the server it points to", async () => {
+      const trapped: string[] = [];
+      const trap: RawUpstream = await startRawUpstream((_body, res, req) => {
+        trapped.push(String(req.headers.authorization));
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+      const redirecting: RawUpstream = await startRawUpstream((_body, res) => {
+        res.writeHead(307, { location: trap.url.replace(/\/v1$/, "/mcp") }).end();
+      });
+      await call(gateway, "POST", "/v1/mcp-servers", { body: { server_label: "redirecting", server_url: redirecting.url.replace(/\/v1$/, "/mcp"), authorization: "trap-me-token-42" } });
+      await expect(connect("/mcp/redirecting", serviceKey)).rejects.toThrow(/redirect/);
+      expect(trapped).toEqual([]);
+      await gateway.flushLogs();
+      const logs = await call(gateway, "GET", "/v1/logs?provider=mcp:redirecting");
+      for (const summary of logs.body.data) expect(JSON.stringify((await call(gateway, "GET", `/v1/logs/${summary.id}`)).body)).not.toContain("trap-me-token-42");
+      await call(gateway, "DELETE", "/v1/mcp-servers/redirecting");
+      await trap.close();
+      await redirecting.close();
     });
 
     it("ends the server's request when the client goes away", async () => {

@@ -5,6 +5,7 @@
  */
 import type { GuardrailRecord } from "../../records/control-plane.ts";
 import type { SharedRedis } from "../../shared-state/redis.ts";
+import { capped } from "../capped-text.ts";
 import { PII_CATEGORIES, redactPii, type PiiCategory } from "../../guardrails/checks/pii.ts";
 import type { CheckContext, GuardrailResult } from "../../guardrails/index.ts";
 import { REFUSED, rpcError, type JsonRpcRequest, type JsonRpcResponse } from "./json-rpc.ts";
@@ -35,6 +36,8 @@ export interface CallRuns {
 }
 
 export interface ToolGateDeps {
+  /** A result's text parts are cut to this many bytes, with a note (`GATEWAY_MCP_MAX_RESULT_BYTES`). */
+  maxResultBytes: number;
   counter: CallCounter;
   budgets: CallBudgets;
   runs: CallRuns;
@@ -62,7 +65,8 @@ export function toolGate(deps: ToolGateDeps): ToolGate {
       if (verdict.redact) return { ok: true, request: { ...request, params: { ...request.params, arguments: redactedStrings(args, verdict.redact) } } };
       return { ok: true, request };
     },
-    async after(call, response) {
+    async after(call, rawResponse) {
+      const response = cutResult(rawResponse, deps.maxResultBytes);
       if (!response.result || (call.server.record.outputGuardrails?.length ?? 0) === 0) return response;
       const verdict = await judged(call, "output", resultText(response.result), deps);
       if (verdict.denied) return { ...response, result: toolError(`The tool's result was denied by guardrail(s) ${verdict.denied}.`) };
@@ -123,6 +127,20 @@ function redactedStrings(value: unknown, categories: readonly PiiCategory[]): un
   if (Array.isArray(value)) return value.map((item) => redactedStrings(item, categories));
   if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactedStrings(item, categories)]));
   return value;
+}
+
+/** A result whose text parts are cut to `maxBytes` each, with the tool loop's note where cut. */
+function cutResult(response: JsonRpcResponse, maxBytes: number): JsonRpcResponse {
+  const content = response.result?.content;
+  if (!Array.isArray(content)) return response;
+  let cut = false;
+  const parts = content.map((part) => {
+    const text = part && typeof part === "object" ? (part as { text?: unknown }).text : undefined;
+    if (typeof text !== "string" || Buffer.byteLength(text) <= maxBytes) return part;
+    cut = true;
+    return { ...part, text: capped(text, maxBytes) };
+  });
+  return cut ? { ...response, result: { ...response.result, content: parts } } : response;
 }
 
 function toolError(text: string): Record<string, unknown> {
