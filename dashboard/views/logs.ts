@@ -276,7 +276,7 @@ export function LogsView({ params, capabilities, session }: { params: URLSearchP
                   navigate(`/logs/${row.id}`);
                 }}>
                   <td class="nowrap"><a href=${href(`/logs/${row.id}`)} title=${time(row.created_at)}>${shortTime(row.created_at)}</a></td>
-                  <td><${StatusPill} status=${row.status} />${row.stream ? html` <span class="tag" title="streamed">stream</span>` : null}</td>
+                  <td><${StatusPill} status=${row.status} />${row.stream ? html` <span class="tag" title="streamed">stream</span>` : null}${row.route === "mcp" ? html` <span class="tag" title=${`MCP ${row.method} through the MCP gateway`}>tool</span>` : null}</td>
                   <td>${row.provider ?? dash}</td>
                   <td class="model" title=${row.model ?? ""}>${row.model ?? dash}</td>
                   <td title=${row.virtual_key_id ?? ""}>${row.virtual_key_id ? (vkNames.get(row.virtual_key_id) ?? row.virtual_key_id.slice(0, 8)) : dash}</td>

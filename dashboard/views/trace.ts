@@ -52,7 +52,8 @@ function Timeline({ spans }: { spans: Span[] }) {
     ${spans.map((span) => {
       const left = ((span.start - start) / total) * 100;
       const width = Math.max(0.5, ((span.end - span.start) / total) * 100);
-      const label = span.log.span_name ?? span.log.route;
+      // A tool call through the MCP gateway reads as its JSON-RPC method on its server.
+      const label = span.log.span_name ?? (span.log.route === "mcp" ? `${span.log.method} · ${span.log.provider ?? "mcp"}` : span.log.route);
       return html`<a role="listitem" class="span-row" href=${href(`/logs/${span.log.id}`)} data-testid="span" title=${`${label} · ${ms(span.log.latency_ms)} · ${span.log.status}`}>
         <span class="timeline-label" style=${{ paddingLeft: `${span.depth * 16 + 4}px` }}>
           ${span.depth > 0 ? html`<span class="muted" aria-hidden="true">└ </span>` : null}<span class="span-name">${label}</span>
