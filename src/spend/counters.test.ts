@@ -120,10 +120,11 @@ describe.each(backends)("spend counters ($name)", ({ make }) => {
     // A window of one hour: buckets of a minute.
     const window = (nowMs: number): MeteredKey => ({ ...rollingKey(id, 100, 10), budget: { ...rollingKey(id, 100, 10).budget!, rolling: periodBounds({ type: "rolling", unit: "hour", count: 1 }, nowMs).rolling } });
     const hourAgo = NOW - 3_600_000;
-    // Spend settled an hour and a half ago is outside the window; 30 minutes ago, inside.
+    // Spend settled an hour and a half ago is outside the window; 30 minutes ago, inside. Redis
+    // keeps the buckets by its own clock, so they are kept a day from now, not from NOW.
     await counters.raise([
-      { key: metered("budget", id), field: bucketField(hourAgo - 1_800_000 - ((hourAgo - 1_800_000) % 60_000)), value: 500, dropAtMs: NOW + 86_400_000 },
-      { key: metered("budget", id), field: bucketField(NOW - 1_800_000 - ((NOW - 1_800_000) % 60_000)), value: 40, dropAtMs: NOW + 86_400_000 },
+      { key: metered("budget", id), field: bucketField(hourAgo - 1_800_000 - ((hourAgo - 1_800_000) % 60_000)), value: 500, dropAtMs: Date.now() + 86_400_000 },
+      { key: metered("budget", id), field: bucketField(NOW - 1_800_000 - ((NOW - 1_800_000) % 60_000)), value: 40, dropAtMs: Date.now() + 86_400_000 },
     ]);
     const admitted = await counters.reserve(plan([window(NOW)]));
     expect(admitted.refusal).toBeNull();
