@@ -180,6 +180,26 @@ describe.each(Object.keys(PROVIDERS))("an MCP server's tools on %s, run by the g
   });
 });
 
+describe("a stored server's tools on an OpenAI-format upstream, run by the gateway", () => {
+  it("asks each round for the JSON it reads itself, whatever Accept the streaming client sent", async () => {
+    const before = upstream.getRequests().length;
+    const openai = new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: UPSTREAM_KEY,
+      maxRetries: 0,
+      defaultHeaders: { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "openai", "x-gateway-custom-host": `${upstream.url}/v1` },
+    });
+    const stream = await openai.responses.create({ model: "gpt-4o-mini", input: "add two and three", tools: [MCP_TOOL], stream: true }, { headers: { Accept: "text/event-stream" } });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types).toContain("response.mcp_call.completed");
+    expect(types.at(-1)).toBe("response.completed");
+    const rounds = upstream.getRequests().slice(before).filter((request) => request.path === "/v1/responses");
+    expect(rounds.length).toBe(2);
+    expect(rounds.map((round) => round.headers.accept)).toEqual(["application/json", "application/json"]);
+  });
+});
+
 describe("what a request may ask of MCP servers", () => {
   it("reaches a server that speaks only the older HTTP+SSE transport", async () => {
     const old = await startSseMcpServer();

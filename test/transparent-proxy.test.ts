@@ -1,4 +1,5 @@
 import OpenAI from "openai";
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startGateway, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 import { startRecordingUpstream, type Answer, type ReceivedRequest, type RecordingUpstream } from "./support/recording-upstream.ts";
@@ -27,11 +28,19 @@ const OPENAI_ANSWER_HEADERS = {
 
 const completion = { id: "chatcmpl-1", object: "chat.completion", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, message: { role: "assistant", content: "hi", refusal: null }, finish_reason: "stop", logprobs: null }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
 const response = { id: "resp_1", object: "response", created_at: 1, status: "completed", model: "gpt-4o-mini", output: [], usage: { input_tokens: 3, output_tokens: 1, total_tokens: 4 } };
+const completionStream = [
+  { id: "chatcmpl-2", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { role: "assistant", content: "streamed" }, finish_reason: null }] },
+  { id: "chatcmpl-2", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+  { id: "chatcmpl-2", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } },
+]
+  .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+  .join("") + "data: [DONE]\n\n";
 const anthropicMessage = { id: "msg_1", type: "message", role: "assistant", model: "claude-3-5-haiku-latest", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn", usage: { input_tokens: 3, output_tokens: 1 } };
 
 function answer(request: ReceivedRequest): Answer {
   const path = request.path.split("?")[0]!;
   const json = (body: unknown, headers: Record<string, string> = {}): Answer => ({ body: JSON.stringify(body), headers: { ...OPENAI_ANSWER_HEADERS, ...headers } });
+  if (path === "/v1/chat/completions" && JSON.parse(String(request.body)).stream === true) return { headers: { "content-type": "text/event-stream" }, body: completionStream };
   if (path === "/v1/chat/completions") return json(completion);
   if (path === "/v1/messages") return json(anthropicMessage, { "request-id": "req_anthropic_1", "anthropic-ratelimit-requests-remaining": "49", "anthropic-ratelimit-tokens-reset": "2026-01-01T00:00:00Z" });
   if (path === "/v1/responses") return json(response);
@@ -64,6 +73,20 @@ function client(headers: Record<string, string> = {}, options: { organization?: 
 }
 
 const last = (): ReceivedRequest => upstream.received.at(-1)!;
+
+/** A POST with no Accept header at all (fetch would add `*\/*`), read as text. */
+function postWithoutAccept(path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(`${gateway.url}${path}`, { method: "POST", headers: { ...headers, "content-type": "application/json" } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    sent.on("error", reject);
+    sent.end(JSON.stringify(body));
+  });
+}
 
 describe("requests OpenAI's document accepts pass through the gateway", () => {
   it("takes max_completion_tokens and max_tokens of 0, which OpenAI's schema allows", async () => {
@@ -167,6 +190,46 @@ describe("the client's headers the upstream honours are forwarded", () => {
     expect(Object.keys(headers).filter((name) => name.startsWith("x-gateway-"))).toEqual([]);
     expect(headers.cookie).toBeUndefined();
     expect(headers["proxy-authorization"]).toBeUndefined();
+  });
+
+  it("forwards the client's own Accept on chat, plain and streamed, and still reads the answer whatever it names", async () => {
+    const plain = await client().chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }, { headers: { Accept: "*/*" } });
+    expect(last().headers.accept).toBe("*/*");
+    expect(plain.choices[0]!.message.content).toBe("hi");
+    // Named for a stream while asking for none: the upstream answers JSON, which the gateway reads as such.
+    const named = await client().chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }, { headers: { Accept: "text/event-stream" } });
+    expect(last().headers.accept).toBe("text/event-stream");
+    expect(named.usage?.total_tokens).toBe(4);
+    const stream = await client().chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true }, { headers: { Accept: "application/json" } });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    expect(last().headers.accept).toBe("application/json");
+    expect(text).toBe("streamed");
+  });
+
+  it("forwards it on other operations alike (an image generation's JSON body, a list's none)", async () => {
+    const headers = { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "openai", "x-gateway-custom-host": upstream.url, authorization: `Bearer ${UPSTREAM_KEY}`, accept: "application/x-ndjson, */*;q=0.1" };
+    await call(gateway, "POST", "/v1/images/generations", { body: { prompt: "a cat" }, headers });
+    expect(last().headers.accept).toBe("application/x-ndjson, */*;q=0.1");
+    await call(gateway, "GET", "/v1/files", { headers });
+    expect(last().headers.accept).toBe("application/x-ndjson, */*;q=0.1");
+  });
+
+  it("asks for JSON or an event stream by what the body asks when the client names no type", async () => {
+    const headers = { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "openai", "x-gateway-custom-host": upstream.url, authorization: `Bearer ${UPSTREAM_KEY}` };
+    const plain = await postWithoutAccept("/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }, headers);
+    expect(plain.status).toBe(200);
+    expect(last().headers.accept).toBe("application/json");
+    const streamed = await postWithoutAccept("/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true }, headers);
+    expect(streamed.status).toBe(200);
+    expect(streamed.body).toContain('"content":"streamed"');
+    expect(last().headers.accept).toBe("text/event-stream");
+  });
+
+  it("sends a translated provider's request with the Accept its own format reads, whatever the client's", async () => {
+    await client({ "x-gateway-provider": "anthropic" }).chat.completions.create({ model: "claude-3-5-haiku-latest", messages: [{ role: "user", content: "hi" }], max_tokens: 16 }, { headers: { Accept: "text/plain" } });
+    expect(last().path).toBe("/v1/messages");
+    expect(last().headers.accept).toBe("application/json");
   });
 
   it("forwards them on routes whose body goes as it arrives too (a list, a delete)", async () => {

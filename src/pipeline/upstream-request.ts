@@ -43,8 +43,10 @@ export async function buildUpstreamRequest(
     path = transformed.path ?? path;
     sent = transformed.body === body.value && body.raw !== undefined ? body.raw : JSON.stringify(transformed.body);
     headers["content-type"] = "application/json";
-    // The client's `Accept` goes with a body the upstream takes as it is; a translated one asks for what the transforms read.
-    if (transforms?.request || headers.accept === undefined) headers.accept = stream ? "text/event-stream" : "application/json";
+    // An OpenAI-format upstream gets the client's `Accept` (a transform there only adds a field);
+    // a translated request is in the provider's own wire format, so it asks for what the
+    // provider's transforms read, and so does a client that named no type.
+    if (!provider.openaiFormat || headers.accept === undefined) headers.accept = stream ? "text/event-stream" : "application/json";
   } else if (body.kind === "as-sent") {
     sent = body.stream;
     if (body.contentType) headers["content-type"] = body.contentType;

@@ -33,10 +33,12 @@ export function roundCall(
 ): RoundCall {
   const { target, settings } = candidate;
   const transforms = target.provider.operations[transformsKey(operation)];
+  // A round is the gateway's own request, read whole as JSON: the client's `Accept` is for the run's answer, not the round's.
+  const { accept: _clientAccept, ...forwarded } = request.forwardedHeaders ?? {};
   return async (body) => {
     const targetBody = withOverrides({ kind: "json", value: body }, settings.overrideParams, operation);
     if (!targetBody.ok) return { ok: false, failure: targetBody };
-    const built = await buildUpstreamRequest(operation, upstream, target, targetBody.value, false, request.forwardedHeaders, { fetch: deps.fetch });
+    const built = await buildUpstreamRequest(operation, upstream, target, targetBody.value, false, forwarded, { fetch: deps.fetch });
     if (!built.ok) return { ok: false, failure: built };
     const timeoutMs = requestTimeout(request.timeout, settings.requestTimeout ?? deps.defaultTimeoutMs);
     const call = await callUpstream(built.value, { timeoutMs, clientSignal: run.signal, fetch: deps.fetch, providerName: target.provider.name });
