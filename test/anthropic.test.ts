@@ -319,5 +319,50 @@ describe("Responses state the gateway keeps for Anthropic", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const missing = await client.responses.retrieve(unkept.id).catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
     expect(missing).toBeInstanceOf(OpenAI.APIError);
+    expect((missing as InstanceType<typeof OpenAI.APIError>).status).toBe(404);
+  });
+
+  it("answers an id it does not keep with 404 in the envelope: read, read as a stream, delete, cancel, input items", async () => {
+    const client = claude(`${upstream.url}/v1`);
+    const requestsBefore = upstream.getRequests().length;
+    const notFound = (error: unknown) => {
+      expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: "not_found_error", code: "not_found", param: "response_id" });
+    };
+    notFound(await client.responses.retrieve("resp_never_kept").catch((error: unknown) => error));
+    notFound(await client.responses.delete("resp_never_kept").catch((error: unknown) => error));
+    notFound(await client.responses.cancel("resp_never_kept").catch((error: unknown) => error));
+    notFound(await client.responses.inputItems.list("resp_never_kept").catch((error: unknown) => error));
+    const headers = { "x-gateway-provider": "anthropic", "x-gateway-custom-host": `${upstream.url}/v1`, authorization: `Bearer ${UPSTREAM_KEY}` };
+    const streamed = await call(gateway, "GET", "/v1/responses/resp_never_kept?stream=true", { headers });
+    expect(streamed.status).toBe(404);
+    expect(streamed.body.error).toMatchObject({ type: "not_found_error", code: "not_found" });
+    expect(streamed.body.error.message).toContain("Anthropic keeps no responses");
+    // Nothing went upstream: Anthropic has no responses to ask about.
+    expect(upstream.getRequests().length).toBe(requestsBefore);
+    const record = await storedLog(gateway, streamed.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ status: 404, provider: "anthropic" });
+  });
+
+  it("deletes a kept response, after which it is unknown; cancelling one or listing its input items is a 400", async () => {
+    const client = claude(`${upstream.url}/v1`);
+    const kept = await client.responses.create({ model: MODEL, input: "plain claude" });
+    let read: unknown = null;
+    for (let attempt = 0; attempt < 50 && read === null; attempt += 1) {
+      read = await client.responses.retrieve(kept.id).catch(() => null);
+      if (read === null) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(read).not.toBeNull();
+    const cancelled = await client.responses.cancel(kept.id).catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(cancelled).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((cancelled as InstanceType<typeof OpenAI.APIError>).param).toBe("response_id");
+    const listed = await client.responses.inputItems.list(kept.id).catch((error: unknown) => error as InstanceType<typeof OpenAI.APIError>);
+    expect(listed).toBeInstanceOf(OpenAI.BadRequestError);
+    const deleted = await call(gateway, "DELETE", `/v1/responses/${kept.id}`, { headers: { "x-gateway-provider": "anthropic", "x-gateway-custom-host": `${upstream.url}/v1`, authorization: `Bearer ${UPSTREAM_KEY}` } });
+    expect(deleted).toMatchObject({ status: 200, body: { id: kept.id, object: "response", deleted: true } });
+    const gone = await client.responses.retrieve(kept.id).catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
+    const again = await client.responses.delete(kept.id).catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(OpenAI.NotFoundError);
   });
 });

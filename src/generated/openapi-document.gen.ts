@@ -1398,7 +1398,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "A stored model response, from the upstream provider",
-        "description": "Passed to the upstream as it is (with its query); the answer is relayed and logged.",
+        "description": "Passed to the upstream as it is (with its query); the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) is read from the gateway; on a provider that keeps none, an id the gateway does not keep is 404.",
         "parameters": [
           {
             "name": "response_id",
@@ -1485,6 +1485,9 @@ export const openApiDocument = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
@@ -1525,7 +1528,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "Delete a stored model response at the upstream provider",
-        "description": "Passed to the upstream as it is; the answer is relayed and logged.",
+        "description": "Passed to the upstream as it is; the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) is deleted at the gateway; on a provider that keeps none, an id the gateway does not keep is 404.",
         "parameters": [
           {
             "name": "response_id",
@@ -1612,6 +1615,9 @@ export const openApiDocument = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
@@ -1654,7 +1660,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "The input items of a stored model response, from the upstream provider",
-        "description": "Passed to the upstream as it is, with its query; the answer is relayed and logged.",
+        "description": "Passed to the upstream as it is, with its query; the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) has no input items to list (400); on a provider that keeps none, an id the gateway does not keep is 404.",
         "parameters": [
           {
             "name": "response_id",
@@ -1794,6 +1800,9 @@ export const openApiDocument = {
           "401": {
             "$ref": "#/components/responses/Unauthorized"
           },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
           "408": {
             "$ref": "#/components/responses/Timeout"
           },
@@ -1836,7 +1845,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "Cancel a background model response at the upstream provider",
-        "description": "Takes no body (one sent is passed on as it is); the answer is relayed and logged.",
+        "description": "Takes no body (one sent is passed on as it is); the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) is finished, nothing to cancel (400); on a provider that keeps none, an id the gateway does not keep is 404.",
         "parameters": [
           {
             "name": "response_id",
@@ -1922,6 +1931,9 @@ export const openApiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "408": {
             "$ref": "#/components/responses/Timeout"

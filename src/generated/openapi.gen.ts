@@ -1354,14 +1354,14 @@ export interface paths {
         };
         /**
          * A stored model response, from the upstream provider
-         * @description Passed to the upstream as it is (with its query); the answer is relayed and logged.
+         * @description Passed to the upstream as it is (with its query); the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) is read from the gateway; on a provider that keeps none, an id the gateway does not keep is 404.
          */
         get: operations["getResponse"];
         put?: never;
         post?: never;
         /**
          * Delete a stored model response at the upstream provider
-         * @description Passed to the upstream as it is; the answer is relayed and logged.
+         * @description Passed to the upstream as it is; the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) is deleted at the gateway; on a provider that keeps none, an id the gateway does not keep is 404.
          */
         delete: operations["deleteResponse"];
         options?: never;
@@ -1380,7 +1380,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a background model response at the upstream provider
-         * @description Takes no body (one sent is passed on as it is); the answer is relayed and logged.
+         * @description Takes no body (one sent is passed on as it is); the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) is finished, nothing to cancel (400); on a provider that keeps none, an id the gateway does not keep is 404.
          */
         post: operations["cancelResponse"];
         delete?: never;
@@ -1398,7 +1398,7 @@ export interface paths {
         };
         /**
          * The input items of a stored model response, from the upstream provider
-         * @description Passed to the upstream as it is, with its query; the answer is relayed and logged.
+         * @description Passed to the upstream as it is, with its query; the answer is relayed and logged. A response the gateway keeps (for a provider that keeps none, or from a tool run it drove) has no input items to list (400); on a provider that keeps none, an id the gateway does not keep is 404.
          */
         get: operations["listResponseInputItems"];
         put?: never;
@@ -8894,6 +8894,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
@@ -8957,6 +8958,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
@@ -9020,6 +9022,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];
@@ -9093,6 +9096,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["Timeout"];
             412: components["responses"]["BudgetExhausted"];
             413: components["responses"]["TooLarge"];

@@ -60,6 +60,13 @@ export interface OperationDescriptor {
    * (after the provider's own transforms) before the client, the log and the cache see it.
    */
   translated?: AnswerTranslation;
+  /**
+   * Set on the operations on one stored response by its id (read, delete, cancel, input items).
+   * A provider that keeps no responses of its own (one served through its chat translation) has
+   * none upstream: the gateway keeps them, and its route answered a kept one before the pipeline,
+   * so on such a provider the id is unknown (404), not an operation it cannot serve (400).
+   */
+  onStoredResponse?: true;
   /** How the log reads the answer's model and usage (and assembles a stream). */
   format: AnswerFormat;
   /**

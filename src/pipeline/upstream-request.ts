@@ -27,6 +27,9 @@ export async function buildUpstreamRequest(
   const { provider } = target;
   const transforms = provider.operations[transformsKey(operation)];
   if (!transforms && (!provider.openaiFormat || operation.nativeOnly === true)) {
+    if (operation.onStoredResponse && !provider.openaiFormat) {
+      return fail(new GatewayError("not_found", `No response with this id: ${provider.name} keeps no responses, and the gateway keeps none under it.`, { param: "response_id" }));
+    }
     return fail(new GatewayError("invalid_request", `${provider.name} does not serve ${operation.id} through the gateway.`, { param: "x-gateway-provider" }));
   }
   let path = upstream.path;

@@ -19,6 +19,7 @@ export const getResponseOperation: OperationDescriptor = {
   answer: "as-sent",
   streamEndsAtEof: true,
   format: "stored",
+  onStoredResponse: true,
 };
 
 export const registerGetResponse = proxiedRoute(getResponseRoute, getResponseOperation, { answerFirst: keptResponse });

@@ -1,10 +1,15 @@
 import { listResponseInputItemsRoute } from "../generated/routes.gen.ts";
+import type { Context } from "hono";
+import type { GatewayEnv } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { GatewayError } from "../errors.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * The input items of a stored model response (`GET /responses/{id}/input_items`, its query passed on).
- * The request goes upstream as it arrives, to the same path and query.
+ * The request goes upstream as it arrives, to the same path and query. A response the gateway
+ * kept (`responses/`) is read and continued, not listed by items: 400.
  */
 export const listResponseInputItemsOperation: OperationDescriptor = {
   id: "listResponseInputItems",
@@ -13,6 +18,14 @@ export const listResponseInputItemsOperation: OperationDescriptor = {
   body: "none",
   answer: "json",
   format: "stored",
+  onStoredResponse: true,
 };
 
-export const registerListResponseInputItems = proxiedRoute(listResponseInputItemsRoute, listResponseInputItemsOperation);
+export const registerListResponseInputItems = proxiedRoute(listResponseInputItemsRoute, listResponseInputItemsOperation, { answerFirst: refuseKeptResponse });
+
+/** A kept response is the gateway's alone (its id was made here): no upstream has it to ask. */
+async function refuseKeptResponse(c: Context<GatewayEnv>, deps: GatewayDeps): Promise<Response | null> {
+  const id = c.req.param("response_id") ?? "";
+  if (!(await deps.store.storedResponses.get(c.get("auth").workspaceId, id))) return null;
+  throw new GatewayError("invalid_request", `Response ${id} is kept by the gateway and has no input items to list: the gateway keeps a response to read it and continue it (previous_response_id).`, { param: "response_id" });
+}

@@ -16,6 +16,8 @@ export interface StoredResponse {
 export interface StoredResponsesRepository {
   put(stored: StoredResponse): Promise<void>;
   get(workspaceId: string, id: string): Promise<StoredResponse | null>;
+  /** Whether there was one to delete. */
+  delete(workspaceId: string, id: string): Promise<boolean>;
 }
 
 export function createStoredResponsesRepository(db: Kysely<Database>): StoredResponsesRepository {
@@ -44,6 +46,10 @@ export function createStoredResponsesRepository(db: Kysely<Database>): StoredRes
         conversation: JSON.parse(row.conversation) as unknown[],
         createdAt: row.created_at,
       };
+    },
+    async delete(workspaceId, id) {
+      const result = await db.deleteFrom("stored_responses").where("workspace_id", "=", workspaceId).where("id", "=", id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
     },
   };
 }
