@@ -43,7 +43,12 @@ function headerValueSource(schema: JsonSchema): string {
   return `z.string().regex(new RegExp(${JSON.stringify(pattern)}), ${message}).transform(Number).pipe(${number})`;
 }
 
-const valueSource = { query: queryValueSource, path: zodSource, header: headerValueSource };
+/** Path segments arrive as text: an integer is read strictly, as a header's is; everything else as is. */
+function pathValueSource(schema: JsonSchema): string {
+  return schema.type === "integer" ? headerValueSource(schema) : zodSource(schema);
+}
+
+const valueSource = { query: queryValueSource, path: pathValueSource, header: headerValueSource };
 
 /**
  * The zod object of one parameter location. Header objects keep zod's default of ignoring

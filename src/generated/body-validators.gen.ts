@@ -3,7 +3,7 @@
 import { compiledBody, type BodyCheck } from "../validation/compiled-body.ts";
 import { createRequire } from "node:module";
 import { z } from "@hono/zod-openapi";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, MovePromptLabelRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
 
 const require = createRequire(import.meta.url);
 export const setAnalyticsDimensionsBodyCheck = validate20;
@@ -11125,12 +11125,12 @@ return errors === 0;
 }
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const publishPromptVersionBodyCheck = validate90;
-const schema129 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+export const movePromptLabelBodyCheck = validate90;
+const schema129 = {"$id":"movePromptLabel.body","$ref":"components#/$defs/MovePromptLabelRequest"};
 const schema130 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="publishPromptVersion.body" */;
+/*# sourceURL="movePromptLabel.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate90.evaluated;
@@ -11145,14 +11145,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.version === undefined) && (missing0 = "version")){
-validate90.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate90.errors = [{instancePath,schemaPath:"components#/$defs/MovePromptLabelRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(key0 === "version")){
-validate90.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate90.errors = [{instancePath,schemaPath:"components#/$defs/MovePromptLabelRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -11162,18 +11162,18 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs3 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate90.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
+validate90.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/MovePromptLabelRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs3){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 9007199254740991 || isNaN(data0)){
-validate90.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate90.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/MovePromptLabelRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate90.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate90.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/MovePromptLabelRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -11184,7 +11184,7 @@ return false;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
+validate90.errors = [{instancePath,schemaPath:"components#/$defs/MovePromptLabelRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -11193,11 +11193,12 @@ return errors === 0;
 }
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const renderPromptBodyCheck = validate91;
-const schema131 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
+export const publishPromptVersionBodyCheck = validate91;
+const schema131 = {"$id":"publishPromptVersion.body","$ref":"components#/$defs/PublishPromptRequest"};
+const schema132 = {"type":"object","required":["version"],"properties":{"version":{"type":"integer","minimum":1,"maximum":9007199254740991}},"additionalProperties":false};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="renderPrompt.body" */;
+/*# sourceURL="publishPromptVersion.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate91.evaluated;
@@ -11211,8 +11212,75 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
+if((data.version === undefined) && (missing0 = "version")){
+validate91.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(key0 === "version")){
+validate91.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.version !== undefined){
+let data0 = data.version;
+const _errs3 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate91.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs3){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate91.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate91.errors = [{instancePath:instancePath+"/version",schemaPath:"components#/$defs/PublishPromptRequest/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate91.errors = [{instancePath,schemaPath:"components#/$defs/PublishPromptRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const renderPromptBodyCheck = validate92;
+const schema133 = {"$id":"renderPrompt.body","$ref":"components#/$defs/PromptCompletionRequest"};
+
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="renderPrompt.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate92.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
 if((data.variables === undefined) && (missing0 = "variables")){
-validate91.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate92.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -11223,7 +11291,7 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
+validate92.errors = [{instancePath:instancePath+"/variables",schemaPath:"components#/$defs/PromptCompletionRequest/properties/variables/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -11236,7 +11304,7 @@ if(valid1){
 if(data.stream !== undefined){
 const _errs6 = errors;
 if(typeof data.stream !== "boolean"){
-validate91.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
+validate92.errors = [{instancePath:instancePath+"/stream",schemaPath:"components#/$defs/PromptCompletionRequest/properties/stream/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -11249,18 +11317,18 @@ if(data.max_tokens !== undefined){
 let data2 = data.max_tokens;
 const _errs8 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate91.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate92.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate91.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate92.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate91.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate92.errors = [{instancePath:instancePath+"/max_tokens",schemaPath:"components#/$defs/PromptCompletionRequest/properties/max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -11278,18 +11346,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 2 || isNaN(data3)){
-validate91.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
+validate92.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2}}];
 return false;
 }
 else {
 if(data3 < -2 || isNaN(data3)){
-validate91.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
+validate92.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2}}];
 return false;
 }
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
+validate92.errors = [{instancePath:instancePath+"/presence_penalty",schemaPath:"components#/$defs/PromptCompletionRequest/properties/presence_penalty/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -11304,26 +11372,26 @@ var valid1 = true;
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
+validate92.errors = [{instancePath,schemaPath:"components#/$defs/PromptCompletionRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createResponseBodyCheck = validate92;
-const schema133 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
-const schema134 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema137 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"oneOf":[{"type":["array","null"],"items":{"type":"string"}},{"type":"object","properties":{"tool_names":{"type":"array","items":{"type":"string"}}},"additionalProperties":true}]},"require_approval":{}},"additionalProperties":true};
-const schema135 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
-const schema136 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
+export const createResponseBodyCheck = validate93;
+const schema135 = {"$id":"createResponse.body","$ref":"components#/$defs/CreateResponseRequest"};
+const schema136 = {"type":"object","properties":{"model":{"type":"string"},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputItem"}}]},"instructions":{"type":["string","null"]},"stream":{"type":["boolean","null"]},"tools":{"type":"array","items":{"$ref":"components#/$defs/ResponseTool"}},"tool_choice":{"anyOf":[{"type":"string"},{"type":"object","additionalProperties":true}]},"reasoning":{"type":["object","null"],"properties":{"effort":{"type":["string","null"],"enum":["minimal","low","medium","high",null]}},"additionalProperties":true},"previous_response_id":{"type":["string","null"]},"store":{"type":["boolean","null"]},"background":{"type":["boolean","null"]},"user":{"type":"string"},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema139 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"name":{"type":"string"},"description":{"type":["string","null"]},"parameters":{"type":["object","null"],"additionalProperties":true},"strict":{"type":["boolean","null"]},"search_context_size":{"type":"string","enum":["low","medium","high"]},"user_location":{"type":["object","null"],"properties":{"type":{"type":"string","enum":["approximate"]},"country":{"type":["string","null"]},"city":{"type":["string","null"]},"region":{"type":["string","null"]},"timezone":{"type":["string","null"]}},"additionalProperties":true},"vector_store_ids":{"type":"array","items":{"type":"string"}},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"filters":{"type":["object","null"],"additionalProperties":true},"display_width":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"display_height":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"environment":{"type":"string"},"server_label":{"type":"string"},"server_url":{"type":"string"},"server_description":{"type":["string","null"]},"headers":{"type":["object","null"],"additionalProperties":{"type":"string"}},"authorization":{"type":["string","null"]},"allowed_tools":{"oneOf":[{"type":["array","null"],"items":{"type":"string"}},{"type":"object","properties":{"tool_names":{"type":"array","items":{"type":"string"}}},"additionalProperties":true}]},"require_approval":{}},"additionalProperties":true};
+const schema137 = {"type":"object","properties":{"type":{"type":"string"},"role":{"type":"string","enum":["user","assistant","system","developer"]},"content":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"components#/$defs/ResponseInputContent"}}]}},"additionalProperties":true};
+const schema138 = {"type":"object","required":["type"],"properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":["string","null"]},"detail":{"type":"string","enum":["low","high","auto"]}},"additionalProperties":true};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11335,7 +11403,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type !== undefined){
 const _errs2 = errors;
 if(typeof data.type !== "string"){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate95.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11348,11 +11416,11 @@ if(data.role !== undefined){
 let data1 = data.role;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
+validate95.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data1 === "user") || (data1 === "assistant")) || (data1 === "system")) || (data1 === "developer"))){
-validate94.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema135.properties.role.enum}}];
+validate95.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema137.properties.role.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11442,7 +11510,7 @@ if(data3.image_url !== undefined){
 let data6 = data3.image_url;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema136.properties.image_url.type}};
+const err4 = {instancePath:instancePath+"/content/" + i0+"/image_url",schemaPath:"components#/$defs/ResponseInputContent/properties/image_url/type",keyword:"type",params:{type: schema138.properties.image_url.type}};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11471,7 +11539,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data7 === "low") || (data7 === "high")) || (data7 === "auto"))){
-const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema136.properties.detail.enum}};
+const err6 = {instancePath:instancePath+"/content/" + i0+"/detail",schemaPath:"components#/$defs/ResponseInputContent/properties/detail/enum",keyword:"enum",params:{allowedValues: schema138.properties.detail.enum}};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11529,7 +11597,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate94.errors = vErrors;
+validate95.errors = vErrors;
 return false;
 }
 else {
@@ -11552,20 +11620,20 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11577,7 +11645,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.model !== undefined){
 const _errs2 = errors;
 if(typeof data.model !== "string"){
-validate93.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11611,8 +11679,8 @@ var valid2 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs10 = errors;
-if(!(validate94(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate95(data1[i0], {instancePath:instancePath+"/input/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs10 === errors;
@@ -11643,7 +11711,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return false;
 }
 else {
@@ -11667,7 +11735,7 @@ if(data.instructions !== undefined){
 let data3 = data.instructions;
 const _errs11 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate93.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema134.properties.instructions.type}}];
+validate94.errors = [{instancePath:instancePath+"/instructions",schemaPath:"#/properties/instructions/type",keyword:"type",params:{type: schema136.properties.instructions.type}}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -11680,7 +11748,7 @@ if(data.stream !== undefined){
 let data4 = data.stream;
 const _errs13 = errors;
 if((typeof data4 !== "boolean") && (data4 !== null)){
-validate93.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema134.properties.stream.type}}];
+validate94.errors = [{instancePath:instancePath+"/stream",schemaPath:"#/properties/stream/type",keyword:"type",params:{type: schema136.properties.stream.type}}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -11704,14 +11772,14 @@ if(errors === _errs18){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing0;
 if((data6.type === undefined) && (missing0 = "type")){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data6.type !== undefined){
 const _errs21 = errors;
 if(typeof data6.type !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/type",schemaPath:"components#/$defs/ResponseTool/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -11723,7 +11791,7 @@ if(valid5){
 if(data6.name !== undefined){
 const _errs23 = errors;
 if(typeof data6.name !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/name",schemaPath:"components#/$defs/ResponseTool/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -11736,7 +11804,7 @@ if(data6.description !== undefined){
 let data9 = data6.description;
 const _errs25 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema137.properties.description.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/description",schemaPath:"components#/$defs/ResponseTool/properties/description/type",keyword:"type",params:{type: schema139.properties.description.type}}];
 return false;
 }
 var valid5 = _errs25 === errors;
@@ -11749,7 +11817,7 @@ if(data6.parameters !== undefined){
 let data10 = data6.parameters;
 const _errs27 = errors;
 if((!(data10 && typeof data10 == "object" && !Array.isArray(data10))) && (data10 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema137.properties.parameters.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/parameters",schemaPath:"components#/$defs/ResponseTool/properties/parameters/type",keyword:"type",params:{type: schema139.properties.parameters.type}}];
 return false;
 }
 var valid5 = _errs27 === errors;
@@ -11762,7 +11830,7 @@ if(data6.strict !== undefined){
 let data11 = data6.strict;
 const _errs30 = errors;
 if((typeof data11 !== "boolean") && (data11 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema137.properties.strict.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/strict",schemaPath:"components#/$defs/ResponseTool/properties/strict/type",keyword:"type",params:{type: schema139.properties.strict.type}}];
 return false;
 }
 var valid5 = _errs30 === errors;
@@ -11775,11 +11843,11 @@ if(data6.search_context_size !== undefined){
 let data12 = data6.search_context_size;
 const _errs32 = errors;
 if(typeof data12 !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data12 === "low") || (data12 === "medium")) || (data12 === "high"))){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema137.properties.search_context_size.enum}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/search_context_size",schemaPath:"components#/$defs/ResponseTool/properties/search_context_size/enum",keyword:"enum",params:{allowedValues: schema139.properties.search_context_size.enum}}];
 return false;
 }
 var valid5 = _errs32 === errors;
@@ -11792,7 +11860,7 @@ if(data6.user_location !== undefined){
 let data13 = data6.user_location;
 const _errs34 = errors;
 if((!(data13 && typeof data13 == "object" && !Array.isArray(data13))) && (data13 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema137.properties.user_location.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location",schemaPath:"components#/$defs/ResponseTool/properties/user_location/type",keyword:"type",params:{type: schema139.properties.user_location.type}}];
 return false;
 }
 if(errors === _errs34){
@@ -11801,11 +11869,11 @@ if(data13.type !== undefined){
 let data14 = data13.type;
 const _errs37 = errors;
 if(typeof data14 !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data14 === "approximate")){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema137.properties.user_location.properties.type.enum}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/type",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/type/enum",keyword:"enum",params:{allowedValues: schema139.properties.user_location.properties.type.enum}}];
 return false;
 }
 var valid6 = _errs37 === errors;
@@ -11818,7 +11886,7 @@ if(data13.country !== undefined){
 let data15 = data13.country;
 const _errs39 = errors;
 if((typeof data15 !== "string") && (data15 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema137.properties.user_location.properties.country.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/country",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/country/type",keyword:"type",params:{type: schema139.properties.user_location.properties.country.type}}];
 return false;
 }
 var valid6 = _errs39 === errors;
@@ -11831,7 +11899,7 @@ if(data13.city !== undefined){
 let data16 = data13.city;
 const _errs41 = errors;
 if((typeof data16 !== "string") && (data16 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema137.properties.user_location.properties.city.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/city",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/city/type",keyword:"type",params:{type: schema139.properties.user_location.properties.city.type}}];
 return false;
 }
 var valid6 = _errs41 === errors;
@@ -11844,7 +11912,7 @@ if(data13.region !== undefined){
 let data17 = data13.region;
 const _errs43 = errors;
 if((typeof data17 !== "string") && (data17 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema137.properties.user_location.properties.region.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/region",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/region/type",keyword:"type",params:{type: schema139.properties.user_location.properties.region.type}}];
 return false;
 }
 var valid6 = _errs43 === errors;
@@ -11857,7 +11925,7 @@ if(data13.timezone !== undefined){
 let data18 = data13.timezone;
 const _errs45 = errors;
 if((typeof data18 !== "string") && (data18 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema137.properties.user_location.properties.timezone.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/user_location/timezone",schemaPath:"components#/$defs/ResponseTool/properties/user_location/properties/timezone/type",keyword:"type",params:{type: schema139.properties.user_location.properties.timezone.type}}];
 return false;
 }
 var valid6 = _errs45 === errors;
@@ -11887,7 +11955,7 @@ const len2 = data19.length;
 for(let i2=0; i2<len2; i2++){
 const _errs49 = errors;
 if(typeof data19[i2] !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids/" + i2,schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid7 = _errs49 === errors;
@@ -11897,7 +11965,7 @@ break;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/vector_store_ids",schemaPath:"components#/$defs/ResponseTool/properties/vector_store_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -11911,18 +11979,18 @@ if(data6.max_num_results !== undefined){
 let data21 = data6.max_num_results;
 const _errs51 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs51){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 > 50 || isNaN(data21)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data21 < 1 || isNaN(data21)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/max_num_results",schemaPath:"components#/$defs/ResponseTool/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -11938,7 +12006,7 @@ if(data6.filters !== undefined){
 let data22 = data6.filters;
 const _errs53 = errors;
 if((!(data22 && typeof data22 == "object" && !Array.isArray(data22))) && (data22 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema137.properties.filters.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/filters",schemaPath:"components#/$defs/ResponseTool/properties/filters/type",keyword:"type",params:{type: schema139.properties.filters.type}}];
 return false;
 }
 var valid5 = _errs53 === errors;
@@ -11951,18 +12019,18 @@ if(data6.display_width !== undefined){
 let data23 = data6.display_width;
 const _errs56 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs56){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 9007199254740991 || isNaN(data23)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data23 < -9007199254740991 || isNaN(data23)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_width",schemaPath:"components#/$defs/ResponseTool/properties/display_width/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -11978,18 +12046,18 @@ if(data6.display_height !== undefined){
 let data24 = data6.display_height;
 const _errs58 = errors;
 if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs58){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 > 9007199254740991 || isNaN(data24)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data24 < -9007199254740991 || isNaN(data24)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/display_height",schemaPath:"components#/$defs/ResponseTool/properties/display_height/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -12004,7 +12072,7 @@ if(valid5){
 if(data6.environment !== undefined){
 const _errs60 = errors;
 if(typeof data6.environment !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/environment",schemaPath:"components#/$defs/ResponseTool/properties/environment/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs60 === errors;
@@ -12016,7 +12084,7 @@ if(valid5){
 if(data6.server_label !== undefined){
 const _errs62 = errors;
 if(typeof data6.server_label !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_label",schemaPath:"components#/$defs/ResponseTool/properties/server_label/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs62 === errors;
@@ -12028,7 +12096,7 @@ if(valid5){
 if(data6.server_url !== undefined){
 const _errs64 = errors;
 if(typeof data6.server_url !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_url",schemaPath:"components#/$defs/ResponseTool/properties/server_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid5 = _errs64 === errors;
@@ -12041,7 +12109,7 @@ if(data6.server_description !== undefined){
 let data28 = data6.server_description;
 const _errs66 = errors;
 if((typeof data28 !== "string") && (data28 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema137.properties.server_description.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/server_description",schemaPath:"components#/$defs/ResponseTool/properties/server_description/type",keyword:"type",params:{type: schema139.properties.server_description.type}}];
 return false;
 }
 var valid5 = _errs66 === errors;
@@ -12054,7 +12122,7 @@ if(data6.headers !== undefined){
 let data29 = data6.headers;
 const _errs68 = errors;
 if((!(data29 && typeof data29 == "object" && !Array.isArray(data29))) && (data29 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema137.properties.headers.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers",schemaPath:"components#/$defs/ResponseTool/properties/headers/type",keyword:"type",params:{type: schema139.properties.headers.type}}];
 return false;
 }
 if(errors === _errs68){
@@ -12062,7 +12130,7 @@ if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 for(const key0 in data29){
 const _errs71 = errors;
 if(typeof data29[key0] !== "string"){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/ResponseTool/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/headers/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/ResponseTool/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid8 = _errs71 === errors;
@@ -12082,7 +12150,7 @@ if(data6.authorization !== undefined){
 let data31 = data6.authorization;
 const _errs73 = errors;
 if((typeof data31 !== "string") && (data31 !== null)){
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema137.properties.authorization.type}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1+"/authorization",schemaPath:"components#/$defs/ResponseTool/properties/authorization/type",keyword:"type",params:{type: schema139.properties.authorization.type}}];
 return false;
 }
 var valid5 = _errs73 === errors;
@@ -12099,7 +12167,7 @@ let valid9 = false;
 let passing0 = null;
 const _errs77 = errors;
 if((!(Array.isArray(data32))) && (data32 !== null)){
-const err3 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/type",keyword:"type",params:{type: schema137.properties.allowed_tools.oneOf[0].type}};
+const err3 = {instancePath:instancePath+"/tools/" + i1+"/allowed_tools",schemaPath:"components#/$defs/ResponseTool/properties/allowed_tools/oneOf/0/type",keyword:"type",params:{type: schema139.properties.allowed_tools.oneOf[0].type}};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -12208,7 +12276,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return false;
 }
 else {
@@ -12248,7 +12316,7 @@ var valid5 = true;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
+validate94.errors = [{instancePath:instancePath+"/tools/" + i1,schemaPath:"components#/$defs/ResponseTool/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -12259,7 +12327,7 @@ break;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
+validate94.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -12313,7 +12381,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return false;
 }
 else {
@@ -12337,7 +12405,7 @@ if(data.reasoning !== undefined){
 let data37 = data.reasoning;
 const _errs95 = errors;
 if((!(data37 && typeof data37 == "object" && !Array.isArray(data37))) && (data37 !== null)){
-validate93.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema134.properties.reasoning.type}}];
+validate94.errors = [{instancePath:instancePath+"/reasoning",schemaPath:"#/properties/reasoning/type",keyword:"type",params:{type: schema136.properties.reasoning.type}}];
 return false;
 }
 if(errors === _errs95){
@@ -12345,11 +12413,11 @@ if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
 if(data37.effort !== undefined){
 let data38 = data37.effort;
 if((typeof data38 !== "string") && (data38 !== null)){
-validate93.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema134.properties.reasoning.properties.effort.type}}];
+validate94.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/type",keyword:"type",params:{type: schema136.properties.reasoning.properties.effort.type}}];
 return false;
 }
 if(!(((((data38 === "minimal") || (data38 === "low")) || (data38 === "medium")) || (data38 === "high")) || (data38 === null))){
-validate93.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema134.properties.reasoning.properties.effort.enum}}];
+validate94.errors = [{instancePath:instancePath+"/reasoning/effort",schemaPath:"#/properties/reasoning/properties/effort/enum",keyword:"enum",params:{allowedValues: schema136.properties.reasoning.properties.effort.enum}}];
 return false;
 }
 }
@@ -12365,7 +12433,7 @@ if(data.previous_response_id !== undefined){
 let data39 = data.previous_response_id;
 const _errs100 = errors;
 if((typeof data39 !== "string") && (data39 !== null)){
-validate93.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema134.properties.previous_response_id.type}}];
+validate94.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"#/properties/previous_response_id/type",keyword:"type",params:{type: schema136.properties.previous_response_id.type}}];
 return false;
 }
 var valid0 = _errs100 === errors;
@@ -12378,7 +12446,7 @@ if(data.store !== undefined){
 let data40 = data.store;
 const _errs102 = errors;
 if((typeof data40 !== "boolean") && (data40 !== null)){
-validate93.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema134.properties.store.type}}];
+validate94.errors = [{instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: schema136.properties.store.type}}];
 return false;
 }
 var valid0 = _errs102 === errors;
@@ -12391,7 +12459,7 @@ if(data.background !== undefined){
 let data41 = data.background;
 const _errs104 = errors;
 if((typeof data41 !== "boolean") && (data41 !== null)){
-validate93.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema134.properties.background.type}}];
+validate94.errors = [{instancePath:instancePath+"/background",schemaPath:"#/properties/background/type",keyword:"type",params:{type: schema136.properties.background.type}}];
 return false;
 }
 var valid0 = _errs104 === errors;
@@ -12403,7 +12471,7 @@ if(valid0){
 if(data.user !== undefined){
 const _errs106 = errors;
 if(typeof data.user !== "string"){
-validate93.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs106 === errors;
@@ -12417,13 +12485,13 @@ let data43 = data.metadata;
 const _errs108 = errors;
 const _errs109 = errors;
 if((!(data43 && typeof data43 == "object" && !Array.isArray(data43))) && (data43 !== null)){
-validate93.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
+validate94.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs109){
 if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
 if(Object.keys(data43).length > 16){
-validate93.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+validate94.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
 else {
@@ -12433,12 +12501,12 @@ const _errs112 = errors;
 if(errors === _errs112){
 if(typeof data44 === "string"){
 if(func1(data44) > 512){
-validate93.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+validate94.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate94.errors = [{instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -12468,45 +12536,45 @@ var valid0 = true;
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const compactResponseBodyCheck = validate97;
-const schema139 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
-const schema140 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
+export const compactResponseBodyCheck = validate98;
+const schema141 = {"$id":"compactResponse.body","$ref":"components#/$defs/CompactResponseRequest"};
+const schema142 = {"type":"object","required":["model"],"properties":{"model":{"type":["string","null"]},"input":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"object","additionalProperties":true}},{"type":"null"}]},"previous_response_id":{"type":["string","null"]},"instructions":{"type":["string","null"]}},"additionalProperties":true};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="compactResponse.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12518,7 +12586,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.model === undefined) && (missing0 = "model")){
-validate97.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate98.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -12526,7 +12594,7 @@ if(data.model !== undefined){
 let data0 = data.model;
 const _errs3 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate97.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema140.properties.model.type}}];
+validate98.errors = [{instancePath:instancePath+"/model",schemaPath:"components#/$defs/CompactResponseRequest/properties/model/type",keyword:"type",params:{type: schema142.properties.model.type}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -12616,7 +12684,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate97.errors = vErrors;
+validate98.errors = vErrors;
 return false;
 }
 else {
@@ -12640,7 +12708,7 @@ if(data.previous_response_id !== undefined){
 let data3 = data.previous_response_id;
 const _errs16 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate97.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema140.properties.previous_response_id.type}}];
+validate98.errors = [{instancePath:instancePath+"/previous_response_id",schemaPath:"components#/$defs/CompactResponseRequest/properties/previous_response_id/type",keyword:"type",params:{type: schema142.properties.previous_response_id.type}}];
 return false;
 }
 var valid1 = _errs16 === errors;
@@ -12653,7 +12721,7 @@ if(data.instructions !== undefined){
 let data4 = data.instructions;
 const _errs18 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate97.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema140.properties.instructions.type}}];
+validate98.errors = [{instancePath:instancePath+"/instructions",schemaPath:"components#/$defs/CompactResponseRequest/properties/instructions/type",keyword:"type",params:{type: schema142.properties.instructions.type}}];
 return false;
 }
 var valid1 = _errs18 === errors;
@@ -12667,24 +12735,24 @@ var valid1 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
+validate98.errors = [{instancePath,schemaPath:"components#/$defs/CompactResponseRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createUploadBodyCheck = validate98;
-const schema141 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
-const schema142 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
+export const createUploadBodyCheck = validate99;
+const schema143 = {"$id":"createUpload.body","$ref":"components#/$defs/CreateUploadRequest"};
+const schema144 = {"type":"object","required":["filename","purpose","bytes","mime_type"],"properties":{"filename":{"type":"string"},"purpose":{"type":"string"},"bytes":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"mime_type":{"type":"string"}},"additionalProperties":true};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12696,14 +12764,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.filename === undefined) && (missing0 = "filename")) || ((data.purpose === undefined) && (missing0 = "purpose"))) || ((data.bytes === undefined) && (missing0 = "bytes"))) || ((data.mime_type === undefined) && (missing0 = "mime_type"))){
-validate98.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate99.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.filename !== undefined){
 const _errs3 = errors;
 if(typeof data.filename !== "string"){
-validate98.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
+validate99.errors = [{instancePath:instancePath+"/filename",schemaPath:"components#/$defs/CreateUploadRequest/properties/filename/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -12715,7 +12783,7 @@ if(valid1){
 if(data.purpose !== undefined){
 const _errs5 = errors;
 if(typeof data.purpose !== "string"){
-validate98.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
+validate99.errors = [{instancePath:instancePath+"/purpose",schemaPath:"components#/$defs/CreateUploadRequest/properties/purpose/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -12728,18 +12796,18 @@ if(data.bytes !== undefined){
 let data2 = data.bytes;
 const _errs7 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate98.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
+validate99.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 9007199254740991 || isNaN(data2)){
-validate98.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate99.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data2 < -9007199254740991 || isNaN(data2)){
-validate98.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
+validate99.errors = [{instancePath:instancePath+"/bytes",schemaPath:"components#/$defs/CreateUploadRequest/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991}}];
 return false;
 }
 }
@@ -12754,7 +12822,7 @@ if(valid1){
 if(data.mime_type !== undefined){
 const _errs9 = errors;
 if(typeof data.mime_type !== "string"){
-validate98.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
+validate99.errors = [{instancePath:instancePath+"/mime_type",schemaPath:"components#/$defs/CreateUploadRequest/properties/mime_type/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -12768,24 +12836,24 @@ var valid1 = true;
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate99.errors = [{instancePath,schemaPath:"components#/$defs/CreateUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const completeUploadBodyCheck = validate99;
-const schema143 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
-const schema144 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
+export const completeUploadBodyCheck = validate100;
+const schema145 = {"$id":"completeUpload.body","$ref":"components#/$defs/CompleteUploadRequest"};
+const schema146 = {"type":"object","required":["part_ids"],"properties":{"part_ids":{"type":"array","items":{"type":"string"}},"md5":{"type":"string"}},"additionalProperties":true};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="completeUpload.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12797,7 +12865,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.part_ids === undefined) && (missing0 = "part_ids")){
-validate99.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate100.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -12811,7 +12879,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate99.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/part_ids/" + i0,schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -12821,7 +12889,7 @@ break;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
+validate100.errors = [{instancePath:instancePath+"/part_ids",schemaPath:"components#/$defs/CompleteUploadRequest/properties/part_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -12834,7 +12902,7 @@ if(valid1){
 if(data.md5 !== undefined){
 const _errs7 = errors;
 if(typeof data.md5 !== "string"){
-validate99.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
+validate100.errors = [{instancePath:instancePath+"/md5",schemaPath:"components#/$defs/CompleteUploadRequest/properties/md5/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -12846,24 +12914,24 @@ var valid1 = true;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
+validate100.errors = [{instancePath,schemaPath:"components#/$defs/CompleteUploadRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreBodyCheck = validate100;
-const schema145 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
-const schema146 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
-const schema147 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
+export const createVectorStoreBodyCheck = validate101;
+const schema147 = {"$id":"createVectorStore.body","$ref":"components#/$defs/CreateVectorStoreRequest"};
+const schema148 = {"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"file_ids":{"type":"array","items":{"type":"string"}},"expires_after":{"$ref":"components#/$defs/VectorStoreExpiresAfter"},"chunking_strategy":{"type":"object","additionalProperties":true},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+const schema149 = {"type":"object","required":["anchor","days"],"properties":{"anchor":{"type":"string","enum":["last_active_at"]},"days":{"type":"integer","minimum":1,"maximum":365}},"additionalProperties":true};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12875,7 +12943,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate101.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate102.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12887,7 +12955,7 @@ if(valid0){
 if(data.description !== undefined){
 const _errs4 = errors;
 if(typeof data.description !== "string"){
-validate101.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
+validate102.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12906,7 +12974,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
 if(typeof data2[i0] !== "string"){
-validate101.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate102.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"#/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -12916,7 +12984,7 @@ break;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate102.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"#/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -12934,7 +13002,7 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing0;
 if(((data4.anchor === undefined) && (missing0 = "anchor")) || ((data4.days === undefined) && (missing0 = "days"))){
-validate101.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
+validate102.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -12942,11 +13010,11 @@ if(data4.anchor !== undefined){
 let data5 = data4.anchor;
 const _errs14 = errors;
 if(typeof data5 !== "string"){
-validate101.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
+validate102.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(data5 === "last_active_at")){
-validate101.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema147.properties.anchor.enum}}];
+validate102.errors = [{instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema149.properties.anchor.enum}}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -12959,18 +13027,18 @@ if(data4.days !== undefined){
 let data6 = data4.days;
 const _errs16 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate101.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
+validate102.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 365 || isNaN(data6)){
-validate101.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
+validate102.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365}}];
 return false;
 }
 else {
 if(data6 < 1 || isNaN(data6)){
-validate101.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate102.errors = [{instancePath:instancePath+"/expires_after/days",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -12985,7 +13053,7 @@ var valid3 = true;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
+validate102.errors = [{instancePath:instancePath+"/expires_after",schemaPath:"components#/$defs/VectorStoreExpiresAfter/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13002,7 +13070,7 @@ if(errors === _errs18){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate102.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"#/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13017,13 +13085,13 @@ let data8 = data.metadata;
 const _errs21 = errors;
 const _errs22 = errors;
 if((!(data8 && typeof data8 == "object" && !Array.isArray(data8))) && (data8 !== null)){
-validate101.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
+validate102.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs22){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(Object.keys(data8).length > 16){
-validate101.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+validate102.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
 else {
@@ -13033,12 +13101,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data9 === "string"){
 if(func1(data9) > 512){
-validate101.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+validate102.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
 return false;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate102.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -13062,44 +13130,44 @@ var valid0 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
-validate100.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const modifyVectorStoreBodyCheck = validate103;
-const schema149 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
-const schema150 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
+export const modifyVectorStoreBodyCheck = validate104;
+const schema151 = {"$id":"modifyVectorStore.body","$ref":"components#/$defs/UpdateVectorStoreRequest"};
+const schema152 = {"type":"object","properties":{"name":{"type":["string","null"]},"expires_after":{"anyOf":[{"$ref":"components#/$defs/VectorStoreExpiresAfter"},{"type":"null"}]},"metadata":{"$ref":"components#/$defs/RequestMetadata"}},"additionalProperties":true};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13112,7 +13180,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 const _errs2 = errors;
 if((typeof data0 !== "string") && (data0 !== null)){
-validate104.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema150.properties.name.type}}];
+validate105.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema152.properties.name.type}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13156,7 +13224,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(data2 === "last_active_at")){
-const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema147.properties.anchor.enum}};
+const err2 = {instancePath:instancePath+"/expires_after/anchor",schemaPath:"components#/$defs/VectorStoreExpiresAfter/properties/anchor/enum",keyword:"enum",params:{allowedValues: schema149.properties.anchor.enum}};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -13253,7 +13321,7 @@ else {
 vErrors.push(err8);
 }
 errors++;
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return false;
 }
 else {
@@ -13278,13 +13346,13 @@ let data4 = data.metadata;
 const _errs16 = errors;
 const _errs17 = errors;
 if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate104.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
+validate105.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/type",keyword:"type",params:{type: schema53.type}}];
 return false;
 }
 if(errors === _errs17){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(Object.keys(data4).length > 16){
-validate104.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+validate105.errors = [{instancePath:instancePath+"/metadata",schemaPath:"components#/$defs/RequestMetadata/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
 else {
@@ -13294,12 +13362,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data5 === "string"){
 if(func1(data5) > 512){
-validate104.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
+validate105.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 512}}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate105.errors = [{instancePath:instancePath+"/metadata/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/RequestMetadata/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -13320,45 +13388,45 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="modifyVectorStore.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
-validate103.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBatchBodyCheck = validate106;
-const schema153 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
-const schema154 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBatchBodyCheck = validate107;
+const schema155 = {"$id":"createVectorStoreFileBatch.body","$ref":"components#/$defs/CreateVectorStoreFileBatchRequest"};
+const schema156 = {"type":"object","properties":{"file_ids":{"type":"array","minItems":1,"items":{"type":"string"}},"files":{"type":"array","minItems":1,"items":{"type":"object","additionalProperties":true}},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFileBatch.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13374,7 +13442,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate106.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
+validate107.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -13383,7 +13451,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs5 = errors;
 if(typeof data0[i0] !== "string"){
-validate106.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
+validate107.errors = [{instancePath:instancePath+"/file_ids/" + i0,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/items/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs5 === errors;
@@ -13394,7 +13462,7 @@ break;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
+validate107.errors = [{instancePath:instancePath+"/file_ids",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/file_ids/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -13410,7 +13478,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate106.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
+validate107.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -13423,7 +13491,7 @@ if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
+validate107.errors = [{instancePath:instancePath+"/files/" + i1,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/items/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13435,7 +13503,7 @@ break;
 }
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
+validate107.errors = [{instancePath:instancePath+"/files",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/files/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -13452,7 +13520,7 @@ if(errors === _errs12){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate106.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate107.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13466,7 +13534,7 @@ if(data.attributes !== undefined){
 let data5 = data.attributes;
 const _errs15 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate106.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema154.properties.attributes.type}}];
+validate107.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/properties/attributes/type",keyword:"type",params:{type: schema156.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -13479,24 +13547,24 @@ var valid1 = true;
 }
 }
 else {
-validate106.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
+validate107.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileBatchRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVectorStoreFileBodyCheck = validate107;
-const schema155 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
-const schema156 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
+export const createVectorStoreFileBodyCheck = validate108;
+const schema157 = {"$id":"createVectorStoreFile.body","$ref":"components#/$defs/CreateVectorStoreFileRequest"};
+const schema158 = {"type":"object","required":["file_id"],"properties":{"file_id":{"type":"string"},"chunking_strategy":{"type":"object","additionalProperties":true},"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVectorStoreFile.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13508,14 +13576,14 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.file_id === undefined) && (missing0 = "file_id")){
-validate107.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate108.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 if(data.file_id !== undefined){
 const _errs3 = errors;
 if(typeof data.file_id !== "string"){
-validate107.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate108.errors = [{instancePath:instancePath+"/file_id",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -13531,7 +13599,7 @@ if(errors === _errs5){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
+validate108.errors = [{instancePath:instancePath+"/chunking_strategy",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/chunking_strategy/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13545,7 +13613,7 @@ if(data.attributes !== undefined){
 let data2 = data.attributes;
 const _errs8 = errors;
 if((!(data2 && typeof data2 == "object" && !Array.isArray(data2))) && (data2 !== null)){
-validate107.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema156.properties.attributes.type}}];
+validate108.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/CreateVectorStoreFileRequest/properties/attributes/type",keyword:"type",params:{type: schema158.properties.attributes.type}}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -13558,50 +13626,7 @@ var valid1 = true;
 }
 }
 else {
-validate107.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate107.errors = vErrors;
-return errors === 0;
-}
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const updateVectorStoreFileAttributesBodyCheck = validate108;
-const schema157 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
-const schema158 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
-
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateVectorStoreFileAttributes.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate108.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.attributes === undefined) && (missing0 = "attributes")){
-validate108.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-if(data.attributes !== undefined){
-let data0 = data.attributes;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate108.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema158.properties.attributes.type}}];
-return false;
-}
-}
-}
-}
-else {
-validate108.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
+validate108.errors = [{instancePath,schemaPath:"components#/$defs/CreateVectorStoreFileRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13610,12 +13635,12 @@ return errors === 0;
 }
 validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const searchVectorStoreBodyCheck = validate109;
-const schema159 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
-const schema160 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+export const updateVectorStoreFileAttributesBodyCheck = validate109;
+const schema159 = {"$id":"updateVectorStoreFileAttributes.body","$ref":"components#/$defs/UpdateVectorStoreFileAttributesRequest"};
+const schema160 = {"type":"object","required":["attributes"],"properties":{"attributes":{"type":["object","null"],"additionalProperties":true}},"additionalProperties":true};
 
 function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="searchVectorStore.body" */;
+/*# sourceURL="updateVectorStoreFileAttributes.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate109.evaluated;
@@ -13629,8 +13654,51 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
+if((data.attributes === undefined) && (missing0 = "attributes")){
+validate109.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+if(data.attributes !== undefined){
+let data0 = data.attributes;
+if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
+validate109.errors = [{instancePath:instancePath+"/attributes",schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/properties/attributes/type",keyword:"type",params:{type: schema160.properties.attributes.type}}];
+return false;
+}
+}
+}
+}
+else {
+validate109.errors = [{instancePath,schemaPath:"components#/$defs/UpdateVectorStoreFileAttributesRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate109.errors = vErrors;
+return errors === 0;
+}
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const searchVectorStoreBodyCheck = validate110;
+const schema161 = {"$id":"searchVectorStore.body","$ref":"components#/$defs/SearchVectorStoreRequest"};
+const schema162 = {"type":"object","required":["query"],"properties":{"query":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"max_num_results":{"type":"integer","minimum":1,"maximum":50},"rewrite_query":{"type":"boolean"},"filters":{"type":"object","additionalProperties":true},"ranking_options":{"type":"object","additionalProperties":true}},"additionalProperties":true};
+
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="searchVectorStore.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate110.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
 if((data.query === undefined) && (missing0 = "query")){
-validate109.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate110.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -13697,7 +13765,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return false;
 }
 else {
@@ -13721,18 +13789,18 @@ if(data.max_num_results !== undefined){
 let data2 = data.max_num_results;
 const _errs11 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate109.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
+validate110.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs11){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 50 || isNaN(data2)){
-validate109.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
+validate110.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50}}];
 return false;
 }
 else {
 if(data2 < 1 || isNaN(data2)){
-validate109.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate110.errors = [{instancePath:instancePath+"/max_num_results",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/max_num_results/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -13747,7 +13815,7 @@ if(valid1){
 if(data.rewrite_query !== undefined){
 const _errs13 = errors;
 if(typeof data.rewrite_query !== "boolean"){
-validate109.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
+validate110.errors = [{instancePath:instancePath+"/rewrite_query",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/rewrite_query/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -13763,7 +13831,7 @@ if(errors === _errs15){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
+validate110.errors = [{instancePath:instancePath+"/filters",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/filters/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13780,7 +13848,7 @@ if(errors === _errs18){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
+validate110.errors = [{instancePath:instancePath+"/ranking_options",schemaPath:"components#/$defs/SearchVectorStoreRequest/properties/ranking_options/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13796,23 +13864,23 @@ var valid1 = true;
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
+validate110.errors = [{instancePath,schemaPath:"components#/$defs/SearchVectorStoreRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoBodyCheck = validate110;
-const schema161 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
-const schema162 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
+export const createVideoBodyCheck = validate111;
+const schema163 = {"$id":"createVideo.body","$ref":"components#/$defs/CreateVideoJsonRequest"};
+const schema164 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1},"model":{"type":"string"},"seconds":{"type":"string"},"size":{"type":"string"},"input_reference":{"$ref":"components#/$defs/ImageReference"}},"additionalProperties":true};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13823,7 +13891,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -13833,12 +13901,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate111.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate112.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate112.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -13851,7 +13919,7 @@ if(valid0){
 if(data.model !== undefined){
 const _errs4 = errors;
 if(typeof data.model !== "string"){
-validate111.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
+validate112.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13863,7 +13931,7 @@ if(valid0){
 if(data.seconds !== undefined){
 const _errs6 = errors;
 if(typeof data.seconds !== "string"){
-validate111.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+validate112.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -13875,7 +13943,7 @@ if(valid0){
 if(data.size !== undefined){
 const _errs8 = errors;
 if(typeof data.size !== "string"){
-validate111.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
+validate112.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -13893,7 +13961,7 @@ if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.image_url !== undefined){
 const _errs14 = errors;
 if(typeof data4.image_url !== "string"){
-validate111.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
+validate112.errors = [{instancePath:instancePath+"/input_reference/image_url",schemaPath:"components#/$defs/ImageReference/properties/image_url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -13905,7 +13973,7 @@ if(valid2){
 if(data4.file_id !== undefined){
 const _errs16 = errors;
 if(typeof data4.file_id !== "string"){
-validate111.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
+validate112.errors = [{instancePath:instancePath+"/input_reference/file_id",schemaPath:"components#/$defs/ImageReference/properties/file_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -13916,7 +13984,7 @@ var valid2 = true;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
+validate112.errors = [{instancePath:instancePath+"/input_reference",schemaPath:"components#/$defs/ImageReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -13932,45 +14000,45 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVideo.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate112(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
 }
-validate110.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoEditBodyCheck = validate113;
-const schema164 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
-const schema165 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
-const schema166 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
+export const createVideoEditBodyCheck = validate114;
+const schema166 = {"$id":"createVideoEdit.body","$ref":"components#/$defs/CreateVideoEditJsonRequest"};
+const schema167 = {"type":"object","required":["video","prompt"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"}},"additionalProperties":true};
+const schema168 = {"type":"object","required":["id"],"properties":{"id":{"type":"string"}},"additionalProperties":true};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13981,7 +14049,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -13993,20 +14061,20 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.id === undefined) && (missing1 = "id")){
-validate114.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+validate115.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data0.id !== undefined){
 if(typeof data0.id !== "string"){
-validate114.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+validate115.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -14019,7 +14087,7 @@ if(valid0){
 if(data.prompt !== undefined){
 const _errs8 = errors;
 if(typeof data.prompt !== "string"){
-validate114.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -14031,44 +14099,44 @@ var valid0 = true;
 }
 }
 else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate114.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVideoEdit.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVideoExtensionBodyCheck = validate116;
-const schema167 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
-const schema168 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
+export const createVideoExtensionBodyCheck = validate117;
+const schema169 = {"$id":"createVideoExtension.body","$ref":"components#/$defs/CreateVideoExtensionJsonRequest"};
+const schema170 = {"type":"object","required":["video","prompt","seconds"],"properties":{"video":{"$ref":"components#/$defs/VideoReference"},"prompt":{"type":"string"},"seconds":{"type":"string"}},"additionalProperties":true};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14079,7 +14147,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.video === undefined) && (missing0 = "video")) || ((data.prompt === undefined) && (missing0 = "prompt"))) || ((data.seconds === undefined) && (missing0 = "seconds"))){
-validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -14091,20 +14159,20 @@ if(errors === _errs3){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if((data0.id === undefined) && (missing1 = "id")){
-validate117.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
+validate118.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 if(data0.id !== undefined){
 if(typeof data0.id !== "string"){
-validate117.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
+validate118.errors = [{instancePath:instancePath+"/video/id",schemaPath:"components#/$defs/VideoReference/properties/id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
 }
 }
 else {
-validate117.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
+validate118.errors = [{instancePath:instancePath+"/video",schemaPath:"components#/$defs/VideoReference/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -14117,7 +14185,7 @@ if(valid0){
 if(data.prompt !== undefined){
 const _errs8 = errors;
 if(typeof data.prompt !== "string"){
-validate117.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate118.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -14129,7 +14197,7 @@ if(valid0){
 if(data.seconds !== undefined){
 const _errs10 = errors;
 if(typeof data.seconds !== "string"){
-validate117.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
+validate118.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -14142,45 +14210,45 @@ var valid0 = true;
 }
 }
 else {
-validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate117.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVideoExtension.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+if(!(validate118(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
-validate116.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const remixVideoBodyCheck = validate119;
-const schema170 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
-const schema171 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
+export const remixVideoBodyCheck = validate120;
+const schema172 = {"$id":"remixVideo.body","$ref":"components#/$defs/RemixVideoRequest"};
+const schema173 = {"type":"object","required":["prompt"],"properties":{"prompt":{"type":"string","minLength":1}},"additionalProperties":true};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="remixVideo.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14192,7 +14260,7 @@ if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.prompt === undefined) && (missing0 = "prompt")){
-validate119.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+validate120.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
@@ -14202,12 +14270,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) < 1){
-validate119.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
+validate120.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
+validate120.errors = [{instancePath:instancePath+"/prompt",schemaPath:"components#/$defs/RemixVideoRequest/properties/prompt/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14215,24 +14283,24 @@ return false;
 }
 }
 else {
-validate119.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
+validate120.errors = [{instancePath,schemaPath:"components#/$defs/RemixVideoRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate119.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createVirtualKeyBodyCheck = validate120;
-const schema172 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
-const schema173 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
-const schema174 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
+export const createVirtualKeyBodyCheck = validate121;
+const schema174 = {"$id":"createVirtualKey.body","$ref":"components#/$defs/CreateVirtualKeyRequest"};
+const schema175 = {"type":"object","required":["name","provider"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","minLength":1},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"$ref":"components#/$defs/VirtualKeyCredentialFields"},"upstream_organization":{"type":"string","minLength":1},"upstream_project":{"type":"string","minLength":1},"custom_host":{"type":"string","minLength":1},"budget":{"$ref":"components#/$defs/VirtualKeyBudget"},"rate_limit":{"$ref":"components#/$defs/VirtualKeyRateLimit"}},"additionalProperties":false};
+const schema176 = {"type":"object","maxProperties":16,"additionalProperties":{"type":"string","minLength":1,"maxLength":8192}};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14243,14 +14311,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.provider === undefined) && (missing0 = "provider"))){
-validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func44.call(schema173.properties, key0))){
-validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func44.call(schema175.properties, key0))){
+validate122.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -14262,18 +14330,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate121.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate122.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate121.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14289,12 +14357,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) < 1){
-validate121.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14310,18 +14378,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func1(data2) > 8192){
-validate121.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate122.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate121.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14338,7 +14406,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(Object.keys(data3).length > 16){
-validate121.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
+validate122.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/maxProperties",keyword:"maxProperties",params:{limit: 16}}];
 return false;
 }
 else {
@@ -14348,18 +14416,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
 if(func1(data4) > 8192){
-validate121.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate122.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate121.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/fields/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"components#/$defs/VirtualKeyCredentialFields/additionalProperties/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14371,7 +14439,7 @@ break;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
+validate122.errors = [{instancePath:instancePath+"/fields",schemaPath:"components#/$defs/VirtualKeyCredentialFields/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -14387,12 +14455,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate121.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14408,12 +14476,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate121.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14429,12 +14497,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func1(data7) < 1){
-validate121.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14452,14 +14520,14 @@ if(errors === _errs21){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing1;
 if(((data8.credit_limit_usd === undefined) && (missing1 = "credit_limit_usd")) || ((data8.period === undefined) && (missing1 = "period"))){
-validate121.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
+validate122.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs23 = errors;
 for(const key2 in data8){
 if(!(((key2 === "credit_limit_usd") || (key2 === "period")) || (key2 === "alert_threshold"))){
-validate121.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate122.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -14471,12 +14539,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0.000001 || isNaN(data9)){
-validate121.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
+validate122.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.000001}}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
+validate122.errors = [{instancePath:instancePath+"/budget/credit_limit_usd",schemaPath:"components#/$defs/VirtualKeyBudget/properties/credit_limit_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -14490,11 +14558,11 @@ if(data8.period !== undefined){
 let data10 = data8.period;
 const _errs26 = errors;
 if(typeof data10 !== "string"){
-validate121.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
+validate122.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((((data10 === "none") || (data10 === "daily")) || (data10 === "weekly")) || (data10 === "monthly"))){
-validate121.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}}];
+validate122.errors = [{instancePath:instancePath+"/budget/period",schemaPath:"components#/$defs/VirtualKeyBudget/properties/period/enum",keyword:"enum",params:{allowedValues: schema37.properties.period.enum}}];
 return false;
 }
 var valid4 = _errs26 === errors;
@@ -14509,18 +14577,18 @@ const _errs28 = errors;
 if(errors === _errs28){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 1 || isNaN(data11)){
-validate121.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate121.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate122.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
+validate122.errors = [{instancePath:instancePath+"/budget/alert_threshold",schemaPath:"components#/$defs/VirtualKeyBudget/properties/alert_threshold/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -14535,7 +14603,7 @@ var valid4 = true;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
+validate122.errors = [{instancePath:instancePath+"/budget",schemaPath:"components#/$defs/VirtualKeyBudget/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -14554,7 +14622,7 @@ if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 const _errs33 = errors;
 for(const key3 in data12){
 if(!((((((key3 === "requests_per_minute") || (key3 === "requests_per_hour")) || (key3 === "requests_per_day")) || (key3 === "tokens_per_minute")) || (key3 === "tokens_per_hour")) || (key3 === "tokens_per_day"))){
-validate121.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3}}];
 return false;
 break;
 }
@@ -14564,18 +14632,18 @@ if(data12.requests_per_minute !== undefined){
 let data13 = data12.requests_per_minute;
 const _errs34 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 9007199254740991 || isNaN(data13)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data13 < 1 || isNaN(data13)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -14591,18 +14659,18 @@ if(data12.requests_per_hour !== undefined){
 let data14 = data12.requests_per_hour;
 const _errs36 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs36){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 9007199254740991 || isNaN(data14)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data14 < 1 || isNaN(data14)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -14618,18 +14686,18 @@ if(data12.requests_per_day !== undefined){
 let data15 = data12.requests_per_day;
 const _errs38 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs38){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 9007199254740991 || isNaN(data15)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/requests_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/requests_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -14645,18 +14713,18 @@ if(data12.tokens_per_minute !== undefined){
 let data16 = data12.tokens_per_minute;
 const _errs40 = errors;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs40){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 > 9007199254740991 || isNaN(data16)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data16 < 1 || isNaN(data16)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_minute",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -14672,18 +14740,18 @@ if(data12.tokens_per_hour !== undefined){
 let data17 = data12.tokens_per_hour;
 const _errs42 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs42){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 9007199254740991 || isNaN(data17)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data17 < 1 || isNaN(data17)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_hour",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_hour/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -14699,18 +14767,18 @@ if(data12.tokens_per_day !== undefined){
 let data18 = data12.tokens_per_day;
 const _errs44 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs44){
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 9007199254740991 || isNaN(data18)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}}];
 return false;
 }
 else {
 if(data18 < 1 || isNaN(data18)){
-validate121.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit/tokens_per_day",schemaPath:"components#/$defs/VirtualKeyRateLimit/properties/tokens_per_day/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -14729,7 +14797,7 @@ var valid6 = true;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
+validate122.errors = [{instancePath:instancePath+"/rate_limit",schemaPath:"components#/$defs/VirtualKeyRateLimit/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -14750,44 +14818,44 @@ var valid0 = true;
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate121.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="createVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
-validate120.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateVirtualKeyBodyCheck = validate123;
-const schema177 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
-const schema178 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
+export const updateVirtualKeyBodyCheck = validate124;
+const schema179 = {"$id":"updateVirtualKey.body","$ref":"components#/$defs/UpdateVirtualKeyRequest"};
+const schema180 = {"type":"object","minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"key":{"type":"string","minLength":1,"maxLength":8192},"fields":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyCredentialFields"},{"type":"null"}]},"upstream_organization":{"type":["string","null"],"minLength":1},"upstream_project":{"type":["string","null"],"minLength":1},"custom_host":{"type":["string","null"],"minLength":1},"budget":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyBudget"},{"type":"null"}]},"rate_limit":{"anyOf":[{"$ref":"components#/$defs/VirtualKeyRateLimit"},{"type":"null"}]}},"additionalProperties":false};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14797,14 +14865,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate124.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
+validate125.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "name") || (key0 === "key")) || (key0 === "fields")) || (key0 === "upstream_organization")) || (key0 === "upstream_project")) || (key0 === "custom_host")) || (key0 === "budget")) || (key0 === "rate_limit"))){
-validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -14816,18 +14884,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 200){
-validate124.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate125.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate124.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
+validate125.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate124.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
+validate125.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14843,18 +14911,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 8192){
-validate124.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate125.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate124.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate125.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate124.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
+validate125.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -14965,7 +15033,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate124.errors = vErrors;
+validate125.errors = vErrors;
 return false;
 }
 else {
@@ -14989,13 +15057,13 @@ if(data.upstream_organization !== undefined){
 let data4 = data.upstream_organization;
 const _errs16 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate124.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema178.properties.upstream_organization.type}}];
+validate125.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/type",keyword:"type",params:{type: schema180.properties.upstream_organization.type}}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data4 === "string"){
 if(func1(data4) < 1){
-validate124.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
+validate125.errors = [{instancePath:instancePath+"/upstream_organization",schemaPath:"#/properties/upstream_organization/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -15010,13 +15078,13 @@ if(data.upstream_project !== undefined){
 let data5 = data.upstream_project;
 const _errs18 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate124.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema178.properties.upstream_project.type}}];
+validate125.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/type",keyword:"type",params:{type: schema180.properties.upstream_project.type}}];
 return false;
 }
 if(errors === _errs18){
 if(typeof data5 === "string"){
 if(func1(data5) < 1){
-validate124.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
+validate125.errors = [{instancePath:instancePath+"/upstream_project",schemaPath:"#/properties/upstream_project/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -15031,13 +15099,13 @@ if(data.custom_host !== undefined){
 let data6 = data.custom_host;
 const _errs20 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate124.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema178.properties.custom_host.type}}];
+validate125.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/type",keyword:"type",params:{type: schema180.properties.custom_host.type}}];
 return false;
 }
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(func1(data6) < 1){
-validate124.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
+validate125.errors = [{instancePath:instancePath+"/custom_host",schemaPath:"#/properties/custom_host/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -15230,7 +15298,7 @@ else {
 vErrors.push(err18);
 }
 errors++;
-validate124.errors = vErrors;
+validate125.errors = vErrors;
 return false;
 }
 else {
@@ -15585,7 +15653,7 @@ else {
 vErrors.push(err40);
 }
 errors++;
-validate124.errors = vErrors;
+validate125.errors = vErrors;
 return false;
 }
 else {
@@ -15615,109 +15683,42 @@ var valid0 = true;
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateVirtualKey.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate124.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
 }
 validate124.errors = vErrors;
 return errors === 0;
 }
 validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateVirtualKey.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate123.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate124(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
-errors = vErrors.length;
-}
-validate123.errors = vErrors;
-return errors === 0;
-}
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const reconcileVirtualKeyBodyCheck = validate126;
-const schema182 = {"$id":"reconcileVirtualKey.body","$ref":"components#/$defs/ReconcileRequest"};
-const schema183 = {"type":"object","required":["start","end"],"properties":{"start":{"not":{}},"end":{"not":{}}},"additionalProperties":false};
-
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="reconcileVirtualKey.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate126.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.start === undefined) && (missing0 = "start")) || ((data.end === undefined) && (missing0 = "end"))){
-validate126.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!((key0 === "start") || (key0 === "end"))){
-validate126.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.start !== undefined){
-const _errs3 = errors;
-validate126.errors = [{instancePath:instancePath+"/start",schemaPath:"components#/$defs/ReconcileRequest/properties/start/not",keyword:"not",params:{}}];
-return false;
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.end !== undefined){
-const _errs5 = errors;
-validate126.errors = [{instancePath:instancePath+"/end",schemaPath:"components#/$defs/ReconcileRequest/properties/end/not",keyword:"not",params:{}}];
-return false;
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate126.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate126.errors = vErrors;
-return errors === 0;
-}
-validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const setReconciliationSettingsBodyCheck = validate127;
-const schema184 = {"$id":"setReconciliationSettings.body","$ref":"components#/$defs/ReconciliationSettingsRequest"};
-const schema185 = {"type":"object","properties":{"admin_key":{"type":"string","minLength":1,"maxLength":8192,"pattern":"^[\\x21-\\x7e]+$"},"base_url":{"type":["string","null"],"minLength":1,"maxLength":2048},"project_id":{"type":["string","null"],"minLength":1,"maxLength":200},"api_key_id":{"type":["string","null"],"minLength":1,"maxLength":200},"workspace_id":{"type":["string","null"],"minLength":1,"maxLength":200},"drift_threshold_usd":{"type":"number","minimum":0,"maximum":1000000},"drift_threshold_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
-const pattern6 = new RegExp("^[\\x21-\\x7e]+$", "");
+export const reconcileVirtualKeyBodyCheck = validate127;
+const schema184 = {"$id":"reconcileVirtualKey.body","$ref":"components#/$defs/ReconcileRequest"};
+const schema185 = {"type":"object","required":["start","end"],"properties":{"start":{"not":{}},"end":{"not":{}}},"additionalProperties":false};
 
 function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="setReconciliationSettings.body" */;
+/*# sourceURL="reconcileVirtualKey.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate127.evaluated;
@@ -15730,10 +15731,77 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.start === undefined) && (missing0 = "start")) || ((data.end === undefined) && (missing0 = "end"))){
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/required",keyword:"required",params:{missingProperty: missing0}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!((key0 === "start") || (key0 === "end"))){
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.start !== undefined){
+const _errs3 = errors;
+validate127.errors = [{instancePath:instancePath+"/start",schemaPath:"components#/$defs/ReconcileRequest/properties/start/not",keyword:"not",params:{}}];
+return false;
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.end !== undefined){
+const _errs5 = errors;
+validate127.errors = [{instancePath:instancePath+"/end",schemaPath:"components#/$defs/ReconcileRequest/properties/end/not",keyword:"not",params:{}}];
+return false;
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath,schemaPath:"components#/$defs/ReconcileRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate127.errors = vErrors;
+return errors === 0;
+}
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const setReconciliationSettingsBodyCheck = validate128;
+const schema186 = {"$id":"setReconciliationSettings.body","$ref":"components#/$defs/ReconciliationSettingsRequest"};
+const schema187 = {"type":"object","properties":{"admin_key":{"type":"string","minLength":1,"maxLength":8192,"pattern":"^[\\x21-\\x7e]+$"},"base_url":{"type":["string","null"],"minLength":1,"maxLength":2048},"project_id":{"type":["string","null"],"minLength":1,"maxLength":200},"api_key_id":{"type":["string","null"],"minLength":1,"maxLength":200},"workspace_id":{"type":["string","null"],"minLength":1,"maxLength":200},"drift_threshold_usd":{"type":"number","minimum":0,"maximum":1000000},"drift_threshold_ratio":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false};
+const pattern6 = new RegExp("^[\\x21-\\x7e]+$", "");
+
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="setReconciliationSettings.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate128.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "admin_key") || (key0 === "base_url")) || (key0 === "project_id")) || (key0 === "api_key_id")) || (key0 === "workspace_id")) || (key0 === "drift_threshold_usd")) || (key0 === "drift_threshold_ratio"))){
-validate127.errors = [{instancePath,schemaPath:"components#/$defs/ReconciliationSettingsRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate128.errors = [{instancePath,schemaPath:"components#/$defs/ReconciliationSettingsRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -15745,24 +15813,24 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 8192){
-validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
+validate128.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/maxLength",keyword:"maxLength",params:{limit: 8192}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/minLength",keyword:"minLength",params:{limit: 1}}];
+validate128.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 else {
 if(!pattern6.test(data0)){
-validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+validate128.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
 return false;
 }
 }
 }
 }
 else {
-validate127.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/type",keyword:"type",params:{type: "string"}}];
+validate128.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/admin_key/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -15776,18 +15844,18 @@ if(data.base_url !== undefined){
 let data1 = data.base_url;
 const _errs5 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-validate127.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/type",keyword:"type",params:{type: schema185.properties.base_url.type}}];
+validate128.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/type",keyword:"type",params:{type: schema187.properties.base_url.type}}];
 return false;
 }
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func1(data1) > 2048){
-validate127.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+validate128.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate127.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/minLength",keyword:"minLength",params:{limit: 1}}];
+validate128.errors = [{instancePath:instancePath+"/base_url",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/base_url/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -15803,18 +15871,18 @@ if(data.project_id !== undefined){
 let data2 = data.project_id;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate127.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/type",keyword:"type",params:{type: schema185.properties.project_id.type}}];
+validate128.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/type",keyword:"type",params:{type: schema187.properties.project_id.type}}];
 return false;
 }
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func1(data2) > 200){
-validate127.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate128.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate127.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/minLength",keyword:"minLength",params:{limit: 1}}];
+validate128.errors = [{instancePath:instancePath+"/project_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/project_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -15830,18 +15898,18 @@ if(data.api_key_id !== undefined){
 let data3 = data.api_key_id;
 const _errs9 = errors;
 if((typeof data3 !== "string") && (data3 !== null)){
-validate127.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/type",keyword:"type",params:{type: schema185.properties.api_key_id.type}}];
+validate128.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/type",keyword:"type",params:{type: schema187.properties.api_key_id.type}}];
 return false;
 }
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func1(data3) > 200){
-validate127.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate128.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data3) < 1){
-validate127.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/minLength",keyword:"minLength",params:{limit: 1}}];
+validate128.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/api_key_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -15857,18 +15925,18 @@ if(data.workspace_id !== undefined){
 let data4 = data.workspace_id;
 const _errs11 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate127.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/type",keyword:"type",params:{type: schema185.properties.workspace_id.type}}];
+validate128.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/type",keyword:"type",params:{type: schema187.properties.workspace_id.type}}];
 return false;
 }
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func1(data4) > 200){
-validate127.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
+validate128.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/maxLength",keyword:"maxLength",params:{limit: 200}}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate127.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1}}];
+validate128.errors = [{instancePath:instancePath+"/workspace_id",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/workspace_id/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
@@ -15886,18 +15954,18 @@ const _errs13 = errors;
 if(errors === _errs13){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 1000000 || isNaN(data5)){
-validate127.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+validate128.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate127.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate128.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate127.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/type",keyword:"type",params:{type: "number"}}];
+validate128.errors = [{instancePath:instancePath+"/drift_threshold_usd",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_usd/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -15913,18 +15981,18 @@ const _errs15 = errors;
 if(errors === _errs15){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1 || isNaN(data6)){
-validate127.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate128.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate127.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate128.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate127.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/type",keyword:"type",params:{type: "number"}}];
+validate128.errors = [{instancePath:instancePath+"/drift_threshold_ratio",schemaPath:"components#/$defs/ReconciliationSettingsRequest/properties/drift_threshold_ratio/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -15942,159 +16010,7 @@ var valid1 = true;
 }
 }
 else {
-validate127.errors = [{instancePath,schemaPath:"components#/$defs/ReconciliationSettingsRequest/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate127.errors = vErrors;
-return errors === 0;
-}
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createWebhookBodyCheck = validate128;
-const schema186 = {"$id":"createWebhook.body","$ref":"components#/$defs/CreateWebhookRequest"};
-const schema187 = {"type":"object","required":["url","events","enabled"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":"string","maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
-
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="createWebhook.body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate128.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-const _errs0 = errors;
-if(errors === _errs0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.url === undefined) && (missing0 = "url")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.enabled === undefined) && (missing0 = "enabled"))){
-validate128.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/required",keyword:"required",params:{missingProperty: missing0}}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
-validate128.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.url !== undefined){
-let data0 = data.url;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(func1(data0) > 2048){
-validate128.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
-return false;
-}
-else {
-if(func1(data0) < 1){
-validate128.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
-return false;
-}
-}
-}
-else {
-validate128.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid1 = _errs3 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.events !== undefined){
-const _errs5 = errors;
-validate128.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/CreateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
-return false;
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.description !== undefined){
-let data2 = data.description;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(func1(data2) > 500){
-validate128.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
-return false;
-}
-}
-else {
-validate128.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.secret !== undefined){
-let data3 = data.secret;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data3 === "string"){
-if(func1(data3) > 256){
-validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
-return false;
-}
-else {
-if(func1(data3) < 16){
-validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
-return false;
-}
-else {
-if(!pattern6.test(data3)){
-validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
-return false;
-}
-}
-}
-}
-else {
-validate128.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.enabled !== undefined){
-const _errs11 = errors;
-if(typeof data.enabled !== "boolean"){
-validate128.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/CreateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
-return false;
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate128.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+validate128.errors = [{instancePath,schemaPath:"components#/$defs/ReconciliationSettingsRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -16103,12 +16019,12 @@ return errors === 0;
 }
 validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const updateWebhookBodyCheck = validate129;
-const schema188 = {"$id":"updateWebhook.body","$ref":"components#/$defs/UpdateWebhookRequest"};
-const schema189 = {"type":"object","minProperties":1,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":["string","null"],"maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+export const createWebhookBodyCheck = validate129;
+const schema188 = {"$id":"createWebhook.body","$ref":"components#/$defs/CreateWebhookRequest"};
+const schema189 = {"type":"object","required":["url","events","enabled"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":"string","maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
 
 function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="updateWebhook.body" */;
+/*# sourceURL="createWebhook.body" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate129.evaluated;
@@ -16121,15 +16037,16 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 if(errors === _errs0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate129.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+let missing0;
+if((((data.url === undefined) && (missing0 = "url")) || ((data.events === undefined) && (missing0 = "events"))) || ((data.enabled === undefined) && (missing0 = "enabled"))){
+validate129.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs2 = errors;
 for(const key0 in data){
 if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
-validate129.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate129.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -16141,18 +16058,18 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 2048){
-validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
+validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
+validate129.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/CreateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -16164,7 +16081,158 @@ var valid1 = true;
 if(valid1){
 if(data.events !== undefined){
 const _errs5 = errors;
-validate129.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
+validate129.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/CreateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
+return false;
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.description !== undefined){
+let data2 = data.description;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func1(data2) > 500){
+validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
+return false;
+}
+}
+else {
+validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/CreateWebhookRequest/properties/description/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.secret !== undefined){
+let data3 = data.secret;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(func1(data3) > 256){
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
+return false;
+}
+else {
+if(func1(data3) < 16){
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
+return false;
+}
+else {
+if(!pattern6.test(data3)){
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+return false;
+}
+}
+}
+}
+else {
+validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/CreateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.enabled !== undefined){
+const _errs11 = errors;
+if(typeof data.enabled !== "boolean"){
+validate129.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/CreateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate129.errors = [{instancePath,schemaPath:"components#/$defs/CreateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate129.errors = vErrors;
+return errors === 0;
+}
+validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateWebhookBodyCheck = validate130;
+const schema190 = {"$id":"updateWebhook.body","$ref":"components#/$defs/UpdateWebhookRequest"};
+const schema191 = {"type":"object","minProperties":1,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"events":{"not":{}},"description":{"type":["string","null"],"maxLength":500},"secret":{"type":"string","minLength":16,"maxLength":256,"pattern":"^[\\x21-\\x7e]+$"},"enabled":{"type":"boolean"}},"additionalProperties":false};
+
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="updateWebhook.body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate130.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+if(errors === _errs0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate130.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/minProperties",keyword:"minProperties",params:{limit: 1}}];
+return false;
+}
+else {
+const _errs2 = errors;
+for(const key0 in data){
+if(!(((((key0 === "url") || (key0 === "events")) || (key0 === "description")) || (key0 === "secret")) || (key0 === "enabled"))){
+validate130.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+return false;
+break;
+}
+}
+if(_errs2 === errors){
+if(data.url !== undefined){
+let data0 = data.url;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) > 2048){
+validate130.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048}}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate130.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/minLength",keyword:"minLength",params:{limit: 1}}];
+return false;
+}
+}
+}
+else {
+validate130.errors = [{instancePath:instancePath+"/url",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/url/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.events !== undefined){
+const _errs5 = errors;
+validate130.errors = [{instancePath:instancePath+"/events",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/events/not",keyword:"not",params:{}}];
 return false;
 var valid1 = _errs5 === errors;
 }
@@ -16176,13 +16244,13 @@ if(data.description !== undefined){
 let data2 = data.description;
 const _errs7 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/type",keyword:"type",params:{type: schema189.properties.description.type}}];
+validate130.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/type",keyword:"type",params:{type: schema191.properties.description.type}}];
 return false;
 }
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func1(data2) > 500){
-validate129.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
+validate130.errors = [{instancePath:instancePath+"/description",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/description/maxLength",keyword:"maxLength",params:{limit: 500}}];
 return false;
 }
 }
@@ -16199,24 +16267,24 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
 if(func1(data3) > 256){
-validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
+validate130.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/maxLength",keyword:"maxLength",params:{limit: 256}}];
 return false;
 }
 else {
 if(func1(data3) < 16){
-validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
+validate130.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/minLength",keyword:"minLength",params:{limit: 16}}];
 return false;
 }
 else {
 if(!pattern6.test(data3)){
-validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
+validate130.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7e]+$"}}];
 return false;
 }
 }
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
+validate130.errors = [{instancePath:instancePath+"/secret",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/secret/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -16229,7 +16297,7 @@ if(valid1){
 if(data.enabled !== undefined){
 const _errs11 = errors;
 if(typeof data.enabled !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
+validate130.errors = [{instancePath:instancePath+"/enabled",schemaPath:"components#/$defs/UpdateWebhookRequest/properties/enabled/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -16245,14 +16313,14 @@ var valid1 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
+validate130.errors = [{instancePath,schemaPath:"components#/$defs/UpdateWebhookRequest/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const setAnalyticsDimensionsBody = compiledBody(SetAnalyticsDimensionsRequestSchema, setAnalyticsDimensionsBodyCheck as BodyCheck, { exact: false });
 export const createApiKeyBody = compiledBody(CreateApiKeyRequestSchema, createApiKeyBodyCheck as BodyCheck, { exact: false });
@@ -16281,6 +16349,7 @@ export const createModerationBody = compiledBody(CreateModerationRequestSchema, 
 export const createPromptBody = compiledBody(CreatePromptRequestSchema, createPromptBodyCheck as BodyCheck, { exact: true });
 export const updatePromptBody = compiledBody(UpdatePromptRequestSchema, updatePromptBodyCheck as BodyCheck, { exact: false });
 export const createPromptCompletionBody = compiledBody(PromptCompletionRequestSchema, createPromptCompletionBodyCheck as BodyCheck, { exact: true });
+export const movePromptLabelBody = compiledBody(MovePromptLabelRequestSchema, movePromptLabelBodyCheck as BodyCheck, { exact: true });
 export const publishPromptVersionBody = compiledBody(PublishPromptRequestSchema, publishPromptVersionBodyCheck as BodyCheck, { exact: true });
 export const renderPromptBody = compiledBody(PromptCompletionRequestSchema, renderPromptBodyCheck as BodyCheck, { exact: true });
 export const createResponseBody = compiledBody(CreateResponseRequestSchema, createResponseBodyCheck as BodyCheck, { exact: true });

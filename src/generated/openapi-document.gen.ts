@@ -11889,6 +11889,178 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/prompts/{id}/labels/{label}": {
+      "put": {
+        "operationId": "movePromptLabel",
+        "tags": [
+          "Prompts"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Put a label on a version of a prompt (admin), moving it from the version it was on",
+        "description": "A label is on one version of a prompt at most. Moving `production` publishes the version (it becomes `default_version`). Audited as `prompt.label_moved`; every replica runs the new version from the next request on.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          },
+          {
+            "$ref": "#/components/parameters/PromptLabel"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/MovePromptLabelRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The prompt with its labels.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Prompt"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deletePromptLabel",
+        "tags": [
+          "Prompts"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Take a label off a prompt (admin); `production` cannot be taken off",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          },
+          {
+            "$ref": "#/components/parameters/PromptLabel"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The prompt with its remaining labels.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Prompt"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/prompts/{id}/versions/{from}/diff/{to}": {
+      "get": {
+        "operationId": "diffPromptVersions",
+        "tags": [
+          "Prompts"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "What changed from one version of a prompt to another",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PromptId"
+          },
+          {
+            "$ref": "#/components/parameters/PromptDiffFrom"
+          },
+          {
+            "$ref": "#/components/parameters/PromptDiffTo"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The differences, field by field; messages line by line.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PromptDiff"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
     "/v1/prompts/{id}/completions": {
       "post": {
         "operationId": "createPromptCompletion",
@@ -11902,13 +12074,16 @@ export const openApiDocument = {
           }
         ],
         "summary": "Run a prompt by id through the chat pipeline",
-        "description": "Renders the default version (or `?version=N`) with `variables`, applies every other body\nfield as an override of the template's hyperparameters, and runs the result as a chat\ncompletion (streaming too). Missing variables → 400 naming each one. The prompt's stored\nprovider or virtual key serves it unless the request names its own (`x-gateway-provider`,\n`x-gateway-virtual-key`); the other gateway headers apply as on a chat completion.\n",
+        "description": "Renders a version with `variables`: `?version=N`, or the version `?label=<label>` is on, or\nelse the version the config's `prompt_label` is on (when the prompt has that label), or\nelse the one labelled `production`. A config that names a running experiment of this prompt\nmay choose the version instead (unless the run names a version or label). It applies every other body\nfield as an override of the template's hyperparameters, and runs the result as a chat\ncompletion (streaming too). Missing variables → 400 naming each one. The prompt's stored\nprovider or virtual key serves it unless the request names its own (`x-gateway-provider`,\n`x-gateway-virtual-key`); the other gateway headers apply as on a chat completion.\n",
         "parameters": [
           {
             "$ref": "#/components/parameters/PromptId"
           },
           {
             "$ref": "#/components/parameters/PromptVersionQuery"
+          },
+          {
+            "$ref": "#/components/parameters/PromptLabelQuery"
           },
           {
             "$ref": "#/components/parameters/Provider"
@@ -12036,6 +12211,9 @@ export const openApiDocument = {
           },
           {
             "$ref": "#/components/parameters/PromptVersionQuery"
+          },
+          {
+            "$ref": "#/components/parameters/PromptLabelQuery"
           }
         ],
         "requestBody": {
@@ -13818,7 +13996,47 @@ export const openApiDocument = {
         "name": "version",
         "in": "query",
         "required": false,
-        "description": "A version number; the default (published) version when absent.",
+        "description": "A version number; without it (and without `label`), the version labelled `production` (the published one).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "PromptLabelQuery": {
+        "name": "label",
+        "in": "query",
+        "required": false,
+        "description": "A label of the prompt (`staging`): the version it is on. Not with `version`. An unknown label is a 404 naming `label`.",
+        "schema": {
+          "type": "string",
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+        }
+      },
+      "PromptLabel": {
+        "name": "label",
+        "in": "path",
+        "required": true,
+        "description": "A label: 1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit.",
+        "schema": {
+          "type": "string",
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+        }
+      },
+      "PromptDiffFrom": {
+        "name": "from",
+        "in": "path",
+        "required": true,
+        "description": "The version number the diff starts from.",
+        "schema": {
+          "type": "integer",
+          "minimum": 1
+        }
+      },
+      "PromptDiffTo": {
+        "name": "to",
+        "in": "path",
+        "required": true,
+        "description": "The version number the diff goes to.",
         "schema": {
           "type": "integer",
           "minimum": 1
@@ -18573,6 +18791,11 @@ export const openApiDocument = {
           },
           "run_limits": {
             "$ref": "#/components/schemas/RunLimits"
+          },
+          "prompt_label": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+            "description": "Prompt runs (`POST /v1/prompts/{id}/completions`) through this config render the version this label is on, when the run names no version or label; a prompt without the label runs its `production` version."
           }
         }
       },
@@ -20576,6 +20799,155 @@ export const openApiDocument = {
           }
         }
       },
+      "MovePromptLabelRequest": {
+        "type": "object",
+        "required": [
+          "version"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "version": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The version the label goes on; a version the prompt does not have is a 400 naming `version`."
+          }
+        }
+      },
+      "PromptDiff": {
+        "type": "object",
+        "required": [
+          "object",
+          "prompt_id",
+          "from",
+          "to",
+          "fields",
+          "messages"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "prompt.diff"
+            ]
+          },
+          "prompt_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "from": {
+            "type": "integer"
+          },
+          "to": {
+            "type": "integer"
+          },
+          "fields": {
+            "type": "array",
+            "description": "Every field that differs: `model`, `provider`, `virtual_key`, and `hyperparameters.<name>` for each hyperparameter added, removed or changed (`from` or `to` null when absent).",
+            "items": {
+              "$ref": "#/components/schemas/PromptFieldChange"
+            }
+          },
+          "messages": {
+            "type": "array",
+            "description": "The messages, aligned by position: `same`, `changed` (role or content), `added` (only in `to`), `removed` (only in `from`).",
+            "items": {
+              "$ref": "#/components/schemas/PromptMessageDiff"
+            }
+          }
+        }
+      },
+      "PromptFieldChange": {
+        "type": "object",
+        "required": [
+          "field",
+          "from",
+          "to"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "field": {
+            "type": "string"
+          },
+          "from": {
+            "description": "The value in `from`; null when absent."
+          },
+          "to": {
+            "description": "The value in `to`; null when absent."
+          }
+        }
+      },
+      "PromptMessageDiff": {
+        "type": "object",
+        "required": [
+          "index",
+          "status",
+          "role",
+          "lines"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "index": {
+            "type": "integer"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "same",
+              "changed",
+              "added",
+              "removed"
+            ]
+          },
+          "role": {
+            "type": "object",
+            "required": [
+              "from",
+              "to"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "from": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "to": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            }
+          },
+          "lines": {
+            "type": "array",
+            "description": "The content's lines in order: `equal` (in both), `delete` (only in `from`), `insert` (only in `to`). A content of more than 20,000 lines, or with more than 1,000 lines changed, is shown as deleted whole and inserted whole.",
+            "items": {
+              "type": "object",
+              "required": [
+                "op",
+                "text"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "op": {
+                  "type": "string",
+                  "enum": [
+                    "equal",
+                    "delete",
+                    "insert"
+                  ]
+                },
+                "text": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      },
       "Prompt": {
         "type": "object",
         "additionalProperties": false,
@@ -20592,6 +20964,7 @@ export const openApiDocument = {
           "hyperparameters",
           "variables",
           "versions_count",
+          "labels",
           "organisation_id",
           "workspace_id",
           "owner_id",
@@ -20655,6 +21028,13 @@ export const openApiDocument = {
           "versions_count": {
             "type": "integer"
           },
+          "labels": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "integer"
+            },
+            "description": "Label → version number. `production` is always there: it is `default_version`."
+          },
           "organisation_id": {
             "type": "string",
             "format": "uuid"
@@ -20716,6 +21096,7 @@ export const openApiDocument = {
           "version",
           "version_id",
           "is_default",
+          "labels",
           "model",
           "provider",
           "virtual_key",
@@ -20745,6 +21126,13 @@ export const openApiDocument = {
           },
           "is_default": {
             "type": "boolean"
+          },
+          "labels": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The labels on this version."
           },
           "model": {
             "type": "string"
@@ -21181,6 +21569,8 @@ export const openApiDocument = {
           "prompt.created",
           "prompt.updated",
           "prompt.published",
+          "prompt.label_moved",
+          "prompt.label_removed",
           "prompt.deleted",
           "guardrail.created",
           "guardrail.updated",

@@ -1216,7 +1216,10 @@ export interface paths {
         put?: never;
         /**
          * Run a prompt by id through the chat pipeline
-         * @description Renders the default version (or `?version=N`) with `variables`, applies every other body
+         * @description Renders a version with `variables`: `?version=N`, or the version `?label=<label>` is on, or
+         *     else the version the config's `prompt_label` is on (when the prompt has that label), or
+         *     else the one labelled `production`. A config that names a running experiment of this prompt
+         *     may choose the version instead (unless the run names a version or label). It applies every other body
          *     field as an override of the template's hyperparameters, and runs the result as a chat
          *     completion (streaming too). Missing variables → 400 naming each one. The prompt's stored
          *     provider or virtual key serves it unless the request names its own (`x-gateway-provider`,
@@ -1224,6 +1227,27 @@ export interface paths {
          */
         post: operations["createPromptCompletion"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/labels/{label}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put a label on a version of a prompt (admin), moving it from the version it was on
+         * @description A label is on one version of a prompt at most. Moving `production` publishes the version (it becomes `default_version`). Audited as `prompt.label_moved`; every replica runs the new version from the next request on.
+         */
+        put: operations["movePromptLabel"];
+        post?: never;
+        /** Take a label off a prompt (admin); `production` cannot be taken off */
+        delete: operations["deletePromptLabel"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1272,6 +1296,23 @@ export interface paths {
         };
         /** Every version of a prompt, newest first */
         get: operations["listPromptVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/versions/{from}/diff/{to}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What changed from one version of a prompt to another */
+        get: operations["diffPromptVersions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2252,7 +2293,7 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "run.resumed" | "reconciliation.updated" | "reconciliation.deleted";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.label_moved" | "prompt.label_removed" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "run.resumed" | "reconciliation.updated" | "reconciliation.deleted";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
@@ -3379,6 +3420,8 @@ export interface components {
             input_guardrails?: string[];
             output_guardrails?: string[];
             override_params?: components["schemas"]["ConfigOverrideParams"];
+            /** @description Prompt runs (`POST /v1/prompts/{id}/completions`) through this config render the version this label is on, when the run names no version or label; a prompt without the label runs its `production` version. */
+            prompt_label?: string;
             provider?: string;
             /** @description Upstream timeout in milliseconds, at most 3600000 (one hour). */
             request_timeout?: number;
@@ -3728,6 +3771,10 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        MovePromptLabelRequest: {
+            /** @description The version the label goes on; a version the prompt does not have is a 400 naming `version`. */
+            version: number;
+        };
         Prompt: {
             /** Format: date-time */
             created_at: string;
@@ -3737,6 +3784,10 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            /** @description Label → version number. `production` is always there: it is `default_version`. */
+            labels: {
+                [key: string]: number;
+            };
             messages: components["schemas"]["PromptMessage"][];
             model: string;
             name: string;
@@ -3773,6 +3824,25 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        PromptDiff: {
+            /** @description Every field that differs: `model`, `provider`, `virtual_key`, and `hyperparameters.<name>` for each hyperparameter added, removed or changed (`from` or `to` null when absent). */
+            fields: components["schemas"]["PromptFieldChange"][];
+            from: number;
+            /** @description The messages, aligned by position: `same`, `changed` (role or content), `added` (only in `to`), `removed` (only in `from`). */
+            messages: components["schemas"]["PromptMessageDiff"][];
+            /** @enum {string} */
+            object: "prompt.diff";
+            /** Format: uuid */
+            prompt_id: string;
+            to: number;
+        };
+        PromptFieldChange: {
+            field: string;
+            /** @description The value in `from`; null when absent. */
+            from: unknown;
+            /** @description The value in `to`; null when absent. */
+            to: unknown;
+        };
         PromptList: {
             data: components["schemas"]["Prompt"][];
             /** @enum {string} */
@@ -3785,6 +3855,21 @@ export interface components {
             /** @enum {string} */
             role: "system" | "developer" | "user" | "assistant";
         };
+        PromptMessageDiff: {
+            index: number;
+            /** @description The content's lines in order: `equal` (in both), `delete` (only in `from`), `insert` (only in `to`). A content of more than 20,000 lines, or with more than 1,000 lines changed, is shown as deleted whole and inserted whole. */
+            lines: {
+                /** @enum {string} */
+                op: "equal" | "delete" | "insert";
+                text: string;
+            }[];
+            role: {
+                from: string | null;
+                to: string | null;
+            };
+            /** @enum {string} */
+            status: "same" | "changed" | "added" | "removed";
+        };
         PromptVersion: {
             /** Format: date-time */
             created_at: string;
@@ -3794,6 +3879,8 @@ export interface components {
                 [key: string]: unknown;
             };
             is_default: boolean;
+            /** @description The labels on this version. */
+            labels: string[];
             messages: components["schemas"]["PromptMessage"][];
             model: string;
             /** @enum {string} */
@@ -4741,8 +4828,16 @@ export interface components {
         /** @description A JSON object of string values, stored with the log record. */
         Metadata: string;
         ParentSpanId: string;
+        /** @description The version number the diff starts from. */
+        PromptDiffFrom: number;
+        /** @description The version number the diff goes to. */
+        PromptDiffTo: number;
         PromptId: string;
-        /** @description A version number; the default (published) version when absent. */
+        /** @description A label: 1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit. */
+        PromptLabel: string;
+        /** @description A label of the prompt (`staging`): the version it is on. Not with `version`. An unknown label is a 404 naming `label`. */
+        PromptLabelQuery: string;
+        /** @description A version number; without it (and without `label`), the version labelled `production` (the published one). */
         PromptVersionQuery: number;
         /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
         Provider: string;
@@ -8504,7 +8599,9 @@ export interface operations {
     createPromptCompletion: {
         parameters: {
             query?: {
-                /** @description A version number; the default (published) version when absent. */
+                /** @description A label of the prompt (`staging`): the version it is on. Not with `version`. An unknown label is a 404 naming `label`. */
+                label?: components["parameters"]["PromptLabelQuery"];
+                /** @description A version number; without it (and without `label`), the version labelled `production` (the published one). */
                 version?: components["parameters"]["PromptVersionQuery"];
             };
             header?: {
@@ -8570,6 +8667,71 @@ export interface operations {
             default: components["responses"]["UpstreamError"];
         };
     };
+    movePromptLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["PromptId"];
+                /** @description A label: 1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit. */
+                label: components["parameters"]["PromptLabel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MovePromptLabelRequest"];
+            };
+        };
+        responses: {
+            /** @description The prompt with its labels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    deletePromptLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["PromptId"];
+                /** @description A label: 1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit. */
+                label: components["parameters"]["PromptLabel"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The prompt with its remaining labels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
     publishPromptVersion: {
         parameters: {
             query?: never;
@@ -8606,7 +8768,9 @@ export interface operations {
     renderPrompt: {
         parameters: {
             query?: {
-                /** @description A version number; the default (published) version when absent. */
+                /** @description A label of the prompt (`staging`): the version it is on. Not with `version`. An unknown label is a 404 naming `label`. */
+                label?: components["parameters"]["PromptLabelQuery"];
+                /** @description A version number; without it (and without `label`), the version labelled `production` (the published one). */
                 version?: components["parameters"]["PromptVersionQuery"];
             };
             header?: never;
@@ -8656,6 +8820,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PromptVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    diffPromptVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The version number the diff starts from. */
+                from: components["parameters"]["PromptDiffFrom"];
+                id: components["parameters"]["PromptId"];
+                /** @description The version number the diff goes to. */
+                to: components["parameters"]["PromptDiffTo"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The differences, field by field; messages line by line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptDiff"];
                 };
             };
             400: components["responses"]["BadRequest"];

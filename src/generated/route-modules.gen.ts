@@ -52,6 +52,7 @@ import { registerDeleteFile } from "../routes/deleteFile.ts";
 import { registerDeleteGuardrail } from "../routes/deleteGuardrail.ts";
 import { registerDeleteMcpServer } from "../routes/deleteMcpServer.ts";
 import { registerDeletePrompt } from "../routes/deletePrompt.ts";
+import { registerDeletePromptLabel } from "../routes/deletePromptLabel.ts";
 import { registerDeleteReconciliationSettings } from "../routes/deleteReconciliationSettings.ts";
 import { registerDeleteResponse } from "../routes/deleteResponse.ts";
 import { registerDeleteVectorStore } from "../routes/deleteVectorStore.ts";
@@ -59,6 +60,7 @@ import { registerDeleteVectorStoreFile } from "../routes/deleteVectorStoreFile.t
 import { registerDeleteVideo } from "../routes/deleteVideo.ts";
 import { registerDeleteVirtualKey } from "../routes/deleteVirtualKey.ts";
 import { registerDeleteWebhook } from "../routes/deleteWebhook.ts";
+import { registerDiffPromptVersions } from "../routes/diffPromptVersions.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
 import { registerEndMcpGatewaySession } from "../routes/endMcpGatewaySession.ts";
@@ -114,6 +116,7 @@ import { registerListVirtualKeys } from "../routes/listVirtualKeys.ts";
 import { registerListWebhookDeliveries } from "../routes/listWebhookDeliveries.ts";
 import { registerListWebhooks } from "../routes/listWebhooks.ts";
 import { registerModifyVectorStore } from "../routes/modifyVectorStore.ts";
+import { registerMovePromptLabel } from "../routes/movePromptLabel.ts";
 import { registerOpenMcpGatewayStream } from "../routes/openMcpGatewayStream.ts";
 import { registerOpenMcpServerStream } from "../routes/openMcpServerStream.ts";
 import { registerPauseFineTuningJob } from "../routes/pauseFineTuningJob.ts";
@@ -233,9 +236,12 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerUpdatePrompt,
   registerDeletePrompt,
   registerCreatePromptCompletion,
+  registerMovePromptLabel,
+  registerDeletePromptLabel,
   registerPublishPromptVersion,
   registerRenderPrompt,
   registerListPromptVersions,
+  registerDiffPromptVersions,
   registerCreateRealtimeSession,
   registerListReconciliationRows,
   registerCreateResponse,

@@ -17,6 +17,8 @@ export interface RequestConfig {
   /** The root's `override_params`: applied before targets are chosen; each target adds its own. */
   rootOverrides?: Record<string, unknown>;
   plan: RouteNode;
+  /** The config's `prompt_label`: the label prompt runs through it render, when they name none. */
+  promptLabel?: string;
 }
 
 export interface ConfigSourceDeps {
@@ -129,5 +131,6 @@ function requestConfig(config: GatewayConfig, stored: { slug: string; id: string
     settings: stored ? { ...settings, storedAs: stored.slug, storedConfig: { id: stored.id, version: stored.version } } : settings,
     rootOverrides: config.override_params,
     plan: plan.value,
+    ...(config.prompt_label !== undefined && { promptLabel: config.prompt_label }),
   });
 }

@@ -93,12 +93,17 @@ export type StoredCredentialFields = Readonly<Record<string, string | SealedSecr
 export interface PromptRecord extends Ownership {
   id: string;
   name: string;
-  /** The published version number. */
+  /** The published version number: the version labelled `production`. */
   defaultVersion: number;
   createdAt: string;
   updatedAt: string;
   versions: PromptVersionRecord[];
+  /** Label → version number; `production` is always there (it is `defaultVersion`). */
+  labels: Readonly<Record<string, number>>;
 }
+
+/** The label a prompt run gets when it names no version or label: the published version. */
+export const PRODUCTION_LABEL = "production";
 
 export interface PromptMessage {
   role: "system" | "developer" | "user" | "assistant";

@@ -2,6 +2,7 @@ import { createPromptCompletionRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { proxyOperation } from "../pipeline/proxy-operation.ts";
+import { loadRequestConfig } from "../pipeline/request-config.ts";
 import { callerOf, pipelineRoute, proxyDeps, proxyResponse, targetHeaders } from "./proxy/proxy-route.ts";
 import { renderPromptRequest } from "../prompts/prompt-request.ts";
 import { chatCompletionOperation } from "./createChatCompletion.ts";
@@ -11,9 +12,13 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
   const core = proxyDeps(deps);
   pipelineRoute(app, createPromptCompletionRoute, deps, async (c) => {
     const { id } = c.req.valid("param");
-    const { version } = c.req.valid("query");
+    const { version, label } = c.req.valid("query");
     const workspaceId = c.get("auth").workspaceId;
-    const rendered = await renderPromptRequest(id, version, c.req.valid("json"), workspaceId, deps);
+    const headers = targetHeaders(c.req.valid("header"), (name) => c.req.header(name));
+    // The config's label applies to a run that names none; a config that fails is refused by the pipeline below.
+    const config = await loadRequestConfig(headers.config, workspaceId, deps);
+    const fallbackLabel = config.ok ? config.value?.promptLabel : undefined;
+    const rendered = await renderPromptRequest(id, { version, label, fallbackLabel }, c.req.valid("json"), workspaceId, deps);
     if (!rendered.ok) {
       const exchange = c.get("exchange");
       exchange.handOver({ ...exchange.baseOutcome(), promptId: id });
@@ -21,7 +26,6 @@ export function registerCreatePromptCompletion(app: GatewayApp, deps: GatewayDep
     }
 
     // The prompt's provider or virtual key applies unless the request names its own.
-    const headers = targetHeaders(c.req.valid("header"), (name) => c.req.header(name));
     const stored = rendered.value.version;
     if (!headers.provider && !headers.virtualKey) {
       headers.provider = stored.virtualKey ? `@${stored.virtualKey}` : (stored.provider ?? undefined);

@@ -128,8 +128,12 @@ export interface PromptsRepository {
     id: string,
     change: { version: NewPromptVersion; name?: string; publish: boolean; updatedBy: string | null; at: string },
   ): Promise<PromptRecord | undefined>;
-  /** Makes an existing version number the default; undefined when the prompt or version is missing. */
+  /** Makes an existing version number the default (moves `production`); undefined when the prompt or version is missing. */
   publish(workspaceId: string, id: string, versionNumber: number, updatedBy: string | null, at: string): Promise<PromptRecord | undefined>;
+  /** Points `label` at an existing version (a label is on one version at most); undefined when the prompt or version is missing. */
+  moveLabel(workspaceId: string, id: string, label: string, versionNumber: number, updatedBy: string | null, at: string): Promise<PromptRecord | undefined>;
+  /** Takes `label` off the prompt; undefined when the prompt has no such label. Never called for `production`. */
+  removeLabel(workspaceId: string, id: string, label: string, updatedBy: string | null, at: string): Promise<PromptRecord | undefined>;
   delete(workspaceId: string, id: string): Promise<boolean>;
 }
 

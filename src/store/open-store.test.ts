@@ -41,7 +41,7 @@ describe.each(TEST_DATABASES)("openStore on $name", ({ name, create }) => {
     const second = await open(url);
     expect(await second.apiKeys.findByHash(key.keyHash)).toEqual(key);
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(second.db);
-    expect(rows.map((row) => row.name).sort()).toEqual(["0001_initial", "0002_control_plane", "0003_partial_log_indexes", "0004_untraced_log_index", "0005_log_body_sizes", "0006_structural_sealed_secrets", "0007_log_attempts", "0008_log_config_and_feedback", "0009_log_rollups", "0010_spend_limits", "0011_log_cache", "0012_virtual_key_fields", "0013_stored_responses", "0014_log_cost_note", "0015_audit_events", "0016_api_key_expiry_rotation", "0020_mcp_servers", "0021_semantic_cache", "0022_partitioned_logs", "0023_log_rollup_progress", "0024_log_rollup_days", "0025_analytics_dimensions", "0026_log_rollup_ranking_index", "0027_log_write_indexes", "0028_log_rollup_user_hours", "0029_log_metadata_pairs", "0030_log_workspace_primary_key", "0031_log_created_index_dropped", "0032_mcp_gateway", "0040_budgets", "0041_webhooks", "0042_run_limits", "0043_reconciliation"]);
+    expect(rows.map((row) => row.name).sort()).toEqual(["0001_initial", "0002_control_plane", "0003_partial_log_indexes", "0004_untraced_log_index", "0005_log_body_sizes", "0006_structural_sealed_secrets", "0007_log_attempts", "0008_log_config_and_feedback", "0009_log_rollups", "0010_spend_limits", "0011_log_cache", "0012_virtual_key_fields", "0013_stored_responses", "0014_log_cost_note", "0015_audit_events", "0016_api_key_expiry_rotation", "0020_mcp_servers", "0021_semantic_cache", "0022_partitioned_logs", "0023_log_rollup_progress", "0024_log_rollup_days", "0025_analytics_dimensions", "0026_log_rollup_ranking_index", "0027_log_write_indexes", "0028_log_rollup_user_hours", "0029_log_metadata_pairs", "0030_log_workspace_primary_key", "0031_log_created_index_dropped", "0032_mcp_gateway", "0040_budgets", "0041_webhooks", "0042_run_limits", "0043_reconciliation", "0044_prompt_labels"]);
   });
 
   it.each([
@@ -133,7 +133,7 @@ describe("openStore URLs", () => {
       where relnamespace = current_schema()::regnamespace and relkind in ('r', 'p') and not relispartition order by relname`.execute(b.db);
     expect(rows.map((row) => row.table_name)).toEqual([
       "analytics_dimensions", "api_keys", "audit_events", "budgets", "config_versions", "configs", "feedback", "guardrails", "key_spend", "kysely_migration", "kysely_migration_lock",
-      "log_metadata", "log_rollup_progress", "log_rollups", "logs", "mcp_servers", "prompt_versions", "prompts", "reconciliation_rows", "reconciliation_settings", "semantic_cache_entries", "stored_responses", "virtual_keys", "webhook_deliveries", "webhooks",
+      "log_metadata", "log_rollup_progress", "log_rollups", "logs", "mcp_servers", "prompt_labels", "prompt_versions", "prompts", "reconciliation_rows", "reconciliation_settings", "semantic_cache_entries", "stored_responses", "virtual_keys", "webhook_deliveries", "webhooks",
     ]);
     const schema = await sql<{ schema: string }>`select current_schema() as schema`.execute(b.db);
     expect(schema.rows[0]?.schema).toMatch(/^store_test_[0-9a-f]{12}$/);

@@ -1,11 +1,12 @@
 import type { Selectable } from "kysely";
 import type { PromptMessage, PromptRecord, PromptVersionRecord } from "../records/control-plane.ts";
 import type { NewPromptVersion } from "./control-plane-repositories.ts";
-import type { PromptsTable, PromptVersionsTable } from "./schema.ts";
+import type { PromptLabelsTable, PromptsTable, PromptVersionsTable } from "./schema.ts";
 import { ownershipOf } from "./ownership-columns.ts";
 
 export type PromptRow = Selectable<PromptsTable>;
 export type PromptVersionRow = Selectable<PromptVersionsTable>;
+export type PromptLabelRow = Pick<Selectable<PromptLabelsTable>, "prompt_id" | "label" | "version_number">;
 
 /** Who a version belongs to and who wrote it: copied from its prompt, plus the author. */
 export interface VersionOrigin {
@@ -37,7 +38,9 @@ export function toVersionRow(version: NewPromptVersion, origin: VersionOrigin): 
 }
 
 /** The record of a prompt; `versions` must already be newest first. */
-export function fromPromptRows(row: PromptRow, versions: readonly PromptVersionRow[]): PromptRecord {
+export function fromPromptRows(row: PromptRow, versions: readonly PromptVersionRow[], labels: readonly PromptLabelRow[]): PromptRecord {
+  // Sorted by name, so a view (and an audit event's before and after) lists them alike.
+  const named = [...labels].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
   return {
     id: row.id,
     ...ownershipOf(row),
@@ -46,6 +49,7 @@ export function fromPromptRows(row: PromptRow, versions: readonly PromptVersionR
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     versions: versions.map(fromVersionRow),
+    labels: Object.fromEntries(named.map((label) => [label.label, label.version_number])),
   };
 }
 

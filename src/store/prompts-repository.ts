@@ -1,15 +1,16 @@
 import type { Kysely } from "kysely";
-import type { PromptRecord } from "../records/control-plane.ts";
+import { PRODUCTION_LABEL, type PromptRecord } from "../records/control-plane.ts";
 import type { PromptsRepository } from "./control-plane-repositories.ts";
-import { fromPromptRows, toVersionRow, type PromptRow, type PromptVersionRow } from "./prompt-rows.ts";
+import { fromPromptRows, toVersionRow, type PromptLabelRow, type PromptRow, type PromptVersionRow } from "./prompt-rows.ts";
 import { transactionally } from "./transactionally.ts";
 import type { Database } from "./schema.ts";
 import { ownershipColumns } from "./ownership-columns.ts";
 
 /**
- * The repository over `prompts` and `prompt_versions`. Writes that add or publish a version
- * first update the prompt row, so on PostgreSQL its row lock serialises them before the
- * next version number is read (SQLite's `begin immediate` does the same).
+ * The repository over `prompts`, `prompt_versions` and `prompt_labels`. Writes that add a
+ * version or move a label first update the prompt row, so on PostgreSQL its row lock serialises
+ * them before the next version number is read (SQLite's `begin immediate` does the same). The
+ * `production` label and `prompts.default_version` are written together.
  */
 export function createPromptsRepository(db: Kysely<Database>): PromptsRepository {
   return {
@@ -26,7 +27,8 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
       return transactionally(db, async (trx) => {
         await trx.insertInto("prompts").values(row).execute();
         await trx.insertInto("prompt_versions").values(version).execute();
-        return fromPromptRows(row, [version]);
+        await setLabel(trx, row, PRODUCTION_LABEL, 1, prompt.ownerId, prompt.createdAt);
+        return fromPromptRows(row, [version], [{ prompt_id: row.id, label: PRODUCTION_LABEL, version_number: 1 }]);
       });
     },
 
@@ -45,13 +47,10 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
         .where("prompt_id", "in", (eb) => eb.selectFrom("prompts").select("prompts.id").where("prompts.workspace_id", "=", workspaceId))
         .orderBy("version_number", "desc")
         .execute();
-      const byPrompt = new Map<string, PromptVersionRow[]>();
-      for (const version of versions) {
-        const group = byPrompt.get(version.prompt_id);
-        if (group) group.push(version);
-        else byPrompt.set(version.prompt_id, [version]);
-      }
-      return rows.map((row) => fromPromptRows(row, byPrompt.get(row.id) ?? []));
+      const labels = await db.selectFrom("prompt_labels").select(["prompt_id", "label", "version_number"]).where("workspace_id", "=", workspaceId).execute();
+      const versionsOfPrompt = groupBy(versions);
+      const labelsOfPrompt = groupBy(labels);
+      return rows.map((row) => fromPromptRows(row, versionsOfPrompt.get(row.id) ?? [], labelsOfPrompt.get(row.id) ?? []));
     },
 
     async get(workspaceId, id) {
@@ -61,7 +60,7 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
         .where("workspace_id", "=", workspaceId)
         .where("id", "=", id)
         .executeTakeFirst();
-      return row && fromPromptRows(row, await versionsOf(db, row.id));
+      return row && recordOf(db, row);
     },
 
     addVersion(workspaceId, id, change) {
@@ -82,20 +81,20 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
         const versionNumber = Number(newest?.max ?? 0) + 1;
         const version = toVersionRow(change.version, { prompt: row, versionNumber, createdBy: change.updatedBy, at: change.at });
         await trx.insertInto("prompt_versions").values(version).execute();
-        let published: PromptRow = row;
-        if (change.publish) {
-          await trx.updateTable("prompts").set({ default_version: versionNumber }).where("id", "=", id).execute();
-          published = { ...row, default_version: versionNumber };
-        }
-        return fromPromptRows(published, await versionsOf(trx, id));
+        if (change.publish) await moveLabel(trx, row, PRODUCTION_LABEL, versionNumber, change.updatedBy, change.at);
+        return recordOf(trx, { ...row, default_version: change.publish ? versionNumber : row.default_version });
       });
     },
 
     publish(workspaceId, id, versionNumber, updatedBy, at) {
+      return this.moveLabel(workspaceId, id, PRODUCTION_LABEL, versionNumber, updatedBy, at);
+    },
+
+    moveLabel(workspaceId, id, label, versionNumber, updatedBy, at) {
       return transactionally(db, async (trx): Promise<PromptRecord | undefined> => {
         const row = await trx
           .updateTable("prompts")
-          .set({ default_version: versionNumber, updated_at: at, updated_by: updatedBy })
+          .set({ updated_at: at, updated_by: updatedBy })
           .where("workspace_id", "=", workspaceId)
           .where("id", "=", id)
           .where((eb) =>
@@ -109,7 +108,29 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
           )
           .returningAll()
           .executeTakeFirst();
-        return row && fromPromptRows(row, await versionsOf(trx, id));
+        if (!row) return undefined;
+        await moveLabel(trx, row, label, versionNumber, updatedBy, at);
+        return recordOf(trx, label === PRODUCTION_LABEL ? { ...row, default_version: versionNumber } : row);
+      });
+    },
+
+    removeLabel(workspaceId, id, label, updatedBy, at) {
+      return transactionally(db, async (trx): Promise<PromptRecord | undefined> => {
+        const removed = await trx
+          .deleteFrom("prompt_labels")
+          .where("workspace_id", "=", workspaceId)
+          .where("prompt_id", "=", id)
+          .where("label", "=", label)
+          .executeTakeFirst();
+        if (Number(removed.numDeletedRows) === 0) return undefined;
+        const row = await trx
+          .updateTable("prompts")
+          .set({ updated_at: at, updated_by: updatedBy })
+          .where("workspace_id", "=", workspaceId)
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirst();
+        return row && recordOf(trx, row);
       });
     },
 
@@ -122,6 +143,7 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
           .where("id", "=", id)
           .executeTakeFirst();
         if (!row) return false;
+        await trx.deleteFrom("prompt_labels").where("prompt_id", "=", id).execute();
         await trx.deleteFrom("prompt_versions").where("prompt_id", "=", id).execute();
         await trx.deleteFrom("prompts").where("id", "=", id).execute();
         return true;
@@ -130,12 +152,34 @@ export function createPromptsRepository(db: Kysely<Database>): PromptsRepository
   };
 }
 
-/** A prompt's versions, newest first. Pass `trx` inside a transaction. */
-function versionsOf(db: Kysely<Database>, promptId: string): Promise<PromptVersionRow[]> {
-  return db
-    .selectFrom("prompt_versions")
-    .selectAll()
-    .where("prompt_id", "=", promptId)
-    .orderBy("version_number", "desc")
+/** Rows grouped by their prompt, in the order given. */
+function groupBy<R extends { prompt_id: string }>(rows: readonly R[]): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
+  for (const row of rows) {
+    const group = groups.get(row.prompt_id);
+    if (group) group.push(row);
+    else groups.set(row.prompt_id, [row]);
+  }
+  return groups;
+}
+
+/** Points `label` at a version (inserted or moved); `production` moves `default_version` with it. */
+async function moveLabel(trx: Kysely<Database>, row: PromptRow, label: string, versionNumber: number, updatedBy: string | null, at: string): Promise<void> {
+  await setLabel(trx, row, label, versionNumber, updatedBy, at);
+  if (label === PRODUCTION_LABEL) await trx.updateTable("prompts").set({ default_version: versionNumber }).where("id", "=", row.id).execute();
+}
+
+function setLabel(trx: Kysely<Database>, row: PromptRow, label: string, versionNumber: number, updatedBy: string | null, at: string) {
+  return trx
+    .insertInto("prompt_labels")
+    .values({ prompt_id: row.id, label, version_number: versionNumber, workspace_id: row.workspace_id, updated_by: updatedBy, updated_at: at })
+    .onConflict((conflict) => conflict.columns(["prompt_id", "label"]).doUpdateSet({ version_number: versionNumber, updated_by: updatedBy, updated_at: at }))
     .execute();
+}
+
+/** The record of a prompt row, with its versions (newest first) and labels. Pass `trx` inside a transaction. */
+async function recordOf(db: Kysely<Database>, row: PromptRow): Promise<PromptRecord> {
+  const versions: PromptVersionRow[] = await db.selectFrom("prompt_versions").selectAll().where("prompt_id", "=", row.id).orderBy("version_number", "desc").execute();
+  const labels: PromptLabelRow[] = await db.selectFrom("prompt_labels").select(["prompt_id", "label", "version_number"]).where("prompt_id", "=", row.id).execute();
+  return fromPromptRows(row, versions, labels);
 }

@@ -30,6 +30,7 @@ export interface Database extends BudgetTables {
   virtual_keys: VirtualKeysTable;
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;
+  prompt_labels: PromptLabelsTable;
   guardrails: GuardrailsTable;
   feedback: FeedbackTable;
   stored_responses: StoredResponsesTable;
@@ -197,6 +198,16 @@ export interface PromptVersionsTable extends OwnedColumns {
   variables: string;
   created_at: string;
   created_by: string | null;
+}
+
+/** A label of a prompt on one of its versions; `(prompt_id, label)` is the key. `production` equals `prompts.default_version`. */
+export interface PromptLabelsTable {
+  prompt_id: string;
+  label: string;
+  version_number: number;
+  workspace_id: string;
+  updated_by: string | null;
+  updated_at: string;
 }
 
 /** A named set of guardrail checks and what to do when one fails. */

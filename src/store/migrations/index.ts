@@ -31,6 +31,7 @@ import * as budgets from "./0040_budgets.ts";
 import * as webhooks from "./0041_webhooks.ts";
 import * as runLimits from "./0042_run_limits.ts";
 import * as reconciliation from "./0043_reconciliation.ts";
+import * as promptLabels from "./0044_prompt_labels.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -71,6 +72,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0041_webhooks": webhooks,
   "0042_run_limits": runLimits,
   "0043_reconciliation": reconciliation,
+  "0044_prompt_labels": promptLabels,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
