@@ -1,4 +1,4 @@
-import type { Browser } from "playwright-core";
+import type { Browser, ConsoleMessage } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./support/chromium.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
@@ -6,7 +6,8 @@ import { call, startGateway, type RunningGateway } from "./support/harness.ts";
 /**
  * `/docs` in Chromium with every request to anything but the gateway refused: the reference
  * renders every operation of the document, shows the server it was opened from, offers no link
- * or menu off the machine, and shows a neutral key placeholder.
+ * or menu off the machine, shows a neutral key placeholder, and loads the document with no error
+ * or warning in the console (Scalar warns of every schema it finds invalid).
  */
 let gateway: RunningGateway;
 let browser: Browser;
@@ -23,7 +24,7 @@ afterAll(async () => {
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 describe("the API reference (/docs) offline", () => {
-  it("renders every operation of the document from the gateway alone, against the page's own origin", async () => {
+  it("renders every operation of the document from the gateway alone, against the page's own origin, with a clean console", async () => {
     const openapi = (await call(gateway, "GET", "/openapi.json")).body as { paths: Record<string, Record<string, unknown>> };
     const operations = Object.values(openapi.paths).reduce((count, item) => count + METHODS.filter((method) => method in item).length, 0);
     expect(operations).toBeGreaterThan(50);
@@ -39,10 +40,13 @@ describe("the API reference (/docs) offline", () => {
       return route.abort();
     });
     const page = await context.newPage();
-    const errors: string[] = [];
+    // Errors, and warnings: Scalar reports the schemas it finds invalid as a warning
+    // ("document validation errors") whose argument lists each one's message and path.
+    const consoleProblems: Promise<string>[] = [];
     page.on("console", (message) => {
-      if (message.type() === "error") errors.push(message.text());
+      if (message.type() === "error" || message.type() === "warning") consoleProblems.push(consoleLine(message));
     });
+    const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
     await page.goto(`${origin}/docs`, { waitUntil: "domcontentloaded" });
     await page.waitForFunction(
@@ -70,7 +74,17 @@ describe("the API reference (/docs) offline", () => {
     expect(seen.placeholders.some((placeholder) => /^[A-Za-z0-9+/=]{24,}$/.test(placeholder))).toBe(false);
     expect(refused).toEqual([]);
     expect(errors).toEqual([]);
+    expect(await Promise.all(consoleProblems)).toEqual([]);
     await context.close();
     // Scalar renders a hundred operations; on a busy two-core machine that takes most of a minute.
   }, 150_000);
 });
+
+/** A console message with its arguments, so a validation report names each schema and its problem. */
+async function consoleLine(message: ConsoleMessage): Promise<string> {
+  const args = await Promise.all(message.args().map((arg) => arg.jsonValue().catch(() => "?")));
+  const details = args.flatMap((arg) =>
+    Array.isArray(arg) ? arg.map((item: { message?: string; path?: string }) => (item?.path ? `${item.message} at ${item.path}` : JSON.stringify(item))) : [],
+  );
+  return [`${message.type()}: ${message.text()}`, ...details].join("\n  ");
+}

@@ -7,7 +7,8 @@ export const openApiDocument = {
     "summary": "An OpenAI-compatible gateway in front of upstream model providers.",
     "description": "Clients speak the OpenAI-style API to `{base_url}` (`/v1`). Gateway headers say who is\ncalling (`x-gateway-api-key`) and which upstream serves the request (`x-gateway-provider`,\nor the model form `@<provider>/<model>`). Every request is logged with tokens, latency,\ncost, the exact request and response, the end user and metadata.\n\nErrors always use one envelope: `{\"error\": {\"message\", \"type\", \"code\", \"param\"}}`.\nUpstream errors keep their HTTP status.\n",
     "license": {
-      "name": "MIT"
+      "name": "MIT",
+      "identifier": "MIT"
     }
   },
   "servers": [
@@ -156,8 +157,7 @@ export const openApiDocument = {
             }
           },
           "202": {
-            "description": "A notification or a response",
-            "accepted.": null
+            "description": "A notification or a response, accepted."
           },
           "400": {
             "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).",
@@ -344,8 +344,7 @@ export const openApiDocument = {
             }
           },
           "202": {
-            "description": "A notification or a response",
-            "accepted.": null
+            "description": "A notification or a response, accepted."
           },
           "400": {
             "description": "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).",
@@ -1713,6 +1712,10 @@ export const openApiDocument = {
             "in": "query",
             "description": "Additional fields to include (`include[]=…` as the OpenAI clients send it, or `include=…`).",
             "schema": {
+              "type": [
+                "string",
+                "array"
+              ],
               "anyOf": [
                 {
                   "type": "string"
@@ -14491,6 +14494,11 @@ export const openApiDocument = {
             ]
           },
           "content": {
+            "type": [
+              "string",
+              "array",
+              "null"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -14654,6 +14662,10 @@ export const openApiDocument = {
             }
           },
           "tool_choice": {
+            "type": [
+              "string",
+              "object"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -14699,6 +14711,10 @@ export const openApiDocument = {
             ]
           },
           "content": {
+            "type": [
+              "string",
+              "array"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -14734,6 +14750,10 @@ export const openApiDocument = {
         }
       },
       "AnthropicSystem": {
+        "type": [
+          "string",
+          "array"
+        ],
         "anyOf": [
           {
             "type": "string"
@@ -15043,6 +15063,10 @@ export const openApiDocument = {
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "input": {
+            "type": [
+              "string",
+              "array"
+            ],
             "description": "A string, an array of strings, an array of tokens, or an array of token arrays.",
             "anyOf": [
               {
@@ -15134,6 +15158,10 @@ export const openApiDocument = {
                   "type": "integer"
                 },
                 "embedding": {
+                  "type": [
+                    "array",
+                    "string"
+                  ],
                   "description": "Floats, or a base64 string with `encoding_format: base64`.",
                   "anyOf": [
                     {
@@ -15243,6 +15271,10 @@ export const openApiDocument = {
             "description": "Model id; `@<provider>/<model>` also selects the provider. Optional: a stored prompt (`prompt.id`), a config's `override_params` or the upstream can supply it."
           },
           "input": {
+            "type": [
+              "string",
+              "array"
+            ],
             "description": "A string, or an array of input items (messages, function call outputs, other item types).",
             "anyOf": [
               {
@@ -15275,6 +15307,10 @@ export const openApiDocument = {
             }
           },
           "tool_choice": {
+            "type": [
+              "string",
+              "object"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -15352,6 +15388,10 @@ export const openApiDocument = {
             ]
           },
           "content": {
+            "type": [
+              "string",
+              "array"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -15546,6 +15586,11 @@ export const openApiDocument = {
             "description": "`mcp`: a bearer token for an inline server."
           },
           "allowed_tools": {
+            "type": [
+              "array",
+              "object",
+              "null"
+            ],
             "description": "`mcp`: the tools offered to the model (a list of names, or `{tool_names}`); with a stored server, only tools it allows too.",
             "oneOf": [
               {
@@ -15572,6 +15617,14 @@ export const openApiDocument = {
             ]
           },
           "require_approval": {
+            "type": [
+              "string",
+              "number",
+              "boolean",
+              "object",
+              "array",
+              "null"
+            ],
             "description": "`mcp`: `always` (the default), `never`, or `{always: {tool_names}, never: {tool_names}}`; a stored server's own policy applies too."
           }
         }
@@ -15762,6 +15815,7 @@ export const openApiDocument = {
         }
       },
       "McpRefusal": {
+        "type": "object",
         "description": "A JSON-RPC error (the MCP gateway's own refusal of a message), or the gateway's error envelope (a header it refuses).",
         "anyOf": [
           {
@@ -15942,6 +15996,10 @@ export const openApiDocument = {
             "description": "Until when the secret the last rotation replaced still works; null when none does."
           },
           "budget": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyBudget"
@@ -15952,6 +16010,10 @@ export const openApiDocument = {
             ]
           },
           "rate_limit": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyRateLimit"
@@ -15962,6 +16024,10 @@ export const openApiDocument = {
             ]
           },
           "mcp_access": {
+            "type": [
+              "object",
+              "null"
+            ],
             "description": "The key's MCP access rule; null: every server of its workspace.",
             "anyOf": [
               {
@@ -15973,6 +16039,10 @@ export const openApiDocument = {
             ]
           },
           "run_limits": {
+            "type": [
+              "object",
+              "null"
+            ],
             "description": "The breaker of every run made with the key; null: none.",
             "anyOf": [
               {
@@ -16002,6 +16072,7 @@ export const openApiDocument = {
         }
       },
       "ApiKeyWithSecret": {
+        "type": "object",
         "allOf": [
           {
             "$ref": "#/components/schemas/ApiKey"
@@ -16482,6 +16553,10 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "input": {
+            "type": [
+              "string",
+              "array"
+            ],
             "description": "A string, an array of strings, or an array of text and image parts.",
             "anyOf": [
               {
@@ -16998,6 +17073,10 @@ export const openApiDocument = {
         }
       },
       "McpApprovalPolicy": {
+        "type": [
+          "string",
+          "object"
+        ],
         "description": "Which tool calls wait for the client's approval (`mcp_approval_request`): `always`, `never`, or lists of tool names under `always` and `never` (a tool in neither list needs approval).",
         "oneOf": [
           {
@@ -17490,6 +17569,7 @@ export const openApiDocument = {
         }
       },
       "LogRecord": {
+        "type": "object",
         "allOf": [
           {
             "$ref": "#/components/schemas/LogSummary"
@@ -17526,6 +17606,14 @@ export const openApiDocument = {
                 ],
                 "properties": {
                   "body": {
+                    "type": [
+                      "string",
+                      "number",
+                      "boolean",
+                      "object",
+                      "array",
+                      "null"
+                    ],
                     "description": "The request body as sent by the client (JSON); when `truncated`, its first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text."
                   },
                   "truncated": {
@@ -17550,6 +17638,14 @@ export const openApiDocument = {
                 ],
                 "properties": {
                   "body": {
+                    "type": [
+                      "string",
+                      "number",
+                      "boolean",
+                      "object",
+                      "array",
+                      "null"
+                    ],
                     "description": "The response body (JSON); for a stream, assembled from its chunks. When `truncated`, the first `GATEWAY_MAX_LOGGED_BODY_BYTES` bytes as text (a stream's assembled content stops at that size; its usage is kept)."
                   },
                   "truncated": {
@@ -17979,8 +18075,7 @@ export const openApiDocument = {
           "file": {
             "type": "string",
             "format": "binary",
-            "description": "The file's bytes",
-            "with its file name.": null
+            "description": "The file's bytes, with its file name."
           },
           "purpose": {
             "type": "string",
@@ -18160,6 +18255,10 @@ export const openApiDocument = {
             "type": "string"
           },
           "file": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/FileObject"
@@ -18532,6 +18631,11 @@ export const openApiDocument = {
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "prompt": {
+            "type": [
+              "string",
+              "array",
+              "null"
+            ],
             "description": "A string, an array of strings, an array of tokens, or an array of token arrays.",
             "anyOf": [
               {
@@ -18628,6 +18732,11 @@ export const openApiDocument = {
             ]
           },
           "stop": {
+            "type": [
+              "string",
+              "array",
+              "null"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -19007,6 +19116,10 @@ export const openApiDocument = {
             }
           },
           "tool_choice": {
+            "type": [
+              "string",
+              "object"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -19268,6 +19381,11 @@ export const openApiDocument = {
             "description": "Model id; `@<provider>/<model>` also selects the provider."
           },
           "input": {
+            "type": [
+              "string",
+              "array",
+              "null"
+            ],
             "anyOf": [
               {
                 "type": "string"
@@ -19627,6 +19745,10 @@ export const openApiDocument = {
             ]
           },
           "expires_after": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VectorStoreExpiresAfter"
@@ -19745,6 +19867,10 @@ export const openApiDocument = {
         "additionalProperties": true,
         "properties": {
           "query": {
+            "type": [
+              "string",
+              "array"
+            ],
             "description": "A query string, or several.",
             "anyOf": [
               {
@@ -20056,6 +20182,10 @@ export const openApiDocument = {
             "maxLength": 200
           },
           "config": {
+            "type": [
+              "object",
+              "string"
+            ],
             "description": "The config, as an object or as JSON text.",
             "anyOf": [
               {
@@ -20085,6 +20215,10 @@ export const openApiDocument = {
             "maxLength": 200
           },
           "config": {
+            "type": [
+              "object",
+              "string"
+            ],
             "anyOf": [
               {
                 "type": "object",
@@ -20259,6 +20393,10 @@ export const openApiDocument = {
             "maxLength": 200
           },
           "budget": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyBudget"
@@ -20269,6 +20407,10 @@ export const openApiDocument = {
             ]
           },
           "rate_limit": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyRateLimit"
@@ -20279,6 +20421,10 @@ export const openApiDocument = {
             ]
           },
           "run_limits": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/RunLimits"
@@ -20297,6 +20443,10 @@ export const openApiDocument = {
             "description": "A new expiry, in the future; null clears it."
           },
           "mcp_access": {
+            "type": [
+              "object",
+              "null"
+            ],
             "description": "A new MCP access rule; null removes it (every server of the workspace).",
             "anyOf": [
               {
@@ -20459,6 +20609,10 @@ export const openApiDocument = {
             "maxLength": 8192
           },
           "fields": {
+            "type": [
+              "object",
+              "null"
+            ],
             "description": "Replaces the stored fields (`********` keeps a stored secret); null clears them.",
             "anyOf": [
               {
@@ -20494,6 +20648,10 @@ export const openApiDocument = {
             "description": "null clears it. Changing the host (to another or to null) needs `key` in the same update."
           },
           "budget": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyBudget"
@@ -20504,6 +20662,10 @@ export const openApiDocument = {
             ]
           },
           "rate_limit": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyRateLimit"
@@ -20589,6 +20751,10 @@ export const openApiDocument = {
             ]
           },
           "budget": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyBudget"
@@ -20599,6 +20765,10 @@ export const openApiDocument = {
             ]
           },
           "rate_limit": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyRateLimit"
@@ -20870,9 +21040,25 @@ export const openApiDocument = {
             "type": "string"
           },
           "from": {
+            "type": [
+              "string",
+              "number",
+              "boolean",
+              "object",
+              "array",
+              "null"
+            ],
             "description": "The value in `from`; null when absent."
           },
           "to": {
+            "type": [
+              "string",
+              "number",
+              "boolean",
+              "object",
+              "array",
+              "null"
+            ],
             "description": "The value in `to`; null when absent."
           }
         }
@@ -21868,13 +22054,6 @@ export const openApiDocument = {
           }
         }
       },
-      "BudgetRateLimit": {
-        "allOf": [
-          {
-            "$ref": "#/components/schemas/VirtualKeyRateLimit"
-          }
-        ]
-      },
       "CreateBudgetRequest": {
         "type": "object",
         "required": [
@@ -21949,6 +22128,10 @@ export const openApiDocument = {
             }
           },
           "rate_limit": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyRateLimit"
@@ -22050,6 +22233,10 @@ export const openApiDocument = {
             }
           },
           "rate_limit": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/VirtualKeyRateLimit"
@@ -23020,6 +23207,10 @@ export const openApiDocument = {
             "format": "date-time"
           },
           "halted": {
+            "type": [
+              "object",
+              "null"
+            ],
             "anyOf": [
               {
                 "$ref": "#/components/schemas/RunHalt"

@@ -2435,7 +2435,6 @@ export interface components {
              */
             week_start?: "monday" | "sunday";
         };
-        BudgetRateLimit: components["schemas"]["VirtualKeyRateLimit"];
         /** @description Who the budget holds. `workspace`: every request. `api_key`: requests made with `api_key_id`. `virtual_key`: requests served through `virtual_key` (a slug; of a fallback, only the one that answers settles). `user`: the end user (the body's `user`, else `x-gateway-metadata`'s `_user`) equal to `user`, or, without `user`, each end user separately. `metadata`: requests whose `x-gateway-metadata` has `key` equal to `value`, or, without `value`, each value of `key` separately. `model`: requests whose target model is `model`, or, without `model`, each model separately. A field another type does not take is refused (400). */
         BudgetScope: {
             /** Format: uuid */
@@ -2877,7 +2876,7 @@ export interface components {
             };
             /**
              * Format: binary
-             * @description The file's bytes
+             * @description The file's bytes, with its file name.
              */
             file: string;
             /** @description assistants, batch, fine-tune, vision, user_data or evals. */
@@ -4988,7 +4987,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description A notification or a response */
+            /** @description A notification or a response, accepted. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -5125,7 +5124,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description A notification or a response */
+            /** @description A notification or a response, accepted. */
             202: {
                 headers: {
                     [name: string]: unknown;

@@ -198,7 +198,7 @@ export const callMcpGatewayRoute = createRoute({
   },
   responses: {
     200: { description: "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.", content: { "application/json": { schema: JsonRpcResponseSchema }, "text/event-stream": { schema: z.string() } } },
-    202: { description: "A notification or a response" },
+    202: { description: "A notification or a response, accepted." },
     400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).", content: { "application/json": { schema: McpRefusalSchema } } },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "The session is not one this key holds (expired, ended, or never opened); initialize again.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
@@ -250,7 +250,7 @@ export const callMcpServerRoute = createRoute({
   },
   responses: {
     200: { description: "The JSON-RPC response (JSON), or a stream of JSON-RPC messages ending with it.", content: { "application/json": { schema: JsonRpcResponseSchema }, "text/event-stream": { schema: z.string() } } },
-    202: { description: "A notification or a response" },
+    202: { description: "A notification or a response, accepted." },
     400: { description: "Not JSON, not one JSON-RPC message, or no `Mcp-Session-Id` after `initialize` (a JSON-RPC error, whose `error` also has the envelope's `type`); a header the gateway refuses (the error envelope).", content: { "application/json": { schema: McpRefusalSchema } } },
     401: { description: "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.", content: { "application/json": { schema: ErrorBodySchema } } },
     404: { description: "The session is not one this key holds (expired, ended, or never opened); initialize again.", content: { "application/json": { schema: JsonRpcResponseSchema } } },
