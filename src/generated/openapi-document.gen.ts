@@ -17021,7 +17021,8 @@ export const openApiDocument = {
           "status",
           "latency_ms",
           "error_code",
-          "error_message"
+          "error_message",
+          "note"
         ],
         "additionalProperties": false,
         "properties": {
@@ -17069,6 +17070,13 @@ export const openApiDocument = {
               "string",
               "null"
             ]
+          },
+          "note": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "What the gateway dropped of this try's answer and why: headers too large to pass on (a value past 256 characters, one never passed on past 8 KiB, rate-limit headers past 32); null when nothing was."
           }
         }
       },

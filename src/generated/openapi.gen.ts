@@ -3543,6 +3543,8 @@ export interface components {
             latency_ms: number;
             /** @description The model as sent upstream; null when the operation names none. */
             model: string | null;
+            /** @description What the gateway dropped of this try's answer and why: headers too large to pass on (a value past 256 characters, one never passed on past 8 KiB, rate-limit headers past 32); null when nothing was. */
+            note: string | null;
             /** @description The target's place in the config: `1` for `targets[1]`, `1.0` for the first target nested in it; empty for the config's root, or without a config. */
             path: string;
             provider: string;

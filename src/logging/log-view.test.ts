@@ -12,7 +12,7 @@ const propertiesOf = (schema: { properties: object }) => Object.keys(schema.prop
 
 const ATTEMPTS: AttemptRecord[] = [
   { target: 0, path: "0", retry: 1, provider: "openai", model: "gpt-4o", status: null, latencyMs: 30_000.5, errorCode: "upstream_timeout", errorMessage: "no answer within 30 s" },
-  { target: 1, path: "1.0", retry: 0, provider: "azure-openai", model: null, status: 200, latencyMs: 812.25, errorCode: null, errorMessage: null },
+  { target: 1, path: "1.0", retry: 0, provider: "azure-openai", model: null, status: 200, latencyMs: 812.25, errorCode: null, errorMessage: null, note: "Upstream answer headers dropped: x-debug (20000 characters, a header never passed on)." },
 ];
 
 describe("the log view", () => {
@@ -50,8 +50,8 @@ describe("attempts", () => {
     expect(JSON.parse(row.attempts)).toEqual(ATTEMPTS);
     expect(fromLogRow(row)).toEqual(built);
     expect(logSummaryView(fromLogRow(row)).attempts).toEqual([
-      { target: 0, path: "0", retry: 1, provider: "openai", model: "gpt-4o", status: null, latency_ms: 30_000.5, error_code: "upstream_timeout", error_message: "no answer within 30 s" },
-      { target: 1, path: "1.0", retry: 0, provider: "azure-openai", model: null, status: 200, latency_ms: 812.25, error_code: null, error_message: null },
+      { target: 0, path: "0", retry: 1, provider: "openai", model: "gpt-4o", status: null, latency_ms: 30_000.5, error_code: "upstream_timeout", error_message: "no answer within 30 s", note: null },
+      { target: 1, path: "1.0", retry: 0, provider: "azure-openai", model: null, status: 200, latency_ms: 812.25, error_code: null, error_message: null, note: ATTEMPTS[1]!.note },
     ]);
   });
 

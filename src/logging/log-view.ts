@@ -56,6 +56,7 @@ function attemptView(attempt: AttemptRecord): LogAttempt {
     latency_ms: attempt.latencyMs,
     error_code: attempt.errorCode,
     error_message: attempt.errorMessage,
+    note: attempt.note ?? null,
   };
 }
 

@@ -89,8 +89,25 @@ export function forwardedRequestHeaders(headers: Headers): Record<string, string
  * What an upstream may pass back through the gateway: ids, times and limits are short, so a
  * longer value is dropped (cut, a limit or id would mislead), and the headers matched by prefix
  * (rate limits) are bounded in number, so an upstream cannot make every answer carry megabytes.
+ * What passes is at most about 10 KB, within any HTTP client's limit on the way to the client.
  */
 export const PASSED_ON_LIMITS = { valueLength: 256, prefixed: 32 };
+
+/**
+ * The most an upstream answer's header block may hold (names and values together), as the
+ * gateway reads it: Bun's fetch stops at about 1 MiB, and the Node dispatcher is given the same,
+ * so that an oversized header (a 100 KB cookie) is read and dropped rather than failing the call.
+ */
+export const UPSTREAM_HEADER_BLOCK_BYTES = 1024 * 1024;
+
+/**
+ * A header the gateway never passes on is named in the log's note only from this length: such
+ * headers are dropped anyway, and only an unusually large one tells the operator something.
+ */
+const NOTED_UNPASSED_LENGTH = 8 * 1024;
+
+/** At most this many dropped headers are named in a note; the rest are counted. */
+const NOTED_NAMES = 5;
 
 /** The upstream's answer headers the client gets with successes, errors and streams alike, within `PASSED_ON_LIMITS`. Never throws. */
 export function passedOnHeaders(headers: Headers): Record<string, string> {
@@ -105,6 +122,32 @@ export function passedOnHeaders(headers: Headers): Record<string, string> {
     passed[name] = value;
   });
   return passed;
+}
+
+/**
+ * Why an answer's headers were dropped for their size, for the attempt's log note: a header the
+ * client would get but whose value is longer than `PASSED_ON_LIMITS.valueLength`, one never
+ * passed on but over 8 KiB, and prefixed headers past `PASSED_ON_LIMITS.prefixed`. Null when
+ * none was (an answer with ordinary headers costs one pass over them). Never throws.
+ */
+export function droppedHeadersNote(headers: Headers): string | null {
+  const dropped: string[] = [];
+  let prefixed = 0;
+  headers.forEach((value, name) => {
+    const passes = crosses(UPSTREAM_TO_CLIENT, name);
+    if (passes && value.length <= PASSED_ON_LIMITS.valueLength) {
+      if (!UPSTREAM_TO_CLIENT.allow.names.includes(name)) prefixed += 1;
+      return;
+    }
+    if (passes) dropped.push(`${name} (${value.length} characters, over the ${PASSED_ON_LIMITS.valueLength} a passed-on value may have)`);
+    else if (value.length > NOTED_UNPASSED_LENGTH) dropped.push(`${name} (${value.length} characters, a header never passed on)`);
+  });
+  const pastCount = Math.max(0, prefixed - PASSED_ON_LIMITS.prefixed);
+  if (dropped.length === 0 && pastCount === 0) return null;
+  const named = dropped.slice(0, NOTED_NAMES);
+  if (dropped.length > NOTED_NAMES) named.push(`${dropped.length - NOTED_NAMES} more`);
+  if (pastCount > 0) named.push(`${pastCount} rate-limit headers past the ${PASSED_ON_LIMITS.prefixed} passed on`);
+  return `Upstream answer headers dropped: ${named.join("; ")}.`;
 }
 
 /** The forwarded headers that change the answer (`Accept`, `OpenAI-Beta`): what a cache key holds of them. */

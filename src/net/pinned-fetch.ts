@@ -6,6 +6,8 @@
  *
  * - Node: one undici `Agent` for every upstream whose `connect.lookup` asks the guard at each
  *   new connection (`pinnedLookup`); kept-alive connections were opened to a checked address.
+ *   It reads answer headers up to `UPSTREAM_HEADER_BLOCK_BYTES`, as Bun's fetch does (Node's
+ *   default of 16 KiB would fail a call over one large cookie).
  * - Bun: `fetch` takes no dispatcher or lookup, so a pinned name is dialled by its checked IP
  *   literal, with the original `Host` header and, over https, `tls.serverName` set to the name:
  *   SNI and certificate verification stay on the real name (Bun verifies against `serverName`).
@@ -14,6 +16,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "nod
 import type { GatewayError, Result } from "../errors.ts";
 import type { FetchLike } from "./upstream-call.ts";
 import type { UpstreamTls } from "./upstream-tls.ts";
+import { UPSTREAM_HEADER_BLOCK_BYTES } from "./header-rules.ts";
 
 /** What the fetch asks before a connection: `CustomHostGuard.addressesForConnect`. */
 export interface ConnectPin {
@@ -118,6 +121,6 @@ export async function upstreamFetch(tls: UpstreamTls | null, pin: ConnectPin): P
   if (isBun) return bunFetch(pin, tls);
   // Loaded only under Node (Bun's fetch takes no dispatcher).
   const { Agent } = await import("undici");
-  const dispatcher = new Agent({ connect: { ...tls, lookup: pinnedLookup(pin) } });
+  const dispatcher = new Agent({ connect: { ...tls, lookup: pinnedLookup(pin) }, maxHeaderSize: UPSTREAM_HEADER_BLOCK_BYTES });
   return (input, init) => fetch(input, { ...init, dispatcher } as RequestInit);
 }

@@ -1,5 +1,6 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { credentialScrubber } from "./sent-credentials.ts";
+import { UPSTREAM_HEADER_BLOCK_BYTES } from "./header-rules.ts";
 
 /** One request as it leaves for the upstream. A provider's `authorize` sees it final (SigV4 signs URL, headers and body). */
 export interface UpstreamRequest {
@@ -105,10 +106,14 @@ function unsendableHeader(headers: Record<string, string>): string | null {
   return null;
 }
 
+/** Node's and Bun's names for an answer whose header block is past what they read. */
+const HEADERS_TOO_LARGE: ReadonlySet<unknown> = new Set(["UND_ERR_HEADERS_OVERFLOW", "ResponseHeadersTooLarge"]);
+
 /** A short cause without URLs or headers (which could carry credentials). */
 function describeNetworkError(error: Error): string {
   const cause = (error as { cause?: { code?: unknown } }).cause;
   const code = (error as { code?: unknown }).code ?? cause?.code;
+  if (HEADERS_TOO_LARGE.has(code)) return `its answer's headers are over ${UPSTREAM_HEADER_BLOCK_BYTES / 1024 / 1024} MiB in all`;
   if (typeof code === "string") return code;
   return error.name === "TypeError" ? "connection failed" : error.name;
 }

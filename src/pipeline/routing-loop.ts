@@ -4,6 +4,7 @@ import { breakerKey, type CircuitBreakers } from "./circuit-breaker.ts";
 import type { BreakerPolicy, FallbackPolicy, RetryPolicy, TargetSettings } from "./routing-plan.ts";
 import type { Target } from "../operation/target.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";
+import { droppedHeadersNote } from "../net/header-rules.ts";
 
 /** The policy of a single target: whatever it answers is the answer. */
 export const ANSWER_AS_IS: FallbackPolicy = { statuses: new Set(), unreachable: false };
@@ -91,7 +92,7 @@ export async function tryTargets(
         return sent;
       }
       const { status } = sent.value.response;
-      record(options.attempts, candidate, retry, status, null, started, startedAt);
+      record(options.attempts, candidate, retry, status, null, started, startedAt, droppedHeadersNote(sent.value.response.headers));
       if (breaker) await breaker.breakers.record(breaker.key, breaker.policy, breaker.policy.statuses.has(status));
       const wait = retry < retries && candidate.retry.statuses.has(status) ? retryDelayMs(sent.value.response.headers, retry, random) : null;
       if (wait !== null) {
@@ -115,7 +116,16 @@ function allSkipped(skipped: number, total: number): GatewayError {
   );
 }
 
-function record(attempts: AttemptRecord[], candidate: Candidate, retry: number, status: number | null, error: GatewayError | null, started: number, startedAt: number): void {
+function record(
+  attempts: AttemptRecord[],
+  candidate: Candidate,
+  retry: number,
+  status: number | null,
+  error: GatewayError | null,
+  started: number,
+  startedAt: number,
+  note: string | null = null,
+): void {
   attempts.push({
     target: candidate.index,
     path: candidate.path,
@@ -127,6 +137,7 @@ function record(attempts: AttemptRecord[], candidate: Candidate, retry: number, 
     latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
     errorCode: error?.code ?? null,
     errorMessage: error?.message ?? null,
+    ...(note !== null && { note }),
   });
 }
 

@@ -125,6 +125,8 @@ export interface AttemptRecord {
   latencyMs: number;
   errorCode: string | null;
   errorMessage: string | null;
+  /** What the gateway dropped of the try's answer and why (headers too large to pass on); absent when nothing was. */
+  note?: string;
 }
 
 /** The status classes a listing can keep. */

@@ -29,7 +29,7 @@ export function parseToolRun(text: string): ToolStepRecord[] {
 
 function isAttempt(value: unknown): value is AttemptRecord {
   if (!isObject(value)) return false;
-  const { target, path, retry, provider, model, status, startedAt, latencyMs, errorCode, errorMessage } = value;
+  const { target, path, retry, provider, model, status, startedAt, latencyMs, errorCode, errorMessage, note } = value;
   return (
     typeof target === "number" &&
     typeof path === "string" &&
@@ -40,7 +40,8 @@ function isAttempt(value: unknown): value is AttemptRecord {
     (status === null || typeof status === "number") &&
     typeof latencyMs === "number" &&
     (errorCode === null || typeof errorCode === "string") &&
-    (errorMessage === null || typeof errorMessage === "string")
+    (errorMessage === null || typeof errorMessage === "string") &&
+    (note === undefined || typeof note === "string")
   );
 }
 
