@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import { GatewayError } from "../errors.ts";
 import { isJsonContentType } from "./limit-body-size.ts";
+import { jsonBodyText } from "./json-body-text.ts";
 
 /** Methods whose JSON body a route reads whole; GET and DELETE routes forward any body as it is. */
 const READ_WHOLE = new Set(["POST", "PUT", "PATCH"]);
@@ -13,8 +14,9 @@ const READ_WHOLE = new Set(["POST", "PUT", "PATCH"]);
  * it likes. Bun's server has no such deadline (its idle timeout restarts with every byte), so
  * the gateway sets it itself; under Node the server's `requestTimeout` backs it up.
  *
- * The body is read here with `c.req.text()`, the very read the route's JSON validator makes
- * (Hono caches it; its `json()` parses that text), so the request path does no extra work. A
+ * The body is read here as the text the route's JSON validator reads (`jsonBodyText`, kept where
+ * Hono's `text()` and `json()` find it), strictly as UTF-8: bytes that are not are a 400 here,
+ * whatever the route. The request path does no extra work. A
  * route that forwards its body as sent (a cancel) sends that text (`forwardedBody`). A chunked
  * body past its limit fails this read with the 413 `limitBodySize` counts it against, answered
  * here; any other failed read (a client gone) is left for the route to meet, where it is answered
@@ -32,7 +34,7 @@ export function limitBodyTime(timeoutMs: number): MiddlewareHandler<GatewayEnv> 
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     let refused: GatewayError | undefined;
-    const read = c.req.text().then(
+    const read = jsonBodyText(c).then(
       () => true,
       (error: unknown) => {
         if (error instanceof GatewayError) refused = error;

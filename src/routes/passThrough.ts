@@ -13,6 +13,7 @@ import { openApiDocument } from "../generated/openapi-document.gen.ts";
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
 import { isJsonContentType } from "../middleware/limit-body-size.ts";
+import { jsonBodyText } from "../middleware/json-body-text.ts";
 import { nestedDeeperThan } from "../validation/json-depth.ts";
 
 /**
@@ -101,7 +102,7 @@ async function passThrough(c: Context<GatewayEnv>, url: URL, core: ReturnType<ty
 async function requestBody(c: Context<GatewayEnv>): Promise<RequestBody> {
   const forwarded = forwardedBody(c);
   if (forwarded.kind !== "as-sent" || !isJsonContentType(forwarded.contentType)) return forwarded;
-  const raw = await c.req.text();
+  const raw = await jsonBodyText(c);
   let value: unknown;
   try {
     value = JSON.parse(raw);

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { GatewayEnv } from "../../app-env.ts";
 import { guardCheckOf, type GuardCheck } from "../../middleware/guards.ts";
 import { compileHeaderReader } from "./header-reader.ts";
+import { jsonBodyText } from "../../middleware/json-body-text.ts";
 
 /** What a route's validators tell its hook: the parse result and which part of the request it was. */
 export type ValidationHook = (result: { target: string } & ({ success: true; data: unknown } | { success: false; error: z.ZodError }), c: Context<GatewayEnv>) => unknown;
@@ -92,8 +93,9 @@ function jsonBodySchema(body: unknown): z.ZodType | null | undefined {
 async function jsonValue(c: Context<GatewayEnv>, contentType: string | undefined): Promise<unknown> {
   const essence = contentType ? contentType.split(";")[0]!.trim().toLowerCase() : "";
   if (!JSON_ESSENCE.test(essence)) return {};
+  const text = await jsonBodyText(c);
   try {
-    return JSON.parse(await c.req.text());
+    return JSON.parse(text);
   } catch {
     throw new HTTPException(400, { message: "Malformed JSON in request body" });
   }
