@@ -1,3 +1,4 @@
+import type { OperationDescriptor } from "./operation/descriptor.ts";
 import type { AnswerCache } from "./cache/response-cache.ts";
 import type { GatewayKeyService } from "./auth/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -22,6 +23,8 @@ import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
 export interface GatewayDeps {
+  /** The embeddings operation (its route file's descriptor): the semantic cache embeds through it. */
+  embeddings: OperationDescriptor;
   config: GatewayConfig;
   store: Store;
   keys: GatewayKeyService;

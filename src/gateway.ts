@@ -18,6 +18,7 @@ import { loadUpstreamTls, type UpstreamTls } from "./net/upstream-tls.ts";
 import { upstreamFetch } from "./net/pinned-fetch.ts";
 import { isProviderHost } from "./providers/catalogue.ts";
 import type { GatewayDeps } from "./deps.ts";
+import { embeddingOperation } from "./routes/createEmbedding.ts";
 import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
 import { openMcpGateway } from "./mcp/gateway/open-mcp-gateway.ts";
 import { memoryCallCounter, redisCallCounter, toolGate } from "./mcp/gateway/tool-gate.ts";
@@ -38,8 +39,8 @@ import { budgetThresholdEvent } from "./webhooks/budget-events.ts";
 import { runHaltedEvent } from "./webhooks/run-events.ts";
 import { openRunBreaker } from "./runs/open-run-breaker.ts";
 import { Reconciler } from "./reconcile/reconciler.ts";
-import { sealStoredGuardrailHeaders } from "./control-plane/seal-guardrail-headers.ts";
-import { startSecretResealing, type ResealReport } from "./control-plane/reseal-secrets.ts";
+import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
+import { startSecretResealing, type ResealReport } from "./store/reseal-secrets.ts";
 import { checkPriceTable } from "./providers/price-table.ts";
 import { createTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -162,6 +163,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     redis,
     breakers: redis ? sharedCircuitBreakers(redis) : new LocalCircuitBreakers(),
     cache: answers.cache,
+    embeddings: embeddingOperation,
     spend: openedSpend.meter,
     webhooks,
     runs: runs.breaker,

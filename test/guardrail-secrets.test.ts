@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { isoNow, uuidv4 } from "../src/lib/ids.ts";
-import { sealStoredGuardrailHeaders } from "../src/control-plane/seal-guardrail-headers.ts";
+import { sealStoredGuardrailHeaders } from "../src/store/seal-guardrail-headers.ts";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 
 /** Webhook guardrail headers are secrets: sealed at rest, masked in every view, sent only to the webhook. */

@@ -111,7 +111,9 @@ describe("the /v1/* pass-through to an OpenAI-format provider", () => {
     for (const path of ["/v1/models/%2F..%2Fadmin", "/v1//models", "/v1/models/..%5cadmin"]) {
       const answered = await rawGet(path);
       expect(answered.status, path).toBe(400);
-      expect(answered.body.error).toMatchObject({ code: "invalid_request", param: "path" });
+      // Named by the part that would leave /v1: the documented route's parameter, or the pass-through's path.
+      expect(answered.body.error.code, path).toBe("invalid_request");
+      expect(["path", "model"], path).toContain(answered.body.error.param);
     }
     const badJson = await call(gateway, "POST", "/v1/moderations", { rawBody: "{not json", headers: upstreamHeaders(gateway, upstream) });
     expect(badJson.status).toBe(400);

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findCycles, layerOf, layerProblems } from "./check.ts";
-import { readImportGraph, specifiersOf, type ImportGraph } from "./import-graph.ts";
+import { readImportGraph, specifiersOf, sqlTextsOf, type ImportGraph } from "./import-graph.ts";
 import { LAYERS, type Layer } from "./layers.ts";
 
 const folders: string[] = [];
@@ -102,8 +102,40 @@ describe("layers", () => {
     ]);
   });
 
-  it("lets a layer import itself and any layer below it", () => {
-    expect(layerProblems(graph([["top/a.ts", "bottom/b.ts"], ["top/a.ts", "top/c.ts"], ["bottom/b.ts", "floor.ts"]]), TWO_LAYERS)).toEqual([]);
+  it("lets a path import itself, any layer below it, and the paths of its layer its `uses` names", () => {
+    const layers: Layer[] = [TWO_LAYERS[0]!, { ...TWO_LAYERS[1]!, uses: { "bottom/": ["floor.ts"] } }];
+    expect(layerProblems(graph([["top/a.ts", "bottom/b.ts"], ["top/a.ts", "top/c.ts"], ["bottom/b.ts", "floor.ts"]]), layers)).toEqual([]);
+  });
+
+  it("names an import between two paths of one layer that its `uses` does not allow", () => {
+    const layers: Layer[] = [{ name: "services", role: "", paths: ["guardrails/", "logging/", "store/"], uses: { "logging/": ["store/"] } }];
+    const problems = layerProblems(graph([["logging/w.ts", "store/s.ts"], ["guardrails/g.ts", "store/s.ts"]]), layers);
+    expect(problems.map((problem) => problem.file)).toEqual(["guardrails/g.ts"]);
+    expect(problems[0]!.message).toContain('in layer "services", guardrails/ may not import store/');
+  });
+
+  it("keeps database clients and SQL in the store paths", () => {
+    const files = ["guardrails/g.ts", "store/s.ts", "guardrails/g.test.ts"];
+    const problems = layerProblems(
+      {
+        files,
+        edges: [],
+        packages: files.map((from) => ({ from, specifier: "kysely" })),
+        sql: files.map((from) => ({ from, line: 3, text: "SELECT id FROM logs" })),
+      },
+      [{ name: "all", role: "", paths: ["guardrails/", "store/"] }],
+      (file) => file,
+      ["store/"],
+    );
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'guardrails/g.ts imports "kysely": database clients belong to the store (store/)',
+      'guardrails/g.ts:3 writes SQL ("SELECT id FROM logs"): SQL belongs to the store (store/)',
+    ]);
+  });
+
+  it("finds SQL statements in strings and templates, not English", () => {
+    const text = ["const a = `SELECT id FROM ${table} WHERE x`;", 'const b = "INSERT INTO logs (id) VALUES (?)";', 'const c = "Select a provider from the list";', 'const d = "UPDATE: fixed";'].join("\n");
+    expect(sqlTextsOf("x.ts", text).map((found) => found.line)).toEqual([1, 2]);
   });
 
   it("fails a file no layer names, and leaves tests out of the rules", () => {
@@ -135,7 +167,7 @@ describe("the gateway's src/", () => {
   it("keeps the floor free of imports from above it", () => {
     const graph = readImportGraph(src);
     const floor = LAYERS.length - 1;
-    const upward = graph.edges.filter((edge) => layerOf(edge.from, LAYERS)?.index === floor && layerOf(edge.to, LAYERS)!.index !== floor);
+    const upward = graph.edges.filter((edge) => !edge.from.endsWith(".test.ts") && layerOf(edge.from, LAYERS)?.index === floor && layerOf(edge.to, LAYERS)!.index !== floor);
     expect(upward).toEqual([]);
   });
 });

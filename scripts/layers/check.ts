@@ -4,7 +4,7 @@
  * Pure: the graph and the layers in, the problems out, each naming the offending file and import.
  */
 import type { ImportEdge, ImportGraph } from "./import-graph.ts";
-import type { Layer } from "./layers.ts";
+import { DATABASE_PACKAGES, STORE_PATHS, type Layer } from "./layers.ts";
 
 /** Each cycle once, as the files in import order, the first repeated at the end. */
 export function findCycles(graph: ImportGraph): string[][] {
@@ -71,17 +71,19 @@ function cycleWithin(component: ReadonlySet<string>, next: ReadonlyMap<string, r
   return [start, start];
 }
 
-/** The layer a file belongs to (the longest matching path), or null when no layer names it. */
-export function layerOf(file: string, layers: readonly Layer[]): { index: number; layer: Layer } | null {
-  let best: { index: number; layer: Layer; length: number } | null = null;
+/** The layer a file belongs to (the longest matching path, returned as `path`), or null when no layer names it. */
+export function layerOf(file: string, layers: readonly Layer[]): { index: number; layer: Layer; path: string } | null {
+  let best: { index: number; layer: Layer; path: string } | null = null;
   for (const [index, layer] of layers.entries()) {
     for (const path of layer.paths) {
       const matches = path.endsWith("/") ? file.startsWith(path) : file === path;
-      if (matches && (best === null || path.length > best.length)) best = { index, layer, length: path.length };
+      if (matches && (best === null || path.length > best.path.length)) best = { index, layer, path };
     }
   }
-  return best && { index: best.index, layer: best.layer };
+  return best;
 }
+
+const underStore = (file: string, storePaths: readonly string[]): boolean => storePaths.some((path) => file.startsWith(path));
 
 export interface LayerProblem {
   file: string;
@@ -91,8 +93,17 @@ export interface LayerProblem {
 /** Tests may import anything; they are the only files outside the layer rules. */
 const isTest = (file: string): boolean => file.endsWith(".test.ts");
 
-/** Files no layer names, and imports of a layer above the importer's. `show` writes a file's name in messages. */
-export function layerProblems(graph: ImportGraph, layers: readonly Layer[], show: (file: string) => string = (file) => file): LayerProblem[] {
+/**
+ * Files no layer names, imports of a layer above the importer's, imports between paths of one
+ * layer its `uses` does not allow, and database clients or SQL outside the store paths. `show`
+ * writes a file's name in messages.
+ */
+export function layerProblems(
+  graph: ImportGraph,
+  layers: readonly Layer[],
+  show: (file: string) => string = (file) => file,
+  storePaths: readonly string[] = STORE_PATHS,
+): LayerProblem[] {
   const problems: LayerProblem[] = [];
   for (const file of graph.files) {
     if (!isTest(file) && layerOf(file, layers) === null) {
@@ -103,8 +114,19 @@ export function layerProblems(graph: ImportGraph, layers: readonly Layer[], show
     if (isTest(edge.from)) continue;
     const from = layerOf(edge.from, layers);
     const to = layerOf(edge.to, layers);
-    if (from === null || to === null || to.index >= from.index) continue;
-    problems.push({ file: edge.from, message: upwardImport(edge, from.layer, to.layer, show) });
+    if (from === null || to === null || to.index > from.index) continue;
+    if (to.index < from.index) problems.push({ file: edge.from, message: upwardImport(edge, from.layer, to.layer, show) });
+    else if (from.path !== to.path && !(from.layer.uses?.[from.path] ?? []).includes(to.path)) {
+      problems.push({ file: edge.from, message: `${show(edge.from)} imports "${edge.specifier}" (${show(edge.to)}): in layer "${from.layer.name}", ${from.path} may not import ${to.path} (its \`uses\` in scripts/layers/layers.ts)` });
+    }
+  }
+  for (const imported of graph.packages ?? []) {
+    if (isTest(imported.from) || underStore(imported.from, storePaths) || !DATABASE_PACKAGES.includes(imported.specifier)) continue;
+    problems.push({ file: imported.from, message: `${show(imported.from)} imports "${imported.specifier}": database clients belong to the store (${storePaths.join(", ")})` });
+  }
+  for (const text of graph.sql ?? []) {
+    if (isTest(text.from) || underStore(text.from, storePaths)) continue;
+    problems.push({ file: text.from, message: `${show(text.from)}:${text.line} writes SQL ("${text.text}"): SQL belongs to the store (${storePaths.join(", ")})` });
   }
   return problems;
 }

@@ -13,10 +13,46 @@ export interface ImportEdge {
   to: string;
 }
 
-/** Files (`.ts`, relative to `root`, `/`-separated) and their imports of other files under `root`. */
+/** An import of a package (`kysely`, `node:fs`) by a file. */
+export interface PackageImport {
+  from: string;
+  specifier: string;
+}
+
+/** Where a file writes an SQL statement in a string (`SELECT … FROM`, `INSERT INTO`…). */
+export interface SqlText {
+  from: string;
+  line: number;
+  text: string;
+}
+
+/**
+ * Files (`.ts`, relative to `root`, `/`-separated), their imports of other files under `root`,
+ * the packages they import and the SQL statements their strings hold.
+ */
 export interface ImportGraph {
   files: readonly string[];
   edges: readonly ImportEdge[];
+  packages?: readonly PackageImport[];
+  sql?: readonly SqlText[];
+}
+
+/** An SQL statement's opening, in capitals as the code writes them (prose rarely reads so). */
+const SQL_STATEMENT = /^\s*(SELECT\b[\s\S]*\bFROM\b|INSERT\s+INTO\b|UPDATE\s+\S+\s+SET\b|DELETE\s+FROM\b|(CREATE|ALTER|DROP)\s+(TABLE|INDEX|VIEW|MATERIALIZED\s+VIEW)\b)/;
+
+/** The string and template literals of a file's text that open an SQL statement. */
+export function sqlTextsOf(fileName: string, text: string): { line: number; text: string }[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: { line: number; text: string }[] = [];
+  const visit = (node: ts.Node): void => {
+    const literal = ts.isStringLiteralLike(node) ? node.text : ts.isTemplateExpression(node) ? node.head.text : null;
+    if (literal !== null && SQL_STATEMENT.test(literal)) {
+      found.push({ line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: literal.trim().slice(0, 60) });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
 
 /** Module specifiers a file's text names, in order of appearance. */
@@ -59,13 +95,20 @@ export function readImportGraph(root: string): ImportGraph {
   const absolute = sourceFilesUnder(root).sort();
   const name = (path: string): string => relative(root, path).split(sep).join("/");
   const edges: ImportEdge[] = [];
+  const packages: PackageImport[] = [];
+  const sql: SqlText[] = [];
   for (const file of absolute) {
-    for (const specifier of specifiersOf(file, readFileSync(file, "utf8"))) {
-      if (!specifier.startsWith("./") && !specifier.startsWith("../")) continue;
+    const text = readFileSync(file, "utf8");
+    for (const found of sqlTextsOf(file, text)) sql.push({ from: name(file), ...found });
+    for (const specifier of specifiersOf(file, text)) {
+      if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
+        packages.push({ from: name(file), specifier });
+        continue;
+      }
       const target = resolveRelative(file, specifier);
       if (target === null || relative(root, target).startsWith("..")) continue;
       edges.push({ from: name(file), specifier, to: name(target) });
     }
   }
-  return { files: absolute.map(name), edges };
+  return { files: absolute.map(name), edges, packages, sql };
 }

@@ -1,9 +1,11 @@
 /**
  * The layers of `src/`, top to bottom. A file may import files of its own layer and of any layer
- * below it, never above; no import cycle anywhere, type-only imports included
- * (`npm run check:layers`, run by `npm run typecheck`). A path ending in `/` is a folder (every
- * file under it), any other path one file; the longest matching path places a file. Every file
- * of `src/` must be placed. `docs/architecture.md` explains the order.
+ * below it, never above; within a layer, a path imports another of the same layer only where
+ * `uses` says so; no import cycle anywhere, type-only imports included. SQL and the database
+ * clients (Kysely, libSQL, pg, ClickHouse) live only in the `store` paths listed in
+ * `STORE_PATHS` (`npm run check:layers`, run by `npm run typecheck`). A path ending in `/` is a
+ * folder (every file under it), any other path one file; the longest matching path places a
+ * file. Every file of `src/` must be placed. `docs/architecture.md` explains the order.
  */
 export interface Layer {
   name: string;
@@ -11,48 +13,77 @@ export interface Layer {
   role: string;
   /** Paths relative to `src/`. */
   paths: readonly string[];
+  /** For a path of this layer, the other paths of the layer it may import; a path not listed imports none. */
+  uses?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const LAYERS: readonly Layer[] = [
-  { name: "entry", role: "the Bun and Node entry points", paths: ["server/"] },
-  { name: "app", role: "the composition root: builds the services and the app", paths: ["gateway.ts", "app.ts"] },
+  {
+    name: "entry",
+    role: "the Bun, Node and Deno entry points and the composition root, which builds the services and the app",
+    paths: ["server/", "gateway.ts", "app.ts"],
+    uses: { "server/": ["gateway.ts"], "gateway.ts": ["app.ts"] },
+  },
   {
     name: "http",
     role: "Hono glue: one route file per operation and their registration, middleware, the request context, the services bag routes reach through, audit records of admin writes",
-    paths: [
-      "routes/",
-      "middleware/",
-      "audit/",
-      "app-env.ts",
-      "app-errors.ts",
-      "deps.ts",
-      "generated/route-modules.gen.ts",
-      "generated/routes.gen.ts",
-      "generated/body-validators.gen.ts",
-    ],
+    paths: ["routes/", "middleware/", "audit/", "app-env.ts", "app-errors.ts", "deps.ts", "generated/route-modules.gen.ts", "generated/routes.gen.ts", "generated/body-validators.gen.ts"],
+    uses: {
+      "routes/": ["middleware/", "audit/", "app-env.ts", "app-errors.ts", "deps.ts", "generated/route-modules.gen.ts", "generated/routes.gen.ts"],
+      "middleware/": ["app-env.ts", "app-errors.ts"],
+      "audit/": ["app-env.ts"],
+      "app-errors.ts": ["app-env.ts"],
+      "generated/route-modules.gen.ts": ["routes/", "app-env.ts", "deps.ts"],
+      "generated/routes.gen.ts": ["middleware/", "generated/body-validators.gen.ts"],
+    },
   },
-  { name: "pipeline", role: "the request pipeline: config, candidates, guardrail stage, routing loop, answer and stream relay", paths: ["pipeline/"] },
   {
-    name: "stages",
-    role: "what the pipeline runs besides the upstream call: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client, webhook events, the run breaker, the bill reconciled",
-    paths: ["cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/"],
+    name: "pipeline",
+    role: "the request pipeline (config, candidates, guardrail stage, routing loop, answer and stream relay) and its stages: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client and gateway, webhook events, the run breaker, the bill reconciled",
+    paths: ["pipeline/", "cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/"],
+    uses: {
+      "pipeline/": ["cache/", "spend/", "responses/", "mcp/", "runs/"],
+      "responses/": ["cache/"],
+      "runs/": ["spend/"],
+      "webhooks/": ["spend/", "runs/"],
+      "reconcile/": ["webhooks/"],
+    },
   },
-  { name: "shared-state", role: "Redis shared across replicas, and the invalidations it carries", paths: ["shared-state/"] },
-  { name: "control-plane", role: "gateway keys and the control plane's rules: sealing secrets, views, limits, the read cache", paths: ["auth/", "control-plane/"] },
-  { name: "telemetry", role: "OpenTelemetry spans and Prometheus metrics, fed by finished log entries", paths: ["telemetry/"] },
-  { name: "logging", role: "the request log, its writer, spool and sinks, and how answers are read for it", paths: ["logging/"] },
-  { name: "guardrails", role: "guardrail checks, pure, and how they run", paths: ["guardrails/"] },
-  { name: "clickhouse", role: "the log store on ClickHouse, loaded only when configured", paths: ["clickhouse/"] },
-  { name: "store", role: "Kysely repositories, dialects and migrations", paths: ["store/"] },
-  { name: "records", role: "the shapes the store keeps: control-plane records, gateway keys, audit events, the log record and its fields", paths: ["records/"] },
-  { name: "inbound", role: "client formats the gateway translates (Anthropic Messages), as pure transforms", paths: ["inbound/"] },
-  { name: "operation", role: "what a proxied operation is: its descriptor, answer format, target, request body and answer", paths: ["operation/"] },
-  { name: "providers", role: "provider folders (data and pure transforms), the catalogue, prices, and pricing answers", paths: ["providers/", "pricing/"] },
-  { name: "transport", role: "networking (custom-host guard, pinned connections, TLS, the upstream call) and streams (SSE, the stream protocol, assemblers)", paths: ["net/", "streams/"] },
-  { name: "foundations", role: "sealing secrets, body validation, analytics arithmetic", paths: ["crypto/", "validation/", "analytics/"] },
+  {
+    name: "services",
+    role: "what requests and the control plane share: gateway keys, the control plane's rules and read cache, Redis across replicas, telemetry, the request log and its writer",
+    paths: ["auth/", "control-plane/", "shared-state/", "telemetry/", "logging/"],
+    uses: { "auth/": ["control-plane/"], "control-plane/": ["auth/"], "shared-state/": ["auth/", "control-plane/"], "telemetry/": ["logging/"] },
+  },
+  {
+    name: "store",
+    role: "where data is kept: Kysely repositories, dialects and migrations, and the log store on ClickHouse (loaded only when configured)",
+    paths: ["store/", "clickhouse/"],
+    uses: { "clickhouse/": ["store/"] },
+  },
+  {
+    name: "domain",
+    role: "what the gateway's things are, as data and pure functions: operations and their families, providers and prices, guardrail checks, the records the store keeps",
+    paths: ["operation/", "families/", "providers/", "pricing/", "guardrails/", "records/"],
+    uses: {
+      "operation/": ["providers/"],
+      "families/": ["operation/", "providers/"],
+      "pricing/": ["operation/", "providers/"],
+      "guardrails/": ["records/"],
+      "records/": ["providers/"],
+    },
+  },
+  { name: "transport", role: "networking (custom-host guard, pinned connections, TLS, the upstream call) and streams (SSE, the stream protocol)", paths: ["net/", "streams/"] },
   {
     name: "floor",
-    role: "small helpers that import nothing above them, the error model, the environment, the document's generated types",
-    paths: ["lib/", "errors.ts", "config.ts", "generated/schemas.gen.ts", "generated/openapi.gen.ts", "generated/openapi-document.gen.ts"],
+    role: "small helpers that import nothing above them: the error model, the environment, body validation, sealing secrets, analytics arithmetic, the document's generated types",
+    paths: ["lib/", "errors.ts", "config.ts", "validation/", "crypto/", "analytics/", "generated/schemas.gen.ts", "generated/openapi.gen.ts", "generated/openapi-document.gen.ts"],
+    uses: { "lib/": ["errors.ts"], "analytics/": ["errors.ts", "generated/schemas.gen.ts"], "validation/": ["errors.ts"], "config.ts": ["errors.ts"], "crypto/": ["errors.ts"] },
   },
 ];
+
+/** The only paths whose files may write SQL or import a database client. */
+export const STORE_PATHS: readonly string[] = ["store/", "clickhouse/"];
+
+/** The database clients and query builders: imported only under `STORE_PATHS`. */
+export const DATABASE_PACKAGES: readonly string[] = ["kysely", "kysely-libsql", "@libsql/client", "pg", "@clickhouse/client", "chdb"];

@@ -9,7 +9,7 @@ import { cacheKey, type CacheKeyParts } from "./cache-key.ts";
 import { replayAnswer, type Replayed } from "./cache-replay.ts";
 import { cacheMaxAgeSeconds, type ConfigCacheSettings } from "./cache-settings.ts";
 import type { CachedAnswer } from "./cached-answer.ts";
-import { isCacheable } from "./cacheable.ts";
+import { isCacheable } from "../operation/descriptor.ts";
 import type { CacheStatus } from "../records/log-record.ts";
 import type { SemanticCache } from "./semantic-cache.ts";
 import { semanticLookup, type EmbedderResult, type SemanticOutcome } from "./semantic-lookup.ts";

@@ -3,7 +3,11 @@ import type { CachedAnswer } from "./cached-answer.ts";
 import { SemanticCache, type SemanticChange } from "./semantic-cache.ts";
 import type { SemanticCacheRepository, StoredSemanticEntry } from "../store/semantic-cache-repository.ts";
 import { SemanticIndex } from "./semantic-index.ts";
-import { chatSemanticSplit, completionSemanticSplit, responsesSemanticSplit } from "./semantic-split.ts";
+import { chatSemanticSplit } from "../families/chat/index.ts";
+import { responsesSemanticSplit } from "../families/responses/index.ts";
+import { completionOperation } from "../routes/createCompletion.ts";
+
+const completionSemanticSplit = completionOperation.semantic!;
 
 /** A unit vector close to axis `axis` of `dims`, tilted by `tilt` towards the next axis. */
 function vectorNear(axis: number, tilt = 0, dims = 16): Float32Array {

@@ -2,7 +2,7 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import { GatewayError } from "../errors.ts";
 import { MASKED_SECRET, openSealedSecret, sealSecret, type SealedSecret } from "../crypto/sealed-secret.ts";
 import type { McpServerRecord } from "../records/control-plane.ts";
-import { movedSecretError, sameUrl } from "./secret-destinations.ts";
+import { movedSecretError, sameUrl } from "../records/secret-destinations.ts";
 
 /**
  * The secrets of a stored MCP server: its bearer token and its header values. Sealed at rest,

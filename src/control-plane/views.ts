@@ -20,8 +20,8 @@ import type {
   VirtualKeyRecord,
 } from "../records/control-plane.ts";
 import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
-import { maskConfigSecrets } from "./config-secrets.ts";
-import { maskCheckSecrets } from "./guardrail-secrets.ts";
+import { maskConfigSecrets } from "../records/config-secrets.ts";
+import { maskCheckSecrets } from "../records/guardrail-secrets.ts";
 import { maskedHeaders } from "./mcp-server-secrets.ts";
 import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import { budgetView, rateLimitView } from "./virtual-key-fields.ts";

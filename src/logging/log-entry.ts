@@ -1,4 +1,3 @@
-import type { AnswerFormat } from "../operation/answer-format.ts";
 import { LOG_ENTRY_FIELD_NAMES, type LogEntryFieldName } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
 
@@ -27,8 +26,8 @@ export type LogEntry = Pick<LogRecord, LogEntryFieldName> & {
   response: LoggedResponse | null;
   /** Every guardrail check that ran, serialised when the record is built. */
   guardrailResults: unknown[] | null;
-  /** How to read the answer (`answer-formats.ts`). */
-  format: AnswerFormat;
+  /** The name of the reader of its answer (`OperationDescriptor.answers`, found by `answer-read.ts`). */
+  format: string;
   /** The operation's `gen_ai.operation.name` (telemetry); null for one that is no GenAI call. */
   genAiOperation: string | null;
   /** A cost the gateway sets itself (an MCP tool call's price); absent or null: priced from the answer. */

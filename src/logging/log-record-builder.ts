@@ -1,10 +1,9 @@
-import type { Usage } from "../streams/chat-stream-assembler.ts";
+import type { Usage } from "../operation/usage.ts";
 import { computeCostUsd } from "../pricing/cost.ts";
-import { readAnswer } from "./answer-formats.ts";
+import { answerReader, readAnswer } from "./answer-read.ts";
 import type { LogEntry } from "./log-entry.ts";
 import { LOG_ENTRY_FIELD_NAMES } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
-import { MEDIA_FORMATS, mediaCostUsd } from "./media-answers.ts";
 
 const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
 
@@ -15,13 +14,14 @@ export function toLogRecord(entry: LogEntry): LogRecord {
 
 /** The record, and the model the answer names (the record keeps the model asked for). Never throws. */
 export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedModel: string | null } {
-  const { body, usage, servedModel, totalBytes, truncated } = readAnswer(entry.response, entry.format);
+  const reader = answerReader(entry.format);
+  const { body, usage, servedModel, totalBytes, truncated } = readAnswer(entry.response, reader);
   const costModel = servedModel ?? entry.model;
   const succeeded = entry.errorMessage === null && entry.status < 400;
   const costUsd = typeof entry.fixedCostUsd === "number"
     ? entry.fixedCostUsd
-    : MEDIA_FORMATS.has(entry.format)
-    ? mediaCostUsd({ ...entry, model: costModel, answerBody: body, succeeded })
+    : reader.cost
+    ? reader.cost({ ...entry, model: costModel, answerBody: body, succeeded })
     : entry.provider && costModel && usage
       ? computeCostUsd(entry.provider, costModel, usage)
       : null;
@@ -37,7 +37,7 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
     reasoningTokens: counted.reasoningTokens,
     costUsd: hit ? 0 : costUsd,
     costSavedUsd: hit ? costUsd : null,
-    costNote: costUsd === null && !hit ? costNote(entry, costModel, usage !== null, succeeded) : null,
+    costNote: costUsd === null && !hit ? costNote(entry, costModel, usage !== null, succeeded, reader.cost !== undefined) : null,
     responseBody: body,
     responseBodyTruncated: truncated,
     responseBodyBytes: totalBytes,
@@ -49,9 +49,9 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
 }
 
 /** Why a request has no cost: what the log reader needs to tell an unpriced model from a free call. */
-function costNote(entry: LogEntry, model: string | null, reportedUsage: boolean, succeeded: boolean): string {
+function costNote(entry: LogEntry, model: string | null, reportedUsage: boolean, succeeded: boolean, pricedByContent: boolean): string {
   if (!succeeded) return "the request failed";
-  if (MEDIA_FORMATS.has(entry.format)) return `no media price for ${entry.provider ?? "the provider"}/${model ?? "the model"} and what the answer reports`;
+  if (pricedByContent) return `no media price for ${entry.provider ?? "the provider"}/${model ?? "the model"} and what the answer reports`;
   if (!entry.provider || !model) return "no provider or model to price";
   if (!reportedUsage) return "the answer reported no usage";
   return `no price for ${entry.provider}/${model} in the price table`;

@@ -4,7 +4,6 @@
  * the stages that produce the parts (the cache replays an ending too). Nothing here is written
  * after it is returned, and nothing reads a log back.
  */
-import type { AnswerFormat } from "../operation/answer-format.ts";
 import type { AttemptRecord, CacheStatus, ToolStepRecord } from "../records/log-record.ts";
 import type { GuardrailTiming, LoggedResponse, RequestParams } from "./log-entry.ts";
 
@@ -44,7 +43,8 @@ export interface GuardrailRuns {
 
 /** What the pipeline learned before the answer: fixed once returned. */
 export interface Outcome {
-  format: AnswerFormat;
+  /** The name of the reader of its answer (`OperationDescriptor.answers`). */
+  format: string;
   /** The operation's `gen_ai.operation.name`; null for one that is no GenAI call. */
   genAiOperation: string | null;
   stream: boolean;
@@ -97,7 +97,7 @@ export interface RefusedAnswer {
 export type PendingEnding = AnswerEnding | Promise<AnswerEnding>;
 
 /** What a request that has not reached the proxy stages (refused by its own route) produced. */
-export function emptyOutcome(format: AnswerFormat = "chat", genAiOperation: string | null = null): Outcome {
+export function emptyOutcome(format = "chat", genAiOperation: string | null = null): Outcome {
   return {
     format,
     genAiOperation,

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
-import { anthropicErrorBody, envelopeFacts } from "../inbound/anthropic-messages/errors.ts";
+import { anthropicErrorBody, envelopeFacts } from "../families/messages/errors.ts";
 
 /**
  * Answers a route's errors in Anthropic's shape (`{type: "error", error: {type, message}}`) for

@@ -19,7 +19,7 @@ export interface RequestLogOptions {
   inflight: InflightTracker;
   route: string;
   /** The operation the route serves: how the log reads its answer, its telemetry name. */
-  operation?: Pick<OperationDescriptor, "format" | "genAiOperation">;
+  operation?: Pick<OperationDescriptor, "answers" | "genAiOperation">;
   /** `GATEWAY_MAX_LOGGED_BODY_BYTES`: the most the log keeps of each body. */
   maxBodyBytes: number;
 }
@@ -38,7 +38,7 @@ export interface OpenedExchange {
 export function exchangeOpener(options: RequestLogOptions): (c: Context<GatewayEnv>) => OpenedExchange {
   const { writer, inflight, route, maxBodyBytes } = options;
   const enqueue = writer.enqueue.bind(writer);
-  const operation = { format: options.operation?.format ?? "chat", genAiOperation: options.operation?.genAiOperation ?? null };
+  const operation = { format: options.operation?.answers.name ?? "chat", genAiOperation: options.operation?.genAiOperation ?? null };
   return (c) => {
     const done = inflight.begin();
     const auth = c.get("auth");

@@ -1,9 +1,10 @@
 /**
  * An operation the gateway proxies (chat completions, embeddings, the pass-through…), told to
- * the core by a small descriptor in its route file. `proxyOperation` runs them all.
+ * the core by a small descriptor in its route file, whose id and method come from the document's
+ * generated route. `proxyOperation` runs them all.
  */
 import type { GatewayError } from "../errors.ts";
-import type { AnswerFormat } from "./answer-format.ts";
+import type { AnswerReader } from "./answer-reader.ts";
 import type { StreamEvent, StreamTranslator } from "../streams/stream-protocol.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
@@ -67,8 +68,8 @@ export interface OperationDescriptor {
    * so on such a provider the id is unknown (404), not an operation it cannot serve (400).
    */
   onStoredResponse?: true;
-  /** How the log reads the answer's model and usage (and assembles a stream). */
-  format: AnswerFormat;
+  /** How the log reads the answer's model and usage (and assembles a stream), and prices what tokens do not. */
+  answers: AnswerReader;
   /**
    * Whether the answer cache may keep and serve its answer to a body: why not, or null. Without
    * it the operation is never cached (uploads, side effects upstream, expiring URLs, binaries).
@@ -115,6 +116,14 @@ export type UpstreamPath = { fixed: string } | { afterV1: true } | { template: s
 
 /** Why a body's answer may not be cached (`store`, `background`…), or null when it may. Pure. */
 export type CacheRule = (body: JsonObject) => string | null;
+
+/** Every body's answer may be cached (completions, embeddings): it depends on the request alone. */
+export const alwaysCacheable: CacheRule = () => null;
+
+/** Whether the operation's answer to this body may be cached: a JSON body its rule accepts. */
+export function isCacheable(operation: Pick<OperationDescriptor, "cache">, body: JsonObject | null): boolean {
+  return operation.cache !== undefined && body !== null && operation.cache(body) === null;
+}
 
 /**
  * A body split for the semantic cache: `text`, its last user turn, compared by embedding; `rest`,

@@ -49,8 +49,9 @@ describe("resolveUpstream", () => {
     }
   });
 
-  it("fills a template from the path parameters, each one encoded segment, and keeps the query", () => {
-    expect(resolveUpstream(template, request("/v1/files/x?download=1", { file_id: "file 1:a" })).path).toBe("/files/file%201%3Aa/content?download=1");
+  it("fills a template from the path parameters, each one encoded segment (what a segment may hold kept as it is), and keeps the query", () => {
+    expect(resolveUpstream(template, request("/v1/files/x?download=1", { file_id: "file 1:a" })).path).toBe("/files/file%201:a/content?download=1");
+    expect(resolveUpstream(template, request("/v1/files/x", { file_id: "a?b#c%d" })).path).toBe("/files/a%3Fb%23c%25d/content");
   });
 
   it("refuses a template parameter that is empty, a dot segment or holds a slash or backslash", () => {

@@ -29,12 +29,18 @@ export function isFixedUpstream(operation: Pick<OperationDescriptor, "method" | 
   return "fixed" in operation.upstreamPath && operation.method !== "*";
 }
 
+/** True for a template without parameters: a request without a query goes to its path as it is. */
+export function isPlainTemplate(operation: Pick<OperationDescriptor, "method" | "upstreamPath">): boolean {
+  return "template" in operation.upstreamPath && !operation.upstreamPath.template.includes("{") && operation.method !== "*";
+}
+
 /**
  * Where every request of an operation with a fixed method and path goes. For one resolved per
  * request the route passes the resolved route, so meeting one here is a bug: throws.
  */
 export function fixedUpstream(operation: Pick<OperationDescriptor, "id" | "method" | "upstreamPath">): UpstreamRoute {
   if (isFixedUpstream(operation) && "fixed" in operation.upstreamPath) return { method: operation.method, path: operation.upstreamPath.fixed };
+  if (isPlainTemplate(operation) && "template" in operation.upstreamPath) return { method: operation.method, path: operation.upstreamPath.template };
   throw new Error(`${operation.id} resolves its upstream method or path per request: its route must pass them.`);
 }
 
@@ -65,6 +71,7 @@ function fillTemplate(template: string, params: Readonly<Record<string, string>>
     if (value === "" || value === "." || value === ".." || /[/\\]/.test(value)) {
       throw new GatewayError("invalid_request", `The path parameter ${name} may not be empty, a dot segment or hold a slash or backslash.`, { param: name });
     }
-    return encodeURIComponent(value);
+    // Encoded as one segment; the characters a segment may hold as they are (`ft:model:org::id`) stay so.
+    return encodeURIComponent(value).replace(/%(3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g, (escape) => decodeURIComponent(escape));
   });
 }

@@ -1,25 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
-import { chatFieldOverrides, withOverrides } from "./config-overrides.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { withOverrides } from "./config-overrides.ts";
 
-describe("chatFieldOverrides", () => {
+describe("jsonFieldOverrides", () => {
   it("accepts overrides a chat body accepts, unknown fields included", () => {
-    expect(chatFieldOverrides({ model: "gpt-4o", stream: true, temperature: 0, seed: 1 })).toBeNull();
+    expect(jsonFieldOverrides({ model: "gpt-4o", stream: true, temperature: 0, seed: 1 })).toBeNull();
   });
 
   it("names the config and the override a chat body would refuse", () => {
     for (const model of [1, null, {}, []]) {
-      const error = chatFieldOverrides({ model });
+      const error = jsonFieldOverrides({ model });
       expect(error?.status, JSON.stringify(model)).toBe(400);
       expect(error?.param).toBe("x-gateway-config");
       expect(error?.message).toContain("override_params.model");
     }
-    expect(chatFieldOverrides({ stream: "yes" })?.message).toContain("override_params.stream");
+    expect(jsonFieldOverrides({ stream: "yes" })?.message).toContain("override_params.stream");
   });
 
   it("keeps one verdict per overrides object", () => {
     const overrides = { model: 1 };
-    expect(chatFieldOverrides(overrides)).toBe(chatFieldOverrides(overrides));
+    expect(jsonFieldOverrides(overrides)).toBe(jsonFieldOverrides(overrides));
   });
 
   it("documents for configs the fields and rules of the chat request body, the model never empty", () => {
@@ -34,12 +35,12 @@ describe("withOverrides", () => {
   const body = { kind: "json" as const, value: { model: "a", temperature: 1 } };
 
   it("merges overrides its operation's rule passes over the body's own fields", () => {
-    const merged = withOverrides(body, { model: "b" }, { id: "createEmbedding", overrides: chatFieldOverrides });
+    const merged = withOverrides(body, { model: "b" }, { id: "createEmbedding", overrides: jsonFieldOverrides });
     expect(merged.ok && merged.value).toEqual({ kind: "json", value: { model: "b", temperature: 1 } });
   });
 
   it("answers the rule's 400 for overrides it refuses", () => {
-    const refused = withOverrides(body, { stream: "yes" }, { id: "createEmbedding", overrides: chatFieldOverrides });
+    const refused = withOverrides(body, { stream: "yes" }, { id: "createEmbedding", overrides: jsonFieldOverrides });
     expect(!refused.ok && refused.error).toMatchObject({ status: 400, param: "x-gateway-config" });
   });
 

@@ -1,46 +1,7 @@
-import { CreateChatCompletionRequestSchema } from "../generated/schemas.gen.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { OperationDescriptor, OverridesRule } from "../operation/descriptor.ts";
-import { CONFIG_HEADER } from "./request-config.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { CONFIG_HEADER } from "../operation/field-overrides.ts";
 import type { RequestBody } from "../operation/request-body.ts";
-
-/**
- * Each field of the chat body on its own. The chat schema has no rule that spans two fields,
- * so a body that passed it still passes once `override_params` are merged in exactly when
- * every override passes its own field's rule: checking the overrides checks the merged body
- * without parsing the client's messages a second time.
- */
-let chatFields: ReturnType<typeof chatFieldsSchema> | null = null;
-function chatFieldsSchema() {
-  return CreateChatCompletionRequestSchema.unwrap().partial();
-}
-
-/** Verdicts per overrides object: the settings of stored configs come from the control-plane cache. */
-const verdicts = new WeakMap<object, GatewayError | null>();
-
-/**
- * The overrides rule of the operations whose JSON bodies a config may change: the fields the
- * gateway reads from any JSON body (model, stream, user, the generation parameters) keep their
- * chat-completion rules, which `ConfigOverrideParams` documents. Null when merging `overrides`
- * into a valid chat body leaves it valid; else a 400 naming the config and the override
- * (`override_params.model`). Configs are validated when stored, so this catches configs stored
- * before that rule. Never throws.
- */
-export const chatFieldOverrides: OverridesRule = (overrides) => {
-  const known = verdicts.get(overrides);
-  if (known !== undefined) return known;
-  chatFields ??= chatFieldsSchema();
-  const parsed = chatFields.safeParse(overrides);
-  const issue = parsed.success ? undefined : parsed.error.issues[0];
-  const field = ["override_params", ...(issue?.path.map(String) ?? [])].join(".");
-  const error = parsed.success
-    ? null
-    : new GatewayError("invalid_request", `The config's ${field} would make the request invalid: ${issue?.message ?? "invalid value"}. Fix the config.`, {
-        param: CONFIG_HEADER,
-      });
-  verdicts.set(overrides, error);
-  return error;
-};
 
 /**
  * The config's `override_params` win over a JSON body's own fields, once the operation's rule

@@ -1,6 +1,6 @@
 import type { ControlPlaneCache } from "../control-plane/cache.ts";
 import type { GuardrailRecord } from "../records/control-plane.ts";
-import { openCheckSecrets } from "../control-plane/guardrail-secrets.ts";
+import { openCheckSecrets } from "../records/guardrail-secrets.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { runGuardrail, type CheckContext, type GuardrailResult } from "../guardrails/index.ts";

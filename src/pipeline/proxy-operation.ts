@@ -117,7 +117,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const described = describeRequest(input.body, input.clientBodyText);
   // The outcome so far: every stage's result lands here, and it is returned as a value.
   let outcome: Outcome = {
-    ...emptyOutcome(operation.format, operation.genAiOperation ?? null),
+    ...emptyOutcome(operation.answers.name, operation.genAiOperation ?? null),
     request: described,
     promptId: input.prompt?.id ?? null,
     promptVersion: input.prompt?.version ?? null,

@@ -4,11 +4,13 @@ import { parseGatewayConfig, type GatewayConfig } from "./config-body.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/open-store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import { openConfigSecrets, type StoredConfig } from "../control-plane/config-secrets.ts";
+import { openConfigSecrets, type StoredConfig } from "../records/config-secrets.ts";
 import { buildRoutePlan, type RouteNode, type TargetSettings } from "./routing-plan.ts";
 import { storedRunLimits } from "../control-plane/run-limit-fields.ts";
 
-export const CONFIG_HEADER = "x-gateway-config";
+import { CONFIG_HEADER } from "../operation/field-overrides.ts";
+
+export { CONFIG_HEADER };
 
 /** A request's config: the settings guardrails and defaults read, and its routing plan. */
 export interface RequestConfig {

@@ -3,7 +3,7 @@ import type { CheckCustomHost } from "../net/custom-host.ts";
 import { GatewayError } from "../errors.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { parseGatewayConfig } from "./config-body.ts";
-import { sealConfigSecrets, type StoredConfig } from "../control-plane/config-secrets.ts";
+import { sealConfigSecrets, type StoredConfig } from "../records/config-secrets.ts";
 import { allowedCustomHost } from "../control-plane/virtual-key-fields.ts";
 
 /**

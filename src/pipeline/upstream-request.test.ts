@@ -2,14 +2,16 @@ import { describe, expect, it } from "vitest";
 import { openaiSseProtocol } from "../streams/stream-protocol.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import type { Provider } from "../providers/provider.ts";
+import { jsonAnswers } from "../operation/answer-reader.ts";
+import { chatAnswers } from "../families/chat/index.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import type { Target } from "../operation/target.ts";
 import { fixedUpstream } from "../operation/upstream-path.ts";
 import { buildUpstreamRequest } from "./upstream-request.ts";
 import { GatewayError } from "../errors.ts";
 
-const chat: OperationDescriptor = { id: "createChatCompletion", method: "POST", upstreamPath: { fixed: "/chat/completions" }, body: "json", answer: "json", format: "chat" };
-const embeddings: OperationDescriptor = { ...chat, id: "createEmbedding", upstreamPath: { fixed: "/embeddings" }, format: "json" };
+const chat: OperationDescriptor = { id: "createChatCompletion", method: "POST", upstreamPath: { fixed: "/chat/completions" }, body: "json", answer: "json", answers: chatAnswers };
+const embeddings: OperationDescriptor = { ...chat, id: "createEmbedding", upstreamPath: { fixed: "/embeddings" }, answers: jsonAnswers };
 const passThrough: OperationDescriptor = { ...chat, id: "passThrough", method: "*", upstreamPath: { afterV1: true }, body: "json-or-as-sent" };
 const credentials = { style: "bearer" as const, apiKey: "sk-1", organization: "org-1", project: null, fields: {} };
 

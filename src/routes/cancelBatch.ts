@@ -1,18 +1,10 @@
 import { cancelBatchRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/batches/{batch_id}/cancel` cancels a batch. Sent to the path the client used (after `/v1`).
+ * Cancels a batch.
  * https://platform.openai.com/docs/api-reference/batch
  */
-export const cancelBatchOperation: OperationDescriptor = {
-  id: "cancelBatch",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "as-sent",
-  answer: "json",
-  format: "json",
-};
+export const cancelBatchOperation = proxiedOperation(cancelBatchRoute, {});
 
 export const registerCancelBatch = proxiedRoute(cancelBatchRoute, cancelBatchOperation);

@@ -1,20 +1,13 @@
 import { completeUploadRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/uploads/{upload_id}/complete` completes an upload from its parts, in order. Sent to the path the client used (after `/v1`).
+ * Completes an upload from its parts, in order.
  * https://platform.openai.com/docs/api-reference/uploads
  */
-export const completeUploadOperation: OperationDescriptor = {
-  id: "completeUpload",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "json",
-  answer: "json",
-  format: "json",
-  overrides: chatFieldOverrides,
-};
+export const completeUploadOperation = proxiedOperation(completeUploadRoute, {
+  overrides: jsonFieldOverrides,
+});
 
 export const registerCompleteUpload = proxiedRoute(completeUploadRoute, completeUploadOperation);

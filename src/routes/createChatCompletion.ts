@@ -1,32 +1,22 @@
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatCacheRule } from "../cache/cacheable.ts";
-import { chatSemanticSplit } from "../cache/semantic-split.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
-import { createChatStreamAssembler } from "../streams/chat-stream-assembler.ts";
-import { parseObject } from "../lib/json-object.ts";
-import { inputText, outputText } from "../guardrails/index.ts";
+import { chatAnswers, chatCacheRule, chatSemanticSplit, chatStreamText, inputText, outputText } from "../families/chat/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
-export const chatCompletionOperation: OperationDescriptor = {
-  id: "createChatCompletion",
-  method: "POST",
-  upstreamPath: { fixed: "/chat/completions" },
-  body: "json",
-  answer: "json",
-  format: "chat",
+/**
+ * Chat completions: a JSON answer, or with `stream` server-sent events ending in `[DONE]`,
+ * assembled into one completion for the log. Cached unless the body asks the provider to store
+ * the completion; the semantic cache compares the last user message. Guardrails judge every
+ * message's text on the way in and the choices' text on the way out.
+ * https://platform.openai.com/docs/api-reference/chat
+ */
+export const chatCompletionOperation = proxiedOperation(createChatCompletionRoute, {
+  answers: chatAnswers,
   cache: chatCacheRule,
   semantic: chatSemanticSplit,
   genAiOperation: "chat",
-  overrides: chatFieldOverrides,
-  guardrails: { input: inputText, output: outputText, streamOutput: streamedText },
-};
+  overrides: jsonFieldOverrides,
+  guardrails: { input: inputText, output: outputText, streamOutput: chatStreamText },
+});
 
 export const registerCreateChatCompletion = proxiedRoute(createChatCompletionRoute, chatCompletionOperation);
-
-/** The assistant text of a streamed completion, assembled from its chunks. */
-function streamedText(chunks: readonly string[]): string {
-  const assembler = createChatStreamAssembler();
-  for (const chunk of chunks) assembler.add(parseObject(chunk));
-  return outputText(assembler.result().completion as Record<string, unknown>);
-}

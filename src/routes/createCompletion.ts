@@ -1,31 +1,32 @@
 import { createCompletionRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { alwaysCacheable } from "../cache/cacheable.ts";
-import { completionSemanticSplit } from "../cache/semantic-split.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { alwaysCacheable, type SemanticSplit } from "../operation/descriptor.ts";
+import { nonEmpty, SEMANTIC_TURN } from "../families/chat/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /**
- * `POST /v1/completions`, the legacy completions: a JSON answer, or with `stream` server-sent
- * events ending in `[DONE]`. Guardrails judge the `prompt` strings and the choices' `text`.
+ * The legacy completions: a JSON answer, or with `stream` server-sent
+ * events ending in `[DONE]`. Any answer may be cached; the semantic cache compares a single
+ * prompt string. Guardrails judge the `prompt` strings and the choices' `text`.
  * https://platform.openai.com/docs/api-reference/completions
  */
-export const completionOperation: OperationDescriptor = {
-  id: "createCompletion",
-  method: "POST",
-  upstreamPath: { fixed: "/completions" },
-  body: "json",
-  answer: "json",
-  format: "json",
+export const completionOperation = proxiedOperation(createCompletionRoute, {
   cache: alwaysCacheable,
   semantic: completionSemanticSplit,
   genAiOperation: "text_completion",
-  overrides: chatFieldOverrides,
+  overrides: jsonFieldOverrides,
   guardrails: { input: promptStrings, output: choiceTexts, streamOutput: streamedTexts },
-};
+});
 
 export const registerCreateCompletion = proxiedRoute(createCompletionRoute, completionOperation);
+
+/** A single prompt string is compared by meaning; the rest of the body must match exactly. */
+function completionSemanticSplit(body: JsonObject): ReturnType<SemanticSplit> {
+  const { prompt } = body;
+  if (typeof prompt !== "string" || !nonEmpty(prompt)) return null;
+  return { text: prompt, rest: { ...body, prompt: SEMANTIC_TURN } };
+}
 
 /** The prompt strings, joined by newlines; token arrays carry no text to judge. */
 function promptStrings(body: JsonObject): string {

@@ -7,7 +7,7 @@ import { makeSlug } from "../control-plane/slugs.ts";
 import { guardrailView } from "../control-plane/views.ts";
 import { isoNow, uuidv4 } from "../lib/ids.ts";
 import { validatedChecks } from "../control-plane/guardrail-checks.ts";
-import { sealCheckSecrets } from "../control-plane/guardrail-secrets.ts";
+import { sealCheckSecrets } from "../records/guardrail-secrets.ts";
 import type { NewGuardrail } from "../store/control-plane-repositories.ts";
 
 export function registerCreateGuardrail(app: GatewayApp, deps: GatewayDeps): void {

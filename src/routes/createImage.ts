@@ -1,26 +1,21 @@
 import { createImageRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
-import { streamEndsAt } from "../streams/stream-end.ts";
+import { imageAnswers, streamEndsAt } from "../families/media/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+
 import type { JsonObject } from "../providers/provider.ts";
 
 /**
  * Image generation: the prompt is what input guardrails judge; the log prices each image by
  * model, size and quality (`image` format).
  */
-export const imageOperation: OperationDescriptor = {
-  id: "createImage",
-  method: "POST",
-  upstreamPath: { fixed: "/images/generations" },
-  body: "json",
-  answer: "json",
+export const imageOperation = proxiedOperation(createImageRoute, {
   isStreamEnd: streamEndsAt("image_generation.completed"),
-  format: "image",
+  answers: imageAnswers,
   genAiOperation: "generate_content",
-  overrides: chatFieldOverrides,
+  overrides: jsonFieldOverrides,
   guardrails: { input: promptText },
-};
+});
 
 export const registerCreateImage = proxiedRoute(createImageRoute, imageOperation);
 

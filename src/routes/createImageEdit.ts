@@ -1,8 +1,8 @@
 import { createImageEditRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
-import { streamEndsAt } from "../streams/stream-end.ts";
+import { imageAnswers, streamEndsAt } from "../families/media/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+
 
 /**
  * Image edits: a multipart upload passed upstream as it arrives (the generated route does not read it);
@@ -10,16 +10,11 @@ import { streamEndsAt } from "../streams/stream-end.ts";
  * (images by URL or file id) is validated and logged as sent. No guardrails:
  * a config that attaches them is refused (400). Priced per image, as generations.
  */
-export const imageEditOperation: OperationDescriptor = {
-  id: "createImageEdit",
-  method: "POST",
-  upstreamPath: { fixed: "/images/edits" },
-  body: "json-or-as-sent",
-  answer: "json",
+export const imageEditOperation = proxiedOperation(createImageEditRoute, {
   isStreamEnd: streamEndsAt("image_edit.completed"),
-  format: "image",
+  answers: imageAnswers,
   genAiOperation: "generate_content",
-  overrides: chatFieldOverrides,
-};
+  overrides: jsonFieldOverrides,
+});
 
 export const registerCreateImageEdit = proxiedRoute(createImageEditRoute, imageEditOperation);

@@ -1,20 +1,15 @@
 import { createImageVariationRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { imageAnswers } from "../families/media/index.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
  * Image variations: a multipart upload passed upstream as it arrives (the generated route does not read it);
  * the log keeps its content type, size and small form fields, never the file. No guardrails:
  * a config that attaches them is refused (400). Priced per image, as generations.
  */
-export const imageVariationOperation: OperationDescriptor = {
-  id: "createImageVariation",
-  method: "POST",
-  upstreamPath: { fixed: "/images/variations" },
-  body: "as-sent",
-  answer: "json",
-  format: "image",
+export const imageVariationOperation = proxiedOperation(createImageVariationRoute, {
+  answers: imageAnswers,
   genAiOperation: "generate_content",
-};
+});
 
 export const registerCreateImageVariation = proxiedRoute(createImageVariationRoute, imageVariationOperation);

@@ -1,54 +1,33 @@
 import { createMessageRoute } from "../generated/routes.gen.ts";
-import type { GatewayApp } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { alwaysCacheable } from "../cache/cacheable.ts";
-import { chatSemanticSplit } from "../cache/semantic-split.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxyOperation } from "../pipeline/proxy-operation.ts";
-import { loggedRoute, proxyDeps, proxyResponse } from "./proxy/proxy-route.ts";
-import { inputText } from "../guardrails/index.ts";
-import { assembleMessage, chatRequestFromMessages, messagesFromChat, messageText } from "../inbound/anthropic-messages/index.ts";
-import { anthropicProxyInput } from "./proxy/anthropic-proxy-input.ts";
-import { parseObject } from "../lib/json-object.ts";
-import { anthropicErrors } from "../middleware/anthropic-errors.ts";
-import { logHeadersHook } from "../middleware/log-requests.ts";
+import { alwaysCacheable } from "../operation/descriptor.ts";
+import { chatRequestFromMessages, messagesAnswers, messagesFromChat, messagesInputText, messagesSemanticSplit, messageStreamText, messageText } from "../families/messages/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { anthropicRoute, withAnthropicKey } from "./proxy/anthropic-route.ts";
 
 /**
  * Anthropic Messages in, any provider out: the request is translated into a chat completion,
  * served as one by every provider's chat transforms, and its answer translated back. The log
- * keeps the request and the answer as the client sent and got them.
+ * keeps the request and the answer as the client sent and got them. Any answer may be cached.
  */
-export const messageOperation: OperationDescriptor = {
-  id: "createMessage",
-  method: "POST",
+export const messageOperation = proxiedOperation(createMessageRoute, {
   upstreamPath: { fixed: "/chat/completions" },
-  body: "json",
-  answer: "json",
-  format: "messages",
+  answers: messagesAnswers,
   cache: alwaysCacheable,
-  // The body the core sees is the chat translation of the Messages request.
-  semantic: chatSemanticSplit,
-  overrides: chatFieldOverrides,
+  semantic: messagesSemanticSplit,
+  overrides: jsonFieldOverrides,
   translated: messagesFromChat,
   // Input guardrails judge the chat body the core holds; output ones the Anthropic answer.
-  guardrails: { input: inputText, output: messageText, streamOutput: (chunks) => messageText(assembleMessage(chunks.map(parseObject))) },
-};
+  guardrails: { input: messagesInputText, output: messageText, streamOutput: messageStreamText },
+});
 
-export function registerCreateMessage(app: GatewayApp, deps: GatewayDeps): void {
-  const core = proxyDeps(deps);
-  const route = { ...createMessageRoute, middleware: [anthropicErrors(), createMessageRoute.middleware] };
-  app.openapi(
-    loggedRoute(route, deps, messageOperation),
-    async (c) => {
-      const body = c.req.valid("json");
-      const input = await anthropicProxyInput(c, body, c.req.valid("header"));
-      if (!input.ok) throw input.error;
-      const chat = chatRequestFromMessages(body);
-      if (!chat.ok) throw chat.error;
-      const clientBodyText = input.value.body.kind === "json" ? (input.value.body.raw ?? JSON.stringify(body)) : undefined;
-      return proxyResponse(c, await proxyOperation(messageOperation, { ...input.value, body: { kind: "json", value: chat.value }, clientBodyText }, core));
-    },
-    logHeadersHook,
-  );
-}
+export const registerCreateMessage = proxiedRoute(anthropicRoute(createMessageRoute), messageOperation, {
+  async prepare(c, read) {
+    const input = withAnthropicKey(c, read);
+    if (input.body.kind !== "json") return input;
+    const chat = chatRequestFromMessages(input.body.value);
+    if (!chat.ok) throw chat.error;
+    const clientBodyText = input.body.raw ?? JSON.stringify(input.body.value);
+    return { ...input, body: { kind: "json", value: chat.value }, clientBodyText };
+  },
+});

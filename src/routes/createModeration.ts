@@ -1,20 +1,13 @@
 import { createModerationRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /** Moderations: free upstream, so the log prices nothing; input guardrails judge the `input` strings. */
-export const moderationOperation: OperationDescriptor = {
-  id: "createModeration",
-  method: "POST",
-  upstreamPath: { fixed: "/moderations" },
-  body: "json",
-  answer: "json",
-  format: "json",
-  overrides: chatFieldOverrides,
+export const moderationOperation = proxiedOperation(createModerationRoute, {
+  overrides: jsonFieldOverrides,
   guardrails: { input: inputStrings },
-};
+});
 
 export const registerCreateModeration = proxiedRoute(createModerationRoute, moderationOperation);
 

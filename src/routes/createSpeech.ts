@@ -1,26 +1,22 @@
 import { createSpeechRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
-import { streamEndsAt } from "../streams/stream-end.ts";
+import { speechAnswers, streamEndsAt } from "../families/media/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+
 import type { JsonObject } from "../providers/provider.ts";
 
 /**
  * Text to speech: the audio is relayed to the client as it arrives (`answer: "as-sent"`); the log
  * keeps its content type and size, and prices the input's characters (`speech` format).
  */
-export const speechOperation: OperationDescriptor = {
-  id: "createSpeech",
-  method: "POST",
-  upstreamPath: { fixed: "/audio/speech" },
-  body: "json",
+export const speechOperation = proxiedOperation(createSpeechRoute, {
   answer: "as-sent",
   isStreamEnd: streamEndsAt("speech.audio.done"),
-  format: "speech",
+  answers: speechAnswers,
   genAiOperation: "generate_content",
-  overrides: chatFieldOverrides,
+  overrides: jsonFieldOverrides,
   guardrails: { input: inputText },
-};
+});
 
 export const registerCreateSpeech = proxiedRoute(createSpeechRoute, speechOperation);
 

@@ -1,7 +1,7 @@
 import { createTranscriptionRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
-import { streamEndsAt } from "../streams/stream-end.ts";
+import { streamEndsAt, transcriptionAnswers } from "../families/media/index.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+
 
 /**
  * Transcriptions: a multipart upload passed upstream as it arrives (the generated route does not read it);
@@ -9,15 +9,11 @@ import { streamEndsAt } from "../streams/stream-end.ts";
  * a config that attaches them is refused (400).
  * The answer is JSON or text (per `response_format`), relayed as it arrives.
  */
-export const transcriptionOperation: OperationDescriptor = {
-  id: "createTranscription",
-  method: "POST",
-  upstreamPath: { fixed: "/audio/transcriptions" },
-  body: "as-sent",
+export const transcriptionOperation = proxiedOperation(createTranscriptionRoute, {
   answer: "as-sent",
   isStreamEnd: streamEndsAt("transcript.text.done"),
-  format: "transcription",
+  answers: transcriptionAnswers,
   genAiOperation: "generate_content",
-};
+});
 
 export const registerCreateTranscription = proxiedRoute(createTranscriptionRoute, transcriptionOperation);

@@ -1,6 +1,6 @@
 import { createTranslationRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { transcriptionAnswers } from "../families/media/index.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
  * Translations: a multipart upload passed upstream as it arrives (the generated route does not read it);
@@ -8,14 +8,10 @@ import { proxiedRoute } from "./proxied-route.ts";
  * a config that attaches them is refused (400).
  * The answer is JSON or text (per `response_format`), relayed as it arrives.
  */
-export const translationOperation: OperationDescriptor = {
-  id: "createTranslation",
-  method: "POST",
-  upstreamPath: { fixed: "/audio/translations" },
-  body: "as-sent",
+export const translationOperation = proxiedOperation(createTranslationRoute, {
   answer: "as-sent",
-  format: "transcription",
+  answers: transcriptionAnswers,
   genAiOperation: "generate_content",
-};
+});
 
 export const registerCreateTranslation = proxiedRoute(createTranslationRoute, translationOperation);

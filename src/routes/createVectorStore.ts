@@ -1,20 +1,15 @@
 import { createVectorStoreRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/vector_stores` creates a vector store. Sent to the path the client used (after `/v1`).
+ * Creates a vector store.
  * https://platform.openai.com/docs/api-reference/vector-stores
  */
-export const createVectorStoreOperation: OperationDescriptor = {
-  id: "createVectorStore",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "json",
-  answer: "json",
-  format: "stored",
-  overrides: chatFieldOverrides,
-};
+export const createVectorStoreOperation = proxiedOperation(createVectorStoreRoute, {
+  answers: storedAnswers,
+  overrides: jsonFieldOverrides,
+});
 
 export const registerCreateVectorStore = proxiedRoute(createVectorStoreRoute, createVectorStoreOperation);

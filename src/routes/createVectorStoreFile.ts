@@ -1,20 +1,15 @@
 import { createVectorStoreFileRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/vector_stores/{vector_store_id}/files` adds an uploaded file to a vector store. Sent to the path the client used (after `/v1`).
+ * Adds an uploaded file to a vector store.
  * https://platform.openai.com/docs/api-reference/vector-stores-files
  */
-export const createVectorStoreFileOperation: OperationDescriptor = {
-  id: "createVectorStoreFile",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "json",
-  answer: "json",
-  format: "stored",
-  overrides: chatFieldOverrides,
-};
+export const createVectorStoreFileOperation = proxiedOperation(createVectorStoreFileRoute, {
+  answers: storedAnswers,
+  overrides: jsonFieldOverrides,
+});
 
 export const registerCreateVectorStoreFile = proxiedRoute(createVectorStoreFileRoute, createVectorStoreFileOperation);

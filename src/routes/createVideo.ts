@@ -1,20 +1,15 @@
 import { createVideoRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { videoAnswers } from "../families/media/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/videos` starts a video generation job: a JSON body is validated and logged as sent; a multipart form (with an image upload) streams upstream as it arrives, unread but for its small text fields (logged). Priced per second of video by model and size (`media-cost.ts`). Sent to the path the client used (after `/v1`).
+ * Starts a video generation job: a JSON body is validated and logged as sent; a multipart form (with an image upload) streams upstream as it arrives, unread but for its small text fields (logged). Priced per second of video by model and size (the media family, `families/media/`).
  * https://platform.openai.com/docs/api-reference/videos
  */
-export const createVideoOperation: OperationDescriptor = {
-  id: "createVideo",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "json-or-as-sent",
-  answer: "json",
-  format: "video",
-  overrides: chatFieldOverrides,
-};
+export const createVideoOperation = proxiedOperation(createVideoRoute, {
+  answers: videoAnswers,
+  overrides: jsonFieldOverrides,
+});
 
 export const registerCreateVideo = proxiedRoute(createVideoRoute, createVideoOperation);

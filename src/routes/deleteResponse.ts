@@ -1,8 +1,9 @@
 import { deleteResponseRoute } from "../generated/routes.gen.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 
 /**
@@ -10,15 +11,10 @@ import { proxiedRoute } from "./proxied-route.ts";
  * The request goes upstream as it arrives, to the same path and query. A response the gateway
  * kept (`responses/`) is deleted from the store.
  */
-export const deleteResponseOperation: OperationDescriptor = {
-  id: "deleteResponse",
-  method: "DELETE",
-  upstreamPath: { afterV1: true },
-  body: "none",
-  answer: "json",
-  format: "stored",
+export const deleteResponseOperation = proxiedOperation(deleteResponseRoute, {
+  answers: storedAnswers,
   onStoredResponse: true,
-};
+});
 
 export const registerDeleteResponse = proxiedRoute(deleteResponseRoute, deleteResponseOperation, { answerFirst: deleteKeptResponse });
 

@@ -1,18 +1,14 @@
 import { downloadVideoContentRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `GET /v1/videos/{video_id}/content` a video's bytes (or its thumbnail or spritesheet, by `variant`), relayed as they arrive with the upstream's content type. Sent to the path and query the client used (after `/v1`).
+ * A video's bytes (or its thumbnail or spritesheet, by `variant`), relayed as they arrive with the upstream's content type.
  * https://platform.openai.com/docs/api-reference/videos
  */
-export const downloadVideoContentOperation: OperationDescriptor = {
-  id: "downloadVideoContent",
-  method: "GET",
-  upstreamPath: { afterV1: true },
-  body: "none",
+export const downloadVideoContentOperation = proxiedOperation(downloadVideoContentRoute, {
   answer: "as-sent",
-  format: "stored",
-};
+  answers: storedAnswers,
+});
 
 export const registerDownloadVideoContent = proxiedRoute(downloadVideoContentRoute, downloadVideoContentOperation);

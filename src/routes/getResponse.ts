@@ -1,9 +1,9 @@
 import { getResponseRoute } from "../generated/routes.gen.ts";
+import { storedAnswers } from "../families/responses/index.ts";
 import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
  * A stored model response, read from the upstream (`GET /responses/{id}`). The request goes
@@ -11,16 +11,12 @@ import { proxiedRoute } from "./proxied-route.ts";
  * the response's events, relayed as they arrive and ending where the bytes end. A response the
  * gateway kept itself (`responses/`) is answered from the store.
  */
-export const getResponseOperation: OperationDescriptor = {
-  id: "getResponse",
-  method: "GET",
-  upstreamPath: { afterV1: true },
-  body: "none",
+export const getResponseOperation = proxiedOperation(getResponseRoute, {
   answer: "as-sent",
   streamEndsAtEof: true,
-  format: "stored",
+  answers: storedAnswers,
   onStoredResponse: true,
-};
+});
 
 export const registerGetResponse = proxiedRoute(getResponseRoute, getResponseOperation, { answerFirst: keptResponse });
 

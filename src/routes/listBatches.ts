@@ -1,18 +1,10 @@
 import { listBatchesRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `GET /v1/batches` lists batches, with the query as the client sent it. Sent to the path and query the client used (after `/v1`).
+ * Lists batches, with the query as the client sent it.
  * https://platform.openai.com/docs/api-reference/batch
  */
-export const listBatchesOperation: OperationDescriptor = {
-  id: "listBatches",
-  method: "GET",
-  upstreamPath: { afterV1: true },
-  body: "none",
-  answer: "json",
-  format: "json",
-};
+export const listBatchesOperation = proxiedOperation(listBatchesRoute, {});
 
 export const registerListBatches = proxiedRoute(listBatchesRoute, listBatchesOperation);

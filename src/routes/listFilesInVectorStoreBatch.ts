@@ -1,18 +1,13 @@
 import { listFilesInVectorStoreBatchRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `GET /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files` lists a file batch's files, with the query as the client sent it. Sent to the path and query the client used (after `/v1`).
+ * Lists a file batch's files, with the query as the client sent it.
  * https://platform.openai.com/docs/api-reference/vector-stores-file-batches
  */
-export const listFilesInVectorStoreBatchOperation: OperationDescriptor = {
-  id: "listFilesInVectorStoreBatch",
-  method: "GET",
-  upstreamPath: { afterV1: true },
-  body: "none",
-  answer: "json",
-  format: "stored",
-};
+export const listFilesInVectorStoreBatchOperation = proxiedOperation(listFilesInVectorStoreBatchRoute, {
+  answers: storedAnswers,
+});
 
 export const registerListFilesInVectorStoreBatch = proxiedRoute(listFilesInVectorStoreBatchRoute, listFilesInVectorStoreBatchOperation);

@@ -1,26 +1,19 @@
 import type { Context } from "hono";
 import { listModelsRoute } from "../generated/routes.gen.ts";
+import { proxiedOperation } from "./proxied-route.ts";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { loadRequestConfig } from "../pipeline/request-config.ts";
 import { catalogueModels } from "../providers/model-list.ts";
 import { proxiedRoute, validatedHeaders } from "./proxied-route.ts";
 
 /**
- * `GET /v1/models`: the selected provider's models, as it lists them; with no provider
+ * The selected provider's models, as it lists them; with no provider
  * selected (no provider or virtual key header, no config, no default config), the gateway's
  * own catalogue, whose `@<provider>/<model>` ids select their provider when used as a model.
  * https://platform.openai.com/docs/api-reference/models
  */
-export const listModelsOperation: OperationDescriptor = {
-  id: "listModels",
-  method: "GET",
-  upstreamPath: { afterV1: true },
-  body: "none",
-  answer: "json",
-  format: "json",
-};
+export const listModelsOperation = proxiedOperation(listModelsRoute, {});
 
 export const registerListModels = proxiedRoute(listModelsRoute, listModelsOperation, { answerFirst: catalogueWhenNoProvider });
 

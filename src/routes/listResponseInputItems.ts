@@ -1,9 +1,10 @@
 import { listResponseInputItemsRoute } from "../generated/routes.gen.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { proxiedRoute } from "./proxied-route.ts";
 
 /**
@@ -11,15 +12,10 @@ import { proxiedRoute } from "./proxied-route.ts";
  * The request goes upstream as it arrives, to the same path and query. A response the gateway
  * kept (`responses/`) is read and continued, not listed by items: 400.
  */
-export const listResponseInputItemsOperation: OperationDescriptor = {
-  id: "listResponseInputItems",
-  method: "GET",
-  upstreamPath: { afterV1: true },
-  body: "none",
-  answer: "json",
-  format: "stored",
+export const listResponseInputItemsOperation = proxiedOperation(listResponseInputItemsRoute, {
+  answers: storedAnswers,
   onStoredResponse: true,
-};
+});
 
 export const registerListResponseInputItems = proxiedRoute(listResponseInputItemsRoute, listResponseInputItemsOperation, { answerFirst: refuseKeptResponse });
 

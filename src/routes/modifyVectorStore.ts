@@ -1,20 +1,15 @@
 import { modifyVectorStoreRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/vector_stores/{vector_store_id}` renames a vector store, or changes its expiry or metadata. Sent to the path the client used (after `/v1`).
+ * Renames a vector store, or changes its expiry or metadata.
  * https://platform.openai.com/docs/api-reference/vector-stores
  */
-export const modifyVectorStoreOperation: OperationDescriptor = {
-  id: "modifyVectorStore",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "json",
-  answer: "json",
-  format: "stored",
-  overrides: chatFieldOverrides,
-};
+export const modifyVectorStoreOperation = proxiedOperation(modifyVectorStoreRoute, {
+  answers: storedAnswers,
+  overrides: jsonFieldOverrides,
+});
 
 export const registerModifyVectorStore = proxiedRoute(modifyVectorStoreRoute, modifyVectorStoreOperation);

@@ -3,7 +3,8 @@ import type { GatewayApp, GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { handleError } from "../app-errors.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
+import { jsonAnswers } from "../operation/answer-reader.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
 import { proxyOperation } from "../pipeline/proxy-operation.ts";
 import { forwardedBody, forwardedProxyInput, proxyDeps, proxyResponse, requestLogger } from "./proxy/proxy-route.ts";
 import { resolveUpstream } from "../operation/upstream-path.ts";
@@ -28,8 +29,8 @@ export const passThroughOperation: OperationDescriptor = {
   body: "json-or-as-sent",
   answer: "as-sent",
   streamEndsAtEof: true,
-  format: "json",
-  overrides: chatFieldOverrides,
+  answers: jsonAnswers,
+  overrides: jsonFieldOverrides,
 };
 
 /** The pass-through takes the gateway headers every proxied operation takes. */

@@ -1,18 +1,10 @@
 import { pauseFineTuningJobRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/fine_tuning/jobs/{fine_tuning_job_id}/pause` pauses a fine-tuning job. Sent to the path the client used (after `/v1`).
+ * Pauses a fine-tuning job.
  * https://platform.openai.com/docs/api-reference/fine-tuning
  */
-export const pauseFineTuningJobOperation: OperationDescriptor = {
-  id: "pauseFineTuningJob",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "as-sent",
-  answer: "json",
-  format: "json",
-};
+export const pauseFineTuningJobOperation = proxiedOperation(pauseFineTuningJobRoute, {});
 
 export const registerPauseFineTuningJob = proxiedRoute(pauseFineTuningJobRoute, pauseFineTuningJobOperation);

@@ -1,18 +1,10 @@
 import { resumeFineTuningJobRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/fine_tuning/jobs/{fine_tuning_job_id}/resume` resumes a paused fine-tuning job. Sent to the path the client used (after `/v1`).
+ * Resumes a paused fine-tuning job.
  * https://platform.openai.com/docs/api-reference/fine-tuning
  */
-export const resumeFineTuningJobOperation: OperationDescriptor = {
-  id: "resumeFineTuningJob",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "as-sent",
-  answer: "json",
-  format: "json",
-};
+export const resumeFineTuningJobOperation = proxiedOperation(resumeFineTuningJobRoute, {});
 
 export const registerResumeFineTuningJob = proxiedRoute(resumeFineTuningJobRoute, resumeFineTuningJobOperation);

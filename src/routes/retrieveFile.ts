@@ -1,18 +1,10 @@
 import { retrieveFileRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `GET /v1/files/{file_id}` describes one file. Sent to the path and query the client used (after `/v1`).
+ * Describes one file.
  * https://platform.openai.com/docs/api-reference/files
  */
-export const retrieveFileOperation: OperationDescriptor = {
-  id: "retrieveFile",
-  method: "GET",
-  upstreamPath: { afterV1: true },
-  body: "none",
-  answer: "json",
-  format: "json",
-};
+export const retrieveFileOperation = proxiedOperation(retrieveFileRoute, {});
 
 export const registerRetrieveFile = proxiedRoute(retrieveFileRoute, retrieveFileOperation);

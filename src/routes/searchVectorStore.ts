@@ -1,20 +1,15 @@
 import { searchVectorStoreRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/vector_stores/{vector_store_id}/search` searches a vector store; not priced (no tokens). Sent to the path the client used (after `/v1`).
+ * Searches a vector store; not priced (no tokens).
  * https://platform.openai.com/docs/api-reference/vector-stores
  */
-export const searchVectorStoreOperation: OperationDescriptor = {
-  id: "searchVectorStore",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "json",
-  answer: "json",
-  format: "stored",
-  overrides: chatFieldOverrides,
-};
+export const searchVectorStoreOperation = proxiedOperation(searchVectorStoreRoute, {
+  answers: storedAnswers,
+  overrides: jsonFieldOverrides,
+});
 
 export const registerSearchVectorStore = proxiedRoute(searchVectorStoreRoute, searchVectorStoreOperation);

@@ -8,7 +8,7 @@ import { isoNow } from "../lib/ids.ts";
 import { GatewayError } from "../errors.ts";
 import type { GuardrailChange } from "../store/control-plane-repositories.ts";
 import { validatedChecks } from "../control-plane/guardrail-checks.ts";
-import { sealCheckSecrets } from "../control-plane/guardrail-secrets.ts";
+import { sealCheckSecrets } from "../records/guardrail-secrets.ts";
 
 export function registerUpdateGuardrail(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(updateGuardrailRoute, async (c) => {

@@ -1,20 +1,15 @@
 import { updateVectorStoreFileAttributesRoute } from "../generated/routes.gen.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { chatFieldOverrides } from "../pipeline/config-overrides.ts";
-import { proxiedRoute } from "./proxied-route.ts";
+import { storedAnswers } from "../families/responses/index.ts";
+import { jsonFieldOverrides } from "../operation/field-overrides.ts";
+import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
- * `POST /v1/vector_stores/{vector_store_id}/files/{file_id}` replaces a vector store file's attributes. Sent to the path the client used (after `/v1`).
+ * Replaces a vector store file's attributes.
  * https://platform.openai.com/docs/api-reference/vector-stores-files
  */
-export const updateVectorStoreFileAttributesOperation: OperationDescriptor = {
-  id: "updateVectorStoreFileAttributes",
-  method: "POST",
-  upstreamPath: { afterV1: true },
-  body: "json",
-  answer: "json",
-  format: "stored",
-  overrides: chatFieldOverrides,
-};
+export const updateVectorStoreFileAttributesOperation = proxiedOperation(updateVectorStoreFileAttributesRoute, {
+  answers: storedAnswers,
+  overrides: jsonFieldOverrides,
+});
 
 export const registerUpdateVectorStoreFileAttributes = proxiedRoute(updateVectorStoreFileAttributesRoute, updateVectorStoreFileAttributesOperation);

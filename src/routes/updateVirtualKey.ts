@@ -11,7 +11,7 @@ import { findProvider } from "../providers/catalogue.ts";
 import { holdsSecretField, storedCredentialFields } from "../control-plane/credential-fields.ts";
 import type { VirtualKeyRecord } from "../records/control-plane.ts";
 import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
-import { movedSecretError, RESEND_KEY, sameUrl } from "../control-plane/secret-destinations.ts";
+import { movedSecretError, RESEND_KEY, sameUrl } from "../records/secret-destinations.ts";
 import { upstreamFieldsProblem } from "../control-plane/stored-limits.ts";
 import { allowedCustomHost, keyHint, requireBaseUrl, storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 import { limitedVirtualKey, syncKeyBudget } from "../control-plane/key-budgets.ts";

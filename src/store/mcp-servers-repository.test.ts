@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
 import { createSecretBox } from "../crypto/secret-box.ts";
 import { sealSecret } from "../crypto/sealed-secret.ts";
-import { resealStoredSecrets } from "../control-plane/reseal-secrets.ts";
+import { resealStoredSecrets } from "./reseal-secrets.ts";
 import type { NewMcpServer } from "./control-plane-repositories.ts";
 import { scopeId, useStore } from "./store-test-fixtures.ts";
 

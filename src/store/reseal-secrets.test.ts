@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { TEST_DATABASES } from "../../test/support/databases.ts";
 import { legacySeal } from "../crypto/secret-box-fixtures.ts";
 import { createSecretBox } from "../crypto/secret-box.ts";
-import { resealStoredSecrets } from "../control-plane/reseal-secrets.ts";
+import { resealStoredSecrets } from "./reseal-secrets.ts";
 import { newConfig, newGuardrail, newVirtualKey, scopeId, useStore } from "./store-test-fixtures.ts";
 
 const KEY_A = randomBytes(32);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createChatStreamAssembler } from "../../streams/chat-stream-assembler.ts";
+import { createChatStreamAssembler } from "../../families/chat/stream-assembler.ts";
 import type { ClientEvent, StreamEvent } from "../../streams/stream-protocol.ts";
 import { chatStream } from "./chat-stream.ts";
 

@@ -11,7 +11,6 @@ import type { OperationDescriptor } from "../../operation/descriptor.ts";
 import type { ProxyDeps, ProxyInput, ProxyResult } from "../../pipeline/proxy-operation.ts";
 import type { RequestBody } from "../../operation/request-body.ts";
 import { forwardedRequestHeaders } from "../../net/header-rules.ts";
-import { embeddingOperation } from "./embedding-operation.ts";
 
 /** The services the proxy core uses, picked from the gateway's. */
 export function proxyDeps(deps: GatewayDeps): ProxyDeps {
@@ -19,7 +18,7 @@ export function proxyDeps(deps: GatewayDeps): ProxyDeps {
     fetch: deps.fetch,
     breakers: deps.breakers,
     cache: deps.cache,
-    cacheEmbedding: { embeddings: embeddingOperation, timeoutMs: deps.config.GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS },
+    cacheEmbedding: { embeddings: deps.embeddings, timeoutMs: deps.config.GATEWAY_SEMANTIC_CACHE_EMBEDDING_TIMEOUT_MS },
     checkCustomHost: deps.checkCustomHost,
     defaultTimeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,

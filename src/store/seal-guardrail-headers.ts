@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { GuardrailCheckSpec } from "../records/control-plane.ts";
-import { hasClearSecrets, sealClearSecrets } from "./guardrail-secrets.ts";
+import { hasClearSecrets, sealClearSecrets } from "../records/guardrail-secrets.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import type { Database } from "../store/schema.ts";
+import type { Database } from "./schema.ts";
 
 /**
  * Seals the webhook header values that guardrails saved before headers were sealed still hold

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText, terminalResponse } from "./responses-text.ts";
+import { isResponsesStreamEnd, responsesInputText, responsesOutputText, responsesStreamText, terminalResponse } from "./text.ts";
 
 const answer = {
   id: "resp_1",

@@ -1,9 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { mediaCostUsd, type MediaCostInput } from "./media-answers.ts";
+import type { PricedAnswer } from "../../operation/answer-reader.ts";
+import { imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers } from "./index.ts";
+
+type MediaCostInput = PricedAnswer & { format: "image" | "speech" | "transcription" | "video" };
+const READERS = { image: imageAnswers, speech: speechAnswers, transcription: transcriptionAnswers, video: videoAnswers };
+
+/** The cost the family's reader of `format` gives the answer. */
+function mediaCostUsd({ format, ...answer }: MediaCostInput): number | null {
+  return READERS[format].cost!(answer);
+}
 
 const base: MediaCostInput = { format: "image", provider: "openai", model: "dall-e-3", requestBody: null, answerBody: null, succeeded: true };
 
-describe("mediaCostUsd", () => {
+describe("the media readers' cost", () => {
   it("counts an image answer's images, at the request's size and quality", () => {
     const requestBody = JSON.stringify({ model: "dall-e-3", prompt: "a cat", size: "1792x1024", quality: "hd", n: 5 });
     const answerBody = JSON.stringify({ created: 1, data: [{ url: "a" }, { url: "b" }] });

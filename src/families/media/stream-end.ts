@@ -5,8 +5,8 @@
  * https://platform.openai.com/docs/api-reference/audio/speech-audio-done-event
  * https://platform.openai.com/docs/api-reference/audio/transcript-text-done-event
  */
-import { parseObject } from "../lib/json-object.ts";
-import type { StreamEvent } from "./stream-protocol.ts";
+import { parseObject } from "../../lib/json-object.ts";
+import type { StreamEvent } from "../../streams/stream-protocol.ts";
 
 /**
  * Whether a stream event is one of `types`, by its `event:` line, or without one by its data's

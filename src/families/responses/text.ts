@@ -4,8 +4,8 @@
  * https://platform.openai.com/docs/api-reference/responses/create
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import { parseObject } from "../lib/json-object.ts";
-import type { StreamEvent } from "./stream-protocol.ts";
+import { parseObject } from "../../lib/json-object.ts";
+import type { StreamEvent } from "../../streams/stream-protocol.ts";
 
 type JsonRecord = Record<string, unknown>;
 

@@ -5,8 +5,8 @@
  * (an `auto` size, an upload whose duration the answer does not state): the log then says no
  * cost rather than a guess. Never throws.
  */
-import type { MediaPriceTable } from "../providers/price-table.ts";
-import priceData from "../providers/prices.json" with { type: "json" };
+import type { MediaPriceTable } from "../../providers/price-table.ts";
+import priceData from "../../providers/prices.json" with { type: "json" };
 
 // Its shape is checked when the gateway starts (`checkPriceTable`).
 const media = (priceData as unknown as { media: MediaPriceTable }).media;

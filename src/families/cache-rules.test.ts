@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { alwaysCacheable, chatCacheRule, isCacheable, responsesCacheRule } from "./cacheable.ts";
+import { alwaysCacheable, isCacheable } from "../operation/descriptor.ts";
+import { chatCacheRule } from "./chat/index.ts";
+import { responsesCacheRule } from "./responses/index.ts";
 
 describe("isCacheable", () => {
   it("never caches an operation without a cache rule, nor a body that is not JSON", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { checkPriceTable, PriceTableSchema } from "../providers/price-table.ts";
-import priceData from "../providers/prices.json" with { type: "json" };
-import { imageCostUsd, MEDIA_PRICES_AS_OF, speechCostUsd, transcriptionCostUsd, videoCostUsd } from "./media-cost.ts";
+import { checkPriceTable, PriceTableSchema } from "../../providers/price-table.ts";
+import priceData from "../../providers/prices.json" with { type: "json" };
+import { imageCostUsd, MEDIA_PRICES_AS_OF, speechCostUsd, transcriptionCostUsd, videoCostUsd } from "./prices.ts";
 
 describe("imageCostUsd", () => {
   it("prices each image by model, size and quality", () => {

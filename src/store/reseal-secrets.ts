@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import { mapSealedConfigSecrets, type StoredConfig } from "./config-secrets.ts";
-import { mapSealedCheckSecrets } from "./guardrail-secrets.ts";
+import { mapSealedConfigSecrets, type StoredConfig } from "../records/config-secrets.ts";
+import { mapSealedCheckSecrets } from "../records/guardrail-secrets.ts";
 import type { GuardrailCheckSpec } from "../records/control-plane.ts";
 import { isSealedSecret, resealBoxOutput, type SealedSecret } from "../crypto/sealed-secret.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
-import type { Database } from "../store/schema.ts";
+import type { Database } from "./schema.ts";
 
 /**
  * Re-sealing after a master-key rotation. With `GATEWAY_ENCRYPTION_KEY=new,old` every stored

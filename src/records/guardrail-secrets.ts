@@ -1,7 +1,7 @@
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { isSealedSecret, MASKED_SECRET, openSealedSecret, sealSecret, type SealedSecret } from "../crypto/sealed-secret.ts";
-import type { GuardrailCheckSpec } from "../records/control-plane.ts";
+import type { GuardrailCheckSpec } from "./control-plane.ts";
 import { movedSecretError, sameUrl } from "./secret-destinations.ts";
 
 /**
