@@ -5,7 +5,8 @@
  * states its type (`codegen/schema-types.ts`), and the folder map of `docs/architecture.md` against
  * `src/`. Code is generated from the document without the types its schemas only restate; the
  * served document keeps them. It also writes `docs/configuration.md` from the
- * environment schema (`src/config.ts`).
+ * environment schema (`src/config.ts`), and the first version of the route file of a proxied
+ * operation (tagged `Inference`) that has none.
  */
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -16,11 +17,12 @@ import { renderZodSchemas, topologicalOrder } from "./codegen/zod-schemas.ts";
 import { renderRoutes } from "./codegen/routes.ts";
 import { renderBodyValidators } from "./codegen/validators.ts";
 import { renderRouteModules } from "./codegen/route-modules.ts";
+import { proxiedOperations, renderRouteFile } from "./codegen/route-file.ts";
 import { logShapeProblems } from "./codegen/log-shape.ts";
 import { untypedSchemas, withoutRestatedTypes } from "./codegen/schema-types.ts";
 import { LOG_FIELDS } from "../src/records/log-fields.ts";
 import type { OpenApiDocument } from "./codegen/document.ts";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { renderConfigReference } from "./docs/config-reference.ts";
 import { folderMapProblems } from "./docs/folder-map.ts";
 import { LAYERS } from "./layers/layers.ts";
@@ -63,6 +65,10 @@ async function main(): Promise<void> {
 
   await mkdir(outDir, { recursive: true });
   const written: Record<string, string> = { ...Object.fromEntries(Object.entries(files).map(([name, content]) => [`src/generated/${name}`, content])), "docs/configuration.md": renderConfigReference() };
+  // A proxied operation new to the document gets the first version of its route file.
+  for (const [id, operation] of proxiedOperations(document)) {
+    if (!existsSync(join(root, "src/routes", `${id}.ts`))) written[`src/routes/${id}.ts`] = renderRouteFile(operation);
+  }
   const stale: string[] = [];
   for (const [name, content] of Object.entries(written)) {
     const path = join(root, name);
