@@ -4,7 +4,6 @@ import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * Deletes a stored model response at the upstream (`DELETE /responses/{id}`).

@@ -5,7 +5,6 @@ import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
-import { proxiedRoute } from "./proxied-route.ts";
 
 /**
  * The input items of a stored model response (`GET /responses/{id}/input_items`, its query passed on).
