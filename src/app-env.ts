@@ -11,7 +11,7 @@ export interface GatewayVariables {
 
 /**
  * What an entry point may lend the app per request: `realtime` when it can upgrade the request's
- * connection to a WebSocket (`server/realtime-bun.ts`, `server/realtime-node.ts`).
+ * connection to a WebSocket (`server/realtime-bun.ts`, `server/realtime-node.ts`, `server/realtime-deno.ts`).
  */
 export interface GatewayBindings {
   realtime?: RealtimeRuntime;

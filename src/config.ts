@@ -118,13 +118,13 @@ const ConfigSchema = z.object({
     doc: "the largest upstream answer the gateway holds whole to run guardrails on it; larger ones get 502. Also the largest single event of a relayed stream (an event is held whole until it ends): a larger one ends the stream with `event: error`",
   }),
   GATEWAY_HEADERS_TIMEOUT_MS: documented(wholeNumber(10_000, 1_000, MAX_REQUEST_TIMEOUT_MS), {
-    doc: "under Node, a request's line and headers must arrive within this (`server.headersTimeout`), else 408 and the connection closed; Bun's own limit is about 10 s, fixed, which the default matches",
+    doc: "under Node, a request's line and headers must arrive within this (`server.headersTimeout`), else 408 and the connection closed; Bun's own limit is about 10 s, fixed, which the default matches; Deno has none (no effect there)",
   }),
   GATEWAY_BODY_TIMEOUT_MS: documented(wholeNumber(300_000, 1_000, MAX_REQUEST_TIMEOUT_MS), {
-    doc: "a JSON body must arrive whole within this, counted from its headers (408, connection closed), on both runtimes; under Node also `server.requestTimeout`, the limit for any request's headers and body together (an upload's too)",
+    doc: "a JSON body must arrive whole within this, counted from its headers (408, connection closed), on every runtime; under Node also `server.requestTimeout`, the limit for any request's headers and body together (an upload's too)",
   }),
   GATEWAY_IDLE_TIMEOUT_S: documented(wholeNumber(75, 1, 255), {
-    doc: "seconds a keep-alive connection may sit idle between requests before it is closed (255 is Bun's maximum)",
+    doc: "seconds a keep-alive connection may sit idle between requests before it is closed (255 is Bun's maximum); no effect under Deno, whose server keeps it open",
   }),
   GATEWAY_STREAM_STALL_TIMEOUT_MS: documented(wholeNumber(60_000, 100, MAX_REQUEST_TIMEOUT_MS), {
     doc: "a client that takes none of a streamed answer for this long, while the gateway has some for it, is cut off: the upstream call is aborted and the request logged 499 `client_closed`",

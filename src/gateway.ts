@@ -64,7 +64,7 @@ export interface Gateway {
 export interface GatewayOptions {
   fetch?: FetchLike;
   /**
-   * Starts the log-store worker (`logging/log-store-worker.ts`, Bun only). When given and the
+   * Starts the log-store worker (`logging/log-store-worker.ts`; the Bun and Deno entry points). When given and the
    * store is an embedded SQLite file, log batches are written on that thread: embedded SQLite
    * executes synchronously and would otherwise stall the request thread while a batch is stored.
    */

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { loadUpstreamTls } from "../src/net/upstream-tls.ts";
-import { startBunGateway } from "./support/bun-gateway.ts";
+import { startBunGateway, type BunGateway } from "./support/bun-gateway.ts";
+import { startDenoGateway } from "./support/deno-gateway.ts";
 import { removeSqliteTestDatabase, sqliteTestUrl } from "./support/databases.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
 
@@ -119,20 +120,27 @@ describe("mutual TLS towards the upstream, under Node in process", () => {
   });
 });
 
+/** Starts an entry point with the gateway's client certificate and checks the upstream that demands one answers it. */
+async function presentsCertificate(start: (databaseUrl: string, env: Record<string, string>) => Promise<BunGateway>): Promise<void> {
+  const databaseUrl = sqliteTestUrl();
+  const gateway = await start(databaseUrl, mtlsEnv());
+  try {
+    const before = clientNames.length;
+    const completion = await client(gateway.url, gateway.adminKey).chat.completions.create(chat);
+    expect(completion.choices[0]?.message.content).toBe("Hello over mutual TLS.");
+    expect(clientNames.slice(before)).toEqual(["gateway-client"]);
+  } finally {
+    await gateway.stop();
+    await removeSqliteTestDatabase(databaseUrl);
+  }
+}
+
+describe("mutual TLS under Deno, started as npm run start:deno", () => {
+  it("presents the client certificate through undici's fetch (Deno's own takes no dispatcher)", () => presentsCertificate(startDenoGateway), 90_000);
+});
+
 describe("mutual TLS under Bun, started as npm start", () => {
-  it("presents the client certificate through Bun's fetch", async () => {
-    const databaseUrl = sqliteTestUrl();
-    const gateway = await startBunGateway(databaseUrl, mtlsEnv());
-    try {
-      const before = clientNames.length;
-      const completion = await client(gateway.url, gateway.adminKey).chat.completions.create(chat);
-      expect(completion.choices[0]?.message.content).toBe("Hello over mutual TLS.");
-      expect(clientNames.slice(before)).toEqual(["gateway-client"]);
-    } finally {
-      await gateway.stop();
-      await removeSqliteTestDatabase(databaseUrl);
-    }
-  }, 30_000);
+  it("presents the client certificate through Bun's fetch", () => presentsCertificate(startBunGateway), 30_000);
 
   /** Starts `npm start` (bun) and collects its exit code and stderr, which must come quickly. */
   async function failedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {

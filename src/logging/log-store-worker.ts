@@ -1,5 +1,5 @@
 /**
- * Worker thread (Bun only: the Bun entry point starts it) that builds log records (parse,
+ * Worker thread (the Bun and Deno entry points start it) that builds log records (parse,
  * assemble, price) and stores them through the store's logs repository on its own connection.
  * Embedded SQLite runs statements synchronously, so writing on the request thread would stall
  * every request while a batch is stored; here it stalls nobody. Protocol: worker-log-sink.ts.

@@ -12,7 +12,7 @@ export type LogWorkerRequest =
 /** An insert's reply carries each record's figures (`packFigures`), in the batch's order. */
 export type LogWorkerReply = { id: number; ok: true; figures?: unknown[][] } | { id: number; ok: false; error: string; name?: string; code?: string };
 
-/** The part of the web `Worker` the sink uses (Bun has it built in). */
+/** The part of the web `Worker` the sink uses (Bun and Deno have it built in). */
 export interface WorkerLike {
   postMessage(message: LogWorkerRequest): void;
   onmessage: ((event: MessageEvent<LogWorkerReply>) => void) | null;

@@ -29,6 +29,7 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 const MAX_UNPINNED_ORIGINS = 1000;
 
 const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 
 function familyOf(address: string): 4 | 6 {
   return address.includes(":") ? 6 : 4;
@@ -119,8 +120,11 @@ function bunPinned(input: string, init: RequestInit, addresses: readonly string[
  */
 export async function upstreamFetch(tls: UpstreamTls | null, pin: ConnectPin): Promise<FetchLike> {
   if (isBun) return bunFetch(pin, tls);
-  // Loaded only under Node (Bun's fetch takes no dispatcher).
-  const { Agent } = await import("undici");
+  // Loaded only under Node and Deno (Bun's fetch takes no dispatcher). Deno's own fetch ignores a
+  // dispatcher, and with it the pinned addresses and the client certificate: there undici's
+  // fetch makes the call.
+  const { Agent, fetch: undiciFetch } = await import("undici");
   const dispatcher = new Agent({ connect: { ...tls, lookup: pinnedLookup(pin) }, maxHeaderSize: UPSTREAM_HEADER_BLOCK_BYTES });
-  return (input, init) => fetch(input, { ...init, dispatcher } as RequestInit);
+  const call = isDeno ? (undiciFetch as unknown as typeof fetch) : fetch;
+  return (input, init) => call(input, { ...init, dispatcher } as RequestInit);
 }

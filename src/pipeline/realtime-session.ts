@@ -1,7 +1,7 @@
 /**
  * A realtime session (OpenAI Realtime over WebSocket), runtime-neutral: the relay between the
  * client's socket and the upstream's, its close policy and its one log record. The entry points
- * (`server/realtime-bun.ts`, `server/realtime-node.ts`) only adapt their sockets to `RealtimeLink`.
+ * (`server/realtime-bun.ts`, `server/realtime-node.ts`, `server/realtime-deno.ts`) only adapt their sockets to `RealtimeLink`.
  * https://platform.openai.com/docs/guides/realtime-websocket
  */
 import type { GatewayError, Result } from "../errors.ts";
