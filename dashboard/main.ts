@@ -13,7 +13,9 @@ import { AnalyticsView } from "./views/analytics.ts";
 import { ApiKeysView } from "./views/api-keys.ts";
 import { VirtualKeysView } from "./views/virtual-keys.ts";
 import { ConfigsView } from "./views/configs.ts";
-import { PromptsView, GuardrailsView } from "./views/resources.ts";
+import { GuardrailsView } from "./views/resources.ts";
+import { PromptsView } from "./views/prompts.ts";
+import { PlaygroundView } from "./views/playground.ts";
 import { BudgetsView } from "./views/budgets.ts";
 import { ErrorBox, Loading } from "./components/ui.ts";
 
@@ -84,7 +86,7 @@ function App() {
       view = html`<${AnalyticsView} params=${route.params} capabilities=${capabilities} session=${session} />`;
       break;
     case "prompts":
-      view = html`<${PromptsView} admin=${admin} />`;
+      view = id ? html`<${PlaygroundView} id=${id} params=${route.params} session=${session} />` : html`<${PromptsView} admin=${admin} />`;
       break;
     case "virtual-keys":
       view = adminView(html`<${VirtualKeysView} />`);

@@ -58,9 +58,21 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-export async function request(path: string, options: { method?: string; body?: unknown; query?: Query; key?: string } = {}): Promise<Response> {
+export interface RequestOptions {
+  method?: string;
+  body?: unknown;
+  query?: Query;
+  key?: string;
+  /** Further headers (a run's `x-gateway-provider`, its upstream key); they may replace `accept`. */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** The answer may be an upstream's (a run): a 401 with a log id is the upstream refusing its key, not the gateway refusing ours. */
+  relaysUpstream?: boolean;
+}
+
+export async function request(path: string, options: RequestOptions = {}): Promise<Response> {
   const key = options.key ?? loadSession()?.key;
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", ...options.headers };
   if (key) headers["x-gateway-api-key"] = key;
   if (options.body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
@@ -70,8 +82,10 @@ export async function request(path: string, options: { method?: string; body?: u
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       cache: "no-store",
+      signal: options.signal,
     });
-  } catch {
+  } catch (failure) {
+    if (options.signal?.aborted) throw failure;
     throw new ApiError("The gateway could not be reached.", 0);
   }
   if (!response.ok) {
@@ -87,13 +101,13 @@ export async function request(path: string, options: { method?: string; body?: u
     } catch {
       if (text) message = text.slice(0, 500);
     }
-    if (response.status === 401 && !options.key) onUnauthorized();
+    if (response.status === 401 && !options.key && !(options.relaysUpstream && response.headers.has("x-gateway-log-id"))) onUnauthorized();
     throw new ApiError(message, response.status, code, param);
   }
   return response;
 }
 
-export async function api<T>(path: string, options: { method?: string; body?: unknown; query?: Query; key?: string } = {}): Promise<T> {
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const response = await request(path, options);
   return (await response.json()) as T;
 }

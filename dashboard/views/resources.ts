@@ -80,24 +80,6 @@ function ResourceView({ resource, admin }: { resource: Resource; admin: boolean 
   </div>`;
 }
 
-const PROMPTS: Resource = {
-  title: "Prompts",
-  singular: "prompt",
-  path: "/v1/prompts",
-  idField: "id",
-  columns: [
-    ["Name", (row) => row.name],
-    ["Model", (row) => row.model],
-    ["Provider / virtual key", (row) => row.provider ?? row.virtual_key ?? "—"],
-    ["Version", (row) => `v${row.default_version} of ${row.versions_count}`],
-    ["Variables", (row) => ((row.variables as string[]) ?? []).join(", ") || "—"],
-    ["Id", (row) => html`<a class="mono" href=${`#/logs?prompt_id=${row.id}`} title="Its requests">${String(row.id).slice(0, 8)}…</a>`],
-  ],
-  template: { name: "greeting", model: "gpt-4o-mini", provider: "openai", messages: [{ role: "user", content: "Say hello to {{name}}." }], hyperparameters: { temperature: 0.2 } },
-  editable: (row) => ({ name: row.name, model: row.model, provider: row.provider, virtual_key: row.virtual_key, messages: row.messages, hyperparameters: row.hyperparameters, publish: true }),
-  empty: "No prompts yet.",
-};
-
 const GUARDRAILS: Resource = {
   title: "Guardrails",
   singular: "guardrail",
@@ -113,10 +95,6 @@ const GUARDRAILS: Resource = {
   editable: (row) => ({ name: row.name, checks: row.checks, action: row.action }),
   empty: "No guardrails yet.",
 };
-
-export function PromptsView({ admin }: { admin: boolean }) {
-  return html`<${ResourceView} resource=${PROMPTS} admin=${admin} />`;
-}
 
 export function GuardrailsView() {
   return html`<${ResourceView} resource=${GUARDRAILS} admin=${true} />`;
