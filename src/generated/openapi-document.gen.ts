@@ -75,6 +75,10 @@ export const openApiDocument = {
       "description": "The record of every control-plane change, for admin keys."
     },
     {
+      "name": "Providers",
+      "description": "The upstream providers the gateway reaches, and what each takes."
+    },
+    {
       "name": "Meta",
       "description": "Health, this document and its reference page."
     }
@@ -7095,6 +7099,42 @@ export const openApiDocument = {
           },
           "default": {
             "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
+    "/v1/providers": {
+      "get": {
+        "operationId": "listProviders",
+        "tags": [
+          "Providers"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "List the providers the gateway reaches, with what each takes",
+        "description": "Every provider of the gateway's catalogue, as `x-gateway-provider`, a config or a virtual\nkey names it, read from the catalogue and the providers' transforms. An OpenAI-format\nprovider (`format: openai`) gets every OpenAI operation and the pass-through as they are\n(whether it serves one is its own), with the adjustments its `operations` and `chat` say;\na translated provider (`format: translated`) serves only its `operations`, any other\nanswering 400.\n",
+        "responses": {
+          "200": {
+            "description": "Every provider, in the catalogue's order.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ProviderList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
           }
         }
       }
@@ -18601,6 +18641,177 @@ export const openApiDocument = {
           },
           "owned_by": {
             "type": "string"
+          }
+        }
+      },
+      "ProviderList": {
+        "type": "object",
+        "required": [
+          "object",
+          "total",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "total": {
+            "type": "integer"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ProviderInfo"
+            }
+          }
+        }
+      },
+      "ProviderInfo": {
+        "type": "object",
+        "required": [
+          "id",
+          "name",
+          "format",
+          "base_url",
+          "base_url_template",
+          "custom_host_needs_path",
+          "docs",
+          "operations",
+          "chat",
+          "credential_fields"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "The provider's id, as `x-gateway-provider` and the model form `@<id>/<model>` name it."
+          },
+          "name": {
+            "type": "string"
+          },
+          "format": {
+            "type": "string",
+            "enum": [
+              "openai",
+              "translated"
+            ],
+            "description": "`openai`: every OpenAI operation passes as it is; `translated`: only `operations` reach it, translated both ways."
+          },
+          "base_url": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Where requests go without a custom host; null when a credential field or a custom host gives it."
+          },
+          "base_url_template": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The base URL built from credential fields, `{field}` standing for each (Cloudflare's account id, an Azure resource, an AWS region); null when there is none."
+          },
+          "custom_host_needs_path": {
+            "type": "boolean",
+            "description": "Whether a custom host must be written with the API's base path (such as `/v1`)."
+          },
+          "docs": {
+            "type": "string",
+            "description": "The provider's API documentation."
+          },
+          "operations": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "The operations (operationIds) the gateway has transforms for on this provider: translated, re-pathed or adjusted."
+          },
+          "chat": {
+            "description": "How chat completions reach it; null when it serves none.",
+            "type": [
+              "object",
+              "null"
+            ],
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/ProviderChat"
+              }
+            ]
+          },
+          "credential_fields": {
+            "type": "array",
+            "description": "Credential fields beyond the key, each sent in its own header or stored in a virtual key's `fields`.",
+            "items": {
+              "type": "object",
+              "required": [
+                "name",
+                "header",
+                "secret",
+                "description"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "name": {
+                  "type": "string"
+                },
+                "header": {
+                  "type": "string"
+                },
+                "secret": {
+                  "type": "boolean",
+                  "description": "A secret is never logged or shown."
+                },
+                "description": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      },
+      "ProviderChat": {
+        "type": "object",
+        "required": [
+          "stream_usage",
+          "tools",
+          "refused_fields",
+          "dropped_fields"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "stream_usage": {
+            "type": "string",
+            "enum": [
+              "stream_options",
+              "always",
+              "translated"
+            ],
+            "description": "How a stream's usage reaches the log: `stream_options`, asked for with `stream_options.include_usage` (passed to the client only when it asked); `always`, sent unasked by the provider; `translated`, read from the provider's own stream events."
+          },
+          "tools": {
+            "type": "boolean",
+            "description": "Whether function tools reach it (as they are, or translated)."
+          },
+          "refused_fields": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Request fields the gateway refuses (400, naming field and provider) because the provider does: `messages[].name` is a message's `name`; `n=1` a field taken at that value only."
+          },
+          "dropped_fields": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Request fields the gateway leaves out because the provider's docs say to."
           }
         }
       },

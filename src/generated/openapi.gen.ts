@@ -1321,6 +1321,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the providers the gateway reaches, with what each takes
+         * @description Every provider of the gateway's catalogue, as `x-gateway-provider`, a config or a virtual
+         *     key names it, read from the catalogue and the providers' transforms. An OpenAI-format
+         *     provider (`format: openai`) gets every OpenAI operation and the pass-through as they are
+         *     (whether it serves one is its own), with the adjustments its `operations` and `chat` say;
+         *     a translated provider (`format: translated`) serves only its `operations`, any other
+         *     answering 400.
+         */
+        get: operations["listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/realtime": {
         parameters: {
             query?: never;
@@ -3897,6 +3922,55 @@ export interface components {
         };
         PromptVersionList: {
             data: components["schemas"]["PromptVersion"][];
+            /** @enum {string} */
+            object: "list";
+            total: number;
+        };
+        ProviderChat: {
+            /** @description Request fields the gateway leaves out because the provider's docs say to. */
+            dropped_fields: string[];
+            /** @description Request fields the gateway refuses (400, naming field and provider) because the provider does: `messages[].name` is a message's `name`; `n=1` a field taken at that value only. */
+            refused_fields: string[];
+            /**
+             * @description How a stream's usage reaches the log: `stream_options`, asked for with `stream_options.include_usage` (passed to the client only when it asked); `always`, sent unasked by the provider; `translated`, read from the provider's own stream events.
+             * @enum {string}
+             */
+            stream_usage: "stream_options" | "always" | "translated";
+            /** @description Whether function tools reach it (as they are, or translated). */
+            tools: boolean;
+        };
+        ProviderInfo: {
+            /** @description Where requests go without a custom host; null when a credential field or a custom host gives it. */
+            base_url: string | null;
+            /** @description The base URL built from credential fields, `{field}` standing for each (Cloudflare's account id, an Azure resource, an AWS region); null when there is none. */
+            base_url_template: string | null;
+            /** @description How chat completions reach it; null when it serves none. */
+            chat: null | components["schemas"]["ProviderChat"];
+            /** @description Credential fields beyond the key, each sent in its own header or stored in a virtual key's `fields`. */
+            credential_fields: {
+                description: string;
+                header: string;
+                name: string;
+                /** @description A secret is never logged or shown. */
+                secret: boolean;
+            }[];
+            /** @description Whether a custom host must be written with the API's base path (such as `/v1`). */
+            custom_host_needs_path: boolean;
+            /** @description The provider's API documentation. */
+            docs: string;
+            /**
+             * @description `openai`: every OpenAI operation passes as it is; `translated`: only `operations` reach it, translated both ways.
+             * @enum {string}
+             */
+            format: "openai" | "translated";
+            /** @description The provider's id, as `x-gateway-provider` and the model form `@<id>/<model>` name it. */
+            id: string;
+            name: string;
+            /** @description The operations (operationIds) the gateway has transforms for on this provider: translated, re-pathed or adjusted. */
+            operations: string[];
+        };
+        ProviderList: {
+            data: components["schemas"]["ProviderInfo"][];
             /** @enum {string} */
             object: "list";
             total: number;
@@ -8857,6 +8931,29 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every provider, in the catalogue's order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["TooLarge"];
             503: components["responses"]["StoreUnavailable"];
         };

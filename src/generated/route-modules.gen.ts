@@ -107,6 +107,7 @@ import { registerListMcpServers } from "../routes/listMcpServers.ts";
 import { registerListModels } from "../routes/listModels.ts";
 import { registerListPromptVersions } from "../routes/listPromptVersions.ts";
 import { registerListPrompts } from "../routes/listPrompts.ts";
+import { registerListProviders } from "../routes/listProviders.ts";
 import { registerListReconciliationRows } from "../routes/listReconciliationRows.ts";
 import { registerListResponseInputItems } from "../routes/listResponseInputItems.ts";
 import { registerListVectorStoreFiles } from "../routes/listVectorStoreFiles.ts";
@@ -242,6 +243,7 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerRenderPrompt,
   registerListPromptVersions,
   registerDiffPromptVersions,
+  registerListProviders,
   registerCreateRealtimeSession,
   registerListReconciliationRows,
   registerCreateResponse,

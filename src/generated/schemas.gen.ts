@@ -527,6 +527,47 @@ export type PromptVersion = z.infer<typeof PromptVersionSchema>;
 export const PromptVersionListSchema = z.lazy(() => z.object({ "object": z.literal("list"), "total": z.number().int(), "data": z.array(PromptVersionSchema) }).strict().openapi("PromptVersionList"));
 export type PromptVersionList = z.infer<typeof PromptVersionListSchema>;
 
+export const ProviderChatSchema = z.lazy(() => z.object({ "stream_usage": z.enum(["stream_options","always","translated"]).describe("How a stream's usage reaches the log: `stream_options`, asked for with `stream_options.include_usage` (passed to the client only when it asked); `always`, sent unasked by the provider; `translated`, read from the provider's own stream events."), "tools": z.boolean().describe("Whether function tools reach it (as they are, or translated)."), "refused_fields": z.array(z.string()).describe("Request fields the gateway refuses (400, naming field and provider) because the provider does: `messages[].name` is a message's `name`; `n=1` a field taken at that value only."), "dropped_fields": z.array(z.string()).describe("Request fields the gateway leaves out because the provider's docs say to.") }).strict().openapi("ProviderChat"));
+export type ProviderChat = z.infer<typeof ProviderChatSchema>;
+
+export const ProviderInfoSchema = z.lazy(() => z.object({ "id": z.string().describe("The provider's id, as `x-gateway-provider` and the model form `@<id>/<model>` name it."), "name": z.string(), "format": z.enum(["openai","translated"]).describe("`openai`: every OpenAI operation passes as it is; `translated`: only `operations` reach it, translated both ways."), "base_url": z.union([z.string().describe("Where requests go without a custom host; null when a credential field or a custom host gives it."), z.null().describe("Where requests go without a custom host; null when a credential field or a custom host gives it.")]).describe("Where requests go without a custom host; null when a credential field or a custom host gives it."), "base_url_template": z.union([z.string().describe("The base URL built from credential fields, `{field}` standing for each (Cloudflare's account id, an Azure resource, an AWS region); null when there is none."), z.null().describe("The base URL built from credential fields, `{field}` standing for each (Cloudflare's account id, an Azure resource, an AWS region); null when there is none.")]).describe("The base URL built from credential fields, `{field}` standing for each (Cloudflare's account id, an Azure resource, an AWS region); null when there is none."), "custom_host_needs_path": z.boolean().describe("Whether a custom host must be written with the API's base path (such as `/v1`)."), "docs": z.string().describe("The provider's API documentation."), "operations": z.array(z.string()).describe("The operations (operationIds) the gateway has transforms for on this provider: translated, re-pathed or adjusted."), "chat": z.any().superRefine((x, ctx) => {
+    const schemas = [z.null(), ProviderChatSchema];
+    const { errors, failed } = schemas.reduce<{
+      errors: z.core.$ZodIssue[];
+      failed: number;
+    }>(
+      ({ errors, failed }, schema) =>
+        ((result) =>
+          result.error
+            ? {
+                errors: [...errors, ...result.error.issues],
+                failed: failed + 1,
+              }
+            : { errors, failed })(
+          schema.safeParse(x),
+        ),
+      { errors: [], failed: 0 },
+    );
+    const passed = schemas.length - failed;
+    if (passed !== 1) {
+      ctx.addIssue(errors.length ? {
+        path: [],
+        code: "invalid_union",
+        errors: [errors],
+        message: "Invalid input: Should pass single schema. Passed " + passed,
+      } : {
+        path: [],
+        code: "custom",
+        errors: [errors],
+        message: "Invalid input: Should pass single schema. Passed " + passed,
+      });
+    }
+  }).describe("How chat completions reach it; null when it serves none."), "credential_fields": z.array(z.object({ "name": z.string(), "header": z.string(), "secret": z.boolean().describe("A secret is never logged or shown."), "description": z.string() }).strict()).describe("Credential fields beyond the key, each sent in its own header or stored in a virtual key's `fields`.") }).strict().openapi("ProviderInfo"));
+export type ProviderInfo = z.infer<typeof ProviderInfoSchema>;
+
+export const ProviderListSchema = z.lazy(() => z.object({ "object": z.literal("list"), "total": z.number().int(), "data": z.array(ProviderInfoSchema) }).strict().openapi("ProviderList"));
+export type ProviderList = z.infer<typeof ProviderListSchema>;
+
 export const PublishPromptRequestSchema = z.lazy(() => z.object({ "version": z.number().int().gte(1) }).strict().openapi("PublishPromptRequest"));
 export type PublishPromptRequest = z.infer<typeof PublishPromptRequestSchema>;
 

@@ -51,6 +51,26 @@ export interface CredentialField {
   description: string;
 }
 
+/**
+ * How an OpenAI-format provider's streams give their final usage: `stream_options` answers
+ * `include_usage`; `always` sends usage unasked (and may refuse `stream_options`).
+ */
+export type StreamUsage = "stream_options" | "always";
+
+/**
+ * Chat completion fields an OpenAI-format provider does not take, from its docs
+ * (`openai/chat-fields.ts`). A field is "sent" when present and not null; `messages[].name`
+ * stands for a `name` on any message.
+ */
+export interface ChatFieldRules {
+  /** Fields the provider refuses: a request sending one is a 400 naming it and the provider. */
+  refuse?: readonly string[];
+  /** Fields the provider takes at one value only (Groq's `n`: 1): any other is refused. */
+  only?: Readonly<Record<string, string | number | boolean>>;
+  /** Fields the provider's docs say it does not take and that are safe to leave out: removed. */
+  drop?: readonly string[];
+}
+
 /** The pure transforms of one operation for one provider; each is optional. */
 export interface OperationTransforms {
   /**
@@ -86,6 +106,8 @@ export interface Provider {
    */
   openaiFormat: boolean;
   operations: Readonly<Record<string, OperationTransforms>>;
+  /** An OpenAI-format provider's chat completions: how its streams report usage, the fields it does not take. */
+  chatRules?: { streamUsage: StreamUsage; fields: ChatFieldRules };
   /** How the provider's streams are framed, end and report errors. */
   streamProtocol: StreamProtocol;
   /**
@@ -108,6 +130,8 @@ export interface Provider {
    * not give one. Used when no custom host is set, before `baseUrl`.
    */
   baseUrlFrom?(fields: Readonly<Record<string, string>>): string | null;
+  /** What `baseUrlFrom` gives, for people (`GET /v1/providers`): `{field}` stands for each credential field. */
+  baseUrlTemplate?: string;
   /**
    * Every host `baseUrlFrom` can give, all on the provider's own domain. Like `baseUrl`'s host,
    * their DNS is trusted: connections to them are not pinned by the SSRF guard, so a cloud

@@ -43,10 +43,12 @@ export const azureOpenAiProvider: Provider = {
   openaiFormat: true,
   credentialFields: AZURE_FIELDS,
   baseUrlFrom: (fields) => (fields.azure_resource && RESOURCE.test(fields.azure_resource) ? `https://${fields.azure_resource}.openai.azure.com` : null),
+  baseUrlTemplate: "https://{azure_resource}.openai.azure.com",
   baseUrlHosts: /^[a-z0-9-]+\.openai\.azure\.com$/,
   upstreamPath: azurePath,
   // Azure answers `stream_options.include_usage` from API version 2024-09-01-preview on.
   operations: { createChatCompletion: openaiChatTransforms("stream_options") },
+  chatRules: { streamUsage: "stream_options", fields: {} },
   streamProtocol: openaiSseProtocol,
   authorize: authorizeAzure,
   error: (status, text, headers) => upstreamErrorFromBody(status, text, "Azure OpenAI", headers),

@@ -34,6 +34,7 @@ export const bedrockProvider: Provider = {
     const region = fields.aws_region;
     return region && REGION.test(region) ? `https://bedrock-runtime.${region}.amazonaws.com` : null;
   },
+  baseUrlTemplate: "https://bedrock-runtime.{aws_region}.amazonaws.com",
   baseUrlHosts: /^bedrock-runtime\.[a-z0-9-]+\.amazonaws\.com$/,
   operations: {
     createChatCompletion: {

@@ -5,13 +5,10 @@
  * https://platform.openai.com/docs/api-reference/chat/create
  */
 import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
-import type { JsonObject, OperationTransforms } from "../provider.ts";
+import type { JsonObject, OperationTransforms, StreamUsage } from "../provider.ts";
+import { refusedChatField, withoutDroppedFields, type ChatFieldRules } from "./chat-fields.ts";
 
-/**
- * How a provider gives a stream's final usage: `stream_options` answers `include_usage`;
- * `always` sends usage unasked (and may refuse `stream_options`).
- */
-export type StreamUsage = "stream_options" | "always";
+export type { StreamUsage };
 
 /** Whether the client itself asked for the final usage chunk of a stream. */
 export function clientWantsStreamUsage(body: JsonObject): boolean {
@@ -19,10 +16,17 @@ export function clientWantsStreamUsage(body: JsonObject): boolean {
   return !!options && typeof options === "object" && (options as JsonObject).include_usage === true;
 }
 
-export function openaiChatTransforms(streamUsage: StreamUsage): OperationTransforms {
+/**
+ * `fields`: what the provider does not take (`chat-fields.ts`), refused or left out before the
+ * request leaves; `provider` names it in a refusal.
+ */
+export function openaiChatTransforms(streamUsage: StreamUsage, fields: ChatFieldRules = {}, provider = "This provider"): OperationTransforms {
   const asksForUsage = (body: JsonObject): boolean => streamUsage === "stream_options" && !clientWantsStreamUsage(body);
   return {
-    request(body, { stream }) {
+    request(clientBody, { stream }) {
+      const refused = refusedChatField(clientBody, fields, provider);
+      if (refused) return { error: refused };
+      const body = withoutDroppedFields(clientBody, fields);
       if (!stream || !asksForUsage(body)) return { body };
       const existing = body.stream_options && typeof body.stream_options === "object" ? body.stream_options : {};
       return { body: { ...body, stream_options: { ...existing, include_usage: true } } };
