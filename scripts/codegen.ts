@@ -13,9 +13,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import openapiTS, { astToString } from "openapi-typescript";
-import { renderZodSchemas, topologicalOrder } from "./codegen/zod-schemas.ts";
+import { renderZodSchemas } from "./codegen/zod-schemas.ts";
 import { renderRoutes } from "./codegen/routes.ts";
-import { renderBodyValidators } from "./codegen/validators.ts";
+import { renderRequestChecks } from "./codegen/request-checks.ts";
 import { renderRouteModules } from "./codegen/route-modules.ts";
 import { proxiedOperations, renderRouteFile } from "./codegen/route-file.ts";
 import { logShapeProblems } from "./codegen/log-shape.ts";
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     "openapi-document.gen.ts": `${banner}export const openApiDocument = ${JSON.stringify(served, null, 2)} as const;\n`,
     "schemas.gen.ts": banner + renderZodSchemas(document),
     "routes.gen.ts": banner + renderRoutes(document),
-    "body-validators.gen.ts": banner + renderBodyValidators(document, topologicalOrder(document.components.schemas)),
+    "request-checks.gen.ts": banner + renderRequestChecks(document),
     "route-modules.gen.ts": banner + renderRouteModules(document),
   };
 

@@ -60,3 +60,21 @@ export function resolve<T>(document: OpenApiDocument, item: T | { $ref: string }
   }
   return item as T;
 }
+
+/** Operations with a JSON request body, in a stable order, each with its body schema. */
+export function jsonBodies(document: OpenApiDocument): Array<{ operationId: string; schema: JsonSchema }> {
+  const bodies: Array<{ operationId: string; schema: JsonSchema }> = [];
+  for (const path of Object.keys(document.paths).sort()) {
+    for (const method of HTTP_METHODS) {
+      const operation = document.paths[path]?.[method];
+      const schema = operation?.requestBody?.content["application/json"]?.schema;
+      if (operation && schema) bodies.push({ operationId: operation.operationId, schema });
+    }
+  }
+  return bodies;
+}
+
+/** Name of the generated zod schema that validates an operation's JSON body. */
+export function bodySchemaConst(operationId: string): string {
+  return `${operationId}Body`;
+}

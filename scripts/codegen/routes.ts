@@ -1,5 +1,7 @@
 import {
+  bodySchemaConst,
   HTTP_METHODS,
+  jsonBodies,
   refName,
   resolve,
   schemaConst,
@@ -9,7 +11,6 @@ import {
   type ParameterObject,
   type ResponseObject,
 } from "./document.ts";
-import { bodySchemaConst, jsonBodies } from "./validators.ts";
 import { zodSource } from "./zod-schemas.ts";
 
 /** Query strings arrive as text: numbers and booleans are coerced, everything else is converted as is. */
@@ -50,13 +51,20 @@ function pathValueSource(schema: JsonSchema): string {
 
 const valueSource = { query: queryValueSource, path: pathValueSource, header: headerValueSource };
 
+/** The parameters of one location that its zod object holds. */
+export function locatedParameters(parameters: ParameterObject[], location: ParameterLocation): ParameterObject[] {
+  // deepObject parameters (e.g. `metadata[key]=value`) have no single query key; the route reads them.
+  return parameters.filter((p) => p.in === location && p.style !== "deepObject");
+}
+
+export type ParameterLocation = keyof typeof valueSource;
+
 /**
  * The zod object of one parameter location. Header objects keep zod's default of ignoring
  * unknown keys (requests carry many other headers); the validator matches names case-insensitively.
  */
-function parametersObject(parameters: ParameterObject[], location: keyof typeof valueSource): string | null {
-  // deepObject parameters (e.g. `metadata[key]=value`) have no single query key; the route reads them.
-  const selected = parameters.filter((p) => p.in === location && p.style !== "deepObject");
+function parametersObject(parameters: ParameterObject[], location: ParameterLocation): string | null {
+  const selected = locatedParameters(parameters, location);
   if (selected.length === 0) return null;
   const fields = selected.map((parameter) => {
     let source = valueSource[location](parameter.schema ?? { type: "string" });
@@ -146,7 +154,7 @@ function eitherContentSource(content: Record<string, unknown>, jsonBody: string)
 }
 
 /** Each parameter location: the key of the route's `request`, and the name of its shared objects. */
-const PARAMETER_LOCATIONS = [
+export const PARAMETER_LOCATIONS = [
   ["params", "path", "sharedPathParameters"],
   ["query", "query", "sharedQueryParameters"],
   ["headers", "header", "sharedHeaderParameters"],
@@ -258,7 +266,7 @@ export function renderRoutes(document: OpenApiDocument): string {
   const bodies = jsonBodies(document).map(({ operationId }) => bodySchemaConst(operationId)).sort();
   return [
     'import { createRoute, z } from "@hono/zod-openapi";',
-    `import { ${bodies.join(", ")} } from "./body-validators.gen.ts";`,
+    `import { ${bodies.join(", ")} } from "./request-checks.gen.ts";`,
     ...(blocks.some((block) => block.includes("requireMediaType(")) ? ['import { requireMediaType } from "../middleware/require-media-type.ts";'] : []),
     'import { requireScope } from "../middleware/require-scope.ts";',
     `import { ${imports} } from "./schemas.gen.ts";`,

@@ -27,14 +27,14 @@ export const LAYERS: readonly Layer[] = [
   {
     name: "http",
     role: "Hono glue: one route file per operation and their registration, middleware, the request context, the services bag routes reach through, audit records of admin writes",
-    paths: ["routes/", "middleware/", "audit/", "app-env.ts", "app-errors.ts", "deps.ts", "generated/route-modules.gen.ts", "generated/routes.gen.ts", "generated/body-validators.gen.ts"],
+    paths: ["routes/", "middleware/", "audit/", "app-env.ts", "app-errors.ts", "deps.ts", "generated/route-modules.gen.ts", "generated/routes.gen.ts", "generated/request-checks.gen.ts"],
     uses: {
-      "routes/": ["middleware/", "audit/", "app-env.ts", "app-errors.ts", "deps.ts", "generated/route-modules.gen.ts", "generated/routes.gen.ts"],
+      "routes/": ["middleware/", "audit/", "app-env.ts", "app-errors.ts", "deps.ts", "generated/route-modules.gen.ts", "generated/routes.gen.ts", "generated/request-checks.gen.ts"],
       "middleware/": ["app-env.ts", "app-errors.ts"],
       "audit/": ["app-env.ts"],
       "app-errors.ts": ["app-env.ts"],
       "generated/route-modules.gen.ts": ["routes/", "app-env.ts", "deps.ts"],
-      "generated/routes.gen.ts": ["middleware/", "generated/body-validators.gen.ts"],
+      "generated/routes.gen.ts": ["middleware/", "generated/request-checks.gen.ts"],
     },
   },
   {

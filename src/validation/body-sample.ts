@@ -89,12 +89,23 @@ function copyOf(node: unknown, focus: ValuePath, limits: SampleLimits, copy: Cop
   const kept = keys.slice(0, limits.keys);
   if (typeof head === "string" && Object.hasOwn(source, head) && !kept.includes(head)) kept.push(head);
   const children = new Map<string, unknown>();
-  if (typeof head === "string" && kept.includes(head)) children.set(head, copyOf(source[head], rest, limits, copy));
-  for (const key of kept) if (!children.has(key)) children.set(key, copyChild(source[key], limits, copy));
+  if (typeof head === "string" && kept.includes(head)) children.set(head, copyOf(ownValue(source, head), rest, limits, copy));
+  for (const key of kept) if (!children.has(key)) children.set(key, copyChild(ownValue(source, key), limits, copy));
   const out: Record<string, unknown> = {};
-  for (const key of keys) if (children.has(key)) out[key] = children.get(key);
+  for (const key of keys) if (children.has(key)) ownKey(out, key, children.get(key));
   settle(out, kept.length < keys.length, copy);
   return out;
+}
+
+/** Sets an own key, `__proto__` included (JSON.parse makes it an own key; an assignment would set the prototype). */
+function ownKey(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
+}
+
+/** An own key's value: `node.__proto__` would read the prototype, not the key JSON.parse made. */
+function ownValue(node: object, key: PropertyKey): unknown {
+  return key === "__proto__" ? Object.getOwnPropertyDescriptor(node, key)?.value : (node as Record<PropertyKey, unknown>)[key];
 }
 
 /** A child off the focus path: copied while the budget lasts, a container past it cut to null. */
@@ -113,7 +124,8 @@ function settle(container: unknown[] | Record<string, unknown>, shortened: boole
   const entries = Array.isArray(container) ? container.entries() : Object.entries(container);
   for (const [key, child] of entries) {
     if (child === CUT) {
-      (container as Record<PropertyKey, unknown>)[key] = null;
+      if (Array.isArray(container)) container[key as number] = null;
+      else ownKey(container, key as string, null);
       lossy = true;
     } else if (child !== null && typeof child === "object" && copy.tainted.has(child)) {
       tainted = true;
@@ -136,7 +148,7 @@ function bodyPath(sample: unknown, issue: SampledIssue, copy: Copy): PropertyKey
   for (const key of issue.path) {
     const indices = Array.isArray(node) ? copy.indices.get(node) : undefined;
     path.push(indices && typeof key === "number" ? (indices[key] ?? key) : key);
-    node = node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+    node = node !== null && typeof node === "object" ? ownValue(node, key) : undefined;
     nodes.push(node);
   }
   const changed = path.some((key, index) => key !== issue.path[index]);

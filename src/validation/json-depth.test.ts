@@ -17,6 +17,11 @@ describe("nestedDeeperThan", () => {
     expect(nestedDeeperThan(nested(MAX_JSON_DEPTH + 1))).toBe(true);
   });
 
+  it("reads the value under an own __proto__ key, as JSON.parse makes one", () => {
+    expect(nestedDeeperThan(JSON.parse('{"__proto__": [[[]]]}'), 3)).toBe(true);
+    expect(nestedDeeperThan(JSON.parse('{"__proto__": [[[]]]}'), 4)).toBe(false);
+  });
+
   it("walks a value far deeper than any stack without overflowing", () => {
     expect(nestedDeeperThan(nested(200_000))).toBe(true);
     expect(nestedDeeperThan(nested(200_000), 300_000)).toBe(false);

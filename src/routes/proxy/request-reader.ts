@@ -4,8 +4,9 @@ import { HTTPException } from "hono/http-exception";
 import type { z } from "zod";
 import type { GatewayEnv } from "../../app-env.ts";
 import { guardCheckOf, type GuardCheck } from "../../middleware/guards.ts";
-import { compileHeaderReader } from "./header-reader.ts";
 import { jsonBodyText } from "../../middleware/json-body-text.ts";
+import { parameterChecks } from "../../generated/request-checks.gen.ts";
+import type { ParameterChecks } from "../../validation/check-runtime.ts";
 
 /** What a route's validators tell its hook: the parse result and which part of the request it was. */
 export type ValidationHook = (result: { target: string } & ({ success: true; data: unknown } | { success: false; error: z.ZodError }), c: Context<GatewayEnv>) => unknown;
@@ -22,10 +23,11 @@ const JSON_ESSENCE = /^application\/([\w.-]+\+)?json$/i;
 
 /**
  * Compiles a route's request checks once: the same checks as its generated zod validators,
- * without a middleware hop per part, and with the gateway headers read by a compiled reader
- * (`header-reader.ts`) and the JSON body by its compiled check (zod only for the errors).
- * Undefined for a route whose request has a part read otherwise (a form, an optional body, a
- * middleware that is not a guard): it keeps its generated validators.
+ * without a middleware hop per part. Path parameters, query and headers are read by the checks
+ * generated from the document (`parameterChecks`), and the JSON body by its generated check
+ * (inside its zod schema, `compiledBody`); zod runs on a part only when its check refuses it, to
+ * decide and word the refusal. Undefined for a route whose request has a part read otherwise (a
+ * form, an optional body, a middleware that is not a guard): it keeps its generated validators.
  */
 export function compileRequestReader(route: RouteConfig, hook: ValidationHook): RequestReader | undefined {
   const guards = guardChecks(route.middleware);
@@ -35,12 +37,15 @@ export function compileRequestReader(route: RouteConfig, hook: ValidationHook): 
   const query = request.query as z.ZodType | undefined;
   const headers = request.headers as z.ZodType | undefined;
   if (request.cookies) return undefined;
-  const headerReader = headers ? compileHeaderReader(headers) : undefined;
-  if (headers && !headerReader) return undefined;
   const body = jsonBodySchema(request.body);
   if (body === undefined) return undefined;
+  const compiled: ParameterChecks = (route.operationId ? parameterChecks[route.operationId] : undefined) ?? {};
   const headerKeys = headers ? caseMap(headers) : null;
 
+  const accept = (target: string, data: Record<string, unknown>, c: Context<GatewayEnv>): void => {
+    hook({ target, success: true, data }, c);
+    c.req.addValidatedData(target as "json", data);
+  };
   const checked = (target: string, schema: z.ZodType, value: unknown, c: Context<GatewayEnv>): void => {
     const result = schema.safeParse(value);
     hook(result.success ? { target, success: true, data: result.data } : { target, success: false, error: result.error }, c);
@@ -49,15 +54,22 @@ export function compileRequestReader(route: RouteConfig, hook: ValidationHook): 
 
   return async (c) => {
     for (const guard of guards) guard(c);
-    if (params) checked("param", params, c.req.param(), c);
-    if (query) checked("query", query, queryObject(c), c);
-    if (headers && headerReader && headerKeys) {
-      const read = headerReader(c.req.raw.headers);
-      if (read === null) checked("header", headers, headerObject(c, headerKeys), c);
-      else {
-        hook({ target: "header", success: true, data: read }, c);
-        c.req.addValidatedData("header", read);
-      }
+    if (params) {
+      const sent = c.req.param() as Record<string, string>;
+      const read = compiled.param?.(sent);
+      if (read) accept("param", read, c);
+      else checked("param", params, sent, c);
+    }
+    if (query) {
+      const sent = queryObject(c);
+      const read = compiled.query?.(sent);
+      if (read) accept("query", read, c);
+      else checked("query", query, sent, c);
+    }
+    if (headers && headerKeys) {
+      const read = compiled.header?.(c.req.raw.headers);
+      if (read) accept("header", read, c);
+      else checked("header", headers, headerObject(c, headerKeys), c);
     }
     if (body === null) return;
     const contentType = c.req.header("content-type");
