@@ -23,11 +23,10 @@ function parameterStatements(writer: CheckWriter, parameter: ParameterObject, lo
   const schema = parameter.schema ?? { type: "string" };
   const name = JSON.stringify(parameter.name);
   const optional = !parameter.required && location !== "path";
-  // Header names in lower case, as `Headers` keeps them (a mixed-case name is lowered on every read).
-  const read = location === "header" ? `source.get(${JSON.stringify(parameter.name.toLowerCase())})` : `source[${name}]`;
   const absent = location === "header" ? `${value} === null` : `${value} === undefined`;
   const given = location === "header" ? `${value} !== null` : `${value} !== undefined`;
-  const lines = [`const ${value} = ${read};`];
+  // A header's value was read with the others (`headerReads`).
+  const lines = location === "header" ? [] : [`const ${value} = source[${name}];`];
   const type = schema.type;
   /** `read` is what goes into `out` once the value is there; absent, it is skipped or refused. */
   const present = (checks: string[], read: string): string[] =>
@@ -66,8 +65,19 @@ function parameterCheckSource(writer: CheckWriter, parameters: ParameterObject[]
   const selected = locatedParameters(parameters, location);
   if (selected.length === 0) return null;
   const input = location === "header" ? "Headers" : "Record<string, string | string[] | undefined>";
+  const reads = location === "header" ? headerReads(selected) : [];
   const body = selected.flatMap((parameter, index) => parameterStatements(writer, parameter, location, `p${index}`));
-  return [`(source: ${input}): Record<string, unknown> | null => {`, "  const out: Record<string, unknown> = {};", ...body.map((line) => `  ${line}`), "  return out;", "}"].join("\n");
+  return [`(source: ${input}): Record<string, unknown> | null => {`, ...[...reads, "const out: Record<string, unknown> = {};", ...body].map((line) => `  ${line}`), "  return out;", "}"].join("\n");
+}
+
+/**
+ * Reads the parameter headers in one pass over the request's headers (by their lower-case
+ * names, as `Headers` gives them, repeated ones joined): on Node one `get` per name costs ten
+ * times as much, on Bun the same.
+ */
+function headerReads(selected: ParameterObject[]): string[] {
+  const cases = selected.map((parameter, index) => `    case ${JSON.stringify(parameter.name.toLowerCase())}: p${index} = value; break;`);
+  return [`let ${selected.map((_, index) => `p${index}: string | null = null`).join(", ")};`, "source.forEach((value, name) => {", "  switch (name) {", ...cases, "  }", "});"];
 }
 
 /** Renders the generated checks: constants, value checks, body checks and schemas, parameter checks. */

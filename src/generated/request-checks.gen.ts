@@ -3253,8 +3253,13 @@ export function updateWebhookBodyCheck(value: unknown): CheckFailure[] | null {
 export const updateWebhookBody = compiledBody(UpdateWebhookRequestSchema, updateWebhookBodyCheck);
 
 const headerParameters1 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "mcp-session-id": p0 = value; break;
+    }
+  });
   const out: Record<string, unknown> = {};
-  const p0 = source.get("mcp-session-id");
   if (p0 !== null) {
     if (!passes(check475, p0)) return null;
     out["mcp-session-id"] = p0;
@@ -3263,18 +3268,23 @@ const headerParameters1 = (source: Headers): Record<string, unknown> | null => {
 };
 
 const headerParameters2 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "mcp-session-id": p0 = value; break;
+      case "x-gateway-trace-id": p1 = value; break;
+      case "x-gateway-metadata": p2 = value; break;
+    }
+  });
   const out: Record<string, unknown> = {};
-  const p0 = source.get("mcp-session-id");
   if (p0 !== null) {
     if (!passes(check475, p0)) return null;
     out["mcp-session-id"] = p0;
   }
-  const p1 = source.get("x-gateway-trace-id");
   if (p1 !== null) {
     if (!passes(check475, p1)) return null;
     out["x-gateway-trace-id"] = p1;
   }
-  const p2 = source.get("x-gateway-metadata");
   if (p2 !== null) {
     out["x-gateway-metadata"] = p2;
   }
@@ -3502,61 +3512,66 @@ const pathParameters8 = (source: Record<string, string | string[] | undefined>):
 };
 
 const headerParameters9 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "x-gateway-provider": p0 = value; break;
+      case "x-gateway-config": p1 = value; break;
+      case "x-gateway-virtual-key": p2 = value; break;
+      case "authorization": p3 = value; break;
+      case "x-gateway-upstream-organization": p4 = value; break;
+      case "x-gateway-upstream-project": p5 = value; break;
+      case "x-gateway-custom-host": p6 = value; break;
+      case "x-gateway-metadata": p7 = value; break;
+      case "x-gateway-trace-id": p8 = value; break;
+      case "x-gateway-span-id": p9 = value; break;
+      case "x-gateway-parent-span-id": p10 = value; break;
+      case "x-gateway-span-name": p11 = value; break;
+      case "x-gateway-request-timeout": p12 = value; break;
+    }
+  });
   const out: Record<string, unknown> = {};
-  const p0 = source.get("x-gateway-provider");
   if (p0 !== null) {
     out["x-gateway-provider"] = p0;
   }
-  const p1 = source.get("x-gateway-config");
   if (p1 !== null) {
     out["x-gateway-config"] = p1;
   }
-  const p2 = source.get("x-gateway-virtual-key");
   if (p2 !== null) {
     out["x-gateway-virtual-key"] = p2;
   }
-  const p3 = source.get("authorization");
   if (p3 !== null) {
     out["Authorization"] = p3;
   }
-  const p4 = source.get("x-gateway-upstream-organization");
   if (p4 !== null) {
     out["x-gateway-upstream-organization"] = p4;
   }
-  const p5 = source.get("x-gateway-upstream-project");
   if (p5 !== null) {
     out["x-gateway-upstream-project"] = p5;
   }
-  const p6 = source.get("x-gateway-custom-host");
   if (p6 !== null) {
     if (!passes(check484, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
-  const p7 = source.get("x-gateway-metadata");
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
-  const p8 = source.get("x-gateway-trace-id");
   if (p8 !== null) {
     if (!passes(check475, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
-  const p9 = source.get("x-gateway-span-id");
   if (p9 !== null) {
     if (!passes(check475, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
-  const p10 = source.get("x-gateway-parent-span-id");
   if (p10 !== null) {
     if (!passes(check475, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
-  const p11 = source.get("x-gateway-span-name");
   if (p11 !== null) {
     if (!passes(check486, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
-  const p12 = source.get("x-gateway-request-timeout");
   if (p12 !== null) {
     if (!K10.test(p12)) return null;
     const p12n = Number(p12);
@@ -3655,73 +3670,78 @@ const queryParameters13 = (source: Record<string, string | string[] | undefined>
 };
 
 const headerParameters14 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null, p13: string | null = null, p14: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "x-gateway-provider": p0 = value; break;
+      case "x-gateway-config": p1 = value; break;
+      case "x-gateway-virtual-key": p2 = value; break;
+      case "authorization": p3 = value; break;
+      case "x-gateway-upstream-organization": p4 = value; break;
+      case "x-gateway-upstream-project": p5 = value; break;
+      case "x-gateway-custom-host": p6 = value; break;
+      case "x-gateway-metadata": p7 = value; break;
+      case "x-gateway-trace-id": p8 = value; break;
+      case "x-gateway-span-id": p9 = value; break;
+      case "x-gateway-parent-span-id": p10 = value; break;
+      case "x-gateway-span-name": p11 = value; break;
+      case "x-gateway-request-timeout": p12 = value; break;
+      case "x-gateway-cache-force-refresh": p13 = value; break;
+      case "x-gateway-cache-namespace": p14 = value; break;
+    }
+  });
   const out: Record<string, unknown> = {};
-  const p0 = source.get("x-gateway-provider");
   if (p0 !== null) {
     out["x-gateway-provider"] = p0;
   }
-  const p1 = source.get("x-gateway-config");
   if (p1 !== null) {
     out["x-gateway-config"] = p1;
   }
-  const p2 = source.get("x-gateway-virtual-key");
   if (p2 !== null) {
     out["x-gateway-virtual-key"] = p2;
   }
-  const p3 = source.get("authorization");
   if (p3 !== null) {
     out["Authorization"] = p3;
   }
-  const p4 = source.get("x-gateway-upstream-organization");
   if (p4 !== null) {
     out["x-gateway-upstream-organization"] = p4;
   }
-  const p5 = source.get("x-gateway-upstream-project");
   if (p5 !== null) {
     out["x-gateway-upstream-project"] = p5;
   }
-  const p6 = source.get("x-gateway-custom-host");
   if (p6 !== null) {
     if (!passes(check484, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
-  const p7 = source.get("x-gateway-metadata");
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
-  const p8 = source.get("x-gateway-trace-id");
   if (p8 !== null) {
     if (!passes(check475, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
-  const p9 = source.get("x-gateway-span-id");
   if (p9 !== null) {
     if (!passes(check475, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
-  const p10 = source.get("x-gateway-parent-span-id");
   if (p10 !== null) {
     if (!passes(check475, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
-  const p11 = source.get("x-gateway-span-name");
   if (p11 !== null) {
     if (!passes(check486, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
-  const p12 = source.get("x-gateway-request-timeout");
   if (p12 !== null) {
     if (!K10.test(p12)) return null;
     const p12n = Number(p12);
     if (!(Number.isFinite(p12n) && p12n >= 1 && p12n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p12n;
   }
-  const p13 = source.get("x-gateway-cache-force-refresh");
   if (p13 !== null) {
     if (p13 !== "true" && p13 !== "false") return null;
     out["x-gateway-cache-force-refresh"] = p13 === "true";
   }
-  const p14 = source.get("x-gateway-cache-namespace");
   if (p14 !== null) {
     if (!passes(check496, p14)) return null;
     out["x-gateway-cache-namespace"] = p14;
@@ -4086,81 +4106,86 @@ const pathParameters22 = (source: Record<string, string | string[] | undefined>)
 };
 
 const headerParameters23 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null, p13: string | null = null, p14: string | null = null, p15: string | null = null, p16: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "x-gateway-provider": p0 = value; break;
+      case "x-gateway-config": p1 = value; break;
+      case "x-gateway-virtual-key": p2 = value; break;
+      case "authorization": p3 = value; break;
+      case "x-api-key": p4 = value; break;
+      case "anthropic-version": p5 = value; break;
+      case "x-gateway-upstream-organization": p6 = value; break;
+      case "x-gateway-upstream-project": p7 = value; break;
+      case "x-gateway-custom-host": p8 = value; break;
+      case "x-gateway-metadata": p9 = value; break;
+      case "x-gateway-trace-id": p10 = value; break;
+      case "x-gateway-span-id": p11 = value; break;
+      case "x-gateway-parent-span-id": p12 = value; break;
+      case "x-gateway-span-name": p13 = value; break;
+      case "x-gateway-request-timeout": p14 = value; break;
+      case "x-gateway-cache-force-refresh": p15 = value; break;
+      case "x-gateway-cache-namespace": p16 = value; break;
+    }
+  });
   const out: Record<string, unknown> = {};
-  const p0 = source.get("x-gateway-provider");
   if (p0 !== null) {
     out["x-gateway-provider"] = p0;
   }
-  const p1 = source.get("x-gateway-config");
   if (p1 !== null) {
     out["x-gateway-config"] = p1;
   }
-  const p2 = source.get("x-gateway-virtual-key");
   if (p2 !== null) {
     out["x-gateway-virtual-key"] = p2;
   }
-  const p3 = source.get("authorization");
   if (p3 !== null) {
     out["Authorization"] = p3;
   }
-  const p4 = source.get("x-api-key");
   if (p4 !== null) {
     out["x-api-key"] = p4;
   }
-  const p5 = source.get("anthropic-version");
   if (p5 !== null) {
     out["anthropic-version"] = p5;
   }
-  const p6 = source.get("x-gateway-upstream-organization");
   if (p6 !== null) {
     out["x-gateway-upstream-organization"] = p6;
   }
-  const p7 = source.get("x-gateway-upstream-project");
   if (p7 !== null) {
     out["x-gateway-upstream-project"] = p7;
   }
-  const p8 = source.get("x-gateway-custom-host");
   if (p8 !== null) {
     if (!passes(check484, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
-  const p9 = source.get("x-gateway-metadata");
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
-  const p10 = source.get("x-gateway-trace-id");
   if (p10 !== null) {
     if (!passes(check475, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
-  const p11 = source.get("x-gateway-span-id");
   if (p11 !== null) {
     if (!passes(check475, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
-  const p12 = source.get("x-gateway-parent-span-id");
   if (p12 !== null) {
     if (!passes(check475, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
-  const p13 = source.get("x-gateway-span-name");
   if (p13 !== null) {
     if (!passes(check486, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
-  const p14 = source.get("x-gateway-request-timeout");
   if (p14 !== null) {
     if (!K10.test(p14)) return null;
     const p14n = Number(p14);
     if (!(Number.isFinite(p14n) && p14n >= 1 && p14n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p14n;
   }
-  const p15 = source.get("x-gateway-cache-force-refresh");
   if (p15 !== null) {
     if (p15 !== "true" && p15 !== "false") return null;
     out["x-gateway-cache-force-refresh"] = p15 === "true";
   }
-  const p16 = source.get("x-gateway-cache-namespace");
   if (p16 !== null) {
     if (!passes(check496, p16)) return null;
     out["x-gateway-cache-namespace"] = p16;
@@ -4169,61 +4194,66 @@ const headerParameters23 = (source: Headers): Record<string, unknown> | null => 
 };
 
 const headerParameters24 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "x-gateway-provider": p0 = value; break;
+      case "x-gateway-config": p1 = value; break;
+      case "x-gateway-virtual-key": p2 = value; break;
+      case "authorization": p3 = value; break;
+      case "x-api-key": p4 = value; break;
+      case "anthropic-version": p5 = value; break;
+      case "x-gateway-custom-host": p6 = value; break;
+      case "x-gateway-metadata": p7 = value; break;
+      case "x-gateway-trace-id": p8 = value; break;
+      case "x-gateway-span-id": p9 = value; break;
+      case "x-gateway-parent-span-id": p10 = value; break;
+      case "x-gateway-span-name": p11 = value; break;
+      case "x-gateway-request-timeout": p12 = value; break;
+    }
+  });
   const out: Record<string, unknown> = {};
-  const p0 = source.get("x-gateway-provider");
   if (p0 !== null) {
     out["x-gateway-provider"] = p0;
   }
-  const p1 = source.get("x-gateway-config");
   if (p1 !== null) {
     out["x-gateway-config"] = p1;
   }
-  const p2 = source.get("x-gateway-virtual-key");
   if (p2 !== null) {
     out["x-gateway-virtual-key"] = p2;
   }
-  const p3 = source.get("authorization");
   if (p3 !== null) {
     out["Authorization"] = p3;
   }
-  const p4 = source.get("x-api-key");
   if (p4 !== null) {
     out["x-api-key"] = p4;
   }
-  const p5 = source.get("anthropic-version");
   if (p5 !== null) {
     out["anthropic-version"] = p5;
   }
-  const p6 = source.get("x-gateway-custom-host");
   if (p6 !== null) {
     if (!passes(check484, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
-  const p7 = source.get("x-gateway-metadata");
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
-  const p8 = source.get("x-gateway-trace-id");
   if (p8 !== null) {
     if (!passes(check475, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
-  const p9 = source.get("x-gateway-span-id");
   if (p9 !== null) {
     if (!passes(check475, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
-  const p10 = source.get("x-gateway-parent-span-id");
   if (p10 !== null) {
     if (!passes(check475, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
-  const p11 = source.get("x-gateway-span-name");
   if (p11 !== null) {
     if (!passes(check486, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
-  const p12 = source.get("x-gateway-request-timeout");
   if (p12 !== null) {
     if (!K10.test(p12)) return null;
     const p12n = Number(p12);
@@ -4299,69 +4329,74 @@ const queryParameters29 = (source: Record<string, string | string[] | undefined>
 };
 
 const headerParameters30 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null, p13: string | null = null, p14: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "sec-websocket-protocol": p0 = value; break;
+      case "openai-beta": p1 = value; break;
+      case "x-gateway-provider": p2 = value; break;
+      case "x-gateway-config": p3 = value; break;
+      case "x-gateway-virtual-key": p4 = value; break;
+      case "authorization": p5 = value; break;
+      case "x-gateway-upstream-organization": p6 = value; break;
+      case "x-gateway-upstream-project": p7 = value; break;
+      case "x-gateway-custom-host": p8 = value; break;
+      case "x-gateway-metadata": p9 = value; break;
+      case "x-gateway-trace-id": p10 = value; break;
+      case "x-gateway-span-id": p11 = value; break;
+      case "x-gateway-parent-span-id": p12 = value; break;
+      case "x-gateway-span-name": p13 = value; break;
+      case "x-gateway-request-timeout": p14 = value; break;
+    }
+  });
   const out: Record<string, unknown> = {};
-  const p0 = source.get("sec-websocket-protocol");
   if (p0 !== null) {
     out["Sec-WebSocket-Protocol"] = p0;
   }
-  const p1 = source.get("openai-beta");
   if (p1 !== null) {
     out["OpenAI-Beta"] = p1;
   }
-  const p2 = source.get("x-gateway-provider");
   if (p2 !== null) {
     out["x-gateway-provider"] = p2;
   }
-  const p3 = source.get("x-gateway-config");
   if (p3 !== null) {
     out["x-gateway-config"] = p3;
   }
-  const p4 = source.get("x-gateway-virtual-key");
   if (p4 !== null) {
     out["x-gateway-virtual-key"] = p4;
   }
-  const p5 = source.get("authorization");
   if (p5 !== null) {
     out["Authorization"] = p5;
   }
-  const p6 = source.get("x-gateway-upstream-organization");
   if (p6 !== null) {
     out["x-gateway-upstream-organization"] = p6;
   }
-  const p7 = source.get("x-gateway-upstream-project");
   if (p7 !== null) {
     out["x-gateway-upstream-project"] = p7;
   }
-  const p8 = source.get("x-gateway-custom-host");
   if (p8 !== null) {
     if (!passes(check484, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
-  const p9 = source.get("x-gateway-metadata");
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
-  const p10 = source.get("x-gateway-trace-id");
   if (p10 !== null) {
     if (!passes(check475, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
-  const p11 = source.get("x-gateway-span-id");
   if (p11 !== null) {
     if (!passes(check475, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
-  const p12 = source.get("x-gateway-parent-span-id");
   if (p12 !== null) {
     if (!passes(check475, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
-  const p13 = source.get("x-gateway-span-name");
   if (p13 !== null) {
     if (!passes(check486, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
-  const p14 = source.get("x-gateway-request-timeout");
   if (p14 !== null) {
     if (!K10.test(p14)) return null;
     const p14n = Number(p14);
