@@ -12,6 +12,7 @@ import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { startGateway, storedLog, type RunningGateway } from "./support/harness.ts";
+import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
 
 const PAGE = join(import.meta.dirname, "..", "docs", "conformance.md");
 const UPSTREAM_KEY = "sk-conformance-upstream";
@@ -25,6 +26,8 @@ interface Family {
   model: string;
   usage: Record<string, number>;
   headers(upstreamUrl: string): Record<string, string>;
+  /** The upstream credential the client sends (a service account's key for Vertex AI). */
+  apiKey?(): string;
 }
 
 const FAMILIES: Family[] = [
@@ -32,6 +35,14 @@ const FAMILIES: Family[] = [
   { id: "azure-openai", label: "Azure OpenAI", model: "gpt-4o-mini", usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }, headers: (url) => ({ "x-gateway-provider": "azure-openai", "x-gateway-custom-host": url }) },
   { id: "anthropic", label: "Anthropic", model: "claude-sonnet-4-5", usage: { input_tokens: 12, output_tokens: 5 }, headers: (url) => ({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": `${url}/v1` }) },
   { id: "gemini", label: "Gemini", model: "gemini-2.5-flash", usage: { promptTokenCount: 12, candidatesTokenCount: 5 }, headers: (url) => ({ "x-gateway-provider": "gemini", "x-gateway-custom-host": `${url}/v1beta` }) },
+  {
+    id: "vertex",
+    label: "Vertex AI",
+    model: "gemini-2.5-flash",
+    usage: { promptTokenCount: 12, candidatesTokenCount: 5 },
+    headers: (url) => ({ "x-gateway-provider": "vertex", "x-gateway-custom-host": `${url}/v1`, "x-gateway-vertex-project": "conformance-project", "x-gateway-vertex-location": "us-central1" }),
+    apiKey: () => tokens.account("gateway@conformance-project.iam.gserviceaccount.com").keyJson,
+  },
   { id: "bedrock", label: "Bedrock", model: "anthropic.claude-3-5-haiku-20241022-v1:0", usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }, headers: (url) => ({ "x-gateway-provider": "bedrock", "x-gateway-custom-host": url, "x-gateway-aws-access-key-id": "AKIAIOSFODNN7EXAMPLE", "x-gateway-aws-secret-access-key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYCONFORMANCE", "x-gateway-aws-region": "us-east-1" }) },
 ];
 
@@ -211,11 +222,15 @@ const CASES: Case[] = [
 ];
 
 let gateway: RunningGateway;
+let tokens: GoogleTokenServer;
 const mocks = new Map<string, LLMock>();
 const found = new Map<string, Cell>();
 const failures: string[] = [];
 
 beforeAll(async () => {
+  // Vertex AI's access tokens are minted from a service-account key at a loopback token endpoint.
+  tokens = await startGoogleTokenServer();
+  tokens.answer({ accessToken: "ya29.conformance", expiresIn: 3600 });
   gateway = await startGateway();
   for (const family of FAMILIES) {
     const mock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent" });
@@ -231,6 +246,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
+  await tokens?.close();
   for (const mock of mocks.values()) await mock.stop();
 });
 
@@ -240,10 +256,11 @@ describe("the conformance matrix", () => {
   for (const family of FAMILIES) {
     it(`runs every format and feature against ${family.label}`, async () => {
       const headers = { "x-gateway-api-key": gateway.adminKey, ...family.headers(mocks.get(family.id)!.url) };
+      const apiKey = family.apiKey?.() ?? UPSTREAM_KEY;
       const context: CaseContext = {
         family,
-        openai: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: UPSTREAM_KEY, maxRetries: 0, defaultHeaders: headers }),
-        anthropic: new Anthropic({ baseURL: gateway.url, apiKey: UPSTREAM_KEY, maxRetries: 0, defaultHeaders: headers }),
+        openai: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: headers }),
+        anthropic: new Anthropic({ baseURL: gateway.url, apiKey, maxRetries: 0, defaultHeaders: headers }),
         logged: async (logId) => {
           expect(logId, "x-gateway-log-id").toBeTruthy();
           return storedLog(gateway, logId!);
