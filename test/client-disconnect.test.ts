@@ -48,12 +48,13 @@ beforeAll(async () => {
       request.resume();
       return;
     }
-    request.resume();
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
     request.on("end", () => {
       if (path.endsWith("/audio/speech")) {
         response.writeHead(200, { "content-type": "audio/mpeg" });
         response.write(new Uint8Array(4096));
-      } else if (path.endsWith("/chat/completions") && request.headers.accept === "text/event-stream") {
+      } else if (path.endsWith("/chat/completions") && (JSON.parse(body) as { stream?: boolean }).stream === true) {
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: null }] })}\n\n`);
       }

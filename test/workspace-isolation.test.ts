@@ -61,6 +61,9 @@ const BODIES: Record<string, unknown> = {
   deletePrompt: undefined,
   listPromptVersions: undefined,
   publishPromptVersion: { version: 1 },
+  movePromptLabel: { version: 1 },
+  deletePromptLabel: undefined,
+  diffPromptVersions: undefined,
   renderPrompt: { variables: { name: "x" } },
   createPromptCompletion: { variables: { name: "x" } },
   getGuardrail: undefined,
@@ -100,6 +103,8 @@ beforeAll(async () => {
   const config = await make("/v1/configs", { name: "mine", config: { provider: "openai" } });
   const virtualKey = await make("/v1/virtual-keys", { name: "mine", provider: "openai", key: "sk-mine-0123456789abcdef" });
   const prompt = await make("/v1/prompts", { name: "mine", provider: "openai", model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello {{name}}" }] });
+  const labelled = await call(gateway, "PUT", `/v1/prompts/${prompt.id}/labels/staging`, { body: { version: 1 } });
+  expect(labelled.status, JSON.stringify(labelled.body)).toBe(200);
   const guardrail = await make("/v1/guardrails", { name: "mine", checks: [{ type: "contains", params: { words: ["x"], operator: "any" } }] });
   const apiKey = await make("/v1/api-keys", { name: "mine", role: "service" });
   const mcpServer = await make("/v1/mcp-servers", { server_label: "mine_mcp", server_url: "http://127.0.0.1:9/mcp", authorization: "mcp-token-mine-0123" });
@@ -147,8 +152,12 @@ function ownPath(path: string): string {
               ? own.log
               : undefined;
   if (resource === undefined) throw new Error(`no object of this workspace for ${path}`);
-  return path.replace(/\{[^}]+\}/, encodeURIComponent(resource));
+  // The object first; the parameters after it name a part of it that exists in this workspace.
+  return path.replace(/\{[^}]+\}/, encodeURIComponent(resource)).replace(/\{([^}]+)\}/g, (_, name: string) => PART_OF_OBJECT[name] ?? `{${name}}`);
 }
+
+/** Values of the path parameters after the object's own: its first version, the label it carries. */
+const PART_OF_OBJECT: Record<string, string> = { label: "staging", from: "1", to: "1" };
 
 describe("another workspace never sees, changes or learns of this workspace's objects", () => {
   const operations = resourceOperations();
