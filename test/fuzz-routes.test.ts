@@ -359,7 +359,11 @@ function checkAnswer(answer: Answer): void {
     } catch {
       throw new Error(`${answer.status} answer is not JSON (${answer.contentType}): ${answer.text.slice(0, 300)}`);
     }
-    if (typeof body?.error?.type !== "string" || typeof body?.error?.message !== "string" || body.error.message.length === 0) {
+    // The gateway's envelope (and Anthropic's shape, on its routes) names a `type`; Google's shape,
+    // on Google's routes, the status as `code` and its name as `status`.
+    const typed = typeof body?.error?.type === "string";
+    const google = body?.error?.code === answer.status && typeof body?.error?.status === "string";
+    if (!(typed || google) || typeof body?.error?.message !== "string" || body.error.message.length === 0) {
       throw new Error(`${answer.status} answer lacks the error envelope: ${answer.text.slice(0, 300)}`);
     }
   }

@@ -982,6 +982,592 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1beta/models/{model}:generateContent": {
+      "post": {
+        "operationId": "generateContent",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Generate content in Google's Gemini API format, through any provider",
+        "description": "The body is the Gemini API's `GenerateContentRequest` (`@google/genai` works with\n`httpOptions.baseUrl` set to the gateway). The gateway translates it into a chat\ncompletion, sends it to the selected provider as for `POST /v1/chat/completions`, and\ntranslates the answer back into a `GenerateContentResponse` (`candidates`, `finishReason`,\n`usageMetadata`, `modelVersion`, `responseId`). The model is the path's; `@<provider>/<model>`\nselects the provider as in a chat body. Errors, refused bodies included, use Google's shape\n`{\"error\": {\"code\", \"message\", \"status\"}}` with the gateway's status. The upstream key is\n`Authorization: Bearer <key>`, else `x-goog-api-key` (the SDK's `apiKey`); a gateway key in\n`x-goog-api-key` is refused, never sent upstream. `safetySettings` and `generationConfig.topK`\nare not sent (chat completions have no place for them); server-side tools, cached contents,\nlog probabilities and output modalities other than text are refused with 400 naming the field.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GeminiModel"
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/GoogleApiKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/GeminiGenerateContentRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The answer in Google's format.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/GeminiGenerateContentResponse"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/GoogleError"
+          },
+          "default": {
+            "$ref": "#/components/responses/GoogleError"
+          }
+        }
+      }
+    },
+    "/v1beta/models/{model}:streamGenerateContent": {
+      "post": {
+        "operationId": "streamGenerateContent",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Stream generated content in Google's Gemini API format, through any provider",
+        "description": "As `:generateContent`, answered as server-sent events (`alt=sse`, the only framing the\ngateway streams): each `data:` line is a `GenerateContentResponse` holding only the new\nparts; a function call comes whole in one event; the last event carries the\n`finishReason` and the `usageMetadata`; there is no end marker. A failure after the stream\nstarted ends it with a `data:` line holding Google's error shape.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GeminiModel"
+          },
+          {
+            "name": "alt",
+            "in": "query",
+            "required": true,
+            "description": "`sse`: the answer as server-sent events (the gateway does not stream a JSON array).",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "sse"
+              ]
+            }
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/GoogleApiKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/GeminiGenerateContentRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Server-sent events, each `data:` a `GenerateContentResponse`.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/GoogleError"
+          },
+          "default": {
+            "$ref": "#/components/responses/GoogleError"
+          }
+        }
+      }
+    },
+    "/v1beta/models/{model}:countTokens": {
+      "post": {
+        "operationId": "countContentTokens",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Count a Gemini request's tokens (Google providers only)",
+        "description": "The Gemini API's token-counting body, passed to a provider that counts Gemini tokens\nnatively (Gemini, Vertex AI) without the gateway's selection fields. Any other provider\nanswers 400 naming it: the gateway does not estimate another model's tokenizer, since a\nwrong count is worse than none. No tokens or cost are logged (counting is free).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GeminiModel"
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/GoogleApiKey"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/GeminiCountTokensRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The count, as the provider answered it.",
+            "headers": {
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "totalTokens"
+                  ],
+                  "additionalProperties": true,
+                  "properties": {
+                    "totalTokens": {
+                      "type": "integer"
+                    },
+                    "cachedContentTokenCount": {
+                      "type": "integer"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/GoogleError"
+          },
+          "default": {
+            "$ref": "#/components/responses/GoogleError"
+          }
+        }
+      }
+    },
+    "/v1beta/models/{model}:embedContent": {
+      "post": {
+        "operationId": "embedContent",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Embed content in Google's Gemini API format, through any provider",
+        "description": "The Gemini API's `embedContent` body, translated into `POST /v1/embeddings` (the text\nparts of `content` as the input, `outputDimensionality` as `dimensions`) and answered as\n`{\"embedding\": {\"values\"}}` with `usageMetadata` from the provider's usage. `taskType` and\n`title` are not sent (the embeddings API has no place for them); a part that is not text\nis refused with 400 naming it.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GeminiModel"
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/GoogleApiKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/GeminiEmbedContentRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The embedding.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "embedding"
+                  ],
+                  "additionalProperties": true,
+                  "properties": {
+                    "embedding": {
+                      "$ref": "#/components/schemas/GeminiContentEmbedding"
+                    },
+                    "usageMetadata": {
+                      "$ref": "#/components/schemas/GeminiUsageMetadata"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/GoogleError"
+          },
+          "default": {
+            "$ref": "#/components/responses/GoogleError"
+          }
+        }
+      }
+    },
+    "/v1beta/models/{model}:batchEmbedContents": {
+      "post": {
+        "operationId": "batchEmbedContents",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Embed several contents in Google's Gemini API format, through any provider",
+        "description": "The Gemini API's `batchEmbedContents` body (what `@google/genai`'s `models.embedContent`\nsends), translated into one `POST /v1/embeddings` call with every request's text as one\ninput, and answered as `{\"embeddings\": [{\"values\"}]}` in the requests' order. Every request\nmust name the path's model (`models/<model>`) and the same `outputDimensionality`; each is\nread as for `:embedContent`.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/GeminiModel"
+          },
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/GoogleApiKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/GeminiBatchEmbedContentsRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The embeddings, in the requests' order.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "embeddings"
+                  ],
+                  "additionalProperties": true,
+                  "properties": {
+                    "embeddings": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/GeminiContentEmbedding"
+                      }
+                    },
+                    "usageMetadata": {
+                      "$ref": "#/components/schemas/GeminiUsageMetadata"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/GoogleError"
+          },
+          "default": {
+            "$ref": "#/components/responses/GoogleError"
+          }
+        }
+      }
+    },
     "/v1/embeddings": {
       "post": {
         "operationId": "createEmbedding",
@@ -14109,6 +14695,24 @@ export const openApiDocument = {
           "type": "string"
         }
       },
+      "GeminiModel": {
+        "name": "model",
+        "in": "path",
+        "required": true,
+        "description": "The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash.",
+        "schema": {
+          "type": "string",
+          "minLength": 1
+        }
+      },
+      "GoogleApiKey": {
+        "name": "x-goog-api-key",
+        "in": "header",
+        "description": "The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key.",
+        "schema": {
+          "type": "string"
+        }
+      },
       "UpstreamAuthorization": {
         "name": "Authorization",
         "in": "header",
@@ -14263,6 +14867,16 @@ export const openApiDocument = {
       }
     },
     "responses": {
+      "GoogleError": {
+        "description": "Any error, in Google's shape, with the gateway's or the upstream's status (400 refused body, 401 no gateway key, 404 unknown path, 408 timeout, 446 guardrail, 502 upstream unreachable, …).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/GoogleErrorBody"
+            }
+          }
+        }
+      },
       "McpUnauthorized": {
         "description": "No gateway key, or not a valid one: `WWW-Authenticate: Bearer` says how to send it.",
         "headers": {
@@ -15087,6 +15701,462 @@ export const openApiDocument = {
           "request_id": {
             "type": "string",
             "description": "The gateway's log id of the request."
+          }
+        }
+      },
+      "GeminiGenerateContentRequest": {
+        "type": "object",
+        "required": [
+          "contents"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "contents": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/GeminiContent"
+            }
+          },
+          "systemInstruction": {
+            "$ref": "#/components/schemas/GeminiContent"
+          },
+          "tools": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/GeminiTool"
+            }
+          },
+          "toolConfig": {
+            "type": "object",
+            "additionalProperties": true,
+            "properties": {
+              "functionCallingConfig": {
+                "type": "object",
+                "additionalProperties": true,
+                "properties": {
+                  "mode": {
+                    "type": "string",
+                    "enum": [
+                      "MODE_UNSPECIFIED",
+                      "AUTO",
+                      "ANY",
+                      "NONE",
+                      "VALIDATED"
+                    ]
+                  },
+                  "allowedFunctionNames": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "generationConfig": {
+            "$ref": "#/components/schemas/GeminiGenerationConfig"
+          },
+          "safetySettings": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": true
+            },
+            "description": "Not sent (chat completions have no safety settings)."
+          },
+          "cachedContent": {
+            "type": "string",
+            "description": "Refused (a Gemini cache cannot be read through a translation)."
+          }
+        }
+      },
+      "GeminiContent": {
+        "type": "object",
+        "required": [
+          "parts"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "role": {
+            "type": "string",
+            "enum": [
+              "user",
+              "model"
+            ]
+          },
+          "parts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/GeminiPart"
+            }
+          }
+        }
+      },
+      "GeminiPart": {
+        "type": "object",
+        "additionalProperties": true,
+        "properties": {
+          "text": {
+            "type": "string"
+          },
+          "thought": {
+            "type": "boolean"
+          },
+          "thoughtSignature": {
+            "type": "string"
+          },
+          "inlineData": {
+            "type": "object",
+            "required": [
+              "mimeType",
+              "data"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "mimeType": {
+                "type": "string"
+              },
+              "data": {
+                "type": "string",
+                "description": "Base64."
+              }
+            }
+          },
+          "fileData": {
+            "type": "object",
+            "required": [
+              "fileUri"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "mimeType": {
+                "type": "string"
+              },
+              "fileUri": {
+                "type": "string"
+              }
+            }
+          },
+          "functionCall": {
+            "type": "object",
+            "required": [
+              "name"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "name": {
+                "type": "string",
+                "minLength": 1
+              },
+              "args": {
+                "type": "object",
+                "additionalProperties": true
+              }
+            }
+          },
+          "functionResponse": {
+            "type": "object",
+            "required": [
+              "name"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "name": {
+                "type": "string",
+                "minLength": 1
+              },
+              "response": {
+                "type": "object",
+                "additionalProperties": true
+              }
+            }
+          }
+        }
+      },
+      "GeminiTool": {
+        "type": "object",
+        "additionalProperties": true,
+        "properties": {
+          "functionDeclarations": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "name"
+              ],
+              "additionalProperties": true,
+              "properties": {
+                "name": {
+                  "type": "string",
+                  "minLength": 1
+                },
+                "description": {
+                  "type": "string"
+                },
+                "parameters": {
+                  "type": "object",
+                  "additionalProperties": true,
+                  "description": "Gemini's `Schema` (OpenAPI subset, types in upper or lower case)."
+                },
+                "parametersJsonSchema": {
+                  "type": "object",
+                  "additionalProperties": true,
+                  "description": "A JSON Schema, sent as it is."
+                }
+              }
+            }
+          }
+        }
+      },
+      "GeminiGenerationConfig": {
+        "type": "object",
+        "additionalProperties": true,
+        "properties": {
+          "temperature": {
+            "type": "number",
+            "minimum": 0
+          },
+          "topP": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "topK": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Not sent (chat completions have no such parameter)."
+          },
+          "candidateCount": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "maxOutputTokens": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "stopSequences": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "seed": {
+            "type": "integer"
+          },
+          "presencePenalty": {
+            "type": "number"
+          },
+          "frequencyPenalty": {
+            "type": "number"
+          },
+          "responseMimeType": {
+            "type": "string"
+          },
+          "responseSchema": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "responseJsonSchema": {
+            "type": "object",
+            "additionalProperties": true,
+            "description": "A JSON Schema the answer must follow."
+          },
+          "responseModalities": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "thinkingConfig": {
+            "type": "object",
+            "additionalProperties": true,
+            "properties": {
+              "thinkingBudget": {
+                "type": "integer"
+              },
+              "thinkingLevel": {
+                "type": "string"
+              },
+              "includeThoughts": {
+                "type": "boolean"
+              }
+            }
+          }
+        }
+      },
+      "GeminiGenerateContentResponse": {
+        "type": "object",
+        "additionalProperties": true,
+        "properties": {
+          "candidates": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": true,
+              "properties": {
+                "content": {
+                  "$ref": "#/components/schemas/GeminiContent"
+                },
+                "finishReason": {
+                  "type": "string"
+                },
+                "index": {
+                  "type": "integer"
+                }
+              }
+            }
+          },
+          "usageMetadata": {
+            "$ref": "#/components/schemas/GeminiUsageMetadata"
+          },
+          "modelVersion": {
+            "type": "string"
+          },
+          "responseId": {
+            "type": "string"
+          }
+        }
+      },
+      "GeminiUsageMetadata": {
+        "type": "object",
+        "additionalProperties": true,
+        "properties": {
+          "promptTokenCount": {
+            "type": "integer"
+          },
+          "candidatesTokenCount": {
+            "type": "integer"
+          },
+          "thoughtsTokenCount": {
+            "type": "integer"
+          },
+          "cachedContentTokenCount": {
+            "type": "integer"
+          },
+          "totalTokenCount": {
+            "type": "integer"
+          }
+        }
+      },
+      "GeminiCountTokensRequest": {
+        "type": "object",
+        "additionalProperties": true,
+        "properties": {
+          "contents": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/GeminiContent"
+            }
+          },
+          "generateContentRequest": {
+            "type": "object",
+            "additionalProperties": true
+          }
+        }
+      },
+      "GeminiEmbedContentRequest": {
+        "type": "object",
+        "required": [
+          "content"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "description": "`models/<model>`: the path's model when given."
+          },
+          "content": {
+            "$ref": "#/components/schemas/GeminiContent"
+          },
+          "taskType": {
+            "type": "string",
+            "description": "Not sent (the embeddings API has no such field)."
+          },
+          "title": {
+            "type": "string",
+            "description": "Not sent."
+          },
+          "outputDimensionality": {
+            "type": "integer",
+            "minimum": 1
+          }
+        }
+      },
+      "GeminiBatchEmbedContentsRequest": {
+        "type": "object",
+        "required": [
+          "requests"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "requests": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/GeminiEmbedContentRequest"
+            }
+          }
+        }
+      },
+      "GeminiContentEmbedding": {
+        "type": "object",
+        "required": [
+          "values"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "values": {
+            "type": "array",
+            "items": {
+              "type": "number"
+            }
+          }
+        }
+      },
+      "GoogleErrorBody": {
+        "type": "object",
+        "required": [
+          "error"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "error": {
+            "type": "object",
+            "required": [
+              "code",
+              "message",
+              "status"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "code": {
+                "type": "integer",
+                "description": "The HTTP status."
+              },
+              "message": {
+                "type": "string"
+              },
+              "status": {
+                "type": "string",
+                "description": "Google's canonical status name (`INVALID_ARGUMENT`, `UNAUTHENTICATED`, `NOT_FOUND`, …)."
+              },
+              "details": {
+                "type": "array",
+                "description": "For a refused field, a `google.rpc.BadRequest` naming it in `fieldViolations`.",
+                "items": {
+                  "type": "object",
+                  "additionalProperties": true
+                }
+              }
+            }
           }
         }
       },

@@ -2069,6 +2069,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1beta/models/{model}:batchEmbedContents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Embed several contents in Google's Gemini API format, through any provider
+         * @description The Gemini API's `batchEmbedContents` body (what `@google/genai`'s `models.embedContent`
+         *     sends), translated into one `POST /v1/embeddings` call with every request's text as one
+         *     input, and answered as `{"embeddings": [{"values"}]}` in the requests' order. Every request
+         *     must name the path's model (`models/<model>`) and the same `outputDimensionality`; each is
+         *     read as for `:embedContent`.
+         */
+        post: operations["batchEmbedContents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models/{model}:countTokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count a Gemini request's tokens (Google providers only)
+         * @description The Gemini API's token-counting body, passed to a provider that counts Gemini tokens
+         *     natively (Gemini, Vertex AI) without the gateway's selection fields. Any other provider
+         *     answers 400 naming it: the gateway does not estimate another model's tokenizer, since a
+         *     wrong count is worse than none. No tokens or cost are logged (counting is free).
+         */
+        post: operations["countContentTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models/{model}:embedContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Embed content in Google's Gemini API format, through any provider
+         * @description The Gemini API's `embedContent` body, translated into `POST /v1/embeddings` (the text
+         *     parts of `content` as the input, `outputDimensionality` as `dimensions`) and answered as
+         *     `{"embedding": {"values"}}` with `usageMetadata` from the provider's usage. `taskType` and
+         *     `title` are not sent (the embeddings API has no place for them); a part that is not text
+         *     is refused with 400 naming it.
+         */
+        post: operations["embedContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models/{model}:generateContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate content in Google's Gemini API format, through any provider
+         * @description The body is the Gemini API's `GenerateContentRequest` (`@google/genai` works with
+         *     `httpOptions.baseUrl` set to the gateway). The gateway translates it into a chat
+         *     completion, sends it to the selected provider as for `POST /v1/chat/completions`, and
+         *     translates the answer back into a `GenerateContentResponse` (`candidates`, `finishReason`,
+         *     `usageMetadata`, `modelVersion`, `responseId`). The model is the path's; `@<provider>/<model>`
+         *     selects the provider as in a chat body. Errors, refused bodies included, use Google's shape
+         *     `{"error": {"code", "message", "status"}}` with the gateway's status. The upstream key is
+         *     `Authorization: Bearer <key>`, else `x-goog-api-key` (the SDK's `apiKey`); a gateway key in
+         *     `x-goog-api-key` is refused, never sent upstream. `safetySettings` and `generationConfig.topK`
+         *     are not sent (chat completions have no place for them); server-side tools, cached contents,
+         *     log probabilities and output modalities other than text are refused with 400 naming the field.
+         */
+        post: operations["generateContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1beta/models/{model}:streamGenerateContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stream generated content in Google's Gemini API format, through any provider
+         * @description As `:generateContent`, answered as server-sent events (`alt=sse`, the only framing the
+         *     gateway streams): each `data:` line is a `GenerateContentResponse` holding only the new
+         *     parts; a function call comes whole in one event; the last event carries the
+         *     `finishReason` and the `usageMetadata`; there is no end marker. A failure after the stream
+         *     started ends it with a `data:` line holding Google's error shape.
+         */
+        post: operations["streamGenerateContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3457,6 +3582,194 @@ export interface components {
             upstream_project?: string;
             virtual_key?: string;
         };
+        GeminiBatchEmbedContentsRequest: {
+            requests: components["schemas"]["GeminiEmbedContentRequest"][];
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiContent: {
+            parts: components["schemas"]["GeminiPart"][];
+            /** @enum {string} */
+            role?: "user" | "model";
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiContentEmbedding: {
+            values: number[];
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiCountTokensRequest: {
+            contents?: components["schemas"]["GeminiContent"][];
+            generateContentRequest?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiEmbedContentRequest: {
+            content: components["schemas"]["GeminiContent"];
+            /** @description `models/<model>`: the path's model when given. */
+            model?: string;
+            outputDimensionality?: number;
+            /** @description Not sent (the embeddings API has no such field). */
+            taskType?: string;
+            /** @description Not sent. */
+            title?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiGenerateContentRequest: {
+            /** @description Refused (a Gemini cache cannot be read through a translation). */
+            cachedContent?: string;
+            contents: components["schemas"]["GeminiContent"][];
+            generationConfig?: components["schemas"]["GeminiGenerationConfig"];
+            /** @description Not sent (chat completions have no safety settings). */
+            safetySettings?: {
+                [key: string]: unknown;
+            }[];
+            systemInstruction?: components["schemas"]["GeminiContent"];
+            toolConfig?: {
+                functionCallingConfig?: {
+                    allowedFunctionNames?: string[];
+                    /** @enum {string} */
+                    mode?: "MODE_UNSPECIFIED" | "AUTO" | "ANY" | "NONE" | "VALIDATED";
+                } & {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            tools?: components["schemas"]["GeminiTool"][];
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiGenerateContentResponse: {
+            candidates?: ({
+                content?: components["schemas"]["GeminiContent"];
+                finishReason?: string;
+                index?: number;
+            } & {
+                [key: string]: unknown;
+            })[];
+            modelVersion?: string;
+            responseId?: string;
+            usageMetadata?: components["schemas"]["GeminiUsageMetadata"];
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiGenerationConfig: {
+            candidateCount?: number;
+            frequencyPenalty?: number;
+            maxOutputTokens?: number;
+            presencePenalty?: number;
+            /** @description A JSON Schema the answer must follow. */
+            responseJsonSchema?: {
+                [key: string]: unknown;
+            };
+            responseMimeType?: string;
+            responseModalities?: string[];
+            responseSchema?: {
+                [key: string]: unknown;
+            };
+            seed?: number;
+            stopSequences?: string[];
+            temperature?: number;
+            thinkingConfig?: {
+                includeThoughts?: boolean;
+                thinkingBudget?: number;
+                thinkingLevel?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Not sent (chat completions have no such parameter). */
+            topK?: number;
+            topP?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiPart: {
+            fileData?: {
+                fileUri: string;
+                mimeType?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            functionCall?: {
+                args?: {
+                    [key: string]: unknown;
+                };
+                id?: string;
+                name: string;
+            } & {
+                [key: string]: unknown;
+            };
+            functionResponse?: {
+                id?: string;
+                name: string;
+                response?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            inlineData?: {
+                /** @description Base64. */
+                data: string;
+                mimeType: string;
+            } & {
+                [key: string]: unknown;
+            };
+            text?: string;
+            thought?: boolean;
+            thoughtSignature?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiTool: {
+            functionDeclarations?: ({
+                description?: string;
+                name: string;
+                /** @description Gemini's `Schema` (OpenAPI subset, types in upper or lower case). */
+                parameters?: {
+                    [key: string]: unknown;
+                };
+                /** @description A JSON Schema, sent as it is. */
+                parametersJsonSchema?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        GeminiUsageMetadata: {
+            cachedContentTokenCount?: number;
+            candidatesTokenCount?: number;
+            promptTokenCount?: number;
+            thoughtsTokenCount?: number;
+            totalTokenCount?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        GoogleErrorBody: {
+            error: {
+                /** @description The HTTP status. */
+                code: number;
+                /** @description For a refused field, a `google.rpc.BadRequest` naming it in `fieldViolations`. */
+                details?: {
+                    [key: string]: unknown;
+                }[];
+                message: string;
+                /** @description Google's canonical status name (`INVALID_ARGUMENT`, `UNAUTHENTICATED`, `NOT_FOUND`, …). */
+                status: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         Guardrail: {
             action: components["schemas"]["GuardrailAction"];
             checks: components["schemas"]["GuardrailCheckSpec"][];
@@ -4772,6 +5085,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description Any error, in Google's shape, with the gateway's or the upstream's status (400 refused body, 401 no gateway key, 404 unknown path, 408 timeout, 446 guardrail, 502 upstream unreachable, …). */
+        GoogleError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GoogleErrorBody"];
+            };
+        };
         /** @description A guardrail with `deny` failed; the body carries every check's result. */
         GuardrailDenied: {
             headers: {
@@ -4896,6 +5218,10 @@ export interface components {
         ConfigSlug: string;
         /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
         CustomHost: string;
+        /** @description The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash. */
+        GeminiModel: string;
+        /** @description The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
+        GoogleApiKey: string;
         GuardrailSlug: string;
         McpServerLabel: string;
         /** @description The session `initialize` opened (its answer's `Mcp-Session-Id`); required on every later message. */
@@ -11764,6 +12090,330 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    batchEmbedContents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+                /** @description The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
+                "x-goog-api-key"?: components["parameters"]["GoogleApiKey"];
+            };
+            path: {
+                /** @description The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash. */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeminiBatchEmbedContentsRequest"];
+            };
+        };
+        responses: {
+            /** @description The embeddings, in the requests' order. */
+            200: {
+                headers: {
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        embeddings: components["schemas"]["GeminiContentEmbedding"][];
+                        usageMetadata?: components["schemas"]["GeminiUsageMetadata"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["GoogleError"];
+            default: components["responses"]["GoogleError"];
+        };
+    };
+    countContentTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+                /** @description The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
+                "x-goog-api-key"?: components["parameters"]["GoogleApiKey"];
+            };
+            path: {
+                /** @description The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash. */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeminiCountTokensRequest"];
+            };
+        };
+        responses: {
+            /** @description The count, as the provider answered it. */
+            200: {
+                headers: {
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cachedContentTokenCount?: number;
+                        totalTokens: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["GoogleError"];
+            default: components["responses"]["GoogleError"];
+        };
+    };
+    embedContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+                /** @description The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
+                "x-goog-api-key"?: components["parameters"]["GoogleApiKey"];
+            };
+            path: {
+                /** @description The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash. */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeminiEmbedContentRequest"];
+            };
+        };
+        responses: {
+            /** @description The embedding. */
+            200: {
+                headers: {
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        embedding: components["schemas"]["GeminiContentEmbedding"];
+                        usageMetadata?: components["schemas"]["GeminiUsageMetadata"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["GoogleError"];
+            default: components["responses"]["GoogleError"];
+        };
+    };
+    generateContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+                /** @description The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
+                "x-goog-api-key"?: components["parameters"]["GoogleApiKey"];
+            };
+            path: {
+                /** @description The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash. */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeminiGenerateContentRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer in Google's format. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeminiGenerateContentResponse"];
+                };
+            };
+            400: components["responses"]["GoogleError"];
+            default: components["responses"]["GoogleError"];
+        };
+    };
+    streamGenerateContent: {
+        parameters: {
+            query: {
+                /** @description `sse`: the answer as server-sent events (the gateway does not stream a JSON array). */
+                alt: "sse";
+            };
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+                /** @description The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
+                "x-goog-api-key"?: components["parameters"]["GoogleApiKey"];
+            };
+            path: {
+                /** @description The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash. */
+                model: components["parameters"]["GeminiModel"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GeminiGenerateContentRequest"];
+            };
+        };
+        responses: {
+            /** @description Server-sent events, each `data:` a `GenerateContentResponse`. */
+            200: {
+                headers: {
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["GoogleError"];
+            default: components["responses"]["GoogleError"];
         };
     };
 }

@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { codePoints, exactlyOne, fail, firstOf, isObject, keysAbove, nest, passes, runCheck, urlVerdict, type CheckFailure, type ParameterChecks } from "../validation/check-runtime.ts";
 import { compiledBody } from "../validation/compiled-body.ts";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, MovePromptLabelRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, GeminiBatchEmbedContentsRequestSchema, GeminiCountTokensRequestSchema, GeminiEmbedContentRequestSchema, GeminiGenerateContentRequestSchema, MovePromptLabelRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
 
 const K13 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$");
 const K12 = new Set(["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation"]);
@@ -2821,50 +2821,374 @@ function checkUpdateWebhookRequest(value) {
   for (const key474 in value) if (!(key474 === "url" || key474 === "events" || key474 === "description" || key474 === "secret" || key474 === "enabled")) return fail([], "additionalProperties", key474 !== "__proto__", { additionalProperty: key474 });
   return true;
 }
-function check475(value) {
+function checkGeminiPart(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v482 = value["text"];
+  if (v482 !== undefined) {
+    if (typeof v482 !== "string") return fail(["text"], "type", true, { type: "string" });
+  }
+  const v483 = value["thought"];
+  if (v483 !== undefined) {
+    if (typeof v483 !== "boolean") return fail(["thought"], "type", true, { type: "boolean" });
+  }
+  const v484 = value["thoughtSignature"];
+  if (v484 !== undefined) {
+    if (typeof v484 !== "string") return fail(["thoughtSignature"], "type", true, { type: "string" });
+  }
+  const v485 = value["inlineData"];
+  if (v485 !== undefined) {
+    if (!isObject(v485)) return fail(["inlineData"], "type", true, { type: "object" });
+    const v486 = v485["mimeType"];
+    if (v486 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "mimeType" });
+    if (typeof v486 !== "string") return fail(["inlineData", "mimeType"], "type", true, { type: "string" });
+    const v487 = v485["data"];
+    if (v487 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "data" });
+    if (typeof v487 !== "string") return fail(["inlineData", "data"], "type", true, { type: "string" });
+    if (Object.hasOwn(v485, "__proto__")) return fail(["inlineData"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v488 = value["fileData"];
+  if (v488 !== undefined) {
+    if (!isObject(v488)) return fail(["fileData"], "type", true, { type: "object" });
+    const v489 = v488["mimeType"];
+    if (v489 !== undefined) {
+      if (typeof v489 !== "string") return fail(["fileData", "mimeType"], "type", true, { type: "string" });
+    }
+    const v490 = v488["fileUri"];
+    if (v490 === undefined) return fail(["fileData"], "required", true, { missingProperty: "fileUri" });
+    if (typeof v490 !== "string") return fail(["fileData", "fileUri"], "type", true, { type: "string" });
+    if (Object.hasOwn(v488, "__proto__")) return fail(["fileData"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v491 = value["functionCall"];
+  if (v491 !== undefined) {
+    if (!isObject(v491)) return fail(["functionCall"], "type", true, { type: "object" });
+    const v492 = v491["id"];
+    if (v492 !== undefined) {
+      if (typeof v492 !== "string") return fail(["functionCall", "id"], "type", true, { type: "string" });
+    }
+    const v493 = v491["name"];
+    if (v493 === undefined) return fail(["functionCall"], "required", true, { missingProperty: "name" });
+    if (typeof v493 !== "string") return fail(["functionCall", "name"], "type", true, { type: "string" });
+    if (v493.length < 1 || (v493.length < 2 && codePoints(v493) < 1)) return fail(["functionCall", "name"], "minLength", true, { limit: 1 });
+    const v494 = v491["args"];
+    if (v494 !== undefined) {
+      if (!isObject(v494)) return fail(["functionCall", "args"], "type", true, { type: "object" });
+      if (Object.hasOwn(v494, "__proto__")) return fail(["functionCall", "args"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    }
+    if (Object.hasOwn(v491, "__proto__")) return fail(["functionCall"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v495 = value["functionResponse"];
+  if (v495 !== undefined) {
+    if (!isObject(v495)) return fail(["functionResponse"], "type", true, { type: "object" });
+    const v496 = v495["id"];
+    if (v496 !== undefined) {
+      if (typeof v496 !== "string") return fail(["functionResponse", "id"], "type", true, { type: "string" });
+    }
+    const v497 = v495["name"];
+    if (v497 === undefined) return fail(["functionResponse"], "required", true, { missingProperty: "name" });
+    if (typeof v497 !== "string") return fail(["functionResponse", "name"], "type", true, { type: "string" });
+    if (v497.length < 1 || (v497.length < 2 && codePoints(v497) < 1)) return fail(["functionResponse", "name"], "minLength", true, { limit: 1 });
+    const v498 = v495["response"];
+    if (v498 !== undefined) {
+      if (!isObject(v498)) return fail(["functionResponse", "response"], "type", true, { type: "object" });
+      if (Object.hasOwn(v498, "__proto__")) return fail(["functionResponse", "response"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    }
+    if (Object.hasOwn(v495, "__proto__")) return fail(["functionResponse"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function checkGeminiContent(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v479 = value["role"];
+  if (v479 !== undefined) {
+    if (!(v479 === "user" || v479 === "model")) return fail(["role"], "enum", true, { allowedValues: ["user","model"] });
+  }
+  const v480 = value["parts"];
+  if (v480 === undefined) return fail([], "required", true, { missingProperty: "parts" });
+  if (!Array.isArray(v480)) return fail(["parts"], "type", true, { type: "array" });
+  for (let i481 = 0; i481 < v480.length; i481++) {
+    if (!checkGeminiPart(v480[i481])) return nest(["parts", i481]);
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function checkGeminiEmbedContentRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v477 = value["model"];
+  if (v477 !== undefined) {
+    if (typeof v477 !== "string") return fail(["model"], "type", true, { type: "string" });
+  }
+  const v478 = value["content"];
+  if (v478 === undefined) return fail([], "required", true, { missingProperty: "content" });
+  if (!checkGeminiContent(v478)) return nest(["content"]);
+  const v499 = value["taskType"];
+  if (v499 !== undefined) {
+    if (typeof v499 !== "string") return fail(["taskType"], "type", true, { type: "string" });
+  }
+  const v500 = value["title"];
+  if (v500 !== undefined) {
+    if (typeof v500 !== "string") return fail(["title"], "type", true, { type: "string" });
+  }
+  const v501 = value["outputDimensionality"];
+  if (v501 !== undefined) {
+    if (!Number.isSafeInteger(v501)) return fail(["outputDimensionality"], "type", true, { type: "integer" });
+    if (!(v501 >= 1)) return fail(["outputDimensionality"], "minimum", true, { limit: 1 });
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function checkGeminiBatchEmbedContentsRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v475 = value["requests"];
+  if (v475 === undefined) return fail([], "required", true, { missingProperty: "requests" });
+  if (!Array.isArray(v475)) return fail(["requests"], "type", true, { type: "array" });
+  if (v475.length < 1) return fail(["requests"], "minItems", true, { limit: 1 });
+  for (let i476 = 0; i476 < v475.length; i476++) {
+    if (!checkGeminiEmbedContentRequest(v475[i476])) return nest(["requests", i476]);
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function checkGeminiCountTokensRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v502 = value["contents"];
+  if (v502 !== undefined) {
+    if (!Array.isArray(v502)) return fail(["contents"], "type", true, { type: "array" });
+    for (let i503 = 0; i503 < v502.length; i503++) {
+      if (!checkGeminiContent(v502[i503])) return nest(["contents", i503]);
+    }
+  }
+  const v504 = value["generateContentRequest"];
+  if (v504 !== undefined) {
+    if (!isObject(v504)) return fail(["generateContentRequest"], "type", true, { type: "object" });
+    if (Object.hasOwn(v504, "__proto__")) return fail(["generateContentRequest"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function checkGeminiTool(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v510 = value["functionDeclarations"];
+  if (v510 !== undefined) {
+    if (!Array.isArray(v510)) return fail(["functionDeclarations"], "type", true, { type: "array" });
+    for (let i511 = 0; i511 < v510.length; i511++) {
+      if (!isObject(v510[i511])) return fail(["functionDeclarations", i511], "type", true, { type: "object" });
+      const v512 = v510[i511]["name"];
+      if (v512 === undefined) return fail(["functionDeclarations", i511], "required", true, { missingProperty: "name" });
+      if (typeof v512 !== "string") return fail(["functionDeclarations", i511, "name"], "type", true, { type: "string" });
+      if (v512.length < 1 || (v512.length < 2 && codePoints(v512) < 1)) return fail(["functionDeclarations", i511, "name"], "minLength", true, { limit: 1 });
+      const v513 = v510[i511]["description"];
+      if (v513 !== undefined) {
+        if (typeof v513 !== "string") return fail(["functionDeclarations", i511, "description"], "type", true, { type: "string" });
+      }
+      const v514 = v510[i511]["parameters"];
+      if (v514 !== undefined) {
+        if (!isObject(v514)) return fail(["functionDeclarations", i511, "parameters"], "type", true, { type: "object" });
+        if (Object.hasOwn(v514, "__proto__")) return fail(["functionDeclarations", i511, "parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      }
+      const v515 = v510[i511]["parametersJsonSchema"];
+      if (v515 !== undefined) {
+        if (!isObject(v515)) return fail(["functionDeclarations", i511, "parametersJsonSchema"], "type", true, { type: "object" });
+        if (Object.hasOwn(v515, "__proto__")) return fail(["functionDeclarations", i511, "parametersJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      }
+      if (Object.hasOwn(v510[i511], "__proto__")) return fail(["functionDeclarations", i511], "additionalProperties", false, { additionalProperty: "__proto__" });
+    }
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function checkGeminiGenerationConfig(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v522 = value["temperature"];
+  if (v522 !== undefined) {
+    if (typeof v522 !== "number" || !Number.isFinite(v522)) return fail(["temperature"], "type", true, { type: "number" });
+    if (!(v522 >= 0)) return fail(["temperature"], "minimum", true, { limit: 0 });
+  }
+  const v523 = value["topP"];
+  if (v523 !== undefined) {
+    if (typeof v523 !== "number" || !Number.isFinite(v523)) return fail(["topP"], "type", true, { type: "number" });
+    if (!(v523 >= 0)) return fail(["topP"], "minimum", true, { limit: 0 });
+    if (!(v523 <= 1)) return fail(["topP"], "maximum", true, { limit: 1 });
+  }
+  const v524 = value["topK"];
+  if (v524 !== undefined) {
+    if (!Number.isSafeInteger(v524)) return fail(["topK"], "type", true, { type: "integer" });
+    if (!(v524 >= 0)) return fail(["topK"], "minimum", true, { limit: 0 });
+  }
+  const v525 = value["candidateCount"];
+  if (v525 !== undefined) {
+    if (!Number.isSafeInteger(v525)) return fail(["candidateCount"], "type", true, { type: "integer" });
+    if (!(v525 >= 1)) return fail(["candidateCount"], "minimum", true, { limit: 1 });
+  }
+  const v526 = value["maxOutputTokens"];
+  if (v526 !== undefined) {
+    if (!Number.isSafeInteger(v526)) return fail(["maxOutputTokens"], "type", true, { type: "integer" });
+    if (!(v526 >= 1)) return fail(["maxOutputTokens"], "minimum", true, { limit: 1 });
+  }
+  const v527 = value["stopSequences"];
+  if (v527 !== undefined) {
+    if (!Array.isArray(v527)) return fail(["stopSequences"], "type", true, { type: "array" });
+    for (let i528 = 0; i528 < v527.length; i528++) {
+      if (typeof v527[i528] !== "string") return fail(["stopSequences", i528], "type", true, { type: "string" });
+    }
+  }
+  const v529 = value["seed"];
+  if (v529 !== undefined) {
+    if (!Number.isSafeInteger(v529)) return fail(["seed"], "type", true, { type: "integer" });
+  }
+  const v530 = value["presencePenalty"];
+  if (v530 !== undefined) {
+    if (typeof v530 !== "number" || !Number.isFinite(v530)) return fail(["presencePenalty"], "type", true, { type: "number" });
+  }
+  const v531 = value["frequencyPenalty"];
+  if (v531 !== undefined) {
+    if (typeof v531 !== "number" || !Number.isFinite(v531)) return fail(["frequencyPenalty"], "type", true, { type: "number" });
+  }
+  const v532 = value["responseMimeType"];
+  if (v532 !== undefined) {
+    if (typeof v532 !== "string") return fail(["responseMimeType"], "type", true, { type: "string" });
+  }
+  const v533 = value["responseSchema"];
+  if (v533 !== undefined) {
+    if (!isObject(v533)) return fail(["responseSchema"], "type", true, { type: "object" });
+    if (Object.hasOwn(v533, "__proto__")) return fail(["responseSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v534 = value["responseJsonSchema"];
+  if (v534 !== undefined) {
+    if (!isObject(v534)) return fail(["responseJsonSchema"], "type", true, { type: "object" });
+    if (Object.hasOwn(v534, "__proto__")) return fail(["responseJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v535 = value["responseModalities"];
+  if (v535 !== undefined) {
+    if (!Array.isArray(v535)) return fail(["responseModalities"], "type", true, { type: "array" });
+    for (let i536 = 0; i536 < v535.length; i536++) {
+      if (typeof v535[i536] !== "string") return fail(["responseModalities", i536], "type", true, { type: "string" });
+    }
+  }
+  const v537 = value["thinkingConfig"];
+  if (v537 !== undefined) {
+    if (!isObject(v537)) return fail(["thinkingConfig"], "type", true, { type: "object" });
+    const v538 = v537["thinkingBudget"];
+    if (v538 !== undefined) {
+      if (!Number.isSafeInteger(v538)) return fail(["thinkingConfig", "thinkingBudget"], "type", true, { type: "integer" });
+    }
+    const v539 = v537["thinkingLevel"];
+    if (v539 !== undefined) {
+      if (typeof v539 !== "string") return fail(["thinkingConfig", "thinkingLevel"], "type", true, { type: "string" });
+    }
+    const v540 = v537["includeThoughts"];
+    if (v540 !== undefined) {
+      if (typeof v540 !== "boolean") return fail(["thinkingConfig", "includeThoughts"], "type", true, { type: "boolean" });
+    }
+    if (Object.hasOwn(v537, "__proto__")) return fail(["thinkingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function checkGeminiGenerateContentRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v505 = value["contents"];
+  if (v505 === undefined) return fail([], "required", true, { missingProperty: "contents" });
+  if (!Array.isArray(v505)) return fail(["contents"], "type", true, { type: "array" });
+  if (v505.length < 1) return fail(["contents"], "minItems", true, { limit: 1 });
+  for (let i506 = 0; i506 < v505.length; i506++) {
+    if (!checkGeminiContent(v505[i506])) return nest(["contents", i506]);
+  }
+  const v507 = value["systemInstruction"];
+  if (v507 !== undefined) {
+    if (!checkGeminiContent(v507)) return nest(["systemInstruction"]);
+  }
+  const v508 = value["tools"];
+  if (v508 !== undefined) {
+    if (!Array.isArray(v508)) return fail(["tools"], "type", true, { type: "array" });
+    for (let i509 = 0; i509 < v508.length; i509++) {
+      if (!checkGeminiTool(v508[i509])) return nest(["tools", i509]);
+    }
+  }
+  const v516 = value["toolConfig"];
+  if (v516 !== undefined) {
+    if (!isObject(v516)) return fail(["toolConfig"], "type", true, { type: "object" });
+    const v517 = v516["functionCallingConfig"];
+    if (v517 !== undefined) {
+      if (!isObject(v517)) return fail(["toolConfig", "functionCallingConfig"], "type", true, { type: "object" });
+      const v518 = v517["mode"];
+      if (v518 !== undefined) {
+        if (!(v518 === "MODE_UNSPECIFIED" || v518 === "AUTO" || v518 === "ANY" || v518 === "NONE" || v518 === "VALIDATED")) return fail(["toolConfig", "functionCallingConfig", "mode"], "enum", true, { allowedValues: ["MODE_UNSPECIFIED","AUTO","ANY","NONE","VALIDATED"] });
+      }
+      const v519 = v517["allowedFunctionNames"];
+      if (v519 !== undefined) {
+        if (!Array.isArray(v519)) return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], "type", true, { type: "array" });
+        for (let i520 = 0; i520 < v519.length; i520++) {
+          if (typeof v519[i520] !== "string") return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames", i520], "type", true, { type: "string" });
+        }
+      }
+      if (Object.hasOwn(v517, "__proto__")) return fail(["toolConfig", "functionCallingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    }
+    if (Object.hasOwn(v516, "__proto__")) return fail(["toolConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v521 = value["generationConfig"];
+  if (v521 !== undefined) {
+    if (!checkGeminiGenerationConfig(v521)) return nest(["generationConfig"]);
+  }
+  const v541 = value["safetySettings"];
+  if (v541 !== undefined) {
+    if (!Array.isArray(v541)) return fail(["safetySettings"], "type", true, { type: "array" });
+    for (let i542 = 0; i542 < v541.length; i542++) {
+      if (!isObject(v541[i542])) return fail(["safetySettings", i542], "type", true, { type: "object" });
+      if (Object.hasOwn(v541[i542], "__proto__")) return fail(["safetySettings", i542], "additionalProperties", false, { additionalProperty: "__proto__" });
+    }
+  }
+  const v543 = value["cachedContent"];
+  if (v543 !== undefined) {
+    if (typeof v543 !== "string") return fail(["cachedContent"], "type", true, { type: "string" });
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
+function check544(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length > 128 && codePoints(value) > 128) return fail([], "maxLength", true, { limit: 128 });
   return true;
 }
-function check476(value) {
+function check545(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (!K4.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9_-]{1,64}$" });
   return true;
 }
-function check477(value) {
+function check546(value) {
   if (!(value === "user" || value === "model" || value === "provider" || value === "virtual_key_id" || value === "status" || value === "metadata")) return fail([], "enum", true, { allowedValues: ["user","model","provider","virtual_key_id","status","metadata"] });
   return true;
 }
-function check478(value) {
+function check547(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   return true;
 }
-function check479(value) {
+function check548(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check480(value) {
+function check549(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return true;
 }
-function check481(value) {
+function check550(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check482(value) {
+function check551(value) {
   if (!(value === "minute" || value === "hour" || value === "day")) return fail([], "enum", true, { allowedValues: ["minute","hour","day"] });
   return true;
 }
-function check484(value) {
+function check553(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
-  const url485 = urlVerdict(value);
-  if (url485 !== 1) return fail([], "format", url485 === 0, { format: "uri" });
+  const url554 = urlVerdict(value);
+  if (url554 !== 1) return fail([], "format", url554 === 0, { format: "uri" });
   return true;
 }
-function check486(value) {
+function check555(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length > 256 && codePoints(value) > 256) return fail([], "maxLength", true, { limit: 256 });
   return true;
@@ -2877,78 +3201,82 @@ function checkAuditResourceType(value) {
   if (!(K12.has(value))) return fail([], "enum", true, { allowedValues: ["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation"] });
   return true;
 }
-function check489(value) {
+function check558(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 200 && codePoints(value) > 200) return fail([], "maxLength", true, { limit: 200 });
   return true;
 }
-function check494(value) {
+function check563(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 1024 && codePoints(value) > 1024) return fail([], "maxLength", true, { limit: 1024 });
   return true;
 }
-function check496(value) {
+function check565(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 128 && codePoints(value) > 128) return fail([], "maxLength", true, { limit: 128 });
   return true;
 }
-function check499(value) {
+function check568(value) {
   if (!(value === "asc" || value === "desc")) return fail([], "enum", true, { allowedValues: ["asc","desc"] });
   return true;
 }
-function check516(value) {
+function check585(value) {
   if (!(value === "2xx" || value === "4xx" || value === "5xx")) return fail([], "enum", true, { allowedValues: ["2xx","4xx","5xx"] });
   return true;
 }
-function check517(value) {
+function check586(value) {
   if (!(value === "HIT" || value === "SEMANTIC_HIT" || value === "MISS" || value === "REFRESH" || value === "DISABLED")) return fail([], "enum", true, { allowedValues: ["HIT","SEMANTIC_HIT","MISS","REFRESH","DISABLED"] });
   return true;
 }
-function check518(value) {
+function check587(value) {
   if (!(value === "jsonl" || value === "csv")) return fail([], "enum", true, { allowedValues: ["jsonl","csv"] });
   return true;
 }
-function check524(value) {
+function check593(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (!K13.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" });
   return true;
 }
-function check526(value) {
+function check595(value) {
   if (!Number.isSafeInteger(value)) return fail([], "type", true, { type: "integer" });
   if (!(value >= 1)) return fail([], "minimum", true, { limit: 1 });
   return true;
 }
-function check528(value) {
+function check597(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check534(value) {
+function check603(value) {
   if (typeof value === "string") {
     if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   } else if (Array.isArray(value)) {
     if (!Array.isArray(value)) return fail([], "type", true, { type: "array" });
-    for (let i535 = 0; i535 < value.length; i535++) {
-      if (typeof value[i535] !== "string") return fail([i535], "type", true, { type: "string" });
+    for (let i604 = 0; i604 < value.length; i604++) {
+      if (typeof value[i604] !== "string") return fail([i604], "type", true, { type: "string" });
     }
   } else {
     return fail([], "type", true);
   }
   return true;
 }
-function check549(value) {
+function check618(value) {
   if (!(value === "in_progress" || value === "completed" || value === "failed" || value === "cancelled")) return fail([], "enum", true, { allowedValues: ["in_progress","completed","failed","cancelled"] });
   return true;
 }
-function check564(value) {
+function check633(value) {
   if (!(value === "video" || value === "thumbnail" || value === "spritesheet")) return fail([], "enum", true, { allowedValues: ["video","thumbnail","spritesheet"] });
   return true;
 }
-function check567(value) {
+function check636(value) {
   if (!(value === "pending" || value === "delivered" || value === "failed")) return fail([], "enum", true, { allowedValues: ["pending","delivered","failed"] });
+  return true;
+}
+function check641(value) {
+  if (!(value === "sse")) return fail([], "enum", true, { allowedValues: ["sse"] });
   return true;
 }
 
@@ -3252,6 +3580,36 @@ export function updateWebhookBodyCheck(value: unknown): CheckFailure[] | null {
 }
 export const updateWebhookBody = compiledBody(UpdateWebhookRequestSchema, updateWebhookBodyCheck);
 
+/** The check of batchEmbedContents's JSON body: null when it passes, else where it stopped. */
+export function batchEmbedContentsBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkGeminiBatchEmbedContentsRequest, value);
+}
+export const batchEmbedContentsBody = compiledBody(GeminiBatchEmbedContentsRequestSchema, batchEmbedContentsBodyCheck);
+
+/** The check of countContentTokens's JSON body: null when it passes, else where it stopped. */
+export function countContentTokensBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkGeminiCountTokensRequest, value);
+}
+export const countContentTokensBody = compiledBody(GeminiCountTokensRequestSchema, countContentTokensBodyCheck);
+
+/** The check of embedContent's JSON body: null when it passes, else where it stopped. */
+export function embedContentBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkGeminiEmbedContentRequest, value);
+}
+export const embedContentBody = compiledBody(GeminiEmbedContentRequestSchema, embedContentBodyCheck);
+
+/** The check of generateContent's JSON body: null when it passes, else where it stopped. */
+export function generateContentBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkGeminiGenerateContentRequest, value);
+}
+export const generateContentBody = compiledBody(GeminiGenerateContentRequestSchema, generateContentBodyCheck);
+
+/** The check of streamGenerateContent's JSON body: null when it passes, else where it stopped. */
+export function streamGenerateContentBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkGeminiGenerateContentRequest, value);
+}
+export const streamGenerateContentBody = compiledBody(GeminiGenerateContentRequestSchema, streamGenerateContentBodyCheck);
+
 const headerParameters1 = (source: Headers): Record<string, unknown> | null => {
   let p0: string | null = null;
   source.forEach((value, name) => {
@@ -3261,7 +3619,7 @@ const headerParameters1 = (source: Headers): Record<string, unknown> | null => {
   });
   const out: Record<string, unknown> = {};
   if (p0 !== null) {
-    if (!passes(check475, p0)) return null;
+    if (!passes(check544, p0)) return null;
     out["mcp-session-id"] = p0;
   }
   return out;
@@ -3278,11 +3636,11 @@ const headerParameters2 = (source: Headers): Record<string, unknown> | null => {
   });
   const out: Record<string, unknown> = {};
   if (p0 !== null) {
-    if (!passes(check475, p0)) return null;
+    if (!passes(check544, p0)) return null;
     out["mcp-session-id"] = p0;
   }
   if (p1 !== null) {
-    if (!passes(check475, p1)) return null;
+    if (!passes(check544, p1)) return null;
     out["x-gateway-trace-id"] = p1;
   }
   if (p2 !== null) {
@@ -3295,7 +3653,7 @@ const pathParameters3 = (source: Record<string, string | string[] | undefined>):
   const out: Record<string, unknown> = {};
   const p0 = source["server_label"];
   if (p0 === undefined) return null;
-  if (!passes(check476, p0)) return null;
+  if (!passes(check545, p0)) return null;
   out["server_label"] = p0;
   return out;
 };
@@ -3304,11 +3662,11 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["by"];
   if (p0 === undefined) return null;
-  if (!passes(check477, p0)) return null;
+  if (!passes(check546, p0)) return null;
   out["by"] = p0;
   const p1 = source["metadata_key"];
   if (p1 !== undefined) {
-    if (!passes(check478, p1)) return null;
+    if (!passes(check547, p1)) return null;
     out["metadata_key"] = p1;
   }
   const p2 = source["limit"];
@@ -3320,27 +3678,27 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   }
   const p3 = source["from"];
   if (p3 !== undefined) {
-    if (!passes(check479, p3)) return null;
+    if (!passes(check548, p3)) return null;
     out["from"] = p3;
   }
   const p4 = source["to"];
   if (p4 !== undefined) {
-    if (!passes(check479, p4)) return null;
+    if (!passes(check548, p4)) return null;
     out["to"] = p4;
   }
   const p5 = source["user"];
   if (p5 !== undefined) {
-    if (!passes(check480, p5)) return null;
+    if (!passes(check549, p5)) return null;
     out["user"] = p5;
   }
   const p6 = source["model"];
   if (p6 !== undefined) {
-    if (!passes(check480, p6)) return null;
+    if (!passes(check549, p6)) return null;
     out["model"] = p6;
   }
   const p7 = source["provider"];
   if (p7 !== undefined) {
-    if (!passes(check480, p7)) return null;
+    if (!passes(check549, p7)) return null;
     out["provider"] = p7;
   }
   const p8 = source["status"];
@@ -3357,17 +3715,17 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   }
   const p10 = source["trace_id"];
   if (p10 !== undefined) {
-    if (!passes(check480, p10)) return null;
+    if (!passes(check549, p10)) return null;
     out["trace_id"] = p10;
   }
   const p11 = source["virtual_key_id"];
   if (p11 !== undefined) {
-    if (!passes(check480, p11)) return null;
+    if (!passes(check549, p11)) return null;
     out["virtual_key_id"] = p11;
   }
   const p12 = source["prompt_id"];
   if (p12 !== undefined) {
-    if (!passes(check481, p12)) return null;
+    if (!passes(check550, p12)) return null;
     out["prompt_id"] = p12;
   }
   return out;
@@ -3377,27 +3735,27 @@ const queryParameters5 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check479, p0)) return null;
+    if (!passes(check548, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check479, p1)) return null;
+    if (!passes(check548, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["user"];
   if (p2 !== undefined) {
-    if (!passes(check480, p2)) return null;
+    if (!passes(check549, p2)) return null;
     out["user"] = p2;
   }
   const p3 = source["model"];
   if (p3 !== undefined) {
-    if (!passes(check480, p3)) return null;
+    if (!passes(check549, p3)) return null;
     out["model"] = p3;
   }
   const p4 = source["provider"];
   if (p4 !== undefined) {
-    if (!passes(check480, p4)) return null;
+    if (!passes(check549, p4)) return null;
     out["provider"] = p4;
   }
   const p5 = source["status"];
@@ -3414,17 +3772,17 @@ const queryParameters5 = (source: Record<string, string | string[] | undefined>)
   }
   const p7 = source["trace_id"];
   if (p7 !== undefined) {
-    if (!passes(check480, p7)) return null;
+    if (!passes(check549, p7)) return null;
     out["trace_id"] = p7;
   }
   const p8 = source["virtual_key_id"];
   if (p8 !== undefined) {
-    if (!passes(check480, p8)) return null;
+    if (!passes(check549, p8)) return null;
     out["virtual_key_id"] = p8;
   }
   const p9 = source["prompt_id"];
   if (p9 !== undefined) {
-    if (!passes(check481, p9)) return null;
+    if (!passes(check550, p9)) return null;
     out["prompt_id"] = p9;
   }
   return out;
@@ -3434,32 +3792,32 @@ const queryParameters6 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check479, p0)) return null;
+    if (!passes(check548, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check479, p1)) return null;
+    if (!passes(check548, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["interval"];
   if (p2 !== undefined) {
-    if (!passes(check482, p2)) return null;
+    if (!passes(check551, p2)) return null;
     out["interval"] = p2;
   }
   const p3 = source["user"];
   if (p3 !== undefined) {
-    if (!passes(check480, p3)) return null;
+    if (!passes(check549, p3)) return null;
     out["user"] = p3;
   }
   const p4 = source["model"];
   if (p4 !== undefined) {
-    if (!passes(check480, p4)) return null;
+    if (!passes(check549, p4)) return null;
     out["model"] = p4;
   }
   const p5 = source["provider"];
   if (p5 !== undefined) {
-    if (!passes(check480, p5)) return null;
+    if (!passes(check549, p5)) return null;
     out["provider"] = p5;
   }
   const p6 = source["status"];
@@ -3476,17 +3834,17 @@ const queryParameters6 = (source: Record<string, string | string[] | undefined>)
   }
   const p8 = source["trace_id"];
   if (p8 !== undefined) {
-    if (!passes(check480, p8)) return null;
+    if (!passes(check549, p8)) return null;
     out["trace_id"] = p8;
   }
   const p9 = source["virtual_key_id"];
   if (p9 !== undefined) {
-    if (!passes(check480, p9)) return null;
+    if (!passes(check549, p9)) return null;
     out["virtual_key_id"] = p9;
   }
   const p10 = source["prompt_id"];
   if (p10 !== undefined) {
-    if (!passes(check481, p10)) return null;
+    if (!passes(check550, p10)) return null;
     out["prompt_id"] = p10;
   }
   return out;
@@ -3496,7 +3854,7 @@ const queryParameters7 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["workspace_id"];
   if (p0 !== undefined) {
-    if (!passes(check481, p0)) return null;
+    if (!passes(check550, p0)) return null;
     out["workspace_id"] = p0;
   }
   return out;
@@ -3506,7 +3864,7 @@ const pathParameters8 = (source: Record<string, string | string[] | undefined>):
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check481, p0)) return null;
+  if (!passes(check550, p0)) return null;
   out["id"] = p0;
   return out;
 };
@@ -3550,26 +3908,26 @@ const headerParameters9 = (source: Headers): Record<string, unknown> | null => {
     out["x-gateway-upstream-project"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check484, p6)) return null;
+    if (!passes(check553, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check475, p8)) return null;
+    if (!passes(check544, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check475, p9)) return null;
+    if (!passes(check544, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check475, p10)) return null;
+    if (!passes(check544, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check486, p11)) return null;
+    if (!passes(check555, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
@@ -3585,7 +3943,7 @@ const queryParameters10 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["workspace_id"];
   if (p0 !== undefined) {
-    if (!passes(check481, p0)) return null;
+    if (!passes(check550, p0)) return null;
     out["workspace_id"] = p0;
   }
   const p1 = source["action"];
@@ -3600,27 +3958,27 @@ const queryParameters10 = (source: Record<string, string | string[] | undefined>
   }
   const p3 = source["resource_id"];
   if (p3 !== undefined) {
-    if (!passes(check489, p3)) return null;
+    if (!passes(check558, p3)) return null;
     out["resource_id"] = p3;
   }
   const p4 = source["actor_key_id"];
   if (p4 !== undefined) {
-    if (!passes(check481, p4)) return null;
+    if (!passes(check550, p4)) return null;
     out["actor_key_id"] = p4;
   }
   const p5 = source["from"];
   if (p5 !== undefined) {
-    if (!passes(check479, p5)) return null;
+    if (!passes(check548, p5)) return null;
     out["from"] = p5;
   }
   const p6 = source["to"];
   if (p6 !== undefined) {
-    if (!passes(check479, p6)) return null;
+    if (!passes(check548, p6)) return null;
     out["to"] = p6;
   }
   const p7 = source["cursor"];
   if (p7 !== undefined) {
-    if (!passes(check480, p7)) return null;
+    if (!passes(check549, p7)) return null;
     out["cursor"] = p7;
   }
   const p8 = source["limit"];
@@ -3637,7 +3995,7 @@ const queryParameters11 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["after"];
   if (p0 !== undefined) {
-    if (!passes(check480, p0)) return null;
+    if (!passes(check549, p0)) return null;
     out["after"] = p0;
   }
   const p1 = source["limit"];
@@ -3654,7 +4012,7 @@ const pathParameters12 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["batch_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["batch_id"] = p0;
   return out;
 };
@@ -3663,7 +4021,7 @@ const queryParameters13 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["member"];
   if (p0 !== undefined) {
-    if (!passes(check494, p0)) return null;
+    if (!passes(check563, p0)) return null;
     out["member"] = p0;
   }
   return out;
@@ -3710,26 +4068,26 @@ const headerParameters14 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check484, p6)) return null;
+    if (!passes(check553, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check475, p8)) return null;
+    if (!passes(check544, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check475, p9)) return null;
+    if (!passes(check544, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check475, p10)) return null;
+    if (!passes(check544, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check486, p11)) return null;
+    if (!passes(check555, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
@@ -3743,7 +4101,7 @@ const headerParameters14 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p13 === "true";
   }
   if (p14 !== null) {
-    if (!passes(check496, p14)) return null;
+    if (!passes(check565, p14)) return null;
     out["x-gateway-cache-namespace"] = p14;
   }
   return out;
@@ -3753,7 +4111,7 @@ const pathParameters15 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["slug"];
   if (p0 === undefined) return null;
-  if (!passes(check489, p0)) return null;
+  if (!passes(check558, p0)) return null;
   out["slug"] = p0;
   return out;
 };
@@ -3762,7 +4120,7 @@ const queryParameters16 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["trace_id"];
   if (p0 === undefined) return null;
-  if (!passes(check496, p0)) return null;
+  if (!passes(check565, p0)) return null;
   out["trace_id"] = p0;
   return out;
 };
@@ -3771,7 +4129,7 @@ const queryParameters17 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["purpose"];
   if (p0 !== undefined) {
-    if (!passes(check480, p0)) return null;
+    if (!passes(check549, p0)) return null;
     out["purpose"] = p0;
   }
   const p1 = source["limit"];
@@ -3783,12 +4141,12 @@ const queryParameters17 = (source: Record<string, string | string[] | undefined>
   }
   const p2 = source["order"];
   if (p2 !== undefined) {
-    if (!passes(check499, p2)) return null;
+    if (!passes(check568, p2)) return null;
     out["order"] = p2;
   }
   const p3 = source["after"];
   if (p3 !== undefined) {
-    if (!passes(check480, p3)) return null;
+    if (!passes(check549, p3)) return null;
     out["after"] = p3;
   }
   return out;
@@ -3798,7 +4156,7 @@ const pathParameters18 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["file_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["file_id"] = p0;
   return out;
 };
@@ -3807,7 +4165,7 @@ const pathParameters19 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["fine_tuning_job_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["fine_tuning_job_id"] = p0;
   return out;
 };
@@ -3816,17 +4174,17 @@ const queryParameters20 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["user"];
   if (p0 !== undefined) {
-    if (!passes(check480, p0)) return null;
+    if (!passes(check549, p0)) return null;
     out["user"] = p0;
   }
   const p1 = source["model"];
   if (p1 !== undefined) {
-    if (!passes(check480, p1)) return null;
+    if (!passes(check549, p1)) return null;
     out["model"] = p1;
   }
   const p2 = source["provider"];
   if (p2 !== undefined) {
-    if (!passes(check480, p2)) return null;
+    if (!passes(check549, p2)) return null;
     out["provider"] = p2;
   }
   const p3 = source["status"];
@@ -3843,42 +4201,42 @@ const queryParameters20 = (source: Record<string, string | string[] | undefined>
   }
   const p5 = source["trace_id"];
   if (p5 !== undefined) {
-    if (!passes(check480, p5)) return null;
+    if (!passes(check549, p5)) return null;
     out["trace_id"] = p5;
   }
   const p6 = source["virtual_key_id"];
   if (p6 !== undefined) {
-    if (!passes(check480, p6)) return null;
+    if (!passes(check549, p6)) return null;
     out["virtual_key_id"] = p6;
   }
   const p7 = source["prompt_id"];
   if (p7 !== undefined) {
-    if (!passes(check481, p7)) return null;
+    if (!passes(check550, p7)) return null;
     out["prompt_id"] = p7;
   }
   const p8 = source["from"];
   if (p8 !== undefined) {
-    if (!passes(check479, p8)) return null;
+    if (!passes(check548, p8)) return null;
     out["from"] = p8;
   }
   const p9 = source["to"];
   if (p9 !== undefined) {
-    if (!passes(check479, p9)) return null;
+    if (!passes(check548, p9)) return null;
     out["to"] = p9;
   }
   const p10 = source["status_class"];
   if (p10 !== undefined) {
-    if (!passes(check516, p10)) return null;
+    if (!passes(check585, p10)) return null;
     out["status_class"] = p10;
   }
   const p11 = source["cache_status"];
   if (p11 !== undefined) {
-    if (!passes(check517, p11)) return null;
+    if (!passes(check586, p11)) return null;
     out["cache_status"] = p11;
   }
   const p12 = source["config"];
   if (p12 !== undefined) {
-    if (!passes(check489, p12)) return null;
+    if (!passes(check558, p12)) return null;
     out["config"] = p12;
   }
   const p13 = source["min_total_tokens"];
@@ -3939,7 +4297,7 @@ const queryParameters20 = (source: Record<string, string | string[] | undefined>
   }
   const p21 = source["cursor"];
   if (p21 !== undefined) {
-    if (!passes(check480, p21)) return null;
+    if (!passes(check549, p21)) return null;
     out["cursor"] = p21;
   }
   const p22 = source["limit"];
@@ -3956,17 +4314,17 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["user"];
   if (p0 !== undefined) {
-    if (!passes(check480, p0)) return null;
+    if (!passes(check549, p0)) return null;
     out["user"] = p0;
   }
   const p1 = source["model"];
   if (p1 !== undefined) {
-    if (!passes(check480, p1)) return null;
+    if (!passes(check549, p1)) return null;
     out["model"] = p1;
   }
   const p2 = source["provider"];
   if (p2 !== undefined) {
-    if (!passes(check480, p2)) return null;
+    if (!passes(check549, p2)) return null;
     out["provider"] = p2;
   }
   const p3 = source["status"];
@@ -3983,42 +4341,42 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   }
   const p5 = source["trace_id"];
   if (p5 !== undefined) {
-    if (!passes(check480, p5)) return null;
+    if (!passes(check549, p5)) return null;
     out["trace_id"] = p5;
   }
   const p6 = source["virtual_key_id"];
   if (p6 !== undefined) {
-    if (!passes(check480, p6)) return null;
+    if (!passes(check549, p6)) return null;
     out["virtual_key_id"] = p6;
   }
   const p7 = source["prompt_id"];
   if (p7 !== undefined) {
-    if (!passes(check481, p7)) return null;
+    if (!passes(check550, p7)) return null;
     out["prompt_id"] = p7;
   }
   const p8 = source["from"];
   if (p8 !== undefined) {
-    if (!passes(check479, p8)) return null;
+    if (!passes(check548, p8)) return null;
     out["from"] = p8;
   }
   const p9 = source["to"];
   if (p9 !== undefined) {
-    if (!passes(check479, p9)) return null;
+    if (!passes(check548, p9)) return null;
     out["to"] = p9;
   }
   const p10 = source["status_class"];
   if (p10 !== undefined) {
-    if (!passes(check516, p10)) return null;
+    if (!passes(check585, p10)) return null;
     out["status_class"] = p10;
   }
   const p11 = source["cache_status"];
   if (p11 !== undefined) {
-    if (!passes(check517, p11)) return null;
+    if (!passes(check586, p11)) return null;
     out["cache_status"] = p11;
   }
   const p12 = source["config"];
   if (p12 !== undefined) {
-    if (!passes(check489, p12)) return null;
+    if (!passes(check558, p12)) return null;
     out["config"] = p12;
   }
   const p13 = source["min_total_tokens"];
@@ -4079,7 +4437,7 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   }
   const p21 = source["format"];
   if (p21 === undefined) return null;
-  if (!passes(check518, p21)) return null;
+  if (!passes(check587, p21)) return null;
   out["format"] = p21;
   const p22 = source["include_bodies"];
   if (p22 !== undefined) {
@@ -4100,7 +4458,7 @@ const pathParameters22 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["label"];
   if (p0 === undefined) return null;
-  if (!passes(check476, p0)) return null;
+  if (!passes(check545, p0)) return null;
   out["label"] = p0;
   return out;
 };
@@ -4154,26 +4512,26 @@ const headerParameters23 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check484, p8)) return null;
+    if (!passes(check553, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check475, p10)) return null;
+    if (!passes(check544, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check475, p11)) return null;
+    if (!passes(check544, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check475, p12)) return null;
+    if (!passes(check544, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
   if (p13 !== null) {
-    if (!passes(check486, p13)) return null;
+    if (!passes(check555, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
   if (p14 !== null) {
@@ -4187,7 +4545,7 @@ const headerParameters23 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p15 === "true";
   }
   if (p16 !== null) {
-    if (!passes(check496, p16)) return null;
+    if (!passes(check565, p16)) return null;
     out["x-gateway-cache-namespace"] = p16;
   }
   return out;
@@ -4232,26 +4590,26 @@ const headerParameters24 = (source: Headers): Record<string, unknown> | null => 
     out["anthropic-version"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check484, p6)) return null;
+    if (!passes(check553, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check475, p8)) return null;
+    if (!passes(check544, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check475, p9)) return null;
+    if (!passes(check544, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check475, p10)) return null;
+    if (!passes(check544, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check486, p11)) return null;
+    if (!passes(check555, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
@@ -4267,7 +4625,7 @@ const pathParameters25 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["model"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["model"] = p0;
   return out;
 };
@@ -4283,7 +4641,7 @@ const queryParameters26 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["label"];
   if (p1 !== undefined) {
-    if (!passes(check524, p1)) return null;
+    if (!passes(check593, p1)) return null;
     out["label"] = p1;
   }
   return out;
@@ -4293,11 +4651,11 @@ const pathParameters27 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check481, p0)) return null;
+  if (!passes(check550, p0)) return null;
   out["id"] = p0;
   const p1 = source["label"];
   if (p1 === undefined) return null;
-  if (!passes(check524, p1)) return null;
+  if (!passes(check593, p1)) return null;
   out["label"] = p1;
   return out;
 };
@@ -4306,15 +4664,15 @@ const pathParameters28 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check481, p0)) return null;
+  if (!passes(check550, p0)) return null;
   out["id"] = p0;
   const p1 = source["from"];
   if (p1 === undefined) return null;
-  if (!passes(check526, p1)) return null;
+  if (!passes(check595, p1)) return null;
   out["from"] = p1;
   const p2 = source["to"];
   if (p2 === undefined) return null;
-  if (!passes(check526, p2)) return null;
+  if (!passes(check595, p2)) return null;
   out["to"] = p2;
   return out;
 };
@@ -4323,7 +4681,7 @@ const queryParameters29 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["model"];
   if (p0 === undefined) return null;
-  if (!passes(check489, p0)) return null;
+  if (!passes(check558, p0)) return null;
   out["model"] = p0;
   return out;
 };
@@ -4375,26 +4733,26 @@ const headerParameters30 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check484, p8)) return null;
+    if (!passes(check553, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check475, p10)) return null;
+    if (!passes(check544, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check475, p11)) return null;
+    if (!passes(check544, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check475, p12)) return null;
+    if (!passes(check544, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
   if (p13 !== null) {
-    if (!passes(check486, p13)) return null;
+    if (!passes(check555, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
   if (p14 !== null) {
@@ -4410,17 +4768,17 @@ const queryParameters31 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check528, p0)) return null;
+    if (!passes(check597, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check528, p1)) return null;
+    if (!passes(check597, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["virtual_key"];
   if (p2 !== undefined) {
-    if (!passes(check489, p2)) return null;
+    if (!passes(check558, p2)) return null;
     out["virtual_key"] = p2;
   }
   const p3 = source["drifted"];
@@ -4442,7 +4800,7 @@ const pathParameters32 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["response_id"];
   if (p0 === undefined) return null;
-  if (!passes(check489, p0)) return null;
+  if (!passes(check558, p0)) return null;
   out["response_id"] = p0;
   return out;
 };
@@ -4451,12 +4809,12 @@ const queryParameters33 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["after"];
   if (p0 !== undefined) {
-    if (!passes(check480, p0)) return null;
+    if (!passes(check549, p0)) return null;
     out["after"] = p0;
   }
   const p1 = source["before"];
   if (p1 !== undefined) {
-    if (!passes(check480, p1)) return null;
+    if (!passes(check549, p1)) return null;
     out["before"] = p1;
   }
   const p2 = source["limit"];
@@ -4468,12 +4826,12 @@ const queryParameters33 = (source: Record<string, string | string[] | undefined>
   }
   const p3 = source["order"];
   if (p3 !== undefined) {
-    if (!passes(check499, p3)) return null;
+    if (!passes(check568, p3)) return null;
     out["order"] = p3;
   }
   const p4 = source["include"];
   if (p4 !== undefined) {
-    if (!passes(check534, p4)) return null;
+    if (!passes(check603, p4)) return null;
     out["include"] = p4;
   }
   return out;
@@ -4483,7 +4841,7 @@ const pathParameters34 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["upload_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["upload_id"] = p0;
   return out;
 };
@@ -4499,17 +4857,17 @@ const queryParameters35 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check499, p1)) return null;
+    if (!passes(check568, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check480, p2)) return null;
+    if (!passes(check549, p2)) return null;
     out["after"] = p2;
   }
   const p3 = source["before"];
   if (p3 !== undefined) {
-    if (!passes(check480, p3)) return null;
+    if (!passes(check549, p3)) return null;
     out["before"] = p3;
   }
   return out;
@@ -4519,7 +4877,7 @@ const pathParameters36 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["vector_store_id"] = p0;
   return out;
 };
@@ -4528,11 +4886,11 @@ const pathParameters37 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["vector_store_id"] = p0;
   const p1 = source["batch_id"];
   if (p1 === undefined) return null;
-  if (!passes(check478, p1)) return null;
+  if (!passes(check547, p1)) return null;
   out["batch_id"] = p1;
   return out;
 };
@@ -4548,22 +4906,22 @@ const queryParameters38 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check499, p1)) return null;
+    if (!passes(check568, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check480, p2)) return null;
+    if (!passes(check549, p2)) return null;
     out["after"] = p2;
   }
   const p3 = source["before"];
   if (p3 !== undefined) {
-    if (!passes(check480, p3)) return null;
+    if (!passes(check549, p3)) return null;
     out["before"] = p3;
   }
   const p4 = source["filter"];
   if (p4 !== undefined) {
-    if (!passes(check549, p4)) return null;
+    if (!passes(check618, p4)) return null;
     out["filter"] = p4;
   }
   return out;
@@ -4573,11 +4931,11 @@ const pathParameters39 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["vector_store_id"] = p0;
   const p1 = source["file_id"];
   if (p1 === undefined) return null;
-  if (!passes(check478, p1)) return null;
+  if (!passes(check547, p1)) return null;
   out["file_id"] = p1;
   return out;
 };
@@ -4593,12 +4951,12 @@ const queryParameters40 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check499, p1)) return null;
+    if (!passes(check568, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check480, p2)) return null;
+    if (!passes(check549, p2)) return null;
     out["after"] = p2;
   }
   return out;
@@ -4608,7 +4966,7 @@ const pathParameters41 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["video_id"];
   if (p0 === undefined) return null;
-  if (!passes(check478, p0)) return null;
+  if (!passes(check547, p0)) return null;
   out["video_id"] = p0;
   return out;
 };
@@ -4617,7 +4975,7 @@ const queryParameters42 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["variant"];
   if (p0 !== undefined) {
-    if (!passes(check564, p0)) return null;
+    if (!passes(check633, p0)) return null;
     out["variant"] = p0;
   }
   return out;
@@ -4627,12 +4985,12 @@ const queryParameters43 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["status"];
   if (p0 !== undefined) {
-    if (!passes(check567, p0)) return null;
+    if (!passes(check636, p0)) return null;
     out["status"] = p0;
   }
   const p1 = source["before"];
   if (p1 !== undefined) {
-    if (!passes(check481, p1)) return null;
+    if (!passes(check550, p1)) return null;
     out["before"] = p1;
   }
   const p2 = source["limit"];
@@ -4642,6 +5000,165 @@ const queryParameters43 = (source: Record<string, string | string[] | undefined>
     if (!(Number.isSafeInteger(p2n) && p2n >= 1 && p2n <= 200)) return null;
     out["limit"] = p2n;
   }
+  return out;
+};
+
+const headerParameters44 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null, p13: string | null = null, p14: string | null = null, p15: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "x-gateway-provider": p0 = value; break;
+      case "x-gateway-config": p1 = value; break;
+      case "x-gateway-virtual-key": p2 = value; break;
+      case "authorization": p3 = value; break;
+      case "x-goog-api-key": p4 = value; break;
+      case "x-gateway-upstream-organization": p5 = value; break;
+      case "x-gateway-upstream-project": p6 = value; break;
+      case "x-gateway-custom-host": p7 = value; break;
+      case "x-gateway-metadata": p8 = value; break;
+      case "x-gateway-trace-id": p9 = value; break;
+      case "x-gateway-span-id": p10 = value; break;
+      case "x-gateway-parent-span-id": p11 = value; break;
+      case "x-gateway-span-name": p12 = value; break;
+      case "x-gateway-request-timeout": p13 = value; break;
+      case "x-gateway-cache-force-refresh": p14 = value; break;
+      case "x-gateway-cache-namespace": p15 = value; break;
+    }
+  });
+  const out: Record<string, unknown> = {};
+  if (p0 !== null) {
+    out["x-gateway-provider"] = p0;
+  }
+  if (p1 !== null) {
+    out["x-gateway-config"] = p1;
+  }
+  if (p2 !== null) {
+    out["x-gateway-virtual-key"] = p2;
+  }
+  if (p3 !== null) {
+    out["Authorization"] = p3;
+  }
+  if (p4 !== null) {
+    out["x-goog-api-key"] = p4;
+  }
+  if (p5 !== null) {
+    out["x-gateway-upstream-organization"] = p5;
+  }
+  if (p6 !== null) {
+    out["x-gateway-upstream-project"] = p6;
+  }
+  if (p7 !== null) {
+    if (!passes(check553, p7)) return null;
+    out["x-gateway-custom-host"] = p7;
+  }
+  if (p8 !== null) {
+    out["x-gateway-metadata"] = p8;
+  }
+  if (p9 !== null) {
+    if (!passes(check544, p9)) return null;
+    out["x-gateway-trace-id"] = p9;
+  }
+  if (p10 !== null) {
+    if (!passes(check544, p10)) return null;
+    out["x-gateway-span-id"] = p10;
+  }
+  if (p11 !== null) {
+    if (!passes(check544, p11)) return null;
+    out["x-gateway-parent-span-id"] = p11;
+  }
+  if (p12 !== null) {
+    if (!passes(check555, p12)) return null;
+    out["x-gateway-span-name"] = p12;
+  }
+  if (p13 !== null) {
+    if (!K10.test(p13)) return null;
+    const p13n = Number(p13);
+    if (!(Number.isFinite(p13n) && p13n >= 1 && p13n <= 3600000)) return null;
+    out["x-gateway-request-timeout"] = p13n;
+  }
+  if (p14 !== null) {
+    if (p14 !== "true" && p14 !== "false") return null;
+    out["x-gateway-cache-force-refresh"] = p14 === "true";
+  }
+  if (p15 !== null) {
+    if (!passes(check565, p15)) return null;
+    out["x-gateway-cache-namespace"] = p15;
+  }
+  return out;
+};
+
+const headerParameters45 = (source: Headers): Record<string, unknown> | null => {
+  let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null;
+  source.forEach((value, name) => {
+    switch (name) {
+      case "x-gateway-provider": p0 = value; break;
+      case "x-gateway-config": p1 = value; break;
+      case "x-gateway-virtual-key": p2 = value; break;
+      case "authorization": p3 = value; break;
+      case "x-goog-api-key": p4 = value; break;
+      case "x-gateway-custom-host": p5 = value; break;
+      case "x-gateway-metadata": p6 = value; break;
+      case "x-gateway-trace-id": p7 = value; break;
+      case "x-gateway-span-id": p8 = value; break;
+      case "x-gateway-parent-span-id": p9 = value; break;
+      case "x-gateway-span-name": p10 = value; break;
+      case "x-gateway-request-timeout": p11 = value; break;
+    }
+  });
+  const out: Record<string, unknown> = {};
+  if (p0 !== null) {
+    out["x-gateway-provider"] = p0;
+  }
+  if (p1 !== null) {
+    out["x-gateway-config"] = p1;
+  }
+  if (p2 !== null) {
+    out["x-gateway-virtual-key"] = p2;
+  }
+  if (p3 !== null) {
+    out["Authorization"] = p3;
+  }
+  if (p4 !== null) {
+    out["x-goog-api-key"] = p4;
+  }
+  if (p5 !== null) {
+    if (!passes(check553, p5)) return null;
+    out["x-gateway-custom-host"] = p5;
+  }
+  if (p6 !== null) {
+    out["x-gateway-metadata"] = p6;
+  }
+  if (p7 !== null) {
+    if (!passes(check544, p7)) return null;
+    out["x-gateway-trace-id"] = p7;
+  }
+  if (p8 !== null) {
+    if (!passes(check544, p8)) return null;
+    out["x-gateway-span-id"] = p8;
+  }
+  if (p9 !== null) {
+    if (!passes(check544, p9)) return null;
+    out["x-gateway-parent-span-id"] = p9;
+  }
+  if (p10 !== null) {
+    if (!passes(check555, p10)) return null;
+    out["x-gateway-span-name"] = p10;
+  }
+  if (p11 !== null) {
+    if (!K10.test(p11)) return null;
+    const p11n = Number(p11);
+    if (!(Number.isFinite(p11n) && p11n >= 1 && p11n <= 3600000)) return null;
+    out["x-gateway-request-timeout"] = p11n;
+  }
+  return out;
+};
+
+const queryParameters46 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+  const out: Record<string, unknown> = {};
+  const p0 = source["alt"];
+  if (p0 === undefined) return null;
+  if (!passes(check641, p0)) return null;
+  out["alt"] = p0;
   return out;
 };
 
@@ -4769,4 +5286,9 @@ export const parameterChecks: Readonly<Record<string, ParameterChecks>> = {
   updateWebhook: { param: pathParameters8 },
   deleteWebhook: { param: pathParameters8 },
   listWebhookDeliveries: { param: pathParameters8, query: queryParameters43 },
+  batchEmbedContents: { param: pathParameters25, header: headerParameters44 },
+  countContentTokens: { param: pathParameters25, header: headerParameters45 },
+  embedContent: { param: pathParameters25, header: headerParameters44 },
+  generateContent: { param: pathParameters25, header: headerParameters44 },
+  streamGenerateContent: { param: pathParameters25, query: queryParameters46, header: headerParameters44 },
 };

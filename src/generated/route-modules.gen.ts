@@ -2,6 +2,7 @@
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { registerAddUploadPart } from "../routes/addUploadPart.ts";
+import { registerBatchEmbedContents } from "../routes/batchEmbedContents.ts";
 import { registerCallMcpGateway } from "../routes/callMcpGateway.ts";
 import { registerCallMcpServer } from "../routes/callMcpServer.ts";
 import { registerCancelBatch } from "../routes/cancelBatch.ts";
@@ -11,6 +12,7 @@ import { registerCancelUpload } from "../routes/cancelUpload.ts";
 import { registerCancelVectorStoreFileBatch } from "../routes/cancelVectorStoreFileBatch.ts";
 import { registerCompactResponse } from "../routes/compactResponse.ts";
 import { registerCompleteUpload } from "../routes/completeUpload.ts";
+import { registerCountContentTokens } from "../routes/countContentTokens.ts";
 import { registerCountMessageTokens } from "../routes/countMessageTokens.ts";
 import { registerCreateApiKey } from "../routes/createApiKey.ts";
 import { registerCreateBatch } from "../routes/createBatch.ts";
@@ -63,9 +65,11 @@ import { registerDeleteWebhook } from "../routes/deleteWebhook.ts";
 import { registerDiffPromptVersions } from "../routes/diffPromptVersions.ts";
 import { registerDownloadFile } from "../routes/downloadFile.ts";
 import { registerDownloadVideoContent } from "../routes/downloadVideoContent.ts";
+import { registerEmbedContent } from "../routes/embedContent.ts";
 import { registerEndMcpGatewaySession } from "../routes/endMcpGatewaySession.ts";
 import { registerEndMcpServerSession } from "../routes/endMcpServerSession.ts";
 import { registerExportLogs } from "../routes/exportLogs.ts";
+import { registerGenerateContent } from "../routes/generateContent.ts";
 import { registerGetAnalyticsDimensions } from "../routes/getAnalyticsDimensions.ts";
 import { registerGetAnalyticsGroups } from "../routes/getAnalyticsGroups.ts";
 import { registerGetAnalyticsSummary } from "../routes/getAnalyticsSummary.ts";
@@ -137,6 +141,7 @@ import { registerRotateApiKey } from "../routes/rotateApiKey.ts";
 import { registerSearchVectorStore } from "../routes/searchVectorStore.ts";
 import { registerSetAnalyticsDimensions } from "../routes/setAnalyticsDimensions.ts";
 import { registerSetReconciliationSettings } from "../routes/setReconciliationSettings.ts";
+import { registerStreamGenerateContent } from "../routes/streamGenerateContent.ts";
 import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateBudget } from "../routes/updateBudget.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
@@ -297,4 +302,9 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerUpdateWebhook,
   registerDeleteWebhook,
   registerListWebhookDeliveries,
+  registerBatchEmbedContents,
+  registerCountContentTokens,
+  registerEmbedContent,
+  registerGenerateContent,
+  registerStreamGenerateContent,
 ];

@@ -10,11 +10,12 @@ import type { Usage } from "../operation/usage.ts";
 import { chatAnswers } from "../families/chat/index.ts";
 import { responsesAnswers, storedAnswers } from "../families/responses/index.ts";
 import { messagesAnswers } from "../families/messages/index.ts";
+import { geminiAnswers } from "../families/google/index.ts";
 import { imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers } from "../families/media/index.ts";
 import type { LoggedResponse } from "./log-entry.ts";
 
 const READERS: ReadonlyMap<string, AnswerReader> = new Map(
-  [jsonAnswers, chatAnswers, responsesAnswers, storedAnswers, messagesAnswers, imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers].map((reader) => [reader.name, reader]),
+  [jsonAnswers, chatAnswers, responsesAnswers, storedAnswers, messagesAnswers, geminiAnswers, imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers].map((reader) => [reader.name, reader]),
 );
 
 /** The reader a log entry names; an unknown name (an entry spooled by another version) reads as plain JSON. */
@@ -45,13 +46,14 @@ export function readAnswer(response: LoggedResponse | null, reader: AnswerReader
   }
   const { text, truncated } = response;
   if (text === null) return { body: null, usage: null, servedModel: null, totalBytes, truncated };
+  const fields = reader.fields ?? { usage: "usage", model: "model" };
   if (!truncated) {
     const parsed = parseJson(text);
-    return { body: text, usage: reader.usage(field(parsed, "usage")), servedModel: stringField(parsed, "model"), totalBytes, truncated };
+    return { body: text, usage: reader.usage(field(parsed, fields.usage)), servedModel: stringField(parsed, fields.model), totalBytes, truncated };
   }
   // Only the ends were kept: `usage` comes from the tail, the served model from the head.
-  const usage = reader.usage(parseJson(lastObjectValue(response.tail ?? "", "usage") ?? ""));
-  return { body: text, usage, servedModel: firstStringValue(text, "model"), totalBytes, truncated };
+  const usage = reader.usage(parseJson(lastObjectValue(response.tail ?? "", fields.usage) ?? ""));
+  return { body: text, usage, servedModel: firstStringValue(text, fields.model), totalBytes, truncated };
 }
 
 /**

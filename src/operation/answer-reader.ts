@@ -34,6 +34,8 @@ export interface AnswerReader {
   readonly name: string;
   /** A JSON answer's `usage` in the gateway's terms; null when the answer's tokens are not counted (work done earlier). */
   usage(raw: unknown): Usage | null;
+  /** Where a JSON answer holds what `usage` reads, and the served model's name; absent: `usage` and `model`. */
+  fields?: { usage: string; model: string };
   /** A stream's event data, in order. */
   stream(chunks: readonly string[]): StreamRead;
   /** The answer's cost in USD when it is priced by what it holds (images, seconds of audio); null when it cannot be known. */

@@ -144,8 +144,11 @@ export interface AnswerTranslation {
   via: string;
   /** A successful JSON answer of `via`, in the client's format. */
   response(answer: JsonObject): JsonObject;
-  /** A new translator of `via`'s stream events (as the provider's translator gives them) into the client's. */
-  stream(clientBody: JsonObject): StreamTranslator;
+  /**
+   * A new translator of `via`'s stream events (as the provider's translator gives them) into the
+   * client's; absent for a format that never streams (embeddings).
+   */
+  stream?(clientBody: JsonObject): StreamTranslator;
 }
 
 /** The operation whose provider transforms serve this one. */

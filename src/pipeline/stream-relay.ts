@@ -39,7 +39,7 @@ export interface StreamRelayOptions {
 }
 
 const encoder = new TextEncoder();
-const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+const USAGE_OBJECT = /"usage(Metadata)?"\s*:\s*\{/;
 
 /**
  * Relays an upstream stream to the client as server-sent events, event by event as it arrives

@@ -72,7 +72,8 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const beforeEnd = judgeOutput && streamOutput ? (chunks: readonly string[]) => judgeOutput(streamOutput(chunks)) : undefined;
     const clientBody = context.clientBody ?? {};
     const own = transforms?.stream?.(clientBody, { model: candidate.target.model ?? "" }) ?? null;
-    const translator = operation.translated ? chainTranslators(own, operation.translated.stream(clientBody)) : own;
+    const translating = operation.translated?.stream?.(clientBody);
+    const translator = translating ? chainTranslators(own, translating) : own;
     const relayed = relayStream(call, {
         protocol,
         endsAtEof: protocol.endsAtEof || operation.streamEndsAtEof === true,

@@ -86,7 +86,17 @@ describe("the operation descriptors", () => {
 
   it("let the cache keep exactly the JSON inference whose answer depends on the request alone", () => {
     const cacheable = factsOf("cache");
-    expect(Object.keys(cacheable).sort()).toEqual(["createChatCompletion", "createCompletion", "createEmbedding", "createMessage", "createResponse"]);
+    expect(Object.keys(cacheable).sort()).toEqual([
+      "batchEmbedContents",
+      "createChatCompletion",
+      "createCompletion",
+      "createEmbedding",
+      "createMessage",
+      "createResponse",
+      "embedContent",
+      "generateContent",
+      "streamGenerateContent",
+    ]);
     for (const id of Object.keys(cacheable)) {
       const descriptor = descriptors.find((candidate) => candidate.id === id)!;
       expect([descriptor.body, descriptor.answer], id).toEqual(["json", "json"]);
@@ -111,6 +121,10 @@ describe("the operation descriptors", () => {
       createSpeech: "generate_content",
       createTranscription: "generate_content",
       createTranslation: "generate_content",
+      generateContent: "generate_content",
+      streamGenerateContent: "generate_content",
+      embedContent: "embeddings",
+      batchEmbedContents: "embeddings",
     });
   });
 
@@ -141,6 +155,11 @@ describe("the operation descriptors", () => {
       createVideo: "video",
       remixVideo: "video",
       countMessageTokens: "stored",
+      generateContent: "gemini",
+      streamGenerateContent: "gemini",
+      embedContent: "gemini",
+      batchEmbedContents: "gemini",
+      countContentTokens: "stored",
     });
   });
 });

@@ -14,4 +14,10 @@ describe("the upstream key of an Anthropic client", () => {
     const issued = upstreamAuthorization({ apiKey: "gw_abc", gatewayKey: "other" });
     expect(issued.ok || issued.error).toMatchObject({ status: 400, param: "x-api-key" });
   });
+
+  it("names the format's own key header: a Google client's x-goog-api-key", () => {
+    expect(upstreamAuthorization({ apiKey: "AIza-b", gatewayKey: "k", apiKeyHeader: "x-goog-api-key" })).toEqual({ ok: true, value: "Bearer AIza-b" });
+    const refused = upstreamAuthorization({ apiKey: "k", gatewayKey: "k", apiKeyHeader: "x-goog-api-key" });
+    expect(refused.ok || refused.error).toMatchObject({ status: 400, param: "x-goog-api-key", message: expect.stringContaining("x-goog-api-key holds a gateway key") });
+  });
 });

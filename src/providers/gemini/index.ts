@@ -1,7 +1,8 @@
 /**
  * Google Gemini (the Gemini Developer API): chat completions translated to and from
- * `generateContent`, authorised with the key in `x-goog-api-key`. Its streams are server-sent
- * events with no end marker: they end where the bytes end.
+ * `generateContent`, and Gemini-format token counts passed natively, authorised with the key in
+ * `x-goog-api-key`. Its streams are server-sent events with no end marker: they end where the
+ * bytes end.
  * https://ai.google.dev/api
  */
 import { createSseDecoder, type StreamProtocol } from "../../streams/stream-protocol.ts";
@@ -10,6 +11,7 @@ import { authorizeGoogleApiKey } from "./auth.ts";
 import { toGeminiChatRequest } from "./chat-request.ts";
 import { toOpenAiChatCompletion } from "./chat-response.ts";
 import { geminiChatStream } from "./chat-stream.ts";
+import { toGeminiCountTokensRequest } from "./count-tokens.ts";
 import { geminiUpstreamError } from "./upstream-error.ts";
 import { geminiSearchQueries, geminiStreamSearches } from "./grounding.ts";
 
@@ -29,6 +31,7 @@ export const geminiProvider: Provider = {
   openaiFormat: false,
   operations: {
     createChatCompletion: { request: toGeminiChatRequest, response: (answer, { clientBody }) => toOpenAiChatCompletion(answer, clientBody), stream: geminiChatStream },
+    countContentTokens: { request: toGeminiCountTokensRequest },
   },
   streamProtocol: geminiSseProtocol,
   webSearch: { queries: geminiSearchQueries, streamSearches: geminiStreamSearches },
