@@ -27,6 +27,7 @@ beforeAll(async () => {
   upstream.onMessage("openai weather", { toolCalls: [{ id: "call_weather_1", name: "get_weather", arguments: JSON.stringify({ city: "Paris" }) }], usage: { prompt_tokens: 30, completion_tokens: 8, total_tokens: 38 } });
   upstream.onMessage("openai names", { content: '{"names":["Ada","Grace"]}' });
   upstream.onMessage("openai fails", { content: "never sent" });
+  upstream.onMessage("openai cut", { content: "alpha beta gamma delta epsilon zeta eta theta" }, { latency: 30, chunkSize: 5, disconnectAfterMs: 100 });
   upstream.onMessage("anthropic hello", { content: "Hello from Claude.", usage: { input_tokens: 20, output_tokens: 5 } });
   upstream.onMessage("anthropic stream", { content: "Claude streams five words.", usage: { input_tokens: 11, output_tokens: 9 } });
   upstream.onMessage("anthropic weather", { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }], usage: { input_tokens: 30, output_tokens: 12 } });
@@ -229,6 +230,40 @@ describe("generateContent to an OpenAI-format target", () => {
     const limited = await apiError(client.models.generateContent({ model: `@${created.body.slug}/gpt-4o-mini`, contents: "openai hello" }));
     expect(limited.status).toBe(429);
     expect(JSON.parse(limited.message)).toMatchObject({ error: { code: 429, status: "RESOURCE_EXHAUSTED" } });
+  });
+
+  it("runs a config's input and output guardrails on the Gemini request and answer, streamed or not, denials in Google's shape", async () => {
+    const guardrail = async (name: string, word: string): Promise<string> => {
+      const created = await call(gateway, "POST", "/v1/guardrails", { body: { name, checks: [{ type: "contains", params: { words: [word], operator: "none" } }], action: { deny: true } } });
+      expect(created.status).toBe(201);
+      return created.body.slug as string;
+    };
+    const config = { provider: "openai", custom_host: `${upstream.url}/v1`, input_guardrails: [await guardrail("no passwords", "password")], output_guardrails: [await guardrail("no chat side", "chat side")] };
+    const client = genai({ "x-gateway-config": JSON.stringify(config) });
+    const before = upstream.getRequests().length;
+    const denied = await apiError(client.models.generateContent({ model: "gpt-4o-mini", contents: "openai names and my password" }));
+    expect(denied.status).toBe(446);
+    expect(JSON.parse(denied.message)).toMatchObject({ error: { code: 446, status: "PERMISSION_DENIED" }, hook_results: expect.any(Object) });
+    expect(upstream.getRequests().length).toBe(before);
+
+    const answered = await apiError(client.models.generateContent({ model: "gpt-4o-mini", contents: "openai hello" }));
+    expect(answered.status).toBe(446);
+    const streamedDenial = await apiError(client.models.generateContentStream({ model: "gpt-4o-mini", contents: "openai hello" }).then(streamed));
+    expect(streamedDenial.status).toBe(446);
+    expect(JSON.parse(streamedDenial.message.replace(/^got status: \S+\. /, ""))).toMatchObject({ error: { code: 446, status: "PERMISSION_DENIED" } });
+  });
+
+  it("ends a stream cut upstream with an error event in Google's shape, which the SDK raises", async () => {
+    const stream = await genai(openaiTarget()).models.generateContentStream({ model: "gpt-4o-mini", contents: "openai cut" });
+    let text = "";
+    const error = await apiError(
+      (async () => {
+        for await (const chunk of stream) text += chunk.candidates?.[0]?.content?.parts?.[0]?.text ?? "";
+      })(),
+    );
+    expect(text.length).toBeGreaterThan(0);
+    expect(error.status).toBeGreaterThanOrEqual(500);
+    expect(error.message).toContain("OpenAI");
   });
 
   it("maps an upstream error to the SDK's ApiError with the upstream's status, in Google's shape", async () => {
