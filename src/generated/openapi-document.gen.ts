@@ -3848,6 +3848,143 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/rerank": {
+      "post": {
+        "operationId": "createRerank",
+        "tags": [
+          "Inference"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Rank documents by their relevance to a query, through an upstream reranker",
+        "description": "The body is the shape Cohere (v2), Jina and Voyage share: `model`, `query`, `documents`\n(strings, or objects with `text`), `top_n` and `return_documents`. The gateway sends it in\nthe provider's own format (Cohere's `/v2/rerank`, Jina's and Voyage's `/v1/rerank`, where\n`top_n` is Voyage's `top_k`) and answers in one format: `results` ranked by\n`relevance_score`, each with the `index` of its document and, with `return_documents`,\nthe document. `usage` says what the provider bills: `search_units` (Cohere) or\n`total_tokens` (Jina, Voyage); the log prices them from the price table's `rerank`\nsection. An OpenAI-format provider (vLLM, llama.cpp, any OpenAI-compatible server) gets\nthe body as it is at `<base URL>/rerank`. Fields the shape does not name pass to the\nprovider untouched (Cohere's `max_tokens_per_doc`, Voyage's `truncation`). Answers are\ncached like embeddings. Input guardrails judge the query and the documents.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Provider"
+          },
+          {
+            "$ref": "#/components/parameters/Config"
+          },
+          {
+            "$ref": "#/components/parameters/VirtualKey"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamAuthorization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamOrganization"
+          },
+          {
+            "$ref": "#/components/parameters/UpstreamProject"
+          },
+          {
+            "$ref": "#/components/parameters/CustomHost"
+          },
+          {
+            "$ref": "#/components/parameters/Metadata"
+          },
+          {
+            "$ref": "#/components/parameters/TraceId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanId"
+          },
+          {
+            "$ref": "#/components/parameters/ParentSpanId"
+          },
+          {
+            "$ref": "#/components/parameters/SpanName"
+          },
+          {
+            "$ref": "#/components/parameters/RequestTimeout"
+          },
+          {
+            "$ref": "#/components/parameters/CacheForceRefresh"
+          },
+          {
+            "$ref": "#/components/parameters/CacheNamespace"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateRerankRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The documents' ranking.",
+            "headers": {
+              "x-gateway-trace-id": {
+                "$ref": "#/components/headers/TraceId"
+              },
+              "x-gateway-cache-status": {
+                "$ref": "#/components/headers/CacheStatus"
+              },
+              "x-gateway-log-id": {
+                "$ref": "#/components/headers/LogId"
+              },
+              "x-gateway-provider": {
+                "$ref": "#/components/headers/ServedProvider"
+              },
+              "retry-after": {
+                "$ref": "#/components/headers/UpstreamRetryAfter"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Rerank"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "408": {
+            "$ref": "#/components/responses/Timeout"
+          },
+          "412": {
+            "$ref": "#/components/responses/BudgetExhausted"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "423": {
+            "$ref": "#/components/responses/RunHalted"
+          },
+          "429": {
+            "$ref": "#/components/responses/RateLimited"
+          },
+          "446": {
+            "$ref": "#/components/responses/GuardrailDenied"
+          },
+          "502": {
+            "$ref": "#/components/responses/UpstreamUnreachable"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/UpstreamError"
+          }
+        }
+      }
+    },
     "/v1/logs": {
       "get": {
         "operationId": "listLogs",
@@ -17691,6 +17828,137 @@ export const openApiDocument = {
           },
           "model": {
             "type": "string"
+          }
+        }
+      },
+      "CreateRerankRequest": {
+        "type": "object",
+        "required": [
+          "model",
+          "query",
+          "documents"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The reranking model."
+          },
+          "query": {
+            "type": "string",
+            "minLength": 1
+          },
+          "documents": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 10000,
+            "description": "The documents to rank, as strings or as objects with their `text`.",
+            "items": {
+              "type": [
+                "string",
+                "object"
+              ],
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "object",
+                  "required": [
+                    "text"
+                  ],
+                  "additionalProperties": true,
+                  "properties": {
+                    "text": {
+                      "type": "string"
+                    }
+                  }
+                }
+              ]
+            }
+          },
+          "top_n": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "How many results to answer, the most relevant first; all of them when left out."
+          },
+          "return_documents": {
+            "type": "boolean",
+            "description": "Whether each result carries its document (`{\"text\": …}`); false when left out."
+          }
+        }
+      },
+      "Rerank": {
+        "type": "object",
+        "required": [
+          "object",
+          "model",
+          "results",
+          "usage"
+        ],
+        "additionalProperties": true,
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "The provider's id of the ranking, where it gives one."
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "rerank"
+            ]
+          },
+          "model": {
+            "type": "string"
+          },
+          "results": {
+            "type": "array",
+            "description": "The most relevant first.",
+            "items": {
+              "type": "object",
+              "required": [
+                "index",
+                "relevance_score"
+              ],
+              "additionalProperties": true,
+              "properties": {
+                "index": {
+                  "type": "integer",
+                  "description": "The document's position in the request's `documents`."
+                },
+                "relevance_score": {
+                  "type": "number"
+                },
+                "document": {
+                  "type": "object",
+                  "required": [
+                    "text"
+                  ],
+                  "additionalProperties": true,
+                  "properties": {
+                    "text": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "usage": {
+            "type": "object",
+            "additionalProperties": true,
+            "description": "What the provider bills for the ranking.",
+            "properties": {
+              "total_tokens": {
+                "type": "integer",
+                "description": "Tokens read (Jina, Voyage)."
+              },
+              "search_units": {
+                "type": "integer",
+                "description": "Search units (Cohere: one query with up to 100 documents)."
+              }
+            }
           }
         }
       },

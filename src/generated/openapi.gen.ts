@@ -1385,6 +1385,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rerank": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rank documents by their relevance to a query, through an upstream reranker
+         * @description The body is the shape Cohere (v2), Jina and Voyage share: `model`, `query`, `documents`
+         *     (strings, or objects with `text`), `top_n` and `return_documents`. The gateway sends it in
+         *     the provider's own format (Cohere's `/v2/rerank`, Jina's and Voyage's `/v1/rerank`, where
+         *     `top_n` is Voyage's `top_k`) and answers in one format: `results` ranked by
+         *     `relevance_score`, each with the `index` of its document and, with `return_documents`,
+         *     the document. `usage` says what the provider bills: `search_units` (Cohere) or
+         *     `total_tokens` (Jina, Voyage); the log prices them from the price table's `rerank`
+         *     section. An OpenAI-format provider (vLLM, llama.cpp, any OpenAI-compatible server) gets
+         *     the body as it is at `<base URL>/rerank`. Fields the shape does not name pass to the
+         *     provider untouched (Cohere's `max_tokens_per_doc`, Voyage's `truncation`). Answers are
+         *     cached like embeddings. Input guardrails judge the query and the documents.
+         */
+        post: operations["createRerank"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/responses": {
         parameters: {
             query?: never;
@@ -3190,6 +3220,23 @@ export interface components {
             /** @description A virtual key slug; give this or provider. */
             virtual_key?: string;
         };
+        CreateRerankRequest: {
+            /** @description The documents to rank, as strings or as objects with their `text`. */
+            documents: (string | ({
+                text: string;
+            } & {
+                [key: string]: unknown;
+            }))[];
+            /** @description The reranking model. */
+            model: string;
+            query: string;
+            /** @description Whether each result carries its document (`{"text": …}`); false when left out. */
+            return_documents?: boolean;
+            /** @description How many results to answer, the most relevant first; all of them when left out. */
+            top_n?: number;
+        } & {
+            [key: string]: unknown;
+        };
         CreateResponseRequest: {
             background?: boolean | null;
             /** @description A string, or an array of input items (messages, function call outputs, other item types). */
@@ -4409,6 +4456,37 @@ export interface components {
         RequestMetadata: {
             [key: string]: string;
         } | null;
+        Rerank: {
+            /** @description The provider's id of the ranking, where it gives one. */
+            id?: string;
+            model: string;
+            /** @enum {string} */
+            object: "rerank";
+            /** @description The most relevant first. */
+            results: ({
+                document?: {
+                    text: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @description The document's position in the request's `documents`. */
+                index: number;
+                relevance_score: number;
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description What the provider bills for the ranking. */
+            usage: {
+                /** @description Search units (Cohere: one query with up to 100 documents). */
+                search_units?: number;
+                /** @description Tokens read (Jina, Voyage). */
+                total_tokens?: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A model response, as the upstream answered it. */
         Response: {
             created_at: number;
@@ -9389,6 +9467,75 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    createRerank: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <UPSTREAM_API_KEY>`, forwarded to the upstream and never logged. */
+                Authorization?: components["parameters"]["UpstreamAuthorization"];
+                /** @description `true` skips the cache lookup: the upstream answers, and its answer replaces the cached one (`x-gateway-cache-status: REFRESH`). Only with a config that has `cache`. */
+                "x-gateway-cache-force-refresh"?: components["parameters"]["CacheForceRefresh"];
+                /** @description Partitions the cache: a request is served only answers stored under the same namespace (and workspace). Absent is a namespace of its own. */
+                "x-gateway-cache-namespace"?: components["parameters"]["CacheNamespace"];
+                /** @description A config slug (its latest version) or inline config JSON. Without it, the workspace's default config applies, if any. */
+                "x-gateway-config"?: components["parameters"]["Config"];
+                /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
+                "x-gateway-custom-host"?: components["parameters"]["CustomHost"];
+                /** @description A JSON object of string values, stored with the log record. */
+                "x-gateway-metadata"?: components["parameters"]["Metadata"];
+                "x-gateway-parent-span-id"?: components["parameters"]["ParentSpanId"];
+                /** @description Upstream provider: a catalogue name (openai, groq, mistral, deepseek, together, fireworks, x-ai, openrouter, perplexity, cerebras, ollama, openai-compatible). */
+                "x-gateway-provider"?: components["parameters"]["Provider"];
+                /** @description Upstream timeout in milliseconds for this request (answers 408 when exceeded): decimal digits only (no sign, space, exponent or hex), at most 3600000 (one hour). Overrides the config's `request_timeout` and `GATEWAY_REQUEST_TIMEOUT_MS`. */
+                "x-gateway-request-timeout"?: components["parameters"]["RequestTimeout"];
+                "x-gateway-span-id"?: components["parameters"]["SpanId"];
+                "x-gateway-span-name"?: components["parameters"]["SpanName"];
+                /** @description Trace id for the log record, echoed in the response. Without it the request starts its own trace, named by its log id. */
+                "x-gateway-trace-id"?: components["parameters"]["TraceId"];
+                /** @description Sent upstream as the organisation header (OpenAI-Organization). */
+                "x-gateway-upstream-organization"?: components["parameters"]["UpstreamOrganization"];
+                /** @description Sent upstream as the project header (OpenAI-Project). */
+                "x-gateway-upstream-project"?: components["parameters"]["UpstreamProject"];
+                /** @description A virtual key slug: the stored provider and credential serve the request (also `x-gateway-provider: @<slug>` or the model form `@<slug>/<model>`). */
+                "x-gateway-virtual-key"?: components["parameters"]["VirtualKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRerankRequest"];
+            };
+        };
+        responses: {
+            /** @description The documents' ranking. */
+            200: {
+                headers: {
+                    "retry-after": components["headers"]["UpstreamRetryAfter"];
+                    "x-gateway-cache-status": components["headers"]["CacheStatus"];
+                    "x-gateway-log-id": components["headers"]["LogId"];
+                    "x-gateway-provider": components["headers"]["ServedProvider"];
+                    "x-gateway-trace-id": components["headers"]["TraceId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rerank"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["Timeout"];
+            412: components["responses"]["BudgetExhausted"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            423: components["responses"]["RunHalted"];
+            429: components["responses"]["RateLimited"];
+            446: components["responses"]["GuardrailDenied"];
+            502: components["responses"]["UpstreamUnreachable"];
+            503: components["responses"]["StoreUnavailable"];
+            default: components["responses"]["UpstreamError"];
         };
     };
     createResponse: {

@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { codePoints, exactlyOne, fail, firstOf, isObject, keysAbove, nest, passes, runCheck, urlVerdict, type CheckFailure, type ParameterChecks } from "../validation/check-runtime.ts";
 import { compiledBody } from "../validation/compiled-body.ts";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, GeminiBatchEmbedContentsRequestSchema, GeminiCountTokensRequestSchema, GeminiEmbedContentRequestSchema, GeminiGenerateContentRequestSchema, MovePromptLabelRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateRerankRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, GeminiBatchEmbedContentsRequestSchema, GeminiCountTokensRequestSchema, GeminiEmbedContentRequestSchema, GeminiGenerateContentRequestSchema, MovePromptLabelRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
 
 const K13 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$");
 const K12 = new Set(["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation"]);
@@ -1880,48 +1880,88 @@ function checkPublishPromptRequest(value) {
   for (const key323 in value) if (!(key323 === "version")) return fail([], "additionalProperties", key323 !== "__proto__", { additionalProperty: key323 });
   return true;
 }
+function checkCreateRerankRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v324 = value["model"];
+  if (v324 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v324 !== "string") return fail(["model"], "type", true, { type: "string" });
+  if (v324.length < 1 || (v324.length < 2 && codePoints(v324) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
+  const v325 = value["query"];
+  if (v325 === undefined) return fail([], "required", true, { missingProperty: "query" });
+  if (typeof v325 !== "string") return fail(["query"], "type", true, { type: "string" });
+  if (v325.length < 1 || (v325.length < 2 && codePoints(v325) < 1)) return fail(["query"], "minLength", true, { limit: 1 });
+  const v326 = value["documents"];
+  if (v326 === undefined) return fail([], "required", true, { missingProperty: "documents" });
+  if (!Array.isArray(v326)) return fail(["documents"], "type", true, { type: "array" });
+  if (v326.length < 1) return fail(["documents"], "minItems", true, { limit: 1 });
+  if (v326.length > 10000) return fail(["documents"], "maxItems", true, { limit: 10000 });
+  for (let i327 = 0; i327 < v326.length; i327++) {
+    if (typeof v326[i327] === "string") {
+      if (typeof v326[i327] !== "string") return fail(["documents", i327], "type", true, { type: "string" });
+    } else if (isObject(v326[i327])) {
+      if (!isObject(v326[i327])) return fail(["documents", i327], "type", true, { type: "object" });
+      const v328 = v326[i327]["text"];
+      if (v328 === undefined) return fail(["documents", i327], "required", true, { missingProperty: "text" });
+      if (typeof v328 !== "string") return fail(["documents", i327, "text"], "type", true, { type: "string" });
+      if (Object.hasOwn(v326[i327], "__proto__")) return fail(["documents", i327], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else {
+      return fail(["documents", i327], "type", true);
+    }
+  }
+  const v329 = value["top_n"];
+  if (v329 !== undefined) {
+    if (!Number.isSafeInteger(v329)) return fail(["top_n"], "type", true, { type: "integer" });
+    if (!(v329 >= 1)) return fail(["top_n"], "minimum", true, { limit: 1 });
+  }
+  const v330 = value["return_documents"];
+  if (v330 !== undefined) {
+    if (typeof v330 !== "boolean") return fail(["return_documents"], "type", true, { type: "boolean" });
+  }
+  if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
+  return true;
+}
 function checkResponseInputContent(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v331 = value["type"];
-  if (v331 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (typeof v331 !== "string") return fail(["type"], "type", true, { type: "string" });
-  const v332 = value["text"];
-  if (v332 !== undefined) {
-    if (typeof v332 !== "string") return fail(["text"], "type", true, { type: "string" });
+  const v338 = value["type"];
+  if (v338 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (typeof v338 !== "string") return fail(["type"], "type", true, { type: "string" });
+  const v339 = value["text"];
+  if (v339 !== undefined) {
+    if (typeof v339 !== "string") return fail(["text"], "type", true, { type: "string" });
   }
-  const v333 = value["image_url"];
-  if (v333 !== undefined) {
-    if (typeof v333 === "string") {
-    } else if (v333 === null) {
+  const v340 = value["image_url"];
+  if (v340 !== undefined) {
+    if (typeof v340 === "string") {
+    } else if (v340 === null) {
     } else {
       return fail(["image_url"], "type", true, { type: ["string","null"] });
     }
   }
-  const v334 = value["detail"];
-  if (v334 !== undefined) {
-    if (!(v334 === "low" || v334 === "high" || v334 === "auto")) return fail(["detail"], "enum", true, { allowedValues: ["low","high","auto"] });
+  const v341 = value["detail"];
+  if (v341 !== undefined) {
+    if (!(v341 === "low" || v341 === "high" || v341 === "auto")) return fail(["detail"], "enum", true, { allowedValues: ["low","high","auto"] });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkResponseInputItem(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v327 = value["type"];
-  if (v327 !== undefined) {
-    if (typeof v327 !== "string") return fail(["type"], "type", true, { type: "string" });
+  const v334 = value["type"];
+  if (v334 !== undefined) {
+    if (typeof v334 !== "string") return fail(["type"], "type", true, { type: "string" });
   }
-  const v328 = value["role"];
-  if (v328 !== undefined) {
-    if (!(v328 === "user" || v328 === "assistant" || v328 === "system" || v328 === "developer")) return fail(["role"], "enum", true, { allowedValues: ["user","assistant","system","developer"] });
+  const v335 = value["role"];
+  if (v335 !== undefined) {
+    if (!(v335 === "user" || v335 === "assistant" || v335 === "system" || v335 === "developer")) return fail(["role"], "enum", true, { allowedValues: ["user","assistant","system","developer"] });
   }
-  const v329 = value["content"];
-  if (v329 !== undefined) {
-    if (typeof v329 === "string") {
-      if (typeof v329 !== "string") return fail(["content"], "type", true, { type: "string" });
-    } else if (Array.isArray(v329)) {
-      if (!Array.isArray(v329)) return fail(["content"], "type", true, { type: "array" });
-      for (let i330 = 0; i330 < v329.length; i330++) {
-        if (!checkResponseInputContent(v329[i330])) return nest(["content", i330]);
+  const v336 = value["content"];
+  if (v336 !== undefined) {
+    if (typeof v336 === "string") {
+      if (typeof v336 !== "string") return fail(["content"], "type", true, { type: "string" });
+    } else if (Array.isArray(v336)) {
+      if (!Array.isArray(v336)) return fail(["content"], "type", true, { type: "array" });
+      for (let i337 = 0; i337 < v336.length; i337++) {
+        if (!checkResponseInputContent(v336[i337])) return nest(["content", i337]);
       }
     } else {
       return fail(["content"], "type", true);
@@ -1932,187 +1972,187 @@ function checkResponseInputItem(value) {
 }
 function checkResponseTool(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v339 = value["type"];
-  if (v339 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (typeof v339 !== "string") return fail(["type"], "type", true, { type: "string" });
-  const v340 = value["name"];
-  if (v340 !== undefined) {
-    if (typeof v340 !== "string") return fail(["name"], "type", true, { type: "string" });
+  const v346 = value["type"];
+  if (v346 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (typeof v346 !== "string") return fail(["type"], "type", true, { type: "string" });
+  const v347 = value["name"];
+  if (v347 !== undefined) {
+    if (typeof v347 !== "string") return fail(["name"], "type", true, { type: "string" });
   }
-  const v341 = value["description"];
-  if (v341 !== undefined) {
-    if (typeof v341 === "string") {
-    } else if (v341 === null) {
+  const v348 = value["description"];
+  if (v348 !== undefined) {
+    if (typeof v348 === "string") {
+    } else if (v348 === null) {
     } else {
       return fail(["description"], "type", true, { type: ["string","null"] });
     }
   }
-  const v342 = value["parameters"];
-  if (v342 !== undefined) {
-    if (isObject(v342)) {
-      if (Object.hasOwn(v342, "__proto__")) return fail(["parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v342 === null) {
+  const v349 = value["parameters"];
+  if (v349 !== undefined) {
+    if (isObject(v349)) {
+      if (Object.hasOwn(v349, "__proto__")) return fail(["parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v349 === null) {
     } else {
       return fail(["parameters"], "type", true, { type: ["object","null"] });
     }
   }
-  const v343 = value["strict"];
-  if (v343 !== undefined) {
-    if (typeof v343 === "boolean") {
-    } else if (v343 === null) {
+  const v350 = value["strict"];
+  if (v350 !== undefined) {
+    if (typeof v350 === "boolean") {
+    } else if (v350 === null) {
     } else {
       return fail(["strict"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v344 = value["search_context_size"];
-  if (v344 !== undefined) {
-    if (!(v344 === "low" || v344 === "medium" || v344 === "high")) return fail(["search_context_size"], "enum", true, { allowedValues: ["low","medium","high"] });
+  const v351 = value["search_context_size"];
+  if (v351 !== undefined) {
+    if (!(v351 === "low" || v351 === "medium" || v351 === "high")) return fail(["search_context_size"], "enum", true, { allowedValues: ["low","medium","high"] });
   }
-  const v345 = value["user_location"];
-  if (v345 !== undefined) {
-    if (isObject(v345)) {
-      const v346 = v345["type"];
-      if (v346 !== undefined) {
-        if (!(v346 === "approximate")) return fail(["user_location", "type"], "enum", true, { allowedValues: ["approximate"] });
+  const v352 = value["user_location"];
+  if (v352 !== undefined) {
+    if (isObject(v352)) {
+      const v353 = v352["type"];
+      if (v353 !== undefined) {
+        if (!(v353 === "approximate")) return fail(["user_location", "type"], "enum", true, { allowedValues: ["approximate"] });
       }
-      const v347 = v345["country"];
-      if (v347 !== undefined) {
-        if (typeof v347 === "string") {
-        } else if (v347 === null) {
+      const v354 = v352["country"];
+      if (v354 !== undefined) {
+        if (typeof v354 === "string") {
+        } else if (v354 === null) {
         } else {
           return fail(["user_location", "country"], "type", true, { type: ["string","null"] });
         }
       }
-      const v348 = v345["city"];
-      if (v348 !== undefined) {
-        if (typeof v348 === "string") {
-        } else if (v348 === null) {
+      const v355 = v352["city"];
+      if (v355 !== undefined) {
+        if (typeof v355 === "string") {
+        } else if (v355 === null) {
         } else {
           return fail(["user_location", "city"], "type", true, { type: ["string","null"] });
         }
       }
-      const v349 = v345["region"];
-      if (v349 !== undefined) {
-        if (typeof v349 === "string") {
-        } else if (v349 === null) {
+      const v356 = v352["region"];
+      if (v356 !== undefined) {
+        if (typeof v356 === "string") {
+        } else if (v356 === null) {
         } else {
           return fail(["user_location", "region"], "type", true, { type: ["string","null"] });
         }
       }
-      const v350 = v345["timezone"];
-      if (v350 !== undefined) {
-        if (typeof v350 === "string") {
-        } else if (v350 === null) {
+      const v357 = v352["timezone"];
+      if (v357 !== undefined) {
+        if (typeof v357 === "string") {
+        } else if (v357 === null) {
         } else {
           return fail(["user_location", "timezone"], "type", true, { type: ["string","null"] });
         }
       }
-      if (Object.hasOwn(v345, "__proto__")) return fail(["user_location"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v345 === null) {
+      if (Object.hasOwn(v352, "__proto__")) return fail(["user_location"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v352 === null) {
     } else {
       return fail(["user_location"], "type", true, { type: ["object","null"] });
     }
   }
-  const v351 = value["vector_store_ids"];
-  if (v351 !== undefined) {
-    if (!Array.isArray(v351)) return fail(["vector_store_ids"], "type", true, { type: "array" });
-    for (let i352 = 0; i352 < v351.length; i352++) {
-      if (typeof v351[i352] !== "string") return fail(["vector_store_ids", i352], "type", true, { type: "string" });
+  const v358 = value["vector_store_ids"];
+  if (v358 !== undefined) {
+    if (!Array.isArray(v358)) return fail(["vector_store_ids"], "type", true, { type: "array" });
+    for (let i359 = 0; i359 < v358.length; i359++) {
+      if (typeof v358[i359] !== "string") return fail(["vector_store_ids", i359], "type", true, { type: "string" });
     }
   }
-  const v353 = value["max_num_results"];
-  if (v353 !== undefined) {
-    if (!Number.isSafeInteger(v353)) return fail(["max_num_results"], "type", true, { type: "integer" });
-    if (!(v353 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
-    if (!(v353 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
+  const v360 = value["max_num_results"];
+  if (v360 !== undefined) {
+    if (!Number.isSafeInteger(v360)) return fail(["max_num_results"], "type", true, { type: "integer" });
+    if (!(v360 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
+    if (!(v360 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
   }
-  const v354 = value["filters"];
-  if (v354 !== undefined) {
-    if (isObject(v354)) {
-      if (Object.hasOwn(v354, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v354 === null) {
+  const v361 = value["filters"];
+  if (v361 !== undefined) {
+    if (isObject(v361)) {
+      if (Object.hasOwn(v361, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v361 === null) {
     } else {
       return fail(["filters"], "type", true, { type: ["object","null"] });
     }
   }
-  const v355 = value["display_width"];
-  if (v355 !== undefined) {
-    if (!Number.isSafeInteger(v355)) return fail(["display_width"], "type", true, { type: "integer" });
+  const v362 = value["display_width"];
+  if (v362 !== undefined) {
+    if (!Number.isSafeInteger(v362)) return fail(["display_width"], "type", true, { type: "integer" });
   }
-  const v356 = value["display_height"];
-  if (v356 !== undefined) {
-    if (!Number.isSafeInteger(v356)) return fail(["display_height"], "type", true, { type: "integer" });
+  const v363 = value["display_height"];
+  if (v363 !== undefined) {
+    if (!Number.isSafeInteger(v363)) return fail(["display_height"], "type", true, { type: "integer" });
   }
-  const v357 = value["environment"];
-  if (v357 !== undefined) {
-    if (typeof v357 !== "string") return fail(["environment"], "type", true, { type: "string" });
+  const v364 = value["environment"];
+  if (v364 !== undefined) {
+    if (typeof v364 !== "string") return fail(["environment"], "type", true, { type: "string" });
   }
-  const v358 = value["server_label"];
-  if (v358 !== undefined) {
-    if (typeof v358 !== "string") return fail(["server_label"], "type", true, { type: "string" });
+  const v365 = value["server_label"];
+  if (v365 !== undefined) {
+    if (typeof v365 !== "string") return fail(["server_label"], "type", true, { type: "string" });
   }
-  const v359 = value["server_url"];
-  if (v359 !== undefined) {
-    if (typeof v359 !== "string") return fail(["server_url"], "type", true, { type: "string" });
+  const v366 = value["server_url"];
+  if (v366 !== undefined) {
+    if (typeof v366 !== "string") return fail(["server_url"], "type", true, { type: "string" });
   }
-  const v360 = value["server_description"];
-  if (v360 !== undefined) {
-    if (typeof v360 === "string") {
-    } else if (v360 === null) {
+  const v367 = value["server_description"];
+  if (v367 !== undefined) {
+    if (typeof v367 === "string") {
+    } else if (v367 === null) {
     } else {
       return fail(["server_description"], "type", true, { type: ["string","null"] });
     }
   }
-  const v361 = value["headers"];
-  if (v361 !== undefined) {
-    if (isObject(v361)) {
-      if (Object.hasOwn(v361, "__proto__")) return fail(["headers"], "additionalProperties", false, { additionalProperty: "__proto__" });
-      for (const key362 in v361) {
-        if (typeof v361[key362] !== "string") return fail(["headers", key362], "type", true, { type: "string" });
+  const v368 = value["headers"];
+  if (v368 !== undefined) {
+    if (isObject(v368)) {
+      if (Object.hasOwn(v368, "__proto__")) return fail(["headers"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      for (const key369 in v368) {
+        if (typeof v368[key369] !== "string") return fail(["headers", key369], "type", true, { type: "string" });
       }
-    } else if (v361 === null) {
+    } else if (v368 === null) {
     } else {
       return fail(["headers"], "type", true, { type: ["object","null"] });
     }
   }
-  const v363 = value["authorization"];
-  if (v363 !== undefined) {
-    if (typeof v363 === "string") {
-    } else if (v363 === null) {
+  const v370 = value["authorization"];
+  if (v370 !== undefined) {
+    if (typeof v370 === "string") {
+    } else if (v370 === null) {
     } else {
       return fail(["authorization"], "type", true, { type: ["string","null"] });
     }
   }
-  const v364 = value["allowed_tools"];
-  if (v364 !== undefined) {
-    if (v364 === null) {
-      if (Array.isArray(v364)) {
-        for (let i365 = 0; i365 < v364.length; i365++) {
-          if (typeof v364[i365] !== "string") return fail(["allowed_tools", i365], "type", true, { type: "string" });
+  const v371 = value["allowed_tools"];
+  if (v371 !== undefined) {
+    if (v371 === null) {
+      if (Array.isArray(v371)) {
+        for (let i372 = 0; i372 < v371.length; i372++) {
+          if (typeof v371[i372] !== "string") return fail(["allowed_tools", i372], "type", true, { type: "string" });
         }
-      } else if (v364 === null) {
+      } else if (v371 === null) {
       } else {
         return fail(["allowed_tools"], "type", true, { type: ["array","null"] });
       }
-    } else if (Array.isArray(v364)) {
-      if (Array.isArray(v364)) {
-        for (let i366 = 0; i366 < v364.length; i366++) {
-          if (typeof v364[i366] !== "string") return fail(["allowed_tools", i366], "type", true, { type: "string" });
+    } else if (Array.isArray(v371)) {
+      if (Array.isArray(v371)) {
+        for (let i373 = 0; i373 < v371.length; i373++) {
+          if (typeof v371[i373] !== "string") return fail(["allowed_tools", i373], "type", true, { type: "string" });
         }
-      } else if (v364 === null) {
+      } else if (v371 === null) {
       } else {
         return fail(["allowed_tools"], "type", true, { type: ["array","null"] });
       }
-    } else if (isObject(v364)) {
-      if (!isObject(v364)) return fail(["allowed_tools"], "type", true, { type: "object" });
-      const v367 = v364["tool_names"];
-      if (v367 !== undefined) {
-        if (!Array.isArray(v367)) return fail(["allowed_tools", "tool_names"], "type", true, { type: "array" });
-        for (let i368 = 0; i368 < v367.length; i368++) {
-          if (typeof v367[i368] !== "string") return fail(["allowed_tools", "tool_names", i368], "type", true, { type: "string" });
+    } else if (isObject(v371)) {
+      if (!isObject(v371)) return fail(["allowed_tools"], "type", true, { type: "object" });
+      const v374 = v371["tool_names"];
+      if (v374 !== undefined) {
+        if (!Array.isArray(v374)) return fail(["allowed_tools", "tool_names"], "type", true, { type: "array" });
+        for (let i375 = 0; i375 < v374.length; i375++) {
+          if (typeof v374[i375] !== "string") return fail(["allowed_tools", "tool_names", i375], "type", true, { type: "string" });
         }
       }
-      if (Object.hasOwn(v364, "__proto__")) return fail(["allowed_tools"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      if (Object.hasOwn(v371, "__proto__")) return fail(["allowed_tools"], "additionalProperties", false, { additionalProperty: "__proto__" });
     } else {
       return fail(["allowed_tools"], "type", true);
     }
@@ -2122,142 +2162,142 @@ function checkResponseTool(value) {
 }
 function checkCreateResponseRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v324 = value["model"];
-  if (v324 !== undefined) {
-    if (typeof v324 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v331 = value["model"];
+  if (v331 !== undefined) {
+    if (typeof v331 !== "string") return fail(["model"], "type", true, { type: "string" });
   }
-  const v325 = value["input"];
-  if (v325 !== undefined) {
-    if (typeof v325 === "string") {
-      if (typeof v325 !== "string") return fail(["input"], "type", true, { type: "string" });
-    } else if (Array.isArray(v325)) {
-      if (!Array.isArray(v325)) return fail(["input"], "type", true, { type: "array" });
-      for (let i326 = 0; i326 < v325.length; i326++) {
-        if (!checkResponseInputItem(v325[i326])) return nest(["input", i326]);
+  const v332 = value["input"];
+  if (v332 !== undefined) {
+    if (typeof v332 === "string") {
+      if (typeof v332 !== "string") return fail(["input"], "type", true, { type: "string" });
+    } else if (Array.isArray(v332)) {
+      if (!Array.isArray(v332)) return fail(["input"], "type", true, { type: "array" });
+      for (let i333 = 0; i333 < v332.length; i333++) {
+        if (!checkResponseInputItem(v332[i333])) return nest(["input", i333]);
       }
     } else {
       return fail(["input"], "type", true);
     }
   }
-  const v335 = value["instructions"];
-  if (v335 !== undefined) {
-    if (typeof v335 === "string") {
-    } else if (v335 === null) {
+  const v342 = value["instructions"];
+  if (v342 !== undefined) {
+    if (typeof v342 === "string") {
+    } else if (v342 === null) {
     } else {
       return fail(["instructions"], "type", true, { type: ["string","null"] });
     }
   }
-  const v336 = value["stream"];
-  if (v336 !== undefined) {
-    if (typeof v336 === "boolean") {
-    } else if (v336 === null) {
+  const v343 = value["stream"];
+  if (v343 !== undefined) {
+    if (typeof v343 === "boolean") {
+    } else if (v343 === null) {
     } else {
       return fail(["stream"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v337 = value["tools"];
-  if (v337 !== undefined) {
-    if (!Array.isArray(v337)) return fail(["tools"], "type", true, { type: "array" });
-    for (let i338 = 0; i338 < v337.length; i338++) {
-      if (!checkResponseTool(v337[i338])) return nest(["tools", i338]);
+  const v344 = value["tools"];
+  if (v344 !== undefined) {
+    if (!Array.isArray(v344)) return fail(["tools"], "type", true, { type: "array" });
+    for (let i345 = 0; i345 < v344.length; i345++) {
+      if (!checkResponseTool(v344[i345])) return nest(["tools", i345]);
     }
   }
-  const v370 = value["tool_choice"];
-  if (v370 !== undefined) {
-    if (typeof v370 === "string") {
-      if (typeof v370 !== "string") return fail(["tool_choice"], "type", true, { type: "string" });
-    } else if (isObject(v370)) {
-      if (!isObject(v370)) return fail(["tool_choice"], "type", true, { type: "object" });
-      if (Object.hasOwn(v370, "__proto__")) return fail(["tool_choice"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v377 = value["tool_choice"];
+  if (v377 !== undefined) {
+    if (typeof v377 === "string") {
+      if (typeof v377 !== "string") return fail(["tool_choice"], "type", true, { type: "string" });
+    } else if (isObject(v377)) {
+      if (!isObject(v377)) return fail(["tool_choice"], "type", true, { type: "object" });
+      if (Object.hasOwn(v377, "__proto__")) return fail(["tool_choice"], "additionalProperties", false, { additionalProperty: "__proto__" });
     } else {
       return fail(["tool_choice"], "type", true);
     }
   }
-  const v371 = value["reasoning"];
-  if (v371 !== undefined) {
-    if (isObject(v371)) {
-      const v372 = v371["effort"];
-      if (v372 !== undefined) {
-        if (!(v372 === "minimal" || v372 === "low" || v372 === "medium" || v372 === "high" || v372 === null)) return fail(["reasoning", "effort"], "enum", true, { allowedValues: ["minimal","low","medium","high",null] });
+  const v378 = value["reasoning"];
+  if (v378 !== undefined) {
+    if (isObject(v378)) {
+      const v379 = v378["effort"];
+      if (v379 !== undefined) {
+        if (!(v379 === "minimal" || v379 === "low" || v379 === "medium" || v379 === "high" || v379 === null)) return fail(["reasoning", "effort"], "enum", true, { allowedValues: ["minimal","low","medium","high",null] });
       }
-      if (Object.hasOwn(v371, "__proto__")) return fail(["reasoning"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v371 === null) {
+      if (Object.hasOwn(v378, "__proto__")) return fail(["reasoning"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v378 === null) {
     } else {
       return fail(["reasoning"], "type", true, { type: ["object","null"] });
     }
   }
-  const v373 = value["previous_response_id"];
-  if (v373 !== undefined) {
-    if (typeof v373 === "string") {
-    } else if (v373 === null) {
+  const v380 = value["previous_response_id"];
+  if (v380 !== undefined) {
+    if (typeof v380 === "string") {
+    } else if (v380 === null) {
     } else {
       return fail(["previous_response_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v374 = value["store"];
-  if (v374 !== undefined) {
-    if (typeof v374 === "boolean") {
-    } else if (v374 === null) {
+  const v381 = value["store"];
+  if (v381 !== undefined) {
+    if (typeof v381 === "boolean") {
+    } else if (v381 === null) {
     } else {
       return fail(["store"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v375 = value["background"];
-  if (v375 !== undefined) {
-    if (typeof v375 === "boolean") {
-    } else if (v375 === null) {
+  const v382 = value["background"];
+  if (v382 !== undefined) {
+    if (typeof v382 === "boolean") {
+    } else if (v382 === null) {
     } else {
       return fail(["background"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v376 = value["user"];
-  if (v376 !== undefined) {
-    if (typeof v376 !== "string") return fail(["user"], "type", true, { type: "string" });
+  const v383 = value["user"];
+  if (v383 !== undefined) {
+    if (typeof v383 !== "string") return fail(["user"], "type", true, { type: "string" });
   }
-  const v377 = value["metadata"];
-  if (v377 !== undefined) {
-    if (!checkRequestMetadata(v377)) return nest(["metadata"]);
+  const v384 = value["metadata"];
+  if (v384 !== undefined) {
+    if (!checkRequestMetadata(v384)) return nest(["metadata"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCompactResponseRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v378 = value["model"];
-  if (v378 === undefined) return fail([], "required", true, { missingProperty: "model" });
-  if (typeof v378 === "string") {
-  } else if (v378 === null) {
+  const v385 = value["model"];
+  if (v385 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v385 === "string") {
+  } else if (v385 === null) {
   } else {
     return fail(["model"], "type", true, { type: ["string","null"] });
   }
-  const v379 = value["input"];
-  if (v379 !== undefined) {
-    if (v379 === null) {
-      if (v379 !== null) return fail(["input"], "type", true, { type: "null" });
-    } else if (typeof v379 === "string") {
-      if (typeof v379 !== "string") return fail(["input"], "type", true, { type: "string" });
-    } else if (Array.isArray(v379)) {
-      if (!Array.isArray(v379)) return fail(["input"], "type", true, { type: "array" });
-      for (let i380 = 0; i380 < v379.length; i380++) {
-        if (!isObject(v379[i380])) return fail(["input", i380], "type", true, { type: "object" });
-        if (Object.hasOwn(v379[i380], "__proto__")) return fail(["input", i380], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v386 = value["input"];
+  if (v386 !== undefined) {
+    if (v386 === null) {
+      if (v386 !== null) return fail(["input"], "type", true, { type: "null" });
+    } else if (typeof v386 === "string") {
+      if (typeof v386 !== "string") return fail(["input"], "type", true, { type: "string" });
+    } else if (Array.isArray(v386)) {
+      if (!Array.isArray(v386)) return fail(["input"], "type", true, { type: "array" });
+      for (let i387 = 0; i387 < v386.length; i387++) {
+        if (!isObject(v386[i387])) return fail(["input", i387], "type", true, { type: "object" });
+        if (Object.hasOwn(v386[i387], "__proto__")) return fail(["input", i387], "additionalProperties", false, { additionalProperty: "__proto__" });
       }
     } else {
       return fail(["input"], "type", true);
     }
   }
-  const v381 = value["previous_response_id"];
-  if (v381 !== undefined) {
-    if (typeof v381 === "string") {
-    } else if (v381 === null) {
+  const v388 = value["previous_response_id"];
+  if (v388 !== undefined) {
+    if (typeof v388 === "string") {
+    } else if (v388 === null) {
     } else {
       return fail(["previous_response_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v382 = value["instructions"];
-  if (v382 !== undefined) {
-    if (typeof v382 === "string") {
-    } else if (v382 === null) {
+  const v389 = value["instructions"];
+  if (v389 !== undefined) {
+    if (typeof v389 === "string") {
+    } else if (v389 === null) {
     } else {
       return fail(["instructions"], "type", true, { type: ["string","null"] });
     }
@@ -2267,134 +2307,134 @@ function checkCompactResponseRequest(value) {
 }
 function checkCreateUploadRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v383 = value["filename"];
-  if (v383 === undefined) return fail([], "required", true, { missingProperty: "filename" });
-  if (typeof v383 !== "string") return fail(["filename"], "type", true, { type: "string" });
-  const v384 = value["purpose"];
-  if (v384 === undefined) return fail([], "required", true, { missingProperty: "purpose" });
-  if (typeof v384 !== "string") return fail(["purpose"], "type", true, { type: "string" });
-  const v385 = value["bytes"];
-  if (v385 === undefined) return fail([], "required", true, { missingProperty: "bytes" });
-  if (!Number.isSafeInteger(v385)) return fail(["bytes"], "type", true, { type: "integer" });
-  const v386 = value["mime_type"];
-  if (v386 === undefined) return fail([], "required", true, { missingProperty: "mime_type" });
-  if (typeof v386 !== "string") return fail(["mime_type"], "type", true, { type: "string" });
+  const v390 = value["filename"];
+  if (v390 === undefined) return fail([], "required", true, { missingProperty: "filename" });
+  if (typeof v390 !== "string") return fail(["filename"], "type", true, { type: "string" });
+  const v391 = value["purpose"];
+  if (v391 === undefined) return fail([], "required", true, { missingProperty: "purpose" });
+  if (typeof v391 !== "string") return fail(["purpose"], "type", true, { type: "string" });
+  const v392 = value["bytes"];
+  if (v392 === undefined) return fail([], "required", true, { missingProperty: "bytes" });
+  if (!Number.isSafeInteger(v392)) return fail(["bytes"], "type", true, { type: "integer" });
+  const v393 = value["mime_type"];
+  if (v393 === undefined) return fail([], "required", true, { missingProperty: "mime_type" });
+  if (typeof v393 !== "string") return fail(["mime_type"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCompleteUploadRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v387 = value["part_ids"];
-  if (v387 === undefined) return fail([], "required", true, { missingProperty: "part_ids" });
-  if (!Array.isArray(v387)) return fail(["part_ids"], "type", true, { type: "array" });
-  for (let i388 = 0; i388 < v387.length; i388++) {
-    if (typeof v387[i388] !== "string") return fail(["part_ids", i388], "type", true, { type: "string" });
+  const v394 = value["part_ids"];
+  if (v394 === undefined) return fail([], "required", true, { missingProperty: "part_ids" });
+  if (!Array.isArray(v394)) return fail(["part_ids"], "type", true, { type: "array" });
+  for (let i395 = 0; i395 < v394.length; i395++) {
+    if (typeof v394[i395] !== "string") return fail(["part_ids", i395], "type", true, { type: "string" });
   }
-  const v389 = value["md5"];
-  if (v389 !== undefined) {
-    if (typeof v389 !== "string") return fail(["md5"], "type", true, { type: "string" });
+  const v396 = value["md5"];
+  if (v396 !== undefined) {
+    if (typeof v396 !== "string") return fail(["md5"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkVectorStoreExpiresAfter(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v395 = value["anchor"];
-  if (v395 === undefined) return fail([], "required", true, { missingProperty: "anchor" });
-  if (!(v395 === "last_active_at")) return fail(["anchor"], "enum", true, { allowedValues: ["last_active_at"] });
-  const v396 = value["days"];
-  if (v396 === undefined) return fail([], "required", true, { missingProperty: "days" });
-  if (!Number.isSafeInteger(v396)) return fail(["days"], "type", true, { type: "integer" });
-  if (!(v396 >= 1)) return fail(["days"], "minimum", true, { limit: 1 });
-  if (!(v396 <= 365)) return fail(["days"], "maximum", true, { limit: 365 });
+  const v402 = value["anchor"];
+  if (v402 === undefined) return fail([], "required", true, { missingProperty: "anchor" });
+  if (!(v402 === "last_active_at")) return fail(["anchor"], "enum", true, { allowedValues: ["last_active_at"] });
+  const v403 = value["days"];
+  if (v403 === undefined) return fail([], "required", true, { missingProperty: "days" });
+  if (!Number.isSafeInteger(v403)) return fail(["days"], "type", true, { type: "integer" });
+  if (!(v403 >= 1)) return fail(["days"], "minimum", true, { limit: 1 });
+  if (!(v403 <= 365)) return fail(["days"], "maximum", true, { limit: 365 });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVectorStoreRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v390 = value["name"];
-  if (v390 !== undefined) {
-    if (typeof v390 !== "string") return fail(["name"], "type", true, { type: "string" });
+  const v397 = value["name"];
+  if (v397 !== undefined) {
+    if (typeof v397 !== "string") return fail(["name"], "type", true, { type: "string" });
   }
-  const v391 = value["description"];
-  if (v391 !== undefined) {
-    if (typeof v391 !== "string") return fail(["description"], "type", true, { type: "string" });
+  const v398 = value["description"];
+  if (v398 !== undefined) {
+    if (typeof v398 !== "string") return fail(["description"], "type", true, { type: "string" });
   }
-  const v392 = value["file_ids"];
-  if (v392 !== undefined) {
-    if (!Array.isArray(v392)) return fail(["file_ids"], "type", true, { type: "array" });
-    for (let i393 = 0; i393 < v392.length; i393++) {
-      if (typeof v392[i393] !== "string") return fail(["file_ids", i393], "type", true, { type: "string" });
+  const v399 = value["file_ids"];
+  if (v399 !== undefined) {
+    if (!Array.isArray(v399)) return fail(["file_ids"], "type", true, { type: "array" });
+    for (let i400 = 0; i400 < v399.length; i400++) {
+      if (typeof v399[i400] !== "string") return fail(["file_ids", i400], "type", true, { type: "string" });
     }
   }
-  const v394 = value["expires_after"];
-  if (v394 !== undefined) {
-    if (!checkVectorStoreExpiresAfter(v394)) return nest(["expires_after"]);
+  const v401 = value["expires_after"];
+  if (v401 !== undefined) {
+    if (!checkVectorStoreExpiresAfter(v401)) return nest(["expires_after"]);
   }
-  const v397 = value["chunking_strategy"];
-  if (v397 !== undefined) {
-    if (!isObject(v397)) return fail(["chunking_strategy"], "type", true, { type: "object" });
-    if (Object.hasOwn(v397, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v404 = value["chunking_strategy"];
+  if (v404 !== undefined) {
+    if (!isObject(v404)) return fail(["chunking_strategy"], "type", true, { type: "object" });
+    if (Object.hasOwn(v404, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v398 = value["metadata"];
-  if (v398 !== undefined) {
-    if (!checkRequestMetadata(v398)) return nest(["metadata"]);
+  const v405 = value["metadata"];
+  if (v405 !== undefined) {
+    if (!checkRequestMetadata(v405)) return nest(["metadata"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkUpdateVectorStoreRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v399 = value["name"];
-  if (v399 !== undefined) {
-    if (typeof v399 === "string") {
-    } else if (v399 === null) {
+  const v406 = value["name"];
+  if (v406 !== undefined) {
+    if (typeof v406 === "string") {
+    } else if (v406 === null) {
     } else {
       return fail(["name"], "type", true, { type: ["string","null"] });
     }
   }
-  const v400 = value["expires_after"];
-  if (v400 !== undefined) {
-    if (v400 !== null) {
-      if (!checkVectorStoreExpiresAfter(v400)) return nest(["expires_after"]);
+  const v407 = value["expires_after"];
+  if (v407 !== undefined) {
+    if (v407 !== null) {
+      if (!checkVectorStoreExpiresAfter(v407)) return nest(["expires_after"]);
     }
   }
-  const v401 = value["metadata"];
-  if (v401 !== undefined) {
-    if (!checkRequestMetadata(v401)) return nest(["metadata"]);
+  const v408 = value["metadata"];
+  if (v408 !== undefined) {
+    if (!checkRequestMetadata(v408)) return nest(["metadata"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVectorStoreFileBatchRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v402 = value["file_ids"];
-  if (v402 !== undefined) {
-    if (!Array.isArray(v402)) return fail(["file_ids"], "type", true, { type: "array" });
-    if (v402.length < 1) return fail(["file_ids"], "minItems", true, { limit: 1 });
-    for (let i403 = 0; i403 < v402.length; i403++) {
-      if (typeof v402[i403] !== "string") return fail(["file_ids", i403], "type", true, { type: "string" });
+  const v409 = value["file_ids"];
+  if (v409 !== undefined) {
+    if (!Array.isArray(v409)) return fail(["file_ids"], "type", true, { type: "array" });
+    if (v409.length < 1) return fail(["file_ids"], "minItems", true, { limit: 1 });
+    for (let i410 = 0; i410 < v409.length; i410++) {
+      if (typeof v409[i410] !== "string") return fail(["file_ids", i410], "type", true, { type: "string" });
     }
   }
-  const v404 = value["files"];
-  if (v404 !== undefined) {
-    if (!Array.isArray(v404)) return fail(["files"], "type", true, { type: "array" });
-    if (v404.length < 1) return fail(["files"], "minItems", true, { limit: 1 });
-    for (let i405 = 0; i405 < v404.length; i405++) {
-      if (!isObject(v404[i405])) return fail(["files", i405], "type", true, { type: "object" });
-      if (Object.hasOwn(v404[i405], "__proto__")) return fail(["files", i405], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v411 = value["files"];
+  if (v411 !== undefined) {
+    if (!Array.isArray(v411)) return fail(["files"], "type", true, { type: "array" });
+    if (v411.length < 1) return fail(["files"], "minItems", true, { limit: 1 });
+    for (let i412 = 0; i412 < v411.length; i412++) {
+      if (!isObject(v411[i412])) return fail(["files", i412], "type", true, { type: "object" });
+      if (Object.hasOwn(v411[i412], "__proto__")) return fail(["files", i412], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
   }
-  const v406 = value["chunking_strategy"];
-  if (v406 !== undefined) {
-    if (!isObject(v406)) return fail(["chunking_strategy"], "type", true, { type: "object" });
-    if (Object.hasOwn(v406, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v413 = value["chunking_strategy"];
+  if (v413 !== undefined) {
+    if (!isObject(v413)) return fail(["chunking_strategy"], "type", true, { type: "object" });
+    if (Object.hasOwn(v413, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v407 = value["attributes"];
-  if (v407 !== undefined) {
-    if (isObject(v407)) {
-      if (Object.hasOwn(v407, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v407 === null) {
+  const v414 = value["attributes"];
+  if (v414 !== undefined) {
+    if (isObject(v414)) {
+      if (Object.hasOwn(v414, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v414 === null) {
     } else {
       return fail(["attributes"], "type", true, { type: ["object","null"] });
     }
@@ -2404,19 +2444,19 @@ function checkCreateVectorStoreFileBatchRequest(value) {
 }
 function checkCreateVectorStoreFileRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v408 = value["file_id"];
-  if (v408 === undefined) return fail([], "required", true, { missingProperty: "file_id" });
-  if (typeof v408 !== "string") return fail(["file_id"], "type", true, { type: "string" });
-  const v409 = value["chunking_strategy"];
-  if (v409 !== undefined) {
-    if (!isObject(v409)) return fail(["chunking_strategy"], "type", true, { type: "object" });
-    if (Object.hasOwn(v409, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v415 = value["file_id"];
+  if (v415 === undefined) return fail([], "required", true, { missingProperty: "file_id" });
+  if (typeof v415 !== "string") return fail(["file_id"], "type", true, { type: "string" });
+  const v416 = value["chunking_strategy"];
+  if (v416 !== undefined) {
+    if (!isObject(v416)) return fail(["chunking_strategy"], "type", true, { type: "object" });
+    if (Object.hasOwn(v416, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v410 = value["attributes"];
-  if (v410 !== undefined) {
-    if (isObject(v410)) {
-      if (Object.hasOwn(v410, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v410 === null) {
+  const v417 = value["attributes"];
+  if (v417 !== undefined) {
+    if (isObject(v417)) {
+      if (Object.hasOwn(v417, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v417 === null) {
     } else {
       return fail(["attributes"], "type", true, { type: ["object","null"] });
     }
@@ -2426,11 +2466,11 @@ function checkCreateVectorStoreFileRequest(value) {
 }
 function checkUpdateVectorStoreFileAttributesRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v411 = value["attributes"];
-  if (v411 === undefined) return fail([], "required", true, { missingProperty: "attributes" });
-  if (isObject(v411)) {
-    if (Object.hasOwn(v411, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
-  } else if (v411 === null) {
+  const v418 = value["attributes"];
+  if (v418 === undefined) return fail([], "required", true, { missingProperty: "attributes" });
+  if (isObject(v418)) {
+    if (Object.hasOwn(v418, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  } else if (v418 === null) {
   } else {
     return fail(["attributes"], "type", true, { type: ["object","null"] });
   }
@@ -2439,307 +2479,307 @@ function checkUpdateVectorStoreFileAttributesRequest(value) {
 }
 function checkSearchVectorStoreRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v412 = value["query"];
-  if (v412 === undefined) return fail([], "required", true, { missingProperty: "query" });
-  if (typeof v412 === "string") {
-    if (typeof v412 !== "string") return fail(["query"], "type", true, { type: "string" });
-  } else if (Array.isArray(v412)) {
-    if (!Array.isArray(v412)) return fail(["query"], "type", true, { type: "array" });
-    for (let i413 = 0; i413 < v412.length; i413++) {
-      if (typeof v412[i413] !== "string") return fail(["query", i413], "type", true, { type: "string" });
+  const v419 = value["query"];
+  if (v419 === undefined) return fail([], "required", true, { missingProperty: "query" });
+  if (typeof v419 === "string") {
+    if (typeof v419 !== "string") return fail(["query"], "type", true, { type: "string" });
+  } else if (Array.isArray(v419)) {
+    if (!Array.isArray(v419)) return fail(["query"], "type", true, { type: "array" });
+    for (let i420 = 0; i420 < v419.length; i420++) {
+      if (typeof v419[i420] !== "string") return fail(["query", i420], "type", true, { type: "string" });
     }
   } else {
     return fail(["query"], "type", true);
   }
-  const v414 = value["max_num_results"];
-  if (v414 !== undefined) {
-    if (!Number.isSafeInteger(v414)) return fail(["max_num_results"], "type", true, { type: "integer" });
-    if (!(v414 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
-    if (!(v414 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
+  const v421 = value["max_num_results"];
+  if (v421 !== undefined) {
+    if (!Number.isSafeInteger(v421)) return fail(["max_num_results"], "type", true, { type: "integer" });
+    if (!(v421 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
+    if (!(v421 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
   }
-  const v415 = value["rewrite_query"];
-  if (v415 !== undefined) {
-    if (typeof v415 !== "boolean") return fail(["rewrite_query"], "type", true, { type: "boolean" });
+  const v422 = value["rewrite_query"];
+  if (v422 !== undefined) {
+    if (typeof v422 !== "boolean") return fail(["rewrite_query"], "type", true, { type: "boolean" });
   }
-  const v416 = value["filters"];
-  if (v416 !== undefined) {
-    if (!isObject(v416)) return fail(["filters"], "type", true, { type: "object" });
-    if (Object.hasOwn(v416, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v423 = value["filters"];
+  if (v423 !== undefined) {
+    if (!isObject(v423)) return fail(["filters"], "type", true, { type: "object" });
+    if (Object.hasOwn(v423, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v417 = value["ranking_options"];
-  if (v417 !== undefined) {
-    if (!isObject(v417)) return fail(["ranking_options"], "type", true, { type: "object" });
-    if (Object.hasOwn(v417, "__proto__")) return fail(["ranking_options"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v424 = value["ranking_options"];
+  if (v424 !== undefined) {
+    if (!isObject(v424)) return fail(["ranking_options"], "type", true, { type: "object" });
+    if (Object.hasOwn(v424, "__proto__")) return fail(["ranking_options"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVideoJsonRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v418 = value["prompt"];
-  if (v418 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v418 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  if (v418.length < 1 || (v418.length < 2 && codePoints(v418) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
-  const v419 = value["model"];
-  if (v419 !== undefined) {
-    if (typeof v419 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v425 = value["prompt"];
+  if (v425 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v425 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  if (v425.length < 1 || (v425.length < 2 && codePoints(v425) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
+  const v426 = value["model"];
+  if (v426 !== undefined) {
+    if (typeof v426 !== "string") return fail(["model"], "type", true, { type: "string" });
   }
-  const v420 = value["seconds"];
-  if (v420 !== undefined) {
-    if (typeof v420 !== "string") return fail(["seconds"], "type", true, { type: "string" });
+  const v427 = value["seconds"];
+  if (v427 !== undefined) {
+    if (typeof v427 !== "string") return fail(["seconds"], "type", true, { type: "string" });
   }
-  const v421 = value["size"];
-  if (v421 !== undefined) {
-    if (typeof v421 !== "string") return fail(["size"], "type", true, { type: "string" });
+  const v428 = value["size"];
+  if (v428 !== undefined) {
+    if (typeof v428 !== "string") return fail(["size"], "type", true, { type: "string" });
   }
-  const v422 = value["input_reference"];
-  if (v422 !== undefined) {
-    if (!checkImageReference(v422)) return nest(["input_reference"]);
+  const v429 = value["input_reference"];
+  if (v429 !== undefined) {
+    if (!checkImageReference(v429)) return nest(["input_reference"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkVideoReference(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v424 = value["id"];
-  if (v424 === undefined) return fail([], "required", true, { missingProperty: "id" });
-  if (typeof v424 !== "string") return fail(["id"], "type", true, { type: "string" });
+  const v431 = value["id"];
+  if (v431 === undefined) return fail([], "required", true, { missingProperty: "id" });
+  if (typeof v431 !== "string") return fail(["id"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVideoEditJsonRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v423 = value["video"];
-  if (v423 === undefined) return fail([], "required", true, { missingProperty: "video" });
-  if (!checkVideoReference(v423)) return nest(["video"]);
-  const v425 = value["prompt"];
-  if (v425 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v425 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  const v430 = value["video"];
+  if (v430 === undefined) return fail([], "required", true, { missingProperty: "video" });
+  if (!checkVideoReference(v430)) return nest(["video"]);
+  const v432 = value["prompt"];
+  if (v432 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v432 !== "string") return fail(["prompt"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVideoExtensionJsonRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v426 = value["video"];
-  if (v426 === undefined) return fail([], "required", true, { missingProperty: "video" });
-  if (!checkVideoReference(v426)) return nest(["video"]);
-  const v427 = value["prompt"];
-  if (v427 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v427 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  const v428 = value["seconds"];
-  if (v428 === undefined) return fail([], "required", true, { missingProperty: "seconds" });
-  if (typeof v428 !== "string") return fail(["seconds"], "type", true, { type: "string" });
+  const v433 = value["video"];
+  if (v433 === undefined) return fail([], "required", true, { missingProperty: "video" });
+  if (!checkVideoReference(v433)) return nest(["video"]);
+  const v434 = value["prompt"];
+  if (v434 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v434 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  const v435 = value["seconds"];
+  if (v435 === undefined) return fail([], "required", true, { missingProperty: "seconds" });
+  if (typeof v435 !== "string") return fail(["seconds"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkRemixVideoRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v429 = value["prompt"];
-  if (v429 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v429 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  if (v429.length < 1 || (v429.length < 2 && codePoints(v429) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
+  const v436 = value["prompt"];
+  if (v436 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v436 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  if (v436.length < 1 || (v436.length < 2 && codePoints(v436) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkVirtualKeyCredentialFields(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
-  for (const key434 in value) {
-    if (typeof value[key434] !== "string") return fail([key434], "type", true, { type: "string" });
-    if (value[key434].length < 1 || (value[key434].length < 2 && codePoints(value[key434]) < 1)) return fail([key434], "minLength", true, { limit: 1 });
-    if (value[key434].length > 8192 && codePoints(value[key434]) > 8192) return fail([key434], "maxLength", true, { limit: 8192 });
+  for (const key441 in value) {
+    if (typeof value[key441] !== "string") return fail([key441], "type", true, { type: "string" });
+    if (value[key441].length < 1 || (value[key441].length < 2 && codePoints(value[key441]) < 1)) return fail([key441], "minLength", true, { limit: 1 });
+    if (value[key441].length > 8192 && codePoints(value[key441]) > 8192) return fail([key441], "maxLength", true, { limit: 8192 });
   }
   if (isObject(value) && keysAbove(value, 16)) return fail([], "maxProperties", true, { limit: 16 });
   return true;
 }
 function checkCreateVirtualKeyRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v430 = value["name"];
-  if (v430 === undefined) return fail([], "required", true, { missingProperty: "name" });
-  if (typeof v430 !== "string") return fail(["name"], "type", true, { type: "string" });
-  if (v430.length < 1 || (v430.length < 2 && codePoints(v430) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-  if (v430.length > 200 && codePoints(v430) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
-  const v431 = value["provider"];
-  if (v431 === undefined) return fail([], "required", true, { missingProperty: "provider" });
-  if (typeof v431 !== "string") return fail(["provider"], "type", true, { type: "string" });
-  if (v431.length < 1 || (v431.length < 2 && codePoints(v431) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
-  const v432 = value["key"];
-  if (v432 !== undefined) {
-    if (typeof v432 !== "string") return fail(["key"], "type", true, { type: "string" });
-    if (v432.length < 1 || (v432.length < 2 && codePoints(v432) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
-    if (v432.length > 8192 && codePoints(v432) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
-  }
-  const v433 = value["fields"];
-  if (v433 !== undefined) {
-    if (!checkVirtualKeyCredentialFields(v433)) return nest(["fields"]);
-  }
-  const v435 = value["upstream_organization"];
-  if (v435 !== undefined) {
-    if (typeof v435 !== "string") return fail(["upstream_organization"], "type", true, { type: "string" });
-    if (v435.length < 1 || (v435.length < 2 && codePoints(v435) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
-  }
-  const v436 = value["upstream_project"];
-  if (v436 !== undefined) {
-    if (typeof v436 !== "string") return fail(["upstream_project"], "type", true, { type: "string" });
-    if (v436.length < 1 || (v436.length < 2 && codePoints(v436) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
-  }
-  const v437 = value["custom_host"];
-  if (v437 !== undefined) {
-    if (typeof v437 !== "string") return fail(["custom_host"], "type", true, { type: "string" });
-    if (v437.length < 1 || (v437.length < 2 && codePoints(v437) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
-  }
-  const v438 = value["budget"];
-  if (v438 !== undefined) {
-    if (!checkVirtualKeyBudget(v438)) return nest(["budget"]);
-  }
-  const v439 = value["rate_limit"];
+  const v437 = value["name"];
+  if (v437 === undefined) return fail([], "required", true, { missingProperty: "name" });
+  if (typeof v437 !== "string") return fail(["name"], "type", true, { type: "string" });
+  if (v437.length < 1 || (v437.length < 2 && codePoints(v437) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+  if (v437.length > 200 && codePoints(v437) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v438 = value["provider"];
+  if (v438 === undefined) return fail([], "required", true, { missingProperty: "provider" });
+  if (typeof v438 !== "string") return fail(["provider"], "type", true, { type: "string" });
+  if (v438.length < 1 || (v438.length < 2 && codePoints(v438) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
+  const v439 = value["key"];
   if (v439 !== undefined) {
-    if (!checkVirtualKeyRateLimit(v439)) return nest(["rate_limit"]);
+    if (typeof v439 !== "string") return fail(["key"], "type", true, { type: "string" });
+    if (v439.length < 1 || (v439.length < 2 && codePoints(v439) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
+    if (v439.length > 8192 && codePoints(v439) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
   }
-  for (const key440 in value) if (!(K8.has(key440))) return fail([], "additionalProperties", key440 !== "__proto__", { additionalProperty: key440 });
+  const v440 = value["fields"];
+  if (v440 !== undefined) {
+    if (!checkVirtualKeyCredentialFields(v440)) return nest(["fields"]);
+  }
+  const v442 = value["upstream_organization"];
+  if (v442 !== undefined) {
+    if (typeof v442 !== "string") return fail(["upstream_organization"], "type", true, { type: "string" });
+    if (v442.length < 1 || (v442.length < 2 && codePoints(v442) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
+  }
+  const v443 = value["upstream_project"];
+  if (v443 !== undefined) {
+    if (typeof v443 !== "string") return fail(["upstream_project"], "type", true, { type: "string" });
+    if (v443.length < 1 || (v443.length < 2 && codePoints(v443) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
+  }
+  const v444 = value["custom_host"];
+  if (v444 !== undefined) {
+    if (typeof v444 !== "string") return fail(["custom_host"], "type", true, { type: "string" });
+    if (v444.length < 1 || (v444.length < 2 && codePoints(v444) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
+  }
+  const v445 = value["budget"];
+  if (v445 !== undefined) {
+    if (!checkVirtualKeyBudget(v445)) return nest(["budget"]);
+  }
+  const v446 = value["rate_limit"];
+  if (v446 !== undefined) {
+    if (!checkVirtualKeyRateLimit(v446)) return nest(["rate_limit"]);
+  }
+  for (const key447 in value) if (!(K8.has(key447))) return fail([], "additionalProperties", key447 !== "__proto__", { additionalProperty: key447 });
   return true;
 }
 function checkUpdateVirtualKeyRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v441 = value["name"];
-  if (v441 !== undefined) {
-    if (typeof v441 !== "string") return fail(["name"], "type", true, { type: "string" });
-    if (v441.length < 1 || (v441.length < 2 && codePoints(v441) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-    if (v441.length > 200 && codePoints(v441) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v448 = value["name"];
+  if (v448 !== undefined) {
+    if (typeof v448 !== "string") return fail(["name"], "type", true, { type: "string" });
+    if (v448.length < 1 || (v448.length < 2 && codePoints(v448) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+    if (v448.length > 200 && codePoints(v448) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
   }
-  const v442 = value["key"];
-  if (v442 !== undefined) {
-    if (typeof v442 !== "string") return fail(["key"], "type", true, { type: "string" });
-    if (v442.length < 1 || (v442.length < 2 && codePoints(v442) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
-    if (v442.length > 8192 && codePoints(v442) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
+  const v449 = value["key"];
+  if (v449 !== undefined) {
+    if (typeof v449 !== "string") return fail(["key"], "type", true, { type: "string" });
+    if (v449.length < 1 || (v449.length < 2 && codePoints(v449) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
+    if (v449.length > 8192 && codePoints(v449) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
   }
-  const v443 = value["fields"];
-  if (v443 !== undefined) {
-    if (v443 === null) {
-      if (v443 !== null) return fail(["fields"], "type", true, { type: "null" });
-    } else if (isObject(v443)) {
-      if (!checkVirtualKeyCredentialFields(v443)) return nest(["fields"]);
+  const v450 = value["fields"];
+  if (v450 !== undefined) {
+    if (v450 === null) {
+      if (v450 !== null) return fail(["fields"], "type", true, { type: "null" });
+    } else if (isObject(v450)) {
+      if (!checkVirtualKeyCredentialFields(v450)) return nest(["fields"]);
     } else {
       return fail(["fields"], "type", true);
     }
   }
-  const v444 = value["upstream_organization"];
-  if (v444 !== undefined) {
-    if (typeof v444 === "string") {
-      if (v444.length < 1 || (v444.length < 2 && codePoints(v444) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
-    } else if (v444 === null) {
+  const v451 = value["upstream_organization"];
+  if (v451 !== undefined) {
+    if (typeof v451 === "string") {
+      if (v451.length < 1 || (v451.length < 2 && codePoints(v451) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
+    } else if (v451 === null) {
     } else {
       return fail(["upstream_organization"], "type", true, { type: ["string","null"] });
     }
   }
-  const v445 = value["upstream_project"];
-  if (v445 !== undefined) {
-    if (typeof v445 === "string") {
-      if (v445.length < 1 || (v445.length < 2 && codePoints(v445) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
-    } else if (v445 === null) {
+  const v452 = value["upstream_project"];
+  if (v452 !== undefined) {
+    if (typeof v452 === "string") {
+      if (v452.length < 1 || (v452.length < 2 && codePoints(v452) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
+    } else if (v452 === null) {
     } else {
       return fail(["upstream_project"], "type", true, { type: ["string","null"] });
     }
   }
-  const v446 = value["custom_host"];
-  if (v446 !== undefined) {
-    if (typeof v446 === "string") {
-      if (v446.length < 1 || (v446.length < 2 && codePoints(v446) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
-    } else if (v446 === null) {
+  const v453 = value["custom_host"];
+  if (v453 !== undefined) {
+    if (typeof v453 === "string") {
+      if (v453.length < 1 || (v453.length < 2 && codePoints(v453) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
+    } else if (v453 === null) {
     } else {
       return fail(["custom_host"], "type", true, { type: ["string","null"] });
     }
   }
-  const v447 = value["budget"];
-  if (v447 !== undefined) {
-    if (v447 !== null) {
-      if (!checkVirtualKeyBudget(v447)) return nest(["budget"]);
+  const v454 = value["budget"];
+  if (v454 !== undefined) {
+    if (v454 !== null) {
+      if (!checkVirtualKeyBudget(v454)) return nest(["budget"]);
     }
   }
-  const v448 = value["rate_limit"];
-  if (v448 !== undefined) {
-    if (v448 !== null) {
-      if (!checkVirtualKeyRateLimit(v448)) return nest(["rate_limit"]);
+  const v455 = value["rate_limit"];
+  if (v455 !== undefined) {
+    if (v455 !== null) {
+      if (!checkVirtualKeyRateLimit(v455)) return nest(["rate_limit"]);
     }
   }
-  for (const key449 in value) if (!(key449 === "name" || key449 === "key" || key449 === "fields" || key449 === "upstream_organization" || key449 === "upstream_project" || key449 === "custom_host" || key449 === "budget" || key449 === "rate_limit")) return fail([], "additionalProperties", key449 !== "__proto__", { additionalProperty: key449 });
+  for (const key456 in value) if (!(key456 === "name" || key456 === "key" || key456 === "fields" || key456 === "upstream_organization" || key456 === "upstream_project" || key456 === "custom_host" || key456 === "budget" || key456 === "rate_limit")) return fail([], "additionalProperties", key456 !== "__proto__", { additionalProperty: key456 });
   return true;
 }
 function checkReconcileRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v450 = value["start"];
-  if (v450 === undefined) return fail([], "required", true, { missingProperty: "start" });
-  if (typeof v450 !== "string") return fail(["start"], "type", true, { type: "string" });
+  const v457 = value["start"];
+  if (v457 === undefined) return fail([], "required", true, { missingProperty: "start" });
+  if (typeof v457 !== "string") return fail(["start"], "type", true, { type: "string" });
   return fail(["start"], "format", false);
-  const v451 = value["end"];
-  if (v451 === undefined) return fail([], "required", true, { missingProperty: "end" });
-  if (typeof v451 !== "string") return fail(["end"], "type", true, { type: "string" });
+  const v458 = value["end"];
+  if (v458 === undefined) return fail([], "required", true, { missingProperty: "end" });
+  if (typeof v458 !== "string") return fail(["end"], "type", true, { type: "string" });
   return fail(["end"], "format", false);
-  for (const key452 in value) if (!(key452 === "start" || key452 === "end")) return fail([], "additionalProperties", key452 !== "__proto__", { additionalProperty: key452 });
+  for (const key459 in value) if (!(key459 === "start" || key459 === "end")) return fail([], "additionalProperties", key459 !== "__proto__", { additionalProperty: key459 });
   return true;
 }
 function checkReconciliationSettingsRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v453 = value["admin_key"];
-  if (v453 !== undefined) {
-    if (typeof v453 !== "string") return fail(["admin_key"], "type", true, { type: "string" });
-    if (!K9.test(v453)) return fail(["admin_key"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
-    if (v453.length < 1 || (v453.length < 2 && codePoints(v453) < 1)) return fail(["admin_key"], "minLength", true, { limit: 1 });
-    if (v453.length > 8192 && codePoints(v453) > 8192) return fail(["admin_key"], "maxLength", true, { limit: 8192 });
+  const v460 = value["admin_key"];
+  if (v460 !== undefined) {
+    if (typeof v460 !== "string") return fail(["admin_key"], "type", true, { type: "string" });
+    if (!K9.test(v460)) return fail(["admin_key"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
+    if (v460.length < 1 || (v460.length < 2 && codePoints(v460) < 1)) return fail(["admin_key"], "minLength", true, { limit: 1 });
+    if (v460.length > 8192 && codePoints(v460) > 8192) return fail(["admin_key"], "maxLength", true, { limit: 8192 });
   }
-  const v454 = value["base_url"];
-  if (v454 !== undefined) {
-    if (typeof v454 === "string") {
-      if (v454.length < 1 || (v454.length < 2 && codePoints(v454) < 1)) return fail(["base_url"], "minLength", true, { limit: 1 });
-      if (v454.length > 2048 && codePoints(v454) > 2048) return fail(["base_url"], "maxLength", true, { limit: 2048 });
-    } else if (v454 === null) {
+  const v461 = value["base_url"];
+  if (v461 !== undefined) {
+    if (typeof v461 === "string") {
+      if (v461.length < 1 || (v461.length < 2 && codePoints(v461) < 1)) return fail(["base_url"], "minLength", true, { limit: 1 });
+      if (v461.length > 2048 && codePoints(v461) > 2048) return fail(["base_url"], "maxLength", true, { limit: 2048 });
+    } else if (v461 === null) {
     } else {
       return fail(["base_url"], "type", true, { type: ["string","null"] });
     }
   }
-  const v455 = value["project_id"];
-  if (v455 !== undefined) {
-    if (typeof v455 === "string") {
-      if (v455.length < 1 || (v455.length < 2 && codePoints(v455) < 1)) return fail(["project_id"], "minLength", true, { limit: 1 });
-      if (v455.length > 200 && codePoints(v455) > 200) return fail(["project_id"], "maxLength", true, { limit: 200 });
-    } else if (v455 === null) {
+  const v462 = value["project_id"];
+  if (v462 !== undefined) {
+    if (typeof v462 === "string") {
+      if (v462.length < 1 || (v462.length < 2 && codePoints(v462) < 1)) return fail(["project_id"], "minLength", true, { limit: 1 });
+      if (v462.length > 200 && codePoints(v462) > 200) return fail(["project_id"], "maxLength", true, { limit: 200 });
+    } else if (v462 === null) {
     } else {
       return fail(["project_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v456 = value["api_key_id"];
-  if (v456 !== undefined) {
-    if (typeof v456 === "string") {
-      if (v456.length < 1 || (v456.length < 2 && codePoints(v456) < 1)) return fail(["api_key_id"], "minLength", true, { limit: 1 });
-      if (v456.length > 200 && codePoints(v456) > 200) return fail(["api_key_id"], "maxLength", true, { limit: 200 });
-    } else if (v456 === null) {
+  const v463 = value["api_key_id"];
+  if (v463 !== undefined) {
+    if (typeof v463 === "string") {
+      if (v463.length < 1 || (v463.length < 2 && codePoints(v463) < 1)) return fail(["api_key_id"], "minLength", true, { limit: 1 });
+      if (v463.length > 200 && codePoints(v463) > 200) return fail(["api_key_id"], "maxLength", true, { limit: 200 });
+    } else if (v463 === null) {
     } else {
       return fail(["api_key_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v457 = value["workspace_id"];
-  if (v457 !== undefined) {
-    if (typeof v457 === "string") {
-      if (v457.length < 1 || (v457.length < 2 && codePoints(v457) < 1)) return fail(["workspace_id"], "minLength", true, { limit: 1 });
-      if (v457.length > 200 && codePoints(v457) > 200) return fail(["workspace_id"], "maxLength", true, { limit: 200 });
-    } else if (v457 === null) {
+  const v464 = value["workspace_id"];
+  if (v464 !== undefined) {
+    if (typeof v464 === "string") {
+      if (v464.length < 1 || (v464.length < 2 && codePoints(v464) < 1)) return fail(["workspace_id"], "minLength", true, { limit: 1 });
+      if (v464.length > 200 && codePoints(v464) > 200) return fail(["workspace_id"], "maxLength", true, { limit: 200 });
+    } else if (v464 === null) {
     } else {
       return fail(["workspace_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v458 = value["drift_threshold_usd"];
-  if (v458 !== undefined) {
-    if (typeof v458 !== "number" || !Number.isFinite(v458)) return fail(["drift_threshold_usd"], "type", true, { type: "number" });
-    if (!(v458 >= 0)) return fail(["drift_threshold_usd"], "minimum", true, { limit: 0 });
-    if (!(v458 <= 1000000)) return fail(["drift_threshold_usd"], "maximum", true, { limit: 1000000 });
+  const v465 = value["drift_threshold_usd"];
+  if (v465 !== undefined) {
+    if (typeof v465 !== "number" || !Number.isFinite(v465)) return fail(["drift_threshold_usd"], "type", true, { type: "number" });
+    if (!(v465 >= 0)) return fail(["drift_threshold_usd"], "minimum", true, { limit: 0 });
+    if (!(v465 <= 1000000)) return fail(["drift_threshold_usd"], "maximum", true, { limit: 1000000 });
   }
-  const v459 = value["drift_threshold_ratio"];
-  if (v459 !== undefined) {
-    if (typeof v459 !== "number" || !Number.isFinite(v459)) return fail(["drift_threshold_ratio"], "type", true, { type: "number" });
-    if (!(v459 >= 0)) return fail(["drift_threshold_ratio"], "minimum", true, { limit: 0 });
-    if (!(v459 <= 1)) return fail(["drift_threshold_ratio"], "maximum", true, { limit: 1 });
+  const v466 = value["drift_threshold_ratio"];
+  if (v466 !== undefined) {
+    if (typeof v466 !== "number" || !Number.isFinite(v466)) return fail(["drift_threshold_ratio"], "type", true, { type: "number" });
+    if (!(v466 >= 0)) return fail(["drift_threshold_ratio"], "minimum", true, { limit: 0 });
+    if (!(v466 <= 1)) return fail(["drift_threshold_ratio"], "maximum", true, { limit: 1 });
   }
-  for (const key460 in value) if (!(key460 === "admin_key" || key460 === "base_url" || key460 === "project_id" || key460 === "api_key_id" || key460 === "workspace_id" || key460 === "drift_threshold_usd" || key460 === "drift_threshold_ratio")) return fail([], "additionalProperties", key460 !== "__proto__", { additionalProperty: key460 });
+  for (const key467 in value) if (!(key467 === "admin_key" || key467 === "base_url" || key467 === "project_id" || key467 === "api_key_id" || key467 === "workspace_id" || key467 === "drift_threshold_usd" || key467 === "drift_threshold_ratio")) return fail([], "additionalProperties", key467 !== "__proto__", { additionalProperty: key467 });
   return true;
 }
 function checkWebhookEventType(value) {
@@ -2748,64 +2788,24 @@ function checkWebhookEventType(value) {
 }
 function checkCreateWebhookRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v461 = value["url"];
-  if (v461 === undefined) return fail([], "required", true, { missingProperty: "url" });
-  if (typeof v461 !== "string") return fail(["url"], "type", true, { type: "string" });
-  if (v461.length < 1 || (v461.length < 2 && codePoints(v461) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
-  if (v461.length > 2048 && codePoints(v461) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
-  const v462 = value["events"];
-  if (v462 === undefined) return fail([], "required", true, { missingProperty: "events" });
-  if (!Array.isArray(v462)) return fail(["events"], "type", true, { type: "array" });
-  if (v462.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
-  if (v462.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
-  for (let i463 = 0; i463 < v462.length; i463++) {
-    if (!checkWebhookEventType(v462[i463])) return nest(["events", i463]);
-  }
-  if (!v462.every((item, index) => v462.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
-  const v464 = value["description"];
-  if (v464 !== undefined) {
-    if (typeof v464 !== "string") return fail(["description"], "type", true, { type: "string" });
-    if (v464.length > 500 && codePoints(v464) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
-  }
-  const v465 = value["secret"];
-  if (v465 !== undefined) {
-    if (typeof v465 !== "string") return fail(["secret"], "type", true, { type: "string" });
-    if (!K9.test(v465)) return fail(["secret"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
-    if (v465.length < 16 || (v465.length < 32 && codePoints(v465) < 16)) return fail(["secret"], "minLength", true, { limit: 16 });
-    if (v465.length > 256 && codePoints(v465) > 256) return fail(["secret"], "maxLength", true, { limit: 256 });
-  }
-  const v466 = value["enabled"];
-  if (v466 === undefined) return fail([], "required", false, { missingProperty: "enabled" });
-  if (typeof v466 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
-  for (const key467 in value) if (!(key467 === "url" || key467 === "events" || key467 === "description" || key467 === "secret" || key467 === "enabled")) return fail([], "additionalProperties", key467 !== "__proto__", { additionalProperty: key467 });
-  return true;
-}
-function checkUpdateWebhookRequest(value) {
-  if (!isObject(value)) return fail([], "type", true, { type: "object" });
   const v468 = value["url"];
-  if (v468 !== undefined) {
-    if (typeof v468 !== "string") return fail(["url"], "type", true, { type: "string" });
-    if (v468.length < 1 || (v468.length < 2 && codePoints(v468) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
-    if (v468.length > 2048 && codePoints(v468) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
-  }
+  if (v468 === undefined) return fail([], "required", true, { missingProperty: "url" });
+  if (typeof v468 !== "string") return fail(["url"], "type", true, { type: "string" });
+  if (v468.length < 1 || (v468.length < 2 && codePoints(v468) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
+  if (v468.length > 2048 && codePoints(v468) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
   const v469 = value["events"];
-  if (v469 !== undefined) {
-    if (!Array.isArray(v469)) return fail(["events"], "type", true, { type: "array" });
-    if (v469.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
-    if (v469.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
-    for (let i470 = 0; i470 < v469.length; i470++) {
-      if (!checkWebhookEventType(v469[i470])) return nest(["events", i470]);
-    }
-    if (!v469.every((item, index) => v469.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
+  if (v469 === undefined) return fail([], "required", true, { missingProperty: "events" });
+  if (!Array.isArray(v469)) return fail(["events"], "type", true, { type: "array" });
+  if (v469.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
+  if (v469.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
+  for (let i470 = 0; i470 < v469.length; i470++) {
+    if (!checkWebhookEventType(v469[i470])) return nest(["events", i470]);
   }
+  if (!v469.every((item, index) => v469.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
   const v471 = value["description"];
   if (v471 !== undefined) {
-    if (typeof v471 === "string") {
-      if (v471.length > 500 && codePoints(v471) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
-    } else if (v471 === null) {
-    } else {
-      return fail(["description"], "type", true, { type: ["string","null"] });
-    }
+    if (typeof v471 !== "string") return fail(["description"], "type", true, { type: "string" });
+    if (v471.length > 500 && codePoints(v471) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
   }
   const v472 = value["secret"];
   if (v472 !== undefined) {
@@ -2815,183 +2815,223 @@ function checkUpdateWebhookRequest(value) {
     if (v472.length > 256 && codePoints(v472) > 256) return fail(["secret"], "maxLength", true, { limit: 256 });
   }
   const v473 = value["enabled"];
-  if (v473 !== undefined) {
-    if (typeof v473 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
-  }
+  if (v473 === undefined) return fail([], "required", false, { missingProperty: "enabled" });
+  if (typeof v473 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
   for (const key474 in value) if (!(key474 === "url" || key474 === "events" || key474 === "description" || key474 === "secret" || key474 === "enabled")) return fail([], "additionalProperties", key474 !== "__proto__", { additionalProperty: key474 });
+  return true;
+}
+function checkUpdateWebhookRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v475 = value["url"];
+  if (v475 !== undefined) {
+    if (typeof v475 !== "string") return fail(["url"], "type", true, { type: "string" });
+    if (v475.length < 1 || (v475.length < 2 && codePoints(v475) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
+    if (v475.length > 2048 && codePoints(v475) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
+  }
+  const v476 = value["events"];
+  if (v476 !== undefined) {
+    if (!Array.isArray(v476)) return fail(["events"], "type", true, { type: "array" });
+    if (v476.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
+    if (v476.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
+    for (let i477 = 0; i477 < v476.length; i477++) {
+      if (!checkWebhookEventType(v476[i477])) return nest(["events", i477]);
+    }
+    if (!v476.every((item, index) => v476.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
+  }
+  const v478 = value["description"];
+  if (v478 !== undefined) {
+    if (typeof v478 === "string") {
+      if (v478.length > 500 && codePoints(v478) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
+    } else if (v478 === null) {
+    } else {
+      return fail(["description"], "type", true, { type: ["string","null"] });
+    }
+  }
+  const v479 = value["secret"];
+  if (v479 !== undefined) {
+    if (typeof v479 !== "string") return fail(["secret"], "type", true, { type: "string" });
+    if (!K9.test(v479)) return fail(["secret"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
+    if (v479.length < 16 || (v479.length < 32 && codePoints(v479) < 16)) return fail(["secret"], "minLength", true, { limit: 16 });
+    if (v479.length > 256 && codePoints(v479) > 256) return fail(["secret"], "maxLength", true, { limit: 256 });
+  }
+  const v480 = value["enabled"];
+  if (v480 !== undefined) {
+    if (typeof v480 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
+  }
+  for (const key481 in value) if (!(key481 === "url" || key481 === "events" || key481 === "description" || key481 === "secret" || key481 === "enabled")) return fail([], "additionalProperties", key481 !== "__proto__", { additionalProperty: key481 });
   return true;
 }
 function checkGeminiPart(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v482 = value["text"];
-  if (v482 !== undefined) {
-    if (typeof v482 !== "string") return fail(["text"], "type", true, { type: "string" });
+  const v489 = value["text"];
+  if (v489 !== undefined) {
+    if (typeof v489 !== "string") return fail(["text"], "type", true, { type: "string" });
   }
-  const v483 = value["thought"];
-  if (v483 !== undefined) {
-    if (typeof v483 !== "boolean") return fail(["thought"], "type", true, { type: "boolean" });
+  const v490 = value["thought"];
+  if (v490 !== undefined) {
+    if (typeof v490 !== "boolean") return fail(["thought"], "type", true, { type: "boolean" });
   }
-  const v484 = value["thoughtSignature"];
-  if (v484 !== undefined) {
-    if (typeof v484 !== "string") return fail(["thoughtSignature"], "type", true, { type: "string" });
-  }
-  const v485 = value["inlineData"];
-  if (v485 !== undefined) {
-    if (!isObject(v485)) return fail(["inlineData"], "type", true, { type: "object" });
-    const v486 = v485["mimeType"];
-    if (v486 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "mimeType" });
-    if (typeof v486 !== "string") return fail(["inlineData", "mimeType"], "type", true, { type: "string" });
-    const v487 = v485["data"];
-    if (v487 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "data" });
-    if (typeof v487 !== "string") return fail(["inlineData", "data"], "type", true, { type: "string" });
-    if (Object.hasOwn(v485, "__proto__")) return fail(["inlineData"], "additionalProperties", false, { additionalProperty: "__proto__" });
-  }
-  const v488 = value["fileData"];
-  if (v488 !== undefined) {
-    if (!isObject(v488)) return fail(["fileData"], "type", true, { type: "object" });
-    const v489 = v488["mimeType"];
-    if (v489 !== undefined) {
-      if (typeof v489 !== "string") return fail(["fileData", "mimeType"], "type", true, { type: "string" });
-    }
-    const v490 = v488["fileUri"];
-    if (v490 === undefined) return fail(["fileData"], "required", true, { missingProperty: "fileUri" });
-    if (typeof v490 !== "string") return fail(["fileData", "fileUri"], "type", true, { type: "string" });
-    if (Object.hasOwn(v488, "__proto__")) return fail(["fileData"], "additionalProperties", false, { additionalProperty: "__proto__" });
-  }
-  const v491 = value["functionCall"];
+  const v491 = value["thoughtSignature"];
   if (v491 !== undefined) {
-    if (!isObject(v491)) return fail(["functionCall"], "type", true, { type: "object" });
-    const v492 = v491["id"];
-    if (v492 !== undefined) {
-      if (typeof v492 !== "string") return fail(["functionCall", "id"], "type", true, { type: "string" });
-    }
-    const v493 = v491["name"];
-    if (v493 === undefined) return fail(["functionCall"], "required", true, { missingProperty: "name" });
-    if (typeof v493 !== "string") return fail(["functionCall", "name"], "type", true, { type: "string" });
-    if (v493.length < 1 || (v493.length < 2 && codePoints(v493) < 1)) return fail(["functionCall", "name"], "minLength", true, { limit: 1 });
-    const v494 = v491["args"];
-    if (v494 !== undefined) {
-      if (!isObject(v494)) return fail(["functionCall", "args"], "type", true, { type: "object" });
-      if (Object.hasOwn(v494, "__proto__")) return fail(["functionCall", "args"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    }
-    if (Object.hasOwn(v491, "__proto__")) return fail(["functionCall"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (typeof v491 !== "string") return fail(["thoughtSignature"], "type", true, { type: "string" });
   }
-  const v495 = value["functionResponse"];
+  const v492 = value["inlineData"];
+  if (v492 !== undefined) {
+    if (!isObject(v492)) return fail(["inlineData"], "type", true, { type: "object" });
+    const v493 = v492["mimeType"];
+    if (v493 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "mimeType" });
+    if (typeof v493 !== "string") return fail(["inlineData", "mimeType"], "type", true, { type: "string" });
+    const v494 = v492["data"];
+    if (v494 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "data" });
+    if (typeof v494 !== "string") return fail(["inlineData", "data"], "type", true, { type: "string" });
+    if (Object.hasOwn(v492, "__proto__")) return fail(["inlineData"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v495 = value["fileData"];
   if (v495 !== undefined) {
-    if (!isObject(v495)) return fail(["functionResponse"], "type", true, { type: "object" });
-    const v496 = v495["id"];
+    if (!isObject(v495)) return fail(["fileData"], "type", true, { type: "object" });
+    const v496 = v495["mimeType"];
     if (v496 !== undefined) {
-      if (typeof v496 !== "string") return fail(["functionResponse", "id"], "type", true, { type: "string" });
+      if (typeof v496 !== "string") return fail(["fileData", "mimeType"], "type", true, { type: "string" });
     }
-    const v497 = v495["name"];
-    if (v497 === undefined) return fail(["functionResponse"], "required", true, { missingProperty: "name" });
-    if (typeof v497 !== "string") return fail(["functionResponse", "name"], "type", true, { type: "string" });
-    if (v497.length < 1 || (v497.length < 2 && codePoints(v497) < 1)) return fail(["functionResponse", "name"], "minLength", true, { limit: 1 });
-    const v498 = v495["response"];
-    if (v498 !== undefined) {
-      if (!isObject(v498)) return fail(["functionResponse", "response"], "type", true, { type: "object" });
-      if (Object.hasOwn(v498, "__proto__")) return fail(["functionResponse", "response"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    const v497 = v495["fileUri"];
+    if (v497 === undefined) return fail(["fileData"], "required", true, { missingProperty: "fileUri" });
+    if (typeof v497 !== "string") return fail(["fileData", "fileUri"], "type", true, { type: "string" });
+    if (Object.hasOwn(v495, "__proto__")) return fail(["fileData"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v498 = value["functionCall"];
+  if (v498 !== undefined) {
+    if (!isObject(v498)) return fail(["functionCall"], "type", true, { type: "object" });
+    const v499 = v498["id"];
+    if (v499 !== undefined) {
+      if (typeof v499 !== "string") return fail(["functionCall", "id"], "type", true, { type: "string" });
     }
-    if (Object.hasOwn(v495, "__proto__")) return fail(["functionResponse"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    const v500 = v498["name"];
+    if (v500 === undefined) return fail(["functionCall"], "required", true, { missingProperty: "name" });
+    if (typeof v500 !== "string") return fail(["functionCall", "name"], "type", true, { type: "string" });
+    if (v500.length < 1 || (v500.length < 2 && codePoints(v500) < 1)) return fail(["functionCall", "name"], "minLength", true, { limit: 1 });
+    const v501 = v498["args"];
+    if (v501 !== undefined) {
+      if (!isObject(v501)) return fail(["functionCall", "args"], "type", true, { type: "object" });
+      if (Object.hasOwn(v501, "__proto__")) return fail(["functionCall", "args"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    }
+    if (Object.hasOwn(v498, "__proto__")) return fail(["functionCall"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v502 = value["functionResponse"];
+  if (v502 !== undefined) {
+    if (!isObject(v502)) return fail(["functionResponse"], "type", true, { type: "object" });
+    const v503 = v502["id"];
+    if (v503 !== undefined) {
+      if (typeof v503 !== "string") return fail(["functionResponse", "id"], "type", true, { type: "string" });
+    }
+    const v504 = v502["name"];
+    if (v504 === undefined) return fail(["functionResponse"], "required", true, { missingProperty: "name" });
+    if (typeof v504 !== "string") return fail(["functionResponse", "name"], "type", true, { type: "string" });
+    if (v504.length < 1 || (v504.length < 2 && codePoints(v504) < 1)) return fail(["functionResponse", "name"], "minLength", true, { limit: 1 });
+    const v505 = v502["response"];
+    if (v505 !== undefined) {
+      if (!isObject(v505)) return fail(["functionResponse", "response"], "type", true, { type: "object" });
+      if (Object.hasOwn(v505, "__proto__")) return fail(["functionResponse", "response"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    }
+    if (Object.hasOwn(v502, "__proto__")) return fail(["functionResponse"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiContent(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v479 = value["role"];
-  if (v479 !== undefined) {
-    if (!(v479 === "user" || v479 === "model")) return fail(["role"], "enum", true, { allowedValues: ["user","model"] });
+  const v486 = value["role"];
+  if (v486 !== undefined) {
+    if (!(v486 === "user" || v486 === "model")) return fail(["role"], "enum", true, { allowedValues: ["user","model"] });
   }
-  const v480 = value["parts"];
-  if (v480 === undefined) return fail([], "required", true, { missingProperty: "parts" });
-  if (!Array.isArray(v480)) return fail(["parts"], "type", true, { type: "array" });
-  for (let i481 = 0; i481 < v480.length; i481++) {
-    if (!checkGeminiPart(v480[i481])) return nest(["parts", i481]);
+  const v487 = value["parts"];
+  if (v487 === undefined) return fail([], "required", true, { missingProperty: "parts" });
+  if (!Array.isArray(v487)) return fail(["parts"], "type", true, { type: "array" });
+  for (let i488 = 0; i488 < v487.length; i488++) {
+    if (!checkGeminiPart(v487[i488])) return nest(["parts", i488]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiEmbedContentRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v477 = value["model"];
-  if (v477 !== undefined) {
-    if (typeof v477 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v484 = value["model"];
+  if (v484 !== undefined) {
+    if (typeof v484 !== "string") return fail(["model"], "type", true, { type: "string" });
   }
-  const v478 = value["content"];
-  if (v478 === undefined) return fail([], "required", true, { missingProperty: "content" });
-  if (!checkGeminiContent(v478)) return nest(["content"]);
-  const v499 = value["taskType"];
-  if (v499 !== undefined) {
-    if (typeof v499 !== "string") return fail(["taskType"], "type", true, { type: "string" });
+  const v485 = value["content"];
+  if (v485 === undefined) return fail([], "required", true, { missingProperty: "content" });
+  if (!checkGeminiContent(v485)) return nest(["content"]);
+  const v506 = value["taskType"];
+  if (v506 !== undefined) {
+    if (typeof v506 !== "string") return fail(["taskType"], "type", true, { type: "string" });
   }
-  const v500 = value["title"];
-  if (v500 !== undefined) {
-    if (typeof v500 !== "string") return fail(["title"], "type", true, { type: "string" });
+  const v507 = value["title"];
+  if (v507 !== undefined) {
+    if (typeof v507 !== "string") return fail(["title"], "type", true, { type: "string" });
   }
-  const v501 = value["outputDimensionality"];
-  if (v501 !== undefined) {
-    if (!Number.isSafeInteger(v501)) return fail(["outputDimensionality"], "type", true, { type: "integer" });
-    if (!(v501 >= 1)) return fail(["outputDimensionality"], "minimum", true, { limit: 1 });
+  const v508 = value["outputDimensionality"];
+  if (v508 !== undefined) {
+    if (!Number.isSafeInteger(v508)) return fail(["outputDimensionality"], "type", true, { type: "integer" });
+    if (!(v508 >= 1)) return fail(["outputDimensionality"], "minimum", true, { limit: 1 });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiBatchEmbedContentsRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v475 = value["requests"];
-  if (v475 === undefined) return fail([], "required", true, { missingProperty: "requests" });
-  if (!Array.isArray(v475)) return fail(["requests"], "type", true, { type: "array" });
-  if (v475.length < 1) return fail(["requests"], "minItems", true, { limit: 1 });
-  for (let i476 = 0; i476 < v475.length; i476++) {
-    if (!checkGeminiEmbedContentRequest(v475[i476])) return nest(["requests", i476]);
+  const v482 = value["requests"];
+  if (v482 === undefined) return fail([], "required", true, { missingProperty: "requests" });
+  if (!Array.isArray(v482)) return fail(["requests"], "type", true, { type: "array" });
+  if (v482.length < 1) return fail(["requests"], "minItems", true, { limit: 1 });
+  for (let i483 = 0; i483 < v482.length; i483++) {
+    if (!checkGeminiEmbedContentRequest(v482[i483])) return nest(["requests", i483]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiCountTokensRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v502 = value["contents"];
-  if (v502 !== undefined) {
-    if (!Array.isArray(v502)) return fail(["contents"], "type", true, { type: "array" });
-    for (let i503 = 0; i503 < v502.length; i503++) {
-      if (!checkGeminiContent(v502[i503])) return nest(["contents", i503]);
+  const v509 = value["contents"];
+  if (v509 !== undefined) {
+    if (!Array.isArray(v509)) return fail(["contents"], "type", true, { type: "array" });
+    for (let i510 = 0; i510 < v509.length; i510++) {
+      if (!checkGeminiContent(v509[i510])) return nest(["contents", i510]);
     }
   }
-  const v504 = value["generateContentRequest"];
-  if (v504 !== undefined) {
-    if (!isObject(v504)) return fail(["generateContentRequest"], "type", true, { type: "object" });
-    if (Object.hasOwn(v504, "__proto__")) return fail(["generateContentRequest"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v511 = value["generateContentRequest"];
+  if (v511 !== undefined) {
+    if (!isObject(v511)) return fail(["generateContentRequest"], "type", true, { type: "object" });
+    if (Object.hasOwn(v511, "__proto__")) return fail(["generateContentRequest"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiTool(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v510 = value["functionDeclarations"];
-  if (v510 !== undefined) {
-    if (!Array.isArray(v510)) return fail(["functionDeclarations"], "type", true, { type: "array" });
-    for (let i511 = 0; i511 < v510.length; i511++) {
-      if (!isObject(v510[i511])) return fail(["functionDeclarations", i511], "type", true, { type: "object" });
-      const v512 = v510[i511]["name"];
-      if (v512 === undefined) return fail(["functionDeclarations", i511], "required", true, { missingProperty: "name" });
-      if (typeof v512 !== "string") return fail(["functionDeclarations", i511, "name"], "type", true, { type: "string" });
-      if (v512.length < 1 || (v512.length < 2 && codePoints(v512) < 1)) return fail(["functionDeclarations", i511, "name"], "minLength", true, { limit: 1 });
-      const v513 = v510[i511]["description"];
-      if (v513 !== undefined) {
-        if (typeof v513 !== "string") return fail(["functionDeclarations", i511, "description"], "type", true, { type: "string" });
+  const v517 = value["functionDeclarations"];
+  if (v517 !== undefined) {
+    if (!Array.isArray(v517)) return fail(["functionDeclarations"], "type", true, { type: "array" });
+    for (let i518 = 0; i518 < v517.length; i518++) {
+      if (!isObject(v517[i518])) return fail(["functionDeclarations", i518], "type", true, { type: "object" });
+      const v519 = v517[i518]["name"];
+      if (v519 === undefined) return fail(["functionDeclarations", i518], "required", true, { missingProperty: "name" });
+      if (typeof v519 !== "string") return fail(["functionDeclarations", i518, "name"], "type", true, { type: "string" });
+      if (v519.length < 1 || (v519.length < 2 && codePoints(v519) < 1)) return fail(["functionDeclarations", i518, "name"], "minLength", true, { limit: 1 });
+      const v520 = v517[i518]["description"];
+      if (v520 !== undefined) {
+        if (typeof v520 !== "string") return fail(["functionDeclarations", i518, "description"], "type", true, { type: "string" });
       }
-      const v514 = v510[i511]["parameters"];
-      if (v514 !== undefined) {
-        if (!isObject(v514)) return fail(["functionDeclarations", i511, "parameters"], "type", true, { type: "object" });
-        if (Object.hasOwn(v514, "__proto__")) return fail(["functionDeclarations", i511, "parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      const v521 = v517[i518]["parameters"];
+      if (v521 !== undefined) {
+        if (!isObject(v521)) return fail(["functionDeclarations", i518, "parameters"], "type", true, { type: "object" });
+        if (Object.hasOwn(v521, "__proto__")) return fail(["functionDeclarations", i518, "parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
       }
-      const v515 = v510[i511]["parametersJsonSchema"];
-      if (v515 !== undefined) {
-        if (!isObject(v515)) return fail(["functionDeclarations", i511, "parametersJsonSchema"], "type", true, { type: "object" });
-        if (Object.hasOwn(v515, "__proto__")) return fail(["functionDeclarations", i511, "parametersJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      const v522 = v517[i518]["parametersJsonSchema"];
+      if (v522 !== undefined) {
+        if (!isObject(v522)) return fail(["functionDeclarations", i518, "parametersJsonSchema"], "type", true, { type: "object" });
+        if (Object.hasOwn(v522, "__proto__")) return fail(["functionDeclarations", i518, "parametersJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
       }
-      if (Object.hasOwn(v510[i511], "__proto__")) return fail(["functionDeclarations", i511], "additionalProperties", false, { additionalProperty: "__proto__" });
+      if (Object.hasOwn(v517[i518], "__proto__")) return fail(["functionDeclarations", i518], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
@@ -2999,196 +3039,196 @@ function checkGeminiTool(value) {
 }
 function checkGeminiGenerationConfig(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v522 = value["temperature"];
-  if (v522 !== undefined) {
-    if (typeof v522 !== "number" || !Number.isFinite(v522)) return fail(["temperature"], "type", true, { type: "number" });
-    if (!(v522 >= 0)) return fail(["temperature"], "minimum", true, { limit: 0 });
-  }
-  const v523 = value["topP"];
-  if (v523 !== undefined) {
-    if (typeof v523 !== "number" || !Number.isFinite(v523)) return fail(["topP"], "type", true, { type: "number" });
-    if (!(v523 >= 0)) return fail(["topP"], "minimum", true, { limit: 0 });
-    if (!(v523 <= 1)) return fail(["topP"], "maximum", true, { limit: 1 });
-  }
-  const v524 = value["topK"];
-  if (v524 !== undefined) {
-    if (!Number.isSafeInteger(v524)) return fail(["topK"], "type", true, { type: "integer" });
-    if (!(v524 >= 0)) return fail(["topK"], "minimum", true, { limit: 0 });
-  }
-  const v525 = value["candidateCount"];
-  if (v525 !== undefined) {
-    if (!Number.isSafeInteger(v525)) return fail(["candidateCount"], "type", true, { type: "integer" });
-    if (!(v525 >= 1)) return fail(["candidateCount"], "minimum", true, { limit: 1 });
-  }
-  const v526 = value["maxOutputTokens"];
-  if (v526 !== undefined) {
-    if (!Number.isSafeInteger(v526)) return fail(["maxOutputTokens"], "type", true, { type: "integer" });
-    if (!(v526 >= 1)) return fail(["maxOutputTokens"], "minimum", true, { limit: 1 });
-  }
-  const v527 = value["stopSequences"];
-  if (v527 !== undefined) {
-    if (!Array.isArray(v527)) return fail(["stopSequences"], "type", true, { type: "array" });
-    for (let i528 = 0; i528 < v527.length; i528++) {
-      if (typeof v527[i528] !== "string") return fail(["stopSequences", i528], "type", true, { type: "string" });
-    }
-  }
-  const v529 = value["seed"];
+  const v529 = value["temperature"];
   if (v529 !== undefined) {
-    if (!Number.isSafeInteger(v529)) return fail(["seed"], "type", true, { type: "integer" });
+    if (typeof v529 !== "number" || !Number.isFinite(v529)) return fail(["temperature"], "type", true, { type: "number" });
+    if (!(v529 >= 0)) return fail(["temperature"], "minimum", true, { limit: 0 });
   }
-  const v530 = value["presencePenalty"];
+  const v530 = value["topP"];
   if (v530 !== undefined) {
-    if (typeof v530 !== "number" || !Number.isFinite(v530)) return fail(["presencePenalty"], "type", true, { type: "number" });
+    if (typeof v530 !== "number" || !Number.isFinite(v530)) return fail(["topP"], "type", true, { type: "number" });
+    if (!(v530 >= 0)) return fail(["topP"], "minimum", true, { limit: 0 });
+    if (!(v530 <= 1)) return fail(["topP"], "maximum", true, { limit: 1 });
   }
-  const v531 = value["frequencyPenalty"];
+  const v531 = value["topK"];
   if (v531 !== undefined) {
-    if (typeof v531 !== "number" || !Number.isFinite(v531)) return fail(["frequencyPenalty"], "type", true, { type: "number" });
+    if (!Number.isSafeInteger(v531)) return fail(["topK"], "type", true, { type: "integer" });
+    if (!(v531 >= 0)) return fail(["topK"], "minimum", true, { limit: 0 });
   }
-  const v532 = value["responseMimeType"];
+  const v532 = value["candidateCount"];
   if (v532 !== undefined) {
-    if (typeof v532 !== "string") return fail(["responseMimeType"], "type", true, { type: "string" });
+    if (!Number.isSafeInteger(v532)) return fail(["candidateCount"], "type", true, { type: "integer" });
+    if (!(v532 >= 1)) return fail(["candidateCount"], "minimum", true, { limit: 1 });
   }
-  const v533 = value["responseSchema"];
+  const v533 = value["maxOutputTokens"];
   if (v533 !== undefined) {
-    if (!isObject(v533)) return fail(["responseSchema"], "type", true, { type: "object" });
-    if (Object.hasOwn(v533, "__proto__")) return fail(["responseSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (!Number.isSafeInteger(v533)) return fail(["maxOutputTokens"], "type", true, { type: "integer" });
+    if (!(v533 >= 1)) return fail(["maxOutputTokens"], "minimum", true, { limit: 1 });
   }
-  const v534 = value["responseJsonSchema"];
+  const v534 = value["stopSequences"];
   if (v534 !== undefined) {
-    if (!isObject(v534)) return fail(["responseJsonSchema"], "type", true, { type: "object" });
-    if (Object.hasOwn(v534, "__proto__")) return fail(["responseJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
-  }
-  const v535 = value["responseModalities"];
-  if (v535 !== undefined) {
-    if (!Array.isArray(v535)) return fail(["responseModalities"], "type", true, { type: "array" });
-    for (let i536 = 0; i536 < v535.length; i536++) {
-      if (typeof v535[i536] !== "string") return fail(["responseModalities", i536], "type", true, { type: "string" });
+    if (!Array.isArray(v534)) return fail(["stopSequences"], "type", true, { type: "array" });
+    for (let i535 = 0; i535 < v534.length; i535++) {
+      if (typeof v534[i535] !== "string") return fail(["stopSequences", i535], "type", true, { type: "string" });
     }
   }
-  const v537 = value["thinkingConfig"];
+  const v536 = value["seed"];
+  if (v536 !== undefined) {
+    if (!Number.isSafeInteger(v536)) return fail(["seed"], "type", true, { type: "integer" });
+  }
+  const v537 = value["presencePenalty"];
   if (v537 !== undefined) {
-    if (!isObject(v537)) return fail(["thinkingConfig"], "type", true, { type: "object" });
-    const v538 = v537["thinkingBudget"];
-    if (v538 !== undefined) {
-      if (!Number.isSafeInteger(v538)) return fail(["thinkingConfig", "thinkingBudget"], "type", true, { type: "integer" });
+    if (typeof v537 !== "number" || !Number.isFinite(v537)) return fail(["presencePenalty"], "type", true, { type: "number" });
+  }
+  const v538 = value["frequencyPenalty"];
+  if (v538 !== undefined) {
+    if (typeof v538 !== "number" || !Number.isFinite(v538)) return fail(["frequencyPenalty"], "type", true, { type: "number" });
+  }
+  const v539 = value["responseMimeType"];
+  if (v539 !== undefined) {
+    if (typeof v539 !== "string") return fail(["responseMimeType"], "type", true, { type: "string" });
+  }
+  const v540 = value["responseSchema"];
+  if (v540 !== undefined) {
+    if (!isObject(v540)) return fail(["responseSchema"], "type", true, { type: "object" });
+    if (Object.hasOwn(v540, "__proto__")) return fail(["responseSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v541 = value["responseJsonSchema"];
+  if (v541 !== undefined) {
+    if (!isObject(v541)) return fail(["responseJsonSchema"], "type", true, { type: "object" });
+    if (Object.hasOwn(v541, "__proto__")) return fail(["responseJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v542 = value["responseModalities"];
+  if (v542 !== undefined) {
+    if (!Array.isArray(v542)) return fail(["responseModalities"], "type", true, { type: "array" });
+    for (let i543 = 0; i543 < v542.length; i543++) {
+      if (typeof v542[i543] !== "string") return fail(["responseModalities", i543], "type", true, { type: "string" });
     }
-    const v539 = v537["thinkingLevel"];
-    if (v539 !== undefined) {
-      if (typeof v539 !== "string") return fail(["thinkingConfig", "thinkingLevel"], "type", true, { type: "string" });
+  }
+  const v544 = value["thinkingConfig"];
+  if (v544 !== undefined) {
+    if (!isObject(v544)) return fail(["thinkingConfig"], "type", true, { type: "object" });
+    const v545 = v544["thinkingBudget"];
+    if (v545 !== undefined) {
+      if (!Number.isSafeInteger(v545)) return fail(["thinkingConfig", "thinkingBudget"], "type", true, { type: "integer" });
     }
-    const v540 = v537["includeThoughts"];
-    if (v540 !== undefined) {
-      if (typeof v540 !== "boolean") return fail(["thinkingConfig", "includeThoughts"], "type", true, { type: "boolean" });
+    const v546 = v544["thinkingLevel"];
+    if (v546 !== undefined) {
+      if (typeof v546 !== "string") return fail(["thinkingConfig", "thinkingLevel"], "type", true, { type: "string" });
     }
-    if (Object.hasOwn(v537, "__proto__")) return fail(["thinkingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    const v547 = v544["includeThoughts"];
+    if (v547 !== undefined) {
+      if (typeof v547 !== "boolean") return fail(["thinkingConfig", "includeThoughts"], "type", true, { type: "boolean" });
+    }
+    if (Object.hasOwn(v544, "__proto__")) return fail(["thinkingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiGenerateContentRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v505 = value["contents"];
-  if (v505 === undefined) return fail([], "required", true, { missingProperty: "contents" });
-  if (!Array.isArray(v505)) return fail(["contents"], "type", true, { type: "array" });
-  if (v505.length < 1) return fail(["contents"], "minItems", true, { limit: 1 });
-  for (let i506 = 0; i506 < v505.length; i506++) {
-    if (!checkGeminiContent(v505[i506])) return nest(["contents", i506]);
+  const v512 = value["contents"];
+  if (v512 === undefined) return fail([], "required", true, { missingProperty: "contents" });
+  if (!Array.isArray(v512)) return fail(["contents"], "type", true, { type: "array" });
+  if (v512.length < 1) return fail(["contents"], "minItems", true, { limit: 1 });
+  for (let i513 = 0; i513 < v512.length; i513++) {
+    if (!checkGeminiContent(v512[i513])) return nest(["contents", i513]);
   }
-  const v507 = value["systemInstruction"];
-  if (v507 !== undefined) {
-    if (!checkGeminiContent(v507)) return nest(["systemInstruction"]);
+  const v514 = value["systemInstruction"];
+  if (v514 !== undefined) {
+    if (!checkGeminiContent(v514)) return nest(["systemInstruction"]);
   }
-  const v508 = value["tools"];
-  if (v508 !== undefined) {
-    if (!Array.isArray(v508)) return fail(["tools"], "type", true, { type: "array" });
-    for (let i509 = 0; i509 < v508.length; i509++) {
-      if (!checkGeminiTool(v508[i509])) return nest(["tools", i509]);
+  const v515 = value["tools"];
+  if (v515 !== undefined) {
+    if (!Array.isArray(v515)) return fail(["tools"], "type", true, { type: "array" });
+    for (let i516 = 0; i516 < v515.length; i516++) {
+      if (!checkGeminiTool(v515[i516])) return nest(["tools", i516]);
     }
   }
-  const v516 = value["toolConfig"];
-  if (v516 !== undefined) {
-    if (!isObject(v516)) return fail(["toolConfig"], "type", true, { type: "object" });
-    const v517 = v516["functionCallingConfig"];
-    if (v517 !== undefined) {
-      if (!isObject(v517)) return fail(["toolConfig", "functionCallingConfig"], "type", true, { type: "object" });
-      const v518 = v517["mode"];
-      if (v518 !== undefined) {
-        if (!(v518 === "MODE_UNSPECIFIED" || v518 === "AUTO" || v518 === "ANY" || v518 === "NONE" || v518 === "VALIDATED")) return fail(["toolConfig", "functionCallingConfig", "mode"], "enum", true, { allowedValues: ["MODE_UNSPECIFIED","AUTO","ANY","NONE","VALIDATED"] });
+  const v523 = value["toolConfig"];
+  if (v523 !== undefined) {
+    if (!isObject(v523)) return fail(["toolConfig"], "type", true, { type: "object" });
+    const v524 = v523["functionCallingConfig"];
+    if (v524 !== undefined) {
+      if (!isObject(v524)) return fail(["toolConfig", "functionCallingConfig"], "type", true, { type: "object" });
+      const v525 = v524["mode"];
+      if (v525 !== undefined) {
+        if (!(v525 === "MODE_UNSPECIFIED" || v525 === "AUTO" || v525 === "ANY" || v525 === "NONE" || v525 === "VALIDATED")) return fail(["toolConfig", "functionCallingConfig", "mode"], "enum", true, { allowedValues: ["MODE_UNSPECIFIED","AUTO","ANY","NONE","VALIDATED"] });
       }
-      const v519 = v517["allowedFunctionNames"];
-      if (v519 !== undefined) {
-        if (!Array.isArray(v519)) return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], "type", true, { type: "array" });
-        for (let i520 = 0; i520 < v519.length; i520++) {
-          if (typeof v519[i520] !== "string") return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames", i520], "type", true, { type: "string" });
+      const v526 = v524["allowedFunctionNames"];
+      if (v526 !== undefined) {
+        if (!Array.isArray(v526)) return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], "type", true, { type: "array" });
+        for (let i527 = 0; i527 < v526.length; i527++) {
+          if (typeof v526[i527] !== "string") return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames", i527], "type", true, { type: "string" });
         }
       }
-      if (Object.hasOwn(v517, "__proto__")) return fail(["toolConfig", "functionCallingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      if (Object.hasOwn(v524, "__proto__")) return fail(["toolConfig", "functionCallingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
-    if (Object.hasOwn(v516, "__proto__")) return fail(["toolConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (Object.hasOwn(v523, "__proto__")) return fail(["toolConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v521 = value["generationConfig"];
-  if (v521 !== undefined) {
-    if (!checkGeminiGenerationConfig(v521)) return nest(["generationConfig"]);
+  const v528 = value["generationConfig"];
+  if (v528 !== undefined) {
+    if (!checkGeminiGenerationConfig(v528)) return nest(["generationConfig"]);
   }
-  const v541 = value["safetySettings"];
-  if (v541 !== undefined) {
-    if (!Array.isArray(v541)) return fail(["safetySettings"], "type", true, { type: "array" });
-    for (let i542 = 0; i542 < v541.length; i542++) {
-      if (!isObject(v541[i542])) return fail(["safetySettings", i542], "type", true, { type: "object" });
-      if (Object.hasOwn(v541[i542], "__proto__")) return fail(["safetySettings", i542], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v548 = value["safetySettings"];
+  if (v548 !== undefined) {
+    if (!Array.isArray(v548)) return fail(["safetySettings"], "type", true, { type: "array" });
+    for (let i549 = 0; i549 < v548.length; i549++) {
+      if (!isObject(v548[i549])) return fail(["safetySettings", i549], "type", true, { type: "object" });
+      if (Object.hasOwn(v548[i549], "__proto__")) return fail(["safetySettings", i549], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
   }
-  const v543 = value["cachedContent"];
-  if (v543 !== undefined) {
-    if (typeof v543 !== "string") return fail(["cachedContent"], "type", true, { type: "string" });
+  const v550 = value["cachedContent"];
+  if (v550 !== undefined) {
+    if (typeof v550 !== "string") return fail(["cachedContent"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
-function check544(value) {
+function check551(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length > 128 && codePoints(value) > 128) return fail([], "maxLength", true, { limit: 128 });
   return true;
 }
-function check545(value) {
+function check552(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (!K4.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9_-]{1,64}$" });
   return true;
 }
-function check546(value) {
+function check553(value) {
   if (!(value === "user" || value === "model" || value === "provider" || value === "virtual_key_id" || value === "status" || value === "metadata")) return fail([], "enum", true, { allowedValues: ["user","model","provider","virtual_key_id","status","metadata"] });
   return true;
 }
-function check547(value) {
+function check554(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   return true;
 }
-function check548(value) {
+function check555(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check549(value) {
+function check556(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return true;
 }
-function check550(value) {
+function check557(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check551(value) {
+function check558(value) {
   if (!(value === "minute" || value === "hour" || value === "day")) return fail([], "enum", true, { allowedValues: ["minute","hour","day"] });
   return true;
 }
-function check553(value) {
+function check560(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
-  const url554 = urlVerdict(value);
-  if (url554 !== 1) return fail([], "format", url554 === 0, { format: "uri" });
+  const url561 = urlVerdict(value);
+  if (url561 !== 1) return fail([], "format", url561 === 0, { format: "uri" });
   return true;
 }
-function check555(value) {
+function check562(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length > 256 && codePoints(value) > 256) return fail([], "maxLength", true, { limit: 256 });
   return true;
@@ -3201,81 +3241,81 @@ function checkAuditResourceType(value) {
   if (!(K12.has(value))) return fail([], "enum", true, { allowedValues: ["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation"] });
   return true;
 }
-function check558(value) {
+function check565(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 200 && codePoints(value) > 200) return fail([], "maxLength", true, { limit: 200 });
   return true;
 }
-function check563(value) {
+function check570(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 1024 && codePoints(value) > 1024) return fail([], "maxLength", true, { limit: 1024 });
   return true;
 }
-function check565(value) {
+function check572(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 128 && codePoints(value) > 128) return fail([], "maxLength", true, { limit: 128 });
   return true;
 }
-function check568(value) {
+function check575(value) {
   if (!(value === "asc" || value === "desc")) return fail([], "enum", true, { allowedValues: ["asc","desc"] });
   return true;
 }
-function check585(value) {
+function check592(value) {
   if (!(value === "2xx" || value === "4xx" || value === "5xx")) return fail([], "enum", true, { allowedValues: ["2xx","4xx","5xx"] });
   return true;
 }
-function check586(value) {
+function check593(value) {
   if (!(value === "HIT" || value === "SEMANTIC_HIT" || value === "MISS" || value === "REFRESH" || value === "DISABLED")) return fail([], "enum", true, { allowedValues: ["HIT","SEMANTIC_HIT","MISS","REFRESH","DISABLED"] });
   return true;
 }
-function check587(value) {
+function check594(value) {
   if (!(value === "jsonl" || value === "csv")) return fail([], "enum", true, { allowedValues: ["jsonl","csv"] });
   return true;
 }
-function check593(value) {
+function check600(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (!K13.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" });
   return true;
 }
-function check595(value) {
+function check602(value) {
   if (!Number.isSafeInteger(value)) return fail([], "type", true, { type: "integer" });
   if (!(value >= 1)) return fail([], "minimum", true, { limit: 1 });
   return true;
 }
-function check597(value) {
+function check604(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check603(value) {
+function check611(value) {
   if (typeof value === "string") {
     if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   } else if (Array.isArray(value)) {
     if (!Array.isArray(value)) return fail([], "type", true, { type: "array" });
-    for (let i604 = 0; i604 < value.length; i604++) {
-      if (typeof value[i604] !== "string") return fail([i604], "type", true, { type: "string" });
+    for (let i612 = 0; i612 < value.length; i612++) {
+      if (typeof value[i612] !== "string") return fail([i612], "type", true, { type: "string" });
     }
   } else {
     return fail([], "type", true);
   }
   return true;
 }
-function check618(value) {
+function check626(value) {
   if (!(value === "in_progress" || value === "completed" || value === "failed" || value === "cancelled")) return fail([], "enum", true, { allowedValues: ["in_progress","completed","failed","cancelled"] });
   return true;
 }
-function check633(value) {
+function check641(value) {
   if (!(value === "video" || value === "thumbnail" || value === "spritesheet")) return fail([], "enum", true, { allowedValues: ["video","thumbnail","spritesheet"] });
   return true;
 }
-function check636(value) {
+function check644(value) {
   if (!(value === "pending" || value === "delivered" || value === "failed")) return fail([], "enum", true, { allowedValues: ["pending","delivered","failed"] });
   return true;
 }
-function check641(value) {
+function check649(value) {
   if (!(value === "sse")) return fail([], "enum", true, { allowedValues: ["sse"] });
   return true;
 }
@@ -3460,6 +3500,12 @@ export function renderPromptBodyCheck(value: unknown): CheckFailure[] | null {
 }
 export const renderPromptBody = compiledBody(PromptCompletionRequestSchema, renderPromptBodyCheck);
 
+/** The check of createRerank's JSON body: null when it passes, else where it stopped. */
+export function createRerankBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkCreateRerankRequest, value);
+}
+export const createRerankBody = compiledBody(CreateRerankRequestSchema, createRerankBodyCheck);
+
 /** The check of createResponse's JSON body: null when it passes, else where it stopped. */
 export function createResponseBodyCheck(value: unknown): CheckFailure[] | null {
   return runCheck(checkCreateResponseRequest, value);
@@ -3619,7 +3665,7 @@ const headerParameters1 = (source: Headers): Record<string, unknown> | null => {
   });
   const out: Record<string, unknown> = {};
   if (p0 !== null) {
-    if (!passes(check544, p0)) return null;
+    if (!passes(check551, p0)) return null;
     out["mcp-session-id"] = p0;
   }
   return out;
@@ -3636,11 +3682,11 @@ const headerParameters2 = (source: Headers): Record<string, unknown> | null => {
   });
   const out: Record<string, unknown> = {};
   if (p0 !== null) {
-    if (!passes(check544, p0)) return null;
+    if (!passes(check551, p0)) return null;
     out["mcp-session-id"] = p0;
   }
   if (p1 !== null) {
-    if (!passes(check544, p1)) return null;
+    if (!passes(check551, p1)) return null;
     out["x-gateway-trace-id"] = p1;
   }
   if (p2 !== null) {
@@ -3653,7 +3699,7 @@ const pathParameters3 = (source: Record<string, string | string[] | undefined>):
   const out: Record<string, unknown> = {};
   const p0 = source["server_label"];
   if (p0 === undefined) return null;
-  if (!passes(check545, p0)) return null;
+  if (!passes(check552, p0)) return null;
   out["server_label"] = p0;
   return out;
 };
@@ -3662,11 +3708,11 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["by"];
   if (p0 === undefined) return null;
-  if (!passes(check546, p0)) return null;
+  if (!passes(check553, p0)) return null;
   out["by"] = p0;
   const p1 = source["metadata_key"];
   if (p1 !== undefined) {
-    if (!passes(check547, p1)) return null;
+    if (!passes(check554, p1)) return null;
     out["metadata_key"] = p1;
   }
   const p2 = source["limit"];
@@ -3678,27 +3724,27 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   }
   const p3 = source["from"];
   if (p3 !== undefined) {
-    if (!passes(check548, p3)) return null;
+    if (!passes(check555, p3)) return null;
     out["from"] = p3;
   }
   const p4 = source["to"];
   if (p4 !== undefined) {
-    if (!passes(check548, p4)) return null;
+    if (!passes(check555, p4)) return null;
     out["to"] = p4;
   }
   const p5 = source["user"];
   if (p5 !== undefined) {
-    if (!passes(check549, p5)) return null;
+    if (!passes(check556, p5)) return null;
     out["user"] = p5;
   }
   const p6 = source["model"];
   if (p6 !== undefined) {
-    if (!passes(check549, p6)) return null;
+    if (!passes(check556, p6)) return null;
     out["model"] = p6;
   }
   const p7 = source["provider"];
   if (p7 !== undefined) {
-    if (!passes(check549, p7)) return null;
+    if (!passes(check556, p7)) return null;
     out["provider"] = p7;
   }
   const p8 = source["status"];
@@ -3715,17 +3761,17 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   }
   const p10 = source["trace_id"];
   if (p10 !== undefined) {
-    if (!passes(check549, p10)) return null;
+    if (!passes(check556, p10)) return null;
     out["trace_id"] = p10;
   }
   const p11 = source["virtual_key_id"];
   if (p11 !== undefined) {
-    if (!passes(check549, p11)) return null;
+    if (!passes(check556, p11)) return null;
     out["virtual_key_id"] = p11;
   }
   const p12 = source["prompt_id"];
   if (p12 !== undefined) {
-    if (!passes(check550, p12)) return null;
+    if (!passes(check557, p12)) return null;
     out["prompt_id"] = p12;
   }
   return out;
@@ -3735,27 +3781,27 @@ const queryParameters5 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check548, p0)) return null;
+    if (!passes(check555, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check548, p1)) return null;
+    if (!passes(check555, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["user"];
   if (p2 !== undefined) {
-    if (!passes(check549, p2)) return null;
+    if (!passes(check556, p2)) return null;
     out["user"] = p2;
   }
   const p3 = source["model"];
   if (p3 !== undefined) {
-    if (!passes(check549, p3)) return null;
+    if (!passes(check556, p3)) return null;
     out["model"] = p3;
   }
   const p4 = source["provider"];
   if (p4 !== undefined) {
-    if (!passes(check549, p4)) return null;
+    if (!passes(check556, p4)) return null;
     out["provider"] = p4;
   }
   const p5 = source["status"];
@@ -3772,17 +3818,17 @@ const queryParameters5 = (source: Record<string, string | string[] | undefined>)
   }
   const p7 = source["trace_id"];
   if (p7 !== undefined) {
-    if (!passes(check549, p7)) return null;
+    if (!passes(check556, p7)) return null;
     out["trace_id"] = p7;
   }
   const p8 = source["virtual_key_id"];
   if (p8 !== undefined) {
-    if (!passes(check549, p8)) return null;
+    if (!passes(check556, p8)) return null;
     out["virtual_key_id"] = p8;
   }
   const p9 = source["prompt_id"];
   if (p9 !== undefined) {
-    if (!passes(check550, p9)) return null;
+    if (!passes(check557, p9)) return null;
     out["prompt_id"] = p9;
   }
   return out;
@@ -3792,32 +3838,32 @@ const queryParameters6 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check548, p0)) return null;
+    if (!passes(check555, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check548, p1)) return null;
+    if (!passes(check555, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["interval"];
   if (p2 !== undefined) {
-    if (!passes(check551, p2)) return null;
+    if (!passes(check558, p2)) return null;
     out["interval"] = p2;
   }
   const p3 = source["user"];
   if (p3 !== undefined) {
-    if (!passes(check549, p3)) return null;
+    if (!passes(check556, p3)) return null;
     out["user"] = p3;
   }
   const p4 = source["model"];
   if (p4 !== undefined) {
-    if (!passes(check549, p4)) return null;
+    if (!passes(check556, p4)) return null;
     out["model"] = p4;
   }
   const p5 = source["provider"];
   if (p5 !== undefined) {
-    if (!passes(check549, p5)) return null;
+    if (!passes(check556, p5)) return null;
     out["provider"] = p5;
   }
   const p6 = source["status"];
@@ -3834,17 +3880,17 @@ const queryParameters6 = (source: Record<string, string | string[] | undefined>)
   }
   const p8 = source["trace_id"];
   if (p8 !== undefined) {
-    if (!passes(check549, p8)) return null;
+    if (!passes(check556, p8)) return null;
     out["trace_id"] = p8;
   }
   const p9 = source["virtual_key_id"];
   if (p9 !== undefined) {
-    if (!passes(check549, p9)) return null;
+    if (!passes(check556, p9)) return null;
     out["virtual_key_id"] = p9;
   }
   const p10 = source["prompt_id"];
   if (p10 !== undefined) {
-    if (!passes(check550, p10)) return null;
+    if (!passes(check557, p10)) return null;
     out["prompt_id"] = p10;
   }
   return out;
@@ -3854,7 +3900,7 @@ const queryParameters7 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["workspace_id"];
   if (p0 !== undefined) {
-    if (!passes(check550, p0)) return null;
+    if (!passes(check557, p0)) return null;
     out["workspace_id"] = p0;
   }
   return out;
@@ -3864,7 +3910,7 @@ const pathParameters8 = (source: Record<string, string | string[] | undefined>):
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check550, p0)) return null;
+  if (!passes(check557, p0)) return null;
   out["id"] = p0;
   return out;
 };
@@ -3908,26 +3954,26 @@ const headerParameters9 = (source: Headers): Record<string, unknown> | null => {
     out["x-gateway-upstream-project"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check553, p6)) return null;
+    if (!passes(check560, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check544, p8)) return null;
+    if (!passes(check551, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check544, p9)) return null;
+    if (!passes(check551, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check544, p10)) return null;
+    if (!passes(check551, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check555, p11)) return null;
+    if (!passes(check562, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
@@ -3943,7 +3989,7 @@ const queryParameters10 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["workspace_id"];
   if (p0 !== undefined) {
-    if (!passes(check550, p0)) return null;
+    if (!passes(check557, p0)) return null;
     out["workspace_id"] = p0;
   }
   const p1 = source["action"];
@@ -3958,27 +4004,27 @@ const queryParameters10 = (source: Record<string, string | string[] | undefined>
   }
   const p3 = source["resource_id"];
   if (p3 !== undefined) {
-    if (!passes(check558, p3)) return null;
+    if (!passes(check565, p3)) return null;
     out["resource_id"] = p3;
   }
   const p4 = source["actor_key_id"];
   if (p4 !== undefined) {
-    if (!passes(check550, p4)) return null;
+    if (!passes(check557, p4)) return null;
     out["actor_key_id"] = p4;
   }
   const p5 = source["from"];
   if (p5 !== undefined) {
-    if (!passes(check548, p5)) return null;
+    if (!passes(check555, p5)) return null;
     out["from"] = p5;
   }
   const p6 = source["to"];
   if (p6 !== undefined) {
-    if (!passes(check548, p6)) return null;
+    if (!passes(check555, p6)) return null;
     out["to"] = p6;
   }
   const p7 = source["cursor"];
   if (p7 !== undefined) {
-    if (!passes(check549, p7)) return null;
+    if (!passes(check556, p7)) return null;
     out["cursor"] = p7;
   }
   const p8 = source["limit"];
@@ -3995,7 +4041,7 @@ const queryParameters11 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["after"];
   if (p0 !== undefined) {
-    if (!passes(check549, p0)) return null;
+    if (!passes(check556, p0)) return null;
     out["after"] = p0;
   }
   const p1 = source["limit"];
@@ -4012,7 +4058,7 @@ const pathParameters12 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["batch_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["batch_id"] = p0;
   return out;
 };
@@ -4021,7 +4067,7 @@ const queryParameters13 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["member"];
   if (p0 !== undefined) {
-    if (!passes(check563, p0)) return null;
+    if (!passes(check570, p0)) return null;
     out["member"] = p0;
   }
   return out;
@@ -4068,26 +4114,26 @@ const headerParameters14 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check553, p6)) return null;
+    if (!passes(check560, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check544, p8)) return null;
+    if (!passes(check551, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check544, p9)) return null;
+    if (!passes(check551, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check544, p10)) return null;
+    if (!passes(check551, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check555, p11)) return null;
+    if (!passes(check562, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
@@ -4101,7 +4147,7 @@ const headerParameters14 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p13 === "true";
   }
   if (p14 !== null) {
-    if (!passes(check565, p14)) return null;
+    if (!passes(check572, p14)) return null;
     out["x-gateway-cache-namespace"] = p14;
   }
   return out;
@@ -4111,7 +4157,7 @@ const pathParameters15 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["slug"];
   if (p0 === undefined) return null;
-  if (!passes(check558, p0)) return null;
+  if (!passes(check565, p0)) return null;
   out["slug"] = p0;
   return out;
 };
@@ -4120,7 +4166,7 @@ const queryParameters16 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["trace_id"];
   if (p0 === undefined) return null;
-  if (!passes(check565, p0)) return null;
+  if (!passes(check572, p0)) return null;
   out["trace_id"] = p0;
   return out;
 };
@@ -4129,7 +4175,7 @@ const queryParameters17 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["purpose"];
   if (p0 !== undefined) {
-    if (!passes(check549, p0)) return null;
+    if (!passes(check556, p0)) return null;
     out["purpose"] = p0;
   }
   const p1 = source["limit"];
@@ -4141,12 +4187,12 @@ const queryParameters17 = (source: Record<string, string | string[] | undefined>
   }
   const p2 = source["order"];
   if (p2 !== undefined) {
-    if (!passes(check568, p2)) return null;
+    if (!passes(check575, p2)) return null;
     out["order"] = p2;
   }
   const p3 = source["after"];
   if (p3 !== undefined) {
-    if (!passes(check549, p3)) return null;
+    if (!passes(check556, p3)) return null;
     out["after"] = p3;
   }
   return out;
@@ -4156,7 +4202,7 @@ const pathParameters18 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["file_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["file_id"] = p0;
   return out;
 };
@@ -4165,7 +4211,7 @@ const pathParameters19 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["fine_tuning_job_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["fine_tuning_job_id"] = p0;
   return out;
 };
@@ -4174,17 +4220,17 @@ const queryParameters20 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["user"];
   if (p0 !== undefined) {
-    if (!passes(check549, p0)) return null;
+    if (!passes(check556, p0)) return null;
     out["user"] = p0;
   }
   const p1 = source["model"];
   if (p1 !== undefined) {
-    if (!passes(check549, p1)) return null;
+    if (!passes(check556, p1)) return null;
     out["model"] = p1;
   }
   const p2 = source["provider"];
   if (p2 !== undefined) {
-    if (!passes(check549, p2)) return null;
+    if (!passes(check556, p2)) return null;
     out["provider"] = p2;
   }
   const p3 = source["status"];
@@ -4201,42 +4247,42 @@ const queryParameters20 = (source: Record<string, string | string[] | undefined>
   }
   const p5 = source["trace_id"];
   if (p5 !== undefined) {
-    if (!passes(check549, p5)) return null;
+    if (!passes(check556, p5)) return null;
     out["trace_id"] = p5;
   }
   const p6 = source["virtual_key_id"];
   if (p6 !== undefined) {
-    if (!passes(check549, p6)) return null;
+    if (!passes(check556, p6)) return null;
     out["virtual_key_id"] = p6;
   }
   const p7 = source["prompt_id"];
   if (p7 !== undefined) {
-    if (!passes(check550, p7)) return null;
+    if (!passes(check557, p7)) return null;
     out["prompt_id"] = p7;
   }
   const p8 = source["from"];
   if (p8 !== undefined) {
-    if (!passes(check548, p8)) return null;
+    if (!passes(check555, p8)) return null;
     out["from"] = p8;
   }
   const p9 = source["to"];
   if (p9 !== undefined) {
-    if (!passes(check548, p9)) return null;
+    if (!passes(check555, p9)) return null;
     out["to"] = p9;
   }
   const p10 = source["status_class"];
   if (p10 !== undefined) {
-    if (!passes(check585, p10)) return null;
+    if (!passes(check592, p10)) return null;
     out["status_class"] = p10;
   }
   const p11 = source["cache_status"];
   if (p11 !== undefined) {
-    if (!passes(check586, p11)) return null;
+    if (!passes(check593, p11)) return null;
     out["cache_status"] = p11;
   }
   const p12 = source["config"];
   if (p12 !== undefined) {
-    if (!passes(check558, p12)) return null;
+    if (!passes(check565, p12)) return null;
     out["config"] = p12;
   }
   const p13 = source["min_total_tokens"];
@@ -4297,7 +4343,7 @@ const queryParameters20 = (source: Record<string, string | string[] | undefined>
   }
   const p21 = source["cursor"];
   if (p21 !== undefined) {
-    if (!passes(check549, p21)) return null;
+    if (!passes(check556, p21)) return null;
     out["cursor"] = p21;
   }
   const p22 = source["limit"];
@@ -4314,17 +4360,17 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["user"];
   if (p0 !== undefined) {
-    if (!passes(check549, p0)) return null;
+    if (!passes(check556, p0)) return null;
     out["user"] = p0;
   }
   const p1 = source["model"];
   if (p1 !== undefined) {
-    if (!passes(check549, p1)) return null;
+    if (!passes(check556, p1)) return null;
     out["model"] = p1;
   }
   const p2 = source["provider"];
   if (p2 !== undefined) {
-    if (!passes(check549, p2)) return null;
+    if (!passes(check556, p2)) return null;
     out["provider"] = p2;
   }
   const p3 = source["status"];
@@ -4341,42 +4387,42 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   }
   const p5 = source["trace_id"];
   if (p5 !== undefined) {
-    if (!passes(check549, p5)) return null;
+    if (!passes(check556, p5)) return null;
     out["trace_id"] = p5;
   }
   const p6 = source["virtual_key_id"];
   if (p6 !== undefined) {
-    if (!passes(check549, p6)) return null;
+    if (!passes(check556, p6)) return null;
     out["virtual_key_id"] = p6;
   }
   const p7 = source["prompt_id"];
   if (p7 !== undefined) {
-    if (!passes(check550, p7)) return null;
+    if (!passes(check557, p7)) return null;
     out["prompt_id"] = p7;
   }
   const p8 = source["from"];
   if (p8 !== undefined) {
-    if (!passes(check548, p8)) return null;
+    if (!passes(check555, p8)) return null;
     out["from"] = p8;
   }
   const p9 = source["to"];
   if (p9 !== undefined) {
-    if (!passes(check548, p9)) return null;
+    if (!passes(check555, p9)) return null;
     out["to"] = p9;
   }
   const p10 = source["status_class"];
   if (p10 !== undefined) {
-    if (!passes(check585, p10)) return null;
+    if (!passes(check592, p10)) return null;
     out["status_class"] = p10;
   }
   const p11 = source["cache_status"];
   if (p11 !== undefined) {
-    if (!passes(check586, p11)) return null;
+    if (!passes(check593, p11)) return null;
     out["cache_status"] = p11;
   }
   const p12 = source["config"];
   if (p12 !== undefined) {
-    if (!passes(check558, p12)) return null;
+    if (!passes(check565, p12)) return null;
     out["config"] = p12;
   }
   const p13 = source["min_total_tokens"];
@@ -4437,7 +4483,7 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   }
   const p21 = source["format"];
   if (p21 === undefined) return null;
-  if (!passes(check587, p21)) return null;
+  if (!passes(check594, p21)) return null;
   out["format"] = p21;
   const p22 = source["include_bodies"];
   if (p22 !== undefined) {
@@ -4458,7 +4504,7 @@ const pathParameters22 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["label"];
   if (p0 === undefined) return null;
-  if (!passes(check545, p0)) return null;
+  if (!passes(check552, p0)) return null;
   out["label"] = p0;
   return out;
 };
@@ -4512,26 +4558,26 @@ const headerParameters23 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check553, p8)) return null;
+    if (!passes(check560, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check544, p10)) return null;
+    if (!passes(check551, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check544, p11)) return null;
+    if (!passes(check551, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check544, p12)) return null;
+    if (!passes(check551, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
   if (p13 !== null) {
-    if (!passes(check555, p13)) return null;
+    if (!passes(check562, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
   if (p14 !== null) {
@@ -4545,7 +4591,7 @@ const headerParameters23 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p15 === "true";
   }
   if (p16 !== null) {
-    if (!passes(check565, p16)) return null;
+    if (!passes(check572, p16)) return null;
     out["x-gateway-cache-namespace"] = p16;
   }
   return out;
@@ -4590,26 +4636,26 @@ const headerParameters24 = (source: Headers): Record<string, unknown> | null => 
     out["anthropic-version"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check553, p6)) return null;
+    if (!passes(check560, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check544, p8)) return null;
+    if (!passes(check551, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check544, p9)) return null;
+    if (!passes(check551, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check544, p10)) return null;
+    if (!passes(check551, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check555, p11)) return null;
+    if (!passes(check562, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
@@ -4625,7 +4671,7 @@ const pathParameters25 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["model"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["model"] = p0;
   return out;
 };
@@ -4641,7 +4687,7 @@ const queryParameters26 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["label"];
   if (p1 !== undefined) {
-    if (!passes(check593, p1)) return null;
+    if (!passes(check600, p1)) return null;
     out["label"] = p1;
   }
   return out;
@@ -4651,11 +4697,11 @@ const pathParameters27 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check550, p0)) return null;
+  if (!passes(check557, p0)) return null;
   out["id"] = p0;
   const p1 = source["label"];
   if (p1 === undefined) return null;
-  if (!passes(check593, p1)) return null;
+  if (!passes(check600, p1)) return null;
   out["label"] = p1;
   return out;
 };
@@ -4664,15 +4710,15 @@ const pathParameters28 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check550, p0)) return null;
+  if (!passes(check557, p0)) return null;
   out["id"] = p0;
   const p1 = source["from"];
   if (p1 === undefined) return null;
-  if (!passes(check595, p1)) return null;
+  if (!passes(check602, p1)) return null;
   out["from"] = p1;
   const p2 = source["to"];
   if (p2 === undefined) return null;
-  if (!passes(check595, p2)) return null;
+  if (!passes(check602, p2)) return null;
   out["to"] = p2;
   return out;
 };
@@ -4681,7 +4727,7 @@ const queryParameters29 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["model"];
   if (p0 === undefined) return null;
-  if (!passes(check558, p0)) return null;
+  if (!passes(check565, p0)) return null;
   out["model"] = p0;
   return out;
 };
@@ -4733,26 +4779,26 @@ const headerParameters30 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check553, p8)) return null;
+    if (!passes(check560, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check544, p10)) return null;
+    if (!passes(check551, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check544, p11)) return null;
+    if (!passes(check551, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check544, p12)) return null;
+    if (!passes(check551, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
   if (p13 !== null) {
-    if (!passes(check555, p13)) return null;
+    if (!passes(check562, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
   if (p14 !== null) {
@@ -4768,17 +4814,17 @@ const queryParameters31 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check597, p0)) return null;
+    if (!passes(check604, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check597, p1)) return null;
+    if (!passes(check604, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["virtual_key"];
   if (p2 !== undefined) {
-    if (!passes(check558, p2)) return null;
+    if (!passes(check565, p2)) return null;
     out["virtual_key"] = p2;
   }
   const p3 = source["drifted"];
@@ -4800,7 +4846,7 @@ const pathParameters32 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["response_id"];
   if (p0 === undefined) return null;
-  if (!passes(check558, p0)) return null;
+  if (!passes(check565, p0)) return null;
   out["response_id"] = p0;
   return out;
 };
@@ -4809,12 +4855,12 @@ const queryParameters33 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["after"];
   if (p0 !== undefined) {
-    if (!passes(check549, p0)) return null;
+    if (!passes(check556, p0)) return null;
     out["after"] = p0;
   }
   const p1 = source["before"];
   if (p1 !== undefined) {
-    if (!passes(check549, p1)) return null;
+    if (!passes(check556, p1)) return null;
     out["before"] = p1;
   }
   const p2 = source["limit"];
@@ -4826,12 +4872,12 @@ const queryParameters33 = (source: Record<string, string | string[] | undefined>
   }
   const p3 = source["order"];
   if (p3 !== undefined) {
-    if (!passes(check568, p3)) return null;
+    if (!passes(check575, p3)) return null;
     out["order"] = p3;
   }
   const p4 = source["include"];
   if (p4 !== undefined) {
-    if (!passes(check603, p4)) return null;
+    if (!passes(check611, p4)) return null;
     out["include"] = p4;
   }
   return out;
@@ -4841,7 +4887,7 @@ const pathParameters34 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["upload_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["upload_id"] = p0;
   return out;
 };
@@ -4857,17 +4903,17 @@ const queryParameters35 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check568, p1)) return null;
+    if (!passes(check575, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check549, p2)) return null;
+    if (!passes(check556, p2)) return null;
     out["after"] = p2;
   }
   const p3 = source["before"];
   if (p3 !== undefined) {
-    if (!passes(check549, p3)) return null;
+    if (!passes(check556, p3)) return null;
     out["before"] = p3;
   }
   return out;
@@ -4877,7 +4923,7 @@ const pathParameters36 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["vector_store_id"] = p0;
   return out;
 };
@@ -4886,11 +4932,11 @@ const pathParameters37 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["vector_store_id"] = p0;
   const p1 = source["batch_id"];
   if (p1 === undefined) return null;
-  if (!passes(check547, p1)) return null;
+  if (!passes(check554, p1)) return null;
   out["batch_id"] = p1;
   return out;
 };
@@ -4906,22 +4952,22 @@ const queryParameters38 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check568, p1)) return null;
+    if (!passes(check575, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check549, p2)) return null;
+    if (!passes(check556, p2)) return null;
     out["after"] = p2;
   }
   const p3 = source["before"];
   if (p3 !== undefined) {
-    if (!passes(check549, p3)) return null;
+    if (!passes(check556, p3)) return null;
     out["before"] = p3;
   }
   const p4 = source["filter"];
   if (p4 !== undefined) {
-    if (!passes(check618, p4)) return null;
+    if (!passes(check626, p4)) return null;
     out["filter"] = p4;
   }
   return out;
@@ -4931,11 +4977,11 @@ const pathParameters39 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["vector_store_id"] = p0;
   const p1 = source["file_id"];
   if (p1 === undefined) return null;
-  if (!passes(check547, p1)) return null;
+  if (!passes(check554, p1)) return null;
   out["file_id"] = p1;
   return out;
 };
@@ -4951,12 +4997,12 @@ const queryParameters40 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check568, p1)) return null;
+    if (!passes(check575, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check549, p2)) return null;
+    if (!passes(check556, p2)) return null;
     out["after"] = p2;
   }
   return out;
@@ -4966,7 +5012,7 @@ const pathParameters41 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["video_id"];
   if (p0 === undefined) return null;
-  if (!passes(check547, p0)) return null;
+  if (!passes(check554, p0)) return null;
   out["video_id"] = p0;
   return out;
 };
@@ -4975,7 +5021,7 @@ const queryParameters42 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["variant"];
   if (p0 !== undefined) {
-    if (!passes(check633, p0)) return null;
+    if (!passes(check641, p0)) return null;
     out["variant"] = p0;
   }
   return out;
@@ -4985,12 +5031,12 @@ const queryParameters43 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["status"];
   if (p0 !== undefined) {
-    if (!passes(check636, p0)) return null;
+    if (!passes(check644, p0)) return null;
     out["status"] = p0;
   }
   const p1 = source["before"];
   if (p1 !== undefined) {
-    if (!passes(check550, p1)) return null;
+    if (!passes(check557, p1)) return null;
     out["before"] = p1;
   }
   const p2 = source["limit"];
@@ -5048,26 +5094,26 @@ const headerParameters44 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p6;
   }
   if (p7 !== null) {
-    if (!passes(check553, p7)) return null;
+    if (!passes(check560, p7)) return null;
     out["x-gateway-custom-host"] = p7;
   }
   if (p8 !== null) {
     out["x-gateway-metadata"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check544, p9)) return null;
+    if (!passes(check551, p9)) return null;
     out["x-gateway-trace-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check544, p10)) return null;
+    if (!passes(check551, p10)) return null;
     out["x-gateway-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check544, p11)) return null;
+    if (!passes(check551, p11)) return null;
     out["x-gateway-parent-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check555, p12)) return null;
+    if (!passes(check562, p12)) return null;
     out["x-gateway-span-name"] = p12;
   }
   if (p13 !== null) {
@@ -5081,7 +5127,7 @@ const headerParameters44 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p14 === "true";
   }
   if (p15 !== null) {
-    if (!passes(check565, p15)) return null;
+    if (!passes(check572, p15)) return null;
     out["x-gateway-cache-namespace"] = p15;
   }
   return out;
@@ -5122,26 +5168,26 @@ const headerParameters45 = (source: Headers): Record<string, unknown> | null => 
     out["x-goog-api-key"] = p4;
   }
   if (p5 !== null) {
-    if (!passes(check553, p5)) return null;
+    if (!passes(check560, p5)) return null;
     out["x-gateway-custom-host"] = p5;
   }
   if (p6 !== null) {
     out["x-gateway-metadata"] = p6;
   }
   if (p7 !== null) {
-    if (!passes(check544, p7)) return null;
+    if (!passes(check551, p7)) return null;
     out["x-gateway-trace-id"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check544, p8)) return null;
+    if (!passes(check551, p8)) return null;
     out["x-gateway-span-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check544, p9)) return null;
+    if (!passes(check551, p9)) return null;
     out["x-gateway-parent-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check555, p10)) return null;
+    if (!passes(check562, p10)) return null;
     out["x-gateway-span-name"] = p10;
   }
   if (p11 !== null) {
@@ -5157,7 +5203,7 @@ const queryParameters46 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["alt"];
   if (p0 === undefined) return null;
-  if (!passes(check641, p0)) return null;
+  if (!passes(check649, p0)) return null;
   out["alt"] = p0;
   return out;
 };
@@ -5239,6 +5285,7 @@ export const parameterChecks: Readonly<Record<string, ParameterChecks>> = {
   diffPromptVersions: { param: pathParameters28 },
   createRealtimeSession: { query: queryParameters29, header: headerParameters30 },
   listReconciliationRows: { query: queryParameters31 },
+  createRerank: { header: headerParameters14 },
   createResponse: { header: headerParameters14 },
   compactResponse: { header: headerParameters9 },
   getResponse: { param: pathParameters32, header: headerParameters9 },

@@ -34,6 +34,7 @@ import { registerCreateModeration } from "../routes/createModeration.ts";
 import { registerCreatePrompt } from "../routes/createPrompt.ts";
 import { registerCreatePromptCompletion } from "../routes/createPromptCompletion.ts";
 import { registerCreateRealtimeSession } from "../routes/createRealtimeSession.ts";
+import { registerCreateRerank } from "../routes/createRerank.ts";
 import { registerCreateResponse } from "../routes/createResponse.ts";
 import { registerCreateSpeech } from "../routes/createSpeech.ts";
 import { registerCreateTranscription } from "../routes/createTranscription.ts";
@@ -251,6 +252,7 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerListProviders,
   registerCreateRealtimeSession,
   registerListReconciliationRows,
+  registerCreateRerank,
   registerCreateResponse,
   registerCompactResponse,
   registerGetResponse,

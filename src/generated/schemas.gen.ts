@@ -288,6 +288,41 @@ export type PromptMessage = z.infer<typeof PromptMessageSchema>;
 export const CreatePromptRequestSchema = z.lazy(() => z.object({ "name": z.string().min(1).max(200), "model": z.string().min(1), "provider": z.string().min(1).describe("A catalogue provider; give this or virtual_key.").optional(), "virtual_key": z.string().min(1).describe("A virtual key slug; give this or provider.").optional(), "messages": z.array(PromptMessageSchema).min(1), "hyperparameters": z.record(z.string(), z.any()).describe("temperature, max_tokens, presence_penalty, top_p, …").optional() }).strict().openapi("CreatePromptRequest"));
 export type CreatePromptRequest = z.infer<typeof CreatePromptRequestSchema>;
 
+export const CreateRerankRequestSchema = z.lazy(() => z.object({ "model": z.string().min(1).describe("The reranking model."), "query": z.string().min(1), "documents": z.array(z.any().superRefine((x, ctx) => {
+    const schemas = [z.string(), z.object({ "text": z.string() }).catchall(z.any())];
+    const { errors, failed } = schemas.reduce<{
+      errors: z.core.$ZodIssue[];
+      failed: number;
+    }>(
+      ({ errors, failed }, schema) =>
+        ((result) =>
+          result.error
+            ? {
+                errors: [...errors, ...result.error.issues],
+                failed: failed + 1,
+              }
+            : { errors, failed })(
+          schema.safeParse(x),
+        ),
+      { errors: [], failed: 0 },
+    );
+    const passed = schemas.length - failed;
+    if (passed !== 1) {
+      ctx.addIssue(errors.length ? {
+        path: [],
+        code: "invalid_union",
+        errors: [errors],
+        message: "Invalid input: Should pass single schema. Passed " + passed,
+      } : {
+        path: [],
+        code: "custom",
+        errors: [errors],
+        message: "Invalid input: Should pass single schema. Passed " + passed,
+      });
+    }
+  })).min(1).max(10000).describe("The documents to rank, as strings or as objects with their `text`."), "top_n": z.number().int().gte(1).describe("How many results to answer, the most relevant first; all of them when left out.").optional(), "return_documents": z.boolean().describe("Whether each result carries its document (`{\"text\": …}`); false when left out.").optional() }).catchall(z.any()).openapi("CreateRerankRequest"));
+export type CreateRerankRequest = z.infer<typeof CreateRerankRequestSchema>;
+
 export const ResponseInputContentSchema = z.lazy(() => z.object({ "type": z.string(), "text": z.string().optional(), "image_url": z.union([z.string(), z.null()]).optional(), "detail": z.enum(["low","high","auto"]).optional() }).catchall(z.any()).describe("`input_text` with `text`, `input_image` with `image_url` (or `file_id`), or another part type passed as it is.").openapi("ResponseInputContent"));
 export type ResponseInputContent = z.infer<typeof ResponseInputContentSchema>;
 
@@ -630,6 +665,9 @@ export type RemixVideoRequest = z.infer<typeof RemixVideoRequestSchema>;
 
 export const RenderedPromptSchema = z.lazy(() => z.object({ "object": z.literal("prompt.render"), "prompt_id": z.string().uuid(), "version": z.number().int(), "request": z.record(z.string(), z.any()).describe("The chat completions body that would be sent.") }).strict().openapi("RenderedPrompt"));
 export type RenderedPrompt = z.infer<typeof RenderedPromptSchema>;
+
+export const RerankSchema = z.lazy(() => z.object({ "id": z.string().describe("The provider's id of the ranking, where it gives one.").optional(), "object": z.literal("rerank"), "model": z.string(), "results": z.array(z.object({ "index": z.number().int().describe("The document's position in the request's `documents`."), "relevance_score": z.number(), "document": z.object({ "text": z.string() }).catchall(z.any()).optional() }).catchall(z.any())).describe("The most relevant first."), "usage": z.object({ "total_tokens": z.number().int().describe("Tokens read (Jina, Voyage).").optional(), "search_units": z.number().int().describe("Search units (Cohere: one query with up to 100 documents).").optional() }).catchall(z.any()).describe("What the provider bills for the ranking.") }).catchall(z.any()).openapi("Rerank"));
+export type Rerank = z.infer<typeof RerankSchema>;
 
 export const ResponseSchema = z.lazy(() => z.object({ "id": z.string(), "object": z.literal("response"), "created_at": z.number(), "status": z.union([z.string(), z.null()]), "model": z.string(), "output": z.array(z.record(z.string(), z.any())), "usage": z.union([z.object({ "input_tokens": z.number().int().optional(), "input_tokens_details": z.object({ "cached_tokens": z.number().int().optional() }).catchall(z.any()).optional(), "output_tokens": z.number().int().optional(), "output_tokens_details": z.object({ "reasoning_tokens": z.number().int().optional() }).catchall(z.any()).optional(), "total_tokens": z.number().int().optional() }).catchall(z.any()), z.null()]).optional() }).catchall(z.any()).describe("A model response, as the upstream answered it.").openapi("Response"));
 export type Response = z.infer<typeof ResponseSchema>;

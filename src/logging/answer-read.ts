@@ -12,10 +12,11 @@ import { responsesAnswers, storedAnswers } from "../families/responses/index.ts"
 import { messagesAnswers } from "../families/messages/index.ts";
 import { geminiAnswers } from "../families/google/index.ts";
 import { imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers } from "../families/media/index.ts";
+import { rerankAnswers } from "../families/rerank/index.ts";
 import type { LoggedResponse } from "./log-entry.ts";
 
 const READERS: ReadonlyMap<string, AnswerReader> = new Map(
-  [jsonAnswers, chatAnswers, responsesAnswers, storedAnswers, messagesAnswers, geminiAnswers, imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers].map((reader) => [reader.name, reader]),
+  [jsonAnswers, chatAnswers, responsesAnswers, storedAnswers, messagesAnswers, geminiAnswers, imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers, rerankAnswers].map((reader) => [reader.name, reader]),
 );
 
 /** The reader a log entry names; an unknown name (an entry spooled by another version) reads as plain JSON. */

@@ -51,7 +51,7 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
 /** Why a request has no cost: what the log reader needs to tell an unpriced model from a free call. */
 function costNote(entry: LogEntry, model: string | null, reportedUsage: boolean, succeeded: boolean, pricedByContent: boolean): string {
   if (!succeeded) return "the request failed";
-  if (pricedByContent) return `no media price for ${entry.provider ?? "the provider"}/${model ?? "the model"} and what the answer reports`;
+  if (pricedByContent) return `no price for ${entry.provider ?? "the provider"}/${model ?? "the model"} and what the answer reports (media or rerank)`;
   if (!entry.provider || !model) return "no provider or model to price";
   if (!reportedUsage) return "the answer reported no usage";
   return `no price for ${entry.provider}/${model} in the price table`;

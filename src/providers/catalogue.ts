@@ -8,6 +8,9 @@ import { anthropicProvider } from "./anthropic/index.ts";
 import { openaiFormatProvider, type OpenAiFormatEntry } from "./openai/index.ts";
 import { azureOpenAiProvider } from "./azure-openai/index.ts";
 import { azureAiFoundryProvider } from "./azure-ai-foundry/index.ts";
+import { cohereProvider } from "./cohere/index.ts";
+import { jinaProvider } from "./jina/index.ts";
+import { voyageProvider } from "./voyage/index.ts";
 import { bedrockProvider } from "./bedrock/index.ts";
 import { vertexProvider } from "./vertex/index.ts";
 import type { Provider } from "./provider.ts";
@@ -98,6 +101,9 @@ const providers: Provider[] = [
   bedrockProvider,
   azureOpenAiProvider,
   azureAiFoundryProvider,
+  cohereProvider,
+  jinaProvider,
+  voyageProvider,
 ];
 
 /** Providers without a Responses API of their own serve it through their chat transforms. */

@@ -81,6 +81,22 @@ export const WebSearchPriceTableSchema = z
   })
   .strict();
 
+/** Rerank models: per thousand search units (Cohere) or per million tokens read (Voyage, Jina). */
+export const RerankPriceTableSchema = z
+  .object({
+    as_of: z.iso.date(),
+    note: z.string().min(1),
+    sources: z.record(z.string(), z.url()),
+    providers: z.record(
+      z.string(),
+      z.record(z.string(), z.object({ per_thousand_search_units: usd.optional(), per_million_tokens: usd.optional() }).strict()),
+    ),
+  })
+  .strict();
+
+/** The `rerank` section. */
+export type RerankPriceTable = z.infer<typeof RerankPriceTableSchema>;
+
 export const PriceTableSchema = z
   .object({
     as_of: z.iso.date(),
@@ -93,6 +109,7 @@ export const PriceTableSchema = z
     providers: z.record(z.string(), z.record(z.string(), PriceSchema.nullable())),
     media: MediaPriceTableSchema,
     web_search: WebSearchPriceTableSchema,
+    rerank: RerankPriceTableSchema,
   })
   .strict();
 

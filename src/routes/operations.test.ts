@@ -92,6 +92,7 @@ describe("the operation descriptors", () => {
       "createCompletion",
       "createEmbedding",
       "createMessage",
+      "createRerank",
       "createResponse",
       "embedContent",
       "generateContent",
@@ -107,6 +108,7 @@ describe("the operation descriptors", () => {
     expect(cacheable.createResponse!({ model: "m", input: "hi" })).toBe("store");
     expect(cacheable.createResponse!({ model: "m", input: "hi", store: false })).toBeNull();
     expect(cacheable.createEmbedding!({ model: "m", input: "hi" })).toBeNull();
+    expect(cacheable.createRerank!({ model: "m", query: "q", documents: ["d"] })).toBeNull();
   });
 
   it("name the GenAI calls in telemetry, and only them", () => {
@@ -160,6 +162,7 @@ describe("the operation descriptors", () => {
       embedContent: "gemini",
       batchEmbedContents: "gemini",
       countContentTokens: "stored",
+      createRerank: "rerank",
     });
   });
 });
