@@ -3,10 +3,11 @@ import type { GatewayEnv } from "../app-env.ts";
 import { gatewayEnvelopeFacts, googleErrorBody } from "../families/google/index.ts";
 
 /**
- * The paths of Google's format: anything under `/v1beta`, and a Gemini API method
- * (`/v1/models/{model}:<method>`, where `@google/genai` sends it by default) under `/v1`.
+ * The paths of Google's format: anything under `/v1beta`, and the Gemini API methods the gateway
+ * serves under `/v1` too (`/v1/models/{model}:generateContent`…, where `@google/genai` sends them
+ * by default); never another `/v1/models/…` path, an OpenAI model's (`ft:…:…`) included.
  */
-const GOOGLE_FORMAT_PATH = /^\/v1beta\/|^\/v1\/models\/.+:[A-Za-z]+$/;
+const GOOGLE_FORMAT_PATH = /^\/v1beta\/|^\/v1\/models\/.+:(generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)$/;
 
 /**
  * Answers errors in Google's shape (`{"error": {"code", "message", "status"}}`) for clients of
