@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
+import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { startGateway, storedLog, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
 
@@ -53,6 +55,9 @@ interface CaseContext {
   family: Family;
   openai: OpenAI;
   anthropic: Anthropic;
+  google: GoogleGenAI;
+  /** The log id of the last answer the Google client got (its SDK keeps no response headers). */
+  lastLogId(): Promise<string | null>;
   /** The log of a request, by the answer's `x-gateway-log-id`. */
   logged(logId: string | null): Promise<{ promptTokens: number; costUsd: number | null }>;
 }
@@ -219,6 +224,44 @@ const CASES: Case[] = [
       return response.headers.get("x-gateway-log-id");
     },
   },
+  {
+    format: "Google Gemini API",
+    feature: "plain",
+    async run(context) {
+      const answer = await context.google.models.generateContent({ model: context.family.model, contents: "conformance plain" });
+      expect(answer.text).toBe("Plain answer.");
+      expect(answer.candidates?.[0]?.finishReason).toBe("STOP");
+      return await context.lastLogId();
+    },
+  },
+  {
+    format: "Google Gemini API",
+    feature: "streamed",
+    async run(context) {
+      let text = "";
+      let usage = false;
+      for await (const chunk of await context.google.models.generateContentStream({ model: context.family.model, contents: "conformance stream" })) {
+        text += chunk.text ?? "";
+        usage ||= (chunk.usageMetadata?.promptTokenCount ?? 0) > 0;
+      }
+      expect(text).toBe("One two three four five.");
+      expect(usage, "usageMetadata in the last chunk").toBe(true);
+      return await context.lastLogId();
+    },
+  },
+  {
+    format: "Google Gemini API",
+    feature: "function calls",
+    async run(context) {
+      const answer = await context.google.models.generateContent({
+        model: context.family.model,
+        contents: "conformance weather",
+        config: { tools: [{ functionDeclarations: [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parametersJsonSchema: WEATHER_TOOL.parameters }] }] },
+      });
+      expect(answer.functionCalls?.[0]).toMatchObject({ name: "get_weather", args: { city: "Paris" } });
+      return await context.lastLogId();
+    },
+  },
 ];
 
 let gateway: RunningGateway;
@@ -250,6 +293,13 @@ afterAll(async () => {
   for (const mock of mocks.values()) await mock.stop();
 });
 
+/** The newest log of the workspace: the cases run one request at a time. */
+async function newestLogId(): Promise<string | null> {
+  await gateway.flushLogs();
+  const { records } = await gateway.gateway.deps.store.logs.list({ workspaceId: DEFAULT_WORKSPACE_ID, limit: 1 });
+  return records[0]?.id ?? null;
+}
+
 const cellKey = (testCase: Case, family: Family): string => `${testCase.format}|${testCase.feature}|${family.id}`;
 
 describe("the conformance matrix", () => {
@@ -261,6 +311,8 @@ describe("the conformance matrix", () => {
         family,
         openai: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: headers }),
         anthropic: new Anthropic({ baseURL: gateway.url, apiKey, maxRetries: 0, defaultHeaders: headers }),
+        google: new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gateway.url, headers } }),
+        lastLogId: newestLogId,
         logged: async (logId) => {
           expect(logId, "x-gateway-log-id").toBeTruthy();
           return storedLog(gateway, logId!);
@@ -305,7 +357,7 @@ function renderPage(cells: ReadonlyMap<string, Cell>): string {
     "",
     "Which client format and feature works with which provider family, as `test/conformance-matrix.test.ts` finds",
     "it: each request goes through the gateway to a local mock speaking the provider's own wire format (the",
-    "official `openai` and `@anthropic-ai/sdk` clients in front), and passes when the answer has its format's",
+    "official `openai`, `@anthropic-ai/sdk` and `@google/genai` clients in front), and passes when the answer has its format's",
     "shape, a stream ends with its format's end event and usage, and the log holds the request's tokens and",
     "cost. A cell that is not a pass is the 400 the gateway answers with, quoted below; no cell is a wrong",
     "answer. The page is generated: the test fails when it is stale (`CONFORMANCE_WRITE=1 npx vitest run",
