@@ -1,6 +1,6 @@
 /**
- * `POST /v1/rerank` through the real gateway, with a plain `fetch`, to Cohere, Jina and Voyage
- * (a local stand-in answering in each one's documented shape) and to an OpenAI-compatible server:
+ * `POST /v1/rerank` through the real gateway, with a plain `fetch`, to Cohere, Jina, Voyage and
+ * Bedrock (a local stand-in answering in each one's documented shape) and to an OpenAI-compatible server:
  * the provider's own request on the wire, one answer format back, the ranking logged and priced
  * as each provider bills (search units or tokens), cached, errors and bad input refused.
  */
@@ -73,11 +73,25 @@ const rows: Row[] = [
     cost: (TOKENS * 0.05) / 1e6,
     tokens: TOKENS,
   },
+  {
+    provider: "bedrock",
+    model: "cohere.rerank-v3-5:0",
+    host: "/bedrock",
+    wire: (body) => {
+      expect(body).toEqual({ query: QUERY, documents: TEXTS, top_n: 2, api_version: 2, max_tokens_per_doc: 512 });
+    },
+    // One query of up to 100 documents at $2 per thousand.
+    cost: 0.002,
+    tokens: 0,
+  },
 ];
+
+/** Bedrock's SigV4 credentials, as headers. */
+const AWS_HEADERS = { "x-gateway-aws-access-key-id": "AKIAIOSFODNN7EXAMPLE", "x-gateway-aws-secret-access-key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYRERANKKEY", "x-gateway-aws-region": "us-east-1" };
 
 /** A plain `fetch` to the gateway; `row` names the provider and its stand-in path, or null when a config does. */
 async function rerank(row: Pick<Row, "provider" | "host"> | null, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const target: Record<string, string> = row ? { "x-gateway-provider": row.provider, "x-gateway-custom-host": `${upstream.origin}${row.host}` } : {};
+  const target: Record<string, string> = row ? { "x-gateway-provider": row.provider, "x-gateway-custom-host": `${upstream.origin}${row.host}`, ...(row.provider === "bedrock" ? AWS_HEADERS : {}) } : {};
   const response = await fetch(`${gateway.url}/v1/rerank`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-gateway-api-key": gateway.adminKey, authorization: `Bearer ${UPSTREAM_KEY}`, ...target, ...headers },
@@ -94,7 +108,12 @@ describe.each(rows)("rerank on $provider", (row) => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(gatewayContractProblems("createRerank", 200, answer.body)).toEqual([]);
     row.wire(upstream.lastBody());
-    expect(upstream.received.at(-1)!.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+    if (row.provider === "bedrock") {
+      expect(upstream.received.at(-1)!.path).toBe("/bedrock/model/cohere.rerank-v3-5%3A0/invoke");
+      expect(upstream.received.at(-1)!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
+    } else {
+      expect(upstream.received.at(-1)!.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+    }
     expect(answer.body).toMatchObject({ object: "rerank", model: row.model });
     expect(answer.body.results).toEqual(expectedOrder.slice(0, 2).map(({ index, relevance_score }) => ({ index, relevance_score, document: { text: TEXTS[index] } })));
     expect(answer.body.results[0].document.text).toBe("Paris is the capital of France.");
@@ -116,13 +135,13 @@ describe.each(rows)("rerank on $provider", (row) => {
     expect(answer.body.results).toEqual(expectedOrder);
     const sent = upstream.lastBody();
     expect(sent.top_n ?? sent.top_k).toBeUndefined();
-    if (row.provider !== "cohere") expect(sent.return_documents).toBe(false);
+    if (row.provider === "jina" || row.provider === "voyage") expect(sent.return_documents).toBe(false);
   });
 
   it("keeps the provider's error status and message", async () => {
     const answer = await rerank(row, { model: row.model, query: "overloaded", documents: ["a"] });
     expect(answer.status).toBe(429);
-    expect(answer.body.error.message).toMatch(/limit/i);
+    expect(answer.body.error.message).toMatch(/limit|too many/i);
     const record = await storedLog(gateway, answer.headers.get("x-gateway-log-id")!);
     expect(record).toMatchObject({ provider: row.provider, status: 429, success: false });
   });
@@ -164,6 +183,9 @@ describe("rerank", () => {
     expect(anthropic.status).toBe(400);
     expect(anthropic.body.error).toMatchObject({ code: "invalid_request", param: "x-gateway-provider" });
     expect(anthropic.body.error.message).toContain("Anthropic");
+    const amazonReranker = await rerank({ provider: "bedrock", host: "/bedrock" }, { model: "amazon.rerank-v1:0", query: QUERY, documents: TEXTS });
+    expect(amazonReranker.status).toBe(400);
+    expect(amazonReranker.body.error).toMatchObject({ code: "invalid_request", param: "model" });
     const noDocuments = await rerank(rows[0]!, { model: "rerank-v3.5", query: QUERY });
     expect(noDocuments.status).toBe(400);
     expect(noDocuments.body.error.param).toBe("documents");

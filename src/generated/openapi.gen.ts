@@ -1399,13 +1399,14 @@ export interface paths {
          * @description The body is the shape Cohere (v2), Jina and Voyage share: `model`, `query`, `documents`
          *     (strings, or objects with `text`), `top_n` and `return_documents`. The gateway sends it in
          *     the provider's own format (Cohere's `/v2/rerank`, Jina's and Voyage's `/v1/rerank`, where
-         *     `top_n` is Voyage's `top_k`) and answers in one format: `results` ranked by
-         *     `relevance_score`, each with the `index` of its document and, with `return_documents`,
-         *     the document. `usage` says what the provider bills: `search_units` (Cohere) or
-         *     `total_tokens` (Jina, Voyage); the log prices them from the price table's `rerank`
-         *     section. An OpenAI-format provider (vLLM, llama.cpp, any OpenAI-compatible server) gets
-         *     the body as it is at `<base URL>/rerank`. Fields the shape does not name pass to the
-         *     provider untouched (Cohere's `max_tokens_per_doc`, Voyage's `truncation`). Answers are
+         *     `top_n` is Voyage's `top_k`, Bedrock's InvokeModel for Cohere Rerank models) and answers in
+         *     one format: `results` ranked by `relevance_score`, each with the `index` of its document
+         *     and, with `return_documents`, the document. `usage` says what the provider bills:
+         *     `search_units` (Cohere; Bedrock's queries of up to 100 documents) or `total_tokens` (Jina,
+         *     Voyage); the log prices them from the price table's `rerank` section. An OpenAI-format
+         *     provider (vLLM, llama.cpp, any OpenAI-compatible server) gets the body as it is at
+         *     `<base URL>/rerank`. Fields the shape does not name pass to the provider untouched
+         *     (Cohere's `max_tokens_per_doc`, Voyage's `truncation`). Answers are
          *     cached like embeddings. Input guardrails judge the query and the documents.
          */
         post: operations["createRerank"];

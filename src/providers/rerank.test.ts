@@ -3,6 +3,7 @@ import { GatewayError } from "../errors.ts";
 import { cohereProvider } from "./cohere/index.ts";
 import { jinaProvider } from "./jina/index.ts";
 import { voyageProvider } from "./voyage/index.ts";
+import { bedrockProvider } from "./bedrock/index.ts";
 import { rerankProviderError } from "./rerank.ts";
 import type { JsonObject, Provider } from "./provider.ts";
 
@@ -30,6 +31,16 @@ describe("rerank transforms", () => {
     expect(send(voyageProvider)).toEqual({ body: { model: "m", query: "q", documents: ["one", "two"], top_k: 1, return_documents: true, truncation: false } });
     const answer = { object: "list", data: [{ index: 0, relevance_score: 0.7, document: "one" }], model: "rerank-2.5", usage: { total_tokens: 9 } };
     expect(answerOf(voyageProvider, answer)).toEqual({ object: "rerank", model: "rerank-2.5", results: [{ index: 0, relevance_score: 0.7, document: { text: "one" } }], usage: { total_tokens: 9 } });
+  });
+
+  it("Bedrock: Cohere's body with api_version 2 at InvokeModel, one search unit per 100 documents", () => {
+    const sent = bedrockProvider.operations.createRerank!.request!(client, { model: "cohere.rerank-v3-5:0", stream: false });
+    expect(sent).toEqual({ body: { query: "q", documents: ["one", "two"], top_n: 1, truncation: false, api_version: 2 }, path: "/model/cohere.rerank-v3-5%3A0/invoke" });
+    const many = { ...client, documents: Array.from({ length: 150 }, (_, index) => `doc ${index}`) };
+    const answer = bedrockProvider.operations.createRerank!.response!({ id: "b1", results: [{ index: 7, relevance_score: 0.4 }] }, { clientBody: many, model: "cohere.rerank-v3-5:0" });
+    expect(answer).toEqual({ id: "b1", object: "rerank", model: "cohere.rerank-v3-5:0", results: [{ index: 7, relevance_score: 0.4, document: { text: "doc 7" } }], usage: { search_units: 2 } });
+    const amazon = bedrockProvider.operations.createRerank!.request!(client, { model: "amazon.rerank-v1:0", stream: false });
+    expect("error" in amazon && amazon.error).toMatchObject({ status: 400, param: "model" });
   });
 
   it("refuses a document without text, naming it", () => {

@@ -2,7 +2,8 @@
  * A local stand-in for the rerank providers, answering in each one's documented shape (aimock
  * speaks only Cohere's, and bills no search units): Cohere's `POST /v2/rerank` under `/cohere`,
  * Jina's and Voyage's `POST /v1/rerank` under `/jina` and `/voyage`, and an OpenAI-compatible
- * server's (vLLM's, Jina's shape) under `/vllm/v1`. Each checks the request as its API would and
+ * server's (vLLM's, Jina's shape) under `/vllm/v1`, and Bedrock's InvokeModel for Cohere Rerank
+ * (`/model/{model}/invoke`, signed with SigV4) under `/bedrock`. Each checks the request as its API would and
  * answers 400 in its own error shape when it is not; the query `overloaded` gets a 429.
  * https://docs.cohere.com/reference/rerank
  * https://jina.ai/reranker/
@@ -60,6 +61,13 @@ function voyage(body: Body): Answer {
   return json(200, { object: "list", data, model: body.model, usage: { total_tokens: tokensOf(body.query, documents) } });
 }
 
+function bedrock(body: Body): Answer {
+  if (body.api_version !== 2 || typeof body.query !== "string" || !strings(body.documents) || "model" in body) return json(400, { message: "Malformed input request, please reformat your input and try again." });
+  if (body.query === "overloaded") return { status: 429, headers: { "content-type": "application/json", "x-amzn-errortype": "ThrottlingException" }, body: JSON.stringify({ message: "Too many requests, please wait before trying again." }) };
+  const ranked = ranking(body.query, body.documents).slice(0, typeof body.top_n === "number" ? body.top_n : undefined);
+  return json(200, { id: "bedrock-rerank-1", results: ranked });
+}
+
 function vllm(body: Body): Answer {
   const texts = Array.isArray(body.documents) ? body.documents : [];
   if (!strings(texts) || typeof body.query !== "string") return json(400, { error: { message: "documents must be strings", type: "BadRequestError", code: 400 } });
@@ -72,6 +80,7 @@ const ROUTES: Record<string, (body: Body) => Answer> = {
   "/jina/v1/rerank": jina,
   "/voyage/v1/rerank": voyage,
   "/vllm/v1/rerank": vllm,
+  "/bedrock/model/cohere.rerank-v3-5%3A0/invoke": bedrock,
 };
 
 export interface RerankUpstream extends RecordingUpstream {
@@ -85,7 +94,8 @@ export async function startRerankUpstream(): Promise<RerankUpstream> {
   const upstream = await startRecordingUpstream((request: ReceivedRequest) => {
     const route = ROUTES[request.path];
     if (request.method !== "POST" || !route) return json(404, { message: `no route ${request.method} ${request.path}` });
-    if (!request.headers.authorization?.startsWith("Bearer ")) return json(401, { message: "no api key" });
+    const scheme = request.path.startsWith("/bedrock/") ? "AWS4-HMAC-SHA256 " : "Bearer ";
+    if (!request.headers.authorization?.startsWith(scheme)) return json(401, { message: "no api key" });
     return route(JSON.parse(request.body.toString("utf8")) as Body);
   });
   return {

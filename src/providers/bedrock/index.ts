@@ -1,7 +1,8 @@
 import { GatewayError } from "../../errors.ts";
 /**
- * AWS Bedrock through its Converse API: chat completions only, translated both ways, streams
- * decoded from AWS's event stream, requests signed with SigV4 (or sent with a Bedrock API key).
+ * AWS Bedrock through its Converse API: chat completions, translated both ways, streams
+ * decoded from AWS's event stream, requests signed with SigV4 (or sent with a Bedrock API key);
+ * and rerank through InvokeModel (`rerank.ts`).
  * https://docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference.html
  */
 import type { CredentialField, Provider } from "../provider.ts";
@@ -11,6 +12,7 @@ import { chatCompletionFrom } from "./converse-response.ts";
 import { converseStreamTranslator } from "./converse-stream.ts";
 import { awsEventStreamProtocol } from "./event-stream.ts";
 import { bedrockError } from "./upstream-error.ts";
+import { bedrockRerank } from "./rerank.ts";
 
 /** A region as it appears in a host name (`us-east-1`, `us-gov-west-1`); checked before it becomes one. */
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
@@ -45,6 +47,7 @@ export const bedrockProvider: Provider = {
       response: (answer, { model }) => chatCompletionFrom(answer, model),
       stream: (clientBody, { model }) => converseStreamTranslator(clientBody, model),
     },
+    createRerank: bedrockRerank,
   },
   streamProtocol: awsEventStreamProtocol,
   authorize: authorizeBedrock,
