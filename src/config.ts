@@ -239,6 +239,12 @@ const ConfigSchema = z.object({
   GATEWAY_WEBHOOK_POLL_INTERVAL_MS: documented(wholeNumber(1000, 10, 60_000), {
     doc: "how often each replica looks for webhook deliveries that are due (retries, and events another replica queued)",
   }),
+  GATEWAY_EXPERIMENT_GUARD_INTERVAL_MS: documented(wholeNumber(30_000, 100, ONE_DAY_MS), {
+    doc: "how often each replica checks the guards of every running experiment, whatever logs arrive (see [Experiments](experiments.md#guards-and-rollback))",
+  }),
+  GATEWAY_EXPERIMENT_GUARD_MIN_INTERVAL_MS: documented(wholeNumber(1000, 0, ONE_DAY_MS), {
+    doc: "the least time between two checks of one experiment's guards that the logs a replica stores set off",
+  }),
   OTEL_EXPORTER_OTLP_ENDPOINT: documented(httpUrl.optional(), { doc: "OTLP/HTTP collector base URL (`/v1/traces` appended); unset, and without a traces endpoint, no span is made", limits: "an http(s) URL" }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: documented(httpUrl.optional(), { doc: "the traces URL itself, used as it is; wins over the base URL", limits: "an http(s) URL" }),
   OTEL_EXPORTER_OTLP_HEADERS: documented(otlpHeaders, { doc: "headers sent to the collector: `key=value,…`, values percent-encoded", shownDefault: "—" }),

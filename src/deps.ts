@@ -20,6 +20,7 @@ import type { Reconciler } from "./reconcile/reconciler.ts";
 import type { Store } from "./store/open-store.ts";
 import type { GatewayMetrics } from "./telemetry/gateway-metrics.ts";
 import type { McpGateway } from "./mcp/gateway/mcp-gateway.ts";
+import type { ExperimentGuards } from "./experiments/experiment-guards.ts";
 
 /** The services every route reaches through `createApp(deps)`; each is swappable in tests. */
 export interface GatewayDeps {
@@ -63,4 +64,6 @@ export interface GatewayDeps {
   metrics: GatewayMetrics | null;
   /** The MCP gateway (`/mcp`): the workspace's stored MCP servers served to MCP clients. */
   mcp: McpGateway;
+  /** Running experiments' guards, checked off the request path (`experiments/`). */
+  experimentGuards: ExperimentGuards;
 }

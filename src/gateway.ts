@@ -37,6 +37,7 @@ import { openSpendMeter, type OpenedSpendMeter } from "./spend/open-spend-meter.
 import { openWebhooks } from "./webhooks/open-webhooks.ts";
 import { budgetThresholdEvent } from "./webhooks/budget-events.ts";
 import { runHaltedEvent } from "./webhooks/run-events.ts";
+import { ExperimentGuards } from "./experiments/experiment-guards.ts";
 import { openRunBreaker } from "./runs/open-run-breaker.ts";
 import { Reconciler } from "./reconcile/reconciler.ts";
 import { sealStoredGuardrailHeaders } from "./store/seal-guardrail-headers.ts";
@@ -103,8 +104,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // the log queue's own figures are read when metrics are scraped.
   const telemetry = await createTelemetry(config, { version: packageJson.version, logQueue: () => logWriter, spend: () => spend?.fallbackStats() ?? null });
   const spool = await openSpool(config);
+  // Made once the webhooks are: a stored batch tells it which experiments to check.
+  let guards: ExperimentGuards | null = null;
   const logWriter = new LogWriter(workerSink ?? storeLogSink(store.logs), {
     observer: telemetry.observer,
+    onStored: (entries) => guards?.logged(entries),
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
     batchSize: config.GATEWAY_LOG_BATCH_SIZE,
     maxBatchSize: config.GATEWAY_LOG_MAX_BATCH_SIZE,
@@ -143,6 +147,16 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // The daily comparison of virtual keys' bills with their providers' reports, off the request path.
   const reconciler = new Reconciler({ store, secrets, fetch, checkCustomHost, emit: (event) => void webhooks.events.emit(event) });
   reconciler.startDaily();
+  // Running experiments' guards, checked as their logs are stored and on a timer, off the request path.
+  guards = new ExperimentGuards({
+    store,
+    controlPlane,
+    emit: (event) => void webhooks.events.emit(event),
+    intervalMs: config.GATEWAY_EXPERIMENT_GUARD_INTERVAL_MS,
+    minIntervalMs: config.GATEWAY_EXPERIMENT_GUARD_MIN_INTERVAL_MS,
+  });
+  guards.start();
+  const experimentGuards = guards;
   const keys = new GatewayKeyService(store.apiKeys, { adminKey: config.GATEWAY_ADMIN_KEY, ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
   const answers = createAnswerCache(config, redis, store.semanticCache);
   const invalidations = redis ? shareInvalidations(redis, { controlPlane, keys, semantic: answers.cache.semantic }) : null;
@@ -169,6 +183,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     runs: runs.breaker,
     reconciler,
     metrics: telemetry.metrics,
+    experimentGuards,
     mcp: mcpGatewayOf({ config, controlPlane, store, secrets, checkCustomHost, fetch, redis, logWriter, version: packageJson.version, spend: openedSpend.meter, runs: runs.breaker }),
   };
   const app = createApp(deps);
@@ -190,6 +205,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       await openedSpend.close();
       runs.close();
       await reconciler.close();
+      await experimentGuards.close();
       await webhooks.close();
       invalidations?.close();
       await store.close();

@@ -208,6 +208,8 @@ describe("spans of a request tried on several targets", () => {
       promptVersion: null,
       configId: null,
       configVersion: null,
+      experimentId: null,
+      experimentVariant: null,
       cacheStatus: null,
       cacheSimilarity: null,
       cacheSourceLogId: null,

@@ -130,6 +130,8 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
         promptVersion: null,
         configId: null,
         configVersion: null,
+        experimentId: null,
+        experimentVariant: null,
         cacheStatus: null,
         cacheSimilarity: null,
         cacheSourceLogId: null,

@@ -39,10 +39,11 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     name: "pipeline",
-    role: "the request pipeline (config, candidates, guardrail stage, routing loop, answer and stream relay) and its stages: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client and gateway, webhook events, the run breaker, the bill reconciled",
-    paths: ["pipeline/", "cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/"],
+    role: "the request pipeline (config, candidates, guardrail stage, routing loop, answer and stream relay) and its stages: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client and gateway, webhook events, the run breaker, the bill reconciled, experiments",
+    paths: ["pipeline/", "cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/", "experiments/"],
     uses: {
-      "pipeline/": ["cache/", "spend/", "responses/", "mcp/", "runs/"],
+      "pipeline/": ["cache/", "spend/", "responses/", "mcp/", "runs/", "experiments/"],
+      "experiments/": ["webhooks/"],
       "responses/": ["cache/"],
       "runs/": ["spend/"],
       "webhooks/": ["spend/", "runs/"],

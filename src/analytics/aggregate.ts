@@ -2,7 +2,7 @@ import { emptyHistogram, mergeHistogram, type Histogram } from "./latency-histog
 
 /** How records are cut: one total, UTC time buckets, or the values of one dimension. */
 export type AnalyticsInterval = "minute" | "hour" | "day";
-export type AnalyticsGroupBy = "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata";
+export type AnalyticsGroupBy = "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata" | "experiment_variant";
 export type AnalyticsSlice =
   | { kind: "total" }
   | { kind: "time"; interval: AnalyticsInterval }

@@ -59,18 +59,22 @@ export interface Percentiles {
 export function percentiles(histogram: Histogram): Percentiles {
   const total = histogram.counts.reduce((sum, count) => sum + count, 0);
   if (total === 0) return { p50: null, p95: null, p99: null };
-  const at = (p: number): number => {
-    const rank = Math.max(1, Math.ceil(p * total));
-    let seen = 0;
-    let bucket = 0;
-    for (; bucket < HISTOGRAM_BUCKETS - 1; bucket += 1) {
-      seen += histogram.counts[bucket]!;
-      if (seen >= rank) break;
-    }
-    const clamped = Math.min(Math.max(middleOf(bucket), histogram.min ?? -Infinity), histogram.max ?? Infinity);
-    return Math.round(clamped * 100) / 100;
-  };
+  const at = (p: number): number => Math.round(valueAtRank(histogram, Math.max(1, Math.ceil(p * total))) * 100) / 100;
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}
+
+/**
+ * The `rank`-th smallest value (1-based) as the histogram knows it: its bucket's geometric
+ * middle, clamped to the exact min and max. A rank past the count reads the last bucket.
+ */
+export function valueAtRank(histogram: Histogram, rank: number): number {
+  let seen = 0;
+  let bucket = 0;
+  for (; bucket < HISTOGRAM_BUCKETS - 1; bucket += 1) {
+    seen += histogram.counts[bucket]!;
+    if (seen >= rank) break;
+  }
+  return Math.min(Math.max(middleOf(bucket), histogram.min ?? -Infinity), histogram.max ?? Infinity);
 }
 
 function middleOf(bucket: number): number {

@@ -11,6 +11,8 @@ import type { RunView } from "../runs/run-breaker.ts";
 import type { ReconciliationSettingsRecord } from "../records/reconciliation.ts";
 import { reconciliationSettingsView } from "../control-plane/reconciliation-fields.ts";
 import { webhookView } from "../control-plane/webhook-fields.ts";
+import { experimentView } from "../control-plane/experiment-view.ts";
+import type { ExperimentRecord } from "../records/experiment.ts";
 
 /**
  * What an audit event says about one resource: its ids and its view. The view is the very
@@ -71,4 +73,9 @@ export function runSubject(workspaceId: string): (view: RunView) => AuditSubject
 /** A virtual key's reconciliation settings, named by the key: the credential masked. */
 export function reconciliationSubject(slug: string): (record: ReconciliationSettingsRecord) => AuditSubject {
   return (record) => ({ id: record.virtualKeyId, slug, workspaceId: record.workspaceId, view: reconciliationSettingsView(record, slug) });
+}
+
+/** An experiment: its variants, guards, status and stop reason. */
+export function experimentSubject(record: ExperimentRecord): AuditSubject {
+  return { id: record.id, slug: null, workspaceId: record.workspaceId, view: experimentView(record) };
 }

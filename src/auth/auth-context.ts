@@ -24,3 +24,6 @@ export const DEFAULT_WORKSPACE_ID = "00000000-0000-4000-8000-000000000002";
 
 /** Stands for `GATEWAY_ADMIN_KEY` wherever a key id is recorded (owner_id, updated_by, logs). */
 export const OPERATOR_KEY_ID = "00000000-0000-4000-8000-000000000000";
+
+/** Stands for the gateway itself as an audit event's actor: a change no key made (a guard that stopped an experiment). */
+export const GATEWAY_ACTOR_ID = "00000000-0000-4000-8000-000000000003";

@@ -146,6 +146,8 @@ function rawKey(slice: AnalyticsSlice): string | null {
       return "virtual_key_id";
     case "status":
       return "toString(status)";
+    case "experiment_variant":
+      return "experiment_variant";
     case "metadata":
       return metadataValueSql(slice.metadataKey ?? "");
   }

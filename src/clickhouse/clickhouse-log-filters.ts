@@ -21,6 +21,8 @@ export async function logFiltersSql(filters: LogFilterSet, resolveConfig: Config
   equal("provider", filters.provider);
   equal("prompt_id", filters.promptId);
   equal("virtual_key_id", filters.virtualKeyId);
+  equal("experiment_id", filters.experimentId);
+  equal("experiment_variant", filters.experimentVariant);
   equal("trace_id", filters.traceId);
   equal("cache_status", filters.cacheStatus);
   if (filters.status !== undefined) conditions.push(`status = ${num(filters.status)}`);

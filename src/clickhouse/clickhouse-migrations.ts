@@ -31,6 +31,8 @@ export interface ClickHouseServerState {
   tables: ReadonlySet<string>;
   /** The UTC days (day numbers) `logs` holds records of: its partitions. */
   logDays: readonly number[];
+  /** The columns `logs` has now. */
+  logColumns: ReadonlySet<string>;
 }
 
 /** A migration's statements on this connection's server and database, as they are now. */
@@ -41,7 +43,8 @@ export async function statementsFor(migration: ClickHouseMigration, connection: 
     "SELECT DISTINCT partition FROM system.parts WHERE database = currentDatabase() AND table = 'logs' AND active ORDER BY partition",
   );
   const logDays = days.map((day) => Number(day.partition)).filter(Number.isInteger);
-  return migration.statements({ version: connection.version, tables: new Set(tables.map((table) => table.name)), logDays });
+  const columns = await connection.rows<{ name: string }>("SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'logs'");
+  return migration.statements({ version: connection.version, tables: new Set(tables.map((table) => table.name)), logDays, logColumns: new Set(columns.map((column) => column.name)) });
 }
 
 /**
@@ -258,5 +261,13 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     version: 11,
     name: "end-user day rollup in smaller granules",
     statements: ({ tables }) => userDaysInSmallerGranulesStatements(tables),
+  },
+  {
+    // The experiment and variant of each request (a store made since has them from migration 1,
+    // whose columns follow the log fields). ClickHouse 18.16 has no ADD COLUMN IF NOT EXISTS.
+    version: 12,
+    name: "experiment columns",
+    statements: ({ logColumns }) =>
+      ["experiment_id", "experiment_variant"].filter((column) => !logColumns.has(column)).map((column) => `ALTER TABLE logs ADD COLUMN ${column} Nullable(String)`),
   },
 ];

@@ -42,6 +42,8 @@ export interface ClickHouseRollup {
 const RAW_ONLY_FILTERS = [
   "traceId",
   "promptId",
+  "experimentId",
+  "experimentVariant",
   "cacheStatus",
   "config",
   "statusClass",
@@ -68,12 +70,14 @@ const decoded = (column: string) => `if(${column} = '', NULL, substring(${column
  *   from `log_rollups_user_hours`: `hoursOfPartialDays`); with hourly buckets, that rollup itself.
  * - `log_rollups_hourly_meta` keeps each hour per metadata pair: one metadata filter, or a group
  *   by a metadata key, with no other dimension (a group by the filtered key has one group).
- * Several metadata keys, traces, prompts, cache status, configs, status classes and value
+ * Several metadata keys, traces, prompts, experiments, cache status, configs, status classes and value
  * ranges: raw rows.
  */
 export function chooseClickHouseRollup(selection: LogFilterSet, slice: AnalyticsSlice): ClickHouseRollup | null {
   if (RAW_ONLY_FILTERS.some((name) => selection[name] !== undefined)) return null;
   if (slice.kind === "time" && slice.interval === "minute") return null;
+  // No rollup keeps experiment variants.
+  if (slice.kind === "group" && slice.by === "experiment_variant") return null;
   const metadata = Object.entries(selection.metadata ?? {});
   if (metadata.length > 0 || (slice.kind === "group" && slice.by === "metadata")) return metadataRollup(selection, slice, metadata);
   const dimensions: Array<[dim: HourlyDimension, value: string | number]> = [];

@@ -25,6 +25,7 @@ const PROVIDERS = ["openai", "anthropic", null] as const;
 const STATUSES = [200, 200, 200, 400, 429, 500, 499] as const;
 const USERS = ["alice", "bob", "carol", "dave", null] as const;
 const CACHE = ["HIT", "SEMANTIC_HIT", "MISS", null, "MISS"] as const;
+const EXPERIMENT = "0190aaaa-0000-7000-8000-00000000e001";
 
 /** A varied, deterministic data set over about three days, in two workspaces. */
 function dataset(workspaceA: string, workspaceB: string, configId: string): LogRecord[] {
@@ -60,6 +61,8 @@ function dataset(workspaceA: string, workspaceB: string, configId: string): LogR
           traceId: `trace-${i % 40}`,
           promptId: i % 8 === 0 ? "prompt-a" : null,
           configId: i % 10 === 0 ? configId : null,
+          experimentId: i % 4 === 1 ? EXPERIMENT : null,
+          experimentVariant: i % 4 === 1 ? (i % 3 === 0 ? "treatment" : "control") : null,
           requestBody: `{"i":${i},"text":"héllo \\"quoted\\" ${"x".repeat(i % 50)}"}`,
           errorCode: status >= 400 ? "upstream_error" : null,
           errorMessage: status >= 400 ? `failed ${i}` : null,
@@ -154,6 +157,8 @@ const LIST_FILTERS: Array<[string, Omit<LogFilterSet, "workspaceId">]> = [
   ["trace", { traceId: "trace-7" }],
   ["prompt", { promptId: "prompt-a" }],
   ["virtual key", { virtualKeyId: "vk-1" }],
+  ["experiment", { experimentId: EXPERIMENT }],
+  ["experiment variant", { experimentId: EXPERIMENT, experimentVariant: "treatment" }],
   ["time range", { from: new Date(BASE + 5 * HOUR + 123).toISOString(), to: new Date(BASE + 30 * HOUR).toISOString() }],
   ["metadata", { metadata: { env: "prod" } }],
   ["two metadata pairs", { metadata: { env: "staging", team: "team-1" } }],
@@ -203,6 +208,7 @@ describe("log store parity: main store and ClickHouse answer the same", () => {
     ["by provider", { kind: "group", by: "provider" }],
     ["by virtual key", { kind: "group", by: "virtual_key_id" }],
     ["by status", { kind: "group", by: "status" }],
+    ["by experiment variant", { kind: "group", by: "experiment_variant" }],
     ["by metadata env", { kind: "group", by: "metadata", metadataKey: "env" }],
     ["by metadata team", { kind: "group", by: "metadata", metadataKey: "team" }],
     // Fewer than the groups there are: every store keeps the same first ones.
@@ -219,6 +225,7 @@ describe("log store parity: main store and ClickHouse answer the same", () => {
     ["failures of a provider", { provider: "openai", success: false }],
     ["metadata", { metadata: { env: "prod" } }],
     ["status class", { statusClass: "5xx" }],
+    ["an experiment", { experimentId: EXPERIMENT }],
   ];
   for (const [sliceName, slice] of SLICES) {
     it.each(SELECTIONS)(`analytics ${sliceName} (%s): rollups and raw rows agree across stores`, async (_name, filters) => {
@@ -258,6 +265,33 @@ describe("log store parity: main store and ClickHouse answer the same", () => {
       await side.store.feedback.create(feedback(4, workspaceB));
       expect(await side.store.feedback.listByTrace(workspaceA, "trace-1")).toEqual([0, 1, 2].map((i) => feedback(i, workspaceA)));
       expect(await side.store.feedback.listByTrace(workspaceB, "trace-1")).toEqual([]);
+    }
+  });
+
+  it("sums an experiment's variants and the feedback on their traces alike", async () => {
+    const traced = records.find((record) => record.experimentVariant === "treatment" && record.workspaceId === workspaceA)!;
+    const feedback = (i: number): FeedbackRecord => ({
+      id: `0190${String(i).padStart(4, "0")}-0000-7000-8000-00000000f000`,
+      organisationId: "org-default",
+      workspaceId: workspaceA,
+      ownerId: null,
+      updatedBy: null,
+      traceId: traced.traceId,
+      value: i,
+      weight: 1,
+      metadata: {},
+      createdAt: new Date(BASE + i * 1000).toISOString(),
+    });
+    const round = (totals: Awaited<ReturnType<LogStore["experimentOutcomes"]["variantTotals"]>>) =>
+      JSON.parse(JSON.stringify([...totals].sort((a, b) => a.variant.localeCompare(b.variant)), (_key, value) => (typeof value === "number" ? Number(value.toPrecision(9)) : value)));
+    let expected: unknown = null;
+    for (const side of sides()) {
+      for (const i of [3, -1]) await side.store.feedback.create(feedback(i));
+      const totals = round(await side.store.experimentOutcomes.variantTotals(workspaceA, EXPERIMENT, new Date(BASE).toISOString()));
+      expect(totals.map((variant: { variant: string }) => variant.variant)).toEqual(["control", "treatment"]);
+      expect(totals[1].feedback.n).toBeGreaterThanOrEqual(2);
+      expected ??= totals;
+      expect({ side: side.name, totals }).toEqual({ side: side.name, totals: expected });
     }
   });
 });

@@ -2,6 +2,7 @@ import type { LogStore } from "../store/log-store.ts";
 import { createClickHouseAnalyticsRepository } from "./clickhouse-analytics-repository.ts";
 import { connectClickHouse } from "./clickhouse-connection.ts";
 import { createClickHouseFeedbackRepository } from "./clickhouse-feedback-repository.ts";
+import { createClickHouseExperimentOutcomes } from "./clickhouse-experiment-outcomes.ts";
 import type { ConfigIdResolver } from "./clickhouse-log-filters.ts";
 import { createClickHouseLogsRepository } from "./clickhouse-logs-repository.ts";
 import { migrateClickHouse } from "./clickhouse-migrate.ts";
@@ -48,6 +49,7 @@ export async function openClickHouseLogStore(url: string | ClickHouseTarget, opt
     logs: createClickHouseLogsRepository(connection, resolveConfig),
     analytics: createClickHouseAnalyticsRepository(connection, resolveConfig),
     feedback: createClickHouseFeedbackRepository(connection),
+    experimentOutcomes: createClickHouseExperimentOutcomes(connection),
     deleteExpiredStep: (cutoffMs) => dropExpiredPartitionsStep(connection, cutoffMs),
     close: () => connection.close(),
   };

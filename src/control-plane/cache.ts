@@ -1,9 +1,9 @@
 /**
  * The in-memory cache of control-plane reads on the request path (configs, virtual keys,
- * guardrails, prompts, a workspace's budgets). Route handlers that write call `forget`, so a change is seen at once
+ * guardrails, prompts, a workspace's budgets, experiments). Route handlers that write call `forget`, so a change is seen at once
  * by this instance; the TTL bounds how long another instance may serve a stale entry.
  */
-export const CACHED_KINDS = ["config", "default-config", "virtual-key", "guardrail", "prompt", "mcp-server", "mcp-server-labels", "budgets"] as const;
+export const CACHED_KINDS = ["config", "default-config", "virtual-key", "guardrail", "prompt", "mcp-server", "mcp-server-labels", "budgets", "experiment"] as const;
 export type CachedKind = (typeof CACHED_KINDS)[number];
 
 interface Entry {

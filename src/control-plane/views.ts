@@ -27,7 +27,8 @@ import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import { budgetView, rateLimitView } from "./virtual-key-fields.ts";
 
 /** Records keep null for "no key"; the API always shows a UUID (the operator's for GATEWAY_ADMIN_KEY). */
-const keyIdOf = (id: string | null): string => id ?? OPERATOR_KEY_ID;
+/** A key id as views show it: the operator key for a write made with `GATEWAY_ADMIN_KEY`. */
+export const keyIdOf = (id: string | null): string => id ?? OPERATOR_KEY_ID;
 
 /** One config version in the exact form of the specification's version record. */
 export function configVersionView(config: ConfigRecord, version: ConfigVersionRecord = config.latest): ConfigVersion {

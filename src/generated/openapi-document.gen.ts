@@ -47,6 +47,10 @@ export const openApiDocument = {
       "description": "A library of versioned prompt templates, run by id."
     },
     {
+      "name": "Experiments",
+      "description": "Experiments: variants of a request (a prompt label or version, a model, parameters, a target) split by a sticky hash, judged by always-valid sequential statistics, stopped by their guards (docs/experiments.md)."
+    },
+    {
       "name": "Guardrails",
       "description": "Checks on a request's input and on its output."
     },
@@ -4061,6 +4065,23 @@ export const openApiDocument = {
             }
           },
           {
+            "name": "experiment_id",
+            "in": "query",
+            "description": "Requests an experiment assigned a variant.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "experiment_variant",
+            "in": "query",
+            "description": "Requests assigned this variant (with `experiment_id`, of that experiment).",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
             "name": "from",
             "in": "query",
             "description": "Inclusive lower bound (ISO 8601).",
@@ -4256,7 +4277,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "Download the workspace's logs matching the filters, newest first",
-        "description": "The same filters as `GET /v1/logs`, without paging: every matching record (or the newest\n`limit`), streamed as it is read from the store. `jsonl`: one log summary per line, as\nlisted (with `include_bodies=true`, the whole record as `GET /v1/logs/{id}` gives it).\n`csv`: RFC 4180, a header line, then one row per record with these columns: id,\ncreated_at, status, success, route, provider, model, user, virtual_key_id, api_key_id,\nconfig_id, config_version, prompt_id, prompt_version, trace_id, span_id, parent_span_id,\nspan_name, stream, prompt_tokens, completion_tokens, total_tokens, cached_tokens,\nreasoning_tokens, cost_usd, latency_ms, time_to_first_token_ms, metadata (JSON text),\nerror_code, error_message; with `include_bodies=true`, also request_body and\nresponse_body (as stored). A text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage\nreturn is prefixed with `'` so spreadsheets do not run it as a formula. An error after the\nfirst bytes cuts the download short (the status line has gone out).\n",
+        "description": "The same filters as `GET /v1/logs`, without paging: every matching record (or the newest\n`limit`), streamed as it is read from the store. `jsonl`: one log summary per line, as\nlisted (with `include_bodies=true`, the whole record as `GET /v1/logs/{id}` gives it).\n`csv`: RFC 4180, a header line, then one row per record with these columns: id,\ncreated_at, status, success, route, provider, model, user, virtual_key_id, api_key_id,\nconfig_id, config_version, prompt_id, prompt_version, experiment_id, experiment_variant, trace_id, span_id, parent_span_id,\nspan_name, stream, prompt_tokens, completion_tokens, total_tokens, cached_tokens,\nreasoning_tokens, cost_usd, latency_ms, time_to_first_token_ms, metadata (JSON text),\nerror_code, error_message; with `include_bodies=true`, also request_body and\nresponse_body (as stored). A text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage\nreturn is prefixed with `'` so spreadsheets do not run it as a formula. An error after the\nfirst bytes cuts the download short (the status line has gone out).\n",
         "parameters": [
           {
             "name": "user",
@@ -4317,6 +4338,23 @@ export const openApiDocument = {
             "schema": {
               "type": "string",
               "format": "uuid"
+            }
+          },
+          {
+            "name": "experiment_id",
+            "in": "query",
+            "description": "Requests an experiment assigned a variant.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "experiment_variant",
+            "in": "query",
+            "description": "Requests assigned this variant (with `experiment_id`, of that experiment).",
+            "schema": {
+              "type": "string"
             }
           },
           {
@@ -4678,6 +4716,23 @@ export const openApiDocument = {
             }
           },
           {
+            "name": "experiment_id",
+            "in": "query",
+            "description": "Requests an experiment assigned a variant.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "experiment_variant",
+            "in": "query",
+            "description": "Requests assigned this variant (with `experiment_id`, of that experiment).",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
             "name": "metadata",
             "in": "query",
             "style": "deepObject",
@@ -4822,6 +4877,23 @@ export const openApiDocument = {
             }
           },
           {
+            "name": "experiment_id",
+            "in": "query",
+            "description": "Requests an experiment assigned a variant.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "experiment_variant",
+            "in": "query",
+            "description": "Requests assigned this variant (with `experiment_id`, of that experiment).",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
             "name": "metadata",
             "in": "query",
             "style": "deepObject",
@@ -4872,7 +4944,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "The workspace's requests grouped by one dimension, costliest first",
-        "description": "The range and filters of `GET /v1/analytics/summary`, grouped `by` end user, model,\nprovider, virtual key, status, or the value of one metadata key (`by=metadata` with\n`metadata_key`; records without that key form the `null` group). Ordered by cost, then\nrequests, descending; at most `limit` groups.\n",
+        "description": "The range and filters of `GET /v1/analytics/summary`, grouped `by` end user, model,\nprovider, virtual key, status, experiment variant (with `experiment_id`, that experiment's; records outside experiments form the `null` group), or the value of one metadata key (`by=metadata` with\n`metadata_key`; records without that key form the `null` group). Ordered by cost, then\nrequests, descending; at most `limit` groups.\n",
         "parameters": [
           {
             "name": "by",
@@ -4886,7 +4958,8 @@ export const openApiDocument = {
                 "provider",
                 "virtual_key_id",
                 "status",
-                "metadata"
+                "metadata",
+                "experiment_variant"
               ]
             }
           },
@@ -4986,6 +5059,23 @@ export const openApiDocument = {
             "schema": {
               "type": "string",
               "format": "uuid"
+            }
+          },
+          {
+            "name": "experiment_id",
+            "in": "query",
+            "description": "Requests an experiment assigned a variant.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "experiment_variant",
+            "in": "query",
+            "description": "Requests assigned this variant (with `experiment_id`, of that experiment).",
+            "schema": {
+              "type": "string"
             }
           },
           {
@@ -13024,6 +13114,380 @@ export const openApiDocument = {
         }
       }
     },
+    "/v1/experiments": {
+      "post": {
+        "operationId": "createExperiment",
+        "tags": [
+          "Experiments"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Create an experiment (admin), as a draft",
+        "description": "Variants are changes to the requests a config joins to the experiment (`\"experiment\": \"<id>\"`\nin the config); the first variant is the control. Checked when saved: weights total more\nthan 0, a variant's `prompt_version` or `prompt_label` is one the experiment's prompt has,\nits `virtual_key` is a virtual key of the workspace and its `provider` one of the catalogue;\n400 naming the field otherwise. Audited as `experiment.created`.\n",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/CreateExperimentRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The experiment, a draft.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Experiment"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "get": {
+        "operationId": "listExperiments",
+        "tags": [
+          "Experiments"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "The workspace's experiments, newest first",
+        "parameters": [
+          {
+            "name": "status",
+            "in": "query",
+            "description": "Only experiments in this status.",
+            "schema": {
+              "$ref": "#/components/schemas/ExperimentStatus"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The experiments.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ExperimentList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/experiments/{id}": {
+      "get": {
+        "operationId": "getExperiment",
+        "tags": [
+          "Experiments"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "An experiment",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ExperimentId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The experiment.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Experiment"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "patch": {
+        "operationId": "updateExperiment",
+        "tags": [
+          "Experiments"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Change an experiment, start it or stop it (admin)",
+        "description": "`status: running` starts a draft (or resumes a stopped experiment); `status: stopped`\nstops a running one, sending all its traffic to the control (a `manual` stop reason, a\n`experiment.stopped` webhook event). `variants`, `assignment` and `prompt_id` change only\nwhile a draft: a split changed under way would mix its users. `name`, `description`,\n`guards` and `alpha` change until it is concluded. Every replica applies the change from\nits next request. Audited as `experiment.updated`, `experiment.started` or `experiment.stopped`.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ExperimentId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/UpdateExperimentRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The experiment.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Experiment"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteExperiment",
+        "tags": [
+          "Experiments"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Delete an experiment that is not running (admin)",
+        "description": "A running experiment is stopped first (400 naming `id`). Its logs keep its id and variants. A config that still names it refuses its requests (400), as for any missing object it names.",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ExperimentId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DeletedObject"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/experiments/{id}/promote": {
+      "post": {
+        "operationId": "promoteExperimentVariant",
+        "tags": [
+          "Experiments"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": [
+              "admin"
+            ]
+          }
+        ],
+        "summary": "Conclude an experiment by making one variant what every request gets (admin)",
+        "description": "The variant's change is written where it lasts: its `prompt_label` or `prompt_version` moves\nthe experiment's prompt's `production` label to that version; its `model`, `params`,\n`provider` and `virtual_key` are written into a new version of every config that names the\nexperiment (at the config's root, its targets then inheriting them), and those configs no\nlonger name the experiment. The experiment is then `concluded` with `promoted_variant`.\nPromoting the control concludes it with nothing written but the configs' `experiment`\ntaken away. Audited (`experiment.promoted`, and `prompt.published` or `config.updated` for\nwhat it wrote).\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ExperimentId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/PromoteExperimentRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The concluded experiment.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Experiment"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
+    "/v1/experiments/{id}/results": {
+      "get": {
+        "operationId": "getExperimentResults",
+        "tags": [
+          "Experiments"
+        ],
+        "security": [
+          {
+            "gatewayApiKey": []
+          }
+        ],
+        "summary": "Each variant's outcomes and its differences from the control, with always-valid intervals",
+        "description": "Read from the experiment's logs (and the feedback on their traces) as they are stored, so\na request counts once its log is written (`GATEWAY_LOG_FLUSH_INTERVAL_MS`). Per variant:\nrequests, error rate, latency p50 and p95, the geometric mean latency, cost and tokens\nper request, and the feedback's mean score, each with a `1 - alpha` confidence interval\nfor that one look. Each variant against the control: the difference of error rate, cost\nper request and feedback score, and the ratio of geometric mean latencies, each with an\nalways-valid confidence sequence and p-value (a mixture sequential probability ratio test),\nso reading the results as often as wanted keeps the chance of a false verdict under\n`alpha`. The method and its assumptions are in docs/experiments.md.\n",
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/ExperimentId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The results.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ExperimentResults"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/TooLarge"
+          },
+          "503": {
+            "$ref": "#/components/responses/StoreUnavailable"
+          }
+        }
+      }
+    },
     "/v1/guardrails": {
       "post": {
         "operationId": "createGuardrail",
@@ -13805,7 +14269,7 @@ export const openApiDocument = {
           }
         ],
         "summary": "Create a webhook (admin)",
-        "description": "A receiver of the workspace's events (`budget.threshold_crossed`, `run.halted`,\n`spend.drift`): each is POSTed as JSON, signed with HMAC-SHA256 under the webhook's secret\n(`x-gateway-signature: t=<unix seconds>,v1=<hex of HMAC(secret, \"<t>.<raw body>\")>`), and\nretried with backoff until the receiver answers a 2xx. The URL is checked by the\ncustom-host guard when saved and again, pinned, at every delivery. The secret is sealed at\nrest and shown only in this answer.\n",
+        "description": "A receiver of the workspace's events (`budget.threshold_crossed`, `run.halted`,\n`spend.drift`, `experiment.stopped`): each is POSTed as JSON, signed with HMAC-SHA256 under the webhook's secret\n(`x-gateway-signature: t=<unix seconds>,v1=<hex of HMAC(secret, \"<t>.<raw body>\")>`), and\nretried with backoff until the receiver answers a 2xx. The URL is checked by the\ncustom-host guard when saved and again, pinned, at every delivery. The secret is sealed at\nrest and shown only in this answer.\n",
         "requestBody": {
           "required": true,
           "content": {
@@ -14747,6 +15211,15 @@ export const openApiDocument = {
           "type": "string",
           "minLength": 1,
           "maxLength": 200
+        }
+      },
+      "ExperimentId": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "format": "uuid"
         }
       },
       "PromptId": {
@@ -18157,6 +18630,8 @@ export const openApiDocument = {
           "prompt_version",
           "config_id",
           "config_version",
+          "experiment_id",
+          "experiment_variant",
           "error",
           "attempts"
         ],
@@ -18354,6 +18829,20 @@ export const openApiDocument = {
               "null"
             ],
             "description": "The version of that config."
+          },
+          "experiment_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Set when a running experiment assigned the request a variant: the experiment's id."
+          },
+          "experiment_variant": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The variant's name."
           },
           "error": {
             "type": [
@@ -19427,7 +19916,8 @@ export const openApiDocument = {
               "provider",
               "virtual_key_id",
               "status",
-              "metadata"
+              "metadata",
+              "experiment_variant"
             ]
           },
           "metadata_key": {
@@ -20457,6 +20947,11 @@ export const openApiDocument = {
           },
           "run_limits": {
             "$ref": "#/components/schemas/RunLimits"
+          },
+          "experiment": {
+            "type": "string",
+            "format": "uuid",
+            "description": "An experiment of the workspace (its id) this config's requests join: while it runs, each request gets a variant's change by a sticky hash (docs/experiments.md). An experiment the workspace does not have refuses the config's requests (400)."
           },
           "prompt_label": {
             "type": "string",
@@ -23280,6 +23775,788 @@ export const openApiDocument = {
           }
         }
       },
+      "ExperimentStatus": {
+        "type": "string",
+        "enum": [
+          "draft",
+          "running",
+          "stopped",
+          "concluded"
+        ],
+        "description": "`draft`: no request is changed. `running`: requests the experiment takes are split between the variants and logged with the variant. `stopped` (by hand or by a guard): every such request gets the control, and is logged without the experiment. `concluded`: a variant was promoted (or the control kept); no request is changed."
+      },
+      "ExperimentAssignment": {
+        "type": "string",
+        "enum": [
+          "user",
+          "trace",
+          "request"
+        ],
+        "description": "What stays in one variant, by a stable hash of it and the experiment's id, the same on every replica: `user` (the body's `user`, else `x-gateway-metadata`'s `_user`; a request without one goes by its trace), `trace` (`x-gateway-trace-id`; a request without one goes by itself), `request` (each request by its own log id)."
+      },
+      "ExperimentVariant": {
+        "type": "object",
+        "required": [
+          "name",
+          "weight"
+        ],
+        "additionalProperties": false,
+        "description": "A change to the request. Unset fields change nothing. `prompt_label` and `prompt_version` need the experiment's `prompt_id`, and apply to runs of that prompt (`POST /v1/prompts/{id}/completions`) that name no version or label themselves.",
+        "properties": {
+          "name": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+            "description": "Unique within the experiment."
+          },
+          "weight": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1000000,
+            "description": "The variant's share of the traffic: its weight over the total."
+          },
+          "prompt_label": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+            "description": "Run the version of the experiment's prompt this label is on (when the request is served)."
+          },
+          "prompt_version": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Run this version of the experiment's prompt."
+          },
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 256,
+            "description": "The model every target of the config is asked for (`@<provider>/<model>` also selects the provider)."
+          },
+          "params": {
+            "type": "object",
+            "additionalProperties": true,
+            "description": "Body fields set on the request (temperature, max_tokens, …), winning over the config's `override_params`. Not `model` (use `model`) nor `messages`."
+          },
+          "provider": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A catalogue provider every target of the config goes to."
+          },
+          "virtual_key": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A virtual key of the workspace that serves every target of the config (its provider, key and host)."
+          }
+        }
+      },
+      "ExperimentGuard": {
+        "type": "object",
+        "required": [
+          "metric",
+          "tolerance"
+        ],
+        "additionalProperties": false,
+        "description": "The worst change of a metric a variant may show against the control. Once the always-valid confidence sequence of the change lies wholly beyond `tolerance` in the harmful direction, the experiment stops by itself: every later request gets the control.",
+        "properties": {
+          "metric": {
+            "type": "string",
+            "enum": [
+              "error_rate",
+              "latency",
+              "cost_per_request",
+              "feedback_score"
+            ]
+          },
+          "tolerance": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 1000000,
+            "description": "`error_rate`: an increase in error rate, absolute (0.02 = two points). `latency`: an increase of the geometric mean latency, relative (0.2 = 20 % slower). `cost_per_request`: an increase in USD per request. `feedback_score`: a decrease of the mean feedback score, in score points."
+          }
+        }
+      },
+      "ExperimentStopReason": {
+        "type": "object",
+        "required": [
+          "kind",
+          "at",
+          "metric",
+          "variant",
+          "detail",
+          "difference",
+          "low",
+          "high",
+          "tolerance"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "guard",
+              "manual"
+            ],
+            "description": "`guard`: a guard was crossed; `manual`: an admin stopped it."
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "metric": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The guard's metric."
+          },
+          "variant": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The variant that crossed it."
+          },
+          "detail": {
+            "type": "string",
+            "description": "The reason in a sentence."
+          },
+          "difference": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The change measured: a difference, or for latency a ratio."
+          },
+          "low": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The always-valid interval's lower end."
+          },
+          "high": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The always-valid interval's upper end."
+          },
+          "tolerance": {
+            "type": [
+              "number",
+              "null"
+            ]
+          }
+        }
+      },
+      "Experiment": {
+        "type": "object",
+        "required": [
+          "id",
+          "object",
+          "name",
+          "description",
+          "status",
+          "assignment",
+          "prompt_id",
+          "variants",
+          "control",
+          "guards",
+          "alpha",
+          "started_at",
+          "stopped_at",
+          "concluded_at",
+          "stop_reason",
+          "promoted_variant",
+          "organisation_id",
+          "workspace_id",
+          "owner_id",
+          "updated_by",
+          "created_at",
+          "updated_at"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "object": {
+            "type": "string",
+            "enum": [
+              "experiment"
+            ]
+          },
+          "name": {
+            "type": "string"
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "status": {
+            "$ref": "#/components/schemas/ExperimentStatus"
+          },
+          "assignment": {
+            "$ref": "#/components/schemas/ExperimentAssignment"
+          },
+          "prompt_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "uuid",
+            "description": "The prompt the experiment is about: then it takes only runs of that prompt."
+          },
+          "variants": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExperimentVariant"
+            }
+          },
+          "control": {
+            "type": "string",
+            "description": "The control: the first variant's name."
+          },
+          "guards": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExperimentGuard"
+            }
+          },
+          "alpha": {
+            "type": "number",
+            "description": "The chance of a false verdict the statistics allow, over every look: 0.05 unless set."
+          },
+          "started_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "When it first ran."
+          },
+          "stopped_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "concluded_at": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "stop_reason": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/ExperimentStopReason"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "promoted_variant": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "organisation_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "workspace_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "owner_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "updated_by": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "updated_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "ExperimentList": {
+        "type": "object",
+        "required": [
+          "object",
+          "total",
+          "data"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "list"
+            ]
+          },
+          "total": {
+            "type": "integer"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Experiment"
+            }
+          }
+        }
+      },
+      "CreateExperimentRequest": {
+        "type": "object",
+        "required": [
+          "name",
+          "variants"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "description": {
+            "type": "string",
+            "maxLength": 2000
+          },
+          "assignment": {
+            "$ref": "#/components/schemas/ExperimentAssignment"
+          },
+          "prompt_id": {
+            "type": "string",
+            "format": "uuid",
+            "description": "A prompt of the workspace: the experiment then takes only its runs."
+          },
+          "variants": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 10,
+            "items": {
+              "$ref": "#/components/schemas/ExperimentVariant"
+            },
+            "description": "The first is the control."
+          },
+          "guards": {
+            "type": "array",
+            "maxItems": 8,
+            "items": {
+              "$ref": "#/components/schemas/ExperimentGuard"
+            }
+          },
+          "alpha": {
+            "type": "number",
+            "minimum": 0.001,
+            "maximum": 0.2,
+            "description": "Default 0.05."
+          }
+        }
+      },
+      "UpdateExperimentRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "description": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 2000
+          },
+          "assignment": {
+            "$ref": "#/components/schemas/ExperimentAssignment"
+          },
+          "prompt_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "uuid"
+          },
+          "variants": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 10,
+            "items": {
+              "$ref": "#/components/schemas/ExperimentVariant"
+            }
+          },
+          "guards": {
+            "type": "array",
+            "maxItems": 8,
+            "items": {
+              "$ref": "#/components/schemas/ExperimentGuard"
+            }
+          },
+          "alpha": {
+            "type": "number",
+            "minimum": 0.001,
+            "maximum": 0.2
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "running",
+              "stopped"
+            ],
+            "description": "`running` starts a draft or resumes a stopped experiment; `stopped` stops a running one."
+          }
+        }
+      },
+      "PromoteExperimentRequest": {
+        "type": "object",
+        "required": [
+          "variant"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "variant": {
+            "type": "string",
+            "minLength": 1,
+            "description": "The name of the variant every request gets from now on."
+          }
+        }
+      },
+      "Estimate": {
+        "type": "object",
+        "required": [
+          "value",
+          "low",
+          "high"
+        ],
+        "additionalProperties": false,
+        "description": "A value with its `1 - alpha` confidence interval for this one look; nulls when there is nothing to estimate from.",
+        "properties": {
+          "value": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "low": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "high": {
+            "type": [
+              "number",
+              "null"
+            ]
+          }
+        }
+      },
+      "VariantResults": {
+        "type": "object",
+        "required": [
+          "variant",
+          "control",
+          "weight",
+          "requests",
+          "errors",
+          "error_rate",
+          "latency_ms",
+          "cost_usd",
+          "cost_per_request_usd",
+          "tokens",
+          "feedback"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "variant": {
+            "type": "string"
+          },
+          "control": {
+            "type": "boolean"
+          },
+          "weight": {
+            "type": "number"
+          },
+          "requests": {
+            "type": "integer"
+          },
+          "errors": {
+            "type": "integer"
+          },
+          "error_rate": {
+            "$ref": "#/components/schemas/Estimate"
+          },
+          "latency_ms": {
+            "type": "object",
+            "required": [
+              "p50",
+              "p95",
+              "geometric_mean"
+            ],
+            "additionalProperties": false,
+            "description": "p50 and p95 with distribution-free intervals (order statistics), read from the log-scale latency histogram (within about 12 %); the geometric mean with a normal interval on log latency.",
+            "properties": {
+              "p50": {
+                "$ref": "#/components/schemas/Estimate"
+              },
+              "p95": {
+                "$ref": "#/components/schemas/Estimate"
+              },
+              "geometric_mean": {
+                "$ref": "#/components/schemas/Estimate"
+              }
+            }
+          },
+          "cost_usd": {
+            "type": "number",
+            "description": "Total cost of the variant's requests."
+          },
+          "cost_per_request_usd": {
+            "$ref": "#/components/schemas/Estimate"
+          },
+          "tokens": {
+            "type": "object",
+            "required": [
+              "prompt",
+              "completion",
+              "total",
+              "per_request"
+            ],
+            "additionalProperties": false,
+            "properties": {
+              "prompt": {
+                "type": "integer"
+              },
+              "completion": {
+                "type": "integer"
+              },
+              "total": {
+                "type": "integer"
+              },
+              "per_request": {
+                "$ref": "#/components/schemas/Estimate"
+              }
+            }
+          },
+          "feedback": {
+            "type": "object",
+            "required": [
+              "count",
+              "mean"
+            ],
+            "additionalProperties": false,
+            "description": "Feedback (`POST /v1/feedback`) on the traces the variant served: how many scores, and their mean.",
+            "properties": {
+              "count": {
+                "type": "integer"
+              },
+              "mean": {
+                "$ref": "#/components/schemas/Estimate"
+              }
+            }
+          }
+        }
+      },
+      "MetricComparison": {
+        "type": "object",
+        "required": [
+          "metric",
+          "kind",
+          "value",
+          "low",
+          "high",
+          "p_value",
+          "verdict",
+          "guard"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "metric": {
+            "type": "string",
+            "enum": [
+              "error_rate",
+              "latency",
+              "cost_per_request",
+              "feedback_score"
+            ]
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "difference",
+              "ratio"
+            ],
+            "description": "`difference`: variant minus control. `ratio`: variant over control (latency's geometric means)."
+          },
+          "value": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "low": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The always-valid confidence sequence's lower end at this look."
+          },
+          "high": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "p_value": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "Always-valid p-value of no difference."
+          },
+          "verdict": {
+            "type": "string",
+            "enum": [
+              "better",
+              "worse",
+              "inconclusive",
+              "insufficient_data"
+            ],
+            "description": "`better` or `worse` once the always-valid interval excludes no change (lower error rate, latency and cost, higher feedback are better); `insufficient_data` below 20 observations an arm (for feedback, 20 scores) or without variation."
+          },
+          "guard": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "required": [
+              "tolerance",
+              "crossed"
+            ],
+            "additionalProperties": false,
+            "description": "The experiment's guard on this metric, and whether this variant crossed it.",
+            "properties": {
+              "tolerance": {
+                "type": "number"
+              },
+              "crossed": {
+                "type": "boolean"
+              }
+            }
+          }
+        }
+      },
+      "VariantComparison": {
+        "type": "object",
+        "required": [
+          "variant",
+          "metrics"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "variant": {
+            "type": "string"
+          },
+          "metrics": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MetricComparison"
+            }
+          }
+        }
+      },
+      "ExperimentResults": {
+        "type": "object",
+        "required": [
+          "object",
+          "experiment_id",
+          "status",
+          "alpha",
+          "method",
+          "control",
+          "variants",
+          "comparisons",
+          "stop_reason",
+          "computed_at"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "experiment.results"
+            ]
+          },
+          "experiment_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "status": {
+            "$ref": "#/components/schemas/ExperimentStatus"
+          },
+          "alpha": {
+            "type": "number"
+          },
+          "method": {
+            "type": "string",
+            "description": "The sequential test, in a sentence (docs/experiments.md explains it)."
+          },
+          "control": {
+            "type": "string"
+          },
+          "variants": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/VariantResults"
+            }
+          },
+          "comparisons": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/VariantComparison"
+            },
+            "description": "Every variant but the control, against it."
+          },
+          "stop_reason": {
+            "type": [
+              "object",
+              "null"
+            ],
+            "anyOf": [
+              {
+                "$ref": "#/components/schemas/ExperimentStopReason"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "computed_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
       "AuditResourceType": {
         "type": "string",
         "enum": [
@@ -23293,7 +24570,8 @@ export const openApiDocument = {
           "budget",
           "webhook",
           "run",
-          "reconciliation"
+          "reconciliation",
+          "experiment"
         ]
       },
       "AuditAction": {
@@ -23330,7 +24608,13 @@ export const openApiDocument = {
           "webhook.deleted",
           "run.resumed",
           "reconciliation.updated",
-          "reconciliation.deleted"
+          "reconciliation.deleted",
+          "experiment.created",
+          "experiment.updated",
+          "experiment.started",
+          "experiment.stopped",
+          "experiment.promoted",
+          "experiment.deleted"
         ],
         "description": "`<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays)."
       },
@@ -23375,7 +24659,7 @@ export const openApiDocument = {
           "actor_key_id": {
             "type": "string",
             "format": "uuid",
-            "description": "The gateway key that made the change; `00000000-0000-4000-8000-000000000000` for `GATEWAY_ADMIN_KEY`."
+            "description": "The gateway key that made the change; `00000000-0000-4000-8000-000000000000` for `GATEWAY_ADMIN_KEY`; `00000000-0000-4000-8000-000000000003` for the gateway itself (a guard that stopped an experiment)."
           },
           "action": {
             "$ref": "#/components/schemas/AuditAction"
@@ -23912,7 +25196,8 @@ export const openApiDocument = {
         "enum": [
           "budget.threshold_crossed",
           "run.halted",
-          "spend.drift"
+          "spend.drift",
+          "experiment.stopped"
         ]
       },
       "CreateWebhookRequest": {

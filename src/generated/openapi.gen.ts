@@ -162,7 +162,7 @@ export interface paths {
         /**
          * The workspace's requests grouped by one dimension, costliest first
          * @description The range and filters of `GET /v1/analytics/summary`, grouped `by` end user, model,
-         *     provider, virtual key, status, or the value of one metadata key (`by=metadata` with
+         *     provider, virtual key, status, experiment variant (with `experiment_id`, that experiment's; records outside experiments form the `null` group), or the value of one metadata key (`by=metadata` with
          *     `metadata_key`; records without that key form the `null` group). Ordered by cost, then
          *     requests, descending; at most `limit` groups.
          */
@@ -620,6 +620,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's experiments, newest first */
+        get: operations["listExperiments"];
+        put?: never;
+        /**
+         * Create an experiment (admin), as a draft
+         * @description Variants are changes to the requests a config joins to the experiment (`"experiment": "<id>"`
+         *     in the config); the first variant is the control. Checked when saved: weights total more
+         *     than 0, a variant's `prompt_version` or `prompt_label` is one the experiment's prompt has,
+         *     its `virtual_key` is a virtual key of the workspace and its `provider` one of the catalogue;
+         *     400 naming the field otherwise. Audited as `experiment.created`.
+         */
+        post: operations["createExperiment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An experiment */
+        get: operations["getExperiment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an experiment that is not running (admin)
+         * @description A running experiment is stopped first (400 naming `id`). Its logs keep its id and variants. A config that still names it refuses its requests (400), as for any missing object it names.
+         */
+        delete: operations["deleteExperiment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an experiment, start it or stop it (admin)
+         * @description `status: running` starts a draft (or resumes a stopped experiment); `status: stopped`
+         *     stops a running one, sending all its traffic to the control (a `manual` stop reason, a
+         *     `experiment.stopped` webhook event). `variants`, `assignment` and `prompt_id` change only
+         *     while a draft: a split changed under way would mix its users. `name`, `description`,
+         *     `guards` and `alpha` change until it is concluded. Every replica applies the change from
+         *     its next request. Audited as `experiment.updated`, `experiment.started` or `experiment.stopped`.
+         */
+        patch: operations["updateExperiment"];
+        trace?: never;
+    };
+    "/v1/experiments/{id}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Conclude an experiment by making one variant what every request gets (admin)
+         * @description The variant's change is written where it lasts: its `prompt_label` or `prompt_version` moves
+         *     the experiment's prompt's `production` label to that version; its `model`, `params`,
+         *     `provider` and `virtual_key` are written into a new version of every config that names the
+         *     experiment (at the config's root, its targets then inheriting them), and those configs no
+         *     longer name the experiment. The experiment is then `concluded` with `promoted_variant`.
+         *     Promoting the control concludes it with nothing written but the configs' `experiment`
+         *     taken away. Audited (`experiment.promoted`, and `prompt.published` or `config.updated` for
+         *     what it wrote).
+         */
+        post: operations["promoteExperimentVariant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/experiments/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each variant's outcomes and its differences from the control, with always-valid intervals
+         * @description Read from the experiment's logs (and the feedback on their traces) as they are stored, so
+         *     a request counts once its log is written (`GATEWAY_LOG_FLUSH_INTERVAL_MS`). Per variant:
+         *     requests, error rate, latency p50 and p95, the geometric mean latency, cost and tokens
+         *     per request, and the feedback's mean score, each with a `1 - alpha` confidence interval
+         *     for that one look. Each variant against the control: the difference of error rate, cost
+         *     per request and feedback score, and the ratio of geometric mean latencies, each with an
+         *     always-valid confidence sequence and p-value (a mixture sequential probability ratio test),
+         *     so reading the results as often as wanted keeps the chance of a false verdict under
+         *     `alpha`. The method and its assumptions are in docs/experiments.md.
+         */
+        get: operations["getExperimentResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/feedback": {
         parameters: {
             query?: never;
@@ -993,7 +1103,7 @@ export interface paths {
          *     listed (with `include_bodies=true`, the whole record as `GET /v1/logs/{id}` gives it).
          *     `csv`: RFC 4180, a header line, then one row per record with these columns: id,
          *     created_at, status, success, route, provider, model, user, virtual_key_id, api_key_id,
-         *     config_id, config_version, prompt_id, prompt_version, trace_id, span_id, parent_span_id,
+         *     config_id, config_version, prompt_id, prompt_version, experiment_id, experiment_variant, trace_id, span_id, parent_span_id,
          *     span_name, stream, prompt_tokens, completion_tokens, total_tokens, cached_tokens,
          *     reasoning_tokens, cost_usd, latency_ms, time_to_first_token_ms, metadata (JSON text),
          *     error_code, error_message; with `include_bodies=true`, also request_body and
@@ -2051,7 +2161,7 @@ export interface paths {
         /**
          * Create a webhook (admin)
          * @description A receiver of the workspace's events (`budget.threshold_crossed`, `run.halted`,
-         *     `spend.drift`): each is POSTed as JSON, signed with HMAC-SHA256 under the webhook's secret
+         *     `spend.drift`, `experiment.stopped`): each is POSTed as JSON, signed with HMAC-SHA256 under the webhook's secret
          *     (`x-gateway-signature: t=<unix seconds>,v1=<hex of HMAC(secret, "<t>.<raw body>")>`), and
          *     retried with backoff until the receiver answers a 2xx. The URL is checked by the
          *     custom-host guard when saved and again, pinned, at every delivery. The secret is sealed at
@@ -2270,7 +2380,7 @@ export interface components {
         };
         AnalyticsGroups: {
             /** @enum {string} */
-            by: "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata";
+            by: "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata" | "experiment_variant";
             data: components["schemas"]["AnalyticsGroup"][];
             /** Format: date-time */
             from: string;
@@ -2474,12 +2584,12 @@ export interface components {
          * @description `<resource type>.<verb>`. Revoking a gateway key is `api_key.revoked` (its row stays).
          * @enum {string}
          */
-        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.label_moved" | "prompt.label_removed" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "run.resumed" | "reconciliation.updated" | "reconciliation.deleted";
+        AuditAction: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.revoked" | "virtual_key.created" | "virtual_key.updated" | "virtual_key.deleted" | "config.created" | "config.updated" | "config.deleted" | "prompt.created" | "prompt.updated" | "prompt.published" | "prompt.label_moved" | "prompt.label_removed" | "prompt.deleted" | "guardrail.created" | "guardrail.updated" | "guardrail.deleted" | "mcp_server.created" | "mcp_server.updated" | "mcp_server.deleted" | "analytics_dimensions.updated" | "budget.created" | "budget.updated" | "budget.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "run.resumed" | "reconciliation.updated" | "reconciliation.deleted" | "experiment.created" | "experiment.updated" | "experiment.started" | "experiment.stopped" | "experiment.promoted" | "experiment.deleted";
         AuditEvent: {
             action: components["schemas"]["AuditAction"];
             /**
              * Format: uuid
-             * @description The gateway key that made the change; `00000000-0000-4000-8000-000000000000` for `GATEWAY_ADMIN_KEY`.
+             * @description The gateway key that made the change; `00000000-0000-4000-8000-000000000000` for `GATEWAY_ADMIN_KEY`; `00000000-0000-4000-8000-000000000003` for the gateway itself (a guard that stopped an experiment).
              */
             actor_key_id: string;
             /** @description The resource as the API shows it after the change (secrets masked); null for a deletion. */
@@ -2518,7 +2628,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget" | "webhook" | "run" | "reconciliation";
+        AuditResourceType: "api_key" | "virtual_key" | "config" | "prompt" | "guardrail" | "mcp_server" | "analytics_dimensions" | "budget" | "webhook" | "run" | "reconciliation" | "experiment";
         Batch: {
             endpoint?: string;
             id: string;
@@ -3038,6 +3148,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CreateExperimentRequest: {
+            /** @description Default 0.05. */
+            alpha?: number;
+            assignment?: components["schemas"]["ExperimentAssignment"];
+            description?: string;
+            guards?: components["schemas"]["ExperimentGuard"][];
+            name: string;
+            /**
+             * Format: uuid
+             * @description A prompt of the workspace: the experiment then takes only its runs.
+             */
+            prompt_id?: string;
+            /** @description The first is the control. */
+            variants: components["schemas"]["ExperimentVariant"][];
+        };
         CreateFeedbackRequest: {
             metadata?: components["schemas"]["FeedbackMetadata"];
             /** @description The trace scored: an `x-gateway-trace-id`, or a log id for a request sent without one. */
@@ -3514,6 +3639,139 @@ export interface components {
             param: string | null;
             type: string;
         };
+        /** @description A value with its `1 - alpha` confidence interval for this one look; nulls when there is nothing to estimate from. */
+        Estimate: {
+            high: number | null;
+            low: number | null;
+            value: number | null;
+        };
+        Experiment: {
+            /** @description The chance of a false verdict the statistics allow, over every look: 0.05 unless set. */
+            alpha: number;
+            assignment: components["schemas"]["ExperimentAssignment"];
+            /** Format: date-time */
+            concluded_at: string | null;
+            /** @description The control: the first variant's name. */
+            control: string;
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            guards: components["schemas"]["ExperimentGuard"][];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            object: "experiment";
+            /** Format: uuid */
+            organisation_id: string;
+            /** Format: uuid */
+            owner_id: string;
+            promoted_variant: string | null;
+            /**
+             * Format: uuid
+             * @description The prompt the experiment is about: then it takes only runs of that prompt.
+             */
+            prompt_id: string | null;
+            /**
+             * Format: date-time
+             * @description When it first ran.
+             */
+            started_at: string | null;
+            status: components["schemas"]["ExperimentStatus"];
+            stop_reason: components["schemas"]["ExperimentStopReason"] | null;
+            /** Format: date-time */
+            stopped_at: string | null;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: uuid */
+            updated_by: string;
+            variants: components["schemas"]["ExperimentVariant"][];
+            /** Format: uuid */
+            workspace_id: string;
+        };
+        /**
+         * @description What stays in one variant, by a stable hash of it and the experiment's id, the same on every replica: `user` (the body's `user`, else `x-gateway-metadata`'s `_user`; a request without one goes by its trace), `trace` (`x-gateway-trace-id`; a request without one goes by itself), `request` (each request by its own log id).
+         * @enum {string}
+         */
+        ExperimentAssignment: "user" | "trace" | "request";
+        /** @description The worst change of a metric a variant may show against the control. Once the always-valid confidence sequence of the change lies wholly beyond `tolerance` in the harmful direction, the experiment stops by itself: every later request gets the control. */
+        ExperimentGuard: {
+            /** @enum {string} */
+            metric: "error_rate" | "latency" | "cost_per_request" | "feedback_score";
+            /** @description `error_rate`: an increase in error rate, absolute (0.02 = two points). `latency`: an increase of the geometric mean latency, relative (0.2 = 20 % slower). `cost_per_request`: an increase in USD per request. `feedback_score`: a decrease of the mean feedback score, in score points. */
+            tolerance: number;
+        };
+        ExperimentList: {
+            data: components["schemas"]["Experiment"][];
+            /** @enum {string} */
+            object: "list";
+            total: number;
+        };
+        ExperimentResults: {
+            alpha: number;
+            /** @description Every variant but the control, against it. */
+            comparisons: components["schemas"]["VariantComparison"][];
+            /** Format: date-time */
+            computed_at: string;
+            control: string;
+            /** Format: uuid */
+            experiment_id: string;
+            /** @description The sequential test, in a sentence (docs/experiments.md explains it). */
+            method: string;
+            /** @enum {string} */
+            object: "experiment.results";
+            status: components["schemas"]["ExperimentStatus"];
+            stop_reason: components["schemas"]["ExperimentStopReason"] | null;
+            variants: components["schemas"]["VariantResults"][];
+        };
+        /**
+         * @description `draft`: no request is changed. `running`: requests the experiment takes are split between the variants and logged with the variant. `stopped` (by hand or by a guard): every such request gets the control, and is logged without the experiment. `concluded`: a variant was promoted (or the control kept); no request is changed.
+         * @enum {string}
+         */
+        ExperimentStatus: "draft" | "running" | "stopped" | "concluded";
+        ExperimentStopReason: {
+            /** Format: date-time */
+            at: string;
+            /** @description The reason in a sentence. */
+            detail: string;
+            /** @description The change measured: a difference, or for latency a ratio. */
+            difference: number | null;
+            /** @description The always-valid interval's upper end. */
+            high: number | null;
+            /**
+             * @description `guard`: a guard was crossed; `manual`: an admin stopped it.
+             * @enum {string}
+             */
+            kind: "guard" | "manual";
+            /** @description The always-valid interval's lower end. */
+            low: number | null;
+            /** @description The guard's metric. */
+            metric: string | null;
+            tolerance: number | null;
+            /** @description The variant that crossed it. */
+            variant: string | null;
+        };
+        /** @description A change to the request. Unset fields change nothing. `prompt_label` and `prompt_version` need the experiment's `prompt_id`, and apply to runs of that prompt (`POST /v1/prompts/{id}/completions`) that name no version or label themselves. */
+        ExperimentVariant: {
+            /** @description The model every target of the config is asked for (`@<provider>/<model>` also selects the provider). */
+            model?: string;
+            /** @description Unique within the experiment. */
+            name: string;
+            /** @description Body fields set on the request (temperature, max_tokens, …), winning over the config's `override_params`. Not `model` (use `model`) nor `messages`. */
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description Run the version of the experiment's prompt this label is on (when the request is served). */
+            prompt_label?: string;
+            /** @description Run this version of the experiment's prompt. */
+            prompt_version?: number;
+            /** @description A catalogue provider every target of the config goes to. */
+            provider?: string;
+            /** @description A virtual key of the workspace that serves every target of the config (its provider, key and host). */
+            virtual_key?: string;
+            /** @description The variant's share of the traffic: its weight over the total. */
+            weight: number;
+        };
         Feedback: {
             /** Format: date-time */
             created_at: string;
@@ -3614,6 +3872,11 @@ export interface components {
             cache?: components["schemas"]["ConfigCache"];
             cb_config?: components["schemas"]["ConfigCircuitBreaker"];
             custom_host?: string;
+            /**
+             * Format: uuid
+             * @description An experiment of the workspace (its id) this config's requests join: while it runs, each request gets a variant's change by a sticky hash (docs/experiments.md). An experiment the workspace does not have refuses the config's requests (400).
+             */
+            experiment?: string;
             input_guardrails?: string[];
             output_guardrails?: string[];
             override_params?: components["schemas"]["ConfigOverrideParams"];
@@ -4001,6 +4264,10 @@ export interface components {
                 code: string | null;
                 message: string | null;
             } | null;
+            /** @description Set when a running experiment assigned the request a variant: the experiment's id. */
+            experiment_id: string | null;
+            /** @description The variant's name. */
+            experiment_variant: string | null;
             /** Format: uuid */
             id: string;
             latency_ms: number;
@@ -4132,6 +4399,31 @@ export interface components {
             object: "list";
             total: number;
         };
+        MetricComparison: {
+            /** @description The experiment's guard on this metric, and whether this variant crossed it. */
+            guard: {
+                crossed: boolean;
+                tolerance: number;
+            } | null;
+            high: number | null;
+            /**
+             * @description `difference`: variant minus control. `ratio`: variant over control (latency's geometric means).
+             * @enum {string}
+             */
+            kind: "difference" | "ratio";
+            /** @description The always-valid confidence sequence's lower end at this look. */
+            low: number | null;
+            /** @enum {string} */
+            metric: "error_rate" | "latency" | "cost_per_request" | "feedback_score";
+            /** @description Always-valid p-value of no difference. */
+            p_value: number | null;
+            value: number | null;
+            /**
+             * @description `better` or `worse` once the always-valid interval excludes no change (lower error rate, latency and cost, higher feedback are better); `insufficient_data` below 20 observations an arm (for feedback, 20 scores) or without variation.
+             * @enum {string}
+             */
+            verdict: "better" | "worse" | "inconclusive" | "insufficient_data";
+        };
         Model: {
             created: number;
             /** @description Without a provider selected, `@<provider>/<model>`: usable as a request's `model` as it is. */
@@ -4161,6 +4453,10 @@ export interface components {
         MovePromptLabelRequest: {
             /** @description The version the label goes on; a version the prompt does not have is a 400 naming `version`. */
             version: number;
+        };
+        PromoteExperimentRequest: {
+            /** @description The name of the variant every request gets from now on. */
+            variant: string;
         };
         Prompt: {
             /** Format: date-time */
@@ -4747,6 +5043,21 @@ export interface components {
             is_default?: boolean;
             name?: string;
         };
+        UpdateExperimentRequest: {
+            alpha?: number;
+            assignment?: components["schemas"]["ExperimentAssignment"];
+            description?: string | null;
+            guards?: components["schemas"]["ExperimentGuard"][];
+            name?: string;
+            /** Format: uuid */
+            prompt_id?: string | null;
+            /**
+             * @description `running` starts a draft or resumes a stopped experiment; `stopped` stops a running one.
+             * @enum {string}
+             */
+            status?: "running" | "stopped";
+            variants?: components["schemas"]["ExperimentVariant"][];
+        };
         /** @description A webhook header value sent back as ******** keeps the stored value only while the check's `url` is unchanged (compared as URLs after normalisation); a new `url` with a kept value is refused with 400 naming `checks.N.params.url`: send the header values again in clear to change it. */
         UpdateGuardrailRequest: {
             action?: components["schemas"]["GuardrailAction"];
@@ -4838,6 +5149,38 @@ export interface components {
             upload_id: string;
         } & {
             [key: string]: unknown;
+        };
+        VariantComparison: {
+            metrics: components["schemas"]["MetricComparison"][];
+            variant: string;
+        };
+        VariantResults: {
+            control: boolean;
+            cost_per_request_usd: components["schemas"]["Estimate"];
+            /** @description Total cost of the variant's requests. */
+            cost_usd: number;
+            error_rate: components["schemas"]["Estimate"];
+            errors: number;
+            /** @description Feedback (`POST /v1/feedback`) on the traces the variant served: how many scores, and their mean. */
+            feedback: {
+                count: number;
+                mean: components["schemas"]["Estimate"];
+            };
+            /** @description p50 and p95 with distribution-free intervals (order statistics), read from the log-scale latency histogram (within about 12 %); the geometric mean with a normal interval on log latency. */
+            latency_ms: {
+                geometric_mean: components["schemas"]["Estimate"];
+                p50: components["schemas"]["Estimate"];
+                p95: components["schemas"]["Estimate"];
+            };
+            requests: number;
+            tokens: {
+                completion: number;
+                per_request: components["schemas"]["Estimate"];
+                prompt: number;
+                total: number;
+            };
+            variant: string;
+            weight: number;
         };
         VectorStore: {
             created_at?: number;
@@ -5104,7 +5447,7 @@ export interface components {
             object: "list";
         };
         /** @enum {string} */
-        WebhookEventType: "budget.threshold_crossed" | "run.halted" | "spend.drift";
+        WebhookEventType: "budget.threshold_crossed" | "run.halted" | "spend.drift" | "experiment.stopped";
         WebhookList: {
             data: components["schemas"]["Webhook"][];
             /** @enum {string} */
@@ -5297,6 +5640,7 @@ export interface components {
         ConfigSlug: string;
         /** @description Another base URL for the provider, to which the operation's path is appended (`http://127.0.0.1:11434/v1`). Where the provider's API lives under a base path, a URL written without any path is refused (400); write a final `/` for a server that serves the API at its root. Loopback is trusted; other hosts must be listed in GATEWAY_TRUSTED_CUSTOM_HOSTS; private and link-local addresses are refused. */
         CustomHost: string;
+        ExperimentId: string;
         /** @description The model, as the provider names it (`gemini-2.5-flash`, `gpt-4o-mini`); `@<provider>/<model>` also selects the provider. It may hold dots, dashes, colons and, in the `@<provider>/` form, one slash. */
         GeminiModel: string;
         /** @description The upstream key when no `Authorization` is sent (`@google/genai`'s `apiKey`); forwarded as the target's credential, never logged. Never a gateway key. */
@@ -5784,7 +6128,11 @@ export interface operations {
     getAnalyticsGroups: {
         parameters: {
             query: {
-                by: "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata";
+                by: "user" | "model" | "provider" | "virtual_key_id" | "status" | "metadata" | "experiment_variant";
+                /** @description Requests an experiment assigned a variant. */
+                experiment_id?: string;
+                /** @description Requests assigned this variant (with `experiment_id`, of that experiment). */
+                experiment_variant?: string;
                 /** @description Inclusive lower bound (ISO 8601); default `to` minus 24 hours. */
                 from?: string;
                 limit?: number;
@@ -5830,6 +6178,10 @@ export interface operations {
     getAnalyticsSummary: {
         parameters: {
             query?: {
+                /** @description Requests an experiment assigned a variant. */
+                experiment_id?: string;
+                /** @description Requests assigned this variant (with `experiment_id`, of that experiment). */
+                experiment_variant?: string;
                 /** @description Inclusive lower bound (ISO 8601); default `to` minus 24 hours. */
                 from?: string;
                 metadata?: {
@@ -5872,6 +6224,10 @@ export interface operations {
     getAnalyticsTimeseries: {
         parameters: {
             query?: {
+                /** @description Requests an experiment assigned a variant. */
+                experiment_id?: string;
+                /** @description Requests assigned this variant (with `experiment_id`, of that experiment). */
+                experiment_variant?: string;
                 /** @description Inclusive lower bound (ISO 8601); default `to` minus 24 hours. */
                 from?: string;
                 interval?: "minute" | "hour" | "day";
@@ -7100,6 +7456,211 @@ export interface operations {
             default: components["responses"]["UpstreamError"];
         };
     };
+    listExperiments: {
+        parameters: {
+            query?: {
+                /** @description Only experiments in this status. */
+                status?: components["schemas"]["ExperimentStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The experiments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    createExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateExperimentRequest"];
+            };
+        };
+        responses: {
+            /** @description The experiment, a draft. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ExperimentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The experiment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    deleteExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ExperimentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedObject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    updateExperiment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ExperimentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateExperimentRequest"];
+            };
+        };
+        responses: {
+            /** @description The experiment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    promoteExperimentVariant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ExperimentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromoteExperimentRequest"];
+            };
+        };
+        responses: {
+            /** @description The concluded experiment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Experiment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getExperimentResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ExperimentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentResults"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
     listFeedback: {
         parameters: {
             query: {
@@ -8321,6 +8882,10 @@ export interface operations {
                 /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
                 config?: string;
                 cursor?: string;
+                /** @description Requests an experiment assigned a variant. */
+                experiment_id?: string;
+                /** @description Requests assigned this variant (with `experiment_id`, of that experiment). */
+                experiment_variant?: string;
                 /** @description Inclusive lower bound (ISO 8601). */
                 from?: string;
                 limit?: number;
@@ -8413,6 +8978,10 @@ export interface operations {
                 cache_status?: "HIT" | "SEMANTIC_HIT" | "MISS" | "REFRESH" | "DISABLED";
                 /** @description Requests a stored config served (named, or the workspace's default), by its id or its slug. */
                 config?: string;
+                /** @description Requests an experiment assigned a variant. */
+                experiment_id?: string;
+                /** @description Requests assigned this variant (with `experiment_id`, of that experiment). */
+                experiment_variant?: string;
                 format?: "jsonl" | "csv";
                 /** @description Inclusive lower bound (ISO 8601). */
                 from?: string;

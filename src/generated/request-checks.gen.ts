@@ -3,19 +3,19 @@
 import { z } from "@hono/zod-openapi";
 import { codePoints, exactlyOne, fail, firstOf, isObject, keysAbove, nest, passes, runCheck, urlVerdict, type CheckFailure, type ParameterChecks } from "../validation/check-runtime.ts";
 import { compiledBody } from "../validation/compiled-body.ts";
-import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateRerankRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, GeminiBatchEmbedContentsRequestSchema, GeminiCountTokensRequestSchema, GeminiEmbedContentRequestSchema, GeminiGenerateContentRequestSchema, MovePromptLabelRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
+import { CompactResponseRequestSchema, CompleteUploadRequestSchema, CountMessageTokensRequestSchema, CreateApiKeyRequestSchema, CreateBatchRequestSchema, CreateBudgetRequestSchema, CreateChatCompletionRequestSchema, CreateCompletionRequestSchema, CreateConfigRequestSchema, CreateEmbeddingRequestSchema, CreateExperimentRequestSchema, CreateFeedbackRequestSchema, CreateFineTuningJobRequestSchema, CreateGuardrailRequestSchema, CreateImageEditJsonRequestSchema, CreateImageRequestSchema, CreateMcpServerRequestSchema, CreateMessageRequestSchema, CreateModerationRequestSchema, CreatePromptRequestSchema, CreateRerankRequestSchema, CreateResponseRequestSchema, CreateSpeechRequestSchema, CreateUploadRequestSchema, CreateVectorStoreFileBatchRequestSchema, CreateVectorStoreFileRequestSchema, CreateVectorStoreRequestSchema, CreateVideoEditJsonRequestSchema, CreateVideoExtensionJsonRequestSchema, CreateVideoJsonRequestSchema, CreateVirtualKeyRequestSchema, CreateWebhookRequestSchema, GeminiBatchEmbedContentsRequestSchema, GeminiCountTokensRequestSchema, GeminiEmbedContentRequestSchema, GeminiGenerateContentRequestSchema, MovePromptLabelRequestSchema, PromoteExperimentRequestSchema, PromptCompletionRequestSchema, PublishPromptRequestSchema, ReconcileRequestSchema, ReconciliationSettingsRequestSchema, RemixVideoRequestSchema, RotateApiKeyRequestSchema, SearchVectorStoreRequestSchema, SetAnalyticsDimensionsRequestSchema, UpdateApiKeyRequestSchema, UpdateBudgetRequestSchema, UpdateConfigRequestSchema, UpdateExperimentRequestSchema, UpdateGuardrailRequestSchema, UpdateMcpServerRequestSchema, UpdatePromptRequestSchema, UpdateVectorStoreFileAttributesRequestSchema, UpdateVectorStoreRequestSchema, UpdateVirtualKeyRequestSchema, UpdateWebhookRequestSchema } from "./schemas.gen.ts";
 
-const K13 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$");
-const K12 = new Set(["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation"]);
-const K11 = new Set(["api_key.created","api_key.updated","api_key.rotated","api_key.revoked","virtual_key.created","virtual_key.updated","virtual_key.deleted","config.created","config.updated","config.deleted","prompt.created","prompt.updated","prompt.published","prompt.label_moved","prompt.label_removed","prompt.deleted","guardrail.created","guardrail.updated","guardrail.deleted","mcp_server.created","mcp_server.updated","mcp_server.deleted","analytics_dimensions.updated","budget.created","budget.updated","budget.deleted","webhook.created","webhook.updated","webhook.deleted","run.resumed","reconciliation.updated","reconciliation.deleted"]);
-const K10 = new RegExp("^[0-9]+$");
-const K9 = new RegExp("^[\\x21-\\x7e]+$");
-const K8 = new Set(["name","provider","key","fields","upstream_organization","upstream_project","custom_host","budget","rate_limit"]);
-const K7 = [check291, check293];
-const K6 = new Set(["server_url","server_description","authorization","headers","allowed_tools","require_approval","call_price_usd","tool_prices","input_guardrails","output_guardrails"]);
-const K5 = new Set(["server_label","server_url","server_description","authorization","headers","allowed_tools","require_approval","call_price_usd","tool_prices","input_guardrails","output_guardrails"]);
-const K4 = new RegExp("^[A-Za-z0-9_-]{1,64}$");
-const K3 = new RegExp("^([0-9]+x[0-9]+|auto)$");
+const K13 = new Set(["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation","experiment"]);
+const K12 = new Set(["api_key.created","api_key.updated","api_key.rotated","api_key.revoked","virtual_key.created","virtual_key.updated","virtual_key.deleted","config.created","config.updated","config.deleted","prompt.created","prompt.updated","prompt.published","prompt.label_moved","prompt.label_removed","prompt.deleted","guardrail.created","guardrail.updated","guardrail.deleted","mcp_server.created","mcp_server.updated","mcp_server.deleted","analytics_dimensions.updated","budget.created","budget.updated","budget.deleted","webhook.created","webhook.updated","webhook.deleted","run.resumed","reconciliation.updated","reconciliation.deleted","experiment.created","experiment.updated","experiment.started","experiment.stopped","experiment.promoted","experiment.deleted"]);
+const K11 = new RegExp("^[0-9]+$");
+const K10 = new RegExp("^[\\x21-\\x7e]+$");
+const K9 = new Set(["name","provider","key","fields","upstream_organization","upstream_project","custom_host","budget","rate_limit"]);
+const K8 = [check326, check328];
+const K7 = new Set(["server_url","server_description","authorization","headers","allowed_tools","require_approval","call_price_usd","tool_prices","input_guardrails","output_guardrails"]);
+const K6 = new Set(["server_label","server_url","server_description","authorization","headers","allowed_tools","require_approval","call_price_usd","tool_prices","input_guardrails","output_guardrails"]);
+const K5 = new RegExp("^[A-Za-z0-9_-]{1,64}$");
+const K4 = new RegExp("^([0-9]+x[0-9]+|auto)$");
+const K3 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$");
 const K2 = [check150, check152, check154];
 const K1 = [check121, check123, check125];
 function checkSetAnalyticsDimensionsRequest(value) {
@@ -946,295 +946,472 @@ function checkCreateEmbeddingRequest(value) {
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
+function checkExperimentAssignment(value) {
+  if (!(value === "user" || value === "trace" || value === "request")) return fail([], "enum", true, { allowedValues: ["user","trace","request"] });
+  return true;
+}
+function checkExperimentVariant(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v166 = value["name"];
+  if (v166 === undefined) return fail([], "required", true, { missingProperty: "name" });
+  if (typeof v166 !== "string") return fail(["name"], "type", true, { type: "string" });
+  if (!K3.test(v166)) return fail(["name"], "pattern", true, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" });
+  const v167 = value["weight"];
+  if (v167 === undefined) return fail([], "required", true, { missingProperty: "weight" });
+  if (typeof v167 !== "number" || !Number.isFinite(v167)) return fail(["weight"], "type", true, { type: "number" });
+  if (!(v167 >= 0)) return fail(["weight"], "minimum", true, { limit: 0 });
+  if (!(v167 <= 1000000)) return fail(["weight"], "maximum", true, { limit: 1000000 });
+  const v168 = value["prompt_label"];
+  if (v168 !== undefined) {
+    if (typeof v168 !== "string") return fail(["prompt_label"], "type", true, { type: "string" });
+    if (!K3.test(v168)) return fail(["prompt_label"], "pattern", true, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" });
+  }
+  const v169 = value["prompt_version"];
+  if (v169 !== undefined) {
+    if (!Number.isSafeInteger(v169)) return fail(["prompt_version"], "type", true, { type: "integer" });
+    if (!(v169 >= 1)) return fail(["prompt_version"], "minimum", true, { limit: 1 });
+  }
+  const v170 = value["model"];
+  if (v170 !== undefined) {
+    if (typeof v170 !== "string") return fail(["model"], "type", true, { type: "string" });
+    if (v170.length < 1 || (v170.length < 2 && codePoints(v170) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
+    if (v170.length > 256 && codePoints(v170) > 256) return fail(["model"], "maxLength", true, { limit: 256 });
+  }
+  const v171 = value["params"];
+  if (v171 !== undefined) {
+    if (!isObject(v171)) return fail(["params"], "type", true, { type: "object" });
+    if (Object.hasOwn(v171, "__proto__")) return fail(["params"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  }
+  const v172 = value["provider"];
+  if (v172 !== undefined) {
+    if (typeof v172 !== "string") return fail(["provider"], "type", true, { type: "string" });
+    if (v172.length < 1 || (v172.length < 2 && codePoints(v172) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
+  }
+  const v173 = value["virtual_key"];
+  if (v173 !== undefined) {
+    if (typeof v173 !== "string") return fail(["virtual_key"], "type", true, { type: "string" });
+    if (v173.length < 1 || (v173.length < 2 && codePoints(v173) < 1)) return fail(["virtual_key"], "minLength", true, { limit: 1 });
+  }
+  for (const key174 in value) if (!(key174 === "name" || key174 === "weight" || key174 === "prompt_label" || key174 === "prompt_version" || key174 === "model" || key174 === "params" || key174 === "provider" || key174 === "virtual_key")) return fail([], "additionalProperties", key174 !== "__proto__", { additionalProperty: key174 });
+  return true;
+}
+function checkExperimentGuard(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v177 = value["metric"];
+  if (v177 === undefined) return fail([], "required", true, { missingProperty: "metric" });
+  if (!(v177 === "error_rate" || v177 === "latency" || v177 === "cost_per_request" || v177 === "feedback_score")) return fail(["metric"], "enum", true, { allowedValues: ["error_rate","latency","cost_per_request","feedback_score"] });
+  const v178 = value["tolerance"];
+  if (v178 === undefined) return fail([], "required", true, { missingProperty: "tolerance" });
+  if (typeof v178 !== "number" || !Number.isFinite(v178)) return fail(["tolerance"], "type", true, { type: "number" });
+  if (!(v178 > 0)) return fail(["tolerance"], "exclusiveMinimum", true, { limit: 0 });
+  if (!(v178 <= 1000000)) return fail(["tolerance"], "maximum", true, { limit: 1000000 });
+  for (const key179 in value) if (!(key179 === "metric" || key179 === "tolerance")) return fail([], "additionalProperties", key179 !== "__proto__", { additionalProperty: key179 });
+  return true;
+}
+function checkCreateExperimentRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v160 = value["name"];
+  if (v160 === undefined) return fail([], "required", true, { missingProperty: "name" });
+  if (typeof v160 !== "string") return fail(["name"], "type", true, { type: "string" });
+  if (v160.length < 1 || (v160.length < 2 && codePoints(v160) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+  if (v160.length > 200 && codePoints(v160) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v161 = value["description"];
+  if (v161 !== undefined) {
+    if (typeof v161 !== "string") return fail(["description"], "type", true, { type: "string" });
+    if (v161.length > 2000 && codePoints(v161) > 2000) return fail(["description"], "maxLength", true, { limit: 2000 });
+  }
+  const v162 = value["assignment"];
+  if (v162 !== undefined) {
+    if (!checkExperimentAssignment(v162)) return nest(["assignment"]);
+  }
+  const v163 = value["prompt_id"];
+  if (v163 !== undefined) {
+    if (typeof v163 !== "string") return fail(["prompt_id"], "type", true, { type: "string" });
+    return fail(["prompt_id"], "format", false);
+  }
+  const v164 = value["variants"];
+  if (v164 === undefined) return fail([], "required", true, { missingProperty: "variants" });
+  if (!Array.isArray(v164)) return fail(["variants"], "type", true, { type: "array" });
+  if (v164.length < 2) return fail(["variants"], "minItems", true, { limit: 2 });
+  if (v164.length > 10) return fail(["variants"], "maxItems", true, { limit: 10 });
+  for (let i165 = 0; i165 < v164.length; i165++) {
+    if (!checkExperimentVariant(v164[i165])) return nest(["variants", i165]);
+  }
+  const v175 = value["guards"];
+  if (v175 !== undefined) {
+    if (!Array.isArray(v175)) return fail(["guards"], "type", true, { type: "array" });
+    if (v175.length > 8) return fail(["guards"], "maxItems", true, { limit: 8 });
+    for (let i176 = 0; i176 < v175.length; i176++) {
+      if (!checkExperimentGuard(v175[i176])) return nest(["guards", i176]);
+    }
+  }
+  const v180 = value["alpha"];
+  if (v180 !== undefined) {
+    if (typeof v180 !== "number" || !Number.isFinite(v180)) return fail(["alpha"], "type", true, { type: "number" });
+    if (!(v180 >= 0.001)) return fail(["alpha"], "minimum", true, { limit: 0.001 });
+    if (!(v180 <= 0.2)) return fail(["alpha"], "maximum", true, { limit: 0.2 });
+  }
+  for (const key181 in value) if (!(key181 === "name" || key181 === "description" || key181 === "assignment" || key181 === "prompt_id" || key181 === "variants" || key181 === "guards" || key181 === "alpha")) return fail([], "additionalProperties", key181 !== "__proto__", { additionalProperty: key181 });
+  return true;
+}
+function checkUpdateExperimentRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v182 = value["name"];
+  if (v182 !== undefined) {
+    if (typeof v182 !== "string") return fail(["name"], "type", true, { type: "string" });
+    if (v182.length < 1 || (v182.length < 2 && codePoints(v182) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+    if (v182.length > 200 && codePoints(v182) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  }
+  const v183 = value["description"];
+  if (v183 !== undefined) {
+    if (typeof v183 === "string") {
+      if (v183.length > 2000 && codePoints(v183) > 2000) return fail(["description"], "maxLength", true, { limit: 2000 });
+    } else if (v183 === null) {
+    } else {
+      return fail(["description"], "type", true, { type: ["string","null"] });
+    }
+  }
+  const v184 = value["assignment"];
+  if (v184 !== undefined) {
+    if (!checkExperimentAssignment(v184)) return nest(["assignment"]);
+  }
+  const v185 = value["prompt_id"];
+  if (v185 !== undefined) {
+    if (typeof v185 === "string") {
+      return fail(["prompt_id"], "format", false);
+    } else if (v185 === null) {
+    } else {
+      return fail(["prompt_id"], "type", true, { type: ["string","null"] });
+    }
+  }
+  const v186 = value["variants"];
+  if (v186 !== undefined) {
+    if (!Array.isArray(v186)) return fail(["variants"], "type", true, { type: "array" });
+    if (v186.length < 2) return fail(["variants"], "minItems", true, { limit: 2 });
+    if (v186.length > 10) return fail(["variants"], "maxItems", true, { limit: 10 });
+    for (let i187 = 0; i187 < v186.length; i187++) {
+      if (!checkExperimentVariant(v186[i187])) return nest(["variants", i187]);
+    }
+  }
+  const v188 = value["guards"];
+  if (v188 !== undefined) {
+    if (!Array.isArray(v188)) return fail(["guards"], "type", true, { type: "array" });
+    if (v188.length > 8) return fail(["guards"], "maxItems", true, { limit: 8 });
+    for (let i189 = 0; i189 < v188.length; i189++) {
+      if (!checkExperimentGuard(v188[i189])) return nest(["guards", i189]);
+    }
+  }
+  const v190 = value["alpha"];
+  if (v190 !== undefined) {
+    if (typeof v190 !== "number" || !Number.isFinite(v190)) return fail(["alpha"], "type", true, { type: "number" });
+    if (!(v190 >= 0.001)) return fail(["alpha"], "minimum", true, { limit: 0.001 });
+    if (!(v190 <= 0.2)) return fail(["alpha"], "maximum", true, { limit: 0.2 });
+  }
+  const v191 = value["status"];
+  if (v191 !== undefined) {
+    if (!(v191 === "running" || v191 === "stopped")) return fail(["status"], "enum", true, { allowedValues: ["running","stopped"] });
+  }
+  for (const key192 in value) if (!(key192 === "name" || key192 === "description" || key192 === "assignment" || key192 === "prompt_id" || key192 === "variants" || key192 === "guards" || key192 === "alpha" || key192 === "status")) return fail([], "additionalProperties", key192 !== "__proto__", { additionalProperty: key192 });
+  return true;
+}
+function checkPromoteExperimentRequest(value) {
+  if (!isObject(value)) return fail([], "type", true, { type: "object" });
+  const v193 = value["variant"];
+  if (v193 === undefined) return fail([], "required", true, { missingProperty: "variant" });
+  if (typeof v193 !== "string") return fail(["variant"], "type", true, { type: "string" });
+  if (v193.length < 1 || (v193.length < 2 && codePoints(v193) < 1)) return fail(["variant"], "minLength", true, { limit: 1 });
+  for (const key194 in value) if (!(key194 === "variant")) return fail([], "additionalProperties", key194 !== "__proto__", { additionalProperty: key194 });
+  return true;
+}
 function checkFeedbackMetadata(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
-  for (const key164 in value) {
-    if (typeof value[key164] !== "string") return fail([key164], "type", true, { type: "string" });
-    if (value[key164].length > 512 && codePoints(value[key164]) > 512) return fail([key164], "maxLength", true, { limit: 512 });
+  for (const key199 in value) {
+    if (typeof value[key199] !== "string") return fail([key199], "type", true, { type: "string" });
+    if (value[key199].length > 512 && codePoints(value[key199]) > 512) return fail([key199], "maxLength", true, { limit: 512 });
   }
   if (isObject(value) && keysAbove(value, 32)) return fail([], "maxProperties", true, { limit: 32 });
   return true;
 }
 function checkCreateFeedbackRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v160 = value["trace_id"];
-  if (v160 === undefined) return fail([], "required", true, { missingProperty: "trace_id" });
-  if (typeof v160 !== "string") return fail(["trace_id"], "type", true, { type: "string" });
-  if (v160.length < 1 || (v160.length < 2 && codePoints(v160) < 1)) return fail(["trace_id"], "minLength", true, { limit: 1 });
-  if (v160.length > 128 && codePoints(v160) > 128) return fail(["trace_id"], "maxLength", true, { limit: 128 });
-  const v161 = value["value"];
-  if (v161 === undefined) return fail([], "required", true, { missingProperty: "value" });
-  if (!Number.isSafeInteger(v161)) return fail(["value"], "type", true, { type: "integer" });
-  if (!(v161 >= -10)) return fail(["value"], "minimum", true, { limit: -10 });
-  if (!(v161 <= 10)) return fail(["value"], "maximum", true, { limit: 10 });
-  const v162 = value["weight"];
-  if (v162 === undefined) return fail([], "required", false, { missingProperty: "weight" });
-  if (typeof v162 !== "number" || !Number.isFinite(v162)) return fail(["weight"], "type", true, { type: "number" });
-  if (!(v162 >= 0)) return fail(["weight"], "minimum", true, { limit: 0 });
-  if (!(v162 <= 1)) return fail(["weight"], "maximum", true, { limit: 1 });
-  const v163 = value["metadata"];
-  if (v163 !== undefined) {
-    if (!checkFeedbackMetadata(v163)) return nest(["metadata"]);
+  const v195 = value["trace_id"];
+  if (v195 === undefined) return fail([], "required", true, { missingProperty: "trace_id" });
+  if (typeof v195 !== "string") return fail(["trace_id"], "type", true, { type: "string" });
+  if (v195.length < 1 || (v195.length < 2 && codePoints(v195) < 1)) return fail(["trace_id"], "minLength", true, { limit: 1 });
+  if (v195.length > 128 && codePoints(v195) > 128) return fail(["trace_id"], "maxLength", true, { limit: 128 });
+  const v196 = value["value"];
+  if (v196 === undefined) return fail([], "required", true, { missingProperty: "value" });
+  if (!Number.isSafeInteger(v196)) return fail(["value"], "type", true, { type: "integer" });
+  if (!(v196 >= -10)) return fail(["value"], "minimum", true, { limit: -10 });
+  if (!(v196 <= 10)) return fail(["value"], "maximum", true, { limit: 10 });
+  const v197 = value["weight"];
+  if (v197 === undefined) return fail([], "required", false, { missingProperty: "weight" });
+  if (typeof v197 !== "number" || !Number.isFinite(v197)) return fail(["weight"], "type", true, { type: "number" });
+  if (!(v197 >= 0)) return fail(["weight"], "minimum", true, { limit: 0 });
+  if (!(v197 <= 1)) return fail(["weight"], "maximum", true, { limit: 1 });
+  const v198 = value["metadata"];
+  if (v198 !== undefined) {
+    if (!checkFeedbackMetadata(v198)) return nest(["metadata"]);
   }
-  for (const key165 in value) if (!(key165 === "trace_id" || key165 === "value" || key165 === "weight" || key165 === "metadata")) return fail([], "additionalProperties", key165 !== "__proto__", { additionalProperty: key165 });
+  for (const key200 in value) if (!(key200 === "trace_id" || key200 === "value" || key200 === "weight" || key200 === "metadata")) return fail([], "additionalProperties", key200 !== "__proto__", { additionalProperty: key200 });
   return true;
 }
 function checkCreateFineTuningJobRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v166 = value["model"];
-  if (v166 === undefined) return fail([], "required", true, { missingProperty: "model" });
-  if (typeof v166 !== "string") return fail(["model"], "type", true, { type: "string" });
-  const v167 = value["training_file"];
-  if (v167 === undefined) return fail([], "required", true, { missingProperty: "training_file" });
-  if (typeof v167 !== "string") return fail(["training_file"], "type", true, { type: "string" });
-  const v168 = value["validation_file"];
-  if (v168 !== undefined) {
-    if (typeof v168 === "string") {
-    } else if (v168 === null) {
+  const v201 = value["model"];
+  if (v201 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v201 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v202 = value["training_file"];
+  if (v202 === undefined) return fail([], "required", true, { missingProperty: "training_file" });
+  if (typeof v202 !== "string") return fail(["training_file"], "type", true, { type: "string" });
+  const v203 = value["validation_file"];
+  if (v203 !== undefined) {
+    if (typeof v203 === "string") {
+    } else if (v203 === null) {
     } else {
       return fail(["validation_file"], "type", true, { type: ["string","null"] });
     }
   }
-  const v169 = value["suffix"];
-  if (v169 !== undefined) {
-    if (typeof v169 === "string") {
-    } else if (v169 === null) {
+  const v204 = value["suffix"];
+  if (v204 !== undefined) {
+    if (typeof v204 === "string") {
+    } else if (v204 === null) {
     } else {
       return fail(["suffix"], "type", true, { type: ["string","null"] });
     }
   }
-  const v170 = value["seed"];
-  if (v170 !== undefined) {
-    if (typeof v170 === "number") {
-      if (!Number.isSafeInteger(v170)) return fail(["seed"], "type", true, { type: "integer" });
-    } else if (v170 === null) {
+  const v205 = value["seed"];
+  if (v205 !== undefined) {
+    if (typeof v205 === "number") {
+      if (!Number.isSafeInteger(v205)) return fail(["seed"], "type", true, { type: "integer" });
+    } else if (v205 === null) {
     } else {
       return fail(["seed"], "type", true, { type: ["integer","null"] });
     }
   }
-  const v171 = value["method"];
-  if (v171 !== undefined) {
-    if (!isObject(v171)) return fail(["method"], "type", true, { type: "object" });
-    if (Object.hasOwn(v171, "__proto__")) return fail(["method"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v206 = value["method"];
+  if (v206 !== undefined) {
+    if (!isObject(v206)) return fail(["method"], "type", true, { type: "object" });
+    if (Object.hasOwn(v206, "__proto__")) return fail(["method"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v172 = value["metadata"];
-  if (v172 !== undefined) {
-    if (!checkRequestMetadata(v172)) return nest(["metadata"]);
+  const v207 = value["metadata"];
+  if (v207 !== undefined) {
+    if (!checkRequestMetadata(v207)) return nest(["metadata"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGuardrailCheckSpec(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v176 = value["type"];
-  if (v176 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (typeof v176 !== "string") return fail(["type"], "type", true, { type: "string" });
-  const v177 = value["params"];
-  if (v177 !== undefined) {
-    if (!isObject(v177)) return fail(["params"], "type", true, { type: "object" });
-    if (Object.hasOwn(v177, "__proto__")) return fail(["params"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v211 = value["type"];
+  if (v211 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (typeof v211 !== "string") return fail(["type"], "type", true, { type: "string" });
+  const v212 = value["params"];
+  if (v212 !== undefined) {
+    if (!isObject(v212)) return fail(["params"], "type", true, { type: "object" });
+    if (Object.hasOwn(v212, "__proto__")) return fail(["params"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  for (const key178 in value) if (!(key178 === "type" || key178 === "params")) return fail([], "additionalProperties", key178 !== "__proto__", { additionalProperty: key178 });
+  for (const key213 in value) if (!(key213 === "type" || key213 === "params")) return fail([], "additionalProperties", key213 !== "__proto__", { additionalProperty: key213 });
   return true;
 }
 function checkGuardrailAction(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v180 = value["deny"];
-  if (v180 === undefined) return fail([], "required", true, { missingProperty: "deny" });
-  if (typeof v180 !== "boolean") return fail(["deny"], "type", true, { type: "boolean" });
-  const v181 = value["redact"];
-  if (v181 !== undefined) {
-    if (typeof v181 !== "boolean") return fail(["redact"], "type", true, { type: "boolean" });
+  const v215 = value["deny"];
+  if (v215 === undefined) return fail([], "required", true, { missingProperty: "deny" });
+  if (typeof v215 !== "boolean") return fail(["deny"], "type", true, { type: "boolean" });
+  const v216 = value["redact"];
+  if (v216 !== undefined) {
+    if (typeof v216 !== "boolean") return fail(["redact"], "type", true, { type: "boolean" });
   }
-  for (const key182 in value) if (!(key182 === "deny" || key182 === "redact")) return fail([], "additionalProperties", key182 !== "__proto__", { additionalProperty: key182 });
+  for (const key217 in value) if (!(key217 === "deny" || key217 === "redact")) return fail([], "additionalProperties", key217 !== "__proto__", { additionalProperty: key217 });
   return true;
 }
 function checkCreateGuardrailRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v173 = value["name"];
-  if (v173 === undefined) return fail([], "required", true, { missingProperty: "name" });
-  if (typeof v173 !== "string") return fail(["name"], "type", true, { type: "string" });
-  if (v173.length < 1 || (v173.length < 2 && codePoints(v173) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-  if (v173.length > 200 && codePoints(v173) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
-  const v174 = value["checks"];
-  if (v174 === undefined) return fail([], "required", true, { missingProperty: "checks" });
-  if (!Array.isArray(v174)) return fail(["checks"], "type", true, { type: "array" });
-  if (v174.length < 1) return fail(["checks"], "minItems", true, { limit: 1 });
-  for (let i175 = 0; i175 < v174.length; i175++) {
-    if (!checkGuardrailCheckSpec(v174[i175])) return nest(["checks", i175]);
+  const v208 = value["name"];
+  if (v208 === undefined) return fail([], "required", true, { missingProperty: "name" });
+  if (typeof v208 !== "string") return fail(["name"], "type", true, { type: "string" });
+  if (v208.length < 1 || (v208.length < 2 && codePoints(v208) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+  if (v208.length > 200 && codePoints(v208) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v209 = value["checks"];
+  if (v209 === undefined) return fail([], "required", true, { missingProperty: "checks" });
+  if (!Array.isArray(v209)) return fail(["checks"], "type", true, { type: "array" });
+  if (v209.length < 1) return fail(["checks"], "minItems", true, { limit: 1 });
+  for (let i210 = 0; i210 < v209.length; i210++) {
+    if (!checkGuardrailCheckSpec(v209[i210])) return nest(["checks", i210]);
   }
-  const v179 = value["action"];
-  if (v179 !== undefined) {
-    if (!checkGuardrailAction(v179)) return nest(["action"]);
+  const v214 = value["action"];
+  if (v214 !== undefined) {
+    if (!checkGuardrailAction(v214)) return nest(["action"]);
   }
-  for (const key183 in value) if (!(key183 === "name" || key183 === "checks" || key183 === "action")) return fail([], "additionalProperties", key183 !== "__proto__", { additionalProperty: key183 });
+  for (const key218 in value) if (!(key218 === "name" || key218 === "checks" || key218 === "action")) return fail([], "additionalProperties", key218 !== "__proto__", { additionalProperty: key218 });
   return true;
 }
 function checkUpdateGuardrailRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v184 = value["name"];
-  if (v184 !== undefined) {
-    if (typeof v184 !== "string") return fail(["name"], "type", true, { type: "string" });
-    if (v184.length < 1 || (v184.length < 2 && codePoints(v184) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-    if (v184.length > 200 && codePoints(v184) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v219 = value["name"];
+  if (v219 !== undefined) {
+    if (typeof v219 !== "string") return fail(["name"], "type", true, { type: "string" });
+    if (v219.length < 1 || (v219.length < 2 && codePoints(v219) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+    if (v219.length > 200 && codePoints(v219) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
   }
-  const v185 = value["checks"];
-  if (v185 !== undefined) {
-    if (!Array.isArray(v185)) return fail(["checks"], "type", true, { type: "array" });
-    if (v185.length < 1) return fail(["checks"], "minItems", true, { limit: 1 });
-    for (let i186 = 0; i186 < v185.length; i186++) {
-      if (!checkGuardrailCheckSpec(v185[i186])) return nest(["checks", i186]);
+  const v220 = value["checks"];
+  if (v220 !== undefined) {
+    if (!Array.isArray(v220)) return fail(["checks"], "type", true, { type: "array" });
+    if (v220.length < 1) return fail(["checks"], "minItems", true, { limit: 1 });
+    for (let i221 = 0; i221 < v220.length; i221++) {
+      if (!checkGuardrailCheckSpec(v220[i221])) return nest(["checks", i221]);
     }
   }
-  const v187 = value["action"];
-  if (v187 !== undefined) {
-    if (!checkGuardrailAction(v187)) return nest(["action"]);
+  const v222 = value["action"];
+  if (v222 !== undefined) {
+    if (!checkGuardrailAction(v222)) return nest(["action"]);
   }
-  for (const key188 in value) if (!(key188 === "name" || key188 === "checks" || key188 === "action")) return fail([], "additionalProperties", key188 !== "__proto__", { additionalProperty: key188 });
+  for (const key223 in value) if (!(key223 === "name" || key223 === "checks" || key223 === "action")) return fail([], "additionalProperties", key223 !== "__proto__", { additionalProperty: key223 });
   return true;
 }
 function checkImageReference(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v191 = value["image_url"];
-  if (v191 !== undefined) {
-    if (typeof v191 !== "string") return fail(["image_url"], "type", true, { type: "string" });
+  const v226 = value["image_url"];
+  if (v226 !== undefined) {
+    if (typeof v226 !== "string") return fail(["image_url"], "type", true, { type: "string" });
   }
-  const v192 = value["file_id"];
-  if (v192 !== undefined) {
-    if (typeof v192 !== "string") return fail(["file_id"], "type", true, { type: "string" });
+  const v227 = value["file_id"];
+  if (v227 !== undefined) {
+    if (typeof v227 !== "string") return fail(["file_id"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateImageEditJsonRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v189 = value["images"];
-  if (v189 === undefined) return fail([], "required", true, { missingProperty: "images" });
-  if (!Array.isArray(v189)) return fail(["images"], "type", true, { type: "array" });
-  if (v189.length < 1) return fail(["images"], "minItems", true, { limit: 1 });
-  if (v189.length > 16) return fail(["images"], "maxItems", true, { limit: 16 });
-  for (let i190 = 0; i190 < v189.length; i190++) {
-    if (!checkImageReference(v189[i190])) return nest(["images", i190]);
+  const v224 = value["images"];
+  if (v224 === undefined) return fail([], "required", true, { missingProperty: "images" });
+  if (!Array.isArray(v224)) return fail(["images"], "type", true, { type: "array" });
+  if (v224.length < 1) return fail(["images"], "minItems", true, { limit: 1 });
+  if (v224.length > 16) return fail(["images"], "maxItems", true, { limit: 16 });
+  for (let i225 = 0; i225 < v224.length; i225++) {
+    if (!checkImageReference(v224[i225])) return nest(["images", i225]);
   }
-  const v193 = value["mask"];
-  if (v193 !== undefined) {
-    if (!checkImageReference(v193)) return nest(["mask"]);
+  const v228 = value["mask"];
+  if (v228 !== undefined) {
+    if (!checkImageReference(v228)) return nest(["mask"]);
   }
-  const v194 = value["prompt"];
-  if (v194 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v194 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  if (v194.length < 1 || (v194.length < 2 && codePoints(v194) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
-  const v195 = value["model"];
-  if (v195 !== undefined) {
-    if (typeof v195 === "string") {
-    } else if (v195 === null) {
+  const v229 = value["prompt"];
+  if (v229 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v229 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  if (v229.length < 1 || (v229.length < 2 && codePoints(v229) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
+  const v230 = value["model"];
+  if (v230 !== undefined) {
+    if (typeof v230 === "string") {
+    } else if (v230 === null) {
     } else {
       return fail(["model"], "type", true, { type: ["string","null"] });
     }
   }
-  const v196 = value["n"];
-  if (v196 !== undefined) {
-    if (typeof v196 === "number") {
-      if (!Number.isSafeInteger(v196)) return fail(["n"], "type", true, { type: "integer" });
-      if (!(v196 >= 1)) return fail(["n"], "minimum", true, { limit: 1 });
-      if (!(v196 <= 10)) return fail(["n"], "maximum", true, { limit: 10 });
-    } else if (v196 === null) {
+  const v231 = value["n"];
+  if (v231 !== undefined) {
+    if (typeof v231 === "number") {
+      if (!Number.isSafeInteger(v231)) return fail(["n"], "type", true, { type: "integer" });
+      if (!(v231 >= 1)) return fail(["n"], "minimum", true, { limit: 1 });
+      if (!(v231 <= 10)) return fail(["n"], "maximum", true, { limit: 10 });
+    } else if (v231 === null) {
     } else {
       return fail(["n"], "type", true, { type: ["integer","null"] });
     }
   }
-  const v197 = value["size"];
-  if (v197 !== undefined) {
-    if (typeof v197 === "string") {
-    } else if (v197 === null) {
+  const v232 = value["size"];
+  if (v232 !== undefined) {
+    if (typeof v232 === "string") {
+    } else if (v232 === null) {
     } else {
       return fail(["size"], "type", true, { type: ["string","null"] });
     }
   }
-  const v198 = value["quality"];
-  if (v198 !== undefined) {
-    if (typeof v198 === "string") {
-    } else if (v198 === null) {
+  const v233 = value["quality"];
+  if (v233 !== undefined) {
+    if (typeof v233 === "string") {
+    } else if (v233 === null) {
     } else {
       return fail(["quality"], "type", true, { type: ["string","null"] });
     }
   }
-  const v199 = value["stream"];
-  if (v199 !== undefined) {
-    if (typeof v199 === "boolean") {
-    } else if (v199 === null) {
+  const v234 = value["stream"];
+  if (v234 !== undefined) {
+    if (typeof v234 === "boolean") {
+    } else if (v234 === null) {
     } else {
       return fail(["stream"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v200 = value["user"];
-  if (v200 !== undefined) {
-    if (typeof v200 !== "string") return fail(["user"], "type", true, { type: "string" });
+  const v235 = value["user"];
+  if (v235 !== undefined) {
+    if (typeof v235 !== "string") return fail(["user"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateImageRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v201 = value["model"];
-  if (v201 !== undefined) {
-    if (typeof v201 === "string") {
-    } else if (v201 === null) {
+  const v236 = value["model"];
+  if (v236 !== undefined) {
+    if (typeof v236 === "string") {
+    } else if (v236 === null) {
     } else {
       return fail(["model"], "type", true, { type: ["string","null"] });
     }
   }
-  const v202 = value["prompt"];
-  if (v202 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v202 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  const v203 = value["size"];
-  if (v203 !== undefined) {
-    if (typeof v203 === "string") {
-      if (!K3.test(v203)) return fail(["size"], "pattern", true, { pattern: "^([0-9]+x[0-9]+|auto)$" });
-    } else if (v203 === null) {
+  const v237 = value["prompt"];
+  if (v237 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v237 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  const v238 = value["size"];
+  if (v238 !== undefined) {
+    if (typeof v238 === "string") {
+      if (!K4.test(v238)) return fail(["size"], "pattern", true, { pattern: "^([0-9]+x[0-9]+|auto)$" });
+    } else if (v238 === null) {
     } else {
       return fail(["size"], "type", true, { type: ["string","null"] });
     }
   }
-  const v204 = value["n"];
-  if (v204 !== undefined) {
-    if (typeof v204 === "number") {
-      if (!Number.isSafeInteger(v204)) return fail(["n"], "type", true, { type: "integer" });
-      if (!(v204 >= 1)) return fail(["n"], "minimum", true, { limit: 1 });
-      if (!(v204 <= 10)) return fail(["n"], "maximum", true, { limit: 10 });
-    } else if (v204 === null) {
+  const v239 = value["n"];
+  if (v239 !== undefined) {
+    if (typeof v239 === "number") {
+      if (!Number.isSafeInteger(v239)) return fail(["n"], "type", true, { type: "integer" });
+      if (!(v239 >= 1)) return fail(["n"], "minimum", true, { limit: 1 });
+      if (!(v239 <= 10)) return fail(["n"], "maximum", true, { limit: 10 });
+    } else if (v239 === null) {
     } else {
       return fail(["n"], "type", true, { type: ["integer","null"] });
     }
   }
-  const v205 = value["quality"];
-  if (v205 !== undefined) {
-    if (typeof v205 === "string") {
-    } else if (v205 === null) {
+  const v240 = value["quality"];
+  if (v240 !== undefined) {
+    if (typeof v240 === "string") {
+    } else if (v240 === null) {
     } else {
       return fail(["quality"], "type", true, { type: ["string","null"] });
     }
   }
-  const v206 = value["response_format"];
-  if (v206 !== undefined) {
-    if (!(v206 === "url" || v206 === "b64_json" || v206 === null)) return fail(["response_format"], "enum", true, { allowedValues: ["url","b64_json",null] });
+  const v241 = value["response_format"];
+  if (v241 !== undefined) {
+    if (!(v241 === "url" || v241 === "b64_json" || v241 === null)) return fail(["response_format"], "enum", true, { allowedValues: ["url","b64_json",null] });
   }
-  const v207 = value["style"];
-  if (v207 !== undefined) {
-    if (!(v207 === "vivid" || v207 === "natural" || v207 === null)) return fail(["style"], "enum", true, { allowedValues: ["vivid","natural",null] });
+  const v242 = value["style"];
+  if (v242 !== undefined) {
+    if (!(v242 === "vivid" || v242 === "natural" || v242 === null)) return fail(["style"], "enum", true, { allowedValues: ["vivid","natural",null] });
   }
-  const v208 = value["background"];
-  if (v208 !== undefined) {
-    if (!(v208 === "transparent" || v208 === "opaque" || v208 === "auto" || v208 === null)) return fail(["background"], "enum", true, { allowedValues: ["transparent","opaque","auto",null] });
+  const v243 = value["background"];
+  if (v243 !== undefined) {
+    if (!(v243 === "transparent" || v243 === "opaque" || v243 === "auto" || v243 === null)) return fail(["background"], "enum", true, { allowedValues: ["transparent","opaque","auto",null] });
   }
-  const v209 = value["output_format"];
-  if (v209 !== undefined) {
-    if (!(v209 === "png" || v209 === "jpeg" || v209 === "webp" || v209 === null)) return fail(["output_format"], "enum", true, { allowedValues: ["png","jpeg","webp",null] });
+  const v244 = value["output_format"];
+  if (v244 !== undefined) {
+    if (!(v244 === "png" || v244 === "jpeg" || v244 === "webp" || v244 === null)) return fail(["output_format"], "enum", true, { allowedValues: ["png","jpeg","webp",null] });
   }
-  const v210 = value["user"];
-  if (v210 !== undefined) {
-    if (typeof v210 !== "string") return fail(["user"], "type", true, { type: "string" });
+  const v245 = value["user"];
+  if (v245 !== undefined) {
+    if (typeof v245 !== "string") return fail(["user"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
@@ -1242,9 +1419,9 @@ function checkCreateImageRequest(value) {
 function checkMcpServerHeaders(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
-  for (const key216 in value) {
-    if (typeof value[key216] !== "string") return fail([key216], "type", true, { type: "string" });
-    if (value[key216].length > 8192 && codePoints(value[key216]) > 8192) return fail([key216], "maxLength", true, { limit: 8192 });
+  for (const key251 in value) {
+    if (typeof value[key251] !== "string") return fail([key251], "type", true, { type: "string" });
+    if (value[key251].length > 8192 && codePoints(value[key251]) > 8192) return fail([key251], "maxLength", true, { limit: 8192 });
   }
   if (isObject(value) && keysAbove(value, 50)) return fail([], "maxProperties", true, { limit: 50 });
   return true;
@@ -1254,37 +1431,37 @@ function checkMcpApprovalPolicy(value) {
     if (!(value === "always" || value === "never")) return fail([], "enum", true, { allowedValues: ["always","never"] });
   } else if (isObject(value)) {
     if (!isObject(value)) return fail([], "type", true, { type: "object" });
-    const v220 = value["always"];
-    if (v220 !== undefined) {
-      if (!isObject(v220)) return fail(["always"], "type", true, { type: "object" });
-      const v221 = v220["tool_names"];
-      if (v221 !== undefined) {
-        if (!Array.isArray(v221)) return fail(["always", "tool_names"], "type", true, { type: "array" });
-        if (v221.length > 500) return fail(["always", "tool_names"], "maxItems", true, { limit: 500 });
-        for (let i222 = 0; i222 < v221.length; i222++) {
-          if (typeof v221[i222] !== "string") return fail(["always", "tool_names", i222], "type", true, { type: "string" });
-          if (v221[i222].length < 1 || (v221[i222].length < 2 && codePoints(v221[i222]) < 1)) return fail(["always", "tool_names", i222], "minLength", true, { limit: 1 });
-          if (v221[i222].length > 128 && codePoints(v221[i222]) > 128) return fail(["always", "tool_names", i222], "maxLength", true, { limit: 128 });
+    const v255 = value["always"];
+    if (v255 !== undefined) {
+      if (!isObject(v255)) return fail(["always"], "type", true, { type: "object" });
+      const v256 = v255["tool_names"];
+      if (v256 !== undefined) {
+        if (!Array.isArray(v256)) return fail(["always", "tool_names"], "type", true, { type: "array" });
+        if (v256.length > 500) return fail(["always", "tool_names"], "maxItems", true, { limit: 500 });
+        for (let i257 = 0; i257 < v256.length; i257++) {
+          if (typeof v256[i257] !== "string") return fail(["always", "tool_names", i257], "type", true, { type: "string" });
+          if (v256[i257].length < 1 || (v256[i257].length < 2 && codePoints(v256[i257]) < 1)) return fail(["always", "tool_names", i257], "minLength", true, { limit: 1 });
+          if (v256[i257].length > 128 && codePoints(v256[i257]) > 128) return fail(["always", "tool_names", i257], "maxLength", true, { limit: 128 });
         }
       }
-      for (const key223 in v220) if (!(key223 === "tool_names")) return fail(["always"], "additionalProperties", key223 !== "__proto__", { additionalProperty: key223 });
+      for (const key258 in v255) if (!(key258 === "tool_names")) return fail(["always"], "additionalProperties", key258 !== "__proto__", { additionalProperty: key258 });
     }
-    const v224 = value["never"];
-    if (v224 !== undefined) {
-      if (!isObject(v224)) return fail(["never"], "type", true, { type: "object" });
-      const v225 = v224["tool_names"];
-      if (v225 !== undefined) {
-        if (!Array.isArray(v225)) return fail(["never", "tool_names"], "type", true, { type: "array" });
-        if (v225.length > 500) return fail(["never", "tool_names"], "maxItems", true, { limit: 500 });
-        for (let i226 = 0; i226 < v225.length; i226++) {
-          if (typeof v225[i226] !== "string") return fail(["never", "tool_names", i226], "type", true, { type: "string" });
-          if (v225[i226].length < 1 || (v225[i226].length < 2 && codePoints(v225[i226]) < 1)) return fail(["never", "tool_names", i226], "minLength", true, { limit: 1 });
-          if (v225[i226].length > 128 && codePoints(v225[i226]) > 128) return fail(["never", "tool_names", i226], "maxLength", true, { limit: 128 });
+    const v259 = value["never"];
+    if (v259 !== undefined) {
+      if (!isObject(v259)) return fail(["never"], "type", true, { type: "object" });
+      const v260 = v259["tool_names"];
+      if (v260 !== undefined) {
+        if (!Array.isArray(v260)) return fail(["never", "tool_names"], "type", true, { type: "array" });
+        if (v260.length > 500) return fail(["never", "tool_names"], "maxItems", true, { limit: 500 });
+        for (let i261 = 0; i261 < v260.length; i261++) {
+          if (typeof v260[i261] !== "string") return fail(["never", "tool_names", i261], "type", true, { type: "string" });
+          if (v260[i261].length < 1 || (v260[i261].length < 2 && codePoints(v260[i261]) < 1)) return fail(["never", "tool_names", i261], "minLength", true, { limit: 1 });
+          if (v260[i261].length > 128 && codePoints(v260[i261]) > 128) return fail(["never", "tool_names", i261], "maxLength", true, { limit: 128 });
         }
       }
-      for (const key227 in v224) if (!(key227 === "tool_names")) return fail(["never"], "additionalProperties", key227 !== "__proto__", { additionalProperty: key227 });
+      for (const key262 in v259) if (!(key262 === "tool_names")) return fail(["never"], "additionalProperties", key262 !== "__proto__", { additionalProperty: key262 });
     }
-    for (const key228 in value) if (!(key228 === "always" || key228 === "never")) return fail([], "additionalProperties", key228 !== "__proto__", { additionalProperty: key228 });
+    for (const key263 in value) if (!(key263 === "always" || key263 === "never")) return fail([], "additionalProperties", key263 !== "__proto__", { additionalProperty: key263 });
   } else {
     return fail([], "type", true);
   }
@@ -1292,237 +1469,237 @@ function checkMcpApprovalPolicy(value) {
 }
 function checkCreateMcpServerRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v211 = value["server_label"];
-  if (v211 === undefined) return fail([], "required", true, { missingProperty: "server_label" });
-  if (typeof v211 !== "string") return fail(["server_label"], "type", true, { type: "string" });
-  if (!K4.test(v211)) return fail(["server_label"], "pattern", true, { pattern: "^[A-Za-z0-9_-]{1,64}$" });
-  const v212 = value["server_url"];
-  if (v212 === undefined) return fail([], "required", true, { missingProperty: "server_url" });
-  if (typeof v212 !== "string") return fail(["server_url"], "type", true, { type: "string" });
-  if (v212.length > 2048 && codePoints(v212) > 2048) return fail(["server_url"], "maxLength", true, { limit: 2048 });
-  const v213 = value["server_description"];
-  if (v213 !== undefined) {
-    if (typeof v213 === "string") {
-      if (v213.length > 1000 && codePoints(v213) > 1000) return fail(["server_description"], "maxLength", true, { limit: 1000 });
-    } else if (v213 === null) {
+  const v246 = value["server_label"];
+  if (v246 === undefined) return fail([], "required", true, { missingProperty: "server_label" });
+  if (typeof v246 !== "string") return fail(["server_label"], "type", true, { type: "string" });
+  if (!K5.test(v246)) return fail(["server_label"], "pattern", true, { pattern: "^[A-Za-z0-9_-]{1,64}$" });
+  const v247 = value["server_url"];
+  if (v247 === undefined) return fail([], "required", true, { missingProperty: "server_url" });
+  if (typeof v247 !== "string") return fail(["server_url"], "type", true, { type: "string" });
+  if (v247.length > 2048 && codePoints(v247) > 2048) return fail(["server_url"], "maxLength", true, { limit: 2048 });
+  const v248 = value["server_description"];
+  if (v248 !== undefined) {
+    if (typeof v248 === "string") {
+      if (v248.length > 1000 && codePoints(v248) > 1000) return fail(["server_description"], "maxLength", true, { limit: 1000 });
+    } else if (v248 === null) {
     } else {
       return fail(["server_description"], "type", true, { type: ["string","null"] });
     }
   }
-  const v214 = value["authorization"];
-  if (v214 !== undefined) {
-    if (typeof v214 === "string") {
-      if (v214.length > 8192 && codePoints(v214) > 8192) return fail(["authorization"], "maxLength", true, { limit: 8192 });
-    } else if (v214 === null) {
+  const v249 = value["authorization"];
+  if (v249 !== undefined) {
+    if (typeof v249 === "string") {
+      if (v249.length > 8192 && codePoints(v249) > 8192) return fail(["authorization"], "maxLength", true, { limit: 8192 });
+    } else if (v249 === null) {
     } else {
       return fail(["authorization"], "type", true, { type: ["string","null"] });
     }
   }
-  const v215 = value["headers"];
-  if (v215 !== undefined) {
-    if (!checkMcpServerHeaders(v215)) return nest(["headers"]);
+  const v250 = value["headers"];
+  if (v250 !== undefined) {
+    if (!checkMcpServerHeaders(v250)) return nest(["headers"]);
   }
-  const v217 = value["allowed_tools"];
-  if (v217 !== undefined) {
-    if (Array.isArray(v217)) {
-      if (v217.length > 500) return fail(["allowed_tools"], "maxItems", true, { limit: 500 });
-      for (let i218 = 0; i218 < v217.length; i218++) {
-        if (typeof v217[i218] !== "string") return fail(["allowed_tools", i218], "type", true, { type: "string" });
-        if (v217[i218].length < 1 || (v217[i218].length < 2 && codePoints(v217[i218]) < 1)) return fail(["allowed_tools", i218], "minLength", true, { limit: 1 });
-        if (v217[i218].length > 128 && codePoints(v217[i218]) > 128) return fail(["allowed_tools", i218], "maxLength", true, { limit: 128 });
+  const v252 = value["allowed_tools"];
+  if (v252 !== undefined) {
+    if (Array.isArray(v252)) {
+      if (v252.length > 500) return fail(["allowed_tools"], "maxItems", true, { limit: 500 });
+      for (let i253 = 0; i253 < v252.length; i253++) {
+        if (typeof v252[i253] !== "string") return fail(["allowed_tools", i253], "type", true, { type: "string" });
+        if (v252[i253].length < 1 || (v252[i253].length < 2 && codePoints(v252[i253]) < 1)) return fail(["allowed_tools", i253], "minLength", true, { limit: 1 });
+        if (v252[i253].length > 128 && codePoints(v252[i253]) > 128) return fail(["allowed_tools", i253], "maxLength", true, { limit: 128 });
       }
-    } else if (v217 === null) {
+    } else if (v252 === null) {
     } else {
       return fail(["allowed_tools"], "type", true, { type: ["array","null"] });
     }
   }
-  const v219 = value["require_approval"];
-  if (v219 !== undefined) {
-    if (!checkMcpApprovalPolicy(v219)) return nest(["require_approval"]);
+  const v254 = value["require_approval"];
+  if (v254 !== undefined) {
+    if (!checkMcpApprovalPolicy(v254)) return nest(["require_approval"]);
   }
-  const v229 = value["call_price_usd"];
-  if (v229 !== undefined) {
-    if (typeof v229 === "number") {
-      if (typeof v229 !== "number" || !Number.isFinite(v229)) return fail(["call_price_usd"], "type", true, { type: "number" });
-      if (!(v229 >= 0)) return fail(["call_price_usd"], "minimum", true, { limit: 0 });
-      if (!(v229 <= 1000)) return fail(["call_price_usd"], "maximum", true, { limit: 1000 });
-    } else if (v229 === null) {
+  const v264 = value["call_price_usd"];
+  if (v264 !== undefined) {
+    if (typeof v264 === "number") {
+      if (typeof v264 !== "number" || !Number.isFinite(v264)) return fail(["call_price_usd"], "type", true, { type: "number" });
+      if (!(v264 >= 0)) return fail(["call_price_usd"], "minimum", true, { limit: 0 });
+      if (!(v264 <= 1000)) return fail(["call_price_usd"], "maximum", true, { limit: 1000 });
+    } else if (v264 === null) {
     } else {
       return fail(["call_price_usd"], "type", true, { type: ["number","null"] });
     }
   }
-  const v230 = value["tool_prices"];
-  if (v230 !== undefined) {
-    if (isObject(v230)) {
-      if (Object.hasOwn(v230, "__proto__")) return fail(["tool_prices"], "additionalProperties", false, { additionalProperty: "__proto__" });
-      for (const key231 in v230) {
-        if (typeof v230[key231] !== "number" || !Number.isFinite(v230[key231])) return fail(["tool_prices", key231], "type", true, { type: "number" });
-        if (!(v230[key231] >= 0)) return fail(["tool_prices", key231], "minimum", true, { limit: 0 });
-        if (!(v230[key231] <= 1000)) return fail(["tool_prices", key231], "maximum", true, { limit: 1000 });
+  const v265 = value["tool_prices"];
+  if (v265 !== undefined) {
+    if (isObject(v265)) {
+      if (Object.hasOwn(v265, "__proto__")) return fail(["tool_prices"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      for (const key266 in v265) {
+        if (typeof v265[key266] !== "number" || !Number.isFinite(v265[key266])) return fail(["tool_prices", key266], "type", true, { type: "number" });
+        if (!(v265[key266] >= 0)) return fail(["tool_prices", key266], "minimum", true, { limit: 0 });
+        if (!(v265[key266] <= 1000)) return fail(["tool_prices", key266], "maximum", true, { limit: 1000 });
       }
-    } else if (v230 === null) {
+    } else if (v265 === null) {
     } else {
       return fail(["tool_prices"], "type", true, { type: ["object","null"] });
     }
-    if (isObject(v230) && keysAbove(v230, 500)) return fail(["tool_prices"], "maxProperties", true, { limit: 500 });
+    if (isObject(v265) && keysAbove(v265, 500)) return fail(["tool_prices"], "maxProperties", true, { limit: 500 });
   }
-  const v232 = value["input_guardrails"];
-  if (v232 !== undefined) {
-    if (Array.isArray(v232)) {
-      if (v232.length > 20) return fail(["input_guardrails"], "maxItems", true, { limit: 20 });
-      for (let i233 = 0; i233 < v232.length; i233++) {
-        if (typeof v232[i233] !== "string") return fail(["input_guardrails", i233], "type", true, { type: "string" });
-        if (v232[i233].length < 1 || (v232[i233].length < 2 && codePoints(v232[i233]) < 1)) return fail(["input_guardrails", i233], "minLength", true, { limit: 1 });
-        if (v232[i233].length > 200 && codePoints(v232[i233]) > 200) return fail(["input_guardrails", i233], "maxLength", true, { limit: 200 });
+  const v267 = value["input_guardrails"];
+  if (v267 !== undefined) {
+    if (Array.isArray(v267)) {
+      if (v267.length > 20) return fail(["input_guardrails"], "maxItems", true, { limit: 20 });
+      for (let i268 = 0; i268 < v267.length; i268++) {
+        if (typeof v267[i268] !== "string") return fail(["input_guardrails", i268], "type", true, { type: "string" });
+        if (v267[i268].length < 1 || (v267[i268].length < 2 && codePoints(v267[i268]) < 1)) return fail(["input_guardrails", i268], "minLength", true, { limit: 1 });
+        if (v267[i268].length > 200 && codePoints(v267[i268]) > 200) return fail(["input_guardrails", i268], "maxLength", true, { limit: 200 });
       }
-    } else if (v232 === null) {
+    } else if (v267 === null) {
     } else {
       return fail(["input_guardrails"], "type", true, { type: ["array","null"] });
     }
   }
-  const v234 = value["output_guardrails"];
-  if (v234 !== undefined) {
-    if (Array.isArray(v234)) {
-      if (v234.length > 20) return fail(["output_guardrails"], "maxItems", true, { limit: 20 });
-      for (let i235 = 0; i235 < v234.length; i235++) {
-        if (typeof v234[i235] !== "string") return fail(["output_guardrails", i235], "type", true, { type: "string" });
-        if (v234[i235].length < 1 || (v234[i235].length < 2 && codePoints(v234[i235]) < 1)) return fail(["output_guardrails", i235], "minLength", true, { limit: 1 });
-        if (v234[i235].length > 200 && codePoints(v234[i235]) > 200) return fail(["output_guardrails", i235], "maxLength", true, { limit: 200 });
+  const v269 = value["output_guardrails"];
+  if (v269 !== undefined) {
+    if (Array.isArray(v269)) {
+      if (v269.length > 20) return fail(["output_guardrails"], "maxItems", true, { limit: 20 });
+      for (let i270 = 0; i270 < v269.length; i270++) {
+        if (typeof v269[i270] !== "string") return fail(["output_guardrails", i270], "type", true, { type: "string" });
+        if (v269[i270].length < 1 || (v269[i270].length < 2 && codePoints(v269[i270]) < 1)) return fail(["output_guardrails", i270], "minLength", true, { limit: 1 });
+        if (v269[i270].length > 200 && codePoints(v269[i270]) > 200) return fail(["output_guardrails", i270], "maxLength", true, { limit: 200 });
       }
-    } else if (v234 === null) {
+    } else if (v269 === null) {
     } else {
       return fail(["output_guardrails"], "type", true, { type: ["array","null"] });
     }
   }
-  for (const key236 in value) if (!(K5.has(key236))) return fail([], "additionalProperties", key236 !== "__proto__", { additionalProperty: key236 });
+  for (const key271 in value) if (!(K6.has(key271))) return fail([], "additionalProperties", key271 !== "__proto__", { additionalProperty: key271 });
   return true;
 }
 function checkUpdateMcpServerRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v237 = value["server_url"];
-  if (v237 !== undefined) {
-    if (typeof v237 !== "string") return fail(["server_url"], "type", true, { type: "string" });
-    if (v237.length > 2048 && codePoints(v237) > 2048) return fail(["server_url"], "maxLength", true, { limit: 2048 });
+  const v272 = value["server_url"];
+  if (v272 !== undefined) {
+    if (typeof v272 !== "string") return fail(["server_url"], "type", true, { type: "string" });
+    if (v272.length > 2048 && codePoints(v272) > 2048) return fail(["server_url"], "maxLength", true, { limit: 2048 });
   }
-  const v238 = value["server_description"];
-  if (v238 !== undefined) {
-    if (typeof v238 === "string") {
-      if (v238.length > 1000 && codePoints(v238) > 1000) return fail(["server_description"], "maxLength", true, { limit: 1000 });
-    } else if (v238 === null) {
+  const v273 = value["server_description"];
+  if (v273 !== undefined) {
+    if (typeof v273 === "string") {
+      if (v273.length > 1000 && codePoints(v273) > 1000) return fail(["server_description"], "maxLength", true, { limit: 1000 });
+    } else if (v273 === null) {
     } else {
       return fail(["server_description"], "type", true, { type: ["string","null"] });
     }
   }
-  const v239 = value["authorization"];
-  if (v239 !== undefined) {
-    if (typeof v239 === "string") {
-      if (v239.length > 8192 && codePoints(v239) > 8192) return fail(["authorization"], "maxLength", true, { limit: 8192 });
-    } else if (v239 === null) {
+  const v274 = value["authorization"];
+  if (v274 !== undefined) {
+    if (typeof v274 === "string") {
+      if (v274.length > 8192 && codePoints(v274) > 8192) return fail(["authorization"], "maxLength", true, { limit: 8192 });
+    } else if (v274 === null) {
     } else {
       return fail(["authorization"], "type", true, { type: ["string","null"] });
     }
   }
-  const v240 = value["headers"];
-  if (v240 !== undefined) {
-    if (!checkMcpServerHeaders(v240)) return nest(["headers"]);
+  const v275 = value["headers"];
+  if (v275 !== undefined) {
+    if (!checkMcpServerHeaders(v275)) return nest(["headers"]);
   }
-  const v241 = value["allowed_tools"];
-  if (v241 !== undefined) {
-    if (Array.isArray(v241)) {
-      if (v241.length > 500) return fail(["allowed_tools"], "maxItems", true, { limit: 500 });
-      for (let i242 = 0; i242 < v241.length; i242++) {
-        if (typeof v241[i242] !== "string") return fail(["allowed_tools", i242], "type", true, { type: "string" });
-        if (v241[i242].length < 1 || (v241[i242].length < 2 && codePoints(v241[i242]) < 1)) return fail(["allowed_tools", i242], "minLength", true, { limit: 1 });
-        if (v241[i242].length > 128 && codePoints(v241[i242]) > 128) return fail(["allowed_tools", i242], "maxLength", true, { limit: 128 });
+  const v276 = value["allowed_tools"];
+  if (v276 !== undefined) {
+    if (Array.isArray(v276)) {
+      if (v276.length > 500) return fail(["allowed_tools"], "maxItems", true, { limit: 500 });
+      for (let i277 = 0; i277 < v276.length; i277++) {
+        if (typeof v276[i277] !== "string") return fail(["allowed_tools", i277], "type", true, { type: "string" });
+        if (v276[i277].length < 1 || (v276[i277].length < 2 && codePoints(v276[i277]) < 1)) return fail(["allowed_tools", i277], "minLength", true, { limit: 1 });
+        if (v276[i277].length > 128 && codePoints(v276[i277]) > 128) return fail(["allowed_tools", i277], "maxLength", true, { limit: 128 });
       }
-    } else if (v241 === null) {
+    } else if (v276 === null) {
     } else {
       return fail(["allowed_tools"], "type", true, { type: ["array","null"] });
     }
   }
-  const v243 = value["require_approval"];
-  if (v243 !== undefined) {
-    if (!checkMcpApprovalPolicy(v243)) return nest(["require_approval"]);
+  const v278 = value["require_approval"];
+  if (v278 !== undefined) {
+    if (!checkMcpApprovalPolicy(v278)) return nest(["require_approval"]);
   }
-  const v244 = value["call_price_usd"];
-  if (v244 !== undefined) {
-    if (typeof v244 === "number") {
-      if (typeof v244 !== "number" || !Number.isFinite(v244)) return fail(["call_price_usd"], "type", true, { type: "number" });
-      if (!(v244 >= 0)) return fail(["call_price_usd"], "minimum", true, { limit: 0 });
-      if (!(v244 <= 1000)) return fail(["call_price_usd"], "maximum", true, { limit: 1000 });
-    } else if (v244 === null) {
+  const v279 = value["call_price_usd"];
+  if (v279 !== undefined) {
+    if (typeof v279 === "number") {
+      if (typeof v279 !== "number" || !Number.isFinite(v279)) return fail(["call_price_usd"], "type", true, { type: "number" });
+      if (!(v279 >= 0)) return fail(["call_price_usd"], "minimum", true, { limit: 0 });
+      if (!(v279 <= 1000)) return fail(["call_price_usd"], "maximum", true, { limit: 1000 });
+    } else if (v279 === null) {
     } else {
       return fail(["call_price_usd"], "type", true, { type: ["number","null"] });
     }
   }
-  const v245 = value["tool_prices"];
-  if (v245 !== undefined) {
-    if (isObject(v245)) {
-      if (Object.hasOwn(v245, "__proto__")) return fail(["tool_prices"], "additionalProperties", false, { additionalProperty: "__proto__" });
-      for (const key246 in v245) {
-        if (typeof v245[key246] !== "number" || !Number.isFinite(v245[key246])) return fail(["tool_prices", key246], "type", true, { type: "number" });
-        if (!(v245[key246] >= 0)) return fail(["tool_prices", key246], "minimum", true, { limit: 0 });
-        if (!(v245[key246] <= 1000)) return fail(["tool_prices", key246], "maximum", true, { limit: 1000 });
+  const v280 = value["tool_prices"];
+  if (v280 !== undefined) {
+    if (isObject(v280)) {
+      if (Object.hasOwn(v280, "__proto__")) return fail(["tool_prices"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      for (const key281 in v280) {
+        if (typeof v280[key281] !== "number" || !Number.isFinite(v280[key281])) return fail(["tool_prices", key281], "type", true, { type: "number" });
+        if (!(v280[key281] >= 0)) return fail(["tool_prices", key281], "minimum", true, { limit: 0 });
+        if (!(v280[key281] <= 1000)) return fail(["tool_prices", key281], "maximum", true, { limit: 1000 });
       }
-    } else if (v245 === null) {
+    } else if (v280 === null) {
     } else {
       return fail(["tool_prices"], "type", true, { type: ["object","null"] });
     }
-    if (isObject(v245) && keysAbove(v245, 500)) return fail(["tool_prices"], "maxProperties", true, { limit: 500 });
+    if (isObject(v280) && keysAbove(v280, 500)) return fail(["tool_prices"], "maxProperties", true, { limit: 500 });
   }
-  const v247 = value["input_guardrails"];
-  if (v247 !== undefined) {
-    if (Array.isArray(v247)) {
-      if (v247.length > 20) return fail(["input_guardrails"], "maxItems", true, { limit: 20 });
-      for (let i248 = 0; i248 < v247.length; i248++) {
-        if (typeof v247[i248] !== "string") return fail(["input_guardrails", i248], "type", true, { type: "string" });
-        if (v247[i248].length < 1 || (v247[i248].length < 2 && codePoints(v247[i248]) < 1)) return fail(["input_guardrails", i248], "minLength", true, { limit: 1 });
-        if (v247[i248].length > 200 && codePoints(v247[i248]) > 200) return fail(["input_guardrails", i248], "maxLength", true, { limit: 200 });
+  const v282 = value["input_guardrails"];
+  if (v282 !== undefined) {
+    if (Array.isArray(v282)) {
+      if (v282.length > 20) return fail(["input_guardrails"], "maxItems", true, { limit: 20 });
+      for (let i283 = 0; i283 < v282.length; i283++) {
+        if (typeof v282[i283] !== "string") return fail(["input_guardrails", i283], "type", true, { type: "string" });
+        if (v282[i283].length < 1 || (v282[i283].length < 2 && codePoints(v282[i283]) < 1)) return fail(["input_guardrails", i283], "minLength", true, { limit: 1 });
+        if (v282[i283].length > 200 && codePoints(v282[i283]) > 200) return fail(["input_guardrails", i283], "maxLength", true, { limit: 200 });
       }
-    } else if (v247 === null) {
+    } else if (v282 === null) {
     } else {
       return fail(["input_guardrails"], "type", true, { type: ["array","null"] });
     }
   }
-  const v249 = value["output_guardrails"];
-  if (v249 !== undefined) {
-    if (Array.isArray(v249)) {
-      if (v249.length > 20) return fail(["output_guardrails"], "maxItems", true, { limit: 20 });
-      for (let i250 = 0; i250 < v249.length; i250++) {
-        if (typeof v249[i250] !== "string") return fail(["output_guardrails", i250], "type", true, { type: "string" });
-        if (v249[i250].length < 1 || (v249[i250].length < 2 && codePoints(v249[i250]) < 1)) return fail(["output_guardrails", i250], "minLength", true, { limit: 1 });
-        if (v249[i250].length > 200 && codePoints(v249[i250]) > 200) return fail(["output_guardrails", i250], "maxLength", true, { limit: 200 });
+  const v284 = value["output_guardrails"];
+  if (v284 !== undefined) {
+    if (Array.isArray(v284)) {
+      if (v284.length > 20) return fail(["output_guardrails"], "maxItems", true, { limit: 20 });
+      for (let i285 = 0; i285 < v284.length; i285++) {
+        if (typeof v284[i285] !== "string") return fail(["output_guardrails", i285], "type", true, { type: "string" });
+        if (v284[i285].length < 1 || (v284[i285].length < 2 && codePoints(v284[i285]) < 1)) return fail(["output_guardrails", i285], "minLength", true, { limit: 1 });
+        if (v284[i285].length > 200 && codePoints(v284[i285]) > 200) return fail(["output_guardrails", i285], "maxLength", true, { limit: 200 });
       }
-    } else if (v249 === null) {
+    } else if (v284 === null) {
     } else {
       return fail(["output_guardrails"], "type", true, { type: ["array","null"] });
     }
   }
-  for (const key251 in value) if (!(K6.has(key251))) return fail([], "additionalProperties", key251 !== "__proto__", { additionalProperty: key251 });
+  for (const key286 in value) if (!(K7.has(key286))) return fail([], "additionalProperties", key286 !== "__proto__", { additionalProperty: key286 });
   return true;
 }
 function checkAnthropicContentBlock(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v259 = value["type"];
-  if (v259 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (typeof v259 !== "string") return fail(["type"], "type", true, { type: "string" });
-  if (v259.length < 1 || (v259.length < 2 && codePoints(v259) < 1)) return fail(["type"], "minLength", true, { limit: 1 });
+  const v294 = value["type"];
+  if (v294 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (typeof v294 !== "string") return fail(["type"], "type", true, { type: "string" });
+  if (v294.length < 1 || (v294.length < 2 && codePoints(v294) < 1)) return fail(["type"], "minLength", true, { limit: 1 });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkAnthropicInputMessage(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v256 = value["role"];
-  if (v256 === undefined) return fail([], "required", true, { missingProperty: "role" });
-  if (!(v256 === "user" || v256 === "assistant")) return fail(["role"], "enum", true, { allowedValues: ["user","assistant"] });
-  const v257 = value["content"];
-  if (v257 === undefined) return fail([], "required", true, { missingProperty: "content" });
-  if (typeof v257 === "string") {
-    if (typeof v257 !== "string") return fail(["content"], "type", true, { type: "string" });
-  } else if (Array.isArray(v257)) {
-    if (!Array.isArray(v257)) return fail(["content"], "type", true, { type: "array" });
-    for (let i258 = 0; i258 < v257.length; i258++) {
-      if (!checkAnthropicContentBlock(v257[i258])) return nest(["content", i258]);
+  const v291 = value["role"];
+  if (v291 === undefined) return fail([], "required", true, { missingProperty: "role" });
+  if (!(v291 === "user" || v291 === "assistant")) return fail(["role"], "enum", true, { allowedValues: ["user","assistant"] });
+  const v292 = value["content"];
+  if (v292 === undefined) return fail([], "required", true, { missingProperty: "content" });
+  if (typeof v292 === "string") {
+    if (typeof v292 !== "string") return fail(["content"], "type", true, { type: "string" });
+  } else if (Array.isArray(v292)) {
+    if (!Array.isArray(v292)) return fail(["content"], "type", true, { type: "array" });
+    for (let i293 = 0; i293 < v292.length; i293++) {
+      if (!checkAnthropicContentBlock(v292[i293])) return nest(["content", i293]);
     }
   } else {
     return fail(["content"], "type", true);
@@ -1535,8 +1712,8 @@ function checkAnthropicSystem(value) {
     if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   } else if (Array.isArray(value)) {
     if (!Array.isArray(value)) return fail([], "type", true, { type: "array" });
-    for (let i261 = 0; i261 < value.length; i261++) {
-      if (!checkAnthropicContentBlock(value[i261])) return nest([i261]);
+    for (let i296 = 0; i296 < value.length; i296++) {
+      if (!checkAnthropicContentBlock(value[i296])) return nest([i296]);
     }
   } else {
     return fail([], "type", true);
@@ -1545,423 +1722,423 @@ function checkAnthropicSystem(value) {
 }
 function checkAnthropicTool(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v270 = value["name"];
-  if (v270 === undefined) return fail([], "required", true, { missingProperty: "name" });
-  if (typeof v270 !== "string") return fail(["name"], "type", true, { type: "string" });
-  if (v270.length < 1 || (v270.length < 2 && codePoints(v270) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-  const v271 = value["description"];
-  if (v271 !== undefined) {
-    if (typeof v271 !== "string") return fail(["description"], "type", true, { type: "string" });
+  const v305 = value["name"];
+  if (v305 === undefined) return fail([], "required", true, { missingProperty: "name" });
+  if (typeof v305 !== "string") return fail(["name"], "type", true, { type: "string" });
+  if (v305.length < 1 || (v305.length < 2 && codePoints(v305) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+  const v306 = value["description"];
+  if (v306 !== undefined) {
+    if (typeof v306 !== "string") return fail(["description"], "type", true, { type: "string" });
   }
-  const v272 = value["input_schema"];
-  if (v272 !== undefined) {
-    if (!isObject(v272)) return fail(["input_schema"], "type", true, { type: "object" });
-    if (Object.hasOwn(v272, "__proto__")) return fail(["input_schema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v307 = value["input_schema"];
+  if (v307 !== undefined) {
+    if (!isObject(v307)) return fail(["input_schema"], "type", true, { type: "object" });
+    if (Object.hasOwn(v307, "__proto__")) return fail(["input_schema"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkAnthropicToolChoice(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v274 = value["type"];
-  if (v274 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (!(v274 === "auto" || v274 === "any" || v274 === "tool" || v274 === "none")) return fail(["type"], "enum", true, { allowedValues: ["auto","any","tool","none"] });
-  const v275 = value["name"];
-  if (v275 !== undefined) {
-    if (typeof v275 !== "string") return fail(["name"], "type", true, { type: "string" });
+  const v309 = value["type"];
+  if (v309 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (!(v309 === "auto" || v309 === "any" || v309 === "tool" || v309 === "none")) return fail(["type"], "enum", true, { allowedValues: ["auto","any","tool","none"] });
+  const v310 = value["name"];
+  if (v310 !== undefined) {
+    if (typeof v310 !== "string") return fail(["name"], "type", true, { type: "string" });
   }
-  const v276 = value["disable_parallel_tool_use"];
-  if (v276 !== undefined) {
-    if (typeof v276 !== "boolean") return fail(["disable_parallel_tool_use"], "type", true, { type: "boolean" });
+  const v311 = value["disable_parallel_tool_use"];
+  if (v311 !== undefined) {
+    if (typeof v311 !== "boolean") return fail(["disable_parallel_tool_use"], "type", true, { type: "boolean" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkAnthropicThinking(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v278 = value["type"];
-  if (v278 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (!(v278 === "enabled" || v278 === "disabled" || v278 === "adaptive")) return fail(["type"], "enum", true, { allowedValues: ["enabled","disabled","adaptive"] });
-  const v279 = value["budget_tokens"];
-  if (v279 !== undefined) {
-    if (!Number.isSafeInteger(v279)) return fail(["budget_tokens"], "type", true, { type: "integer" });
-    if (!(v279 >= 1)) return fail(["budget_tokens"], "minimum", true, { limit: 1 });
+  const v313 = value["type"];
+  if (v313 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (!(v313 === "enabled" || v313 === "disabled" || v313 === "adaptive")) return fail(["type"], "enum", true, { allowedValues: ["enabled","disabled","adaptive"] });
+  const v314 = value["budget_tokens"];
+  if (v314 !== undefined) {
+    if (!Number.isSafeInteger(v314)) return fail(["budget_tokens"], "type", true, { type: "integer" });
+    if (!(v314 >= 1)) return fail(["budget_tokens"], "minimum", true, { limit: 1 });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateMessageRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v252 = value["model"];
-  if (v252 === undefined) return fail([], "required", true, { missingProperty: "model" });
-  if (typeof v252 !== "string") return fail(["model"], "type", true, { type: "string" });
-  if (v252.length < 1 || (v252.length < 2 && codePoints(v252) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
-  const v253 = value["max_tokens"];
-  if (v253 === undefined) return fail([], "required", true, { missingProperty: "max_tokens" });
-  if (!Number.isSafeInteger(v253)) return fail(["max_tokens"], "type", true, { type: "integer" });
-  if (!(v253 >= 1)) return fail(["max_tokens"], "minimum", true, { limit: 1 });
-  const v254 = value["messages"];
-  if (v254 === undefined) return fail([], "required", true, { missingProperty: "messages" });
-  if (!Array.isArray(v254)) return fail(["messages"], "type", true, { type: "array" });
-  if (v254.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
-  for (let i255 = 0; i255 < v254.length; i255++) {
-    if (!checkAnthropicInputMessage(v254[i255])) return nest(["messages", i255]);
+  const v287 = value["model"];
+  if (v287 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v287 !== "string") return fail(["model"], "type", true, { type: "string" });
+  if (v287.length < 1 || (v287.length < 2 && codePoints(v287) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
+  const v288 = value["max_tokens"];
+  if (v288 === undefined) return fail([], "required", true, { missingProperty: "max_tokens" });
+  if (!Number.isSafeInteger(v288)) return fail(["max_tokens"], "type", true, { type: "integer" });
+  if (!(v288 >= 1)) return fail(["max_tokens"], "minimum", true, { limit: 1 });
+  const v289 = value["messages"];
+  if (v289 === undefined) return fail([], "required", true, { missingProperty: "messages" });
+  if (!Array.isArray(v289)) return fail(["messages"], "type", true, { type: "array" });
+  if (v289.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
+  for (let i290 = 0; i290 < v289.length; i290++) {
+    if (!checkAnthropicInputMessage(v289[i290])) return nest(["messages", i290]);
   }
-  const v260 = value["system"];
-  if (v260 !== undefined) {
-    if (!checkAnthropicSystem(v260)) return nest(["system"]);
+  const v295 = value["system"];
+  if (v295 !== undefined) {
+    if (!checkAnthropicSystem(v295)) return nest(["system"]);
   }
-  const v262 = value["stream"];
-  if (v262 !== undefined) {
-    if (typeof v262 !== "boolean") return fail(["stream"], "type", true, { type: "boolean" });
+  const v297 = value["stream"];
+  if (v297 !== undefined) {
+    if (typeof v297 !== "boolean") return fail(["stream"], "type", true, { type: "boolean" });
   }
-  const v263 = value["stop_sequences"];
-  if (v263 !== undefined) {
-    if (!Array.isArray(v263)) return fail(["stop_sequences"], "type", true, { type: "array" });
-    for (let i264 = 0; i264 < v263.length; i264++) {
-      if (typeof v263[i264] !== "string") return fail(["stop_sequences", i264], "type", true, { type: "string" });
+  const v298 = value["stop_sequences"];
+  if (v298 !== undefined) {
+    if (!Array.isArray(v298)) return fail(["stop_sequences"], "type", true, { type: "array" });
+    for (let i299 = 0; i299 < v298.length; i299++) {
+      if (typeof v298[i299] !== "string") return fail(["stop_sequences", i299], "type", true, { type: "string" });
     }
   }
-  const v265 = value["temperature"];
-  if (v265 !== undefined) {
-    if (typeof v265 !== "number" || !Number.isFinite(v265)) return fail(["temperature"], "type", true, { type: "number" });
-    if (!(v265 >= 0)) return fail(["temperature"], "minimum", true, { limit: 0 });
-    if (!(v265 <= 1)) return fail(["temperature"], "maximum", true, { limit: 1 });
+  const v300 = value["temperature"];
+  if (v300 !== undefined) {
+    if (typeof v300 !== "number" || !Number.isFinite(v300)) return fail(["temperature"], "type", true, { type: "number" });
+    if (!(v300 >= 0)) return fail(["temperature"], "minimum", true, { limit: 0 });
+    if (!(v300 <= 1)) return fail(["temperature"], "maximum", true, { limit: 1 });
   }
-  const v266 = value["top_p"];
-  if (v266 !== undefined) {
-    if (typeof v266 !== "number" || !Number.isFinite(v266)) return fail(["top_p"], "type", true, { type: "number" });
-    if (!(v266 >= 0)) return fail(["top_p"], "minimum", true, { limit: 0 });
-    if (!(v266 <= 1)) return fail(["top_p"], "maximum", true, { limit: 1 });
+  const v301 = value["top_p"];
+  if (v301 !== undefined) {
+    if (typeof v301 !== "number" || !Number.isFinite(v301)) return fail(["top_p"], "type", true, { type: "number" });
+    if (!(v301 >= 0)) return fail(["top_p"], "minimum", true, { limit: 0 });
+    if (!(v301 <= 1)) return fail(["top_p"], "maximum", true, { limit: 1 });
   }
-  const v267 = value["top_k"];
-  if (v267 !== undefined) {
-    if (!Number.isSafeInteger(v267)) return fail(["top_k"], "type", true, { type: "integer" });
-    if (!(v267 >= 0)) return fail(["top_k"], "minimum", true, { limit: 0 });
+  const v302 = value["top_k"];
+  if (v302 !== undefined) {
+    if (!Number.isSafeInteger(v302)) return fail(["top_k"], "type", true, { type: "integer" });
+    if (!(v302 >= 0)) return fail(["top_k"], "minimum", true, { limit: 0 });
   }
-  const v268 = value["tools"];
-  if (v268 !== undefined) {
-    if (!Array.isArray(v268)) return fail(["tools"], "type", true, { type: "array" });
-    for (let i269 = 0; i269 < v268.length; i269++) {
-      if (!checkAnthropicTool(v268[i269])) return nest(["tools", i269]);
+  const v303 = value["tools"];
+  if (v303 !== undefined) {
+    if (!Array.isArray(v303)) return fail(["tools"], "type", true, { type: "array" });
+    for (let i304 = 0; i304 < v303.length; i304++) {
+      if (!checkAnthropicTool(v303[i304])) return nest(["tools", i304]);
     }
   }
-  const v273 = value["tool_choice"];
-  if (v273 !== undefined) {
-    if (!checkAnthropicToolChoice(v273)) return nest(["tool_choice"]);
+  const v308 = value["tool_choice"];
+  if (v308 !== undefined) {
+    if (!checkAnthropicToolChoice(v308)) return nest(["tool_choice"]);
   }
-  const v277 = value["thinking"];
-  if (v277 !== undefined) {
-    if (!checkAnthropicThinking(v277)) return nest(["thinking"]);
+  const v312 = value["thinking"];
+  if (v312 !== undefined) {
+    if (!checkAnthropicThinking(v312)) return nest(["thinking"]);
   }
-  const v280 = value["metadata"];
-  if (v280 !== undefined) {
-    if (!isObject(v280)) return fail(["metadata"], "type", true, { type: "object" });
-    const v281 = v280["user_id"];
-    if (v281 !== undefined) {
-      if (typeof v281 === "string") {
-      } else if (v281 === null) {
+  const v315 = value["metadata"];
+  if (v315 !== undefined) {
+    if (!isObject(v315)) return fail(["metadata"], "type", true, { type: "object" });
+    const v316 = v315["user_id"];
+    if (v316 !== undefined) {
+      if (typeof v316 === "string") {
+      } else if (v316 === null) {
       } else {
         return fail(["metadata", "user_id"], "type", true, { type: ["string","null"] });
       }
     }
-    if (Object.hasOwn(v280, "__proto__")) return fail(["metadata"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (Object.hasOwn(v315, "__proto__")) return fail(["metadata"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCountMessageTokensRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v282 = value["model"];
-  if (v282 === undefined) return fail([], "required", true, { missingProperty: "model" });
-  if (typeof v282 !== "string") return fail(["model"], "type", true, { type: "string" });
-  if (v282.length < 1 || (v282.length < 2 && codePoints(v282) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
-  const v283 = value["messages"];
-  if (v283 === undefined) return fail([], "required", true, { missingProperty: "messages" });
-  if (!Array.isArray(v283)) return fail(["messages"], "type", true, { type: "array" });
-  if (v283.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
-  for (let i284 = 0; i284 < v283.length; i284++) {
-    if (!checkAnthropicInputMessage(v283[i284])) return nest(["messages", i284]);
+  const v317 = value["model"];
+  if (v317 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v317 !== "string") return fail(["model"], "type", true, { type: "string" });
+  if (v317.length < 1 || (v317.length < 2 && codePoints(v317) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
+  const v318 = value["messages"];
+  if (v318 === undefined) return fail([], "required", true, { missingProperty: "messages" });
+  if (!Array.isArray(v318)) return fail(["messages"], "type", true, { type: "array" });
+  if (v318.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
+  for (let i319 = 0; i319 < v318.length; i319++) {
+    if (!checkAnthropicInputMessage(v318[i319])) return nest(["messages", i319]);
   }
-  const v285 = value["system"];
-  if (v285 !== undefined) {
-    if (!checkAnthropicSystem(v285)) return nest(["system"]);
+  const v320 = value["system"];
+  if (v320 !== undefined) {
+    if (!checkAnthropicSystem(v320)) return nest(["system"]);
   }
-  const v286 = value["tools"];
-  if (v286 !== undefined) {
-    if (!Array.isArray(v286)) return fail(["tools"], "type", true, { type: "array" });
-    for (let i287 = 0; i287 < v286.length; i287++) {
-      if (!checkAnthropicTool(v286[i287])) return nest(["tools", i287]);
+  const v321 = value["tools"];
+  if (v321 !== undefined) {
+    if (!Array.isArray(v321)) return fail(["tools"], "type", true, { type: "array" });
+    for (let i322 = 0; i322 < v321.length; i322++) {
+      if (!checkAnthropicTool(v321[i322])) return nest(["tools", i322]);
     }
   }
-  const v288 = value["tool_choice"];
-  if (v288 !== undefined) {
-    if (!checkAnthropicToolChoice(v288)) return nest(["tool_choice"]);
+  const v323 = value["tool_choice"];
+  if (v323 !== undefined) {
+    if (!checkAnthropicToolChoice(v323)) return nest(["tool_choice"]);
   }
-  const v289 = value["thinking"];
-  if (v289 !== undefined) {
-    if (!checkAnthropicThinking(v289)) return nest(["thinking"]);
+  const v324 = value["thinking"];
+  if (v324 !== undefined) {
+    if (!checkAnthropicThinking(v324)) return nest(["thinking"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
-function check291(value) {
+function check326(value) {
   if (!Array.isArray(value)) return fail([], "type", true, { type: "array" });
   if (value.length < 1) return fail([], "minItems", true, { limit: 1 });
-  for (let i292 = 0; i292 < value.length; i292++) {
-    if (typeof value[i292] !== "string") return fail([i292], "type", true, { type: "string" });
+  for (let i327 = 0; i327 < value.length; i327++) {
+    if (typeof value[i327] !== "string") return fail([i327], "type", true, { type: "string" });
   }
   return true;
 }
-function check293(value) {
+function check328(value) {
   if (!Array.isArray(value)) return fail([], "type", true, { type: "array" });
   if (value.length < 1) return fail([], "minItems", true, { limit: 1 });
-  for (let i294 = 0; i294 < value.length; i294++) {
-    if (!isObject(value[i294])) return fail([i294], "type", true, { type: "object" });
-    if (Object.hasOwn(value[i294], "__proto__")) return fail([i294], "additionalProperties", false, { additionalProperty: "__proto__" });
+  for (let i329 = 0; i329 < value.length; i329++) {
+    if (!isObject(value[i329])) return fail([i329], "type", true, { type: "object" });
+    if (Object.hasOwn(value[i329], "__proto__")) return fail([i329], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   return true;
 }
 function checkCreateModerationRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v290 = value["input"];
-  if (v290 === undefined) return fail([], "required", true, { missingProperty: "input" });
-  if (typeof v290 === "string") {
-    if (typeof v290 !== "string") return fail(["input"], "type", true, { type: "string" });
-  } else if (Array.isArray(v290)) {
-    if (!firstOf(v290, K7)) return nest(["input"]);
+  const v325 = value["input"];
+  if (v325 === undefined) return fail([], "required", true, { missingProperty: "input" });
+  if (typeof v325 === "string") {
+    if (typeof v325 !== "string") return fail(["input"], "type", true, { type: "string" });
+  } else if (Array.isArray(v325)) {
+    if (!firstOf(v325, K8)) return nest(["input"]);
   } else {
     return fail(["input"], "type", true);
   }
-  const v295 = value["model"];
-  if (v295 !== undefined) {
-    if (typeof v295 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v330 = value["model"];
+  if (v330 !== undefined) {
+    if (typeof v330 !== "string") return fail(["model"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkPromptMessage(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v302 = value["role"];
-  if (v302 === undefined) return fail([], "required", true, { missingProperty: "role" });
-  if (!(v302 === "system" || v302 === "developer" || v302 === "user" || v302 === "assistant")) return fail(["role"], "enum", true, { allowedValues: ["system","developer","user","assistant"] });
-  const v303 = value["content"];
-  if (v303 === undefined) return fail([], "required", true, { missingProperty: "content" });
-  if (typeof v303 !== "string") return fail(["content"], "type", true, { type: "string" });
-  for (const key304 in value) if (!(key304 === "role" || key304 === "content")) return fail([], "additionalProperties", key304 !== "__proto__", { additionalProperty: key304 });
+  const v337 = value["role"];
+  if (v337 === undefined) return fail([], "required", true, { missingProperty: "role" });
+  if (!(v337 === "system" || v337 === "developer" || v337 === "user" || v337 === "assistant")) return fail(["role"], "enum", true, { allowedValues: ["system","developer","user","assistant"] });
+  const v338 = value["content"];
+  if (v338 === undefined) return fail([], "required", true, { missingProperty: "content" });
+  if (typeof v338 !== "string") return fail(["content"], "type", true, { type: "string" });
+  for (const key339 in value) if (!(key339 === "role" || key339 === "content")) return fail([], "additionalProperties", key339 !== "__proto__", { additionalProperty: key339 });
   return true;
 }
 function checkCreatePromptRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v296 = value["name"];
-  if (v296 === undefined) return fail([], "required", true, { missingProperty: "name" });
-  if (typeof v296 !== "string") return fail(["name"], "type", true, { type: "string" });
-  if (v296.length < 1 || (v296.length < 2 && codePoints(v296) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-  if (v296.length > 200 && codePoints(v296) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
-  const v297 = value["model"];
-  if (v297 === undefined) return fail([], "required", true, { missingProperty: "model" });
-  if (typeof v297 !== "string") return fail(["model"], "type", true, { type: "string" });
-  if (v297.length < 1 || (v297.length < 2 && codePoints(v297) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
-  const v298 = value["provider"];
-  if (v298 !== undefined) {
-    if (typeof v298 !== "string") return fail(["provider"], "type", true, { type: "string" });
-    if (v298.length < 1 || (v298.length < 2 && codePoints(v298) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
+  const v331 = value["name"];
+  if (v331 === undefined) return fail([], "required", true, { missingProperty: "name" });
+  if (typeof v331 !== "string") return fail(["name"], "type", true, { type: "string" });
+  if (v331.length < 1 || (v331.length < 2 && codePoints(v331) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+  if (v331.length > 200 && codePoints(v331) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v332 = value["model"];
+  if (v332 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v332 !== "string") return fail(["model"], "type", true, { type: "string" });
+  if (v332.length < 1 || (v332.length < 2 && codePoints(v332) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
+  const v333 = value["provider"];
+  if (v333 !== undefined) {
+    if (typeof v333 !== "string") return fail(["provider"], "type", true, { type: "string" });
+    if (v333.length < 1 || (v333.length < 2 && codePoints(v333) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
   }
-  const v299 = value["virtual_key"];
-  if (v299 !== undefined) {
-    if (typeof v299 !== "string") return fail(["virtual_key"], "type", true, { type: "string" });
-    if (v299.length < 1 || (v299.length < 2 && codePoints(v299) < 1)) return fail(["virtual_key"], "minLength", true, { limit: 1 });
+  const v334 = value["virtual_key"];
+  if (v334 !== undefined) {
+    if (typeof v334 !== "string") return fail(["virtual_key"], "type", true, { type: "string" });
+    if (v334.length < 1 || (v334.length < 2 && codePoints(v334) < 1)) return fail(["virtual_key"], "minLength", true, { limit: 1 });
   }
-  const v300 = value["messages"];
-  if (v300 === undefined) return fail([], "required", true, { missingProperty: "messages" });
-  if (!Array.isArray(v300)) return fail(["messages"], "type", true, { type: "array" });
-  if (v300.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
-  for (let i301 = 0; i301 < v300.length; i301++) {
-    if (!checkPromptMessage(v300[i301])) return nest(["messages", i301]);
+  const v335 = value["messages"];
+  if (v335 === undefined) return fail([], "required", true, { missingProperty: "messages" });
+  if (!Array.isArray(v335)) return fail(["messages"], "type", true, { type: "array" });
+  if (v335.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
+  for (let i336 = 0; i336 < v335.length; i336++) {
+    if (!checkPromptMessage(v335[i336])) return nest(["messages", i336]);
   }
-  const v305 = value["hyperparameters"];
-  if (v305 !== undefined) {
-    if (!isObject(v305)) return fail(["hyperparameters"], "type", true, { type: "object" });
-    if (Object.hasOwn(v305, "__proto__")) return fail(["hyperparameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v340 = value["hyperparameters"];
+  if (v340 !== undefined) {
+    if (!isObject(v340)) return fail(["hyperparameters"], "type", true, { type: "object" });
+    if (Object.hasOwn(v340, "__proto__")) return fail(["hyperparameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  for (const key306 in value) if (!(key306 === "name" || key306 === "model" || key306 === "provider" || key306 === "virtual_key" || key306 === "messages" || key306 === "hyperparameters")) return fail([], "additionalProperties", key306 !== "__proto__", { additionalProperty: key306 });
+  for (const key341 in value) if (!(key341 === "name" || key341 === "model" || key341 === "provider" || key341 === "virtual_key" || key341 === "messages" || key341 === "hyperparameters")) return fail([], "additionalProperties", key341 !== "__proto__", { additionalProperty: key341 });
   return true;
 }
 function checkUpdatePromptRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v307 = value["name"];
-  if (v307 !== undefined) {
-    if (typeof v307 !== "string") return fail(["name"], "type", true, { type: "string" });
-    if (v307.length < 1 || (v307.length < 2 && codePoints(v307) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-    if (v307.length > 200 && codePoints(v307) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v342 = value["name"];
+  if (v342 !== undefined) {
+    if (typeof v342 !== "string") return fail(["name"], "type", true, { type: "string" });
+    if (v342.length < 1 || (v342.length < 2 && codePoints(v342) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+    if (v342.length > 200 && codePoints(v342) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
   }
-  const v308 = value["model"];
-  if (v308 !== undefined) {
-    if (typeof v308 !== "string") return fail(["model"], "type", true, { type: "string" });
-    if (v308.length < 1 || (v308.length < 2 && codePoints(v308) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
+  const v343 = value["model"];
+  if (v343 !== undefined) {
+    if (typeof v343 !== "string") return fail(["model"], "type", true, { type: "string" });
+    if (v343.length < 1 || (v343.length < 2 && codePoints(v343) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
   }
-  const v309 = value["provider"];
-  if (v309 !== undefined) {
-    if (typeof v309 === "string") {
-      if (v309.length < 1 || (v309.length < 2 && codePoints(v309) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
-    } else if (v309 === null) {
+  const v344 = value["provider"];
+  if (v344 !== undefined) {
+    if (typeof v344 === "string") {
+      if (v344.length < 1 || (v344.length < 2 && codePoints(v344) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
+    } else if (v344 === null) {
     } else {
       return fail(["provider"], "type", true, { type: ["string","null"] });
     }
   }
-  const v310 = value["virtual_key"];
-  if (v310 !== undefined) {
-    if (typeof v310 === "string") {
-      if (v310.length < 1 || (v310.length < 2 && codePoints(v310) < 1)) return fail(["virtual_key"], "minLength", true, { limit: 1 });
-    } else if (v310 === null) {
+  const v345 = value["virtual_key"];
+  if (v345 !== undefined) {
+    if (typeof v345 === "string") {
+      if (v345.length < 1 || (v345.length < 2 && codePoints(v345) < 1)) return fail(["virtual_key"], "minLength", true, { limit: 1 });
+    } else if (v345 === null) {
     } else {
       return fail(["virtual_key"], "type", true, { type: ["string","null"] });
     }
   }
-  const v311 = value["messages"];
-  if (v311 !== undefined) {
-    if (!Array.isArray(v311)) return fail(["messages"], "type", true, { type: "array" });
-    if (v311.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
-    for (let i312 = 0; i312 < v311.length; i312++) {
-      if (!checkPromptMessage(v311[i312])) return nest(["messages", i312]);
+  const v346 = value["messages"];
+  if (v346 !== undefined) {
+    if (!Array.isArray(v346)) return fail(["messages"], "type", true, { type: "array" });
+    if (v346.length < 1) return fail(["messages"], "minItems", true, { limit: 1 });
+    for (let i347 = 0; i347 < v346.length; i347++) {
+      if (!checkPromptMessage(v346[i347])) return nest(["messages", i347]);
     }
   }
-  const v313 = value["hyperparameters"];
-  if (v313 !== undefined) {
-    if (!isObject(v313)) return fail(["hyperparameters"], "type", true, { type: "object" });
-    if (Object.hasOwn(v313, "__proto__")) return fail(["hyperparameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v348 = value["hyperparameters"];
+  if (v348 !== undefined) {
+    if (!isObject(v348)) return fail(["hyperparameters"], "type", true, { type: "object" });
+    if (Object.hasOwn(v348, "__proto__")) return fail(["hyperparameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v314 = value["publish"];
-  if (v314 !== undefined) {
-    if (typeof v314 !== "boolean") return fail(["publish"], "type", true, { type: "boolean" });
+  const v349 = value["publish"];
+  if (v349 !== undefined) {
+    if (typeof v349 !== "boolean") return fail(["publish"], "type", true, { type: "boolean" });
   }
-  for (const key315 in value) if (!(key315 === "name" || key315 === "model" || key315 === "provider" || key315 === "virtual_key" || key315 === "messages" || key315 === "hyperparameters" || key315 === "publish")) return fail([], "additionalProperties", key315 !== "__proto__", { additionalProperty: key315 });
+  for (const key350 in value) if (!(key350 === "name" || key350 === "model" || key350 === "provider" || key350 === "virtual_key" || key350 === "messages" || key350 === "hyperparameters" || key350 === "publish")) return fail([], "additionalProperties", key350 !== "__proto__", { additionalProperty: key350 });
   return true;
 }
 function checkPromptCompletionRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v316 = value["variables"];
-  if (v316 === undefined) return fail([], "required", true, { missingProperty: "variables" });
-  if (!isObject(v316)) return fail(["variables"], "type", true, { type: "object" });
-  if (Object.hasOwn(v316, "__proto__")) return fail(["variables"], "additionalProperties", false, { additionalProperty: "__proto__" });
-  const v317 = value["stream"];
-  if (v317 !== undefined) {
-    if (typeof v317 !== "boolean") return fail(["stream"], "type", true, { type: "boolean" });
+  const v351 = value["variables"];
+  if (v351 === undefined) return fail([], "required", true, { missingProperty: "variables" });
+  if (!isObject(v351)) return fail(["variables"], "type", true, { type: "object" });
+  if (Object.hasOwn(v351, "__proto__")) return fail(["variables"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v352 = value["stream"];
+  if (v352 !== undefined) {
+    if (typeof v352 !== "boolean") return fail(["stream"], "type", true, { type: "boolean" });
   }
-  const v318 = value["max_tokens"];
-  if (v318 !== undefined) {
-    if (!Number.isSafeInteger(v318)) return fail(["max_tokens"], "type", true, { type: "integer" });
-    if (!(v318 >= 1)) return fail(["max_tokens"], "minimum", true, { limit: 1 });
+  const v353 = value["max_tokens"];
+  if (v353 !== undefined) {
+    if (!Number.isSafeInteger(v353)) return fail(["max_tokens"], "type", true, { type: "integer" });
+    if (!(v353 >= 1)) return fail(["max_tokens"], "minimum", true, { limit: 1 });
   }
-  const v319 = value["presence_penalty"];
-  if (v319 !== undefined) {
-    if (typeof v319 !== "number" || !Number.isFinite(v319)) return fail(["presence_penalty"], "type", true, { type: "number" });
-    if (!(v319 >= -2)) return fail(["presence_penalty"], "minimum", true, { limit: -2 });
-    if (!(v319 <= 2)) return fail(["presence_penalty"], "maximum", true, { limit: 2 });
+  const v354 = value["presence_penalty"];
+  if (v354 !== undefined) {
+    if (typeof v354 !== "number" || !Number.isFinite(v354)) return fail(["presence_penalty"], "type", true, { type: "number" });
+    if (!(v354 >= -2)) return fail(["presence_penalty"], "minimum", true, { limit: -2 });
+    if (!(v354 <= 2)) return fail(["presence_penalty"], "maximum", true, { limit: 2 });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkMovePromptLabelRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v320 = value["version"];
-  if (v320 === undefined) return fail([], "required", true, { missingProperty: "version" });
-  if (!Number.isSafeInteger(v320)) return fail(["version"], "type", true, { type: "integer" });
-  if (!(v320 >= 1)) return fail(["version"], "minimum", true, { limit: 1 });
-  for (const key321 in value) if (!(key321 === "version")) return fail([], "additionalProperties", key321 !== "__proto__", { additionalProperty: key321 });
+  const v355 = value["version"];
+  if (v355 === undefined) return fail([], "required", true, { missingProperty: "version" });
+  if (!Number.isSafeInteger(v355)) return fail(["version"], "type", true, { type: "integer" });
+  if (!(v355 >= 1)) return fail(["version"], "minimum", true, { limit: 1 });
+  for (const key356 in value) if (!(key356 === "version")) return fail([], "additionalProperties", key356 !== "__proto__", { additionalProperty: key356 });
   return true;
 }
 function checkPublishPromptRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v322 = value["version"];
-  if (v322 === undefined) return fail([], "required", true, { missingProperty: "version" });
-  if (!Number.isSafeInteger(v322)) return fail(["version"], "type", true, { type: "integer" });
-  if (!(v322 >= 1)) return fail(["version"], "minimum", true, { limit: 1 });
-  for (const key323 in value) if (!(key323 === "version")) return fail([], "additionalProperties", key323 !== "__proto__", { additionalProperty: key323 });
+  const v357 = value["version"];
+  if (v357 === undefined) return fail([], "required", true, { missingProperty: "version" });
+  if (!Number.isSafeInteger(v357)) return fail(["version"], "type", true, { type: "integer" });
+  if (!(v357 >= 1)) return fail(["version"], "minimum", true, { limit: 1 });
+  for (const key358 in value) if (!(key358 === "version")) return fail([], "additionalProperties", key358 !== "__proto__", { additionalProperty: key358 });
   return true;
 }
 function checkCreateRerankRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v324 = value["model"];
-  if (v324 === undefined) return fail([], "required", true, { missingProperty: "model" });
-  if (typeof v324 !== "string") return fail(["model"], "type", true, { type: "string" });
-  if (v324.length < 1 || (v324.length < 2 && codePoints(v324) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
-  const v325 = value["query"];
-  if (v325 === undefined) return fail([], "required", true, { missingProperty: "query" });
-  if (typeof v325 !== "string") return fail(["query"], "type", true, { type: "string" });
-  if (v325.length < 1 || (v325.length < 2 && codePoints(v325) < 1)) return fail(["query"], "minLength", true, { limit: 1 });
-  const v326 = value["documents"];
-  if (v326 === undefined) return fail([], "required", true, { missingProperty: "documents" });
-  if (!Array.isArray(v326)) return fail(["documents"], "type", true, { type: "array" });
-  if (v326.length < 1) return fail(["documents"], "minItems", true, { limit: 1 });
-  if (v326.length > 10000) return fail(["documents"], "maxItems", true, { limit: 10000 });
-  for (let i327 = 0; i327 < v326.length; i327++) {
-    if (typeof v326[i327] === "string") {
-      if (typeof v326[i327] !== "string") return fail(["documents", i327], "type", true, { type: "string" });
-    } else if (isObject(v326[i327])) {
-      if (!isObject(v326[i327])) return fail(["documents", i327], "type", true, { type: "object" });
-      const v328 = v326[i327]["text"];
-      if (v328 === undefined) return fail(["documents", i327], "required", true, { missingProperty: "text" });
-      if (typeof v328 !== "string") return fail(["documents", i327, "text"], "type", true, { type: "string" });
-      if (Object.hasOwn(v326[i327], "__proto__")) return fail(["documents", i327], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v359 = value["model"];
+  if (v359 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v359 !== "string") return fail(["model"], "type", true, { type: "string" });
+  if (v359.length < 1 || (v359.length < 2 && codePoints(v359) < 1)) return fail(["model"], "minLength", true, { limit: 1 });
+  const v360 = value["query"];
+  if (v360 === undefined) return fail([], "required", true, { missingProperty: "query" });
+  if (typeof v360 !== "string") return fail(["query"], "type", true, { type: "string" });
+  if (v360.length < 1 || (v360.length < 2 && codePoints(v360) < 1)) return fail(["query"], "minLength", true, { limit: 1 });
+  const v361 = value["documents"];
+  if (v361 === undefined) return fail([], "required", true, { missingProperty: "documents" });
+  if (!Array.isArray(v361)) return fail(["documents"], "type", true, { type: "array" });
+  if (v361.length < 1) return fail(["documents"], "minItems", true, { limit: 1 });
+  if (v361.length > 10000) return fail(["documents"], "maxItems", true, { limit: 10000 });
+  for (let i362 = 0; i362 < v361.length; i362++) {
+    if (typeof v361[i362] === "string") {
+      if (typeof v361[i362] !== "string") return fail(["documents", i362], "type", true, { type: "string" });
+    } else if (isObject(v361[i362])) {
+      if (!isObject(v361[i362])) return fail(["documents", i362], "type", true, { type: "object" });
+      const v363 = v361[i362]["text"];
+      if (v363 === undefined) return fail(["documents", i362], "required", true, { missingProperty: "text" });
+      if (typeof v363 !== "string") return fail(["documents", i362, "text"], "type", true, { type: "string" });
+      if (Object.hasOwn(v361[i362], "__proto__")) return fail(["documents", i362], "additionalProperties", false, { additionalProperty: "__proto__" });
     } else {
-      return fail(["documents", i327], "type", true);
+      return fail(["documents", i362], "type", true);
     }
   }
-  const v329 = value["top_n"];
-  if (v329 !== undefined) {
-    if (!Number.isSafeInteger(v329)) return fail(["top_n"], "type", true, { type: "integer" });
-    if (!(v329 >= 1)) return fail(["top_n"], "minimum", true, { limit: 1 });
+  const v364 = value["top_n"];
+  if (v364 !== undefined) {
+    if (!Number.isSafeInteger(v364)) return fail(["top_n"], "type", true, { type: "integer" });
+    if (!(v364 >= 1)) return fail(["top_n"], "minimum", true, { limit: 1 });
   }
-  const v330 = value["return_documents"];
-  if (v330 !== undefined) {
-    if (typeof v330 !== "boolean") return fail(["return_documents"], "type", true, { type: "boolean" });
+  const v365 = value["return_documents"];
+  if (v365 !== undefined) {
+    if (typeof v365 !== "boolean") return fail(["return_documents"], "type", true, { type: "boolean" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkResponseInputContent(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v338 = value["type"];
-  if (v338 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (typeof v338 !== "string") return fail(["type"], "type", true, { type: "string" });
-  const v339 = value["text"];
-  if (v339 !== undefined) {
-    if (typeof v339 !== "string") return fail(["text"], "type", true, { type: "string" });
+  const v373 = value["type"];
+  if (v373 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (typeof v373 !== "string") return fail(["type"], "type", true, { type: "string" });
+  const v374 = value["text"];
+  if (v374 !== undefined) {
+    if (typeof v374 !== "string") return fail(["text"], "type", true, { type: "string" });
   }
-  const v340 = value["image_url"];
-  if (v340 !== undefined) {
-    if (typeof v340 === "string") {
-    } else if (v340 === null) {
+  const v375 = value["image_url"];
+  if (v375 !== undefined) {
+    if (typeof v375 === "string") {
+    } else if (v375 === null) {
     } else {
       return fail(["image_url"], "type", true, { type: ["string","null"] });
     }
   }
-  const v341 = value["detail"];
-  if (v341 !== undefined) {
-    if (!(v341 === "low" || v341 === "high" || v341 === "auto")) return fail(["detail"], "enum", true, { allowedValues: ["low","high","auto"] });
+  const v376 = value["detail"];
+  if (v376 !== undefined) {
+    if (!(v376 === "low" || v376 === "high" || v376 === "auto")) return fail(["detail"], "enum", true, { allowedValues: ["low","high","auto"] });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkResponseInputItem(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v334 = value["type"];
-  if (v334 !== undefined) {
-    if (typeof v334 !== "string") return fail(["type"], "type", true, { type: "string" });
+  const v369 = value["type"];
+  if (v369 !== undefined) {
+    if (typeof v369 !== "string") return fail(["type"], "type", true, { type: "string" });
   }
-  const v335 = value["role"];
-  if (v335 !== undefined) {
-    if (!(v335 === "user" || v335 === "assistant" || v335 === "system" || v335 === "developer")) return fail(["role"], "enum", true, { allowedValues: ["user","assistant","system","developer"] });
+  const v370 = value["role"];
+  if (v370 !== undefined) {
+    if (!(v370 === "user" || v370 === "assistant" || v370 === "system" || v370 === "developer")) return fail(["role"], "enum", true, { allowedValues: ["user","assistant","system","developer"] });
   }
-  const v336 = value["content"];
-  if (v336 !== undefined) {
-    if (typeof v336 === "string") {
-      if (typeof v336 !== "string") return fail(["content"], "type", true, { type: "string" });
-    } else if (Array.isArray(v336)) {
-      if (!Array.isArray(v336)) return fail(["content"], "type", true, { type: "array" });
-      for (let i337 = 0; i337 < v336.length; i337++) {
-        if (!checkResponseInputContent(v336[i337])) return nest(["content", i337]);
+  const v371 = value["content"];
+  if (v371 !== undefined) {
+    if (typeof v371 === "string") {
+      if (typeof v371 !== "string") return fail(["content"], "type", true, { type: "string" });
+    } else if (Array.isArray(v371)) {
+      if (!Array.isArray(v371)) return fail(["content"], "type", true, { type: "array" });
+      for (let i372 = 0; i372 < v371.length; i372++) {
+        if (!checkResponseInputContent(v371[i372])) return nest(["content", i372]);
       }
     } else {
       return fail(["content"], "type", true);
@@ -1972,187 +2149,187 @@ function checkResponseInputItem(value) {
 }
 function checkResponseTool(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v346 = value["type"];
-  if (v346 === undefined) return fail([], "required", true, { missingProperty: "type" });
-  if (typeof v346 !== "string") return fail(["type"], "type", true, { type: "string" });
-  const v347 = value["name"];
-  if (v347 !== undefined) {
-    if (typeof v347 !== "string") return fail(["name"], "type", true, { type: "string" });
+  const v381 = value["type"];
+  if (v381 === undefined) return fail([], "required", true, { missingProperty: "type" });
+  if (typeof v381 !== "string") return fail(["type"], "type", true, { type: "string" });
+  const v382 = value["name"];
+  if (v382 !== undefined) {
+    if (typeof v382 !== "string") return fail(["name"], "type", true, { type: "string" });
   }
-  const v348 = value["description"];
-  if (v348 !== undefined) {
-    if (typeof v348 === "string") {
-    } else if (v348 === null) {
+  const v383 = value["description"];
+  if (v383 !== undefined) {
+    if (typeof v383 === "string") {
+    } else if (v383 === null) {
     } else {
       return fail(["description"], "type", true, { type: ["string","null"] });
     }
   }
-  const v349 = value["parameters"];
-  if (v349 !== undefined) {
-    if (isObject(v349)) {
-      if (Object.hasOwn(v349, "__proto__")) return fail(["parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v349 === null) {
+  const v384 = value["parameters"];
+  if (v384 !== undefined) {
+    if (isObject(v384)) {
+      if (Object.hasOwn(v384, "__proto__")) return fail(["parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v384 === null) {
     } else {
       return fail(["parameters"], "type", true, { type: ["object","null"] });
     }
   }
-  const v350 = value["strict"];
-  if (v350 !== undefined) {
-    if (typeof v350 === "boolean") {
-    } else if (v350 === null) {
+  const v385 = value["strict"];
+  if (v385 !== undefined) {
+    if (typeof v385 === "boolean") {
+    } else if (v385 === null) {
     } else {
       return fail(["strict"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v351 = value["search_context_size"];
-  if (v351 !== undefined) {
-    if (!(v351 === "low" || v351 === "medium" || v351 === "high")) return fail(["search_context_size"], "enum", true, { allowedValues: ["low","medium","high"] });
+  const v386 = value["search_context_size"];
+  if (v386 !== undefined) {
+    if (!(v386 === "low" || v386 === "medium" || v386 === "high")) return fail(["search_context_size"], "enum", true, { allowedValues: ["low","medium","high"] });
   }
-  const v352 = value["user_location"];
-  if (v352 !== undefined) {
-    if (isObject(v352)) {
-      const v353 = v352["type"];
-      if (v353 !== undefined) {
-        if (!(v353 === "approximate")) return fail(["user_location", "type"], "enum", true, { allowedValues: ["approximate"] });
+  const v387 = value["user_location"];
+  if (v387 !== undefined) {
+    if (isObject(v387)) {
+      const v388 = v387["type"];
+      if (v388 !== undefined) {
+        if (!(v388 === "approximate")) return fail(["user_location", "type"], "enum", true, { allowedValues: ["approximate"] });
       }
-      const v354 = v352["country"];
-      if (v354 !== undefined) {
-        if (typeof v354 === "string") {
-        } else if (v354 === null) {
+      const v389 = v387["country"];
+      if (v389 !== undefined) {
+        if (typeof v389 === "string") {
+        } else if (v389 === null) {
         } else {
           return fail(["user_location", "country"], "type", true, { type: ["string","null"] });
         }
       }
-      const v355 = v352["city"];
-      if (v355 !== undefined) {
-        if (typeof v355 === "string") {
-        } else if (v355 === null) {
+      const v390 = v387["city"];
+      if (v390 !== undefined) {
+        if (typeof v390 === "string") {
+        } else if (v390 === null) {
         } else {
           return fail(["user_location", "city"], "type", true, { type: ["string","null"] });
         }
       }
-      const v356 = v352["region"];
-      if (v356 !== undefined) {
-        if (typeof v356 === "string") {
-        } else if (v356 === null) {
+      const v391 = v387["region"];
+      if (v391 !== undefined) {
+        if (typeof v391 === "string") {
+        } else if (v391 === null) {
         } else {
           return fail(["user_location", "region"], "type", true, { type: ["string","null"] });
         }
       }
-      const v357 = v352["timezone"];
-      if (v357 !== undefined) {
-        if (typeof v357 === "string") {
-        } else if (v357 === null) {
+      const v392 = v387["timezone"];
+      if (v392 !== undefined) {
+        if (typeof v392 === "string") {
+        } else if (v392 === null) {
         } else {
           return fail(["user_location", "timezone"], "type", true, { type: ["string","null"] });
         }
       }
-      if (Object.hasOwn(v352, "__proto__")) return fail(["user_location"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v352 === null) {
+      if (Object.hasOwn(v387, "__proto__")) return fail(["user_location"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v387 === null) {
     } else {
       return fail(["user_location"], "type", true, { type: ["object","null"] });
     }
   }
-  const v358 = value["vector_store_ids"];
-  if (v358 !== undefined) {
-    if (!Array.isArray(v358)) return fail(["vector_store_ids"], "type", true, { type: "array" });
-    for (let i359 = 0; i359 < v358.length; i359++) {
-      if (typeof v358[i359] !== "string") return fail(["vector_store_ids", i359], "type", true, { type: "string" });
+  const v393 = value["vector_store_ids"];
+  if (v393 !== undefined) {
+    if (!Array.isArray(v393)) return fail(["vector_store_ids"], "type", true, { type: "array" });
+    for (let i394 = 0; i394 < v393.length; i394++) {
+      if (typeof v393[i394] !== "string") return fail(["vector_store_ids", i394], "type", true, { type: "string" });
     }
   }
-  const v360 = value["max_num_results"];
-  if (v360 !== undefined) {
-    if (!Number.isSafeInteger(v360)) return fail(["max_num_results"], "type", true, { type: "integer" });
-    if (!(v360 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
-    if (!(v360 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
+  const v395 = value["max_num_results"];
+  if (v395 !== undefined) {
+    if (!Number.isSafeInteger(v395)) return fail(["max_num_results"], "type", true, { type: "integer" });
+    if (!(v395 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
+    if (!(v395 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
   }
-  const v361 = value["filters"];
-  if (v361 !== undefined) {
-    if (isObject(v361)) {
-      if (Object.hasOwn(v361, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v361 === null) {
+  const v396 = value["filters"];
+  if (v396 !== undefined) {
+    if (isObject(v396)) {
+      if (Object.hasOwn(v396, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v396 === null) {
     } else {
       return fail(["filters"], "type", true, { type: ["object","null"] });
     }
   }
-  const v362 = value["display_width"];
-  if (v362 !== undefined) {
-    if (!Number.isSafeInteger(v362)) return fail(["display_width"], "type", true, { type: "integer" });
+  const v397 = value["display_width"];
+  if (v397 !== undefined) {
+    if (!Number.isSafeInteger(v397)) return fail(["display_width"], "type", true, { type: "integer" });
   }
-  const v363 = value["display_height"];
-  if (v363 !== undefined) {
-    if (!Number.isSafeInteger(v363)) return fail(["display_height"], "type", true, { type: "integer" });
+  const v398 = value["display_height"];
+  if (v398 !== undefined) {
+    if (!Number.isSafeInteger(v398)) return fail(["display_height"], "type", true, { type: "integer" });
   }
-  const v364 = value["environment"];
-  if (v364 !== undefined) {
-    if (typeof v364 !== "string") return fail(["environment"], "type", true, { type: "string" });
+  const v399 = value["environment"];
+  if (v399 !== undefined) {
+    if (typeof v399 !== "string") return fail(["environment"], "type", true, { type: "string" });
   }
-  const v365 = value["server_label"];
-  if (v365 !== undefined) {
-    if (typeof v365 !== "string") return fail(["server_label"], "type", true, { type: "string" });
+  const v400 = value["server_label"];
+  if (v400 !== undefined) {
+    if (typeof v400 !== "string") return fail(["server_label"], "type", true, { type: "string" });
   }
-  const v366 = value["server_url"];
-  if (v366 !== undefined) {
-    if (typeof v366 !== "string") return fail(["server_url"], "type", true, { type: "string" });
+  const v401 = value["server_url"];
+  if (v401 !== undefined) {
+    if (typeof v401 !== "string") return fail(["server_url"], "type", true, { type: "string" });
   }
-  const v367 = value["server_description"];
-  if (v367 !== undefined) {
-    if (typeof v367 === "string") {
-    } else if (v367 === null) {
+  const v402 = value["server_description"];
+  if (v402 !== undefined) {
+    if (typeof v402 === "string") {
+    } else if (v402 === null) {
     } else {
       return fail(["server_description"], "type", true, { type: ["string","null"] });
     }
   }
-  const v368 = value["headers"];
-  if (v368 !== undefined) {
-    if (isObject(v368)) {
-      if (Object.hasOwn(v368, "__proto__")) return fail(["headers"], "additionalProperties", false, { additionalProperty: "__proto__" });
-      for (const key369 in v368) {
-        if (typeof v368[key369] !== "string") return fail(["headers", key369], "type", true, { type: "string" });
+  const v403 = value["headers"];
+  if (v403 !== undefined) {
+    if (isObject(v403)) {
+      if (Object.hasOwn(v403, "__proto__")) return fail(["headers"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      for (const key404 in v403) {
+        if (typeof v403[key404] !== "string") return fail(["headers", key404], "type", true, { type: "string" });
       }
-    } else if (v368 === null) {
+    } else if (v403 === null) {
     } else {
       return fail(["headers"], "type", true, { type: ["object","null"] });
     }
   }
-  const v370 = value["authorization"];
-  if (v370 !== undefined) {
-    if (typeof v370 === "string") {
-    } else if (v370 === null) {
+  const v405 = value["authorization"];
+  if (v405 !== undefined) {
+    if (typeof v405 === "string") {
+    } else if (v405 === null) {
     } else {
       return fail(["authorization"], "type", true, { type: ["string","null"] });
     }
   }
-  const v371 = value["allowed_tools"];
-  if (v371 !== undefined) {
-    if (v371 === null) {
-      if (Array.isArray(v371)) {
-        for (let i372 = 0; i372 < v371.length; i372++) {
-          if (typeof v371[i372] !== "string") return fail(["allowed_tools", i372], "type", true, { type: "string" });
+  const v406 = value["allowed_tools"];
+  if (v406 !== undefined) {
+    if (v406 === null) {
+      if (Array.isArray(v406)) {
+        for (let i407 = 0; i407 < v406.length; i407++) {
+          if (typeof v406[i407] !== "string") return fail(["allowed_tools", i407], "type", true, { type: "string" });
         }
-      } else if (v371 === null) {
+      } else if (v406 === null) {
       } else {
         return fail(["allowed_tools"], "type", true, { type: ["array","null"] });
       }
-    } else if (Array.isArray(v371)) {
-      if (Array.isArray(v371)) {
-        for (let i373 = 0; i373 < v371.length; i373++) {
-          if (typeof v371[i373] !== "string") return fail(["allowed_tools", i373], "type", true, { type: "string" });
+    } else if (Array.isArray(v406)) {
+      if (Array.isArray(v406)) {
+        for (let i408 = 0; i408 < v406.length; i408++) {
+          if (typeof v406[i408] !== "string") return fail(["allowed_tools", i408], "type", true, { type: "string" });
         }
-      } else if (v371 === null) {
+      } else if (v406 === null) {
       } else {
         return fail(["allowed_tools"], "type", true, { type: ["array","null"] });
       }
-    } else if (isObject(v371)) {
-      if (!isObject(v371)) return fail(["allowed_tools"], "type", true, { type: "object" });
-      const v374 = v371["tool_names"];
-      if (v374 !== undefined) {
-        if (!Array.isArray(v374)) return fail(["allowed_tools", "tool_names"], "type", true, { type: "array" });
-        for (let i375 = 0; i375 < v374.length; i375++) {
-          if (typeof v374[i375] !== "string") return fail(["allowed_tools", "tool_names", i375], "type", true, { type: "string" });
+    } else if (isObject(v406)) {
+      if (!isObject(v406)) return fail(["allowed_tools"], "type", true, { type: "object" });
+      const v409 = v406["tool_names"];
+      if (v409 !== undefined) {
+        if (!Array.isArray(v409)) return fail(["allowed_tools", "tool_names"], "type", true, { type: "array" });
+        for (let i410 = 0; i410 < v409.length; i410++) {
+          if (typeof v409[i410] !== "string") return fail(["allowed_tools", "tool_names", i410], "type", true, { type: "string" });
         }
       }
-      if (Object.hasOwn(v371, "__proto__")) return fail(["allowed_tools"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      if (Object.hasOwn(v406, "__proto__")) return fail(["allowed_tools"], "additionalProperties", false, { additionalProperty: "__proto__" });
     } else {
       return fail(["allowed_tools"], "type", true);
     }
@@ -2162,142 +2339,142 @@ function checkResponseTool(value) {
 }
 function checkCreateResponseRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v331 = value["model"];
-  if (v331 !== undefined) {
-    if (typeof v331 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v366 = value["model"];
+  if (v366 !== undefined) {
+    if (typeof v366 !== "string") return fail(["model"], "type", true, { type: "string" });
   }
-  const v332 = value["input"];
-  if (v332 !== undefined) {
-    if (typeof v332 === "string") {
-      if (typeof v332 !== "string") return fail(["input"], "type", true, { type: "string" });
-    } else if (Array.isArray(v332)) {
-      if (!Array.isArray(v332)) return fail(["input"], "type", true, { type: "array" });
-      for (let i333 = 0; i333 < v332.length; i333++) {
-        if (!checkResponseInputItem(v332[i333])) return nest(["input", i333]);
+  const v367 = value["input"];
+  if (v367 !== undefined) {
+    if (typeof v367 === "string") {
+      if (typeof v367 !== "string") return fail(["input"], "type", true, { type: "string" });
+    } else if (Array.isArray(v367)) {
+      if (!Array.isArray(v367)) return fail(["input"], "type", true, { type: "array" });
+      for (let i368 = 0; i368 < v367.length; i368++) {
+        if (!checkResponseInputItem(v367[i368])) return nest(["input", i368]);
       }
     } else {
       return fail(["input"], "type", true);
     }
   }
-  const v342 = value["instructions"];
-  if (v342 !== undefined) {
-    if (typeof v342 === "string") {
-    } else if (v342 === null) {
+  const v377 = value["instructions"];
+  if (v377 !== undefined) {
+    if (typeof v377 === "string") {
+    } else if (v377 === null) {
     } else {
       return fail(["instructions"], "type", true, { type: ["string","null"] });
     }
   }
-  const v343 = value["stream"];
-  if (v343 !== undefined) {
-    if (typeof v343 === "boolean") {
-    } else if (v343 === null) {
+  const v378 = value["stream"];
+  if (v378 !== undefined) {
+    if (typeof v378 === "boolean") {
+    } else if (v378 === null) {
     } else {
       return fail(["stream"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v344 = value["tools"];
-  if (v344 !== undefined) {
-    if (!Array.isArray(v344)) return fail(["tools"], "type", true, { type: "array" });
-    for (let i345 = 0; i345 < v344.length; i345++) {
-      if (!checkResponseTool(v344[i345])) return nest(["tools", i345]);
+  const v379 = value["tools"];
+  if (v379 !== undefined) {
+    if (!Array.isArray(v379)) return fail(["tools"], "type", true, { type: "array" });
+    for (let i380 = 0; i380 < v379.length; i380++) {
+      if (!checkResponseTool(v379[i380])) return nest(["tools", i380]);
     }
   }
-  const v377 = value["tool_choice"];
-  if (v377 !== undefined) {
-    if (typeof v377 === "string") {
-      if (typeof v377 !== "string") return fail(["tool_choice"], "type", true, { type: "string" });
-    } else if (isObject(v377)) {
-      if (!isObject(v377)) return fail(["tool_choice"], "type", true, { type: "object" });
-      if (Object.hasOwn(v377, "__proto__")) return fail(["tool_choice"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v412 = value["tool_choice"];
+  if (v412 !== undefined) {
+    if (typeof v412 === "string") {
+      if (typeof v412 !== "string") return fail(["tool_choice"], "type", true, { type: "string" });
+    } else if (isObject(v412)) {
+      if (!isObject(v412)) return fail(["tool_choice"], "type", true, { type: "object" });
+      if (Object.hasOwn(v412, "__proto__")) return fail(["tool_choice"], "additionalProperties", false, { additionalProperty: "__proto__" });
     } else {
       return fail(["tool_choice"], "type", true);
     }
   }
-  const v378 = value["reasoning"];
-  if (v378 !== undefined) {
-    if (isObject(v378)) {
-      const v379 = v378["effort"];
-      if (v379 !== undefined) {
-        if (!(v379 === "minimal" || v379 === "low" || v379 === "medium" || v379 === "high" || v379 === null)) return fail(["reasoning", "effort"], "enum", true, { allowedValues: ["minimal","low","medium","high",null] });
+  const v413 = value["reasoning"];
+  if (v413 !== undefined) {
+    if (isObject(v413)) {
+      const v414 = v413["effort"];
+      if (v414 !== undefined) {
+        if (!(v414 === "minimal" || v414 === "low" || v414 === "medium" || v414 === "high" || v414 === null)) return fail(["reasoning", "effort"], "enum", true, { allowedValues: ["minimal","low","medium","high",null] });
       }
-      if (Object.hasOwn(v378, "__proto__")) return fail(["reasoning"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v378 === null) {
+      if (Object.hasOwn(v413, "__proto__")) return fail(["reasoning"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v413 === null) {
     } else {
       return fail(["reasoning"], "type", true, { type: ["object","null"] });
     }
   }
-  const v380 = value["previous_response_id"];
-  if (v380 !== undefined) {
-    if (typeof v380 === "string") {
-    } else if (v380 === null) {
+  const v415 = value["previous_response_id"];
+  if (v415 !== undefined) {
+    if (typeof v415 === "string") {
+    } else if (v415 === null) {
     } else {
       return fail(["previous_response_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v381 = value["store"];
-  if (v381 !== undefined) {
-    if (typeof v381 === "boolean") {
-    } else if (v381 === null) {
+  const v416 = value["store"];
+  if (v416 !== undefined) {
+    if (typeof v416 === "boolean") {
+    } else if (v416 === null) {
     } else {
       return fail(["store"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v382 = value["background"];
-  if (v382 !== undefined) {
-    if (typeof v382 === "boolean") {
-    } else if (v382 === null) {
+  const v417 = value["background"];
+  if (v417 !== undefined) {
+    if (typeof v417 === "boolean") {
+    } else if (v417 === null) {
     } else {
       return fail(["background"], "type", true, { type: ["boolean","null"] });
     }
   }
-  const v383 = value["user"];
-  if (v383 !== undefined) {
-    if (typeof v383 !== "string") return fail(["user"], "type", true, { type: "string" });
+  const v418 = value["user"];
+  if (v418 !== undefined) {
+    if (typeof v418 !== "string") return fail(["user"], "type", true, { type: "string" });
   }
-  const v384 = value["metadata"];
-  if (v384 !== undefined) {
-    if (!checkRequestMetadata(v384)) return nest(["metadata"]);
+  const v419 = value["metadata"];
+  if (v419 !== undefined) {
+    if (!checkRequestMetadata(v419)) return nest(["metadata"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCompactResponseRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v385 = value["model"];
-  if (v385 === undefined) return fail([], "required", true, { missingProperty: "model" });
-  if (typeof v385 === "string") {
-  } else if (v385 === null) {
+  const v420 = value["model"];
+  if (v420 === undefined) return fail([], "required", true, { missingProperty: "model" });
+  if (typeof v420 === "string") {
+  } else if (v420 === null) {
   } else {
     return fail(["model"], "type", true, { type: ["string","null"] });
   }
-  const v386 = value["input"];
-  if (v386 !== undefined) {
-    if (v386 === null) {
-      if (v386 !== null) return fail(["input"], "type", true, { type: "null" });
-    } else if (typeof v386 === "string") {
-      if (typeof v386 !== "string") return fail(["input"], "type", true, { type: "string" });
-    } else if (Array.isArray(v386)) {
-      if (!Array.isArray(v386)) return fail(["input"], "type", true, { type: "array" });
-      for (let i387 = 0; i387 < v386.length; i387++) {
-        if (!isObject(v386[i387])) return fail(["input", i387], "type", true, { type: "object" });
-        if (Object.hasOwn(v386[i387], "__proto__")) return fail(["input", i387], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v421 = value["input"];
+  if (v421 !== undefined) {
+    if (v421 === null) {
+      if (v421 !== null) return fail(["input"], "type", true, { type: "null" });
+    } else if (typeof v421 === "string") {
+      if (typeof v421 !== "string") return fail(["input"], "type", true, { type: "string" });
+    } else if (Array.isArray(v421)) {
+      if (!Array.isArray(v421)) return fail(["input"], "type", true, { type: "array" });
+      for (let i422 = 0; i422 < v421.length; i422++) {
+        if (!isObject(v421[i422])) return fail(["input", i422], "type", true, { type: "object" });
+        if (Object.hasOwn(v421[i422], "__proto__")) return fail(["input", i422], "additionalProperties", false, { additionalProperty: "__proto__" });
       }
     } else {
       return fail(["input"], "type", true);
     }
   }
-  const v388 = value["previous_response_id"];
-  if (v388 !== undefined) {
-    if (typeof v388 === "string") {
-    } else if (v388 === null) {
+  const v423 = value["previous_response_id"];
+  if (v423 !== undefined) {
+    if (typeof v423 === "string") {
+    } else if (v423 === null) {
     } else {
       return fail(["previous_response_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v389 = value["instructions"];
-  if (v389 !== undefined) {
-    if (typeof v389 === "string") {
-    } else if (v389 === null) {
+  const v424 = value["instructions"];
+  if (v424 !== undefined) {
+    if (typeof v424 === "string") {
+    } else if (v424 === null) {
     } else {
       return fail(["instructions"], "type", true, { type: ["string","null"] });
     }
@@ -2307,134 +2484,134 @@ function checkCompactResponseRequest(value) {
 }
 function checkCreateUploadRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v390 = value["filename"];
-  if (v390 === undefined) return fail([], "required", true, { missingProperty: "filename" });
-  if (typeof v390 !== "string") return fail(["filename"], "type", true, { type: "string" });
-  const v391 = value["purpose"];
-  if (v391 === undefined) return fail([], "required", true, { missingProperty: "purpose" });
-  if (typeof v391 !== "string") return fail(["purpose"], "type", true, { type: "string" });
-  const v392 = value["bytes"];
-  if (v392 === undefined) return fail([], "required", true, { missingProperty: "bytes" });
-  if (!Number.isSafeInteger(v392)) return fail(["bytes"], "type", true, { type: "integer" });
-  const v393 = value["mime_type"];
-  if (v393 === undefined) return fail([], "required", true, { missingProperty: "mime_type" });
-  if (typeof v393 !== "string") return fail(["mime_type"], "type", true, { type: "string" });
+  const v425 = value["filename"];
+  if (v425 === undefined) return fail([], "required", true, { missingProperty: "filename" });
+  if (typeof v425 !== "string") return fail(["filename"], "type", true, { type: "string" });
+  const v426 = value["purpose"];
+  if (v426 === undefined) return fail([], "required", true, { missingProperty: "purpose" });
+  if (typeof v426 !== "string") return fail(["purpose"], "type", true, { type: "string" });
+  const v427 = value["bytes"];
+  if (v427 === undefined) return fail([], "required", true, { missingProperty: "bytes" });
+  if (!Number.isSafeInteger(v427)) return fail(["bytes"], "type", true, { type: "integer" });
+  const v428 = value["mime_type"];
+  if (v428 === undefined) return fail([], "required", true, { missingProperty: "mime_type" });
+  if (typeof v428 !== "string") return fail(["mime_type"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCompleteUploadRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v394 = value["part_ids"];
-  if (v394 === undefined) return fail([], "required", true, { missingProperty: "part_ids" });
-  if (!Array.isArray(v394)) return fail(["part_ids"], "type", true, { type: "array" });
-  for (let i395 = 0; i395 < v394.length; i395++) {
-    if (typeof v394[i395] !== "string") return fail(["part_ids", i395], "type", true, { type: "string" });
+  const v429 = value["part_ids"];
+  if (v429 === undefined) return fail([], "required", true, { missingProperty: "part_ids" });
+  if (!Array.isArray(v429)) return fail(["part_ids"], "type", true, { type: "array" });
+  for (let i430 = 0; i430 < v429.length; i430++) {
+    if (typeof v429[i430] !== "string") return fail(["part_ids", i430], "type", true, { type: "string" });
   }
-  const v396 = value["md5"];
-  if (v396 !== undefined) {
-    if (typeof v396 !== "string") return fail(["md5"], "type", true, { type: "string" });
+  const v431 = value["md5"];
+  if (v431 !== undefined) {
+    if (typeof v431 !== "string") return fail(["md5"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkVectorStoreExpiresAfter(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v402 = value["anchor"];
-  if (v402 === undefined) return fail([], "required", true, { missingProperty: "anchor" });
-  if (!(v402 === "last_active_at")) return fail(["anchor"], "enum", true, { allowedValues: ["last_active_at"] });
-  const v403 = value["days"];
-  if (v403 === undefined) return fail([], "required", true, { missingProperty: "days" });
-  if (!Number.isSafeInteger(v403)) return fail(["days"], "type", true, { type: "integer" });
-  if (!(v403 >= 1)) return fail(["days"], "minimum", true, { limit: 1 });
-  if (!(v403 <= 365)) return fail(["days"], "maximum", true, { limit: 365 });
+  const v437 = value["anchor"];
+  if (v437 === undefined) return fail([], "required", true, { missingProperty: "anchor" });
+  if (!(v437 === "last_active_at")) return fail(["anchor"], "enum", true, { allowedValues: ["last_active_at"] });
+  const v438 = value["days"];
+  if (v438 === undefined) return fail([], "required", true, { missingProperty: "days" });
+  if (!Number.isSafeInteger(v438)) return fail(["days"], "type", true, { type: "integer" });
+  if (!(v438 >= 1)) return fail(["days"], "minimum", true, { limit: 1 });
+  if (!(v438 <= 365)) return fail(["days"], "maximum", true, { limit: 365 });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVectorStoreRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v397 = value["name"];
-  if (v397 !== undefined) {
-    if (typeof v397 !== "string") return fail(["name"], "type", true, { type: "string" });
+  const v432 = value["name"];
+  if (v432 !== undefined) {
+    if (typeof v432 !== "string") return fail(["name"], "type", true, { type: "string" });
   }
-  const v398 = value["description"];
-  if (v398 !== undefined) {
-    if (typeof v398 !== "string") return fail(["description"], "type", true, { type: "string" });
+  const v433 = value["description"];
+  if (v433 !== undefined) {
+    if (typeof v433 !== "string") return fail(["description"], "type", true, { type: "string" });
   }
-  const v399 = value["file_ids"];
-  if (v399 !== undefined) {
-    if (!Array.isArray(v399)) return fail(["file_ids"], "type", true, { type: "array" });
-    for (let i400 = 0; i400 < v399.length; i400++) {
-      if (typeof v399[i400] !== "string") return fail(["file_ids", i400], "type", true, { type: "string" });
+  const v434 = value["file_ids"];
+  if (v434 !== undefined) {
+    if (!Array.isArray(v434)) return fail(["file_ids"], "type", true, { type: "array" });
+    for (let i435 = 0; i435 < v434.length; i435++) {
+      if (typeof v434[i435] !== "string") return fail(["file_ids", i435], "type", true, { type: "string" });
     }
   }
-  const v401 = value["expires_after"];
-  if (v401 !== undefined) {
-    if (!checkVectorStoreExpiresAfter(v401)) return nest(["expires_after"]);
+  const v436 = value["expires_after"];
+  if (v436 !== undefined) {
+    if (!checkVectorStoreExpiresAfter(v436)) return nest(["expires_after"]);
   }
-  const v404 = value["chunking_strategy"];
-  if (v404 !== undefined) {
-    if (!isObject(v404)) return fail(["chunking_strategy"], "type", true, { type: "object" });
-    if (Object.hasOwn(v404, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v439 = value["chunking_strategy"];
+  if (v439 !== undefined) {
+    if (!isObject(v439)) return fail(["chunking_strategy"], "type", true, { type: "object" });
+    if (Object.hasOwn(v439, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v405 = value["metadata"];
-  if (v405 !== undefined) {
-    if (!checkRequestMetadata(v405)) return nest(["metadata"]);
+  const v440 = value["metadata"];
+  if (v440 !== undefined) {
+    if (!checkRequestMetadata(v440)) return nest(["metadata"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkUpdateVectorStoreRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v406 = value["name"];
-  if (v406 !== undefined) {
-    if (typeof v406 === "string") {
-    } else if (v406 === null) {
+  const v441 = value["name"];
+  if (v441 !== undefined) {
+    if (typeof v441 === "string") {
+    } else if (v441 === null) {
     } else {
       return fail(["name"], "type", true, { type: ["string","null"] });
     }
   }
-  const v407 = value["expires_after"];
-  if (v407 !== undefined) {
-    if (v407 !== null) {
-      if (!checkVectorStoreExpiresAfter(v407)) return nest(["expires_after"]);
+  const v442 = value["expires_after"];
+  if (v442 !== undefined) {
+    if (v442 !== null) {
+      if (!checkVectorStoreExpiresAfter(v442)) return nest(["expires_after"]);
     }
   }
-  const v408 = value["metadata"];
-  if (v408 !== undefined) {
-    if (!checkRequestMetadata(v408)) return nest(["metadata"]);
+  const v443 = value["metadata"];
+  if (v443 !== undefined) {
+    if (!checkRequestMetadata(v443)) return nest(["metadata"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVectorStoreFileBatchRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v409 = value["file_ids"];
-  if (v409 !== undefined) {
-    if (!Array.isArray(v409)) return fail(["file_ids"], "type", true, { type: "array" });
-    if (v409.length < 1) return fail(["file_ids"], "minItems", true, { limit: 1 });
-    for (let i410 = 0; i410 < v409.length; i410++) {
-      if (typeof v409[i410] !== "string") return fail(["file_ids", i410], "type", true, { type: "string" });
+  const v444 = value["file_ids"];
+  if (v444 !== undefined) {
+    if (!Array.isArray(v444)) return fail(["file_ids"], "type", true, { type: "array" });
+    if (v444.length < 1) return fail(["file_ids"], "minItems", true, { limit: 1 });
+    for (let i445 = 0; i445 < v444.length; i445++) {
+      if (typeof v444[i445] !== "string") return fail(["file_ids", i445], "type", true, { type: "string" });
     }
   }
-  const v411 = value["files"];
-  if (v411 !== undefined) {
-    if (!Array.isArray(v411)) return fail(["files"], "type", true, { type: "array" });
-    if (v411.length < 1) return fail(["files"], "minItems", true, { limit: 1 });
-    for (let i412 = 0; i412 < v411.length; i412++) {
-      if (!isObject(v411[i412])) return fail(["files", i412], "type", true, { type: "object" });
-      if (Object.hasOwn(v411[i412], "__proto__")) return fail(["files", i412], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v446 = value["files"];
+  if (v446 !== undefined) {
+    if (!Array.isArray(v446)) return fail(["files"], "type", true, { type: "array" });
+    if (v446.length < 1) return fail(["files"], "minItems", true, { limit: 1 });
+    for (let i447 = 0; i447 < v446.length; i447++) {
+      if (!isObject(v446[i447])) return fail(["files", i447], "type", true, { type: "object" });
+      if (Object.hasOwn(v446[i447], "__proto__")) return fail(["files", i447], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
   }
-  const v413 = value["chunking_strategy"];
-  if (v413 !== undefined) {
-    if (!isObject(v413)) return fail(["chunking_strategy"], "type", true, { type: "object" });
-    if (Object.hasOwn(v413, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v448 = value["chunking_strategy"];
+  if (v448 !== undefined) {
+    if (!isObject(v448)) return fail(["chunking_strategy"], "type", true, { type: "object" });
+    if (Object.hasOwn(v448, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v414 = value["attributes"];
-  if (v414 !== undefined) {
-    if (isObject(v414)) {
-      if (Object.hasOwn(v414, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v414 === null) {
+  const v449 = value["attributes"];
+  if (v449 !== undefined) {
+    if (isObject(v449)) {
+      if (Object.hasOwn(v449, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v449 === null) {
     } else {
       return fail(["attributes"], "type", true, { type: ["object","null"] });
     }
@@ -2444,19 +2621,19 @@ function checkCreateVectorStoreFileBatchRequest(value) {
 }
 function checkCreateVectorStoreFileRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v415 = value["file_id"];
-  if (v415 === undefined) return fail([], "required", true, { missingProperty: "file_id" });
-  if (typeof v415 !== "string") return fail(["file_id"], "type", true, { type: "string" });
-  const v416 = value["chunking_strategy"];
-  if (v416 !== undefined) {
-    if (!isObject(v416)) return fail(["chunking_strategy"], "type", true, { type: "object" });
-    if (Object.hasOwn(v416, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v450 = value["file_id"];
+  if (v450 === undefined) return fail([], "required", true, { missingProperty: "file_id" });
+  if (typeof v450 !== "string") return fail(["file_id"], "type", true, { type: "string" });
+  const v451 = value["chunking_strategy"];
+  if (v451 !== undefined) {
+    if (!isObject(v451)) return fail(["chunking_strategy"], "type", true, { type: "object" });
+    if (Object.hasOwn(v451, "__proto__")) return fail(["chunking_strategy"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v417 = value["attributes"];
-  if (v417 !== undefined) {
-    if (isObject(v417)) {
-      if (Object.hasOwn(v417, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
-    } else if (v417 === null) {
+  const v452 = value["attributes"];
+  if (v452 !== undefined) {
+    if (isObject(v452)) {
+      if (Object.hasOwn(v452, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    } else if (v452 === null) {
     } else {
       return fail(["attributes"], "type", true, { type: ["object","null"] });
     }
@@ -2466,11 +2643,11 @@ function checkCreateVectorStoreFileRequest(value) {
 }
 function checkUpdateVectorStoreFileAttributesRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v418 = value["attributes"];
-  if (v418 === undefined) return fail([], "required", true, { missingProperty: "attributes" });
-  if (isObject(v418)) {
-    if (Object.hasOwn(v418, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
-  } else if (v418 === null) {
+  const v453 = value["attributes"];
+  if (v453 === undefined) return fail([], "required", true, { missingProperty: "attributes" });
+  if (isObject(v453)) {
+    if (Object.hasOwn(v453, "__proto__")) return fail(["attributes"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  } else if (v453 === null) {
   } else {
     return fail(["attributes"], "type", true, { type: ["object","null"] });
   }
@@ -2479,559 +2656,559 @@ function checkUpdateVectorStoreFileAttributesRequest(value) {
 }
 function checkSearchVectorStoreRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v419 = value["query"];
-  if (v419 === undefined) return fail([], "required", true, { missingProperty: "query" });
-  if (typeof v419 === "string") {
-    if (typeof v419 !== "string") return fail(["query"], "type", true, { type: "string" });
-  } else if (Array.isArray(v419)) {
-    if (!Array.isArray(v419)) return fail(["query"], "type", true, { type: "array" });
-    for (let i420 = 0; i420 < v419.length; i420++) {
-      if (typeof v419[i420] !== "string") return fail(["query", i420], "type", true, { type: "string" });
+  const v454 = value["query"];
+  if (v454 === undefined) return fail([], "required", true, { missingProperty: "query" });
+  if (typeof v454 === "string") {
+    if (typeof v454 !== "string") return fail(["query"], "type", true, { type: "string" });
+  } else if (Array.isArray(v454)) {
+    if (!Array.isArray(v454)) return fail(["query"], "type", true, { type: "array" });
+    for (let i455 = 0; i455 < v454.length; i455++) {
+      if (typeof v454[i455] !== "string") return fail(["query", i455], "type", true, { type: "string" });
     }
   } else {
     return fail(["query"], "type", true);
   }
-  const v421 = value["max_num_results"];
-  if (v421 !== undefined) {
-    if (!Number.isSafeInteger(v421)) return fail(["max_num_results"], "type", true, { type: "integer" });
-    if (!(v421 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
-    if (!(v421 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
+  const v456 = value["max_num_results"];
+  if (v456 !== undefined) {
+    if (!Number.isSafeInteger(v456)) return fail(["max_num_results"], "type", true, { type: "integer" });
+    if (!(v456 >= 1)) return fail(["max_num_results"], "minimum", true, { limit: 1 });
+    if (!(v456 <= 50)) return fail(["max_num_results"], "maximum", true, { limit: 50 });
   }
-  const v422 = value["rewrite_query"];
-  if (v422 !== undefined) {
-    if (typeof v422 !== "boolean") return fail(["rewrite_query"], "type", true, { type: "boolean" });
+  const v457 = value["rewrite_query"];
+  if (v457 !== undefined) {
+    if (typeof v457 !== "boolean") return fail(["rewrite_query"], "type", true, { type: "boolean" });
   }
-  const v423 = value["filters"];
-  if (v423 !== undefined) {
-    if (!isObject(v423)) return fail(["filters"], "type", true, { type: "object" });
-    if (Object.hasOwn(v423, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v458 = value["filters"];
+  if (v458 !== undefined) {
+    if (!isObject(v458)) return fail(["filters"], "type", true, { type: "object" });
+    if (Object.hasOwn(v458, "__proto__")) return fail(["filters"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v424 = value["ranking_options"];
-  if (v424 !== undefined) {
-    if (!isObject(v424)) return fail(["ranking_options"], "type", true, { type: "object" });
-    if (Object.hasOwn(v424, "__proto__")) return fail(["ranking_options"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v459 = value["ranking_options"];
+  if (v459 !== undefined) {
+    if (!isObject(v459)) return fail(["ranking_options"], "type", true, { type: "object" });
+    if (Object.hasOwn(v459, "__proto__")) return fail(["ranking_options"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVideoJsonRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v425 = value["prompt"];
-  if (v425 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v425 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  if (v425.length < 1 || (v425.length < 2 && codePoints(v425) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
-  const v426 = value["model"];
-  if (v426 !== undefined) {
-    if (typeof v426 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v460 = value["prompt"];
+  if (v460 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v460 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  if (v460.length < 1 || (v460.length < 2 && codePoints(v460) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
+  const v461 = value["model"];
+  if (v461 !== undefined) {
+    if (typeof v461 !== "string") return fail(["model"], "type", true, { type: "string" });
   }
-  const v427 = value["seconds"];
-  if (v427 !== undefined) {
-    if (typeof v427 !== "string") return fail(["seconds"], "type", true, { type: "string" });
+  const v462 = value["seconds"];
+  if (v462 !== undefined) {
+    if (typeof v462 !== "string") return fail(["seconds"], "type", true, { type: "string" });
   }
-  const v428 = value["size"];
-  if (v428 !== undefined) {
-    if (typeof v428 !== "string") return fail(["size"], "type", true, { type: "string" });
+  const v463 = value["size"];
+  if (v463 !== undefined) {
+    if (typeof v463 !== "string") return fail(["size"], "type", true, { type: "string" });
   }
-  const v429 = value["input_reference"];
-  if (v429 !== undefined) {
-    if (!checkImageReference(v429)) return nest(["input_reference"]);
+  const v464 = value["input_reference"];
+  if (v464 !== undefined) {
+    if (!checkImageReference(v464)) return nest(["input_reference"]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkVideoReference(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v431 = value["id"];
-  if (v431 === undefined) return fail([], "required", true, { missingProperty: "id" });
-  if (typeof v431 !== "string") return fail(["id"], "type", true, { type: "string" });
+  const v466 = value["id"];
+  if (v466 === undefined) return fail([], "required", true, { missingProperty: "id" });
+  if (typeof v466 !== "string") return fail(["id"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVideoEditJsonRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v430 = value["video"];
-  if (v430 === undefined) return fail([], "required", true, { missingProperty: "video" });
-  if (!checkVideoReference(v430)) return nest(["video"]);
-  const v432 = value["prompt"];
-  if (v432 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v432 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  const v465 = value["video"];
+  if (v465 === undefined) return fail([], "required", true, { missingProperty: "video" });
+  if (!checkVideoReference(v465)) return nest(["video"]);
+  const v467 = value["prompt"];
+  if (v467 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v467 !== "string") return fail(["prompt"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkCreateVideoExtensionJsonRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v433 = value["video"];
-  if (v433 === undefined) return fail([], "required", true, { missingProperty: "video" });
-  if (!checkVideoReference(v433)) return nest(["video"]);
-  const v434 = value["prompt"];
-  if (v434 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v434 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  const v435 = value["seconds"];
-  if (v435 === undefined) return fail([], "required", true, { missingProperty: "seconds" });
-  if (typeof v435 !== "string") return fail(["seconds"], "type", true, { type: "string" });
+  const v468 = value["video"];
+  if (v468 === undefined) return fail([], "required", true, { missingProperty: "video" });
+  if (!checkVideoReference(v468)) return nest(["video"]);
+  const v469 = value["prompt"];
+  if (v469 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v469 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  const v470 = value["seconds"];
+  if (v470 === undefined) return fail([], "required", true, { missingProperty: "seconds" });
+  if (typeof v470 !== "string") return fail(["seconds"], "type", true, { type: "string" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkRemixVideoRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v436 = value["prompt"];
-  if (v436 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
-  if (typeof v436 !== "string") return fail(["prompt"], "type", true, { type: "string" });
-  if (v436.length < 1 || (v436.length < 2 && codePoints(v436) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
+  const v471 = value["prompt"];
+  if (v471 === undefined) return fail([], "required", true, { missingProperty: "prompt" });
+  if (typeof v471 !== "string") return fail(["prompt"], "type", true, { type: "string" });
+  if (v471.length < 1 || (v471.length < 2 && codePoints(v471) < 1)) return fail(["prompt"], "minLength", true, { limit: 1 });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkVirtualKeyCredentialFields(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
-  for (const key441 in value) {
-    if (typeof value[key441] !== "string") return fail([key441], "type", true, { type: "string" });
-    if (value[key441].length < 1 || (value[key441].length < 2 && codePoints(value[key441]) < 1)) return fail([key441], "minLength", true, { limit: 1 });
-    if (value[key441].length > 8192 && codePoints(value[key441]) > 8192) return fail([key441], "maxLength", true, { limit: 8192 });
+  for (const key476 in value) {
+    if (typeof value[key476] !== "string") return fail([key476], "type", true, { type: "string" });
+    if (value[key476].length < 1 || (value[key476].length < 2 && codePoints(value[key476]) < 1)) return fail([key476], "minLength", true, { limit: 1 });
+    if (value[key476].length > 8192 && codePoints(value[key476]) > 8192) return fail([key476], "maxLength", true, { limit: 8192 });
   }
   if (isObject(value) && keysAbove(value, 16)) return fail([], "maxProperties", true, { limit: 16 });
   return true;
 }
 function checkCreateVirtualKeyRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v437 = value["name"];
-  if (v437 === undefined) return fail([], "required", true, { missingProperty: "name" });
-  if (typeof v437 !== "string") return fail(["name"], "type", true, { type: "string" });
-  if (v437.length < 1 || (v437.length < 2 && codePoints(v437) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-  if (v437.length > 200 && codePoints(v437) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
-  const v438 = value["provider"];
-  if (v438 === undefined) return fail([], "required", true, { missingProperty: "provider" });
-  if (typeof v438 !== "string") return fail(["provider"], "type", true, { type: "string" });
-  if (v438.length < 1 || (v438.length < 2 && codePoints(v438) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
-  const v439 = value["key"];
-  if (v439 !== undefined) {
-    if (typeof v439 !== "string") return fail(["key"], "type", true, { type: "string" });
-    if (v439.length < 1 || (v439.length < 2 && codePoints(v439) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
-    if (v439.length > 8192 && codePoints(v439) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
+  const v472 = value["name"];
+  if (v472 === undefined) return fail([], "required", true, { missingProperty: "name" });
+  if (typeof v472 !== "string") return fail(["name"], "type", true, { type: "string" });
+  if (v472.length < 1 || (v472.length < 2 && codePoints(v472) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+  if (v472.length > 200 && codePoints(v472) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v473 = value["provider"];
+  if (v473 === undefined) return fail([], "required", true, { missingProperty: "provider" });
+  if (typeof v473 !== "string") return fail(["provider"], "type", true, { type: "string" });
+  if (v473.length < 1 || (v473.length < 2 && codePoints(v473) < 1)) return fail(["provider"], "minLength", true, { limit: 1 });
+  const v474 = value["key"];
+  if (v474 !== undefined) {
+    if (typeof v474 !== "string") return fail(["key"], "type", true, { type: "string" });
+    if (v474.length < 1 || (v474.length < 2 && codePoints(v474) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
+    if (v474.length > 8192 && codePoints(v474) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
   }
-  const v440 = value["fields"];
-  if (v440 !== undefined) {
-    if (!checkVirtualKeyCredentialFields(v440)) return nest(["fields"]);
+  const v475 = value["fields"];
+  if (v475 !== undefined) {
+    if (!checkVirtualKeyCredentialFields(v475)) return nest(["fields"]);
   }
-  const v442 = value["upstream_organization"];
-  if (v442 !== undefined) {
-    if (typeof v442 !== "string") return fail(["upstream_organization"], "type", true, { type: "string" });
-    if (v442.length < 1 || (v442.length < 2 && codePoints(v442) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
+  const v477 = value["upstream_organization"];
+  if (v477 !== undefined) {
+    if (typeof v477 !== "string") return fail(["upstream_organization"], "type", true, { type: "string" });
+    if (v477.length < 1 || (v477.length < 2 && codePoints(v477) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
   }
-  const v443 = value["upstream_project"];
-  if (v443 !== undefined) {
-    if (typeof v443 !== "string") return fail(["upstream_project"], "type", true, { type: "string" });
-    if (v443.length < 1 || (v443.length < 2 && codePoints(v443) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
+  const v478 = value["upstream_project"];
+  if (v478 !== undefined) {
+    if (typeof v478 !== "string") return fail(["upstream_project"], "type", true, { type: "string" });
+    if (v478.length < 1 || (v478.length < 2 && codePoints(v478) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
   }
-  const v444 = value["custom_host"];
-  if (v444 !== undefined) {
-    if (typeof v444 !== "string") return fail(["custom_host"], "type", true, { type: "string" });
-    if (v444.length < 1 || (v444.length < 2 && codePoints(v444) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
+  const v479 = value["custom_host"];
+  if (v479 !== undefined) {
+    if (typeof v479 !== "string") return fail(["custom_host"], "type", true, { type: "string" });
+    if (v479.length < 1 || (v479.length < 2 && codePoints(v479) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
   }
-  const v445 = value["budget"];
-  if (v445 !== undefined) {
-    if (!checkVirtualKeyBudget(v445)) return nest(["budget"]);
+  const v480 = value["budget"];
+  if (v480 !== undefined) {
+    if (!checkVirtualKeyBudget(v480)) return nest(["budget"]);
   }
-  const v446 = value["rate_limit"];
-  if (v446 !== undefined) {
-    if (!checkVirtualKeyRateLimit(v446)) return nest(["rate_limit"]);
+  const v481 = value["rate_limit"];
+  if (v481 !== undefined) {
+    if (!checkVirtualKeyRateLimit(v481)) return nest(["rate_limit"]);
   }
-  for (const key447 in value) if (!(K8.has(key447))) return fail([], "additionalProperties", key447 !== "__proto__", { additionalProperty: key447 });
+  for (const key482 in value) if (!(K9.has(key482))) return fail([], "additionalProperties", key482 !== "__proto__", { additionalProperty: key482 });
   return true;
 }
 function checkUpdateVirtualKeyRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v448 = value["name"];
-  if (v448 !== undefined) {
-    if (typeof v448 !== "string") return fail(["name"], "type", true, { type: "string" });
-    if (v448.length < 1 || (v448.length < 2 && codePoints(v448) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
-    if (v448.length > 200 && codePoints(v448) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
+  const v483 = value["name"];
+  if (v483 !== undefined) {
+    if (typeof v483 !== "string") return fail(["name"], "type", true, { type: "string" });
+    if (v483.length < 1 || (v483.length < 2 && codePoints(v483) < 1)) return fail(["name"], "minLength", true, { limit: 1 });
+    if (v483.length > 200 && codePoints(v483) > 200) return fail(["name"], "maxLength", true, { limit: 200 });
   }
-  const v449 = value["key"];
-  if (v449 !== undefined) {
-    if (typeof v449 !== "string") return fail(["key"], "type", true, { type: "string" });
-    if (v449.length < 1 || (v449.length < 2 && codePoints(v449) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
-    if (v449.length > 8192 && codePoints(v449) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
+  const v484 = value["key"];
+  if (v484 !== undefined) {
+    if (typeof v484 !== "string") return fail(["key"], "type", true, { type: "string" });
+    if (v484.length < 1 || (v484.length < 2 && codePoints(v484) < 1)) return fail(["key"], "minLength", true, { limit: 1 });
+    if (v484.length > 8192 && codePoints(v484) > 8192) return fail(["key"], "maxLength", true, { limit: 8192 });
   }
-  const v450 = value["fields"];
-  if (v450 !== undefined) {
-    if (v450 === null) {
-      if (v450 !== null) return fail(["fields"], "type", true, { type: "null" });
-    } else if (isObject(v450)) {
-      if (!checkVirtualKeyCredentialFields(v450)) return nest(["fields"]);
+  const v485 = value["fields"];
+  if (v485 !== undefined) {
+    if (v485 === null) {
+      if (v485 !== null) return fail(["fields"], "type", true, { type: "null" });
+    } else if (isObject(v485)) {
+      if (!checkVirtualKeyCredentialFields(v485)) return nest(["fields"]);
     } else {
       return fail(["fields"], "type", true);
     }
   }
-  const v451 = value["upstream_organization"];
-  if (v451 !== undefined) {
-    if (typeof v451 === "string") {
-      if (v451.length < 1 || (v451.length < 2 && codePoints(v451) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
-    } else if (v451 === null) {
+  const v486 = value["upstream_organization"];
+  if (v486 !== undefined) {
+    if (typeof v486 === "string") {
+      if (v486.length < 1 || (v486.length < 2 && codePoints(v486) < 1)) return fail(["upstream_organization"], "minLength", true, { limit: 1 });
+    } else if (v486 === null) {
     } else {
       return fail(["upstream_organization"], "type", true, { type: ["string","null"] });
     }
   }
-  const v452 = value["upstream_project"];
-  if (v452 !== undefined) {
-    if (typeof v452 === "string") {
-      if (v452.length < 1 || (v452.length < 2 && codePoints(v452) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
-    } else if (v452 === null) {
+  const v487 = value["upstream_project"];
+  if (v487 !== undefined) {
+    if (typeof v487 === "string") {
+      if (v487.length < 1 || (v487.length < 2 && codePoints(v487) < 1)) return fail(["upstream_project"], "minLength", true, { limit: 1 });
+    } else if (v487 === null) {
     } else {
       return fail(["upstream_project"], "type", true, { type: ["string","null"] });
     }
   }
-  const v453 = value["custom_host"];
-  if (v453 !== undefined) {
-    if (typeof v453 === "string") {
-      if (v453.length < 1 || (v453.length < 2 && codePoints(v453) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
-    } else if (v453 === null) {
+  const v488 = value["custom_host"];
+  if (v488 !== undefined) {
+    if (typeof v488 === "string") {
+      if (v488.length < 1 || (v488.length < 2 && codePoints(v488) < 1)) return fail(["custom_host"], "minLength", true, { limit: 1 });
+    } else if (v488 === null) {
     } else {
       return fail(["custom_host"], "type", true, { type: ["string","null"] });
     }
   }
-  const v454 = value["budget"];
-  if (v454 !== undefined) {
-    if (v454 !== null) {
-      if (!checkVirtualKeyBudget(v454)) return nest(["budget"]);
+  const v489 = value["budget"];
+  if (v489 !== undefined) {
+    if (v489 !== null) {
+      if (!checkVirtualKeyBudget(v489)) return nest(["budget"]);
     }
   }
-  const v455 = value["rate_limit"];
-  if (v455 !== undefined) {
-    if (v455 !== null) {
-      if (!checkVirtualKeyRateLimit(v455)) return nest(["rate_limit"]);
+  const v490 = value["rate_limit"];
+  if (v490 !== undefined) {
+    if (v490 !== null) {
+      if (!checkVirtualKeyRateLimit(v490)) return nest(["rate_limit"]);
     }
   }
-  for (const key456 in value) if (!(key456 === "name" || key456 === "key" || key456 === "fields" || key456 === "upstream_organization" || key456 === "upstream_project" || key456 === "custom_host" || key456 === "budget" || key456 === "rate_limit")) return fail([], "additionalProperties", key456 !== "__proto__", { additionalProperty: key456 });
+  for (const key491 in value) if (!(key491 === "name" || key491 === "key" || key491 === "fields" || key491 === "upstream_organization" || key491 === "upstream_project" || key491 === "custom_host" || key491 === "budget" || key491 === "rate_limit")) return fail([], "additionalProperties", key491 !== "__proto__", { additionalProperty: key491 });
   return true;
 }
 function checkReconcileRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v457 = value["start"];
-  if (v457 === undefined) return fail([], "required", true, { missingProperty: "start" });
-  if (typeof v457 !== "string") return fail(["start"], "type", true, { type: "string" });
+  const v492 = value["start"];
+  if (v492 === undefined) return fail([], "required", true, { missingProperty: "start" });
+  if (typeof v492 !== "string") return fail(["start"], "type", true, { type: "string" });
   return fail(["start"], "format", false);
-  const v458 = value["end"];
-  if (v458 === undefined) return fail([], "required", true, { missingProperty: "end" });
-  if (typeof v458 !== "string") return fail(["end"], "type", true, { type: "string" });
+  const v493 = value["end"];
+  if (v493 === undefined) return fail([], "required", true, { missingProperty: "end" });
+  if (typeof v493 !== "string") return fail(["end"], "type", true, { type: "string" });
   return fail(["end"], "format", false);
-  for (const key459 in value) if (!(key459 === "start" || key459 === "end")) return fail([], "additionalProperties", key459 !== "__proto__", { additionalProperty: key459 });
+  for (const key494 in value) if (!(key494 === "start" || key494 === "end")) return fail([], "additionalProperties", key494 !== "__proto__", { additionalProperty: key494 });
   return true;
 }
 function checkReconciliationSettingsRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v460 = value["admin_key"];
-  if (v460 !== undefined) {
-    if (typeof v460 !== "string") return fail(["admin_key"], "type", true, { type: "string" });
-    if (!K9.test(v460)) return fail(["admin_key"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
-    if (v460.length < 1 || (v460.length < 2 && codePoints(v460) < 1)) return fail(["admin_key"], "minLength", true, { limit: 1 });
-    if (v460.length > 8192 && codePoints(v460) > 8192) return fail(["admin_key"], "maxLength", true, { limit: 8192 });
+  const v495 = value["admin_key"];
+  if (v495 !== undefined) {
+    if (typeof v495 !== "string") return fail(["admin_key"], "type", true, { type: "string" });
+    if (!K10.test(v495)) return fail(["admin_key"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
+    if (v495.length < 1 || (v495.length < 2 && codePoints(v495) < 1)) return fail(["admin_key"], "minLength", true, { limit: 1 });
+    if (v495.length > 8192 && codePoints(v495) > 8192) return fail(["admin_key"], "maxLength", true, { limit: 8192 });
   }
-  const v461 = value["base_url"];
-  if (v461 !== undefined) {
-    if (typeof v461 === "string") {
-      if (v461.length < 1 || (v461.length < 2 && codePoints(v461) < 1)) return fail(["base_url"], "minLength", true, { limit: 1 });
-      if (v461.length > 2048 && codePoints(v461) > 2048) return fail(["base_url"], "maxLength", true, { limit: 2048 });
-    } else if (v461 === null) {
+  const v496 = value["base_url"];
+  if (v496 !== undefined) {
+    if (typeof v496 === "string") {
+      if (v496.length < 1 || (v496.length < 2 && codePoints(v496) < 1)) return fail(["base_url"], "minLength", true, { limit: 1 });
+      if (v496.length > 2048 && codePoints(v496) > 2048) return fail(["base_url"], "maxLength", true, { limit: 2048 });
+    } else if (v496 === null) {
     } else {
       return fail(["base_url"], "type", true, { type: ["string","null"] });
     }
   }
-  const v462 = value["project_id"];
-  if (v462 !== undefined) {
-    if (typeof v462 === "string") {
-      if (v462.length < 1 || (v462.length < 2 && codePoints(v462) < 1)) return fail(["project_id"], "minLength", true, { limit: 1 });
-      if (v462.length > 200 && codePoints(v462) > 200) return fail(["project_id"], "maxLength", true, { limit: 200 });
-    } else if (v462 === null) {
+  const v497 = value["project_id"];
+  if (v497 !== undefined) {
+    if (typeof v497 === "string") {
+      if (v497.length < 1 || (v497.length < 2 && codePoints(v497) < 1)) return fail(["project_id"], "minLength", true, { limit: 1 });
+      if (v497.length > 200 && codePoints(v497) > 200) return fail(["project_id"], "maxLength", true, { limit: 200 });
+    } else if (v497 === null) {
     } else {
       return fail(["project_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v463 = value["api_key_id"];
-  if (v463 !== undefined) {
-    if (typeof v463 === "string") {
-      if (v463.length < 1 || (v463.length < 2 && codePoints(v463) < 1)) return fail(["api_key_id"], "minLength", true, { limit: 1 });
-      if (v463.length > 200 && codePoints(v463) > 200) return fail(["api_key_id"], "maxLength", true, { limit: 200 });
-    } else if (v463 === null) {
+  const v498 = value["api_key_id"];
+  if (v498 !== undefined) {
+    if (typeof v498 === "string") {
+      if (v498.length < 1 || (v498.length < 2 && codePoints(v498) < 1)) return fail(["api_key_id"], "minLength", true, { limit: 1 });
+      if (v498.length > 200 && codePoints(v498) > 200) return fail(["api_key_id"], "maxLength", true, { limit: 200 });
+    } else if (v498 === null) {
     } else {
       return fail(["api_key_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v464 = value["workspace_id"];
-  if (v464 !== undefined) {
-    if (typeof v464 === "string") {
-      if (v464.length < 1 || (v464.length < 2 && codePoints(v464) < 1)) return fail(["workspace_id"], "minLength", true, { limit: 1 });
-      if (v464.length > 200 && codePoints(v464) > 200) return fail(["workspace_id"], "maxLength", true, { limit: 200 });
-    } else if (v464 === null) {
+  const v499 = value["workspace_id"];
+  if (v499 !== undefined) {
+    if (typeof v499 === "string") {
+      if (v499.length < 1 || (v499.length < 2 && codePoints(v499) < 1)) return fail(["workspace_id"], "minLength", true, { limit: 1 });
+      if (v499.length > 200 && codePoints(v499) > 200) return fail(["workspace_id"], "maxLength", true, { limit: 200 });
+    } else if (v499 === null) {
     } else {
       return fail(["workspace_id"], "type", true, { type: ["string","null"] });
     }
   }
-  const v465 = value["drift_threshold_usd"];
-  if (v465 !== undefined) {
-    if (typeof v465 !== "number" || !Number.isFinite(v465)) return fail(["drift_threshold_usd"], "type", true, { type: "number" });
-    if (!(v465 >= 0)) return fail(["drift_threshold_usd"], "minimum", true, { limit: 0 });
-    if (!(v465 <= 1000000)) return fail(["drift_threshold_usd"], "maximum", true, { limit: 1000000 });
+  const v500 = value["drift_threshold_usd"];
+  if (v500 !== undefined) {
+    if (typeof v500 !== "number" || !Number.isFinite(v500)) return fail(["drift_threshold_usd"], "type", true, { type: "number" });
+    if (!(v500 >= 0)) return fail(["drift_threshold_usd"], "minimum", true, { limit: 0 });
+    if (!(v500 <= 1000000)) return fail(["drift_threshold_usd"], "maximum", true, { limit: 1000000 });
   }
-  const v466 = value["drift_threshold_ratio"];
-  if (v466 !== undefined) {
-    if (typeof v466 !== "number" || !Number.isFinite(v466)) return fail(["drift_threshold_ratio"], "type", true, { type: "number" });
-    if (!(v466 >= 0)) return fail(["drift_threshold_ratio"], "minimum", true, { limit: 0 });
-    if (!(v466 <= 1)) return fail(["drift_threshold_ratio"], "maximum", true, { limit: 1 });
+  const v501 = value["drift_threshold_ratio"];
+  if (v501 !== undefined) {
+    if (typeof v501 !== "number" || !Number.isFinite(v501)) return fail(["drift_threshold_ratio"], "type", true, { type: "number" });
+    if (!(v501 >= 0)) return fail(["drift_threshold_ratio"], "minimum", true, { limit: 0 });
+    if (!(v501 <= 1)) return fail(["drift_threshold_ratio"], "maximum", true, { limit: 1 });
   }
-  for (const key467 in value) if (!(key467 === "admin_key" || key467 === "base_url" || key467 === "project_id" || key467 === "api_key_id" || key467 === "workspace_id" || key467 === "drift_threshold_usd" || key467 === "drift_threshold_ratio")) return fail([], "additionalProperties", key467 !== "__proto__", { additionalProperty: key467 });
+  for (const key502 in value) if (!(key502 === "admin_key" || key502 === "base_url" || key502 === "project_id" || key502 === "api_key_id" || key502 === "workspace_id" || key502 === "drift_threshold_usd" || key502 === "drift_threshold_ratio")) return fail([], "additionalProperties", key502 !== "__proto__", { additionalProperty: key502 });
   return true;
 }
 function checkWebhookEventType(value) {
-  if (!(value === "budget.threshold_crossed" || value === "run.halted" || value === "spend.drift")) return fail([], "enum", true, { allowedValues: ["budget.threshold_crossed","run.halted","spend.drift"] });
+  if (!(value === "budget.threshold_crossed" || value === "run.halted" || value === "spend.drift" || value === "experiment.stopped")) return fail([], "enum", true, { allowedValues: ["budget.threshold_crossed","run.halted","spend.drift","experiment.stopped"] });
   return true;
 }
 function checkCreateWebhookRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v468 = value["url"];
-  if (v468 === undefined) return fail([], "required", true, { missingProperty: "url" });
-  if (typeof v468 !== "string") return fail(["url"], "type", true, { type: "string" });
-  if (v468.length < 1 || (v468.length < 2 && codePoints(v468) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
-  if (v468.length > 2048 && codePoints(v468) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
-  const v469 = value["events"];
-  if (v469 === undefined) return fail([], "required", true, { missingProperty: "events" });
-  if (!Array.isArray(v469)) return fail(["events"], "type", true, { type: "array" });
-  if (v469.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
-  if (v469.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
-  for (let i470 = 0; i470 < v469.length; i470++) {
-    if (!checkWebhookEventType(v469[i470])) return nest(["events", i470]);
+  const v503 = value["url"];
+  if (v503 === undefined) return fail([], "required", true, { missingProperty: "url" });
+  if (typeof v503 !== "string") return fail(["url"], "type", true, { type: "string" });
+  if (v503.length < 1 || (v503.length < 2 && codePoints(v503) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
+  if (v503.length > 2048 && codePoints(v503) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
+  const v504 = value["events"];
+  if (v504 === undefined) return fail([], "required", true, { missingProperty: "events" });
+  if (!Array.isArray(v504)) return fail(["events"], "type", true, { type: "array" });
+  if (v504.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
+  if (v504.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
+  for (let i505 = 0; i505 < v504.length; i505++) {
+    if (!checkWebhookEventType(v504[i505])) return nest(["events", i505]);
   }
-  if (!v469.every((item, index) => v469.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
-  const v471 = value["description"];
-  if (v471 !== undefined) {
-    if (typeof v471 !== "string") return fail(["description"], "type", true, { type: "string" });
-    if (v471.length > 500 && codePoints(v471) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
+  if (!v504.every((item, index) => v504.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
+  const v506 = value["description"];
+  if (v506 !== undefined) {
+    if (typeof v506 !== "string") return fail(["description"], "type", true, { type: "string" });
+    if (v506.length > 500 && codePoints(v506) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
   }
-  const v472 = value["secret"];
-  if (v472 !== undefined) {
-    if (typeof v472 !== "string") return fail(["secret"], "type", true, { type: "string" });
-    if (!K9.test(v472)) return fail(["secret"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
-    if (v472.length < 16 || (v472.length < 32 && codePoints(v472) < 16)) return fail(["secret"], "minLength", true, { limit: 16 });
-    if (v472.length > 256 && codePoints(v472) > 256) return fail(["secret"], "maxLength", true, { limit: 256 });
+  const v507 = value["secret"];
+  if (v507 !== undefined) {
+    if (typeof v507 !== "string") return fail(["secret"], "type", true, { type: "string" });
+    if (!K10.test(v507)) return fail(["secret"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
+    if (v507.length < 16 || (v507.length < 32 && codePoints(v507) < 16)) return fail(["secret"], "minLength", true, { limit: 16 });
+    if (v507.length > 256 && codePoints(v507) > 256) return fail(["secret"], "maxLength", true, { limit: 256 });
   }
-  const v473 = value["enabled"];
-  if (v473 === undefined) return fail([], "required", false, { missingProperty: "enabled" });
-  if (typeof v473 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
-  for (const key474 in value) if (!(key474 === "url" || key474 === "events" || key474 === "description" || key474 === "secret" || key474 === "enabled")) return fail([], "additionalProperties", key474 !== "__proto__", { additionalProperty: key474 });
+  const v508 = value["enabled"];
+  if (v508 === undefined) return fail([], "required", false, { missingProperty: "enabled" });
+  if (typeof v508 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
+  for (const key509 in value) if (!(key509 === "url" || key509 === "events" || key509 === "description" || key509 === "secret" || key509 === "enabled")) return fail([], "additionalProperties", key509 !== "__proto__", { additionalProperty: key509 });
   return true;
 }
 function checkUpdateWebhookRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v475 = value["url"];
-  if (v475 !== undefined) {
-    if (typeof v475 !== "string") return fail(["url"], "type", true, { type: "string" });
-    if (v475.length < 1 || (v475.length < 2 && codePoints(v475) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
-    if (v475.length > 2048 && codePoints(v475) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
+  const v510 = value["url"];
+  if (v510 !== undefined) {
+    if (typeof v510 !== "string") return fail(["url"], "type", true, { type: "string" });
+    if (v510.length < 1 || (v510.length < 2 && codePoints(v510) < 1)) return fail(["url"], "minLength", true, { limit: 1 });
+    if (v510.length > 2048 && codePoints(v510) > 2048) return fail(["url"], "maxLength", true, { limit: 2048 });
   }
-  const v476 = value["events"];
-  if (v476 !== undefined) {
-    if (!Array.isArray(v476)) return fail(["events"], "type", true, { type: "array" });
-    if (v476.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
-    if (v476.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
-    for (let i477 = 0; i477 < v476.length; i477++) {
-      if (!checkWebhookEventType(v476[i477])) return nest(["events", i477]);
+  const v511 = value["events"];
+  if (v511 !== undefined) {
+    if (!Array.isArray(v511)) return fail(["events"], "type", true, { type: "array" });
+    if (v511.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
+    if (v511.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
+    for (let i512 = 0; i512 < v511.length; i512++) {
+      if (!checkWebhookEventType(v511[i512])) return nest(["events", i512]);
     }
-    if (!v476.every((item, index) => v476.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
+    if (!v511.every((item, index) => v511.indexOf(item) === index)) return fail(["events"], "uniqueItems", true);
   }
-  const v478 = value["description"];
-  if (v478 !== undefined) {
-    if (typeof v478 === "string") {
-      if (v478.length > 500 && codePoints(v478) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
-    } else if (v478 === null) {
+  const v513 = value["description"];
+  if (v513 !== undefined) {
+    if (typeof v513 === "string") {
+      if (v513.length > 500 && codePoints(v513) > 500) return fail(["description"], "maxLength", true, { limit: 500 });
+    } else if (v513 === null) {
     } else {
       return fail(["description"], "type", true, { type: ["string","null"] });
     }
   }
-  const v479 = value["secret"];
-  if (v479 !== undefined) {
-    if (typeof v479 !== "string") return fail(["secret"], "type", true, { type: "string" });
-    if (!K9.test(v479)) return fail(["secret"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
-    if (v479.length < 16 || (v479.length < 32 && codePoints(v479) < 16)) return fail(["secret"], "minLength", true, { limit: 16 });
-    if (v479.length > 256 && codePoints(v479) > 256) return fail(["secret"], "maxLength", true, { limit: 256 });
+  const v514 = value["secret"];
+  if (v514 !== undefined) {
+    if (typeof v514 !== "string") return fail(["secret"], "type", true, { type: "string" });
+    if (!K10.test(v514)) return fail(["secret"], "pattern", true, { pattern: "^[\\x21-\\x7e]+$" });
+    if (v514.length < 16 || (v514.length < 32 && codePoints(v514) < 16)) return fail(["secret"], "minLength", true, { limit: 16 });
+    if (v514.length > 256 && codePoints(v514) > 256) return fail(["secret"], "maxLength", true, { limit: 256 });
   }
-  const v480 = value["enabled"];
-  if (v480 !== undefined) {
-    if (typeof v480 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
+  const v515 = value["enabled"];
+  if (v515 !== undefined) {
+    if (typeof v515 !== "boolean") return fail(["enabled"], "type", true, { type: "boolean" });
   }
-  for (const key481 in value) if (!(key481 === "url" || key481 === "events" || key481 === "description" || key481 === "secret" || key481 === "enabled")) return fail([], "additionalProperties", key481 !== "__proto__", { additionalProperty: key481 });
+  for (const key516 in value) if (!(key516 === "url" || key516 === "events" || key516 === "description" || key516 === "secret" || key516 === "enabled")) return fail([], "additionalProperties", key516 !== "__proto__", { additionalProperty: key516 });
   return true;
 }
 function checkGeminiPart(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v489 = value["text"];
-  if (v489 !== undefined) {
-    if (typeof v489 !== "string") return fail(["text"], "type", true, { type: "string" });
+  const v524 = value["text"];
+  if (v524 !== undefined) {
+    if (typeof v524 !== "string") return fail(["text"], "type", true, { type: "string" });
   }
-  const v490 = value["thought"];
-  if (v490 !== undefined) {
-    if (typeof v490 !== "boolean") return fail(["thought"], "type", true, { type: "boolean" });
+  const v525 = value["thought"];
+  if (v525 !== undefined) {
+    if (typeof v525 !== "boolean") return fail(["thought"], "type", true, { type: "boolean" });
   }
-  const v491 = value["thoughtSignature"];
-  if (v491 !== undefined) {
-    if (typeof v491 !== "string") return fail(["thoughtSignature"], "type", true, { type: "string" });
+  const v526 = value["thoughtSignature"];
+  if (v526 !== undefined) {
+    if (typeof v526 !== "string") return fail(["thoughtSignature"], "type", true, { type: "string" });
   }
-  const v492 = value["inlineData"];
-  if (v492 !== undefined) {
-    if (!isObject(v492)) return fail(["inlineData"], "type", true, { type: "object" });
-    const v493 = v492["mimeType"];
-    if (v493 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "mimeType" });
-    if (typeof v493 !== "string") return fail(["inlineData", "mimeType"], "type", true, { type: "string" });
-    const v494 = v492["data"];
-    if (v494 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "data" });
-    if (typeof v494 !== "string") return fail(["inlineData", "data"], "type", true, { type: "string" });
-    if (Object.hasOwn(v492, "__proto__")) return fail(["inlineData"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v527 = value["inlineData"];
+  if (v527 !== undefined) {
+    if (!isObject(v527)) return fail(["inlineData"], "type", true, { type: "object" });
+    const v528 = v527["mimeType"];
+    if (v528 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "mimeType" });
+    if (typeof v528 !== "string") return fail(["inlineData", "mimeType"], "type", true, { type: "string" });
+    const v529 = v527["data"];
+    if (v529 === undefined) return fail(["inlineData"], "required", true, { missingProperty: "data" });
+    if (typeof v529 !== "string") return fail(["inlineData", "data"], "type", true, { type: "string" });
+    if (Object.hasOwn(v527, "__proto__")) return fail(["inlineData"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v495 = value["fileData"];
-  if (v495 !== undefined) {
-    if (!isObject(v495)) return fail(["fileData"], "type", true, { type: "object" });
-    const v496 = v495["mimeType"];
-    if (v496 !== undefined) {
-      if (typeof v496 !== "string") return fail(["fileData", "mimeType"], "type", true, { type: "string" });
+  const v530 = value["fileData"];
+  if (v530 !== undefined) {
+    if (!isObject(v530)) return fail(["fileData"], "type", true, { type: "object" });
+    const v531 = v530["mimeType"];
+    if (v531 !== undefined) {
+      if (typeof v531 !== "string") return fail(["fileData", "mimeType"], "type", true, { type: "string" });
     }
-    const v497 = v495["fileUri"];
-    if (v497 === undefined) return fail(["fileData"], "required", true, { missingProperty: "fileUri" });
-    if (typeof v497 !== "string") return fail(["fileData", "fileUri"], "type", true, { type: "string" });
-    if (Object.hasOwn(v495, "__proto__")) return fail(["fileData"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    const v532 = v530["fileUri"];
+    if (v532 === undefined) return fail(["fileData"], "required", true, { missingProperty: "fileUri" });
+    if (typeof v532 !== "string") return fail(["fileData", "fileUri"], "type", true, { type: "string" });
+    if (Object.hasOwn(v530, "__proto__")) return fail(["fileData"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v498 = value["functionCall"];
-  if (v498 !== undefined) {
-    if (!isObject(v498)) return fail(["functionCall"], "type", true, { type: "object" });
-    const v499 = v498["id"];
-    if (v499 !== undefined) {
-      if (typeof v499 !== "string") return fail(["functionCall", "id"], "type", true, { type: "string" });
+  const v533 = value["functionCall"];
+  if (v533 !== undefined) {
+    if (!isObject(v533)) return fail(["functionCall"], "type", true, { type: "object" });
+    const v534 = v533["id"];
+    if (v534 !== undefined) {
+      if (typeof v534 !== "string") return fail(["functionCall", "id"], "type", true, { type: "string" });
     }
-    const v500 = v498["name"];
-    if (v500 === undefined) return fail(["functionCall"], "required", true, { missingProperty: "name" });
-    if (typeof v500 !== "string") return fail(["functionCall", "name"], "type", true, { type: "string" });
-    if (v500.length < 1 || (v500.length < 2 && codePoints(v500) < 1)) return fail(["functionCall", "name"], "minLength", true, { limit: 1 });
-    const v501 = v498["args"];
-    if (v501 !== undefined) {
-      if (!isObject(v501)) return fail(["functionCall", "args"], "type", true, { type: "object" });
-      if (Object.hasOwn(v501, "__proto__")) return fail(["functionCall", "args"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    const v535 = v533["name"];
+    if (v535 === undefined) return fail(["functionCall"], "required", true, { missingProperty: "name" });
+    if (typeof v535 !== "string") return fail(["functionCall", "name"], "type", true, { type: "string" });
+    if (v535.length < 1 || (v535.length < 2 && codePoints(v535) < 1)) return fail(["functionCall", "name"], "minLength", true, { limit: 1 });
+    const v536 = v533["args"];
+    if (v536 !== undefined) {
+      if (!isObject(v536)) return fail(["functionCall", "args"], "type", true, { type: "object" });
+      if (Object.hasOwn(v536, "__proto__")) return fail(["functionCall", "args"], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
-    if (Object.hasOwn(v498, "__proto__")) return fail(["functionCall"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (Object.hasOwn(v533, "__proto__")) return fail(["functionCall"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v502 = value["functionResponse"];
-  if (v502 !== undefined) {
-    if (!isObject(v502)) return fail(["functionResponse"], "type", true, { type: "object" });
-    const v503 = v502["id"];
-    if (v503 !== undefined) {
-      if (typeof v503 !== "string") return fail(["functionResponse", "id"], "type", true, { type: "string" });
+  const v537 = value["functionResponse"];
+  if (v537 !== undefined) {
+    if (!isObject(v537)) return fail(["functionResponse"], "type", true, { type: "object" });
+    const v538 = v537["id"];
+    if (v538 !== undefined) {
+      if (typeof v538 !== "string") return fail(["functionResponse", "id"], "type", true, { type: "string" });
     }
-    const v504 = v502["name"];
-    if (v504 === undefined) return fail(["functionResponse"], "required", true, { missingProperty: "name" });
-    if (typeof v504 !== "string") return fail(["functionResponse", "name"], "type", true, { type: "string" });
-    if (v504.length < 1 || (v504.length < 2 && codePoints(v504) < 1)) return fail(["functionResponse", "name"], "minLength", true, { limit: 1 });
-    const v505 = v502["response"];
-    if (v505 !== undefined) {
-      if (!isObject(v505)) return fail(["functionResponse", "response"], "type", true, { type: "object" });
-      if (Object.hasOwn(v505, "__proto__")) return fail(["functionResponse", "response"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    const v539 = v537["name"];
+    if (v539 === undefined) return fail(["functionResponse"], "required", true, { missingProperty: "name" });
+    if (typeof v539 !== "string") return fail(["functionResponse", "name"], "type", true, { type: "string" });
+    if (v539.length < 1 || (v539.length < 2 && codePoints(v539) < 1)) return fail(["functionResponse", "name"], "minLength", true, { limit: 1 });
+    const v540 = v537["response"];
+    if (v540 !== undefined) {
+      if (!isObject(v540)) return fail(["functionResponse", "response"], "type", true, { type: "object" });
+      if (Object.hasOwn(v540, "__proto__")) return fail(["functionResponse", "response"], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
-    if (Object.hasOwn(v502, "__proto__")) return fail(["functionResponse"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (Object.hasOwn(v537, "__proto__")) return fail(["functionResponse"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiContent(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v486 = value["role"];
-  if (v486 !== undefined) {
-    if (!(v486 === "user" || v486 === "model")) return fail(["role"], "enum", true, { allowedValues: ["user","model"] });
+  const v521 = value["role"];
+  if (v521 !== undefined) {
+    if (!(v521 === "user" || v521 === "model")) return fail(["role"], "enum", true, { allowedValues: ["user","model"] });
   }
-  const v487 = value["parts"];
-  if (v487 === undefined) return fail([], "required", true, { missingProperty: "parts" });
-  if (!Array.isArray(v487)) return fail(["parts"], "type", true, { type: "array" });
-  for (let i488 = 0; i488 < v487.length; i488++) {
-    if (!checkGeminiPart(v487[i488])) return nest(["parts", i488]);
+  const v522 = value["parts"];
+  if (v522 === undefined) return fail([], "required", true, { missingProperty: "parts" });
+  if (!Array.isArray(v522)) return fail(["parts"], "type", true, { type: "array" });
+  for (let i523 = 0; i523 < v522.length; i523++) {
+    if (!checkGeminiPart(v522[i523])) return nest(["parts", i523]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiEmbedContentRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v484 = value["model"];
-  if (v484 !== undefined) {
-    if (typeof v484 !== "string") return fail(["model"], "type", true, { type: "string" });
+  const v519 = value["model"];
+  if (v519 !== undefined) {
+    if (typeof v519 !== "string") return fail(["model"], "type", true, { type: "string" });
   }
-  const v485 = value["content"];
-  if (v485 === undefined) return fail([], "required", true, { missingProperty: "content" });
-  if (!checkGeminiContent(v485)) return nest(["content"]);
-  const v506 = value["taskType"];
-  if (v506 !== undefined) {
-    if (typeof v506 !== "string") return fail(["taskType"], "type", true, { type: "string" });
+  const v520 = value["content"];
+  if (v520 === undefined) return fail([], "required", true, { missingProperty: "content" });
+  if (!checkGeminiContent(v520)) return nest(["content"]);
+  const v541 = value["taskType"];
+  if (v541 !== undefined) {
+    if (typeof v541 !== "string") return fail(["taskType"], "type", true, { type: "string" });
   }
-  const v507 = value["title"];
-  if (v507 !== undefined) {
-    if (typeof v507 !== "string") return fail(["title"], "type", true, { type: "string" });
+  const v542 = value["title"];
+  if (v542 !== undefined) {
+    if (typeof v542 !== "string") return fail(["title"], "type", true, { type: "string" });
   }
-  const v508 = value["outputDimensionality"];
-  if (v508 !== undefined) {
-    if (!Number.isSafeInteger(v508)) return fail(["outputDimensionality"], "type", true, { type: "integer" });
-    if (!(v508 >= 1)) return fail(["outputDimensionality"], "minimum", true, { limit: 1 });
+  const v543 = value["outputDimensionality"];
+  if (v543 !== undefined) {
+    if (!Number.isSafeInteger(v543)) return fail(["outputDimensionality"], "type", true, { type: "integer" });
+    if (!(v543 >= 1)) return fail(["outputDimensionality"], "minimum", true, { limit: 1 });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiBatchEmbedContentsRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v482 = value["requests"];
-  if (v482 === undefined) return fail([], "required", true, { missingProperty: "requests" });
-  if (!Array.isArray(v482)) return fail(["requests"], "type", true, { type: "array" });
-  if (v482.length < 1) return fail(["requests"], "minItems", true, { limit: 1 });
-  for (let i483 = 0; i483 < v482.length; i483++) {
-    if (!checkGeminiEmbedContentRequest(v482[i483])) return nest(["requests", i483]);
+  const v517 = value["requests"];
+  if (v517 === undefined) return fail([], "required", true, { missingProperty: "requests" });
+  if (!Array.isArray(v517)) return fail(["requests"], "type", true, { type: "array" });
+  if (v517.length < 1) return fail(["requests"], "minItems", true, { limit: 1 });
+  for (let i518 = 0; i518 < v517.length; i518++) {
+    if (!checkGeminiEmbedContentRequest(v517[i518])) return nest(["requests", i518]);
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiCountTokensRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v509 = value["contents"];
-  if (v509 !== undefined) {
-    if (!Array.isArray(v509)) return fail(["contents"], "type", true, { type: "array" });
-    for (let i510 = 0; i510 < v509.length; i510++) {
-      if (!checkGeminiContent(v509[i510])) return nest(["contents", i510]);
+  const v544 = value["contents"];
+  if (v544 !== undefined) {
+    if (!Array.isArray(v544)) return fail(["contents"], "type", true, { type: "array" });
+    for (let i545 = 0; i545 < v544.length; i545++) {
+      if (!checkGeminiContent(v544[i545])) return nest(["contents", i545]);
     }
   }
-  const v511 = value["generateContentRequest"];
-  if (v511 !== undefined) {
-    if (!isObject(v511)) return fail(["generateContentRequest"], "type", true, { type: "object" });
-    if (Object.hasOwn(v511, "__proto__")) return fail(["generateContentRequest"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v546 = value["generateContentRequest"];
+  if (v546 !== undefined) {
+    if (!isObject(v546)) return fail(["generateContentRequest"], "type", true, { type: "object" });
+    if (Object.hasOwn(v546, "__proto__")) return fail(["generateContentRequest"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiTool(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v517 = value["functionDeclarations"];
-  if (v517 !== undefined) {
-    if (!Array.isArray(v517)) return fail(["functionDeclarations"], "type", true, { type: "array" });
-    for (let i518 = 0; i518 < v517.length; i518++) {
-      if (!isObject(v517[i518])) return fail(["functionDeclarations", i518], "type", true, { type: "object" });
-      const v519 = v517[i518]["name"];
-      if (v519 === undefined) return fail(["functionDeclarations", i518], "required", true, { missingProperty: "name" });
-      if (typeof v519 !== "string") return fail(["functionDeclarations", i518, "name"], "type", true, { type: "string" });
-      if (v519.length < 1 || (v519.length < 2 && codePoints(v519) < 1)) return fail(["functionDeclarations", i518, "name"], "minLength", true, { limit: 1 });
-      const v520 = v517[i518]["description"];
-      if (v520 !== undefined) {
-        if (typeof v520 !== "string") return fail(["functionDeclarations", i518, "description"], "type", true, { type: "string" });
+  const v552 = value["functionDeclarations"];
+  if (v552 !== undefined) {
+    if (!Array.isArray(v552)) return fail(["functionDeclarations"], "type", true, { type: "array" });
+    for (let i553 = 0; i553 < v552.length; i553++) {
+      if (!isObject(v552[i553])) return fail(["functionDeclarations", i553], "type", true, { type: "object" });
+      const v554 = v552[i553]["name"];
+      if (v554 === undefined) return fail(["functionDeclarations", i553], "required", true, { missingProperty: "name" });
+      if (typeof v554 !== "string") return fail(["functionDeclarations", i553, "name"], "type", true, { type: "string" });
+      if (v554.length < 1 || (v554.length < 2 && codePoints(v554) < 1)) return fail(["functionDeclarations", i553, "name"], "minLength", true, { limit: 1 });
+      const v555 = v552[i553]["description"];
+      if (v555 !== undefined) {
+        if (typeof v555 !== "string") return fail(["functionDeclarations", i553, "description"], "type", true, { type: "string" });
       }
-      const v521 = v517[i518]["parameters"];
-      if (v521 !== undefined) {
-        if (!isObject(v521)) return fail(["functionDeclarations", i518, "parameters"], "type", true, { type: "object" });
-        if (Object.hasOwn(v521, "__proto__")) return fail(["functionDeclarations", i518, "parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      const v556 = v552[i553]["parameters"];
+      if (v556 !== undefined) {
+        if (!isObject(v556)) return fail(["functionDeclarations", i553, "parameters"], "type", true, { type: "object" });
+        if (Object.hasOwn(v556, "__proto__")) return fail(["functionDeclarations", i553, "parameters"], "additionalProperties", false, { additionalProperty: "__proto__" });
       }
-      const v522 = v517[i518]["parametersJsonSchema"];
-      if (v522 !== undefined) {
-        if (!isObject(v522)) return fail(["functionDeclarations", i518, "parametersJsonSchema"], "type", true, { type: "object" });
-        if (Object.hasOwn(v522, "__proto__")) return fail(["functionDeclarations", i518, "parametersJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      const v557 = v552[i553]["parametersJsonSchema"];
+      if (v557 !== undefined) {
+        if (!isObject(v557)) return fail(["functionDeclarations", i553, "parametersJsonSchema"], "type", true, { type: "object" });
+        if (Object.hasOwn(v557, "__proto__")) return fail(["functionDeclarations", i553, "parametersJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
       }
-      if (Object.hasOwn(v517[i518], "__proto__")) return fail(["functionDeclarations", i518], "additionalProperties", false, { additionalProperty: "__proto__" });
+      if (Object.hasOwn(v552[i553], "__proto__")) return fail(["functionDeclarations", i553], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
@@ -3039,283 +3216,287 @@ function checkGeminiTool(value) {
 }
 function checkGeminiGenerationConfig(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v529 = value["temperature"];
-  if (v529 !== undefined) {
-    if (typeof v529 !== "number" || !Number.isFinite(v529)) return fail(["temperature"], "type", true, { type: "number" });
-    if (!(v529 >= 0)) return fail(["temperature"], "minimum", true, { limit: 0 });
+  const v564 = value["temperature"];
+  if (v564 !== undefined) {
+    if (typeof v564 !== "number" || !Number.isFinite(v564)) return fail(["temperature"], "type", true, { type: "number" });
+    if (!(v564 >= 0)) return fail(["temperature"], "minimum", true, { limit: 0 });
   }
-  const v530 = value["topP"];
-  if (v530 !== undefined) {
-    if (typeof v530 !== "number" || !Number.isFinite(v530)) return fail(["topP"], "type", true, { type: "number" });
-    if (!(v530 >= 0)) return fail(["topP"], "minimum", true, { limit: 0 });
-    if (!(v530 <= 1)) return fail(["topP"], "maximum", true, { limit: 1 });
+  const v565 = value["topP"];
+  if (v565 !== undefined) {
+    if (typeof v565 !== "number" || !Number.isFinite(v565)) return fail(["topP"], "type", true, { type: "number" });
+    if (!(v565 >= 0)) return fail(["topP"], "minimum", true, { limit: 0 });
+    if (!(v565 <= 1)) return fail(["topP"], "maximum", true, { limit: 1 });
   }
-  const v531 = value["topK"];
-  if (v531 !== undefined) {
-    if (!Number.isSafeInteger(v531)) return fail(["topK"], "type", true, { type: "integer" });
-    if (!(v531 >= 0)) return fail(["topK"], "minimum", true, { limit: 0 });
+  const v566 = value["topK"];
+  if (v566 !== undefined) {
+    if (!Number.isSafeInteger(v566)) return fail(["topK"], "type", true, { type: "integer" });
+    if (!(v566 >= 0)) return fail(["topK"], "minimum", true, { limit: 0 });
   }
-  const v532 = value["candidateCount"];
-  if (v532 !== undefined) {
-    if (!Number.isSafeInteger(v532)) return fail(["candidateCount"], "type", true, { type: "integer" });
-    if (!(v532 >= 1)) return fail(["candidateCount"], "minimum", true, { limit: 1 });
+  const v567 = value["candidateCount"];
+  if (v567 !== undefined) {
+    if (!Number.isSafeInteger(v567)) return fail(["candidateCount"], "type", true, { type: "integer" });
+    if (!(v567 >= 1)) return fail(["candidateCount"], "minimum", true, { limit: 1 });
   }
-  const v533 = value["maxOutputTokens"];
-  if (v533 !== undefined) {
-    if (!Number.isSafeInteger(v533)) return fail(["maxOutputTokens"], "type", true, { type: "integer" });
-    if (!(v533 >= 1)) return fail(["maxOutputTokens"], "minimum", true, { limit: 1 });
+  const v568 = value["maxOutputTokens"];
+  if (v568 !== undefined) {
+    if (!Number.isSafeInteger(v568)) return fail(["maxOutputTokens"], "type", true, { type: "integer" });
+    if (!(v568 >= 1)) return fail(["maxOutputTokens"], "minimum", true, { limit: 1 });
   }
-  const v534 = value["stopSequences"];
-  if (v534 !== undefined) {
-    if (!Array.isArray(v534)) return fail(["stopSequences"], "type", true, { type: "array" });
-    for (let i535 = 0; i535 < v534.length; i535++) {
-      if (typeof v534[i535] !== "string") return fail(["stopSequences", i535], "type", true, { type: "string" });
+  const v569 = value["stopSequences"];
+  if (v569 !== undefined) {
+    if (!Array.isArray(v569)) return fail(["stopSequences"], "type", true, { type: "array" });
+    for (let i570 = 0; i570 < v569.length; i570++) {
+      if (typeof v569[i570] !== "string") return fail(["stopSequences", i570], "type", true, { type: "string" });
     }
   }
-  const v536 = value["seed"];
-  if (v536 !== undefined) {
-    if (!Number.isSafeInteger(v536)) return fail(["seed"], "type", true, { type: "integer" });
+  const v571 = value["seed"];
+  if (v571 !== undefined) {
+    if (!Number.isSafeInteger(v571)) return fail(["seed"], "type", true, { type: "integer" });
   }
-  const v537 = value["presencePenalty"];
-  if (v537 !== undefined) {
-    if (typeof v537 !== "number" || !Number.isFinite(v537)) return fail(["presencePenalty"], "type", true, { type: "number" });
+  const v572 = value["presencePenalty"];
+  if (v572 !== undefined) {
+    if (typeof v572 !== "number" || !Number.isFinite(v572)) return fail(["presencePenalty"], "type", true, { type: "number" });
   }
-  const v538 = value["frequencyPenalty"];
-  if (v538 !== undefined) {
-    if (typeof v538 !== "number" || !Number.isFinite(v538)) return fail(["frequencyPenalty"], "type", true, { type: "number" });
+  const v573 = value["frequencyPenalty"];
+  if (v573 !== undefined) {
+    if (typeof v573 !== "number" || !Number.isFinite(v573)) return fail(["frequencyPenalty"], "type", true, { type: "number" });
   }
-  const v539 = value["responseMimeType"];
-  if (v539 !== undefined) {
-    if (typeof v539 !== "string") return fail(["responseMimeType"], "type", true, { type: "string" });
+  const v574 = value["responseMimeType"];
+  if (v574 !== undefined) {
+    if (typeof v574 !== "string") return fail(["responseMimeType"], "type", true, { type: "string" });
   }
-  const v540 = value["responseSchema"];
-  if (v540 !== undefined) {
-    if (!isObject(v540)) return fail(["responseSchema"], "type", true, { type: "object" });
-    if (Object.hasOwn(v540, "__proto__")) return fail(["responseSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v575 = value["responseSchema"];
+  if (v575 !== undefined) {
+    if (!isObject(v575)) return fail(["responseSchema"], "type", true, { type: "object" });
+    if (Object.hasOwn(v575, "__proto__")) return fail(["responseSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v541 = value["responseJsonSchema"];
-  if (v541 !== undefined) {
-    if (!isObject(v541)) return fail(["responseJsonSchema"], "type", true, { type: "object" });
-    if (Object.hasOwn(v541, "__proto__")) return fail(["responseJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v576 = value["responseJsonSchema"];
+  if (v576 !== undefined) {
+    if (!isObject(v576)) return fail(["responseJsonSchema"], "type", true, { type: "object" });
+    if (Object.hasOwn(v576, "__proto__")) return fail(["responseJsonSchema"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v542 = value["responseModalities"];
-  if (v542 !== undefined) {
-    if (!Array.isArray(v542)) return fail(["responseModalities"], "type", true, { type: "array" });
-    for (let i543 = 0; i543 < v542.length; i543++) {
-      if (typeof v542[i543] !== "string") return fail(["responseModalities", i543], "type", true, { type: "string" });
+  const v577 = value["responseModalities"];
+  if (v577 !== undefined) {
+    if (!Array.isArray(v577)) return fail(["responseModalities"], "type", true, { type: "array" });
+    for (let i578 = 0; i578 < v577.length; i578++) {
+      if (typeof v577[i578] !== "string") return fail(["responseModalities", i578], "type", true, { type: "string" });
     }
   }
-  const v544 = value["thinkingConfig"];
-  if (v544 !== undefined) {
-    if (!isObject(v544)) return fail(["thinkingConfig"], "type", true, { type: "object" });
-    const v545 = v544["thinkingBudget"];
-    if (v545 !== undefined) {
-      if (!Number.isSafeInteger(v545)) return fail(["thinkingConfig", "thinkingBudget"], "type", true, { type: "integer" });
+  const v579 = value["thinkingConfig"];
+  if (v579 !== undefined) {
+    if (!isObject(v579)) return fail(["thinkingConfig"], "type", true, { type: "object" });
+    const v580 = v579["thinkingBudget"];
+    if (v580 !== undefined) {
+      if (!Number.isSafeInteger(v580)) return fail(["thinkingConfig", "thinkingBudget"], "type", true, { type: "integer" });
     }
-    const v546 = v544["thinkingLevel"];
-    if (v546 !== undefined) {
-      if (typeof v546 !== "string") return fail(["thinkingConfig", "thinkingLevel"], "type", true, { type: "string" });
+    const v581 = v579["thinkingLevel"];
+    if (v581 !== undefined) {
+      if (typeof v581 !== "string") return fail(["thinkingConfig", "thinkingLevel"], "type", true, { type: "string" });
     }
-    const v547 = v544["includeThoughts"];
-    if (v547 !== undefined) {
-      if (typeof v547 !== "boolean") return fail(["thinkingConfig", "includeThoughts"], "type", true, { type: "boolean" });
+    const v582 = v579["includeThoughts"];
+    if (v582 !== undefined) {
+      if (typeof v582 !== "boolean") return fail(["thinkingConfig", "includeThoughts"], "type", true, { type: "boolean" });
     }
-    if (Object.hasOwn(v544, "__proto__")) return fail(["thinkingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (Object.hasOwn(v579, "__proto__")) return fail(["thinkingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
 function checkGeminiGenerateContentRequest(value) {
   if (!isObject(value)) return fail([], "type", true, { type: "object" });
-  const v512 = value["contents"];
-  if (v512 === undefined) return fail([], "required", true, { missingProperty: "contents" });
-  if (!Array.isArray(v512)) return fail(["contents"], "type", true, { type: "array" });
-  if (v512.length < 1) return fail(["contents"], "minItems", true, { limit: 1 });
-  for (let i513 = 0; i513 < v512.length; i513++) {
-    if (!checkGeminiContent(v512[i513])) return nest(["contents", i513]);
+  const v547 = value["contents"];
+  if (v547 === undefined) return fail([], "required", true, { missingProperty: "contents" });
+  if (!Array.isArray(v547)) return fail(["contents"], "type", true, { type: "array" });
+  if (v547.length < 1) return fail(["contents"], "minItems", true, { limit: 1 });
+  for (let i548 = 0; i548 < v547.length; i548++) {
+    if (!checkGeminiContent(v547[i548])) return nest(["contents", i548]);
   }
-  const v514 = value["systemInstruction"];
-  if (v514 !== undefined) {
-    if (!checkGeminiContent(v514)) return nest(["systemInstruction"]);
+  const v549 = value["systemInstruction"];
+  if (v549 !== undefined) {
+    if (!checkGeminiContent(v549)) return nest(["systemInstruction"]);
   }
-  const v515 = value["tools"];
-  if (v515 !== undefined) {
-    if (!Array.isArray(v515)) return fail(["tools"], "type", true, { type: "array" });
-    for (let i516 = 0; i516 < v515.length; i516++) {
-      if (!checkGeminiTool(v515[i516])) return nest(["tools", i516]);
+  const v550 = value["tools"];
+  if (v550 !== undefined) {
+    if (!Array.isArray(v550)) return fail(["tools"], "type", true, { type: "array" });
+    for (let i551 = 0; i551 < v550.length; i551++) {
+      if (!checkGeminiTool(v550[i551])) return nest(["tools", i551]);
     }
   }
-  const v523 = value["toolConfig"];
-  if (v523 !== undefined) {
-    if (!isObject(v523)) return fail(["toolConfig"], "type", true, { type: "object" });
-    const v524 = v523["functionCallingConfig"];
-    if (v524 !== undefined) {
-      if (!isObject(v524)) return fail(["toolConfig", "functionCallingConfig"], "type", true, { type: "object" });
-      const v525 = v524["mode"];
-      if (v525 !== undefined) {
-        if (!(v525 === "MODE_UNSPECIFIED" || v525 === "AUTO" || v525 === "ANY" || v525 === "NONE" || v525 === "VALIDATED")) return fail(["toolConfig", "functionCallingConfig", "mode"], "enum", true, { allowedValues: ["MODE_UNSPECIFIED","AUTO","ANY","NONE","VALIDATED"] });
+  const v558 = value["toolConfig"];
+  if (v558 !== undefined) {
+    if (!isObject(v558)) return fail(["toolConfig"], "type", true, { type: "object" });
+    const v559 = v558["functionCallingConfig"];
+    if (v559 !== undefined) {
+      if (!isObject(v559)) return fail(["toolConfig", "functionCallingConfig"], "type", true, { type: "object" });
+      const v560 = v559["mode"];
+      if (v560 !== undefined) {
+        if (!(v560 === "MODE_UNSPECIFIED" || v560 === "AUTO" || v560 === "ANY" || v560 === "NONE" || v560 === "VALIDATED")) return fail(["toolConfig", "functionCallingConfig", "mode"], "enum", true, { allowedValues: ["MODE_UNSPECIFIED","AUTO","ANY","NONE","VALIDATED"] });
       }
-      const v526 = v524["allowedFunctionNames"];
-      if (v526 !== undefined) {
-        if (!Array.isArray(v526)) return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], "type", true, { type: "array" });
-        for (let i527 = 0; i527 < v526.length; i527++) {
-          if (typeof v526[i527] !== "string") return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames", i527], "type", true, { type: "string" });
+      const v561 = v559["allowedFunctionNames"];
+      if (v561 !== undefined) {
+        if (!Array.isArray(v561)) return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], "type", true, { type: "array" });
+        for (let i562 = 0; i562 < v561.length; i562++) {
+          if (typeof v561[i562] !== "string") return fail(["toolConfig", "functionCallingConfig", "allowedFunctionNames", i562], "type", true, { type: "string" });
         }
       }
-      if (Object.hasOwn(v524, "__proto__")) return fail(["toolConfig", "functionCallingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+      if (Object.hasOwn(v559, "__proto__")) return fail(["toolConfig", "functionCallingConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
-    if (Object.hasOwn(v523, "__proto__")) return fail(["toolConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
+    if (Object.hasOwn(v558, "__proto__")) return fail(["toolConfig"], "additionalProperties", false, { additionalProperty: "__proto__" });
   }
-  const v528 = value["generationConfig"];
-  if (v528 !== undefined) {
-    if (!checkGeminiGenerationConfig(v528)) return nest(["generationConfig"]);
+  const v563 = value["generationConfig"];
+  if (v563 !== undefined) {
+    if (!checkGeminiGenerationConfig(v563)) return nest(["generationConfig"]);
   }
-  const v548 = value["safetySettings"];
-  if (v548 !== undefined) {
-    if (!Array.isArray(v548)) return fail(["safetySettings"], "type", true, { type: "array" });
-    for (let i549 = 0; i549 < v548.length; i549++) {
-      if (!isObject(v548[i549])) return fail(["safetySettings", i549], "type", true, { type: "object" });
-      if (Object.hasOwn(v548[i549], "__proto__")) return fail(["safetySettings", i549], "additionalProperties", false, { additionalProperty: "__proto__" });
+  const v583 = value["safetySettings"];
+  if (v583 !== undefined) {
+    if (!Array.isArray(v583)) return fail(["safetySettings"], "type", true, { type: "array" });
+    for (let i584 = 0; i584 < v583.length; i584++) {
+      if (!isObject(v583[i584])) return fail(["safetySettings", i584], "type", true, { type: "object" });
+      if (Object.hasOwn(v583[i584], "__proto__")) return fail(["safetySettings", i584], "additionalProperties", false, { additionalProperty: "__proto__" });
     }
   }
-  const v550 = value["cachedContent"];
-  if (v550 !== undefined) {
-    if (typeof v550 !== "string") return fail(["cachedContent"], "type", true, { type: "string" });
+  const v585 = value["cachedContent"];
+  if (v585 !== undefined) {
+    if (typeof v585 !== "string") return fail(["cachedContent"], "type", true, { type: "string" });
   }
   if (Object.hasOwn(value, "__proto__")) return fail([], "additionalProperties", false, { additionalProperty: "__proto__" });
   return true;
 }
-function check551(value) {
+function check586(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length > 128 && codePoints(value) > 128) return fail([], "maxLength", true, { limit: 128 });
   return true;
 }
-function check552(value) {
+function check587(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
-  if (!K4.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9_-]{1,64}$" });
+  if (!K5.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9_-]{1,64}$" });
   return true;
 }
-function check553(value) {
-  if (!(value === "user" || value === "model" || value === "provider" || value === "virtual_key_id" || value === "status" || value === "metadata")) return fail([], "enum", true, { allowedValues: ["user","model","provider","virtual_key_id","status","metadata"] });
+function check588(value) {
+  if (!(value === "user" || value === "model" || value === "provider" || value === "virtual_key_id" || value === "status" || value === "metadata" || value === "experiment_variant")) return fail([], "enum", true, { allowedValues: ["user","model","provider","virtual_key_id","status","metadata","experiment_variant"] });
   return true;
 }
-function check554(value) {
+function check589(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   return true;
 }
-function check555(value) {
+function check590(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check556(value) {
+function check591(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return true;
 }
-function check557(value) {
+function check592(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check558(value) {
+function check593(value) {
   if (!(value === "minute" || value === "hour" || value === "day")) return fail([], "enum", true, { allowedValues: ["minute","hour","day"] });
   return true;
 }
-function check560(value) {
+function check595(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
-  const url561 = urlVerdict(value);
-  if (url561 !== 1) return fail([], "format", url561 === 0, { format: "uri" });
+  const url596 = urlVerdict(value);
+  if (url596 !== 1) return fail([], "format", url596 === 0, { format: "uri" });
   return true;
 }
-function check562(value) {
+function check597(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length > 256 && codePoints(value) > 256) return fail([], "maxLength", true, { limit: 256 });
   return true;
 }
 function checkAuditAction(value) {
-  if (!(K11.has(value))) return fail([], "enum", true, { allowedValues: ["api_key.created","api_key.updated","api_key.rotated","api_key.revoked","virtual_key.created","virtual_key.updated","virtual_key.deleted","config.created","config.updated","config.deleted","prompt.created","prompt.updated","prompt.published","prompt.label_moved","prompt.label_removed","prompt.deleted","guardrail.created","guardrail.updated","guardrail.deleted","mcp_server.created","mcp_server.updated","mcp_server.deleted","analytics_dimensions.updated","budget.created","budget.updated","budget.deleted","webhook.created","webhook.updated","webhook.deleted","run.resumed","reconciliation.updated","reconciliation.deleted"] });
+  if (!(K12.has(value))) return fail([], "enum", true, { allowedValues: ["api_key.created","api_key.updated","api_key.rotated","api_key.revoked","virtual_key.created","virtual_key.updated","virtual_key.deleted","config.created","config.updated","config.deleted","prompt.created","prompt.updated","prompt.published","prompt.label_moved","prompt.label_removed","prompt.deleted","guardrail.created","guardrail.updated","guardrail.deleted","mcp_server.created","mcp_server.updated","mcp_server.deleted","analytics_dimensions.updated","budget.created","budget.updated","budget.deleted","webhook.created","webhook.updated","webhook.deleted","run.resumed","reconciliation.updated","reconciliation.deleted","experiment.created","experiment.updated","experiment.started","experiment.stopped","experiment.promoted","experiment.deleted"] });
   return true;
 }
 function checkAuditResourceType(value) {
-  if (!(K12.has(value))) return fail([], "enum", true, { allowedValues: ["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation"] });
+  if (!(K13.has(value))) return fail([], "enum", true, { allowedValues: ["api_key","virtual_key","config","prompt","guardrail","mcp_server","analytics_dimensions","budget","webhook","run","reconciliation","experiment"] });
   return true;
 }
-function check565(value) {
+function check600(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 200 && codePoints(value) > 200) return fail([], "maxLength", true, { limit: 200 });
   return true;
 }
-function check570(value) {
+function check605(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 1024 && codePoints(value) > 1024) return fail([], "maxLength", true, { limit: 1024 });
   return true;
 }
-function check572(value) {
+function check607(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   if (value.length < 1 || (value.length < 2 && codePoints(value) < 1)) return fail([], "minLength", true, { limit: 1 });
   if (value.length > 128 && codePoints(value) > 128) return fail([], "maxLength", true, { limit: 128 });
   return true;
 }
-function check575(value) {
+function checkExperimentStatus(value) {
+  if (!(value === "draft" || value === "running" || value === "stopped" || value === "concluded")) return fail([], "enum", true, { allowedValues: ["draft","running","stopped","concluded"] });
+  return true;
+}
+function check610(value) {
   if (!(value === "asc" || value === "desc")) return fail([], "enum", true, { allowedValues: ["asc","desc"] });
   return true;
 }
-function check592(value) {
+function check627(value) {
   if (!(value === "2xx" || value === "4xx" || value === "5xx")) return fail([], "enum", true, { allowedValues: ["2xx","4xx","5xx"] });
   return true;
 }
-function check593(value) {
+function check628(value) {
   if (!(value === "HIT" || value === "SEMANTIC_HIT" || value === "MISS" || value === "REFRESH" || value === "DISABLED")) return fail([], "enum", true, { allowedValues: ["HIT","SEMANTIC_HIT","MISS","REFRESH","DISABLED"] });
   return true;
 }
-function check594(value) {
+function check629(value) {
   if (!(value === "jsonl" || value === "csv")) return fail([], "enum", true, { allowedValues: ["jsonl","csv"] });
   return true;
 }
-function check600(value) {
+function check635(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
-  if (!K13.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" });
+  if (!K3.test(value)) return fail([], "pattern", true, { pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" });
   return true;
 }
-function check602(value) {
+function check637(value) {
   if (!Number.isSafeInteger(value)) return fail([], "type", true, { type: "integer" });
   if (!(value >= 1)) return fail([], "minimum", true, { limit: 1 });
   return true;
 }
-function check604(value) {
+function check639(value) {
   if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   return fail([], "format", false);
   return true;
 }
-function check611(value) {
+function check646(value) {
   if (typeof value === "string") {
     if (typeof value !== "string") return fail([], "type", true, { type: "string" });
   } else if (Array.isArray(value)) {
     if (!Array.isArray(value)) return fail([], "type", true, { type: "array" });
-    for (let i612 = 0; i612 < value.length; i612++) {
-      if (typeof value[i612] !== "string") return fail([i612], "type", true, { type: "string" });
+    for (let i647 = 0; i647 < value.length; i647++) {
+      if (typeof value[i647] !== "string") return fail([i647], "type", true, { type: "string" });
     }
   } else {
     return fail([], "type", true);
   }
   return true;
 }
-function check626(value) {
+function check661(value) {
   if (!(value === "in_progress" || value === "completed" || value === "failed" || value === "cancelled")) return fail([], "enum", true, { allowedValues: ["in_progress","completed","failed","cancelled"] });
   return true;
 }
-function check641(value) {
+function check676(value) {
   if (!(value === "video" || value === "thumbnail" || value === "spritesheet")) return fail([], "enum", true, { allowedValues: ["video","thumbnail","spritesheet"] });
   return true;
 }
-function check644(value) {
+function check679(value) {
   if (!(value === "pending" || value === "delivered" || value === "failed")) return fail([], "enum", true, { allowedValues: ["pending","delivered","failed"] });
   return true;
 }
-function check649(value) {
+function check684(value) {
   if (!(value === "sse")) return fail([], "enum", true, { allowedValues: ["sse"] });
   return true;
 }
@@ -3397,6 +3578,24 @@ export function createEmbeddingBodyCheck(value: unknown): CheckFailure[] | null 
   return runCheck(checkCreateEmbeddingRequest, value);
 }
 export const createEmbeddingBody = compiledBody(CreateEmbeddingRequestSchema, createEmbeddingBodyCheck);
+
+/** The check of createExperiment's JSON body: null when it passes, else where it stopped. */
+export function createExperimentBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkCreateExperimentRequest, value);
+}
+export const createExperimentBody = compiledBody(CreateExperimentRequestSchema, createExperimentBodyCheck);
+
+/** The check of updateExperiment's JSON body: null when it passes, else where it stopped. */
+export function updateExperimentBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkUpdateExperimentRequest, value);
+}
+export const updateExperimentBody = compiledBody(UpdateExperimentRequestSchema, updateExperimentBodyCheck);
+
+/** The check of promoteExperimentVariant's JSON body: null when it passes, else where it stopped. */
+export function promoteExperimentVariantBodyCheck(value: unknown): CheckFailure[] | null {
+  return runCheck(checkPromoteExperimentRequest, value);
+}
+export const promoteExperimentVariantBody = compiledBody(PromoteExperimentRequestSchema, promoteExperimentVariantBodyCheck);
 
 /** The check of createFeedback's JSON body: null when it passes, else where it stopped. */
 export function createFeedbackBodyCheck(value: unknown): CheckFailure[] | null {
@@ -3665,7 +3864,7 @@ const headerParameters1 = (source: Headers): Record<string, unknown> | null => {
   });
   const out: Record<string, unknown> = {};
   if (p0 !== null) {
-    if (!passes(check551, p0)) return null;
+    if (!passes(check586, p0)) return null;
     out["mcp-session-id"] = p0;
   }
   return out;
@@ -3682,11 +3881,11 @@ const headerParameters2 = (source: Headers): Record<string, unknown> | null => {
   });
   const out: Record<string, unknown> = {};
   if (p0 !== null) {
-    if (!passes(check551, p0)) return null;
+    if (!passes(check586, p0)) return null;
     out["mcp-session-id"] = p0;
   }
   if (p1 !== null) {
-    if (!passes(check551, p1)) return null;
+    if (!passes(check586, p1)) return null;
     out["x-gateway-trace-id"] = p1;
   }
   if (p2 !== null) {
@@ -3699,7 +3898,7 @@ const pathParameters3 = (source: Record<string, string | string[] | undefined>):
   const out: Record<string, unknown> = {};
   const p0 = source["server_label"];
   if (p0 === undefined) return null;
-  if (!passes(check552, p0)) return null;
+  if (!passes(check587, p0)) return null;
   out["server_label"] = p0;
   return out;
 };
@@ -3708,11 +3907,11 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["by"];
   if (p0 === undefined) return null;
-  if (!passes(check553, p0)) return null;
+  if (!passes(check588, p0)) return null;
   out["by"] = p0;
   const p1 = source["metadata_key"];
   if (p1 !== undefined) {
-    if (!passes(check554, p1)) return null;
+    if (!passes(check589, p1)) return null;
     out["metadata_key"] = p1;
   }
   const p2 = source["limit"];
@@ -3724,27 +3923,27 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   }
   const p3 = source["from"];
   if (p3 !== undefined) {
-    if (!passes(check555, p3)) return null;
+    if (!passes(check590, p3)) return null;
     out["from"] = p3;
   }
   const p4 = source["to"];
   if (p4 !== undefined) {
-    if (!passes(check555, p4)) return null;
+    if (!passes(check590, p4)) return null;
     out["to"] = p4;
   }
   const p5 = source["user"];
   if (p5 !== undefined) {
-    if (!passes(check556, p5)) return null;
+    if (!passes(check591, p5)) return null;
     out["user"] = p5;
   }
   const p6 = source["model"];
   if (p6 !== undefined) {
-    if (!passes(check556, p6)) return null;
+    if (!passes(check591, p6)) return null;
     out["model"] = p6;
   }
   const p7 = source["provider"];
   if (p7 !== undefined) {
-    if (!passes(check556, p7)) return null;
+    if (!passes(check591, p7)) return null;
     out["provider"] = p7;
   }
   const p8 = source["status"];
@@ -3761,18 +3960,28 @@ const queryParameters4 = (source: Record<string, string | string[] | undefined>)
   }
   const p10 = source["trace_id"];
   if (p10 !== undefined) {
-    if (!passes(check556, p10)) return null;
+    if (!passes(check591, p10)) return null;
     out["trace_id"] = p10;
   }
   const p11 = source["virtual_key_id"];
   if (p11 !== undefined) {
-    if (!passes(check556, p11)) return null;
+    if (!passes(check591, p11)) return null;
     out["virtual_key_id"] = p11;
   }
   const p12 = source["prompt_id"];
   if (p12 !== undefined) {
-    if (!passes(check557, p12)) return null;
+    if (!passes(check592, p12)) return null;
     out["prompt_id"] = p12;
+  }
+  const p13 = source["experiment_id"];
+  if (p13 !== undefined) {
+    if (!passes(check592, p13)) return null;
+    out["experiment_id"] = p13;
+  }
+  const p14 = source["experiment_variant"];
+  if (p14 !== undefined) {
+    if (!passes(check591, p14)) return null;
+    out["experiment_variant"] = p14;
   }
   return out;
 };
@@ -3781,27 +3990,27 @@ const queryParameters5 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check555, p0)) return null;
+    if (!passes(check590, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check555, p1)) return null;
+    if (!passes(check590, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["user"];
   if (p2 !== undefined) {
-    if (!passes(check556, p2)) return null;
+    if (!passes(check591, p2)) return null;
     out["user"] = p2;
   }
   const p3 = source["model"];
   if (p3 !== undefined) {
-    if (!passes(check556, p3)) return null;
+    if (!passes(check591, p3)) return null;
     out["model"] = p3;
   }
   const p4 = source["provider"];
   if (p4 !== undefined) {
-    if (!passes(check556, p4)) return null;
+    if (!passes(check591, p4)) return null;
     out["provider"] = p4;
   }
   const p5 = source["status"];
@@ -3818,18 +4027,28 @@ const queryParameters5 = (source: Record<string, string | string[] | undefined>)
   }
   const p7 = source["trace_id"];
   if (p7 !== undefined) {
-    if (!passes(check556, p7)) return null;
+    if (!passes(check591, p7)) return null;
     out["trace_id"] = p7;
   }
   const p8 = source["virtual_key_id"];
   if (p8 !== undefined) {
-    if (!passes(check556, p8)) return null;
+    if (!passes(check591, p8)) return null;
     out["virtual_key_id"] = p8;
   }
   const p9 = source["prompt_id"];
   if (p9 !== undefined) {
-    if (!passes(check557, p9)) return null;
+    if (!passes(check592, p9)) return null;
     out["prompt_id"] = p9;
+  }
+  const p10 = source["experiment_id"];
+  if (p10 !== undefined) {
+    if (!passes(check592, p10)) return null;
+    out["experiment_id"] = p10;
+  }
+  const p11 = source["experiment_variant"];
+  if (p11 !== undefined) {
+    if (!passes(check591, p11)) return null;
+    out["experiment_variant"] = p11;
   }
   return out;
 };
@@ -3838,32 +4057,32 @@ const queryParameters6 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check555, p0)) return null;
+    if (!passes(check590, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check555, p1)) return null;
+    if (!passes(check590, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["interval"];
   if (p2 !== undefined) {
-    if (!passes(check558, p2)) return null;
+    if (!passes(check593, p2)) return null;
     out["interval"] = p2;
   }
   const p3 = source["user"];
   if (p3 !== undefined) {
-    if (!passes(check556, p3)) return null;
+    if (!passes(check591, p3)) return null;
     out["user"] = p3;
   }
   const p4 = source["model"];
   if (p4 !== undefined) {
-    if (!passes(check556, p4)) return null;
+    if (!passes(check591, p4)) return null;
     out["model"] = p4;
   }
   const p5 = source["provider"];
   if (p5 !== undefined) {
-    if (!passes(check556, p5)) return null;
+    if (!passes(check591, p5)) return null;
     out["provider"] = p5;
   }
   const p6 = source["status"];
@@ -3880,18 +4099,28 @@ const queryParameters6 = (source: Record<string, string | string[] | undefined>)
   }
   const p8 = source["trace_id"];
   if (p8 !== undefined) {
-    if (!passes(check556, p8)) return null;
+    if (!passes(check591, p8)) return null;
     out["trace_id"] = p8;
   }
   const p9 = source["virtual_key_id"];
   if (p9 !== undefined) {
-    if (!passes(check556, p9)) return null;
+    if (!passes(check591, p9)) return null;
     out["virtual_key_id"] = p9;
   }
   const p10 = source["prompt_id"];
   if (p10 !== undefined) {
-    if (!passes(check557, p10)) return null;
+    if (!passes(check592, p10)) return null;
     out["prompt_id"] = p10;
+  }
+  const p11 = source["experiment_id"];
+  if (p11 !== undefined) {
+    if (!passes(check592, p11)) return null;
+    out["experiment_id"] = p11;
+  }
+  const p12 = source["experiment_variant"];
+  if (p12 !== undefined) {
+    if (!passes(check591, p12)) return null;
+    out["experiment_variant"] = p12;
   }
   return out;
 };
@@ -3900,7 +4129,7 @@ const queryParameters7 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["workspace_id"];
   if (p0 !== undefined) {
-    if (!passes(check557, p0)) return null;
+    if (!passes(check592, p0)) return null;
     out["workspace_id"] = p0;
   }
   return out;
@@ -3910,7 +4139,7 @@ const pathParameters8 = (source: Record<string, string | string[] | undefined>):
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check557, p0)) return null;
+  if (!passes(check592, p0)) return null;
   out["id"] = p0;
   return out;
 };
@@ -3954,30 +4183,30 @@ const headerParameters9 = (source: Headers): Record<string, unknown> | null => {
     out["x-gateway-upstream-project"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check560, p6)) return null;
+    if (!passes(check595, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check551, p8)) return null;
+    if (!passes(check586, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check551, p9)) return null;
+    if (!passes(check586, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check551, p10)) return null;
+    if (!passes(check586, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check562, p11)) return null;
+    if (!passes(check597, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
-    if (!K10.test(p12)) return null;
+    if (!K11.test(p12)) return null;
     const p12n = Number(p12);
     if (!(Number.isFinite(p12n) && p12n >= 1 && p12n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p12n;
@@ -3989,7 +4218,7 @@ const queryParameters10 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["workspace_id"];
   if (p0 !== undefined) {
-    if (!passes(check557, p0)) return null;
+    if (!passes(check592, p0)) return null;
     out["workspace_id"] = p0;
   }
   const p1 = source["action"];
@@ -4004,27 +4233,27 @@ const queryParameters10 = (source: Record<string, string | string[] | undefined>
   }
   const p3 = source["resource_id"];
   if (p3 !== undefined) {
-    if (!passes(check565, p3)) return null;
+    if (!passes(check600, p3)) return null;
     out["resource_id"] = p3;
   }
   const p4 = source["actor_key_id"];
   if (p4 !== undefined) {
-    if (!passes(check557, p4)) return null;
+    if (!passes(check592, p4)) return null;
     out["actor_key_id"] = p4;
   }
   const p5 = source["from"];
   if (p5 !== undefined) {
-    if (!passes(check555, p5)) return null;
+    if (!passes(check590, p5)) return null;
     out["from"] = p5;
   }
   const p6 = source["to"];
   if (p6 !== undefined) {
-    if (!passes(check555, p6)) return null;
+    if (!passes(check590, p6)) return null;
     out["to"] = p6;
   }
   const p7 = source["cursor"];
   if (p7 !== undefined) {
-    if (!passes(check556, p7)) return null;
+    if (!passes(check591, p7)) return null;
     out["cursor"] = p7;
   }
   const p8 = source["limit"];
@@ -4041,7 +4270,7 @@ const queryParameters11 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["after"];
   if (p0 !== undefined) {
-    if (!passes(check556, p0)) return null;
+    if (!passes(check591, p0)) return null;
     out["after"] = p0;
   }
   const p1 = source["limit"];
@@ -4058,7 +4287,7 @@ const pathParameters12 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["batch_id"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
   out["batch_id"] = p0;
   return out;
 };
@@ -4067,7 +4296,7 @@ const queryParameters13 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["member"];
   if (p0 !== undefined) {
-    if (!passes(check570, p0)) return null;
+    if (!passes(check605, p0)) return null;
     out["member"] = p0;
   }
   return out;
@@ -4114,30 +4343,30 @@ const headerParameters14 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check560, p6)) return null;
+    if (!passes(check595, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check551, p8)) return null;
+    if (!passes(check586, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check551, p9)) return null;
+    if (!passes(check586, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check551, p10)) return null;
+    if (!passes(check586, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check562, p11)) return null;
+    if (!passes(check597, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
-    if (!K10.test(p12)) return null;
+    if (!K11.test(p12)) return null;
     const p12n = Number(p12);
     if (!(Number.isFinite(p12n) && p12n >= 1 && p12n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p12n;
@@ -4147,7 +4376,7 @@ const headerParameters14 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p13 === "true";
   }
   if (p14 !== null) {
-    if (!passes(check572, p14)) return null;
+    if (!passes(check607, p14)) return null;
     out["x-gateway-cache-namespace"] = p14;
   }
   return out;
@@ -4157,25 +4386,35 @@ const pathParameters15 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["slug"];
   if (p0 === undefined) return null;
-  if (!passes(check565, p0)) return null;
+  if (!passes(check600, p0)) return null;
   out["slug"] = p0;
   return out;
 };
 
 const queryParameters16 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
-  const p0 = source["trace_id"];
-  if (p0 === undefined) return null;
-  if (!passes(check572, p0)) return null;
-  out["trace_id"] = p0;
+  const p0 = source["status"];
+  if (p0 !== undefined) {
+    if (!passes(checkExperimentStatus, p0)) return null;
+    out["status"] = p0;
+  }
   return out;
 };
 
 const queryParameters17 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
+  const p0 = source["trace_id"];
+  if (p0 === undefined) return null;
+  if (!passes(check607, p0)) return null;
+  out["trace_id"] = p0;
+  return out;
+};
+
+const queryParameters18 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+  const out: Record<string, unknown> = {};
   const p0 = source["purpose"];
   if (p0 !== undefined) {
-    if (!passes(check556, p0)) return null;
+    if (!passes(check591, p0)) return null;
     out["purpose"] = p0;
   }
   const p1 = source["limit"];
@@ -4187,172 +4426,32 @@ const queryParameters17 = (source: Record<string, string | string[] | undefined>
   }
   const p2 = source["order"];
   if (p2 !== undefined) {
-    if (!passes(check575, p2)) return null;
+    if (!passes(check610, p2)) return null;
     out["order"] = p2;
   }
   const p3 = source["after"];
   if (p3 !== undefined) {
-    if (!passes(check556, p3)) return null;
+    if (!passes(check591, p3)) return null;
     out["after"] = p3;
   }
   return out;
 };
 
-const pathParameters18 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const pathParameters19 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["file_id"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
   out["file_id"] = p0;
   return out;
 };
 
-const pathParameters19 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const pathParameters20 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["fine_tuning_job_id"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
   out["fine_tuning_job_id"] = p0;
-  return out;
-};
-
-const queryParameters20 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
-  const out: Record<string, unknown> = {};
-  const p0 = source["user"];
-  if (p0 !== undefined) {
-    if (!passes(check556, p0)) return null;
-    out["user"] = p0;
-  }
-  const p1 = source["model"];
-  if (p1 !== undefined) {
-    if (!passes(check556, p1)) return null;
-    out["model"] = p1;
-  }
-  const p2 = source["provider"];
-  if (p2 !== undefined) {
-    if (!passes(check556, p2)) return null;
-    out["provider"] = p2;
-  }
-  const p3 = source["status"];
-  if (p3 !== undefined) {
-    if (!typeof p3 === "string") return null;
-    const p3n = Number(p3);
-    if (!(Number.isSafeInteger(p3n) && p3n >= 100 && p3n <= 599)) return null;
-    out["status"] = p3n;
-  }
-  const p4 = source["success"];
-  if (p4 !== undefined) {
-    if (p4 !== "true" && p4 !== "false") return null;
-    out["success"] = p4 === "true";
-  }
-  const p5 = source["trace_id"];
-  if (p5 !== undefined) {
-    if (!passes(check556, p5)) return null;
-    out["trace_id"] = p5;
-  }
-  const p6 = source["virtual_key_id"];
-  if (p6 !== undefined) {
-    if (!passes(check556, p6)) return null;
-    out["virtual_key_id"] = p6;
-  }
-  const p7 = source["prompt_id"];
-  if (p7 !== undefined) {
-    if (!passes(check557, p7)) return null;
-    out["prompt_id"] = p7;
-  }
-  const p8 = source["from"];
-  if (p8 !== undefined) {
-    if (!passes(check555, p8)) return null;
-    out["from"] = p8;
-  }
-  const p9 = source["to"];
-  if (p9 !== undefined) {
-    if (!passes(check555, p9)) return null;
-    out["to"] = p9;
-  }
-  const p10 = source["status_class"];
-  if (p10 !== undefined) {
-    if (!passes(check592, p10)) return null;
-    out["status_class"] = p10;
-  }
-  const p11 = source["cache_status"];
-  if (p11 !== undefined) {
-    if (!passes(check593, p11)) return null;
-    out["cache_status"] = p11;
-  }
-  const p12 = source["config"];
-  if (p12 !== undefined) {
-    if (!passes(check565, p12)) return null;
-    out["config"] = p12;
-  }
-  const p13 = source["min_total_tokens"];
-  if (p13 !== undefined) {
-    if (!typeof p13 === "string") return null;
-    const p13n = Number(p13);
-    if (!(Number.isSafeInteger(p13n) && p13n >= 0)) return null;
-    out["min_total_tokens"] = p13n;
-  }
-  const p14 = source["max_total_tokens"];
-  if (p14 !== undefined) {
-    if (!typeof p14 === "string") return null;
-    const p14n = Number(p14);
-    if (!(Number.isSafeInteger(p14n) && p14n >= 0)) return null;
-    out["max_total_tokens"] = p14n;
-  }
-  const p15 = source["min_cost_usd"];
-  if (p15 !== undefined) {
-    if (!typeof p15 === "string") return null;
-    const p15n = Number(p15);
-    if (!(Number.isFinite(p15n) && p15n >= 0)) return null;
-    out["min_cost_usd"] = p15n;
-  }
-  const p16 = source["max_cost_usd"];
-  if (p16 !== undefined) {
-    if (!typeof p16 === "string") return null;
-    const p16n = Number(p16);
-    if (!(Number.isFinite(p16n) && p16n >= 0)) return null;
-    out["max_cost_usd"] = p16n;
-  }
-  const p17 = source["min_latency_ms"];
-  if (p17 !== undefined) {
-    if (!typeof p17 === "string") return null;
-    const p17n = Number(p17);
-    if (!(Number.isFinite(p17n) && p17n >= 0)) return null;
-    out["min_latency_ms"] = p17n;
-  }
-  const p18 = source["max_latency_ms"];
-  if (p18 !== undefined) {
-    if (!typeof p18 === "string") return null;
-    const p18n = Number(p18);
-    if (!(Number.isFinite(p18n) && p18n >= 0)) return null;
-    out["max_latency_ms"] = p18n;
-  }
-  const p19 = source["min_time_to_first_token_ms"];
-  if (p19 !== undefined) {
-    if (!typeof p19 === "string") return null;
-    const p19n = Number(p19);
-    if (!(Number.isFinite(p19n) && p19n >= 0)) return null;
-    out["min_time_to_first_token_ms"] = p19n;
-  }
-  const p20 = source["max_time_to_first_token_ms"];
-  if (p20 !== undefined) {
-    if (!typeof p20 === "string") return null;
-    const p20n = Number(p20);
-    if (!(Number.isFinite(p20n) && p20n >= 0)) return null;
-    out["max_time_to_first_token_ms"] = p20n;
-  }
-  const p21 = source["cursor"];
-  if (p21 !== undefined) {
-    if (!passes(check556, p21)) return null;
-    out["cursor"] = p21;
-  }
-  const p22 = source["limit"];
-  if (p22 !== undefined) {
-    if (!typeof p22 === "string") return null;
-    const p22n = Number(p22);
-    if (!(Number.isSafeInteger(p22n) && p22n >= 1 && p22n <= 200)) return null;
-    out["limit"] = p22n;
-  }
   return out;
 };
 
@@ -4360,17 +4459,17 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   const out: Record<string, unknown> = {};
   const p0 = source["user"];
   if (p0 !== undefined) {
-    if (!passes(check556, p0)) return null;
+    if (!passes(check591, p0)) return null;
     out["user"] = p0;
   }
   const p1 = source["model"];
   if (p1 !== undefined) {
-    if (!passes(check556, p1)) return null;
+    if (!passes(check591, p1)) return null;
     out["model"] = p1;
   }
   const p2 = source["provider"];
   if (p2 !== undefined) {
-    if (!passes(check556, p2)) return null;
+    if (!passes(check591, p2)) return null;
     out["provider"] = p2;
   }
   const p3 = source["status"];
@@ -4387,129 +4486,289 @@ const queryParameters21 = (source: Record<string, string | string[] | undefined>
   }
   const p5 = source["trace_id"];
   if (p5 !== undefined) {
-    if (!passes(check556, p5)) return null;
+    if (!passes(check591, p5)) return null;
     out["trace_id"] = p5;
   }
   const p6 = source["virtual_key_id"];
   if (p6 !== undefined) {
-    if (!passes(check556, p6)) return null;
+    if (!passes(check591, p6)) return null;
     out["virtual_key_id"] = p6;
   }
   const p7 = source["prompt_id"];
   if (p7 !== undefined) {
-    if (!passes(check557, p7)) return null;
+    if (!passes(check592, p7)) return null;
     out["prompt_id"] = p7;
   }
-  const p8 = source["from"];
+  const p8 = source["experiment_id"];
   if (p8 !== undefined) {
-    if (!passes(check555, p8)) return null;
-    out["from"] = p8;
+    if (!passes(check592, p8)) return null;
+    out["experiment_id"] = p8;
   }
-  const p9 = source["to"];
+  const p9 = source["experiment_variant"];
   if (p9 !== undefined) {
-    if (!passes(check555, p9)) return null;
-    out["to"] = p9;
+    if (!passes(check591, p9)) return null;
+    out["experiment_variant"] = p9;
   }
-  const p10 = source["status_class"];
+  const p10 = source["from"];
   if (p10 !== undefined) {
-    if (!passes(check592, p10)) return null;
-    out["status_class"] = p10;
+    if (!passes(check590, p10)) return null;
+    out["from"] = p10;
   }
-  const p11 = source["cache_status"];
+  const p11 = source["to"];
   if (p11 !== undefined) {
-    if (!passes(check593, p11)) return null;
-    out["cache_status"] = p11;
+    if (!passes(check590, p11)) return null;
+    out["to"] = p11;
   }
-  const p12 = source["config"];
+  const p12 = source["status_class"];
   if (p12 !== undefined) {
-    if (!passes(check565, p12)) return null;
-    out["config"] = p12;
+    if (!passes(check627, p12)) return null;
+    out["status_class"] = p12;
   }
-  const p13 = source["min_total_tokens"];
+  const p13 = source["cache_status"];
   if (p13 !== undefined) {
-    if (!typeof p13 === "string") return null;
-    const p13n = Number(p13);
-    if (!(Number.isSafeInteger(p13n) && p13n >= 0)) return null;
-    out["min_total_tokens"] = p13n;
+    if (!passes(check628, p13)) return null;
+    out["cache_status"] = p13;
   }
-  const p14 = source["max_total_tokens"];
+  const p14 = source["config"];
   if (p14 !== undefined) {
-    if (!typeof p14 === "string") return null;
-    const p14n = Number(p14);
-    if (!(Number.isSafeInteger(p14n) && p14n >= 0)) return null;
-    out["max_total_tokens"] = p14n;
+    if (!passes(check600, p14)) return null;
+    out["config"] = p14;
   }
-  const p15 = source["min_cost_usd"];
+  const p15 = source["min_total_tokens"];
   if (p15 !== undefined) {
     if (!typeof p15 === "string") return null;
     const p15n = Number(p15);
-    if (!(Number.isFinite(p15n) && p15n >= 0)) return null;
-    out["min_cost_usd"] = p15n;
+    if (!(Number.isSafeInteger(p15n) && p15n >= 0)) return null;
+    out["min_total_tokens"] = p15n;
   }
-  const p16 = source["max_cost_usd"];
+  const p16 = source["max_total_tokens"];
   if (p16 !== undefined) {
     if (!typeof p16 === "string") return null;
     const p16n = Number(p16);
-    if (!(Number.isFinite(p16n) && p16n >= 0)) return null;
-    out["max_cost_usd"] = p16n;
+    if (!(Number.isSafeInteger(p16n) && p16n >= 0)) return null;
+    out["max_total_tokens"] = p16n;
   }
-  const p17 = source["min_latency_ms"];
+  const p17 = source["min_cost_usd"];
   if (p17 !== undefined) {
     if (!typeof p17 === "string") return null;
     const p17n = Number(p17);
     if (!(Number.isFinite(p17n) && p17n >= 0)) return null;
-    out["min_latency_ms"] = p17n;
+    out["min_cost_usd"] = p17n;
   }
-  const p18 = source["max_latency_ms"];
+  const p18 = source["max_cost_usd"];
   if (p18 !== undefined) {
     if (!typeof p18 === "string") return null;
     const p18n = Number(p18);
     if (!(Number.isFinite(p18n) && p18n >= 0)) return null;
-    out["max_latency_ms"] = p18n;
+    out["max_cost_usd"] = p18n;
   }
-  const p19 = source["min_time_to_first_token_ms"];
+  const p19 = source["min_latency_ms"];
   if (p19 !== undefined) {
     if (!typeof p19 === "string") return null;
     const p19n = Number(p19);
     if (!(Number.isFinite(p19n) && p19n >= 0)) return null;
-    out["min_time_to_first_token_ms"] = p19n;
+    out["min_latency_ms"] = p19n;
   }
-  const p20 = source["max_time_to_first_token_ms"];
+  const p20 = source["max_latency_ms"];
   if (p20 !== undefined) {
     if (!typeof p20 === "string") return null;
     const p20n = Number(p20);
     if (!(Number.isFinite(p20n) && p20n >= 0)) return null;
-    out["max_time_to_first_token_ms"] = p20n;
+    out["max_latency_ms"] = p20n;
   }
-  const p21 = source["format"];
-  if (p21 === undefined) return null;
-  if (!passes(check594, p21)) return null;
-  out["format"] = p21;
-  const p22 = source["include_bodies"];
+  const p21 = source["min_time_to_first_token_ms"];
+  if (p21 !== undefined) {
+    if (!typeof p21 === "string") return null;
+    const p21n = Number(p21);
+    if (!(Number.isFinite(p21n) && p21n >= 0)) return null;
+    out["min_time_to_first_token_ms"] = p21n;
+  }
+  const p22 = source["max_time_to_first_token_ms"];
   if (p22 !== undefined) {
-    if (p22 !== "true" && p22 !== "false") return null;
-    out["include_bodies"] = p22 === "true";
+    if (!typeof p22 === "string") return null;
+    const p22n = Number(p22);
+    if (!(Number.isFinite(p22n) && p22n >= 0)) return null;
+    out["max_time_to_first_token_ms"] = p22n;
   }
-  const p23 = source["limit"];
+  const p23 = source["cursor"];
   if (p23 !== undefined) {
-    if (!typeof p23 === "string") return null;
-    const p23n = Number(p23);
-    if (!(Number.isSafeInteger(p23n) && p23n >= 1 && p23n <= 1000000)) return null;
-    out["limit"] = p23n;
+    if (!passes(check591, p23)) return null;
+    out["cursor"] = p23;
+  }
+  const p24 = source["limit"];
+  if (p24 !== undefined) {
+    if (!typeof p24 === "string") return null;
+    const p24n = Number(p24);
+    if (!(Number.isSafeInteger(p24n) && p24n >= 1 && p24n <= 200)) return null;
+    out["limit"] = p24n;
   }
   return out;
 };
 
-const pathParameters22 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters22 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+  const out: Record<string, unknown> = {};
+  const p0 = source["user"];
+  if (p0 !== undefined) {
+    if (!passes(check591, p0)) return null;
+    out["user"] = p0;
+  }
+  const p1 = source["model"];
+  if (p1 !== undefined) {
+    if (!passes(check591, p1)) return null;
+    out["model"] = p1;
+  }
+  const p2 = source["provider"];
+  if (p2 !== undefined) {
+    if (!passes(check591, p2)) return null;
+    out["provider"] = p2;
+  }
+  const p3 = source["status"];
+  if (p3 !== undefined) {
+    if (!typeof p3 === "string") return null;
+    const p3n = Number(p3);
+    if (!(Number.isSafeInteger(p3n) && p3n >= 100 && p3n <= 599)) return null;
+    out["status"] = p3n;
+  }
+  const p4 = source["success"];
+  if (p4 !== undefined) {
+    if (p4 !== "true" && p4 !== "false") return null;
+    out["success"] = p4 === "true";
+  }
+  const p5 = source["trace_id"];
+  if (p5 !== undefined) {
+    if (!passes(check591, p5)) return null;
+    out["trace_id"] = p5;
+  }
+  const p6 = source["virtual_key_id"];
+  if (p6 !== undefined) {
+    if (!passes(check591, p6)) return null;
+    out["virtual_key_id"] = p6;
+  }
+  const p7 = source["prompt_id"];
+  if (p7 !== undefined) {
+    if (!passes(check592, p7)) return null;
+    out["prompt_id"] = p7;
+  }
+  const p8 = source["experiment_id"];
+  if (p8 !== undefined) {
+    if (!passes(check592, p8)) return null;
+    out["experiment_id"] = p8;
+  }
+  const p9 = source["experiment_variant"];
+  if (p9 !== undefined) {
+    if (!passes(check591, p9)) return null;
+    out["experiment_variant"] = p9;
+  }
+  const p10 = source["from"];
+  if (p10 !== undefined) {
+    if (!passes(check590, p10)) return null;
+    out["from"] = p10;
+  }
+  const p11 = source["to"];
+  if (p11 !== undefined) {
+    if (!passes(check590, p11)) return null;
+    out["to"] = p11;
+  }
+  const p12 = source["status_class"];
+  if (p12 !== undefined) {
+    if (!passes(check627, p12)) return null;
+    out["status_class"] = p12;
+  }
+  const p13 = source["cache_status"];
+  if (p13 !== undefined) {
+    if (!passes(check628, p13)) return null;
+    out["cache_status"] = p13;
+  }
+  const p14 = source["config"];
+  if (p14 !== undefined) {
+    if (!passes(check600, p14)) return null;
+    out["config"] = p14;
+  }
+  const p15 = source["min_total_tokens"];
+  if (p15 !== undefined) {
+    if (!typeof p15 === "string") return null;
+    const p15n = Number(p15);
+    if (!(Number.isSafeInteger(p15n) && p15n >= 0)) return null;
+    out["min_total_tokens"] = p15n;
+  }
+  const p16 = source["max_total_tokens"];
+  if (p16 !== undefined) {
+    if (!typeof p16 === "string") return null;
+    const p16n = Number(p16);
+    if (!(Number.isSafeInteger(p16n) && p16n >= 0)) return null;
+    out["max_total_tokens"] = p16n;
+  }
+  const p17 = source["min_cost_usd"];
+  if (p17 !== undefined) {
+    if (!typeof p17 === "string") return null;
+    const p17n = Number(p17);
+    if (!(Number.isFinite(p17n) && p17n >= 0)) return null;
+    out["min_cost_usd"] = p17n;
+  }
+  const p18 = source["max_cost_usd"];
+  if (p18 !== undefined) {
+    if (!typeof p18 === "string") return null;
+    const p18n = Number(p18);
+    if (!(Number.isFinite(p18n) && p18n >= 0)) return null;
+    out["max_cost_usd"] = p18n;
+  }
+  const p19 = source["min_latency_ms"];
+  if (p19 !== undefined) {
+    if (!typeof p19 === "string") return null;
+    const p19n = Number(p19);
+    if (!(Number.isFinite(p19n) && p19n >= 0)) return null;
+    out["min_latency_ms"] = p19n;
+  }
+  const p20 = source["max_latency_ms"];
+  if (p20 !== undefined) {
+    if (!typeof p20 === "string") return null;
+    const p20n = Number(p20);
+    if (!(Number.isFinite(p20n) && p20n >= 0)) return null;
+    out["max_latency_ms"] = p20n;
+  }
+  const p21 = source["min_time_to_first_token_ms"];
+  if (p21 !== undefined) {
+    if (!typeof p21 === "string") return null;
+    const p21n = Number(p21);
+    if (!(Number.isFinite(p21n) && p21n >= 0)) return null;
+    out["min_time_to_first_token_ms"] = p21n;
+  }
+  const p22 = source["max_time_to_first_token_ms"];
+  if (p22 !== undefined) {
+    if (!typeof p22 === "string") return null;
+    const p22n = Number(p22);
+    if (!(Number.isFinite(p22n) && p22n >= 0)) return null;
+    out["max_time_to_first_token_ms"] = p22n;
+  }
+  const p23 = source["format"];
+  if (p23 === undefined) return null;
+  if (!passes(check629, p23)) return null;
+  out["format"] = p23;
+  const p24 = source["include_bodies"];
+  if (p24 !== undefined) {
+    if (p24 !== "true" && p24 !== "false") return null;
+    out["include_bodies"] = p24 === "true";
+  }
+  const p25 = source["limit"];
+  if (p25 !== undefined) {
+    if (!typeof p25 === "string") return null;
+    const p25n = Number(p25);
+    if (!(Number.isSafeInteger(p25n) && p25n >= 1 && p25n <= 1000000)) return null;
+    out["limit"] = p25n;
+  }
+  return out;
+};
+
+const pathParameters23 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["label"];
   if (p0 === undefined) return null;
-  if (!passes(check552, p0)) return null;
+  if (!passes(check587, p0)) return null;
   out["label"] = p0;
   return out;
 };
 
-const headerParameters23 = (source: Headers): Record<string, unknown> | null => {
+const headerParameters24 = (source: Headers): Record<string, unknown> | null => {
   let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null, p13: string | null = null, p14: string | null = null, p15: string | null = null, p16: string | null = null;
   source.forEach((value, name) => {
     switch (name) {
@@ -4558,30 +4817,30 @@ const headerParameters23 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check560, p8)) return null;
+    if (!passes(check595, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check551, p10)) return null;
+    if (!passes(check586, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check551, p11)) return null;
+    if (!passes(check586, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check551, p12)) return null;
+    if (!passes(check586, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
   if (p13 !== null) {
-    if (!passes(check562, p13)) return null;
+    if (!passes(check597, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
   if (p14 !== null) {
-    if (!K10.test(p14)) return null;
+    if (!K11.test(p14)) return null;
     const p14n = Number(p14);
     if (!(Number.isFinite(p14n) && p14n >= 1 && p14n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p14n;
@@ -4591,13 +4850,13 @@ const headerParameters23 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p15 === "true";
   }
   if (p16 !== null) {
-    if (!passes(check572, p16)) return null;
+    if (!passes(check607, p16)) return null;
     out["x-gateway-cache-namespace"] = p16;
   }
   return out;
 };
 
-const headerParameters24 = (source: Headers): Record<string, unknown> | null => {
+const headerParameters25 = (source: Headers): Record<string, unknown> | null => {
   let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null;
   source.forEach((value, name) => {
     switch (name) {
@@ -4636,30 +4895,30 @@ const headerParameters24 = (source: Headers): Record<string, unknown> | null => 
     out["anthropic-version"] = p5;
   }
   if (p6 !== null) {
-    if (!passes(check560, p6)) return null;
+    if (!passes(check595, p6)) return null;
     out["x-gateway-custom-host"] = p6;
   }
   if (p7 !== null) {
     out["x-gateway-metadata"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check551, p8)) return null;
+    if (!passes(check586, p8)) return null;
     out["x-gateway-trace-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check551, p9)) return null;
+    if (!passes(check586, p9)) return null;
     out["x-gateway-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check551, p10)) return null;
+    if (!passes(check586, p10)) return null;
     out["x-gateway-parent-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check562, p11)) return null;
+    if (!passes(check597, p11)) return null;
     out["x-gateway-span-name"] = p11;
   }
   if (p12 !== null) {
-    if (!K10.test(p12)) return null;
+    if (!K11.test(p12)) return null;
     const p12n = Number(p12);
     if (!(Number.isFinite(p12n) && p12n >= 1 && p12n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p12n;
@@ -4667,16 +4926,16 @@ const headerParameters24 = (source: Headers): Record<string, unknown> | null => 
   return out;
 };
 
-const pathParameters25 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const pathParameters26 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["model"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
   out["model"] = p0;
   return out;
 };
 
-const queryParameters26 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters27 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["version"];
   if (p0 !== undefined) {
@@ -4687,22 +4946,9 @@ const queryParameters26 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["label"];
   if (p1 !== undefined) {
-    if (!passes(check600, p1)) return null;
+    if (!passes(check635, p1)) return null;
     out["label"] = p1;
   }
-  return out;
-};
-
-const pathParameters27 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
-  const out: Record<string, unknown> = {};
-  const p0 = source["id"];
-  if (p0 === undefined) return null;
-  if (!passes(check557, p0)) return null;
-  out["id"] = p0;
-  const p1 = source["label"];
-  if (p1 === undefined) return null;
-  if (!passes(check600, p1)) return null;
-  out["label"] = p1;
   return out;
 };
 
@@ -4710,29 +4956,42 @@ const pathParameters28 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["id"];
   if (p0 === undefined) return null;
-  if (!passes(check557, p0)) return null;
+  if (!passes(check592, p0)) return null;
+  out["id"] = p0;
+  const p1 = source["label"];
+  if (p1 === undefined) return null;
+  if (!passes(check635, p1)) return null;
+  out["label"] = p1;
+  return out;
+};
+
+const pathParameters29 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+  const out: Record<string, unknown> = {};
+  const p0 = source["id"];
+  if (p0 === undefined) return null;
+  if (!passes(check592, p0)) return null;
   out["id"] = p0;
   const p1 = source["from"];
   if (p1 === undefined) return null;
-  if (!passes(check602, p1)) return null;
+  if (!passes(check637, p1)) return null;
   out["from"] = p1;
   const p2 = source["to"];
   if (p2 === undefined) return null;
-  if (!passes(check602, p2)) return null;
+  if (!passes(check637, p2)) return null;
   out["to"] = p2;
   return out;
 };
 
-const queryParameters29 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters30 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["model"];
   if (p0 === undefined) return null;
-  if (!passes(check565, p0)) return null;
+  if (!passes(check600, p0)) return null;
   out["model"] = p0;
   return out;
 };
 
-const headerParameters30 = (source: Headers): Record<string, unknown> | null => {
+const headerParameters31 = (source: Headers): Record<string, unknown> | null => {
   let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null, p13: string | null = null, p14: string | null = null;
   source.forEach((value, name) => {
     switch (name) {
@@ -4779,30 +5038,30 @@ const headerParameters30 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check560, p8)) return null;
+    if (!passes(check595, p8)) return null;
     out["x-gateway-custom-host"] = p8;
   }
   if (p9 !== null) {
     out["x-gateway-metadata"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check551, p10)) return null;
+    if (!passes(check586, p10)) return null;
     out["x-gateway-trace-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check551, p11)) return null;
+    if (!passes(check586, p11)) return null;
     out["x-gateway-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check551, p12)) return null;
+    if (!passes(check586, p12)) return null;
     out["x-gateway-parent-span-id"] = p12;
   }
   if (p13 !== null) {
-    if (!passes(check562, p13)) return null;
+    if (!passes(check597, p13)) return null;
     out["x-gateway-span-name"] = p13;
   }
   if (p14 !== null) {
-    if (!K10.test(p14)) return null;
+    if (!K11.test(p14)) return null;
     const p14n = Number(p14);
     if (!(Number.isFinite(p14n) && p14n >= 1 && p14n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p14n;
@@ -4810,21 +5069,21 @@ const headerParameters30 = (source: Headers): Record<string, unknown> | null => 
   return out;
 };
 
-const queryParameters31 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters32 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["from"];
   if (p0 !== undefined) {
-    if (!passes(check604, p0)) return null;
+    if (!passes(check639, p0)) return null;
     out["from"] = p0;
   }
   const p1 = source["to"];
   if (p1 !== undefined) {
-    if (!passes(check604, p1)) return null;
+    if (!passes(check639, p1)) return null;
     out["to"] = p1;
   }
   const p2 = source["virtual_key"];
   if (p2 !== undefined) {
-    if (!passes(check565, p2)) return null;
+    if (!passes(check600, p2)) return null;
     out["virtual_key"] = p2;
   }
   const p3 = source["drifted"];
@@ -4842,25 +5101,25 @@ const queryParameters31 = (source: Record<string, string | string[] | undefined>
   return out;
 };
 
-const pathParameters32 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const pathParameters33 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["response_id"];
   if (p0 === undefined) return null;
-  if (!passes(check565, p0)) return null;
+  if (!passes(check600, p0)) return null;
   out["response_id"] = p0;
   return out;
 };
 
-const queryParameters33 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters34 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["after"];
   if (p0 !== undefined) {
-    if (!passes(check556, p0)) return null;
+    if (!passes(check591, p0)) return null;
     out["after"] = p0;
   }
   const p1 = source["before"];
   if (p1 !== undefined) {
-    if (!passes(check556, p1)) return null;
+    if (!passes(check591, p1)) return null;
     out["before"] = p1;
   }
   const p2 = source["limit"];
@@ -4872,27 +5131,27 @@ const queryParameters33 = (source: Record<string, string | string[] | undefined>
   }
   const p3 = source["order"];
   if (p3 !== undefined) {
-    if (!passes(check575, p3)) return null;
+    if (!passes(check610, p3)) return null;
     out["order"] = p3;
   }
   const p4 = source["include"];
   if (p4 !== undefined) {
-    if (!passes(check611, p4)) return null;
+    if (!passes(check646, p4)) return null;
     out["include"] = p4;
   }
   return out;
 };
 
-const pathParameters34 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const pathParameters35 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["upload_id"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
   out["upload_id"] = p0;
   return out;
 };
 
-const queryParameters35 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters36 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["limit"];
   if (p0 !== undefined) {
@@ -4903,28 +5162,19 @@ const queryParameters35 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check575, p1)) return null;
+    if (!passes(check610, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check556, p2)) return null;
+    if (!passes(check591, p2)) return null;
     out["after"] = p2;
   }
   const p3 = source["before"];
   if (p3 !== undefined) {
-    if (!passes(check556, p3)) return null;
+    if (!passes(check591, p3)) return null;
     out["before"] = p3;
   }
-  return out;
-};
-
-const pathParameters36 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
-  const out: Record<string, unknown> = {};
-  const p0 = source["vector_store_id"];
-  if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
-  out["vector_store_id"] = p0;
   return out;
 };
 
@@ -4932,16 +5182,25 @@ const pathParameters37 = (source: Record<string, string | string[] | undefined>)
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
+  out["vector_store_id"] = p0;
+  return out;
+};
+
+const pathParameters38 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+  const out: Record<string, unknown> = {};
+  const p0 = source["vector_store_id"];
+  if (p0 === undefined) return null;
+  if (!passes(check589, p0)) return null;
   out["vector_store_id"] = p0;
   const p1 = source["batch_id"];
   if (p1 === undefined) return null;
-  if (!passes(check554, p1)) return null;
+  if (!passes(check589, p1)) return null;
   out["batch_id"] = p1;
   return out;
 };
 
-const queryParameters38 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters39 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["limit"];
   if (p0 !== undefined) {
@@ -4952,41 +5211,41 @@ const queryParameters38 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check575, p1)) return null;
+    if (!passes(check610, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check556, p2)) return null;
+    if (!passes(check591, p2)) return null;
     out["after"] = p2;
   }
   const p3 = source["before"];
   if (p3 !== undefined) {
-    if (!passes(check556, p3)) return null;
+    if (!passes(check591, p3)) return null;
     out["before"] = p3;
   }
   const p4 = source["filter"];
   if (p4 !== undefined) {
-    if (!passes(check626, p4)) return null;
+    if (!passes(check661, p4)) return null;
     out["filter"] = p4;
   }
   return out;
 };
 
-const pathParameters39 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const pathParameters40 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["vector_store_id"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
   out["vector_store_id"] = p0;
   const p1 = source["file_id"];
   if (p1 === undefined) return null;
-  if (!passes(check554, p1)) return null;
+  if (!passes(check589, p1)) return null;
   out["file_id"] = p1;
   return out;
 };
 
-const queryParameters40 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters41 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["limit"];
   if (p0 !== undefined) {
@@ -4997,46 +5256,46 @@ const queryParameters40 = (source: Record<string, string | string[] | undefined>
   }
   const p1 = source["order"];
   if (p1 !== undefined) {
-    if (!passes(check575, p1)) return null;
+    if (!passes(check610, p1)) return null;
     out["order"] = p1;
   }
   const p2 = source["after"];
   if (p2 !== undefined) {
-    if (!passes(check556, p2)) return null;
+    if (!passes(check591, p2)) return null;
     out["after"] = p2;
   }
   return out;
 };
 
-const pathParameters41 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const pathParameters42 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["video_id"];
   if (p0 === undefined) return null;
-  if (!passes(check554, p0)) return null;
+  if (!passes(check589, p0)) return null;
   out["video_id"] = p0;
-  return out;
-};
-
-const queryParameters42 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
-  const out: Record<string, unknown> = {};
-  const p0 = source["variant"];
-  if (p0 !== undefined) {
-    if (!passes(check641, p0)) return null;
-    out["variant"] = p0;
-  }
   return out;
 };
 
 const queryParameters43 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
+  const p0 = source["variant"];
+  if (p0 !== undefined) {
+    if (!passes(check676, p0)) return null;
+    out["variant"] = p0;
+  }
+  return out;
+};
+
+const queryParameters44 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+  const out: Record<string, unknown> = {};
   const p0 = source["status"];
   if (p0 !== undefined) {
-    if (!passes(check644, p0)) return null;
+    if (!passes(check679, p0)) return null;
     out["status"] = p0;
   }
   const p1 = source["before"];
   if (p1 !== undefined) {
-    if (!passes(check557, p1)) return null;
+    if (!passes(check592, p1)) return null;
     out["before"] = p1;
   }
   const p2 = source["limit"];
@@ -5049,7 +5308,7 @@ const queryParameters43 = (source: Record<string, string | string[] | undefined>
   return out;
 };
 
-const headerParameters44 = (source: Headers): Record<string, unknown> | null => {
+const headerParameters45 = (source: Headers): Record<string, unknown> | null => {
   let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null, p12: string | null = null, p13: string | null = null, p14: string | null = null, p15: string | null = null;
   source.forEach((value, name) => {
     switch (name) {
@@ -5094,30 +5353,30 @@ const headerParameters44 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-upstream-project"] = p6;
   }
   if (p7 !== null) {
-    if (!passes(check560, p7)) return null;
+    if (!passes(check595, p7)) return null;
     out["x-gateway-custom-host"] = p7;
   }
   if (p8 !== null) {
     out["x-gateway-metadata"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check551, p9)) return null;
+    if (!passes(check586, p9)) return null;
     out["x-gateway-trace-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check551, p10)) return null;
+    if (!passes(check586, p10)) return null;
     out["x-gateway-span-id"] = p10;
   }
   if (p11 !== null) {
-    if (!passes(check551, p11)) return null;
+    if (!passes(check586, p11)) return null;
     out["x-gateway-parent-span-id"] = p11;
   }
   if (p12 !== null) {
-    if (!passes(check562, p12)) return null;
+    if (!passes(check597, p12)) return null;
     out["x-gateway-span-name"] = p12;
   }
   if (p13 !== null) {
-    if (!K10.test(p13)) return null;
+    if (!K11.test(p13)) return null;
     const p13n = Number(p13);
     if (!(Number.isFinite(p13n) && p13n >= 1 && p13n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p13n;
@@ -5127,13 +5386,13 @@ const headerParameters44 = (source: Headers): Record<string, unknown> | null => 
     out["x-gateway-cache-force-refresh"] = p14 === "true";
   }
   if (p15 !== null) {
-    if (!passes(check572, p15)) return null;
+    if (!passes(check607, p15)) return null;
     out["x-gateway-cache-namespace"] = p15;
   }
   return out;
 };
 
-const headerParameters45 = (source: Headers): Record<string, unknown> | null => {
+const headerParameters46 = (source: Headers): Record<string, unknown> | null => {
   let p0: string | null = null, p1: string | null = null, p2: string | null = null, p3: string | null = null, p4: string | null = null, p5: string | null = null, p6: string | null = null, p7: string | null = null, p8: string | null = null, p9: string | null = null, p10: string | null = null, p11: string | null = null;
   source.forEach((value, name) => {
     switch (name) {
@@ -5168,30 +5427,30 @@ const headerParameters45 = (source: Headers): Record<string, unknown> | null => 
     out["x-goog-api-key"] = p4;
   }
   if (p5 !== null) {
-    if (!passes(check560, p5)) return null;
+    if (!passes(check595, p5)) return null;
     out["x-gateway-custom-host"] = p5;
   }
   if (p6 !== null) {
     out["x-gateway-metadata"] = p6;
   }
   if (p7 !== null) {
-    if (!passes(check551, p7)) return null;
+    if (!passes(check586, p7)) return null;
     out["x-gateway-trace-id"] = p7;
   }
   if (p8 !== null) {
-    if (!passes(check551, p8)) return null;
+    if (!passes(check586, p8)) return null;
     out["x-gateway-span-id"] = p8;
   }
   if (p9 !== null) {
-    if (!passes(check551, p9)) return null;
+    if (!passes(check586, p9)) return null;
     out["x-gateway-parent-span-id"] = p9;
   }
   if (p10 !== null) {
-    if (!passes(check562, p10)) return null;
+    if (!passes(check597, p10)) return null;
     out["x-gateway-span-name"] = p10;
   }
   if (p11 !== null) {
-    if (!K10.test(p11)) return null;
+    if (!K11.test(p11)) return null;
     const p11n = Number(p11);
     if (!(Number.isFinite(p11n) && p11n >= 1 && p11n <= 3600000)) return null;
     out["x-gateway-request-timeout"] = p11n;
@@ -5199,11 +5458,11 @@ const headerParameters45 = (source: Headers): Record<string, unknown> | null => 
   return out;
 };
 
-const queryParameters46 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
+const queryParameters47 = (source: Record<string, string | string[] | undefined>): Record<string, unknown> | null => {
   const out: Record<string, unknown> = {};
   const p0 = source["alt"];
   if (p0 === undefined) return null;
-  if (!passes(check649, p0)) return null;
+  if (!passes(check684, p0)) return null;
   out["alt"] = p0;
   return out;
 };
@@ -5242,86 +5501,92 @@ export const parameterChecks: Readonly<Record<string, ParameterChecks>> = {
   deleteConfig: { param: pathParameters15 },
   listConfigVersions: { param: pathParameters15 },
   createEmbedding: { header: headerParameters14 },
-  listFeedback: { query: queryParameters16 },
-  listFiles: { query: queryParameters17, header: headerParameters9 },
+  listExperiments: { query: queryParameters16 },
+  getExperiment: { param: pathParameters8 },
+  updateExperiment: { param: pathParameters8 },
+  deleteExperiment: { param: pathParameters8 },
+  promoteExperimentVariant: { param: pathParameters8 },
+  getExperimentResults: { param: pathParameters8 },
+  listFeedback: { query: queryParameters17 },
+  listFiles: { query: queryParameters18, header: headerParameters9 },
   createFile: { header: headerParameters9 },
-  retrieveFile: { param: pathParameters18, header: headerParameters9 },
-  deleteFile: { param: pathParameters18, header: headerParameters9 },
-  downloadFile: { param: pathParameters18, header: headerParameters9 },
+  retrieveFile: { param: pathParameters19, header: headerParameters9 },
+  deleteFile: { param: pathParameters19, header: headerParameters9 },
+  downloadFile: { param: pathParameters19, header: headerParameters9 },
   listFineTuningJobs: { query: queryParameters11, header: headerParameters9 },
   createFineTuningJob: { header: headerParameters9 },
-  retrieveFineTuningJob: { param: pathParameters19, header: headerParameters9 },
-  cancelFineTuningJob: { param: pathParameters19, header: headerParameters9 },
-  listFineTuningJobCheckpoints: { param: pathParameters19, query: queryParameters11, header: headerParameters9 },
-  listFineTuningEvents: { param: pathParameters19, query: queryParameters11, header: headerParameters9 },
-  pauseFineTuningJob: { param: pathParameters19, header: headerParameters9 },
-  resumeFineTuningJob: { param: pathParameters19, header: headerParameters9 },
+  retrieveFineTuningJob: { param: pathParameters20, header: headerParameters9 },
+  cancelFineTuningJob: { param: pathParameters20, header: headerParameters9 },
+  listFineTuningJobCheckpoints: { param: pathParameters20, query: queryParameters11, header: headerParameters9 },
+  listFineTuningEvents: { param: pathParameters20, query: queryParameters11, header: headerParameters9 },
+  pauseFineTuningJob: { param: pathParameters20, header: headerParameters9 },
+  resumeFineTuningJob: { param: pathParameters20, header: headerParameters9 },
   getGuardrail: { param: pathParameters15 },
   updateGuardrail: { param: pathParameters15 },
   deleteGuardrail: { param: pathParameters15 },
   createImageEdit: { header: headerParameters9 },
   createImage: { header: headerParameters9 },
   createImageVariation: { header: headerParameters9 },
-  listLogs: { query: queryParameters20 },
-  exportLogs: { query: queryParameters21 },
+  listLogs: { query: queryParameters21 },
+  exportLogs: { query: queryParameters22 },
   getLog: { param: pathParameters8 },
-  getMcpServer: { param: pathParameters22 },
-  updateMcpServer: { param: pathParameters22 },
-  deleteMcpServer: { param: pathParameters22 },
-  createMessage: { header: headerParameters23 },
-  countMessageTokens: { header: headerParameters24 },
+  getMcpServer: { param: pathParameters23 },
+  updateMcpServer: { param: pathParameters23 },
+  deleteMcpServer: { param: pathParameters23 },
+  createMessage: { header: headerParameters24 },
+  countMessageTokens: { header: headerParameters25 },
   listModels: { header: headerParameters9 },
-  retrieveModel: { param: pathParameters25, header: headerParameters9 },
+  retrieveModel: { param: pathParameters26, header: headerParameters9 },
   createModeration: { header: headerParameters9 },
   getPrompt: { param: pathParameters8 },
   updatePrompt: { param: pathParameters8 },
   deletePrompt: { param: pathParameters8 },
-  createPromptCompletion: { param: pathParameters8, query: queryParameters26, header: headerParameters14 },
-  movePromptLabel: { param: pathParameters27 },
-  deletePromptLabel: { param: pathParameters27 },
+  createPromptCompletion: { param: pathParameters8, query: queryParameters27, header: headerParameters14 },
+  movePromptLabel: { param: pathParameters28 },
+  deletePromptLabel: { param: pathParameters28 },
   publishPromptVersion: { param: pathParameters8 },
-  renderPrompt: { param: pathParameters8, query: queryParameters26 },
+  renderPrompt: { param: pathParameters8, query: queryParameters27 },
   listPromptVersions: { param: pathParameters8 },
-  diffPromptVersions: { param: pathParameters28 },
-  createRealtimeSession: { query: queryParameters29, header: headerParameters30 },
-  listReconciliationRows: { query: queryParameters31 },
+  diffPromptVersions: { param: pathParameters29 },
+  createRealtimeSession: { query: queryParameters30, header: headerParameters31 },
+  listReconciliationRows: { query: queryParameters32 },
   createRerank: { header: headerParameters14 },
   createResponse: { header: headerParameters14 },
   compactResponse: { header: headerParameters9 },
-  getResponse: { param: pathParameters32, header: headerParameters9 },
-  deleteResponse: { param: pathParameters32, header: headerParameters9 },
-  cancelResponse: { param: pathParameters32, header: headerParameters9 },
-  listResponseInputItems: { param: pathParameters32, query: queryParameters33, header: headerParameters9 },
-  getRun: { param: queryParameters16 },
-  resumeRun: { param: queryParameters16 },
+  getResponse: { param: pathParameters33, header: headerParameters9 },
+  deleteResponse: { param: pathParameters33, header: headerParameters9 },
+  cancelResponse: { param: pathParameters33, header: headerParameters9 },
+  listResponseInputItems: { param: pathParameters33, query: queryParameters34, header: headerParameters9 },
+  getRun: { param: queryParameters17 },
+  resumeRun: { param: queryParameters17 },
   createUpload: { header: headerParameters9 },
-  cancelUpload: { param: pathParameters34, header: headerParameters9 },
-  completeUpload: { param: pathParameters34, header: headerParameters9 },
-  addUploadPart: { param: pathParameters34, header: headerParameters9 },
-  listVectorStores: { query: queryParameters35, header: headerParameters9 },
+  cancelUpload: { param: pathParameters35, header: headerParameters9 },
+  completeUpload: { param: pathParameters35, header: headerParameters9 },
+  addUploadPart: { param: pathParameters35, header: headerParameters9 },
+  listVectorStores: { query: queryParameters36, header: headerParameters9 },
   createVectorStore: { header: headerParameters9 },
-  getVectorStore: { param: pathParameters36, header: headerParameters9 },
-  modifyVectorStore: { param: pathParameters36, header: headerParameters9 },
-  deleteVectorStore: { param: pathParameters36, header: headerParameters9 },
-  createVectorStoreFileBatch: { param: pathParameters36, header: headerParameters9 },
-  getVectorStoreFileBatch: { param: pathParameters37, header: headerParameters9 },
-  cancelVectorStoreFileBatch: { param: pathParameters37, header: headerParameters9 },
-  listFilesInVectorStoreBatch: { param: pathParameters37, query: queryParameters38, header: headerParameters9 },
-  listVectorStoreFiles: { param: pathParameters36, query: queryParameters38, header: headerParameters9 },
-  createVectorStoreFile: { param: pathParameters36, header: headerParameters9 },
-  getVectorStoreFile: { param: pathParameters39, header: headerParameters9 },
-  updateVectorStoreFileAttributes: { param: pathParameters39, header: headerParameters9 },
-  deleteVectorStoreFile: { param: pathParameters39, header: headerParameters9 },
-  retrieveVectorStoreFileContent: { param: pathParameters39, header: headerParameters9 },
-  searchVectorStore: { param: pathParameters36, header: headerParameters9 },
-  listVideos: { query: queryParameters40, header: headerParameters9 },
+  getVectorStore: { param: pathParameters37, header: headerParameters9 },
+  modifyVectorStore: { param: pathParameters37, header: headerParameters9 },
+  deleteVectorStore: { param: pathParameters37, header: headerParameters9 },
+  createVectorStoreFileBatch: { param: pathParameters37, header: headerParameters9 },
+  getVectorStoreFileBatch: { param: pathParameters38, header: headerParameters9 },
+  cancelVectorStoreFileBatch: { param: pathParameters38, header: headerParameters9 },
+  listFilesInVectorStoreBatch: { param: pathParameters38, query: queryParameters39, header: headerParameters9 },
+  listVectorStoreFiles: { param: pathParameters37, query: queryParameters39, header: headerParameters9 },
+  createVectorStoreFile: { param: pathParameters37, header: headerParameters9 },
+  getVectorStoreFile: { param: pathParameters40, header: headerParameters9 },
+  updateVectorStoreFileAttributes: { param: pathParameters40, header: headerParameters9 },
+  deleteVectorStoreFile: { param: pathParameters40, header: headerParameters9 },
+  retrieveVectorStoreFileContent: { param: pathParameters40, header: headerParameters9 },
+  searchVectorStore: { param: pathParameters37, header: headerParameters9 },
+  listVideos: { query: queryParameters41, header: headerParameters9 },
   createVideo: { header: headerParameters9 },
   createVideoEdit: { header: headerParameters9 },
   createVideoExtension: { header: headerParameters9 },
-  retrieveVideo: { param: pathParameters41, header: headerParameters9 },
-  deleteVideo: { param: pathParameters41, header: headerParameters9 },
-  downloadVideoContent: { param: pathParameters41, query: queryParameters42, header: headerParameters9 },
-  remixVideo: { param: pathParameters41, header: headerParameters9 },
+  retrieveVideo: { param: pathParameters42, header: headerParameters9 },
+  deleteVideo: { param: pathParameters42, header: headerParameters9 },
+  downloadVideoContent: { param: pathParameters42, query: queryParameters43, header: headerParameters9 },
+  remixVideo: { param: pathParameters42, header: headerParameters9 },
   getVirtualKey: { param: pathParameters15 },
   updateVirtualKey: { param: pathParameters15 },
   deleteVirtualKey: { param: pathParameters15 },
@@ -5332,10 +5597,10 @@ export const parameterChecks: Readonly<Record<string, ParameterChecks>> = {
   getWebhook: { param: pathParameters8 },
   updateWebhook: { param: pathParameters8 },
   deleteWebhook: { param: pathParameters8 },
-  listWebhookDeliveries: { param: pathParameters8, query: queryParameters43 },
-  batchEmbedContents: { param: pathParameters25, header: headerParameters44 },
-  countContentTokens: { param: pathParameters25, header: headerParameters45 },
-  embedContent: { param: pathParameters25, header: headerParameters44 },
-  generateContent: { param: pathParameters25, header: headerParameters44 },
-  streamGenerateContent: { param: pathParameters25, query: queryParameters46, header: headerParameters44 },
+  listWebhookDeliveries: { param: pathParameters8, query: queryParameters44 },
+  batchEmbedContents: { param: pathParameters26, header: headerParameters45 },
+  countContentTokens: { param: pathParameters26, header: headerParameters46 },
+  embedContent: { param: pathParameters26, header: headerParameters45 },
+  generateContent: { param: pathParameters26, header: headerParameters45 },
+  streamGenerateContent: { param: pathParameters26, query: queryParameters47, header: headerParameters45 },
 };

@@ -21,6 +21,7 @@ import { registerCreateChatCompletion } from "../routes/createChatCompletion.ts"
 import { registerCreateCompletion } from "../routes/createCompletion.ts";
 import { registerCreateConfig } from "../routes/createConfig.ts";
 import { registerCreateEmbedding } from "../routes/createEmbedding.ts";
+import { registerCreateExperiment } from "../routes/createExperiment.ts";
 import { registerCreateFeedback } from "../routes/createFeedback.ts";
 import { registerCreateFile } from "../routes/createFile.ts";
 import { registerCreateFineTuningJob } from "../routes/createFineTuningJob.ts";
@@ -51,6 +52,7 @@ import { registerCreateWebhook } from "../routes/createWebhook.ts";
 import { registerDeleteApiKey } from "../routes/deleteApiKey.ts";
 import { registerDeleteBudget } from "../routes/deleteBudget.ts";
 import { registerDeleteConfig } from "../routes/deleteConfig.ts";
+import { registerDeleteExperiment } from "../routes/deleteExperiment.ts";
 import { registerDeleteFile } from "../routes/deleteFile.ts";
 import { registerDeleteGuardrail } from "../routes/deleteGuardrail.ts";
 import { registerDeleteMcpServer } from "../routes/deleteMcpServer.ts";
@@ -79,6 +81,8 @@ import { registerGetApiKey } from "../routes/getApiKey.ts";
 import { registerGetApiReference } from "../routes/getApiReference.ts";
 import { registerGetBudget } from "../routes/getBudget.ts";
 import { registerGetConfig } from "../routes/getConfig.ts";
+import { registerGetExperiment } from "../routes/getExperiment.ts";
+import { registerGetExperimentResults } from "../routes/getExperimentResults.ts";
 import { registerGetGuardrail } from "../routes/getGuardrail.ts";
 import { registerGetHealth } from "../routes/getHealth.ts";
 import { registerGetLog } from "../routes/getLog.ts";
@@ -100,6 +104,7 @@ import { registerListBatches } from "../routes/listBatches.ts";
 import { registerListBudgets } from "../routes/listBudgets.ts";
 import { registerListConfigVersions } from "../routes/listConfigVersions.ts";
 import { registerListConfigs } from "../routes/listConfigs.ts";
+import { registerListExperiments } from "../routes/listExperiments.ts";
 import { registerListFeedback } from "../routes/listFeedback.ts";
 import { registerListFiles } from "../routes/listFiles.ts";
 import { registerListFilesInVectorStoreBatch } from "../routes/listFilesInVectorStoreBatch.ts";
@@ -126,6 +131,7 @@ import { registerMovePromptLabel } from "../routes/movePromptLabel.ts";
 import { registerOpenMcpGatewayStream } from "../routes/openMcpGatewayStream.ts";
 import { registerOpenMcpServerStream } from "../routes/openMcpServerStream.ts";
 import { registerPauseFineTuningJob } from "../routes/pauseFineTuningJob.ts";
+import { registerPromoteExperimentVariant } from "../routes/promoteExperimentVariant.ts";
 import { registerPublishPromptVersion } from "../routes/publishPromptVersion.ts";
 import { registerReconcileVirtualKey } from "../routes/reconcileVirtualKey.ts";
 import { registerRemixVideo } from "../routes/remixVideo.ts";
@@ -146,6 +152,7 @@ import { registerStreamGenerateContent } from "../routes/streamGenerateContent.t
 import { registerUpdateApiKey } from "../routes/updateApiKey.ts";
 import { registerUpdateBudget } from "../routes/updateBudget.ts";
 import { registerUpdateConfig } from "../routes/updateConfig.ts";
+import { registerUpdateExperiment } from "../routes/updateExperiment.ts";
 import { registerUpdateGuardrail } from "../routes/updateGuardrail.ts";
 import { registerUpdateMcpServer } from "../routes/updateMcpServer.ts";
 import { registerUpdatePrompt } from "../routes/updatePrompt.ts";
@@ -201,6 +208,13 @@ export const routeRegistrations: readonly RegisterRoute[] = [
   registerDeleteConfig,
   registerListConfigVersions,
   registerCreateEmbedding,
+  registerListExperiments,
+  registerCreateExperiment,
+  registerGetExperiment,
+  registerUpdateExperiment,
+  registerDeleteExperiment,
+  registerPromoteExperimentVariant,
+  registerGetExperimentResults,
   registerListFeedback,
   registerCreateFeedback,
   registerListFiles,

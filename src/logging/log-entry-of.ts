@@ -59,6 +59,8 @@ export function logEntryOf(request: LoggedRequest, outcome: Outcome, ending: Ans
     promptVersion: outcome.promptVersion,
     configId: outcome.configId,
     configVersion: outcome.configVersion,
+    experimentId: outcome.experimentId,
+    experimentVariant: outcome.experimentVariant,
     guardrailResults: guardrails?.results ?? null,
     attempts: outcome.attempts as LogEntry["attempts"],
     toolRun: [...(ending.toolRun ?? outcome.toolRun ?? [])],

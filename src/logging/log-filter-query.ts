@@ -15,6 +15,8 @@ export interface LogFilterQuery {
   trace_id?: string;
   virtual_key_id?: string;
   prompt_id?: string;
+  experiment_id?: string;
+  experiment_variant?: string;
   from?: string;
   to?: string;
   status_class?: StatusClass;
@@ -72,6 +74,8 @@ export function logFiltersOf(query: LogFilterQuery, url: string, workspaceId: st
     cacheStatus: query.cache_status,
     promptId: query.prompt_id,
     virtualKeyId: query.virtual_key_id,
+    experimentId: query.experiment_id,
+    experimentVariant: query.experiment_variant,
     from: query.from,
     to: query.to,
     metadata: metadataFilter(url),

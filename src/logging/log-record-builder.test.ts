@@ -43,6 +43,8 @@ function entry(overrides: Partial<LogEntry> = {}): LogEntry {
     promptVersion: null,
     configId: null,
     configVersion: null,
+    experimentId: null,
+    experimentVariant: null,
     guardrailResults: null,
     attempts: [],
     toolRun: [],

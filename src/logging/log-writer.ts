@@ -51,6 +51,8 @@ export interface LogWriterOptions {
   onStoreEvent?: (event: StoreEvent) => void;
   /** Telemetry (metrics, spans), fed from the finished records off the request path. */
   observer?: BatchObserver;
+  /** Told of every batch once it is in the store (not of one lost or set aside): what reads the store next (experiment guards). Must not throw. */
+  onStored?: (entries: readonly LogEntry[]) => void;
   /**
    * Where batches wait while the store is down, and a full queue's oldest records while the store
    * is slower than they arrive; without one they wait in memory (bounded by `maxPending`).
@@ -327,6 +329,11 @@ export class LogWriter {
       this.replayedSinceDown += entries.length;
     }
     this.observe(entries, figures);
+    try {
+      this.options.onStored?.(entries);
+    } catch (error) {
+      this.options.onError?.(error, 0);
+    }
   }
 
   private async setAside(entries: readonly LogEntry[], reason: unknown): Promise<void> {

@@ -53,6 +53,9 @@ export interface Outcome {
   promptVersion: number | null;
   configId: string | null;
   configVersion: number | null;
+  /** The experiment that assigned the request a variant, and the variant; null outside a running experiment. */
+  experimentId: string | null;
+  experimentVariant: string | null;
   /** The target that served the request (or the first one planned, when none answered). */
   provider: string | null;
   model: string | null;
@@ -107,6 +110,8 @@ export function emptyOutcome(format = "chat", genAiOperation: string | null = nu
     promptVersion: null,
     configId: null,
     configVersion: null,
+    experimentId: null,
+    experimentVariant: null,
     provider: null,
     model: null,
     virtualKeyId: null,

@@ -13,7 +13,7 @@ import type { Store } from "../store/open-store.ts";
 import { withOverrides } from "./config-overrides.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps } from "./request-config.ts";
+import { loadRequestConfig, CONFIG_HEADER, type ConfigSourceDeps, type RequestConfig } from "./request-config.ts";
 import type { TargetSettings } from "./routing-plan.ts";
 import { requestTimeout } from "./request-timeout.ts";
 import type { CircuitBreakers } from "./circuit-breaker.ts";
@@ -32,6 +32,9 @@ import type { McpServerPlan } from "../mcp/server-plans.ts";
 import { DEFAULT_TOOL_RUN_LIMITS, gatewayRunsTools, ToolRunContext, toolRunOf, type ToolRunLimits } from "./tool-run/tool-run-context.ts";
 import { runTools } from "./tool-run/tool-run.ts";
 import { roundCall } from "./tool-run/round-call.ts";
+import { joinExperiment, type ExperimentJoin } from "../experiments/experiment-join.ts";
+import { configWithVariant } from "./experiment-variant.ts";
+import { uuidv7 } from "../lib/ids.ts";
 
 export type { ProxyResponse } from "../operation/proxy-response.ts";
 
@@ -39,7 +42,7 @@ export interface ProxyDeps
   extends Omit<TargetResolverDeps, "store">,
     Omit<GuardrailStageDeps, "store">,
     Omit<ConfigSourceDeps, "store"> {
-  store: Pick<Store, "configs" | "virtualKeys" | "guardrails">;
+  store: Pick<Store, "configs" | "virtualKeys" | "guardrails" | "experiments">;
   fetch: FetchLike;
   /** Circuit breakers of targets with `cb_config`: shared through Redis when the gateway has it. */
   breakers: CircuitBreakers;
@@ -83,6 +86,8 @@ export interface ProxyInput {
   clientBodyText?: string;
   /** The stored prompt that rendered the body, for the log. */
   prompt?: { id: string; version: number };
+  /** The request's place in its config's experiment, when the route decided it already (a prompt run: the variant may choose the version); null for none. */
+  experiment?: ExperimentJoin | null;
   /** Registers a listener for the request's log entry once it is built: where spend settles. */
   whenSettled(listener: (entry: LogEntry) => void): void;
   clientSignal?: AbortSignal;
@@ -128,12 +133,19 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const refuse = (error: GatewayError, refused: RefusedAnswer | null = null, run: ToolRunContext | null = null): ProxyResult =>
     fail({ error, outcome: { ...outcome, request: describedNow(), ...(run && run.steps.length > 0 && { toolRun: [...run.steps] }) }, refused });
 
-  const config = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
-  if (!config.ok) return refuse(config.error);
-  const settings = config.value?.settings ?? null;
+  const loaded = await loadRequestConfig(input.headers.config, input.workspaceId, deps);
+  if (!loaded.ok) return refuse(loaded.error);
+  // A config without an experiment pays a property read; one with it a cache lookup and a hash, without a promise when cached.
+  const joining = input.experiment !== undefined ? ok(input.experiment) : joinRequestExperiment(loaded.value, input, deps);
+  const joined = joining instanceof Promise ? await joining : joining;
+  if (!joined.ok) return refuse(joined.error);
+  // The variant's change is a config change: the stages below see the config as the variant makes it.
+  const config: RequestConfig | null = loaded.value && joined.value ? configWithVariant(loaded.value, joined.value.variant) : loaded.value;
+  if (joined.value?.logged) outcome = { ...outcome, experimentId: joined.value.experiment.id, experimentVariant: joined.value.variant.name };
+  const settings = config?.settings ?? null;
   outcome = { ...outcome, configId: settings?.storedConfig?.id ?? null, configVersion: settings?.storedConfig?.version ?? null };
   const upstream = input.upstream ?? fixedUpstream(operation);
-  const body = withOverrides(input.body, config.value?.rootOverrides, operation);
+  const body = withOverrides(input.body, config?.rootOverrides, operation);
   if (!body.ok) return refuse(body.error);
   const json = body.value.kind === "json" ? body.value.value : null;
   const stream = json?.stream === true;
@@ -141,7 +153,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
 
   const model = typeof json?.model === "string" ? json.model : null;
   const facts = { metadata: input.metadata, params: input.body.kind === "json" ? input.body.value : {}, route: operation.id };
-  const candidates = await resolveCandidates({ model, headers: input.headers, config: config.value, workspaceId: input.workspaceId, facts }, deps);
+  const candidates = await resolveCandidates({ model, headers: input.headers, config, workspaceId: input.workspaceId, facts }, deps);
   if (!candidates.ok) return refuse(candidates.error);
   const first = candidates.value[0]!.target;
   outcome = { ...outcome, provider: first.provider.id, model: first.model, virtualKeyId: first.virtualKeyId };
@@ -261,6 +273,22 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const served = { provider: target.provider.id, model: target.model ?? outcome.model };
   const response = responseWithLimitHeaders(cache.keep(answer.value.response, served), admitted.value);
   return ok({ response, outcome, ending: endingWithLateFacts(answer.value.ending, judge, upload.described, run) });
+}
+
+/** The experiment the request's config names, as this request meets it (`experiments/experiment-join.ts`). */
+function joinRequestExperiment(config: RequestConfig | null, input: ProxyInput, deps: ProxyDeps): ReturnType<typeof joinExperiment> {
+  if (config?.experimentId === undefined) return ok(null);
+  const json = input.body.kind === "json" ? input.body.value : null;
+  return joinExperiment(
+    config?.experimentId,
+    {
+      workspaceId: input.workspaceId,
+      promptId: input.prompt?.id ?? null,
+      pinnedPrompt: false,
+      facts: { endUser: endUserOf(json, input.metadata), traceId: input.traceId ?? null, logId: input.logId ?? uuidv7() },
+    },
+    deps,
+  );
 }
 
 /** The embedder of a `semantic` cache, made only when the exact lookup missed; null for any other config. */

@@ -21,6 +21,8 @@ export interface RequestConfig {
   plan: RouteNode;
   /** The config's `prompt_label`: the label prompt runs through it render, when they name none. */
   promptLabel?: string;
+  /** The experiment the config's requests join (`experiment`). */
+  experimentId?: string;
 }
 
 export interface ConfigSourceDeps {
@@ -134,5 +136,6 @@ function requestConfig(config: GatewayConfig, stored: { slug: string; id: string
     rootOverrides: config.override_params,
     plan: plan.value,
     ...(config.prompt_label !== undefined && { promptLabel: config.prompt_label }),
+    ...(config.experiment !== undefined && { experimentId: config.experiment }),
   });
 }

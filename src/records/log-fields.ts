@@ -92,6 +92,8 @@ export const LOG_FIELDS = {
   promptVersion: { column: "prompt_version", kind: "integer", nullable: true, api: "prompt_version", entry: true },
   configId: { column: "config_id", kind: "text", nullable: true, api: "config_id", entry: true },
   configVersion: { column: "config_version", kind: "integer", nullable: true, api: "config_version", entry: true },
+  experimentId: { column: "experiment_id", kind: "text", nullable: true, api: "experiment_id", entry: true },
+  experimentVariant: { column: "experiment_variant", kind: "text", nullable: true, api: "experiment_variant", entry: true },
   guardrailResults: { column: "guardrail_results", kind: "text", nullable: true, api: "guardrail_results", detail: true, view: "guardrail-results" },
   attempts: { column: "attempts", kind: "json", api: "attempts", entry: true, view: "attempts", parse: parseAttempts },
   toolRun: { column: "tool_run", kind: "json", api: "tool_run", body: true, detail: true, entry: true, parse: parseToolRun },

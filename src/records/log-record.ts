@@ -75,6 +75,10 @@ export interface LogRecord {
   configId: string | null;
   /** The version of that config that served the request. */
   configVersion: number | null;
+  /** Set when a running experiment assigned the request a variant: the experiment's id. */
+  experimentId: string | null;
+  /** The variant's name. */
+  experimentVariant: string | null;
   /** Guardrail results (verdict, check, latency) as JSON text; null when none ran. */
   guardrailResults: string | null;
   /** Every upstream try, in order; empty when none was made (e.g. the gateway answered itself). */
@@ -149,6 +153,9 @@ export interface LogFilters {
   promptId?: string;
   /** Records of requests a virtual key served. */
   virtualKeyId?: string;
+  /** Records of requests an experiment assigned a variant, and of one variant. */
+  experimentId?: string;
+  experimentVariant?: string;
   /** Inclusive lower bound, ISO 8601. */
   from?: string;
   /** Exclusive upper bound, ISO 8601. */

@@ -2,7 +2,7 @@ import type { SealedSecret } from "../crypto/sealed-secret.ts";
 import type { Ownership } from "./control-plane.ts";
 
 /** The events a webhook may subscribe to. */
-export const WEBHOOK_EVENT_TYPES = ["budget.threshold_crossed", "run.halted", "spend.drift"] as const;
+export const WEBHOOK_EVENT_TYPES = ["budget.threshold_crossed", "run.halted", "spend.drift", "experiment.stopped"] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** A receiver of the workspace's events: signed JSON POSTs to `url`. */

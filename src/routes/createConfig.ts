@@ -12,7 +12,8 @@ export function registerCreateConfig(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(createConfigRoute, async (c) => {
     const auth = c.get("auth");
     const body = c.req.valid("json");
-    const config = await storableConfig(body.config, deps);
+    const hasExperiment = async (id: string) => (await deps.store.experiments.get(auth.workspaceId, id)) !== undefined;
+    const config = await storableConfig(body.config, { ...deps, hasExperiment });
     const newConfig: NewConfig = {
       id: uuidv4(),
       slug: makeSlug("pc", body.name),

@@ -17,6 +17,9 @@ export function registerDeletePromptLabel(app: GatewayApp, deps: GatewayDeps): v
     const changed = await auditedChange(c, deps.store, "prompt.label_removed", promptSubject, async (tx) => {
       const before = await tx.prompts.get(auth.workspaceId, id);
       if (!before) throw new GatewayError("not_found", `No prompt ${id} in this workspace.`, { param: "id" });
+      const running = await tx.experiments.list(auth.workspaceId, "running");
+      const user = running.find((experiment) => experiment.promptId === id && experiment.variants.some((variant) => variant.prompt_label === label));
+      if (user) throw new GatewayError("invalid_request", `Running experiment ${user.id} runs the version "${label}" is on: stop it first.`, { param: "label" });
       const after = await tx.prompts.removeLabel(auth.workspaceId, id, label, auth.keyId, isoNow());
       if (!after) throw new GatewayError("not_found", `Prompt ${id} has no label "${label}".`, { param: "label" });
       return { before, after };

@@ -24,7 +24,8 @@ export function registerUpdateConfig(app: GatewayApp, deps: GatewayDeps): void {
       // The version it replaces holds the keys that masked ones in the new body stand for.
       const current = await deps.store.configs.getBySlug(auth.workspaceId, slug);
       if (!current) throw notFound();
-      change.config = await storableConfig(body.config, deps, current.latest.config);
+      const hasExperiment = async (experimentId: string) => (await deps.store.experiments.get(auth.workspaceId, experimentId)) !== undefined;
+      change.config = await storableConfig(body.config, { ...deps, hasExperiment }, current.latest.config);
     }
     if (body.is_default !== undefined) change.isDefault = body.is_default;
     const changed = await auditedChange(c, deps.store, "config.updated", configSubject, async (tx) => {

@@ -18,6 +18,8 @@ const PERIOD_MS = { hour: 3_600_000, day: 86_400_000 } as const;
 
 const RAW_ONLY_FILTERS = [
   "config",
+  "experimentId",
+  "experimentVariant",
   "statusClass",
   "minTotalTokens",
   "maxTotalTokens",
@@ -43,7 +45,7 @@ function dimensionFilters(selection: LogFilterSet): Array<[RollupDimension, stri
 
 /**
  * The rollup rows that answer a query exactly, or null when only the raw rows can: a trace,
- * prompt or metadata filter, grouping by metadata, buckets shorter than the dimension's period
+ * prompt, experiment or metadata filter, a group by experiment variant, grouping by metadata, buckets shorter than the dimension's period
  * (minutes; hours for end users where they are summed per day), or more than one dimension
  * involved (each record is summed per dimension, never per combination).
  * `success` is part of every rollup key, so it never prevents the rollups.
@@ -51,6 +53,8 @@ function dimensionFilters(selection: LogFilterSet): Array<[RollupDimension, stri
  */
 export function chooseRollup(selection: LogFilterSet, slice: AnalyticsSlice, declared: DeclaredFrom = new Map(), everyDimensionHourly = false): RollupChoice | null {
   if (selection.traceId !== undefined || selection.promptId !== undefined) return null;
+  // No rollup keeps experiment variants.
+  if (slice.kind === "group" && slice.by === "experiment_variant") return null;
   // Filters on what rollups do not keep (config, status class, value ranges) need the raw rows.
   if (RAW_ONLY_FILTERS.some((name) => selection[name] !== undefined)) return null;
   const filters = dimensionFilters(selection);
@@ -86,7 +90,7 @@ function metadataChoice(
 
 function dimensionChoice(filters: Array<[RollupDimension, string | number]>, slice: AnalyticsSlice): RollupChoice | null {
   if (slice.kind === "group") {
-    if (slice.by === "metadata") return null;
+    if (slice.by === "metadata" || slice.by === "experiment_variant") return null;
     const by = slice.by;
     if (filters.some(([dim]) => dim !== by)) return null;
     const own = filters.find(([dim]) => dim === by);

@@ -49,6 +49,8 @@ function rawGroupKey(slice: Extract<AnalyticsSlice, { kind: "group" }>, pairsInR
       return sql`logs.virtual_key_id`;
     case "status":
       return sql`CAST(logs.status AS TEXT)`;
+    case "experiment_variant":
+      return sql`logs.experiment_variant`;
     case "metadata":
       // From the LEFT JOIN of `log_metadata` below (rows stored before 0029) or from the row's
       // pairs (rows stored since, which have no `log_metadata` rows); logs without the key form the null group.

@@ -56,7 +56,7 @@ export function matchesLogFilters(eb: ExpressionBuilder<Database, "logs">, filte
   const ids = options.idRange ? idRangeOf(filters.from && isoInstant(filters.from, "from"), filters.to && isoInstant(filters.to, "to")) : {};
   if (ids.from !== undefined) conditions.push(eb("logs.id", ">=", ids.from));
   if (ids.to !== undefined) conditions.push(eb("logs.id", "<", ids.to));
-  const equal = (column: "end_user" | "model" | "provider" | "prompt_id" | "virtual_key_id", value: string | undefined) => {
+  const equal = (column: "end_user" | "model" | "provider" | "prompt_id" | "virtual_key_id" | "experiment_id" | "experiment_variant", value: string | undefined) => {
     if (value !== undefined) conditions.push(eb(`logs.${column}`, "=", value));
   };
   equal("end_user", filters.user);
@@ -64,6 +64,8 @@ export function matchesLogFilters(eb: ExpressionBuilder<Database, "logs">, filte
   equal("provider", filters.provider);
   equal("prompt_id", filters.promptId);
   equal("virtual_key_id", filters.virtualKeyId);
+  equal("experiment_id", filters.experimentId);
+  equal("experiment_variant", filters.experimentVariant);
   if (filters.status !== undefined) conditions.push(eb("logs.status", "=", filters.status));
   if (filters.success !== undefined) conditions.push(eb("logs.success", "=", filters.success ? 1 : 0));
   if (filters.traceId !== undefined) conditions.push(inTrace(eb, filters.traceId));

@@ -41,13 +41,14 @@ describe.each(TEST_DATABASES)("openStore on $name", ({ name, create }) => {
     const second = await open(url);
     expect(await second.apiKeys.findByHash(key.keyHash)).toEqual(key);
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(second.db);
-    expect(rows.map((row) => row.name).sort()).toEqual(["0001_initial", "0002_control_plane", "0003_partial_log_indexes", "0004_untraced_log_index", "0005_log_body_sizes", "0006_structural_sealed_secrets", "0007_log_attempts", "0008_log_config_and_feedback", "0009_log_rollups", "0010_spend_limits", "0011_log_cache", "0012_virtual_key_fields", "0013_stored_responses", "0014_log_cost_note", "0015_audit_events", "0016_api_key_expiry_rotation", "0020_mcp_servers", "0021_semantic_cache", "0022_partitioned_logs", "0023_log_rollup_progress", "0024_log_rollup_days", "0025_analytics_dimensions", "0026_log_rollup_ranking_index", "0027_log_write_indexes", "0028_log_rollup_user_hours", "0029_log_metadata_pairs", "0030_log_workspace_primary_key", "0031_log_created_index_dropped", "0032_mcp_gateway", "0040_budgets", "0041_webhooks", "0042_run_limits", "0043_reconciliation", "0044_prompt_labels"]);
+    expect(rows.map((row) => row.name).sort()).toEqual(["0001_initial", "0002_control_plane", "0003_partial_log_indexes", "0004_untraced_log_index", "0005_log_body_sizes", "0006_structural_sealed_secrets", "0007_log_attempts", "0008_log_config_and_feedback", "0009_log_rollups", "0010_spend_limits", "0011_log_cache", "0012_virtual_key_fields", "0013_stored_responses", "0014_log_cost_note", "0015_audit_events", "0016_api_key_expiry_rotation", "0020_mcp_servers", "0021_semantic_cache", "0022_partitioned_logs", "0023_log_rollup_progress", "0024_log_rollup_days", "0025_analytics_dimensions", "0026_log_rollup_ranking_index", "0027_log_write_indexes", "0028_log_rollup_user_hours", "0029_log_metadata_pairs", "0030_log_workspace_primary_key", "0031_log_created_index_dropped", "0032_mcp_gateway", "0040_budgets", "0041_webhooks", "0042_run_limits", "0043_reconciliation", "0044_prompt_labels", "0045_experiments"]);
   });
 
   it.each([
     ["end_user", "logs_workspace_user_idx"],
     ["prompt_id", "logs_workspace_prompt_idx"],
     ["virtual_key_id", "logs_workspace_virtual_key_idx"],
+    ["experiment_id", "logs_workspace_experiment_idx"],
   ] as const)("can answer a %s filter from its partial index", async (column, index) => {
     const store = await open((await fresh(create)).url);
     const plan = await store.db.transaction().execute(async (trx) => {
@@ -132,7 +133,7 @@ describe("openStore URLs", () => {
       select relname as table_name from pg_class
       where relnamespace = current_schema()::regnamespace and relkind in ('r', 'p') and not relispartition order by relname`.execute(b.db);
     expect(rows.map((row) => row.table_name)).toEqual([
-      "analytics_dimensions", "api_keys", "audit_events", "budgets", "config_versions", "configs", "feedback", "guardrails", "key_spend", "kysely_migration", "kysely_migration_lock",
+      "analytics_dimensions", "api_keys", "audit_events", "budgets", "config_versions", "configs", "experiments", "feedback", "guardrails", "key_spend", "kysely_migration", "kysely_migration_lock",
       "log_metadata", "log_rollup_progress", "log_rollups", "logs", "mcp_servers", "prompt_labels", "prompt_versions", "prompts", "reconciliation_rows", "reconciliation_settings", "semantic_cache_entries", "stored_responses", "virtual_keys", "webhook_deliveries", "webhooks",
     ]);
     const schema = await sql<{ schema: string }>`select current_schema() as schema`.execute(b.db);

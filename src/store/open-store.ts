@@ -33,6 +33,8 @@ import { createVirtualKeysRepository } from "./virtual-keys-repository.ts";
 import { createBudgetsRepository, type BudgetsRepository } from "./budgets-repository.ts";
 import { createWebhooksRepository, type WebhooksRepository } from "./webhooks-repository.ts";
 import { createReconciliationRepository, type ReconciliationRepository } from "./reconciliation-repository.ts";
+import { createExperimentsRepository, type ExperimentsRepository } from "./experiments-repository.ts";
+import { createExperimentOutcomesRepository, type ExperimentOutcomesRepository } from "./experiment-outcomes-repository.ts";
 
 /**
  * The repositories an audited control-plane write uses, all on one handle: the store's own, or,
@@ -54,6 +56,8 @@ export interface ControlPlaneStore {
   webhooks: WebhooksRepository;
   /** Virtual keys' bills read from their providers, and the rows compared (`reconcile/`). */
   reconciliation: ReconciliationRepository;
+  /** Experiments and their variants (`experiments/`). */
+  experiments: ExperimentsRepository;
 }
 
 /**
@@ -74,6 +78,7 @@ export interface Store extends ControlPlaneStore, LogStore {
   /** Sums over the logs (rollups and raw rows) for `/v1/analytics`. */
   analytics: AnalyticsRepository;
   feedback: FeedbackRepository;
+  experimentOutcomes: ExperimentOutcomesRepository;
   deleteExpiredStep(cutoffMs: number, batch: number): Promise<RetentionStep>;
   /** Responses answers kept for providers without a Responses API of their own. */
   storedResponses: StoredResponsesRepository;
@@ -129,6 +134,7 @@ export async function openStore(url: string): Promise<Store> {
     logs: createLogsRepository(db, dialect),
     analytics: createAnalyticsRepository(db),
     feedback: createFeedbackRepository(db),
+    experimentOutcomes: createExperimentOutcomesRepository(db),
     deleteExpiredStep: (cutoffMs, batch) => deleteExpiredStep(db, cutoffMs, batch),
     storedResponses: createStoredResponsesRepository(db),
     semanticCache: createSemanticCacheRepository(db),
@@ -154,6 +160,7 @@ function controlPlaneRepositories(db: Kysely<Database>): ControlPlaneStore {
     budgets: createBudgetsRepository(db),
     webhooks: createWebhooksRepository(db),
     reconciliation: createReconciliationRepository(db),
+    experiments: createExperimentsRepository(db),
   };
 }
 
@@ -187,6 +194,7 @@ export function withLogStore(store: Store, logStore: LogStore & { close(): Promi
     logs: logStore.logs,
     analytics: logStore.analytics,
     feedback: logStore.feedback,
+    experimentOutcomes: logStore.experimentOutcomes,
     deleteExpiredStep: (cutoffMs, batch) => logStore.deleteExpiredStep(cutoffMs, batch),
     close: async () => {
       await logStore.close();

@@ -38,6 +38,27 @@ export interface Database extends BudgetTables {
   audit_events: AuditEventsTable;
   semantic_cache_entries: SemanticCacheEntriesTable;
   mcp_servers: McpServersTable;
+  experiments: ExperimentsTable;
+}
+
+/** An experiment (`experiments-repository.ts`); variants, guards and the stop reason as JSON text. */
+export interface ExperimentsTable extends OwnedColumns {
+  id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  assignment: string;
+  prompt_id: string | null;
+  variants: string;
+  guards: string;
+  alpha: number;
+  started_at: string | null;
+  stopped_at: string | null;
+  concluded_at: string | null;
+  stop_reason: string | null;
+  promoted_variant: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** One control-plane write (`audit/`); `before`/`after` are the masked API views as JSON text. */

@@ -135,6 +135,8 @@ export function logRecord(ms: number, overrides: Partial<LogRecord> = {}, seq = 
     promptVersion: 3,
     configId: "config-1",
     configVersion: 2,
+    experimentId: null,
+    experimentVariant: null,
     guardrailResults: '[{"check":"regex","verdict":true,"latencyMs":1}]',
     attempts: [{ target: 0, path: "", retry: 0, provider: "openai", model: "gpt-4o-mini", status: 200, latencyMs: 120.25, errorCode: null, errorMessage: null }],
     toolRun: [],

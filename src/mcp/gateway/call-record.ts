@@ -87,6 +87,8 @@ export function mcpLogEntry(caller: McpCaller, end: McpCallEnd, maxBodyBytes: nu
     promptVersion: null,
     configId: null,
     configVersion: null,
+    experimentId: null,
+    experimentVariant: null,
     guardrailResults: null,
     attempts: [],
     toolRun: [],

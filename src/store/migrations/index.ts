@@ -32,6 +32,7 @@ import * as webhooks from "./0041_webhooks.ts";
 import * as runLimits from "./0042_run_limits.ts";
 import * as reconciliation from "./0043_reconciliation.ts";
 import * as promptLabels from "./0044_prompt_labels.ts";
+import * as experiments from "./0045_experiments.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -73,6 +74,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0042_run_limits": runLimits,
   "0043_reconciliation": reconciliation,
   "0044_prompt_labels": promptLabels,
+  "0045_experiments": experiments,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
