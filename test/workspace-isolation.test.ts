@@ -85,6 +85,11 @@ const BODIES: Record<string, unknown> = {
   setReconciliationSettings: { admin_key: "sk-admin-other-workspace" },
   deleteReconciliationSettings: undefined,
   reconcileVirtualKey: { start: "2026-01-01", end: "2026-01-02" },
+  getExperiment: undefined,
+  updateExperiment: { name: "renamed", status: "stopped" },
+  deleteExperiment: undefined,
+  promoteExperimentVariant: { variant: "control" },
+  getExperimentResults: undefined,
 };
 
 beforeAll(async () => {
@@ -110,6 +115,9 @@ beforeAll(async () => {
   const mcpServer = await make("/v1/mcp-servers", { server_label: "mine_mcp", server_url: "http://127.0.0.1:9/mcp", authorization: "mcp-token-mine-0123" });
   const budget = await make("/v1/budgets", { name: "mine", scope: { type: "workspace" }, limit_usd: 100, period: { type: "none" } });
   const webhook = await make("/v1/webhooks", { url: "http://127.0.0.1:9/hook", events: ["run.halted"] });
+  const experiment = await make("/v1/experiments", { name: "mine", variants: [{ name: "control", weight: 1 }, { name: "candidate", weight: 1, virtual_key: virtualKey.slug }] });
+  const started = await call(gateway, "PATCH", `/v1/experiments/${experiment.id}`, { body: { status: "running" } });
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
   const chat = await call(gateway, "POST", "/v1/chat/completions", {
     body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "isolated" }] },
     // A run with limits: its counts are kept, in this workspace only.
@@ -120,7 +128,7 @@ beforeAll(async () => {
   traceId = chat.headers.get("x-gateway-trace-id")!;
   await make("/v1/feedback", { trace_id: traceId, value: 5 });
   await gateway.flushLogs();
-  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId, mcpServer: mcpServer.server_label, budget: budget.id, webhook: webhook.id, run: "isolated-run" });
+  Object.assign(own, { config: config.slug, virtualKey: virtualKey.slug, prompt: prompt.id, guardrail: guardrail.slug, apiKey: apiKey.id, log: logId, mcpServer: mcpServer.server_label, budget: budget.id, webhook: webhook.id, run: "isolated-run", experiment: experiment.id });
 });
 
 afterAll(async () => {
@@ -146,6 +154,8 @@ function ownPath(path: string): string {
             ? own.webhook
           : path.startsWith("/v1/runs")
             ? own.run
+          : path.startsWith("/v1/experiments")
+            ? own.experiment
           : path.startsWith("/v1/api-keys")
             ? own.apiKey
             : path.startsWith("/v1/logs")
@@ -181,7 +191,7 @@ describe("another workspace never sees, changes or learns of this workspace's ob
     const otherLog = await call(gateway, "GET", "/v1/logs", { key: otherKey });
     expect(otherLog.body.data.map((record: { id: string }) => record.id)).not.toContain(own.log);
     expect(new Set(otherLog.body.data.map((record: { workspace_id: string }) => record.workspace_id)).has(DEFAULT_WORKSPACE_ID)).toBe(false);
-    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails", "/v1/mcp-servers", "/v1/budgets", "/v1/webhooks"]) {
+    for (const path of ["/v1/configs", "/v1/virtual-keys", "/v1/prompts", "/v1/guardrails", "/v1/mcp-servers", "/v1/budgets", "/v1/webhooks", "/v1/experiments"]) {
       const listed = await call(gateway, "GET", path, { key: otherKey });
       expect(listed.status, path).toBe(200);
       expect(JSON.stringify(listed.body), path).not.toMatch(new RegExp(Object.values(own).filter(Boolean).join("|")));
@@ -218,10 +228,11 @@ describe("another workspace never sees, changes or learns of this workspace's ob
   });
 
   it("leaves every object of this workspace as it was", async () => {
-    for (const path of [`/v1/configs/${own.config}`, `/v1/virtual-keys/${own.virtualKey}`, `/v1/prompts/${own.prompt}`, `/v1/guardrails/${own.guardrail}`, `/v1/mcp-servers/${own.mcpServer}`, `/v1/api-keys/${own.apiKey}`, `/v1/logs/${own.log}`]) {
+    for (const path of [`/v1/configs/${own.config}`, `/v1/virtual-keys/${own.virtualKey}`, `/v1/prompts/${own.prompt}`, `/v1/guardrails/${own.guardrail}`, `/v1/mcp-servers/${own.mcpServer}`, `/v1/api-keys/${own.apiKey}`, `/v1/logs/${own.log}`, `/v1/experiments/${own.experiment}`]) {
       const read = await call(gateway, "GET", path);
       expect(read.status, path).toBe(200);
       if (typeof read.body.name === "string") expect(read.body.name, path).toBe("mine");
     }
+    expect((await call(gateway, "GET", `/v1/experiments/${own.experiment}`)).body.status).toBe("running");
   });
 });
