@@ -155,8 +155,16 @@ describe("experiments", () => {
       ["treatment", 3 * split.filter((from) => from === "from treatment").length],
     ]);
 
+    const running = await call(gateway, "GET", "/v1/experiments?status=running");
+    expectContract("listExperiments", running);
+    expect(running.body.data.map((listed: { id: string }) => listed.id)).toContain(id);
+    expectContract("getExperiment", await call(gateway, "GET", `/v1/experiments/${id}`));
+
     // A request of the config outside a running experiment is not logged with it.
-    expect((await call(gateway, "PATCH", `/v1/experiments/${id}`, { body: { status: "stopped" } })).body.stop_reason).toMatchObject({ kind: "manual" });
+    const stopped = await call(gateway, "PATCH", `/v1/experiments/${id}`, { body: { status: "stopped" } });
+    expectContract("updateExperiment", stopped);
+    expect(stopped.body).toMatchObject({ status: "stopped", stopped_at: expect.any(String), stop_reason: { kind: "manual" } });
+    expect((await call(gateway, "GET", "/v1/experiments?status=running")).body.data.map((listed: { id: string }) => listed.id)).not.toContain(id);
     const after = await chat(config, "sticky-1");
     expect(after.body.choices[0].message.content).toBe("from control");
     await gateway.flushLogs();

@@ -25217,7 +25217,7 @@ export const openApiDocument = {
           "events": {
             "type": "array",
             "minItems": 1,
-            "maxItems": 3,
+            "maxItems": 4,
             "uniqueItems": true,
             "items": {
               "$ref": "#/components/schemas/WebhookEventType"
@@ -25253,7 +25253,7 @@ export const openApiDocument = {
           "events": {
             "type": "array",
             "minItems": 1,
-            "maxItems": 3,
+            "maxItems": 4,
             "uniqueItems": true,
             "items": {
               "$ref": "#/components/schemas/WebhookEventType"

@@ -2974,7 +2974,7 @@ function checkCreateWebhookRequest(value) {
   if (v504 === undefined) return fail([], "required", true, { missingProperty: "events" });
   if (!Array.isArray(v504)) return fail(["events"], "type", true, { type: "array" });
   if (v504.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
-  if (v504.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
+  if (v504.length > 4) return fail(["events"], "maxItems", true, { limit: 4 });
   for (let i505 = 0; i505 < v504.length; i505++) {
     if (!checkWebhookEventType(v504[i505])) return nest(["events", i505]);
   }
@@ -3009,7 +3009,7 @@ function checkUpdateWebhookRequest(value) {
   if (v511 !== undefined) {
     if (!Array.isArray(v511)) return fail(["events"], "type", true, { type: "array" });
     if (v511.length < 1) return fail(["events"], "minItems", true, { limit: 1 });
-    if (v511.length > 3) return fail(["events"], "maxItems", true, { limit: 3 });
+    if (v511.length > 4) return fail(["events"], "maxItems", true, { limit: 4 });
     for (let i512 = 0; i512 < v511.length; i512++) {
       if (!checkWebhookEventType(v511[i512])) return nest(["events", i512]);
     }
