@@ -16,6 +16,8 @@ import { ConfigsView } from "./views/configs.ts";
 import { GuardrailsView } from "./views/resources.ts";
 import { PromptsView } from "./views/prompts.ts";
 import { PlaygroundView } from "./views/playground.ts";
+import { ExperimentsView } from "./views/experiments.ts";
+import { ExperimentView } from "./views/experiment.ts";
 import { BudgetsView } from "./views/budgets.ts";
 import { ErrorBox, Loading } from "./components/ui.ts";
 
@@ -23,6 +25,8 @@ interface NavItem {
   path: string;
   label: string;
   admin?: boolean;
+  /** Shown only when the API has it. */
+  needs?: keyof Capabilities;
 }
 
 const NAV: NavItem[] = [
@@ -30,6 +34,7 @@ const NAV: NavItem[] = [
   { path: "/traces", label: "Traces" },
   { path: "/analytics", label: "Analytics" },
   { path: "/prompts", label: "Prompts" },
+  { path: "/experiments", label: "Experiments", needs: "experiments" },
   { path: "/virtual-keys", label: "Virtual keys", admin: true },
   { path: "/budgets", label: "Budgets", admin: true },
   { path: "/configs", label: "Configs", admin: true },
@@ -88,6 +93,9 @@ function App() {
     case "prompts":
       view = id ? html`<${PlaygroundView} id=${id} params=${route.params} session=${session} />` : html`<${PromptsView} admin=${admin} />`;
       break;
+    case "experiments":
+      view = id ? html`<${ExperimentView} id=${id} admin=${admin} />` : html`<${ExperimentsView} params=${route.params} admin=${admin} />`;
+      break;
     case "virtual-keys":
       view = adminView(html`<${VirtualKeysView} />`);
       break;
@@ -112,7 +120,7 @@ function App() {
     <nav class="sidebar" aria-label="Main">
       <div class="brand"><span class="logo" aria-hidden="true">◆</span> AI Gateway</div>
       <ul>
-        ${NAV.filter((item) => admin || !item.admin).map(
+        ${NAV.filter((item) => (admin || !item.admin) && (!item.needs || capabilities[item.needs])).map(
           (item) => html`<li><a href=${href(item.path)} aria-current=${`/${section}` === item.path ? "page" : undefined}>${item.label}</a></li>`,
         )}
       </ul>

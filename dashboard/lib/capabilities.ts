@@ -1,6 +1,7 @@
 /**
  * What this gateway's API offers, read from its own `/openapi.json`: the log filters `GET /v1/logs`
- * accepts, whether records carry `cache_status`, and whether analytics, feedback and export exist.
+ * accepts, whether records carry `cache_status`, and whether analytics, feedback, export and
+ * experiments exist.
  * The dashboard shows only what the API can answer.
  */
 export interface Capabilities {
@@ -9,6 +10,7 @@ export interface Capabilities {
   analytics: boolean;
   feedback: boolean;
   export: boolean;
+  experiments: boolean;
 }
 
 interface Document {
@@ -28,5 +30,6 @@ export async function loadCapabilities(): Promise<Capabilities> {
     analytics: "/v1/analytics/summary" in document.paths && "/v1/analytics/timeseries" in document.paths,
     feedback: "/v1/feedback" in document.paths,
     export: "/v1/logs/export" in document.paths,
+    experiments: "/v1/experiments" in document.paths,
   };
 }

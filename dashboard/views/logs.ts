@@ -32,6 +32,8 @@ const FILTERS: Filter[] = [
   { name: "trace_id", label: "Trace id", kind: "text", more: true },
   { name: "config", label: "Config", kind: "text", more: true },
   { name: "prompt_id", label: "Prompt id", kind: "text", more: true },
+  { name: "experiment_id", label: "Experiment id", kind: "text", more: true },
+  { name: "experiment_variant", label: "Experiment variant", kind: "text", more: true },
   {
     name: "cache_status",
     label: "Cache",
