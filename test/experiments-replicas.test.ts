@@ -15,6 +15,7 @@ let database: TestDatabase;
 let redis: OwnRedis;
 let control: LLMock;
 let treatment: LLMock;
+let failing: LLMock;
 let replicas: RunningGateway[] = [];
 
 beforeAll(async () => {
@@ -24,12 +25,17 @@ beforeAll(async () => {
   treatment = await startUpstream();
   control.onMessage(/.*/, { content: "from control" });
   treatment.onMessage(/.*/, { content: "from treatment" });
+  failing = await startUpstream();
+  failing.onMessage(/.*/, { error: { message: "down", type: "server_error" }, status: 500 });
   const config = {
     GATEWAY_DATABASE_URL: database.url,
     GATEWAY_REDIS_URL: redis.url,
     GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     GATEWAY_ADMIN_KEY: `experiment-replicas-${randomBytes(8).toString("hex")}`,
     GATEWAY_CONTROL_PLANE_CACHE_TTL_MS: 600_000,
+    // Guards are checked when the test says (the timer's pass), and once as logs first arrive.
+    GATEWAY_EXPERIMENT_GUARD_INTERVAL_MS: 86_400_000,
+    GATEWAY_EXPERIMENT_GUARD_MIN_INTERVAL_MS: 86_400_000,
   };
   replicas = [await startGateway(config), await startGateway(config)];
 }, 60_000);
@@ -39,6 +45,7 @@ afterAll(async () => {
   await redis?.stop();
   await control?.stop();
   await treatment?.stop();
+  await failing?.stop();
   await database?.cleanup();
 });
 
@@ -101,5 +108,41 @@ describe("experiments across two replicas", () => {
     expect((await call(one, "PUT", `/v1/prompts/${prompt.body.id}/labels/staging`, { body: { version: 1 } })).status).toBe(200);
     expect(await until(run, (version) => version === 2)).toBe(2);
     expect((await until(rendered, (body) => body.version === 1)).version).toBe(1);
+  });
+
+  it("a guard crossed on the logs one replica served is found by the other's pass, and stops both", async () => {
+    const [one, two] = replicas as [RunningGateway, RunningGateway];
+    const key = async (name: string, upstream: LLMock) =>
+      (await call(one, "POST", "/v1/virtual-keys", { body: { name, provider: "openai", key: UPSTREAM_KEY, custom_host: `${upstream.url}/v1` } })).body.slug as string;
+    const controlKey = await key("guarded control", control);
+    const failingKey = await key("guarded failing", failing);
+    const experiment = await call(one, "POST", "/v1/experiments", {
+      body: {
+        name: "guarded",
+        assignment: "request",
+        variants: [{ name: "control", weight: 1, virtual_key: controlKey }, { name: "broken", weight: 1, virtual_key: failingKey }],
+        guards: [{ metric: "error_rate", tolerance: 0.1 }],
+      },
+    });
+    const config = await call(one, "POST", "/v1/configs", { body: { name: "guarded", config: { virtual_key: controlKey, experiment: experiment.body.id } } });
+    await call(one, "PATCH", `/v1/experiments/${experiment.body.id}`, { body: { status: "running" } });
+    const chat = (replica: RunningGateway) =>
+      call(replica, "POST", "/v1/chat/completions", { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }, headers: { "x-gateway-config": config.body.slug } });
+    // Replica one checks the guards once as its first logs arrive, then not again for a day.
+    const statuses: number[] = [(await chat(one)).status];
+    await one.flushLogs();
+    await one.gateway.deps.experimentGuards.settled();
+    for (let i = 1; i < 120; i++) statuses.push((await chat(one)).status);
+    expect(statuses.filter((status) => status === 500).length).toBeGreaterThan(30);
+    await one.flushLogs();
+    await one.gateway.deps.experimentGuards.settled();
+
+    await two.gateway.deps.experimentGuards.checkRunning();
+    const stopped = (await call(two, "GET", `/v1/experiments/${experiment.body.id}`)).body;
+    expect(stopped).toMatchObject({ status: "stopped", stop_reason: { kind: "guard", metric: "error_rate", variant: "broken" } });
+    // Replica one learns of it through Redis: its requests all go to the control from then on.
+    const first = await until(async () => (await chat(one)).status, (status) => status === 200);
+    expect(first).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await chat(one)).body.choices[0].message.content).toBe("from control");
   });
 });

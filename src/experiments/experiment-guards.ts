@@ -103,6 +103,10 @@ export class ExperimentGuards {
 
   /** Checks every running experiment now (the timer's pass); resolves once done. */
   async checkRunning(): Promise<void> {
+    const now = this.now();
+    for (const [id, state] of this.watched) {
+      if (!state.checking && !state.later && state.lastAt + this.options.minIntervalMs <= now) this.watched.delete(id);
+    }
     try {
       const running = await this.options.store.experiments.running();
       await Promise.all(running.filter((experiment) => experiment.guards.length > 0).map((experiment) => this.check(experiment.workspaceId, experiment.id)));
@@ -154,8 +158,8 @@ export class ExperimentGuards {
       .catch((error: unknown) => this.report(`[gateway] experiment guards: could not check experiment ${experimentId} (${messageOf(error)})`))
       .finally(() => {
         state.checking = null;
+        // The state stays (its last check's time spaces the next); the timer's pass forgets idle ones.
         if (state.again) this.soon(workspaceId, experimentId);
-        else if (!state.later) this.watched.delete(experimentId);
       });
     return state.checking;
   }
