@@ -1,29 +1,5 @@
-/** Small readers of parsed JSON, shared by the Gemini API transforms. Never throw. */
-import type { JsonObject } from "../../providers/provider.ts";
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function objectField(value: unknown, key: string): JsonObject | null {
-  const found = isObject(value) ? value[key] : undefined;
-  return isObject(found) ? found : null;
-}
-
-export function stringField(value: unknown, key: string): string | null {
-  const found = isObject(value) ? value[key] : undefined;
-  return typeof found === "string" ? found : null;
-}
-
-export function numberField(value: unknown, key: string): number | null {
-  const found = isObject(value) ? value[key] : undefined;
-  return typeof found === "number" && Number.isFinite(found) ? found : null;
-}
-
-export function arrayField(value: unknown, key: string): unknown[] {
-  const found = isObject(value) ? value[key] : undefined;
-  return Array.isArray(found) ? found : [];
-}
+/** The JSON readers the Gemini API transforms share, and how they refuse a field. */
+export { arrayField, isObject, numberField, objectField, stringField } from "../json-fields.ts";
 
 /** Refused with a 400 naming the offending field (thrown inside a translation, caught at its edge). */
 export class Refusal {

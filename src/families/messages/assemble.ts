@@ -5,7 +5,7 @@
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import type { JsonObject } from "../../providers/provider.ts";
-import { arrayField, isObject, numberField, objectField, stringField } from "./json.ts";
+import { arrayField, isObject, numberField, objectField, stringField } from "../json-fields.ts";
 import { toolInput } from "./response.ts";
 
 /** The message of a stream's events (their parsed data, in order); null before `message_start`. */

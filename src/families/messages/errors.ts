@@ -4,7 +4,7 @@
  * https://docs.anthropic.com/en/api/errors
  */
 import type { JsonObject } from "../../providers/provider.ts";
-import { isObject } from "./json.ts";
+import { isObject } from "../json-fields.ts";
 
 /** Anthropic's error type for a status (its list; other 4xx are `invalid_request_error`). */
 export function anthropicErrorType(status: number): string {

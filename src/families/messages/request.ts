@@ -8,7 +8,7 @@
  */
 import { fail, GatewayError, ok, type Result } from "../../errors.ts";
 import type { JsonObject } from "../../providers/provider.ts";
-import { arrayField, isObject, numberField, objectField, stringField } from "./json.ts";
+import { arrayField, isObject, numberField, objectField, stringField } from "../json-fields.ts";
 
 /** Refused with a 400 naming the offending field. */
 class Refusal {

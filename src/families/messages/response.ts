@@ -4,7 +4,7 @@
  * https://docs.anthropic.com/en/api/messages (response)
  */
 import type { JsonObject } from "../../providers/provider.ts";
-import { arrayField, isObject, objectField, stringField } from "./json.ts";
+import { arrayField, isObject, objectField, stringField } from "../json-fields.ts";
 import { messageUsage } from "./usage.ts";
 
 /** Anthropic's `stop_reason` for a chat `finish_reason`; null while unknown. */

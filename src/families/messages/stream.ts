@@ -12,7 +12,7 @@ import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/s
 import type { GatewayError } from "../../errors.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import { anthropicErrorBody } from "./errors.ts";
-import { arrayField, isObject, objectField, stringField } from "./json.ts";
+import { arrayField, isObject, objectField, stringField } from "../json-fields.ts";
 import { stopReason } from "./response.ts";
 import { messageUsage } from "./usage.ts";
 

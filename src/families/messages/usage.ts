@@ -6,7 +6,7 @@
  */
 import type { Usage } from "../../operation/usage.ts";
 import type { JsonObject } from "../../providers/provider.ts";
-import { isObject, numberField, objectField } from "./json.ts";
+import { isObject, numberField, objectField } from "../json-fields.ts";
 
 /** An Anthropic `usage` object from a chat completion's `usage`; zeros when there is none. Searches keep `server_tool_use`. */
 export function messageUsage(chatUsage: unknown): JsonObject {

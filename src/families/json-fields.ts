@@ -1,5 +1,5 @@
-/** Small readers of parsed JSON, shared by the Anthropic Messages transforms. Never throw. */
-import type { JsonObject } from "../../providers/provider.ts";
+/** Small readers of parsed JSON, shared by the families' translations (Anthropic Messages, Gemini). Never throw. */
+import type { JsonObject } from "../providers/provider.ts";
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
