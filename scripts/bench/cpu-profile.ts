@@ -53,16 +53,10 @@ function location(url: string, lineNumber: number, root: string): string {
   return lineNumber >= 0 ? `${relative}:${lineNumber + 1}` : relative;
 }
 
-/**
- * Self time per function for the samples taken between `fromUs` and `toUs` (epoch µs), most first.
- * A sample counts for the time until the next one; a gap longer than twice the interval is time
- * the thread spent outside JavaScript (idle, or native code the sampler does not see), so such a
- * sample counts for one interval only.
- */
+/** Self time per function for the samples taken between `fromUs` and `toUs` (epoch µs, `workSamples`), most first. */
 export function selfTimes(profile: CpuProfile, window: { fromUs: number; toUs: number }, options: { intervalUs: number; root: string }): ProfileSummary {
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
-  const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const parents = parentsOf(profile);
   const nameOf = (frame: CallFrame): string => (frame.functionName === "" ? "(anonymous)" : frame.functionName);
   const whereOf = (id: number, frame: CallFrame): string => {
     if (frame.url !== "") return location(frame.url, frame.lineNumber, options.root);
@@ -73,17 +67,10 @@ export function selfTimes(profile: CpuProfile, window: { fromUs: number; toUs: n
     return "(native)";
   };
   const costs = new Map<string, FunctionCost>();
-  let at = profile.startTime;
   let samples = 0;
   let sampledUs = 0;
-  for (let i = 0; i < profile.samples.length; i += 1) {
-    at += profile.timeDeltas[i] ?? 0;
-    if (at < window.fromUs || at > window.toUs) continue;
-    const gap = profile.timeDeltas[i + 1];
-    const us = gap !== undefined && gap <= 2 * options.intervalUs ? gap : options.intervalUs;
-    const id = profile.samples[i] as number;
-    const frame = frames.get(id);
-    if (frame === undefined || NOT_WORK.has(frame.functionName)) continue;
+  for (const { id, us } of workSamples(profile, window, options.intervalUs)) {
+    const frame = frames.get(id)!;
     const name = nameOf(frame);
     const where = whereOf(id, frame);
     const key = `${name}\u0000${where}`;
@@ -97,4 +84,32 @@ export function selfTimes(profile: CpuProfile, window: { fromUs: number; toUs: n
   const functions = [...costs.values()].sort((a, b) => b.selfUs - a.selfUs);
   for (const cost of functions) cost.percent = sampledUs === 0 ? 0 : (cost.selfUs / sampledUs) * 100;
   return { samples, sampledUs, functions };
+}
+
+/** Each node's parent, by id. */
+export function parentsOf(profile: CpuProfile): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  return parents;
+}
+
+/**
+ * The samples taken between `fromUs` and `toUs` (epoch µs) on a thread running code: the node on
+ * top of the stack and the time it stands for. A sample counts for the time until the next one;
+ * a gap longer than twice the interval is time the thread spent outside JavaScript (idle, or
+ * native code the sampler does not see), so such a sample counts for one interval only.
+ */
+export function* workSamples(profile: CpuProfile, window: { fromUs: number; toUs: number }, intervalUs: number): Generator<{ id: number; us: number }> {
+  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  let at = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i += 1) {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < window.fromUs || at > window.toUs) continue;
+    const gap = profile.timeDeltas[i + 1];
+    const us = gap !== undefined && gap <= 2 * intervalUs ? gap : intervalUs;
+    const id = profile.samples[i] as number;
+    const frame = frames.get(id);
+    if (frame === undefined || NOT_WORK.has(frame.functionName)) continue;
+    yield { id, us };
+  }
 }

@@ -17,8 +17,11 @@ export function readCpuSeconds(pid: number, statFile = `/proc/${pid}/stat`): num
   }
 }
 
+/** CPU seconds of each thread of a process, keyed by thread id. */
+export type ThreadCpu = Map<number, { name: string; seconds: number }>;
+
 /** CPU seconds of each thread of a process (from /proc/<pid>/task), keyed by thread id; empty when unreadable. */
-export function readThreadCpu(pid: number): Map<number, { name: string; seconds: number }> {
+export function readThreadCpu(pid: number): ThreadCpu {
   const threads = new Map<number, { name: string; seconds: number }>();
   let tids: string[];
   try {
@@ -35,4 +38,29 @@ export function readThreadCpu(pid: number): Map<number, { name: string; seconds:
     }
   }
   return threads;
+}
+
+/**
+ * What a thread of a Bun process does, by its name (`/proc/<pid>/task/<tid>/comm`): the request
+ * thread is the process's own name (`bun`), the log worker `Worker`, the upstream client
+ * `HTTP Client`; JavaScriptCore's compiler and collector threads and mimalloc's are grouped.
+ */
+export function threadGroupOf(name: string): string {
+  if (name === "bun" || name === "node") return "request thread";
+  if (name === "Worker" || name.startsWith("Worker")) return "log worker";
+  if (name === "HTTP Client") return "HTTP client";
+  if (name.startsWith("JIT") || name === "JSCWarmUp") return "JIT compiler";
+  if (name.startsWith("Heap") || name.includes("GC") || name.startsWith("mi-")) return "GC and allocator";
+  return "other";
+}
+
+/** Each thread group's CPU time between two readings, µs per request. */
+export function threadCostsByGroup(before: ThreadCpu, after: ThreadCpu, requests: number): Record<string, number> {
+  const groups: Record<string, number> = {};
+  for (const [tid, thread] of after) {
+    const seconds = thread.seconds - (before.get(tid)?.seconds ?? 0);
+    const group = threadGroupOf(thread.name);
+    groups[group] = (groups[group] ?? 0) + (seconds * 1e6) / requests;
+  }
+  return groups;
 }

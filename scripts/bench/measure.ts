@@ -8,11 +8,14 @@ import { createClient, runLoad, timeRequest, type Client, type LoadResult } from
 import type { BenchOptions } from "./options.ts";
 import type { Target, TargetName } from "./targets.ts";
 import { runWrk, writeWrkScript } from "./wrk.ts";
+import { threadCostsByGroup, type ThreadCpu } from "./cpu.ts";
 
 export interface TargetSamples {
   load: LoadResult[];
   /** The target process's own CPU time per request of each load run (all threads), µs. */
   cpuUsPerRequest: number[];
+  /** The same per thread group (`threadGroupOf`), µs per request, for each load run. */
+  threadUsPerRequest: Array<Record<string, number>>;
   /** Send-to-last-byte of sequential non-streamed requests, ms. */
   latencyMs: number[];
   /** Send-to-first-content-event of sequential streamed requests, ms. */
@@ -83,15 +86,15 @@ export async function warmUp(targets: Target[], options: BenchOptions, load: Loa
 function emptySamples(targets: Target[]): Samples {
   const samples = {} as Samples;
   for (const target of targets) {
-    samples[target.name] = { load: [], cpuUsPerRequest: [], latencyMs: [], firstTokenMs: [], sequentialErrors: 0 };
+    samples[target.name] = { load: [], cpuUsPerRequest: [], threadUsPerRequest: [], latencyMs: [], firstTokenMs: [], sequentialErrors: 0 };
   }
   return samples;
 }
 
 /**
  * Runs every round; `progress` gets one line per step for the console. `cpuSeconds` reads a
- * target's process CPU time; it is read again after the settling pause, so the log writes a
- * load run caused count towards it.
+ * target's process CPU time and `threadCpu` each of its threads'; both are read again after the
+ * settling pause, so the log writes a load run caused count towards it.
  */
 export async function measure(
   targets: Target[],
@@ -99,6 +102,7 @@ export async function measure(
   load: LoadRunner,
   progress: (line: string) => void,
   cpuSeconds: (name: TargetName) => number,
+  threadCpu: (name: TargetName) => ThreadCpu,
 ): Promise<Samples> {
   const samples = emptySamples(targets);
   const clients = targets.map((target) => createClient(target, 1));
@@ -111,12 +115,14 @@ export async function measure(
     await sequential(orderedClients, samples, perRound(options.streamRequests), streamBody, true);
     for (const target of order) {
       const cpuBefore = cpuSeconds(target.name);
+      const threadsBefore = threadCpu(target.name);
       const result = await load(target, options.seconds);
       progress(`round ${round + 1}/${options.rounds}: ${target.name} ${Math.round(result.rps)} req/s, ${result.errors} errors`);
       await pause(SETTLE_MS);
       const own = samples[target.name];
       own.load.push(result);
       own.cpuUsPerRequest.push(((cpuSeconds(target.name) - cpuBefore) * 1e6) / result.requests);
+      own.threadUsPerRequest.push(threadCostsByGroup(threadsBefore, threadCpu(target.name), result.requests));
     }
   }
   for (const client of clients) client.agent.destroy();

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readThreadCpu } from "./cpu.ts";
 import { selfTimes, type CpuProfile, type FunctionCost } from "./cpu-profile.ts";
+import { LOG_WORKER_STAGES, REQUEST_THREAD_STAGES, stageTimes, type StageCost } from "./stages.ts";
 import type { LoadResult } from "./http-driver.ts";
 import { loadRunner } from "./measure.ts";
 import { checkCall, gatewayMcpEndpoint, mcpLoad, openSession } from "./mcp.ts";
@@ -48,6 +49,8 @@ export interface ProfileFigures {
   /** Each thread's CPU time over the load run and the settling second after it. */
   threads: ThreadCost[];
   functions: FunctionCost[];
+  /** The request thread's sampled time by stage of the path (`stages.ts`), and the log worker's when its thread was profiled. */
+  stages: { requestThread: StageCost[]; logWorker: StageCost[] | null };
 }
 
 /** How many functions the report and the JSON keep. */
@@ -126,17 +129,21 @@ export async function profileGateway(
   progress(`profile: ${Math.round(result.rps)} req/s under the profiler, ${result.errors} errors`);
   await stop(child, 30_000);
 
-  const written = readdirSync(dir).filter((name) => name.endsWith(".cpuprofile"));
+  const written = readdirSync(dir).filter((name) => name.endsWith(".cpuprofile")).sort();
   if (written.length === 0) throw new Error(`bench: the profiled gateway wrote no .cpuprofile. Its output:\n${child.output()}`);
-  // One file per profiled thread; the request thread's is the first (Bun profiles the main thread).
-  const source = join(dir, written.sort()[0] as string);
+  // One file per profiled thread; the request thread's is the first (Bun profiles the main thread first).
+  const profiles = written.map((name) => ({ name, profile: JSON.parse(readFileSync(join(dir, name), "utf8")) as CpuProfile }));
+  const { name: requestThreadFile, profile } = profiles[0]!;
+  const workerProfile = profiles.slice(1).find(({ profile: other }) => other.nodes.some((node) => node.callFrame.url.includes("log-store-worker")))?.profile;
   const resultsDir = join(repoRoot, "bench-results");
   mkdirSync(resultsDir, { recursive: true });
   const file = join("bench-results", `gateway-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`);
-  copyFileSync(source, join(repoRoot, file));
+  copyFileSync(join(dir, requestThreadFile), join(repoRoot, file));
 
-  const profile = JSON.parse(readFileSync(source, "utf8")) as CpuProfile;
-  const summary = selfTimes(profile, { fromUs, toUs }, { intervalUs: interval, root: repoRoot });
+  const window = { fromUs, toUs };
+  const summary = selfTimes(profile, window, { intervalUs: interval, root: repoRoot });
+  const stagesOf = (of: CpuProfile, rules: typeof REQUEST_THREAD_STAGES) =>
+    stageTimes(of, window, { intervalUs: interval, requests: result.requests, rules }).map((cost) => ({ ...cost, usPerRequest: round(cost.usPerRequest, 1), percent: round(cost.percent, 1) }));
   return {
     file,
     requests: result.requests,
@@ -146,5 +153,6 @@ export async function profileGateway(
     sampledUsPerRequest: round(summary.sampledUs / result.requests, 1),
     threads: threadCosts(threadsBefore, threadsAfter, result.requests),
     functions: summary.functions.slice(0, TOP_FUNCTIONS).map((cost) => ({ ...cost, selfUs: round(cost.selfUs, 0), percent: round(cost.percent, 1) })),
+    stages: { requestThread: stagesOf(profile, REQUEST_THREAD_STAGES), logWorker: workerProfile ? stagesOf(workerProfile, LOG_WORKER_STAGES) : null },
   };
 }

@@ -8,6 +8,7 @@ function target(overrides: Partial<TargetFigures>): TargetFigures {
     rps: 10_000,
     rpsRounds: [10_000],
     cpuUsPerRequest: 50,
+    threadsUsPerRequest: {},
     loadErrors: 0,
     latencyP50Ms: 0.3,
     latencyP99Ms: 1,

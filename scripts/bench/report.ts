@@ -15,6 +15,8 @@ export interface TargetFigures {
   rpsRounds: number[];
   /** The target's own CPU time per request under load (all its threads), µs: median of the rounds. */
   cpuUsPerRequest: number;
+  /** The same split by thread group (`threadGroupOf` in cpu.ts): each group's median of the rounds, µs. */
+  threadsUsPerRequest: Record<string, number>;
   loadErrors: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
@@ -87,6 +89,7 @@ export function summarize(samples: Samples, memory: MemoryFigures): Results["tar
       rps: round(median(rpsRounds), 0),
       rpsRounds: rpsRounds.map((value) => round(value, 0)),
       cpuUsPerRequest: round(median(own.cpuUsPerRequest), 0),
+      threadsUsPerRequest: medianPerGroup(own.threadUsPerRequest),
       loadErrors: own.load.reduce((sum, result) => sum + result.errors, 0),
       latencyP50Ms: round(p50),
       latencyP99Ms: round(p99),
@@ -103,6 +106,12 @@ export function summarize(samples: Samples, memory: MemoryFigures): Results["tar
     };
   }
   return figures;
+}
+
+/** Each thread group's median over the rounds (0 in a round where the group did not run), µs. */
+function medianPerGroup(rounds: ReadonlyArray<Record<string, number>>): Record<string, number> {
+  const groups = new Set(rounds.flatMap((costs) => Object.keys(costs)));
+  return Object.fromEntries([...groups].map((group) => [group, round(median(rounds.map((costs) => costs[group] ?? 0)), 1)]));
 }
 
 /** The goals the gateway is held to (docs/benchmark.md says why each bound); empty when the gateway was not measured. */
@@ -241,6 +250,7 @@ export function render(results: Results): string {
     "",
     table(rows),
     "",
+    ...threadLines(results.targets),
     ...streamCpuLines(results.streamCpu),
     ...operationLines(results.operations),
     ...mcpLines(results.mcp),
@@ -278,6 +288,22 @@ const BUSY_LOAD_AT_START = 1;
 function loadLine({ loadAverage, cpus }: Results["environment"]): string {
   const figures = `load average ${fixed(loadAverage.start, 2)} at the start, ${fixed(loadAverage.end, 2)} at the end`;
   return loadAverage.start > BUSY_LOAD_AT_START ? `${figures} (busy before the bench began: compare only with runs made beside this one on ${cpus} CPUs)` : figures;
+}
+
+/** The thread groups in the order the table shows them; any other group follows. */
+const THREAD_GROUPS = ["request thread", "log worker", "HTTP client", "JIT compiler", "GC and allocator", "other"];
+
+/** CPU per request by thread group, for each target process that reported its threads. */
+function threadLines(targets: Results["targets"]): string[] {
+  const entries = (Object.entries(targets) as Array<[TargetName, TargetFigures]>).filter(([, f]) => Object.keys(f.threadsUsPerRequest ?? {}).length > 0);
+  if (entries.length === 0) return [];
+  const groups = [...new Set([...THREAD_GROUPS.filter((group) => entries.some(([, f]) => group in f.threadsUsPerRequest)), ...entries.flatMap(([, f]) => Object.keys(f.threadsUsPerRequest))])];
+  const rows = [["CPU µs/req by thread", ...groups, "sum", "process"]];
+  for (const [name, f] of entries) {
+    const costs = groups.map((group) => f.threadsUsPerRequest[group] ?? 0);
+    rows.push([name, ...costs.map((value) => fixed(value, 1)), fixed(costs.reduce((sum, value) => sum + value, 0), 1), fixed(f.cpuUsPerRequest, 0)]);
+  }
+  return [table(rows), ""];
 }
 
 /** The streamed-chat table (pass-through and translated); nothing when neither was measured. */
@@ -351,9 +377,31 @@ export function profileLines(profile: ProfileFigures): string[] {
   return [
     `profile: ${profile.requests} requests at ${fixed(profile.rps, 0)} req/s under the profiler (${profile.intervalUs} µs interval), written to ${profile.file}`,
     `profile: CPU µs per request by thread: ${threads || "n/a"}`,
+    ...stageLines(profile),
     `profile: ${profile.samples} samples in the load run, ${fixed(profile.sampledUsPerRequest, 1)} µs/req of the request thread's JavaScript and the runtime calls it made; top ${profile.functions.length} by self time:`,
     table(rows, [4, 5]),
   ];
+}
+
+/**
+ * The request thread's and the log worker's sampled time by stage, each also scaled to its
+ * thread's CPU time in the profiled run (the sampler sees a thread while it runs code; the
+ * scaled column spreads what it did not see in proportion).
+ */
+function stageLines(profile: ProfileFigures): string[] {
+  const cpuOf = (name: string): number => profile.threads.find((thread) => thread.name === name)?.usPerRequest ?? Number.NaN;
+  const lines: string[] = [];
+  const add = (title: string, stages: ProfileFigures["stages"]["requestThread"], threadCpu: number) => {
+    const sampled = stages.reduce((sum, stage) => sum + stage.usPerRequest, 0);
+    const rows = [[title, "sampled µs/req", "%", "of thread CPU µs/req"]];
+    for (const stage of stages) rows.push([stage.stage, fixed(stage.usPerRequest, 1), fixed(stage.percent, 1), fixed((threadCpu * stage.percent) / 100, 1)]);
+    rows.push(["total", fixed(sampled, 1), "100.0", fixed(threadCpu, 1)]);
+    lines.push(table(rows), "");
+  };
+  if (!profile.stages) return lines;
+  add("request thread by stage", profile.stages.requestThread, cpuOf("bun"));
+  if (profile.stages.logWorker) add("log worker by stage", profile.stages.logWorker, cpuOf("Worker"));
+  return lines;
 }
 
 /** Writes the figures as JSON and returns the file's path. */
