@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { measure, loadRunner, warmUp } from "./bench/measure.ts";
-import { readCpuSeconds } from "./bench/cpu.ts";
+import { readCpuSeconds, readThreadCpu } from "./bench/cpu.ts";
 import { settledRss, watchPeak, type PeakWatch } from "./bench/memory.ts";
 import { readOptions } from "./bench/options.ts";
 import { measureOperations } from "./bench/operations.ts";
@@ -60,7 +60,11 @@ async function main(): Promise<void> {
     const pid = pidOf(name);
     return pid === undefined ? Number.NaN : readCpuSeconds(pid);
   };
-  const samples = await measure(running.targets, options, load, log, cpuSeconds);
+  const threadCpu = (name: TargetName) => {
+    const pid = pidOf(name);
+    return pid === undefined ? new Map() : readThreadCpu(pid);
+  };
+  const samples = await measure(running.targets, options, load, log, cpuSeconds, threadCpu);
   // A target process that died mid-run turns every later request into an error: say why.
   for (const [name, child] of Object.entries(running.processes)) {
     if (child.exited) log(`${name} process exited during the run; its last output:\n${child.output().slice(-4000)}`);
