@@ -113,9 +113,12 @@ export function createLogsRepository(
         await db.connection().execute(async (connection) => {
           // The engine's transaction is synchronous: what the rollups need is read before it.
           const declared = await readDeclaredKeys(connection);
-          const known = await storedValues(connection, toRollupRows(records, declared));
+          const deltas = toRollupRows(records, declared);
+          const known = await storedValues(connection, deltas);
           // Only records stored now count in the rollups: a retried batch may have been stored before.
-          insertRows(rows, metadataRows, (storedIds) => boundWith(known, toRollupRows(records.filter((record) => storedIds.has(record.id)), declared)));
+          const storedDeltas = (storedIds: ReadonlySet<string>) =>
+            storedIds.size === records.length ? deltas : toRollupRows(records.filter((record) => storedIds.has(record.id)), declared);
+          insertRows(rows, metadataRows, (storedIds) => boundWith(known, storedDeltas(storedIds)));
         });
         return;
       }
