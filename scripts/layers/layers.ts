@@ -39,8 +39,8 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     name: "pipeline",
-    role: "the request pipeline (config, candidates, guardrail stage, routing loop, answer and stream relay) and its stages: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client and gateway, webhook events, the run breaker, the bill reconciled, experiments",
-    paths: ["pipeline/", "cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/", "experiments/"],
+    role: "the request pipeline (config, candidates, guardrail stage, routing loop, answer and stream relay) and its stages: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client and gateway, webhook events, the run breaker, the bill reconciled, experiments, the gateway's own batches",
+    paths: ["pipeline/", "cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/", "experiments/", "batches/"],
     uses: {
       "pipeline/": ["cache/", "spend/", "responses/", "mcp/", "runs/", "experiments/"],
       "experiments/": ["webhooks/"],
@@ -48,6 +48,7 @@ export const LAYERS: readonly Layer[] = [
       "runs/": ["spend/"],
       "webhooks/": ["spend/", "runs/"],
       "reconcile/": ["webhooks/"],
+      "batches/": ["pipeline/"],
     },
   },
   {

@@ -149,3 +149,16 @@ export function computeCostUsd(provider: string, model: string, usage: Usage): n
     searchPicodollars(provider, model, tokens(usage.webSearches ?? 0));
   return Math.round(picodollars / 100) / 1e10;
 }
+
+const BATCH_RATES: ReadonlyMap<string, number> = new Map(Object.entries(table.batch.providers).map(([provider, entry]) => [provider.toLowerCase(), entry.rate]));
+
+/**
+ * The cost in USD of one request run in the provider's batch: its on-demand cost
+ * (`computeCostUsd`) times the provider's batch rate (the table's `batch` section), rounded to 10
+ * decimal places. Null when the model has no price or the provider no batch rate. Never throws.
+ */
+export function computeBatchCostUsd(provider: string, model: string, usage: Usage): number | null {
+  const rate = BATCH_RATES.get(provider.toLowerCase());
+  const cost = rate === undefined ? null : computeCostUsd(provider, model, usage);
+  return cost === null || rate === undefined ? null : Math.round(cost * rate * 1e10) / 1e10;
+}

@@ -94,6 +94,16 @@ export const RerankPriceTableSchema = z
   })
   .strict();
 
+/** Batch rates: the share of the on-demand price a provider's batch bills. */
+export const BatchPriceTableSchema = z
+  .object({
+    as_of: z.iso.date(),
+    note: z.string().min(1),
+    sources: z.record(z.string(), z.url()),
+    providers: z.record(z.string(), z.object({ rate: z.number().positive().max(1) }).strict()),
+  })
+  .strict();
+
 /** The `rerank` section. */
 export type RerankPriceTable = z.infer<typeof RerankPriceTableSchema>;
 
@@ -110,6 +120,7 @@ export const PriceTableSchema = z
     media: MediaPriceTableSchema,
     web_search: WebSearchPriceTableSchema,
     rerank: RerankPriceTableSchema,
+    batch: BatchPriceTableSchema,
   })
   .strict();
 

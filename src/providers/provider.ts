@@ -6,6 +6,7 @@
 import type { GatewayError } from "../errors.ts";
 import type { StreamProtocol, StreamTranslator } from "../streams/stream-protocol.ts";
 import type { FetchLike, UpstreamRequest } from "../net/upstream-call.ts";
+import type { BatchTransforms } from "./batch.ts";
 
 // The request a provider builds and signs is the one the upstream call sends: part of this contract.
 export type { UpstreamRequest };
@@ -117,6 +118,11 @@ export interface Provider {
    * Absent: a web search tool is refused with a 400 naming the provider.
    */
   webSearch?: { queries(answer: JsonObject): string[]; streamSearches(): (data: string) => string[] };
+  /**
+   * The provider's own batch API, for the gateway's unified batches (`POST /v1/batches` over a
+   * file the gateway keeps); absent: batches pass to the provider as OpenAI's.
+   */
+  batch?: BatchTransforms;
   /** Credential fields beyond the key (absent: none). */
   credentialFields?: readonly CredentialField[];
   /**

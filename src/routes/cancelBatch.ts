@@ -1,4 +1,12 @@
+import type { Context } from "hono";
+import type { GatewayEnv } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { GatewayError } from "../errors.ts";
 import { cancelBatchRoute } from "../generated/routes.gen.ts";
+import { isGatewayBatchId } from "../batches/ids.ts";
+import { cancelUnifiedBatch, checkBatchTarget } from "../batches/unified-batches.ts";
+import { batchObject } from "../batches/views.ts";
+import { requestTarget, unifiedBatchDeps, valueOf } from "./batches/unified.ts";
 import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
@@ -7,4 +15,14 @@ import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
  */
 export const cancelBatchOperation = proxiedOperation(cancelBatchRoute, {});
 
-export const registerCancelBatch = proxiedRoute(cancelBatchRoute, cancelBatchOperation);
+/** One of the gateway's own batches is cancelled through its provider's batch API. */
+export const registerCancelBatch = proxiedRoute(cancelBatchRoute, cancelBatchOperation, { answerFirst: unifiedCancel });
+
+async function unifiedCancel(c: Context<GatewayEnv>, deps: GatewayDeps): Promise<Response | null> {
+  const id = c.req.param("batch_id") ?? "";
+  if (!isGatewayBatchId(id)) return null;
+  const batch = await deps.store.batches.getBatch(c.get("auth").workspaceId, id);
+  if (!batch) throw new GatewayError("not_found", `No batch ${id}.`, { param: "batch_id" });
+  const target = valueOf(checkBatchTarget(batch, valueOf(await requestTarget(c, deps, cancelBatchRoute.operationId))));
+  return c.json(batchObject(valueOf(await cancelUnifiedBatch(batch, target, unifiedBatchDeps(deps)))), 200);
+}

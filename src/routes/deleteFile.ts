@@ -1,4 +1,9 @@
+import type { Context } from "hono";
+import type { GatewayEnv } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { GatewayError } from "../errors.ts";
 import { deleteFileRoute } from "../generated/routes.gen.ts";
+import { isGatewayFileId } from "../batches/ids.ts";
 import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
@@ -7,4 +12,12 @@ import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
  */
 export const deleteFileOperation = proxiedOperation(deleteFileRoute, {});
 
-export const registerDeleteFile = proxiedRoute(deleteFileRoute, deleteFileOperation);
+/** A file the gateway keeps (`batches/`) is deleted from the store. */
+export const registerDeleteFile = proxiedRoute(deleteFileRoute, deleteFileOperation, { answerFirst: deleteKeptFile });
+
+async function deleteKeptFile(c: Context<GatewayEnv>, deps: GatewayDeps): Promise<Response | null> {
+  const id = c.req.param("file_id") ?? "";
+  if (!isGatewayFileId(id)) return null;
+  if (!(await deps.store.batches.deleteFile(c.get("auth").workspaceId, id))) throw new GatewayError("not_found", `No file ${id}.`, { param: "file_id" });
+  return c.json({ id, object: "file", deleted: true }, 200);
+}

@@ -1,4 +1,9 @@
+import type { Context } from "hono";
+import type { GatewayEnv } from "../app-env.ts";
+import type { GatewayDeps } from "../deps.ts";
+import { GatewayError } from "../errors.ts";
 import { downloadFileRoute } from "../generated/routes.gen.ts";
+import { isGatewayFileId } from "../batches/ids.ts";
 import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
 
 /**
@@ -9,4 +14,13 @@ export const downloadFileOperation = proxiedOperation(downloadFileRoute, {
   answer: "as-sent",
 });
 
-export const registerDownloadFile = proxiedRoute(downloadFileRoute, downloadFileOperation);
+/** A file the gateway keeps (a batch's input, output or errors) is served from the store. */
+export const registerDownloadFile = proxiedRoute(downloadFileRoute, downloadFileOperation, { answerFirst: keptContent });
+
+async function keptContent(c: Context<GatewayEnv>, deps: GatewayDeps): Promise<Response | null> {
+  const id = c.req.param("file_id") ?? "";
+  if (!isGatewayFileId(id)) return null;
+  const file = await deps.store.batches.getFile(c.get("auth").workspaceId, id);
+  if (!file) throw new GatewayError("not_found", `No file ${id}.`, { param: "file_id" });
+  return c.body(file.content, 200, { "content-type": "application/jsonl" });
+}

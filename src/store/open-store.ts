@@ -14,6 +14,7 @@ import { pickDialect } from "./dialects/pick-dialect.ts";
 import type { StoreDialect, StoreDialectName } from "./dialects/store-dialect.ts";
 import { createFeedbackRepository, type FeedbackRepository } from "./feedback-repository.ts";
 import { createStoredResponsesRepository, type StoredResponsesRepository } from "./stored-responses-repository.ts";
+import { createBatchesRepository, type BatchesRepository } from "./batches-repository.ts";
 import { createSemanticCacheRepository, type SemanticCacheRepository } from "./semantic-cache-repository.ts";
 import { createGuardrailsRepository } from "./guardrails-repository.ts";
 import { createMcpServersRepository } from "./mcp-servers-repository.ts";
@@ -82,6 +83,8 @@ export interface Store extends ControlPlaneStore, LogStore {
   deleteExpiredStep(cutoffMs: number, batch: number): Promise<RetentionStep>;
   /** Responses answers kept for providers without a Responses API of their own. */
   storedResponses: StoredResponsesRepository;
+  /** The gateway's own batches and their files, over providers whose batch APIs are not OpenAI's (`batches/`). */
+  batches: BatchesRepository;
   /** The semantic cache's entries with their embeddings (`cache/semantic-cache.ts`). */
   semanticCache: SemanticCacheRepository;
   /** Settled spend per key and budget period (`spend/`). */
@@ -137,6 +140,7 @@ export async function openStore(url: string): Promise<Store> {
     experimentOutcomes: createExperimentOutcomesRepository(db),
     deleteExpiredStep: (cutoffMs, batch) => deleteExpiredStep(db, cutoffMs, batch),
     storedResponses: createStoredResponsesRepository(db),
+    batches: createBatchesRepository(db),
     semanticCache: createSemanticCacheRepository(db),
     spend: createSpendRepository(db),
     close: async () => {

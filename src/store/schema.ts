@@ -39,6 +39,51 @@ export interface Database extends BudgetTables {
   semantic_cache_entries: SemanticCacheEntriesTable;
   mcp_servers: McpServersTable;
   experiments: ExperimentsTable;
+  gateway_files: GatewayFilesTable;
+  gateway_batches: GatewayBatchesTable;
+  gateway_batch_lines: GatewayBatchLinesTable;
+}
+
+/** Files the gateway keeps for its own batches (`store/batches-repository.ts`): the content as text. */
+export interface GatewayFilesTable {
+  workspace_id: string;
+  id: string;
+  purpose: string;
+  filename: string;
+  bytes: number;
+  content: string;
+  created_at: string;
+}
+
+/** The gateway's own batches over a provider's batch API (`store/batches-repository.ts`); JSON as text. */
+export interface GatewayBatchesTable {
+  workspace_id: string;
+  id: string;
+  provider: string;
+  virtual_key_id: string | null;
+  api_key_id: string | null;
+  provider_job_id: string;
+  input_file_id: string;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  status: string;
+  endpoint: string;
+  completion_window: string;
+  request_counts: string;
+  metadata: string | null;
+  errors: string | null;
+  storage: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** One result line of a gateway batch, logged (`store/batches-repository.ts`). */
+export interface GatewayBatchLinesTable {
+  batch_id: string;
+  custom_id: string;
+  log_id: string;
+  logged_at: string;
 }
 
 /** An experiment (`experiments-repository.ts`); variants, guards and the stop reason as JSON text. */

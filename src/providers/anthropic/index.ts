@@ -5,6 +5,7 @@
  */
 import type { Provider } from "../provider.ts";
 import { authorizeAnthropic } from "./auth.ts";
+import { anthropicBatch } from "./batch.ts";
 import { chatRequest } from "./chat-request.ts";
 import { chatResponse } from "./chat-response.ts";
 import { chatStream } from "./chat-stream.ts";
@@ -21,6 +22,7 @@ export const anthropicProvider: Provider = {
   // count_tokens is the Messages API's own: its body passes as the client sent it.
   operations: { createChatCompletion: { request: chatRequest, response: chatResponse, stream: chatStream }, countMessageTokens: {} },
   streamProtocol: anthropicSseProtocol,
+  batch: anthropicBatch,
   webSearch: { queries: anthropicSearchQueries, streamSearches: anthropicStreamSearches },
   authorize: authorizeAnthropic,
   error: anthropicUpstreamError,

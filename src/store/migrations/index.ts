@@ -33,6 +33,7 @@ import * as runLimits from "./0042_run_limits.ts";
 import * as reconciliation from "./0043_reconciliation.ts";
 import * as promptLabels from "./0044_prompt_labels.ts";
 import * as experiments from "./0045_experiments.ts";
+import * as unifiedBatches from "./0046_unified_batches.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -75,6 +76,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0043_reconciliation": reconciliation,
   "0044_prompt_labels": promptLabels,
   "0045_experiments": experiments,
+  "0046_unified_batches": unifiedBatches,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */

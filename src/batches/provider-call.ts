@@ -1,0 +1,55 @@
+/**
+ * One call to a provider's batch API: the request the provider's batch transform describes,
+ * authorised as the provider authorises its chat calls, on the target's base URL.
+ */
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { FetchLike } from "../net/upstream-call.ts";
+import type { BatchCall } from "../providers/batch.ts";
+import type { JsonObject } from "../providers/provider.ts";
+import type { Target } from "../operation/target.ts";
+
+export interface ProviderCallDeps {
+  fetch: FetchLike;
+  timeoutMs: number;
+}
+
+/**
+ * The answer's text, or the provider's error as the gateway's. An absolute `call.path` is used
+ * only on the target's own origin, so a URL the provider names (a results URL) never takes the
+ * credentials elsewhere; on another origin `fallback` is called instead.
+ */
+export async function callProvider(target: Target, call: BatchCall, deps: ProviderCallDeps, fallback?: BatchCall): Promise<Result<string, GatewayError>> {
+  const url = urlOf(target, call, fallback);
+  const unsigned = { method: call.method, url, headers: { accept: "application/json", ...(call.body && { "content-type": "application/json" }) }, body: call.body ? JSON.stringify(call.body) : null };
+  const request = await target.provider.authorize(unsigned, target.credentials, { fetch: deps.fetch });
+  if (request instanceof GatewayError) return fail(request);
+  let response: Response;
+  let text: string;
+  try {
+    response = await deps.fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.timeout(deps.timeoutMs) });
+    text = await response.text();
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === "TimeoutError";
+    return fail(new GatewayError(timedOut ? "request_timeout" : "upstream_unreachable", `${target.provider.name} could not be reached for the batch.`));
+  }
+  if (!response.ok) return fail(target.provider.error(response.status, text, {}, response.headers));
+  return ok(text);
+}
+
+/** A JSON object answer, or a 502 saying the provider answered something else. */
+export function jsonAnswer(text: string, target: Target): Result<JsonObject, GatewayError> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return ok(parsed as JsonObject);
+  } catch {
+    // Refused below.
+  }
+  return fail(new GatewayError("upstream_error", `${target.provider.name} answered the batch call with something other than a JSON object.`));
+}
+
+function urlOf(target: Target, call: BatchCall, fallback: BatchCall | undefined): string {
+  if (!/^https?:\/\//i.test(call.path)) return `${target.baseUrl.replace(/\/$/, "")}${call.path}`;
+  const origin = new URL(target.baseUrl).origin;
+  if (new URL(call.path).origin === origin) return call.path;
+  return fallback ? urlOf(target, fallback, undefined) : `${target.baseUrl.replace(/\/$/, "")}/`;
+}
