@@ -74,7 +74,7 @@ function lineEntry(
   const id = uuidv7(now);
   const requestText = capText(JSON.stringify(clientBody), context.maxLoggedBodyBytes);
   const responseText = capText(JSON.stringify(answer.body), context.maxLoggedBodyBytes);
-  const usage = answer.error ? null : chatAnswers.usage(answer.body);
+  const usage = answer.error ? null : chatAnswers.usage(answer.body.usage);
   const servedModel = typeof answer.body.model === "string" ? answer.body.model : model;
   return {
     id,
@@ -86,8 +86,9 @@ function lineEntry(
     provider: context.provider.id,
     model,
     route: "createBatch",
+    // The line's own operation: the batch is in the metadata.
     method: "POST",
-    path: `/v1/batches/${context.batchId}`,
+    path: "/v1/chat/completions",
     status: answer.status,
     stream: false,
     cacheStatus: null,

@@ -10,7 +10,12 @@ const WINDOW_SECONDS = 24 * 60 * 60;
 
 const seconds = (iso: string | null): number | null => (iso === null ? null : Math.floor(Date.parse(iso) / 1000));
 
+/** OpenAI leaves out a batch's fields that have no value yet (its SDK types them optional, not null). */
 export function batchObject(batch: GatewayBatch): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fullBatchObject(batch)).filter(([, value]) => value !== null));
+}
+
+function fullBatchObject(batch: GatewayBatch): Record<string, unknown> {
   const created = seconds(batch.createdAt)!;
   const finished = seconds(batch.finishedAt);
   const at = (status: string): number | null => (batch.status === status ? finished : null);

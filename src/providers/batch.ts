@@ -3,7 +3,8 @@
  * functions that say which requests to make and read their answers. The gateway does the I/O,
  * translates each line with the provider's chat transforms, and keeps the batch's record.
  */
-import type { JsonObject } from "./provider.ts";
+/** A JSON object body (as `provider.ts` names it; restated so neither file imports the other). */
+type JsonObject = Record<string, unknown>;
 
 /** OpenAI's batch statuses: what the client sees whichever provider runs the batch. */
 export type OpenAiBatchStatus = "validating" | "in_progress" | "finalizing" | "completed" | "failed" | "expired" | "cancelling" | "cancelled";
