@@ -133,7 +133,7 @@ describe("openStore URLs", () => {
       select relname as table_name from pg_class
       where relnamespace = current_schema()::regnamespace and relkind in ('r', 'p') and not relispartition order by relname`.execute(b.db);
     expect(rows.map((row) => row.table_name)).toEqual([
-      "analytics_dimensions", "api_keys", "audit_events", "budgets", "config_versions", "configs", "experiments", "feedback", "guardrails", "key_spend", "kysely_migration", "kysely_migration_lock",
+      "analytics_dimensions", "api_keys", "audit_events", "budgets", "config_versions", "configs", "experiments", "feedback", "gateway_batch_lines", "gateway_batches", "gateway_files", "guardrails", "key_spend", "kysely_migration", "kysely_migration_lock",
       "log_metadata", "log_rollup_progress", "log_rollups", "logs", "mcp_servers", "prompt_labels", "prompt_versions", "prompts", "reconciliation_rows", "reconciliation_settings", "semantic_cache_entries", "stored_responses", "virtual_keys", "webhook_deliveries", "webhooks",
     ]);
     const schema = await sql<{ schema: string }>`select current_schema() as schema`.execute(b.db);
