@@ -4,7 +4,8 @@
  */
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { FetchLike } from "../net/upstream-call.ts";
-import type { BatchCall } from "../providers/batch.ts";
+import type { BatchCall, BatchStorage } from "../providers/batch.ts";
+import type { UpstreamRequest } from "../net/upstream-call.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { Target } from "../operation/target.ts";
 
@@ -23,6 +24,27 @@ export async function callProvider(target: Target, call: BatchCall, deps: Provid
   const unsigned = { method: call.method, url, headers: { accept: "application/json", ...(call.body && { "content-type": "application/json" }) }, body: call.body ? JSON.stringify(call.body) : null };
   const request = await target.provider.authorize(unsigned, target.credentials, { fetch: deps.fetch });
   if (request instanceof GatewayError) return fail(request);
+  return send(target, request, deps);
+}
+
+/**
+ * Writes or reads one object of a batch's storage (`BatchStorage`), the request signed by the
+ * provider's storage transform; a read answers the object's text.
+ */
+export async function callStorage(
+  target: Target,
+  call: Parameters<BatchStorage["request"]>[0],
+  place: Readonly<Record<string, string>>,
+  deps: ProviderCallDeps,
+): Promise<Result<string, GatewayError>> {
+  const storage = target.provider.batch?.storage;
+  if (!storage) return fail(new GatewayError("internal_error", `${target.provider.name} keeps no batch storage.`));
+  const request = await storage.request(call, place, { baseUrl: target.baseUrl, apiKey: target.credentials.apiKey, fields: target.credentials.fields });
+  if (request instanceof GatewayError) return fail(request);
+  return send(target, request, deps);
+}
+
+async function send(target: Target, request: UpstreamRequest, deps: ProviderCallDeps): Promise<Result<string, GatewayError>> {
   let response: Response;
   let text: string;
   try {
@@ -48,8 +70,8 @@ export function jsonAnswer(text: string, target: Target): Result<JsonObject, Gat
 }
 
 function urlOf(target: Target, call: BatchCall, fallback: BatchCall | undefined): string {
-  if (!/^https?:\/\//i.test(call.path)) return `${target.baseUrl.replace(/\/$/, "")}${call.path}`;
-  const origin = new URL(target.baseUrl).origin;
-  if (new URL(call.path).origin === origin) return call.path;
-  return fallback ? urlOf(target, fallback, undefined) : `${target.baseUrl.replace(/\/$/, "")}/`;
+  const base = (target.provider.batch?.apiBase?.(target.baseUrl) ?? target.baseUrl).replace(/\/$/, "");
+  if (!/^https?:\/\//i.test(call.path)) return `${base}${call.path}`;
+  if (new URL(call.path).origin === new URL(base).origin) return call.path;
+  return fallback ? urlOf(target, fallback, undefined) : `${base}/`;
 }

@@ -8,12 +8,12 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { isoNow } from "../lib/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import type { Target } from "../operation/target.ts";
-import type { BatchTransforms } from "../providers/batch.ts";
+import type { BatchJobState, BatchTransforms, TranslatedLine } from "../providers/batch.ts";
 import type { BatchesRepository, GatewayBatch } from "../store/batches-repository.ts";
 import { newBatchId, resultFileId } from "./ids.ts";
 import { BATCH_ENDPOINT, translateInput } from "./input-lines.ts";
 import { batchOutput, type BatchCaller } from "./output-lines.ts";
-import { callProvider, jsonAnswer, type ProviderCallDeps } from "./provider-call.ts";
+import { callProvider, callStorage, jsonAnswer, type ProviderCallDeps } from "./provider-call.ts";
 
 export interface UnifiedBatchDeps extends ProviderCallDeps {
   batches: BatchesRepository;
@@ -53,7 +53,12 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
   if (file.purpose !== "batch") return fail(new GatewayError("invalid_request", `File ${file.id} was uploaded for ${file.purpose}, not batch.`, { param: "input_file_id" }));
   const input = translateInput(file.content, request.target.provider);
   if (!input.ok) return input;
-  const created = await callProvider(request.target, api.value.create(input.value.lines), deps);
+  const id = newBatchId();
+  const place = await writeInput(id, input.value.lines, request.target, deps);
+  if (!place.ok) return place;
+  const call = api.value.create(input.value.lines, { batchId: id, place: place.value });
+  if (call instanceof GatewayError) return fail(call);
+  const created = await callProvider(request.target, call, deps);
   if (!created.ok) return created;
   const answer = jsonAnswer(created.value, request.target);
   if (!answer.ok) return answer;
@@ -62,7 +67,7 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
   const now = isoNow();
   const batch: GatewayBatch = {
     workspaceId: request.caller.workspaceId,
-    id: newBatchId(),
+    id,
     provider: request.target.provider.id,
     virtualKeyId: request.caller.virtualKeyId,
     apiKeyId: request.caller.apiKeyId,
@@ -76,13 +81,34 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
     requestCounts: { total: input.value.lines.length, completed: 0, failed: 0 },
     metadata: request.metadata,
     errors: null,
-    storage: null,
+    storage: place.value,
     createdAt: now,
     updatedAt: now,
     finishedAt: null,
   };
   await deps.batches.putBatch(batch);
   return ok(batch);
+}
+
+/** For a provider whose job reads a bucket: the translated lines written there, and where. */
+async function writeInput(batchId: string, lines: TranslatedLine[], target: Target, deps: UnifiedBatchDeps): Promise<Result<Record<string, string> | null, GatewayError>> {
+  const storage = target.provider.batch?.storage;
+  if (!storage) return ok(null);
+  const place = storage.place(batchId, { baseUrl: target.baseUrl, apiKey: target.credentials.apiKey, fields: target.credentials.fields });
+  if (place instanceof GatewayError) return fail(place);
+  const written = await callStorage(target, { method: "PUT", object: "input", body: storage.input(lines) }, place, deps);
+  return written.ok ? ok(place) : written;
+}
+
+/** The results' text: from storage, or where the provider's job says. A job stopped before writing any has none. */
+async function readResults(batch: GatewayBatch, api: BatchTransforms, state: BatchJobState, target: Target, deps: UnifiedBatchDeps): Promise<Result<string, GatewayError>> {
+  let read: Result<string, GatewayError>;
+  if (api.storage && batch.storage) read = await callStorage(target, { method: "GET", object: "results", jobId: batch.providerJobId }, batch.storage, deps);
+  else if (state.resultsUrl) read = await callProvider(target, { method: "GET", path: state.resultsUrl }, deps, api.results?.(batch.providerJobId));
+  else if (api.results) read = await callProvider(target, api.results(batch.providerJobId), deps);
+  else read = ok("");
+  if (!read.ok && (state.status === "cancelled" || state.status === "expired") && read.error.status === 404) return ok("");
+  return read;
 }
 
 /** A batch the target must serve: the provider that runs it. */
@@ -117,12 +143,12 @@ export async function refreshUnifiedBatch(batch: GatewayBatch, target: Target, c
     await deps.batches.updateBatch(batch.workspaceId, batch.id, change, now);
     return ok({ ...batch, ...change, updatedAt: now });
   }
-  const results = await callProvider(target, state.resultsUrl ? { method: "GET", path: state.resultsUrl } : api.value.results(batch.providerJobId), deps, api.value.results(batch.providerJobId));
+  const results = await readResults(batch, api.value, state, target, deps);
   if (!results.ok) return results;
   const input = await deps.batches.getFile(batch.workspaceId, batch.inputFileId);
   const translated = input ? translateInput(input.content, target.provider) : null;
   if (!translated?.ok) return fail(new GatewayError("not_found", `The input file ${batch.inputFileId} of batch ${batch.id} is gone: its results cannot be translated.`));
-  const output = batchOutput(api.value.readResults(results.value), {
+  const output = batchOutput(api.value.readResults(results.value, translated.value.lines), {
     batchId: batch.id,
     provider: target.provider,
     clientBodies: translated.value.clientBodies,

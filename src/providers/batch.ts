@@ -3,8 +3,32 @@
  * functions that say which requests to make and read their answers. The gateway does the I/O,
  * translates each line with the provider's chat transforms, and keeps the batch's record.
  */
+import type { GatewayError } from "../errors.ts";
+import type { UpstreamRequest } from "../net/upstream-call.ts";
+
 /** A JSON object body (as `provider.ts` names it; restated so neither file imports the other). */
 type JsonObject = Record<string, unknown>;
+
+/** What a storage request is signed with: the target's base URL and its credentials' fields and key. */
+export interface StorageTarget {
+  baseUrl: string;
+  apiKey: string | null;
+  fields: Readonly<Record<string, string>>;
+}
+
+/**
+ * The bucket a provider's batch job reads its input from and writes its results to (Bedrock's
+ * S3, Vertex AI's Cloud Storage), named by the target's credential fields: the gateway writes
+ * the translated lines there and reads the results back.
+ */
+export interface BatchStorage {
+  /** Where this batch's objects go (bucket, keys), from the target's fields; or a 400 naming the missing field. */
+  place(batchId: string, target: StorageTarget): Record<string, string> | GatewayError;
+  /** The input object's text: one provider record per line. */
+  input(lines: readonly TranslatedLine[]): string;
+  /** The signed request that writes (`PUT`) or reads (`GET`) an object of the place; `key` is `input` or `results`. */
+  request(call: { method: "PUT" | "GET"; object: "input" | "results"; body?: string; jobId?: string }, place: Readonly<Record<string, string>>, target: StorageTarget): Promise<UpstreamRequest | GatewayError>;
+}
 
 /** OpenAI's batch statuses: what the client sees whichever provider runs the batch. */
 export type OpenAiBatchStatus = "validating" | "in_progress" | "finalizing" | "completed" | "failed" | "expired" | "cancelling" | "cancelled";
@@ -49,8 +73,18 @@ export interface BatchTransforms {
    * null when it can.
    */
   checkLine?(line: TranslatedLine): string | null;
-  /** The request that creates the job from every line (Anthropic: inline). */
-  create(lines: readonly TranslatedLine[]): BatchCall;
+  /** Present for a provider whose job reads and writes a bucket; absent: every request goes inline. */
+  storage?: BatchStorage;
+  /**
+   * The base URL of the provider's batch API, from the target's (Bedrock's control plane beside
+   * its runtime); absent: the target's own.
+   */
+  apiBase?(baseUrl: string): string;
+  /**
+   * The request that creates the job from every line (inline, or naming the storage `place`
+   * the input was written to), or a 400 for lines one job cannot run together (two models).
+   */
+  create(lines: readonly TranslatedLine[], context: { batchId: string; place: Readonly<Record<string, string>> | null }): BatchCall | GatewayError;
   /** The job's id in the creation's answer; null when the answer has none. */
   jobId(answer: JsonObject): string | null;
   /** The request that reads the job. */
@@ -59,8 +93,8 @@ export interface BatchTransforms {
   state(answer: JsonObject): BatchJobState;
   /** The request that cancels the job. */
   cancel(jobId: string): BatchCall;
-  /** The request that reads the results, when the state names no URL of its own. */
-  results(jobId: string): BatchCall;
-  /** The results' lines; a line that does not parse is skipped. */
-  readResults(text: string): BatchLineResult[];
+  /** The request that reads the results, when the state names no URL of its own; absent: they are in storage. */
+  results?(jobId: string): BatchCall;
+  /** The results' lines, `lines` being the input's in order; a line that does not parse is skipped. */
+  readResults(text: string, lines: readonly TranslatedLine[]): BatchLineResult[];
 }

@@ -24,7 +24,7 @@ export const anthropicBatch: BatchTransforms = {
   state: batchState,
   cancel: (jobId) => ({ method: "POST", path: `/messages/batches/${encodeURIComponent(jobId)}/cancel` }),
   results: (jobId) => ({ method: "GET", path: `/messages/batches/${encodeURIComponent(jobId)}/results` }),
-  readResults,
+  readResults: (text) => readResults(text),
 };
 
 /** A batch request is never streamed. */

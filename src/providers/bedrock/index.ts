@@ -13,6 +13,7 @@ import { converseStreamTranslator } from "./converse-stream.ts";
 import { awsEventStreamProtocol } from "./event-stream.ts";
 import { bedrockError } from "./upstream-error.ts";
 import { bedrockRerank } from "./rerank.ts";
+import { bedrockBatch } from "./batch.ts";
 
 /** A region as it appears in a host name (`us-east-1`, `us-gov-west-1`); checked before it becomes one. */
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
@@ -22,6 +23,14 @@ export const BEDROCK_FIELDS: readonly CredentialField[] = [
   { name: "aws_secret_access_key", header: "x-gateway-aws-secret-access-key", secret: true, pattern: /^[A-Za-z0-9/+=]{16,128}$/, description: "AWS secret access key" },
   { name: "aws_session_token", header: "x-gateway-aws-session-token", secret: true, pattern: /^[A-Za-z0-9/+=]{16,8192}$/, description: "AWS session token" },
   { name: "aws_region", header: "x-gateway-aws-region", secret: false, pattern: REGION, description: "AWS region (such as us-east-1)" },
+  { name: "aws_batch_bucket", header: "x-gateway-aws-batch-bucket", secret: false, pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, description: "S3 bucket the gateway writes batch input to and reads batch results from" },
+  {
+    name: "aws_batch_role_arn",
+    header: "x-gateway-aws-batch-role-arn",
+    secret: false,
+    pattern: /^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
+    description: "IAM service role Bedrock runs batch jobs as (reads and writes the bucket)",
+  },
 ];
 
 export const bedrockProvider: Provider = {
@@ -49,6 +58,7 @@ export const bedrockProvider: Provider = {
     },
     createRerank: bedrockRerank,
   },
+  batch: bedrockBatch,
   streamProtocol: awsEventStreamProtocol,
   authorize: authorizeBedrock,
   error: (status, text, headers, answerHeaders) => bedrockError(status, text, headers, answerHeaders?.get("x-amzn-errortype") ?? null),

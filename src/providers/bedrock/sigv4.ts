@@ -21,6 +21,8 @@ export interface SigningScope {
   date?: Date;
   /** Add `x-amz-content-sha256` (the SDKs do; the AWS test suite's vectors do not). */
   contentHash?: boolean;
+  /** Encode the path once more before signing: every service but S3 (false for S3). */
+  escapePath?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function signRequest(request: UpstreamRequest, credentials: AwsCred
     service: scope.service,
     sha256: Sha256,
     applyChecksum: scope.contentHash ?? true,
+    uriEscapePath: scope.escapePath ?? true,
   });
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of url.searchParams) {
