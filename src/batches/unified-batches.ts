@@ -8,7 +8,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { isoNow } from "../lib/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import type { Target } from "../operation/target.ts";
-import type { BatchJobState, BatchTransforms, TranslatedLine } from "../providers/batch.ts";
+import type { BatchJobState, BatchTransforms } from "../providers/batch.ts";
 import type { BatchesRepository, GatewayBatch } from "../store/batches-repository.ts";
 import { newBatchId, resultFileId } from "./ids.ts";
 import { BATCH_ENDPOINT, translateInput } from "./input-lines.ts";
@@ -54,10 +54,15 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
   const input = translateInput(file.content, request.target.provider);
   if (!input.ok) return input;
   const id = newBatchId();
-  const place = await writeInput(id, input.value.lines, request.target, deps);
-  if (!place.ok) return place;
-  const call = api.value.create(input.value.lines, { batchId: id, place: place.value });
+  const place = placeOf(id, request.target);
+  if (place instanceof GatewayError) return fail(place);
+  // Refused before anything is written (lines one job cannot run together).
+  const call = api.value.create(input.value.lines, { batchId: id, place });
   if (call instanceof GatewayError) return fail(call);
+  if (place) {
+    const written = await callStorage(request.target, { method: "PUT", object: "input", body: api.value.storage!.input(input.value.lines) }, place, deps);
+    if (!written.ok) return written;
+  }
   const created = await callProvider(request.target, call, deps);
   if (!created.ok) return created;
   const answer = jsonAnswer(created.value, request.target);
@@ -81,7 +86,7 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
     requestCounts: { total: input.value.lines.length, completed: 0, failed: 0 },
     metadata: request.metadata,
     errors: null,
-    storage: place.value,
+    storage: place,
     createdAt: now,
     updatedAt: now,
     finishedAt: null,
@@ -90,14 +95,10 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
   return ok(batch);
 }
 
-/** For a provider whose job reads a bucket: the translated lines written there, and where. */
-async function writeInput(batchId: string, lines: TranslatedLine[], target: Target, deps: UnifiedBatchDeps): Promise<Result<Record<string, string> | null, GatewayError>> {
+/** For a provider whose job reads a bucket: where this batch's objects go; null for one that takes every request inline. */
+function placeOf(batchId: string, target: Target): Record<string, string> | null | GatewayError {
   const storage = target.provider.batch?.storage;
-  if (!storage) return ok(null);
-  const place = storage.place(batchId, { baseUrl: target.baseUrl, apiKey: target.credentials.apiKey, fields: target.credentials.fields });
-  if (place instanceof GatewayError) return fail(place);
-  const written = await callStorage(target, { method: "PUT", object: "input", body: storage.input(lines) }, place, deps);
-  return written.ok ? ok(place) : written;
+  return storage ? storage.place(batchId, { baseUrl: target.baseUrl, apiKey: target.credentials.apiKey, fields: target.credentials.fields }) : null;
 }
 
 /** The results' text: from storage, or where the provider's job says. A job stopped before writing any has none. */
