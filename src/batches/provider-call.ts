@@ -39,7 +39,9 @@ export async function callStorage(
 ): Promise<Result<string, GatewayError>> {
   const storage = target.provider.batch?.storage;
   if (!storage) return fail(new GatewayError("internal_error", `${target.provider.name} keeps no batch storage.`));
-  const request = await storage.request(call, place, { baseUrl: target.baseUrl, apiKey: target.credentials.apiKey, fields: target.credentials.fields });
+  const built = await storage.request(call, place, { baseUrl: target.baseUrl, apiKey: target.credentials.apiKey, fields: target.credentials.fields });
+  if (built instanceof GatewayError) return fail(built);
+  const request = storage.authorizedByProvider ? await target.provider.authorize(built, target.credentials, { fetch: deps.fetch }) : built;
   if (request instanceof GatewayError) return fail(request);
   return send(target, request, deps);
 }

@@ -57,7 +57,7 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
   const place = placeOf(id, request.target);
   if (place instanceof GatewayError) return fail(place);
   // Refused before anything is written (lines one job cannot run together).
-  const call = api.value.create(input.value.lines, { batchId: id, place });
+  const call = api.value.create(input.value.lines, { batchId: id, place, fields: request.target.credentials.fields });
   if (call instanceof GatewayError) return fail(call);
   if (place) {
     const written = await callStorage(request.target, { method: "PUT", object: "input", body: api.value.storage!.input(input.value.lines) }, place, deps);
@@ -104,7 +104,7 @@ function placeOf(batchId: string, target: Target): Record<string, string> | null
 /** The results' text: from storage, or where the provider's job says. A job stopped before writing any has none. */
 async function readResults(batch: GatewayBatch, api: BatchTransforms, state: BatchJobState, target: Target, deps: UnifiedBatchDeps): Promise<Result<string, GatewayError>> {
   let read: Result<string, GatewayError>;
-  if (api.storage && batch.storage) read = await callStorage(target, { method: "GET", object: "results", jobId: batch.providerJobId }, batch.storage, deps);
+  if (api.storage && batch.storage) read = await callStorage(target, { method: "GET", object: "results", jobId: batch.providerJobId, ...(state.resultsUrl && { location: state.resultsUrl }) }, batch.storage, deps);
   else if (state.resultsUrl) read = await callProvider(target, { method: "GET", path: state.resultsUrl }, deps, api.results?.(batch.providerJobId));
   else if (api.results) read = await callProvider(target, api.results(batch.providerJobId), deps);
   else read = ok("");

@@ -26,8 +26,18 @@ export interface BatchStorage {
   place(batchId: string, target: StorageTarget): Record<string, string> | GatewayError;
   /** The input object's text: one provider record per line. */
   input(lines: readonly TranslatedLine[]): string;
-  /** The signed request that writes (`PUT`) or reads (`GET`) an object of the place; `key` is `input` or `results`. */
-  request(call: { method: "PUT" | "GET"; object: "input" | "results"; body?: string; jobId?: string }, place: Readonly<Record<string, string>>, target: StorageTarget): Promise<UpstreamRequest | GatewayError>;
+  /**
+   * The request that writes (`PUT`) the input or reads (`GET`) the results of the place: signed
+   * here, or, when `authorizedByProvider`, authorised afterwards as the provider's own calls are.
+   * `location` is where the job says it wrote its results (`BatchJobState.resultsUrl`), when it says.
+   */
+  request(
+    call: { method: "PUT" | "GET"; object: "input" | "results"; body?: string; jobId?: string; location?: string },
+    place: Readonly<Record<string, string>>,
+    target: StorageTarget,
+  ): Promise<UpstreamRequest | GatewayError>;
+  /** The storage takes the provider's own credentials (Vertex AI's token for Cloud Storage). */
+  authorizedByProvider?: boolean;
 }
 
 /** OpenAI's batch statuses: what the client sees whichever provider runs the batch. */
@@ -56,7 +66,7 @@ export interface BatchJobState {
   /** Whether the job has ended and its results can be read. */
   ended: boolean;
   counts: { total: number; completed: number; failed: number } | null;
-  /** Where the results are, when the provider says so in the job (Anthropic's `results_url`). */
+  /** Where the results are, when the provider says so in the job (Anthropic's `results_url`, Vertex AI's output folder). */
   resultsUrl?: string;
   /** Why the job failed, in the provider's words. */
   failure?: string;
@@ -84,7 +94,7 @@ export interface BatchTransforms {
    * The request that creates the job from every line (inline, or naming the storage `place`
    * the input was written to), or a 400 for lines one job cannot run together (two models).
    */
-  create(lines: readonly TranslatedLine[], context: { batchId: string; place: Readonly<Record<string, string>> | null }): BatchCall | GatewayError;
+  create(lines: readonly TranslatedLine[], context: { batchId: string; place: Readonly<Record<string, string>> | null; fields: Readonly<Record<string, string>> }): BatchCall | GatewayError;
   /** The job's id in the creation's answer; null when the answer has none. */
   jobId(answer: JsonObject): string | null;
   /** The request that reads the job. */

@@ -8,6 +8,7 @@
 import { geminiProvider } from "../gemini/index.ts";
 import type { Provider } from "../provider.ts";
 import { vertexAuthorizer } from "./auth.ts";
+import { vertexBatch } from "./batch.ts";
 import { VERTEX_FIELDS, vertexBaseUrl, vertexPath } from "./paths.ts";
 
 export const vertexProvider: Provider = {
@@ -23,6 +24,7 @@ export const vertexProvider: Provider = {
   baseUrlHosts: /^([a-z0-9-]+-)?aiplatform\.googleapis\.com$/,
   upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
   operations: geminiProvider.operations,
+  batch: vertexBatch,
   streamProtocol: geminiProvider.streamProtocol,
   webSearch: geminiProvider.webSearch,
   authorize: vertexAuthorizer(),

@@ -15,6 +15,13 @@ export const LOCATION = /^(global|[a-z]+-[a-z]+\d{1,2})$/;
 export const VERTEX_FIELDS: readonly CredentialField[] = [
   { name: "vertex_project", header: "x-gateway-vertex-project", secret: false, pattern: PROJECT, description: "Google Cloud project id (such as my-project-123) or number" },
   { name: "vertex_location", header: "x-gateway-vertex-location", secret: false, pattern: LOCATION, description: "Vertex AI location (such as us-central1, europe-west4 or global)" },
+  {
+    name: "vertex_batch_bucket",
+    header: "x-gateway-vertex-batch-bucket",
+    secret: false,
+    pattern: /^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/,
+    description: "Cloud Storage bucket the gateway writes batch input to and reads batch predictions from",
+  },
 ];
 
 /** The API root of a location (`…/v1`), or null for a location that is not one; `global` has no regional prefix. */
