@@ -3,7 +3,7 @@ import priceData from "../providers/prices.json" with { type: "json" };
 import { findProvider } from "../providers/catalogue.ts";
 import type { Usage } from "../operation/usage.ts";
 import { checkPriceTable, PriceTableSchema } from "../providers/price-table.ts";
-import { computeCostUsd, PRICES_AS_OF, resolveModelPrice } from "./cost.ts";
+import { computeCostUsd, PRICES_AS_OF, resolveModelPrice, computeBatchCostUsd } from "./cost.ts";
 
 function usage(promptTokens: number, completionTokens: number, cachedTokens = 0, reasoningTokens = 0): Usage {
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedTokens, reasoningTokens };
@@ -132,5 +132,22 @@ describe("prices.json", () => {
         if (price?.cached_input !== undefined) expect(price.cached_input, `${provider}/${model}`).toBeLessThanOrEqual(price.input);
       }
     }
+  });
+});
+
+describe("computeBatchCostUsd", () => {
+  const usage = { promptTokens: 1_000_000, completionTokens: 100_000, totalTokens: 1_100_000, cachedTokens: 0, reasoningTokens: 0 };
+
+  it("prices a batch line at the provider's batch rate from the table", () => {
+    for (const [provider, model] of [["anthropic", "claude-sonnet-4-5"], ["bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"], ["vertex", "gemini-2.5-flash"]] as const) {
+      const onDemand = computeCostUsd(provider, model, usage)!;
+      expect(onDemand).toBeGreaterThan(0);
+      expect(computeBatchCostUsd(provider, model, usage)).toBeCloseTo(onDemand / 2, 10);
+    }
+  });
+
+  it("is null for a provider without a batch rate or a model without a price", () => {
+    expect(computeBatchCostUsd("groq", "llama-3.3-70b-versatile", usage)).toBeNull();
+    expect(computeBatchCostUsd("anthropic", "no-such-model", usage)).toBeNull();
   });
 });
