@@ -153,7 +153,8 @@ export async function refreshUnifiedBatch(batch: GatewayBatch, target: Target, c
     batchId: batch.id,
     provider: target.provider,
     clientBodies: translated.value.clientBodies,
-    caller,
+    // The lines are the creator's requests, whoever reads the batch.
+    caller: { ...caller, apiKeyId: batch.apiKeyId, virtualKeyId: batch.virtualKeyId },
     maxLoggedBodyBytes: deps.maxLoggedBodyBytes,
   });
   const outputFileId = output.output.length > 0 ? resultFileId(batch.id, "output") : null;

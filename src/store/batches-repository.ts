@@ -58,6 +58,7 @@ export interface BatchesRepository {
   getBatch(workspaceId: string, id: string): Promise<GatewayBatch | null>;
   /** Newest first; `after` is the id the page starts after. */
   listBatches(workspaceId: string, limit: number, after: string | null): Promise<GatewayBatch[]>;
+  /** Changes a batch that has not finished; a finished one is left as it is. */
   updateBatch(workspaceId: string, id: string, change: BatchChange, updatedAt: string): Promise<void>;
   /**
    * Claims result lines for logging: the custom ids of `lines` no one claimed before, each now
@@ -65,6 +66,9 @@ export interface BatchesRepository {
    */
   claimLines(batchId: string, lines: readonly { customId: string; logId: string }[], at: string): Promise<Set<string>>;
 }
+
+/** The statuses a batch ends in. */
+const FINISHED = ["completed", "failed", "expired", "cancelled"];
 
 const FILE_COLUMNS = ["workspace_id", "id", "purpose", "filename", "bytes", "created_at"] as const;
 
@@ -117,6 +121,8 @@ export function createBatchesRepository(db: Kysely<Database>): BatchesRepository
         })
         .where("workspace_id", "=", workspaceId)
         .where("id", "=", id)
+        // A finished batch stays as it finished: a replica's slower poll never moves it back.
+        .where("status", "not in", FINISHED)
         .execute();
     },
     async claimLines(batchId, lines, at) {
