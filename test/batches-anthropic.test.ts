@@ -186,6 +186,13 @@ describe("bad input to a batch on Anthropic", () => {
   it("refuses a file for another purpose and an endpoint other than chat completions", async () => {
     const client = claude(gateway);
     await expect(client.files.create({ file: await toFile(Buffer.from("{}\n"), "t.jsonl"), purpose: "fine-tune" })).rejects.toMatchObject({ status: 400 });
+    await expect(client.files.create({ file: await toFile(Buffer.from([0xff, 0xfe, 0x00, 0x7b]), "t.jsonl"), purpose: "batch" })).rejects.toMatchObject({ status: 400 });
+    const form = '--x\r\ncontent-disposition: form-data; name="purpose"\r\n\r\nbatch\r\n--x--\r\n';
+    const noFile = await call(gateway, "POST", "/v1/files", { rawBody: form, headers: { ...claudeHeaders(gateway), "content-type": "multipart/form-data; boundary=x" } });
+    const broken = await call(gateway, "POST", "/v1/files", { rawBody: "--x\r\nnot a part", headers: { ...claudeHeaders(gateway), "content-type": "multipart/form-data; boundary=x" } });
+    expect(broken.status).toBe(400);
+    expect(noFile.status).toBe(400);
+    expect(noFile.body.error).toMatchObject({ type: "invalid_request_error" });
     const fileId = await upload(client, [line("a", "capital of France")]);
     const refused = await call(gateway, "POST", "/v1/batches", { body: { input_file_id: fileId, endpoint: "/v1/embeddings", completion_window: "24h" }, headers: claudeHeaders(gateway) });
     expect(refused.status).toBe(400);
