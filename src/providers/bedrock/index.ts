@@ -2,7 +2,8 @@ import { GatewayError } from "../../errors.ts";
 /**
  * AWS Bedrock through its Converse API: chat completions, translated both ways, streams
  * decoded from AWS's event stream, requests signed with SigV4 (or sent with a Bedrock API key);
- * and rerank through InvokeModel (`rerank.ts`).
+ * and rerank, embeddings and image generation through InvokeModel (`rerank.ts`, `embeddings.ts`,
+ * `images.ts`).
  * https://docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference.html
  */
 import type { CredentialField, Provider } from "../provider.ts";
@@ -14,6 +15,8 @@ import { awsEventStreamProtocol } from "./event-stream.ts";
 import { bedrockError } from "./upstream-error.ts";
 import { bedrockRerank } from "./rerank.ts";
 import { bedrockBatch } from "./batch.ts";
+import { bedrockEmbeddings } from "./embeddings.ts";
+import { bedrockImages } from "./images.ts";
 
 /** A region as it appears in a host name (`us-east-1`, `us-gov-west-1`); checked before it becomes one. */
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
@@ -57,6 +60,8 @@ export const bedrockProvider: Provider = {
       stream: (clientBody, { model }) => converseStreamTranslator(clientBody, model),
     },
     createRerank: bedrockRerank,
+    createEmbedding: bedrockEmbeddings,
+    createImage: bedrockImages,
   },
   batch: bedrockBatch,
   streamProtocol: awsEventStreamProtocol,

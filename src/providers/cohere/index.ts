@@ -1,16 +1,37 @@
 /**
- * Cohere: reranking through its v2 Rerank API (`POST /v2/rerank`), documents as strings, billed
- * in search units (one query with up to 100 documents), which the answer reports in
- * `meta.billed_units.search_units`. v2 returns no documents: the gateway attaches them from the
- * request when the client asks.
+ * Cohere through its own v2 APIs: chat completions translated to and from `POST /v2/chat`
+ * (plain and streamed, with tools), embeddings through `POST /v2/embed`, and reranking through
+ * `POST /v2/rerank`, documents as strings, billed in search units (one query with up to 100
+ * documents), which the answer reports in `meta.billed_units.search_units`. v2 returns no
+ * documents: the gateway attaches them from the request when the client asks. Streams are
+ * server-sent events ending with `message-end`, which carries the usage.
+ * https://docs.cohere.com/reference/chat
+ * https://docs.cohere.com/reference/embed
  * https://docs.cohere.com/reference/rerank
  */
 import { countOf, documentTexts, otherFields, rankedDocuments, rerankAnswer, rerankProvider } from "../rerank.ts";
-import type { JsonObject } from "../provider.ts";
+import { createSseDecoder, type StreamEvent, type StreamProtocol } from "../../streams/stream-protocol.ts";
+import type { JsonObject, Provider } from "../provider.ts";
+import { cohereChatRequest } from "./chat-request.ts";
+import { cohereChatCompletion } from "./chat-response.ts";
+import { cohereChatStream } from "./chat-stream.ts";
+import { cohereEmbeddings } from "./embeddings.ts";
 
 const field = (value: unknown, key: string): unknown => (value && typeof value === "object" ? (value as JsonObject)[key] : undefined);
 
-export const cohereProvider = rerankProvider({
+const isType = (event: StreamEvent, type: string): boolean => event.event === type || event.data.startsWith(`{"type":"${type}"`);
+
+/** Cohere's chat streams: `message-end` is the last event and carries the usage. */
+export const cohereSseProtocol: StreamProtocol = {
+  contentType: "text/event-stream",
+  createDecoder: createSseDecoder,
+  isEnd: () => false,
+  isLast: (event) => isType(event, "message-end"),
+  endsAtEof: false,
+  isError: (event) => event.event === "error" || event.data.startsWith('{"error"'),
+};
+
+const cohereRerank = rerankProvider({
   id: "cohere",
   name: "Cohere",
   baseUrl: "https://api.cohere.com",
@@ -29,3 +50,14 @@ export const cohereProvider = rerankProvider({
     },
   },
 });
+
+export const cohereProvider: Provider = {
+  ...cohereRerank,
+  docs: "https://docs.cohere.com/reference/about",
+  operations: {
+    ...cohereRerank.operations,
+    createChatCompletion: { request: cohereChatRequest, response: (answer, { model }) => cohereChatCompletion(answer, model), stream: cohereChatStream },
+    createEmbedding: cohereEmbeddings,
+  },
+  streamProtocol: cohereSseProtocol,
+};

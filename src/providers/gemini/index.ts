@@ -1,6 +1,7 @@
 /**
  * Google Gemini (the Gemini Developer API): chat completions translated to and from
- * `generateContent`, and Gemini-format token counts passed natively, authorised with the key in
+ * `generateContent`, embeddings through `embedContent`/`batchEmbedContents` (`embeddings.ts`),
+ * and Gemini-format token counts passed natively, authorised with the key in
  * `x-goog-api-key`. Its streams are server-sent events with no end marker: they end where the
  * bytes end.
  * https://ai.google.dev/api
@@ -14,6 +15,7 @@ import { geminiChatStream } from "./chat-stream.ts";
 import { toGeminiCountTokensRequest } from "./count-tokens.ts";
 import { geminiUpstreamError } from "./upstream-error.ts";
 import { geminiSearchQueries, geminiStreamSearches } from "./grounding.ts";
+import { geminiEmbeddings } from "./embeddings.ts";
 
 export const geminiSseProtocol: StreamProtocol = {
   contentType: "text/event-stream",
@@ -32,6 +34,7 @@ export const geminiProvider: Provider = {
   operations: {
     createChatCompletion: { request: toGeminiChatRequest, response: (answer, { clientBody }) => toOpenAiChatCompletion(answer, clientBody), stream: geminiChatStream },
     countContentTokens: { request: toGeminiCountTokensRequest },
+    createEmbedding: geminiEmbeddings,
   },
   streamProtocol: geminiSseProtocol,
   webSearch: { queries: geminiSearchQueries, streamSearches: geminiStreamSearches },

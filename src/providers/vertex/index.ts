@@ -2,7 +2,8 @@
  * Google Vertex AI: Gemini models on Google Cloud. The request, answer, stream and error
  * formats are the Gemini API's, so Gemini's transforms serve it as they are; only the place
  * (a project and location, `paths.ts`) and the credentials (an OAuth access token, minted from
- * a service-account key when one is given, `auth.ts`) differ.
+ * a service-account key when one is given, `auth.ts`) differ. Embeddings (`embeddings.ts`) and
+ * images (`images.ts`) go through Vertex's `:predict` on its text embedding and Imagen models.
  * https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference
  */
 import { geminiProvider } from "../gemini/index.ts";
@@ -10,6 +11,8 @@ import type { Provider } from "../provider.ts";
 import { vertexAuthorizer } from "./auth.ts";
 import { vertexBatch } from "./batch.ts";
 import { VERTEX_FIELDS, vertexBaseUrl, vertexPath } from "./paths.ts";
+import { vertexEmbeddings } from "./embeddings.ts";
+import { vertexImages } from "./images.ts";
 
 export const vertexProvider: Provider = {
   id: "vertex",
@@ -23,7 +26,8 @@ export const vertexProvider: Provider = {
   baseUrlFrom: vertexBaseUrl,
   baseUrlHosts: /^([a-z0-9-]+-)?aiplatform\.googleapis\.com$/,
   upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
-  operations: geminiProvider.operations,
+  // Embeddings and images are Vertex's own `:predict` (text embedding and Imagen models).
+  operations: { ...geminiProvider.operations, createEmbedding: vertexEmbeddings, createImage: vertexImages },
   batch: vertexBatch,
   streamProtocol: geminiProvider.streamProtocol,
   webSearch: geminiProvider.webSearch,

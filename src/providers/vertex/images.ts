@@ -1,0 +1,45 @@
+/**
+ * OpenAI image generation on Vertex AI's Imagen models (pure), through `:predict`: the prompt as
+ * the one instance, `n` as `parameters.sampleCount` (1 to 4), `size` as the `aspectRatio` Imagen
+ * takes (1:1, 3:4, 4:3, 9:16, 16:9; any other is refused with a 400), `output_format` png or
+ * jpeg as `outputOptions.mimeType`. Imagen answers `predictions[].bytesBase64Encoded`; a
+ * prediction its safety filter withheld has no bytes and is left out.
+ * https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/imagen-api
+ */
+import { GatewayError } from "../../errors.ts";
+import { imagesAnswer, readImageRequest } from "../images.ts";
+import type { JsonObject, OperationTransforms } from "../provider.ts";
+
+const ASPECT_RATIOS = ["1:1", "3:4", "4:3", "9:16", "16:9"];
+const MAX_IMAGES = 4;
+
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+const refuse = (message: string, param: string): { error: GatewayError } => ({ error: new GatewayError("invalid_request", message, { param }) });
+
+export const vertexImages: OperationTransforms = {
+  request(body, { model }) {
+    const read = readImageRequest(body, "Google Vertex AI (Imagen)", MAX_IMAGES);
+    if ("error" in read) return read;
+    const parameters: JsonObject = { sampleCount: read.n };
+    if (read.size) {
+      const divisor = gcd(read.size.width, read.size.height) || 1;
+      const ratio = `${read.size.width / divisor}:${read.size.height / divisor}`;
+      if (!ASPECT_RATIOS.includes(ratio)) {
+        return refuse(`Google Vertex AI (Imagen) takes an aspect ratio of ${ASPECT_RATIOS.join(", ")}; size ${read.size.width}x${read.size.height} is ${ratio}.`, "size");
+      }
+      parameters.aspectRatio = ratio;
+    }
+    if (read.quality !== null && read.quality !== "standard") return refuse(`Google Vertex AI (Imagen) has no quality ${JSON.stringify(read.quality)}: leave out quality.`, "quality");
+    if (read.outputFormat !== null) {
+      if (read.outputFormat !== "png" && read.outputFormat !== "jpeg") return refuse("Google Vertex AI (Imagen) makes png or jpeg images.", "output_format");
+      parameters.outputOptions = { mimeType: `image/${read.outputFormat}` };
+    }
+    return { body: { instances: [{ prompt: read.prompt }], parameters }, path: `/models/${encodeURIComponent(model)}:predict` };
+  },
+  response(answer, { clientBody }) {
+    const predictions = Array.isArray(answer.predictions) ? answer.predictions.filter(isObject) : [];
+    const images = predictions.flatMap((prediction) => (typeof prediction.bytesBase64Encoded === "string" ? [prediction.bytesBase64Encoded] : []));
+    return imagesAnswer(images, typeof clientBody.output_format === "string" ? clientBody.output_format : null);
+  },
+};
