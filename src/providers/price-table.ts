@@ -33,9 +33,15 @@ export const MediaPriceTableSchema = z
             z
               .object({
                 defaults: z.object({ size: z.string(), quality: z.string() }).strict().optional(),
-                per_image: z.record(z.string(), z.record(z.string().regex(/^[0-9]+x[0-9]+$/), usd)),
+                /** By quality then size (OpenAI's listed sizes). */
+                per_image: z.record(z.string(), z.record(z.string().regex(/^[0-9]+x[0-9]+$/), usd)).optional(),
+                /** One price whatever the size and quality (Imagen). */
+                each: usd.optional(),
+                /** By the image's pixels, the first tier that holds them, then quality (Bedrock's Nova Canvas and Titan Image). */
+                tiers: z.array(z.object({ max_pixels: z.number().int().positive(), per_image: z.record(z.string(), usd) }).strict()).min(1).optional(),
               })
-              .strict(),
+              .strict()
+              .refine((entry) => [entry.per_image, entry.each, entry.tiers].filter((way) => way !== undefined).length === 1, "an image price is one of per_image, each or tiers"),
           ),
           speech: z.record(
             z.string(),

@@ -34,15 +34,25 @@ const count = (value: number | null | undefined): number => (typeof value === "n
 
 /**
  * `images` images of the model at the request's size and quality (the model's defaults when the
- * request leaves them out). Null for an unlisted model, size or quality, `auto` included.
+ * request leaves them out): one price per image, or by quality then size, or by the size's pixels
+ * then quality. Null for an unlisted model, size or quality, `auto` included.
  */
 export function imageCostUsd(provider: string, model: string, request: { size?: unknown; quality?: unknown }, images: number): number | null {
   const prices = priced(section(provider, "images"), model);
   if (!prices) return null;
+  if (prices.each !== undefined) return usd(prices.each * Math.floor(count(images)));
   const size = typeof request.size === "string" ? request.size : prices.defaults?.size;
   const quality = typeof request.quality === "string" ? request.quality : prices.defaults?.quality;
-  const each = size && quality ? prices.per_image[quality]?.[size] : undefined;
+  const each = size && quality ? (prices.tiers ? tierPrice(prices.tiers, size, quality) : prices.per_image?.[quality]?.[size]) : undefined;
   return each === undefined ? null : usd(each * Math.floor(count(images)));
+}
+
+/** The price of an image of `size` (WIDTHxHEIGHT) at `quality` from the first tier that holds its pixels. */
+function tierPrice(tiers: readonly { max_pixels: number; per_image: Record<string, number> }[], size: string, quality: string): number | undefined {
+  const match = /^(\d+)x(\d+)$/.exec(size);
+  if (!match) return undefined;
+  const pixels = Number(match[1]) * Number(match[2]);
+  return tiers.find((tier) => pixels <= tier.max_pixels)?.per_image[quality];
 }
 
 /** Token counts a speech or transcription answer reports. */
