@@ -1,7 +1,8 @@
 /**
  * OpenAI image generation on Vertex AI's Imagen models (pure), through `:predict`: the prompt as
  * the one instance, `n` as `parameters.sampleCount` (1 to 4), `size` as the `aspectRatio` Imagen
- * takes (1:1, 3:4, 4:3, 9:16, 16:9; any other is refused with a 400), `output_format` png or
+ * takes (a size of exactly 1:1, 3:4, 4:3, 9:16 or 16:9, or one of the sizes Imagen makes at them,
+ * such as 1408x768; any other is refused with a 400), `output_format` png or
  * jpeg as `outputOptions.mimeType`. Imagen answers `predictions[].bytesBase64Encoded`; a
  * prediction its safety filter withheld has no bytes and is left out.
  * https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/imagen-api
@@ -11,6 +12,8 @@ import { imagesAnswer, readImageRequest } from "../images.ts";
 import type { JsonObject, OperationTransforms } from "../provider.ts";
 
 const ASPECT_RATIOS = ["1:1", "3:4", "4:3", "9:16", "16:9"];
+/** The sizes Imagen makes at each aspect ratio, which are not exactly that ratio. */
+const IMAGEN_SIZES: Readonly<Record<string, string>> = { "896x1280": "3:4", "1280x896": "4:3", "768x1408": "9:16", "1408x768": "16:9" };
 const MAX_IMAGES = 4;
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -23,10 +26,11 @@ export const vertexImages: OperationTransforms = {
     if ("error" in read) return read;
     const parameters: JsonObject = { sampleCount: read.n };
     if (read.size) {
-      const divisor = gcd(read.size.width, read.size.height) || 1;
-      const ratio = `${read.size.width / divisor}:${read.size.height / divisor}`;
+      const { width, height } = read.size;
+      const divisor = gcd(width, height) || 1;
+      const ratio = IMAGEN_SIZES[`${width}x${height}`] ?? `${width / divisor}:${height / divisor}`;
       if (!ASPECT_RATIOS.includes(ratio)) {
-        return refuse(`Google Vertex AI (Imagen) takes an aspect ratio of ${ASPECT_RATIOS.join(", ")}; size ${read.size.width}x${read.size.height} is ${ratio}.`, "size");
+        return refuse(`Google Vertex AI (Imagen) takes an aspect ratio of ${ASPECT_RATIOS.join(", ")} (or one of its sizes, such as 1408x768); size ${width}x${height} is ${ratio}.`, "size");
       }
       parameters.aspectRatio = ratio;
     }
