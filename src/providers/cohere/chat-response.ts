@@ -41,7 +41,7 @@ export function cohereChatCompletion(answer: JsonObject, model: string): JsonObj
       ? message.content
       : "";
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
-  const out: JsonObject = { role: "assistant", content: content === "" && calls.length > 0 ? null : content };
+  const out: JsonObject = { role: "assistant", content: content === "" && calls.length > 0 ? null : content, refusal: null };
   if (calls.length > 0) {
     out.tool_calls = calls.map((call) => {
       const fn = isObject(call.function) ? call.function : {};
