@@ -1,19 +1,22 @@
 /**
- * `POST /v1/images/generations` on Vertex AI (Imagen `:predict`) and Bedrock (Nova Canvas and
- * Titan Image Generator through InvokeModel), through the official openai client against the
- * stand-in that follows their documented shapes (`support/beyond-chat-upstream.ts`): the answer
+ * `POST /v1/images/generations` on the Gemini API and Vertex AI (Imagen `:predict`) and Bedrock
+ * (Nova Canvas and Titan Image Generator through InvokeModel), through the official openai client
+ * against aimock (the Gemini API's `:predict`) and the stand-in that follows the others' documented
+ * shapes (`support/beyond-chat-upstream.ts`): the answer
  * as OpenAI's base64 images, the upstream request in the provider's shape, the log's cost per
  * image from the price table, and a 400 naming field and provider for what cannot be mapped
  * (a `url` answer, a size, a quality).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { gatewayContractProblems } from "./support/contract.ts";
-import { call, startGateway, storedLog, type RunningGateway } from "./support/harness.ts";
+import { call, startGateway, startUpstream, storedLog, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
 import { PIXEL_PNG_BASE64, startBeyondChatUpstream } from "./support/beyond-chat-upstream.ts";
 
 let gateway: RunningGateway;
+let aimock: LLMock;
 let standIn: Awaited<ReturnType<typeof startBeyondChatUpstream>>;
 let tokens: GoogleTokenServer;
 
@@ -21,12 +24,15 @@ beforeAll(async () => {
   tokens = await startGoogleTokenServer();
   tokens.answer({ accessToken: "ya29.images", expiresIn: 3600 });
   standIn = await startBeyondChatUpstream();
+  aimock = await startUpstream();
+  aimock.onImage("a gemini sunrise", { images: [{ b64Json: PIXEL_PNG_BASE64 }, { b64Json: PIXEL_PNG_BASE64 }] });
   gateway = await startGateway();
 });
 
 afterAll(async () => {
   await gateway?.close();
   await standIn?.close();
+  await aimock?.stop();
   await tokens?.close();
 });
 
@@ -56,6 +62,17 @@ async function refused(headers: Headers, body: unknown, apiKey = "upstream-key")
   const answer = await call(gateway, "POST", "/v1/images/generations", { body, headers: { authorization: `Bearer ${apiKey}`, ...headers } });
   return { status: answer.status, message: answer.body?.error?.message, param: answer.body?.error?.param ?? null };
 }
+
+describe("images on the Gemini API (Imagen)", () => {
+  it("predicts through aimock's :predict and prices each image", async () => {
+    const { data, response } = await client({ "x-gateway-provider": "gemini", "x-gateway-custom-host": `${aimock.url}/v1beta` })
+      .images.generate({ model: "imagen-4.0-fast-generate-001", prompt: "a gemini sunrise", n: 2, size: "1024x1024" })
+      .withResponse();
+    expect(data.data).toEqual([{ b64_json: PIXEL_PNG_BASE64 }, { b64_json: PIXEL_PNG_BASE64 }]);
+    expect(aimock.getLastRequest()?.path).toBe("/v1beta/models/imagen-4.0-fast-generate-001:predict");
+    expect(await logOf(response)).toMatchObject({ provider: "gemini", costUsd: 0.04 });
+  });
+});
 
 describe("images on Vertex AI (Imagen)", () => {
   it("predicts n images at the size's aspect ratio, answers them as b64_json, and prices each image", async () => {

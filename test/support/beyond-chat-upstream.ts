@@ -6,7 +6,8 @@
  *   and Imagen (`predictions[].bytesBase64Encoded`), under `/v1/projects/…/publishers/google`;
  * - Bedrock InvokeModel (`/model/{model}/invoke`) for Titan Text Embeddings, Cohere Embed, Nova
  *   Canvas and Titan Image Generator;
- * - Cohere's `POST /v2/embed`, with `meta.billed_units`.
+ * - Cohere's `POST /v2/embed`, with `meta.billed_units`;
+ * - OpenAI's `POST /v1/embeddings` and Azure OpenAI's per deployment, with the usage (aimock's is zero).
  * Each checks the request as its API would and answers 400 in its own error shape when it is not.
  * Vectors are made from the text (exact in float32, so base64 answers can be checked), one token
  * per word.
@@ -106,6 +107,15 @@ function bedrockInvoke(model: string, body: Body): Answer {
   return awsError(`The provided model identifier is invalid: ${model}`);
 }
 
+/** OpenAI's (and Azure OpenAI's) embeddings, with the usage aimock leaves at zero. */
+function openaiEmbed(body: Body): Answer {
+  const inputs = typeof body.input === "string" ? [body.input] : strings(body.input) ? body.input : null;
+  if (!inputs) return json(400, { error: { message: "'input' is a string or an array of strings here", type: "invalid_request_error", param: "input", code: null } });
+  const tokens = inputs.reduce((sum, text) => sum + wordsOf(text), 0);
+  const data = inputs.map((text, index) => ({ object: "embedding", index, embedding: vectorOf(text) }));
+  return json(200, { object: "list", data, model: body.model ?? "deployment", usage: { prompt_tokens: tokens, total_tokens: tokens } });
+}
+
 function cohereEmbed(body: Body): Answer {
   if (typeof body.model !== "string" || !strings(body.texts)) return json(400, { message: "invalid request: model and texts are required" });
   if (typeof body.input_type !== "string") return json(400, { message: "invalid request: input_type is required for embed-english-v3.0 and later" });
@@ -134,6 +144,7 @@ export async function startBeyondChatUpstream(): Promise<RecordingUpstream & { b
     const bedrock = /^\/model\/([^/]+)\/invoke$/.exec(path);
     if (bedrock) return bedrockInvoke(bedrock[1]!, body);
     if (path === "/v2/embed") return cohereEmbed(body);
+    if (path === "/v1/embeddings" || /^\/openai\/deployments\/[^/]+\/embeddings$/.test(path)) return openaiEmbed(body);
     return json(404, { message: `no route ${path}` });
   });
   return {

@@ -1,6 +1,7 @@
 /**
  * Google Gemini (the Gemini Developer API): chat completions translated to and from
  * `generateContent`, embeddings through `embedContent`/`batchEmbedContents` (`embeddings.ts`),
+ * images through Imagen's `:predict` (`imagen.ts`),
  * and Gemini-format token counts passed natively, authorised with the key in
  * `x-goog-api-key`. Its streams are server-sent events with no end marker: they end where the
  * bytes end.
@@ -16,6 +17,7 @@ import { toGeminiCountTokensRequest } from "./count-tokens.ts";
 import { geminiUpstreamError } from "./upstream-error.ts";
 import { geminiSearchQueries, geminiStreamSearches } from "./grounding.ts";
 import { geminiEmbeddings } from "./embeddings.ts";
+import { imagenImages } from "./imagen.ts";
 
 export const geminiSseProtocol: StreamProtocol = {
   contentType: "text/event-stream",
@@ -35,6 +37,7 @@ export const geminiProvider: Provider = {
     createChatCompletion: { request: toGeminiChatRequest, response: (answer, { clientBody }) => toOpenAiChatCompletion(answer, clientBody), stream: geminiChatStream },
     countContentTokens: { request: toGeminiCountTokensRequest },
     createEmbedding: geminiEmbeddings,
+    createImage: imagenImages("Google Gemini (Imagen)"),
   },
   streamProtocol: geminiSseProtocol,
   webSearch: { queries: geminiSearchQueries, streamSearches: geminiStreamSearches },

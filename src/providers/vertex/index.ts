@@ -3,7 +3,7 @@
  * formats are the Gemini API's, so Gemini's transforms serve it as they are; only the place
  * (a project and location, `paths.ts`) and the credentials (an OAuth access token, minted from
  * a service-account key when one is given, `auth.ts`) differ. Embeddings (`embeddings.ts`) and
- * images (`images.ts`) go through Vertex's `:predict` on its text embedding and Imagen models.
+ * images (Imagen, `gemini/imagen.ts`) go through Vertex's `:predict` on its text embedding and Imagen models.
  * https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference
  */
 import { geminiProvider } from "../gemini/index.ts";
@@ -12,7 +12,7 @@ import { vertexAuthorizer } from "./auth.ts";
 import { vertexBatch } from "./batch.ts";
 import { VERTEX_FIELDS, vertexBaseUrl, vertexPath } from "./paths.ts";
 import { vertexEmbeddings } from "./embeddings.ts";
-import { vertexImages } from "./images.ts";
+import { imagenImages } from "../gemini/imagen.ts";
 
 export const vertexProvider: Provider = {
   id: "vertex",
@@ -27,7 +27,7 @@ export const vertexProvider: Provider = {
   baseUrlHosts: /^([a-z0-9-]+-)?aiplatform\.googleapis\.com$/,
   upstreamPath: (path, { fields }) => vertexPath(path, { fields }),
   // Embeddings and images are Vertex's own `:predict` (text embedding and Imagen models).
-  operations: { ...geminiProvider.operations, createEmbedding: vertexEmbeddings, createImage: vertexImages },
+  operations: { ...geminiProvider.operations, createEmbedding: vertexEmbeddings, createImage: imagenImages("Google Vertex AI (Imagen)") },
   batch: vertexBatch,
   streamProtocol: geminiProvider.streamProtocol,
   webSearch: geminiProvider.webSearch,
