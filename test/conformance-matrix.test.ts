@@ -1,9 +1,13 @@
 /**
  * The conformance matrix: every inbound format and feature, sent through the gateway to every
- * provider family (aimock speaking each provider's own wire format), checked for the answer's
- * shape, the stream's end, and the usage and cost in the log. Each cell is a pass or the 400 the
- * gateway answers with; anything else fails the test. The table is `docs/conformance.md`: the
- * test fails when the page differs from what the run found (`CONFORMANCE_WRITE=1` rewrites it).
+ * provider family (aimock speaking each provider's own wire format; for the embedding and image
+ * endpoints aimock lacks, or answers without the usage the real API reports, a stand-in following
+ * the provider's documented shapes), checked for the answer's shape, the stream's end, and the
+ * usage and cost in the log. Each cell is a pass, a pass whose log has no cost for a reason the
+ * log states (embeddings and images only: a provider that reports no usage, a model the price
+ * table lacks), or the 400 the gateway answers with; anything else fails the test. The table is
+ * `docs/conformance.md`: the test fails when the page differs from what the run found
+ * (`CONFORMANCE_WRITE=1` rewrites it).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile, writeFile } from "node:fs/promises";
@@ -15,11 +19,18 @@ import { GoogleGenAI } from "@google/genai";
 import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { startGateway, storedLog, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
+import { PIXEL_PNG_BASE64, startBeyondChatUpstream } from "./support/beyond-chat-upstream.ts";
 
 const PAGE = join(import.meta.dirname, "..", "docs", "conformance.md");
 const UPSTREAM_KEY = "sk-conformance-upstream";
 const PIXEL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const WEATHER_TOOL = { name: "get_weather", description: "The weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+
+/** Where a family's embeddings or images are asked for: the model, and whether aimock or the stand-in answers. */
+interface Endpoint {
+  model: string;
+  via: "aimock" | "stand-in";
+}
 
 /** A provider family as the matrix reaches it: its gateway headers, the model it is asked for, its usage in its own names. */
 interface Family {
@@ -28,15 +39,55 @@ interface Family {
   model: string;
   usage: Record<string, number>;
   headers(upstreamUrl: string): Record<string, string>;
+  embeddings: Endpoint;
+  images: Endpoint;
+  /** The custom host that sends the family's requests to the stand-in at `base` (no path). */
+  standInHost(base: string): string;
   /** The upstream credential the client sends (a service account's key for Vertex AI). */
   apiKey?(): string;
 }
 
 const FAMILIES: Family[] = [
-  { id: "openai", label: "OpenAI", model: "gpt-4o-mini", usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }, headers: (url) => ({ "x-gateway-provider": "openai", "x-gateway-custom-host": `${url}/v1` }) },
-  { id: "azure-openai", label: "Azure OpenAI", model: "gpt-4o-mini", usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }, headers: (url) => ({ "x-gateway-provider": "azure-openai", "x-gateway-custom-host": url }) },
-  { id: "anthropic", label: "Anthropic", model: "claude-sonnet-4-5", usage: { input_tokens: 12, output_tokens: 5 }, headers: (url) => ({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": `${url}/v1` }) },
-  { id: "gemini", label: "Gemini", model: "gemini-2.5-flash", usage: { promptTokenCount: 12, candidatesTokenCount: 5 }, headers: (url) => ({ "x-gateway-provider": "gemini", "x-gateway-custom-host": `${url}/v1beta` }) },
+  {
+    id: "openai",
+    label: "OpenAI",
+    model: "gpt-4o-mini",
+    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+    headers: (url) => ({ "x-gateway-provider": "openai", "x-gateway-custom-host": `${url}/v1` }),
+    embeddings: { model: "text-embedding-3-small", via: "stand-in" },
+    images: { model: "dall-e-3", via: "aimock" },
+    standInHost: (base) => `${base}/v1`,
+  },
+  {
+    id: "azure-openai",
+    label: "Azure OpenAI",
+    model: "gpt-4o-mini",
+    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+    headers: (url) => ({ "x-gateway-provider": "azure-openai", "x-gateway-custom-host": url }),
+    embeddings: { model: "text-embedding-3-small", via: "stand-in" },
+    images: { model: "dall-e-3", via: "aimock" },
+    standInHost: (base) => base,
+  },
+  {
+    id: "anthropic",
+    label: "Anthropic",
+    model: "claude-sonnet-4-5",
+    usage: { input_tokens: 12, output_tokens: 5 },
+    headers: (url) => ({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": `${url}/v1` }),
+    embeddings: { model: "claude-sonnet-4-5", via: "aimock" },
+    images: { model: "claude-sonnet-4-5", via: "aimock" },
+    standInHost: (base) => `${base}/v1`,
+  },
+  {
+    id: "gemini",
+    label: "Gemini",
+    model: "gemini-2.5-flash",
+    usage: { promptTokenCount: 12, candidatesTokenCount: 5 },
+    headers: (url) => ({ "x-gateway-provider": "gemini", "x-gateway-custom-host": `${url}/v1beta` }),
+    embeddings: { model: "gemini-embedding-001", via: "aimock" },
+    images: { model: "imagen-4.0-fast-generate-001", via: "aimock" },
+    standInHost: (base) => `${base}/v1beta`,
+  },
   {
     id: "vertex",
     label: "Vertex AI",
@@ -44,36 +95,72 @@ const FAMILIES: Family[] = [
     usage: { promptTokenCount: 12, candidatesTokenCount: 5 },
     headers: (url) => ({ "x-gateway-provider": "vertex", "x-gateway-custom-host": `${url}/v1`, "x-gateway-vertex-project": "conformance-project", "x-gateway-vertex-location": "us-central1" }),
     apiKey: () => tokens.account("gateway@conformance-project.iam.gserviceaccount.com").keyJson,
+    embeddings: { model: "gemini-embedding-001", via: "stand-in" },
+    images: { model: "imagen-4.0-generate-001", via: "stand-in" },
+    standInHost: (base) => `${base}/v1`,
   },
-  { id: "bedrock", label: "Bedrock", model: "anthropic.claude-3-5-haiku-20241022-v1:0", usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }, headers: (url) => ({ "x-gateway-provider": "bedrock", "x-gateway-custom-host": url, "x-gateway-aws-access-key-id": "AKIAIOSFODNN7EXAMPLE", "x-gateway-aws-secret-access-key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYCONFORMANCE", "x-gateway-aws-region": "us-east-1" }) },
+  {
+    id: "bedrock",
+    label: "Bedrock",
+    model: "anthropic.claude-3-5-haiku-20241022-v1:0",
+    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+    headers: (url) => ({ "x-gateway-provider": "bedrock", "x-gateway-custom-host": url, "x-gateway-aws-access-key-id": "AKIAIOSFODNN7EXAMPLE", "x-gateway-aws-secret-access-key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYCONFORMANCE", "x-gateway-aws-region": "us-east-1" }),
+    embeddings: { model: "amazon.titan-embed-text-v2:0", via: "stand-in" },
+    images: { model: "amazon.nova-canvas-v1:0", via: "stand-in" },
+    standInHost: (base) => base,
+  },
+  {
+    id: "cohere",
+    label: "Cohere",
+    model: "command-r-08-2024",
+    usage: { input_tokens: 12, output_tokens: 5 },
+    headers: (url) => ({ "x-gateway-provider": "cohere", "x-gateway-custom-host": url }),
+    embeddings: { model: "embed-english-v3.0", via: "stand-in" },
+    images: { model: "command-r-08-2024", via: "aimock" },
+    standInHost: (base) => base,
+  },
 ];
 
-/** What one cell found: a pass, or the gateway's refusal. */
-type Cell = { kind: "pass" } | { kind: "refused"; message: string };
+/** What one cell found: a pass, a pass the log has no cost for (and why), or the gateway's refusal. */
+type Cell = { kind: "pass" } | { kind: "no-cost"; note: string } | { kind: "refused"; message: string };
 
 interface CaseContext {
   family: Family;
   openai: OpenAI;
   anthropic: Anthropic;
   google: GoogleGenAI;
+  /** The family's client pointed at the stand-in (for what aimock lacks). */
+  standIn: OpenAI;
   /** The log id of the last answer the Google client got (its SDK keeps no response headers). */
   lastLogId(): Promise<string | null>;
   /** The log of a request, by the answer's `x-gateway-log-id`. */
-  logged(logId: string | null): Promise<{ promptTokens: number; costUsd: number | null }>;
+  logged(logId: string | null): Promise<{ promptTokens: number; costUsd: number | null; costNote: string | null }>;
 }
 
 interface Case {
   format: string;
   feature: string;
+  /** Priced by what the answer holds, not tokens (images): the log has no tokens to count. */
+  noTokens?: true;
+  /** The log may have no cost when it says why (a provider that reports no usage, a model the table lacks). */
+  costMayBeMissing?: true;
   run(context: CaseContext): Promise<string | null>;
 }
 
-/** Usage and cost in the log: the answer's tokens counted, and priced (every model here is in the price table). */
-async function checkLog(context: CaseContext, logId: string | null): Promise<void> {
+/**
+ * Usage and cost in the log: the answer's tokens counted, and priced (every chat model here is
+ * in the price table); for a case that allows it, no cost with the log's reason.
+ */
+async function checkLog(context: CaseContext, logId: string | null, testCase: Case): Promise<Cell> {
   const record = await context.logged(logId);
-  expect(record.promptTokens, "the log's prompt tokens").toBeGreaterThan(0);
+  if (testCase.costMayBeMissing && record.costUsd === null && record.costNote) return { kind: "no-cost", note: record.costNote };
+  if (!testCase.noTokens) expect(record.promptTokens, "the log's prompt tokens").toBeGreaterThan(0);
   expect(record.costUsd, "the log's cost").toBeGreaterThan(0);
+  return { kind: "pass" };
 }
+
+/** The client a family's embeddings or images are asked through. */
+const clientFor = (context: CaseContext, endpoint: Endpoint): OpenAI => (endpoint.via === "stand-in" ? context.standIn : context.openai);
 
 const CASES: Case[] = [
   {
@@ -262,10 +349,40 @@ const CASES: Case[] = [
       return await context.lastLogId();
     },
   },
+  {
+    format: "Embeddings",
+    feature: "text (base64)",
+    costMayBeMissing: true,
+    async run(context) {
+      const { model } = context.family.embeddings;
+      // The client asks for base64 and decodes it.
+      const { data, response } = await clientFor(context, context.family.embeddings).embeddings.create({ model, input: "conformance embed" }).withResponse();
+      expect(data.object).toBe("list");
+      expect(data.data).toHaveLength(1);
+      expect(data.data[0]?.embedding.length).toBeGreaterThan(1);
+      expect(data.data[0]?.embedding.every((value) => Number.isFinite(value))).toBe(true);
+      return response.headers.get("x-gateway-log-id");
+    },
+  },
+  {
+    format: "Images",
+    feature: "generation (b64_json)",
+    noTokens: true,
+    costMayBeMissing: true,
+    async run(context) {
+      const { model } = context.family.images;
+      const { data, response } = await clientFor(context, context.family.images)
+        .images.generate({ model, prompt: "conformance image", size: "1024x1024", response_format: "b64_json" })
+        .withResponse();
+      expect(data.data?.map((image) => image.b64_json)).toEqual([PIXEL_PNG_BASE64]);
+      return response.headers.get("x-gateway-log-id");
+    },
+  },
 ];
 
 let gateway: RunningGateway;
 let tokens: GoogleTokenServer;
+let standIn: Awaited<ReturnType<typeof startBeyondChatUpstream>>;
 const mocks = new Map<string, LLMock>();
 const found = new Map<string, Cell>();
 const failures: string[] = [];
@@ -275,6 +392,7 @@ beforeAll(async () => {
   tokens = await startGoogleTokenServer();
   tokens.answer({ accessToken: "ya29.conformance", expiresIn: 3600 });
   gateway = await startGateway();
+  standIn = await startBeyondChatUpstream();
   for (const family of FAMILIES) {
     const mock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent" });
     mock.onMessage("conformance plain", { content: "Plain answer.", usage: family.usage });
@@ -282,6 +400,8 @@ beforeAll(async () => {
     mock.onMessage("conformance weather", { toolCalls: [{ name: "get_weather", arguments: JSON.stringify({ city: "Paris" }) }], usage: family.usage });
     mock.onMessage("conformance picture", { content: "A single pixel.", usage: family.usage });
     mock.onMessage("conformance json", { content: '{"ok":true}', usage: family.usage });
+    mock.onEmbedding("conformance embed", { embedding: [0.5, -0.25, 0.125] });
+    mock.onImage("conformance image", { image: { b64Json: PIXEL_PNG_BASE64 } });
     await mock.start();
     mocks.set(family.id, mock);
   }
@@ -290,6 +410,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
   await tokens?.close();
+  await standIn?.close();
   for (const mock of mocks.values()) await mock.stop();
 });
 
@@ -312,6 +433,7 @@ describe("the conformance matrix", () => {
         openai: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: headers }),
         anthropic: new Anthropic({ baseURL: gateway.url, apiKey, maxRetries: 0, defaultHeaders: headers }),
         google: new GoogleGenAI({ apiKey, httpOptions: { baseUrl: gateway.url, headers } }),
+        standIn: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { ...headers, "x-gateway-custom-host": family.standInHost(standIn.base) } }),
         lastLogId: newestLogId,
         logged: async (logId) => {
           expect(logId, "x-gateway-log-id").toBeTruthy();
@@ -322,8 +444,7 @@ describe("the conformance matrix", () => {
         const key = cellKey(testCase, family);
         try {
           const logId = await testCase.run(context);
-          await checkLog(context, logId);
-          found.set(key, { kind: "pass" });
+          found.set(key, await checkLog(context, logId, testCase));
         } catch (error) {
           const status = (error as { status?: number }).status;
           const message = (error as { error?: { error?: { message?: string }; message?: string } }).error;
@@ -345,9 +466,14 @@ describe("the conformance matrix", () => {
 
 function renderPage(cells: ReadonlyMap<string, Cell>): string {
   const refusals: string[] = [];
+  const notes: string[] = [];
   const cellText = (cell: Cell | undefined): string => {
     if (!cell) return "not run";
     if (cell.kind === "pass") return "pass";
+    if (cell.kind === "no-cost") {
+      if (!notes.includes(cell.note)) notes.push(cell.note);
+      return `pass, no cost [${String.fromCharCode(97 + notes.indexOf(cell.note))}]`;
+    }
     if (!refusals.includes(cell.message)) refusals.push(cell.message);
     return `400 [${refusals.indexOf(cell.message) + 1}]`;
   };
@@ -357,16 +483,20 @@ function renderPage(cells: ReadonlyMap<string, Cell>): string {
     "",
     "Which client format and feature works with which provider family, as `test/conformance-matrix.test.ts` finds",
     "it: each request goes through the gateway to a local mock speaking the provider's own wire format (the",
-    "official `openai`, `@anthropic-ai/sdk` and `@google/genai` clients in front), and passes when the answer has its format's",
-    "shape, a stream ends with its format's end event and usage, and the log holds the request's tokens and",
-    "cost. A cell that is not a pass is the 400 the gateway answers with, quoted below; no cell is a wrong",
-    "answer. The page is generated: the test fails when it is stale (`CONFORMANCE_WRITE=1 npx vitest run",
-    "test/conformance-matrix.test.ts` rewrites it).",
+    "official `openai`, `@anthropic-ai/sdk` and `@google/genai` clients in front; for embeddings and images, where",
+    "the mock lacks a provider's endpoint or reports no usage where the real API does, a stand-in following the",
+    "provider's documented shapes), and passes when the answer has its format's shape, a stream ends with its",
+    "format's end event and usage, and the log holds the request's tokens and cost. \"pass, no cost\" is an answer",
+    "in the right shape whose log has no cost, for the reason the log gives, quoted below (a provider whose answer",
+    "reports no usage, a model the price table lacks). A cell that is not a pass is the 400 the gateway answers",
+    "with, quoted below; no cell is a wrong answer. The page is generated: the test fails when it is stale",
+    "(`CONFORMANCE_WRITE=1 npx vitest run test/conformance-matrix.test.ts` rewrites it).",
     "",
     `| Format | Feature | ${FAMILIES.map((family) => family.label).join(" | ")} |`,
     `|---|---|${FAMILIES.map(() => "---").join("|")}|`,
     ...rows,
     "",
+    ...(notes.length > 0 ? ["Without a cost, as the log says:", "", ...notes.map((note, index) => `- [${String.fromCharCode(97 + index)}] ${note}`), ""] : []),
     ...(refusals.length > 0 ? ["Refusals:", "", ...refusals.map((message, index) => `${index + 1}. ${message}`), ""] : []),
   ].join("\n");
 }

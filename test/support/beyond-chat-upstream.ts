@@ -112,7 +112,8 @@ function openaiEmbed(body: Body): Answer {
   const inputs = typeof body.input === "string" ? [body.input] : strings(body.input) ? body.input : null;
   if (!inputs) return json(400, { error: { message: "'input' is a string or an array of strings here", type: "invalid_request_error", param: "input", code: null } });
   const tokens = inputs.reduce((sum, text) => sum + wordsOf(text), 0);
-  const data = inputs.map((text, index) => ({ object: "embedding", index, embedding: vectorOf(text) }));
+  const base64 = body.encoding_format === "base64";
+  const data = inputs.map((text, index) => ({ object: "embedding", index, embedding: base64 ? Buffer.from(Float32Array.from(vectorOf(text)).buffer).toString("base64") : vectorOf(text) }));
   return json(200, { object: "list", data, model: body.model ?? "deployment", usage: { prompt_tokens: tokens, total_tokens: tokens } });
 }
 
