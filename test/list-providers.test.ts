@@ -81,6 +81,15 @@ describe("GET /v1/providers", () => {
     expect(anthropic.operations).toEqual(expect.arrayContaining(["createChatCompletion", "createResponse"]));
     const bedrock = byId.get("bedrock")!;
     expect(bedrock.base_url_template).toBe("https://bedrock-runtime.{aws_region}.amazonaws.com");
+    // Operations beyond chat are listed from each provider's transforms.
+    expect(bedrock.operations).toEqual(expect.arrayContaining(["createChatCompletion", "createEmbedding", "createImage", "createRerank"]));
+    expect(byId.get("gemini")?.operations).toEqual(expect.arrayContaining(["createChatCompletion", "createEmbedding", "createImage"]));
+    expect(byId.get("vertex")?.operations).toEqual(expect.arrayContaining(["createChatCompletion", "createEmbedding", "createImage"]));
+    const cohere = byId.get("cohere")!;
+    expect(cohere).toMatchObject({ format: "translated", chat: { stream_usage: "translated", tools: true } });
+    expect(cohere.operations).toEqual(expect.arrayContaining(["createChatCompletion", "createResponse", "createEmbedding", "createRerank"]));
+    expect(cohere.operations).not.toContain("createImage");
+    expect(anthropic.operations).not.toContain("createEmbedding");
     // A secret field is marked so; its value is never part of the list.
     expect(bedrock.credential_fields.find((field) => field.name === "aws_secret_access_key")).toMatchObject({ secret: true, header: "x-gateway-aws-secret-access-key" });
   });

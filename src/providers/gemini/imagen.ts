@@ -26,6 +26,7 @@ const refuse = (message: string, param: string): { error: GatewayError } => ({ e
 export function imagenImages(provider: string): OperationTransforms {
   return {
     request(body, { model }) {
+      if (!/(^|\/)imagen-/.test(model)) return refuse(`${provider} generates images with Imagen models (such as imagen-4.0-generate-001); ${model.slice(0, 100)} is not one.`, "model");
       const read = readImageRequest(body, provider, MAX_IMAGES);
       if ("error" in read) return read;
       const parameters: JsonObject = { sampleCount: read.n };
