@@ -10,6 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
+import { GoogleGenAI } from "@google/genai";
+import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, storedLog, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
@@ -118,7 +120,9 @@ describe("embeddings on Vertex AI", () => {
 
     const gemini = await client(headersFor.vertex(), vertexKey()).embeddings.create({ model: "gemini-embedding-001", input: "one two three" }).withResponse();
     expect(gemini.data.data[0]?.embedding).toEqual(vectorOf("one two three"));
-    expect(await logOf(gemini.response)).toMatchObject({ promptTokens: 3, costUsd: (3 * 0.15) / 1e6, costNote: null });
+    const geminiRecord = await logOf(gemini.response);
+    expect(geminiRecord).toMatchObject({ promptTokens: 3, costNote: null });
+    expect(geminiRecord.costUsd).toBeCloseTo((3 * 0.15) / 1e6, 12);
   });
 
   it("refuses several inputs for gemini-embedding-001, which takes one instance per request", async () => {
@@ -139,7 +143,9 @@ describe("embeddings on Bedrock", () => {
     expect(seen.path).toBe("/model/amazon.titan-embed-text-v2%3A0/invoke");
     expect(String(seen.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
     expect(standIn.lastBody()).toEqual({ inputText: text, dimensions: 256 });
-    expect(await logOf(response)).toMatchObject({ provider: "bedrock", promptTokens: 4, costUsd: (4 * 0.02) / 1e6 });
+    const record = await logOf(response);
+    expect(record).toMatchObject({ provider: "bedrock", promptTokens: 4 });
+    expect(record.costUsd).toBeCloseTo((4 * 0.02) / 1e6, 12);
   });
 
   it("refuses several inputs for Titan (one input per call) and dimensions it does not make", async () => {
@@ -176,7 +182,9 @@ describe("embeddings on Cohere", () => {
     expect(seen.path).toBe("/v2/embed");
     expect(seen.headers.authorization).toBe("Bearer upstream-key");
     expect(standIn.lastBody()).toEqual({ model: "embed-english-v3.0", texts: input, input_type: "search_document", embedding_types: ["float"] });
-    expect(await logOf(response)).toMatchObject({ provider: "cohere", promptTokens: tokensBilled, costUsd: (tokensBilled * 0.1) / 1e6 });
+    const record = await logOf(response);
+    expect(record).toMatchObject({ provider: "cohere", promptTokens: tokensBilled });
+    expect(record.costUsd).toBeCloseTo((tokensBilled * 0.1) / 1e6, 12);
   });
 
   it("checks the answer against the document, maps dimensions for Embed v4 only, and refuses a bad input_type", async () => {
@@ -189,5 +197,18 @@ describe("embeddings on Cohere", () => {
     expect(v3.message).toContain("Cohere");
     const inputType = await refused(headersFor.cohere(), { model: "embed-english-v3.0", input: "a", input_type: "anything" });
     expect(inputType).toMatchObject({ status: 400, param: "input_type" });
+  });
+});
+
+describe("Google's embedContent in, a translated provider out", () => {
+  it("embeds through @google/genai on Cohere: Gemini format in, Cohere's /v2/embed upstream, usageMetadata back", async () => {
+    const google = new GoogleGenAI({ apiKey: "upstream-key", httpOptions: { baseUrl: gateway.url, headers: { "x-gateway-api-key": gateway.adminKey, ...headersFor.cohere() } } });
+    const answer = await google.models.embedContent({ model: "embed-english-v3.0", contents: ["google sdk text", "second"] });
+    expect(answer.embeddings?.map((embedding) => embedding.values)).toEqual([vectorOf("google sdk text"), vectorOf("second")]);
+    expect(standIn.lastBody()).toEqual({ model: "embed-english-v3.0", texts: ["google sdk text", "second"], input_type: "search_document", embedding_types: ["float"] });
+    await gateway.flushLogs();
+    const { records } = await gateway.gateway.deps.store.logs.list({ workspaceId: DEFAULT_WORKSPACE_ID, limit: 1 });
+    expect(records[0]).toMatchObject({ route: "batchEmbedContents", provider: "cohere", promptTokens: 4 });
+    expect(records[0]?.costUsd).toBeCloseTo((4 * 0.1) / 1e6, 12);
   });
 });
