@@ -105,6 +105,16 @@ describe("prices.json", () => {
     expect(result.error?.issues[0]?.path).toEqual(["providers", "openai", "gpt-4o", "input"]);
   });
 
+  it("marks as unverified only entries the table lists", () => {
+    const table = priceData as unknown as {
+      providers: Record<string, Record<string, unknown>>;
+      unverified?: Record<string, string[]>;
+      media: { providers: Record<string, { images?: Record<string, unknown> }>; unverified?: Record<string, string[]> };
+    };
+    for (const [provider, models] of Object.entries(table.unverified ?? {})) for (const model of models) expect(table.providers[provider]?.[model], `${provider}/${model}`).toBeDefined();
+    for (const [provider, models] of Object.entries(table.media.unverified ?? {})) for (const model of models) expect(table.media.providers[provider]?.images?.[model], `${provider}/${model}`).toBeDefined();
+  });
+
   it("has a date, a source per provider, and only catalogue providers", () => {
     expect(PRICES_AS_OF).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(priceData.note).toMatch(/re-check/);

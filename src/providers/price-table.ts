@@ -24,6 +24,8 @@ export const MediaPriceTableSchema = z
     as_of: z.iso.date(),
     note: z.string().min(1),
     sources: z.record(z.string(), z.url()),
+    /** Entries (by provider, model) not yet checked against the provider's own pricing page. */
+    unverified: z.record(z.string(), z.array(z.string().min(1))).optional(),
     providers: z.record(
       z.string(),
       z
@@ -122,6 +124,8 @@ export const PriceTableSchema = z
     sources: z.record(z.string(), z.url()),
     /** A provider's own check date, where its block was checked apart from the table's `as_of`. */
     checked: z.record(z.string(), z.iso.date()).optional(),
+    /** Entries (by provider, model) not yet checked against the provider's own pricing page: taken from secondary sources. */
+    unverified: z.record(z.string(), z.array(z.string().min(1))).optional(),
     providers: z.record(z.string(), z.record(z.string(), PriceSchema.nullable())),
     media: MediaPriceTableSchema,
     web_search: WebSearchPriceTableSchema,
