@@ -3,6 +3,7 @@ import { GatewayError } from "../../errors.ts";
 import { cohereChatRequest } from "./chat-request.ts";
 import { cohereChatCompletion } from "./chat-response.ts";
 import { cohereChatStream } from "./chat-stream.ts";
+import { cohereSseProtocol } from "./index.ts";
 
 const sse = (type: string, body: object) => ({ event: type, data: JSON.stringify({ type, ...body }) });
 
@@ -91,5 +92,12 @@ describe("Cohere chat translation", () => {
     ]);
     expect(chunks[4].choices[0].finish_reason).toBe("tool_calls");
     expect(chunks[0].id).toBe("m1");
+  });
+
+  it("ends a stream at message-end, named by the event or by its data's type only", () => {
+    expect(cohereSseProtocol.isLast!({ event: "message-end", data: "{}" })).toBe(true);
+    expect(cohereSseProtocol.isLast!({ event: null, data: '{"delta":{},"type":"message-end"}' })).toBe(true);
+    expect(cohereSseProtocol.isLast!({ event: null, data: '{"type":"content-delta","delta":{"message":{"content":{"text":"\\"type\\":\\"message-end\\""}}}}' })).toBe(false);
+    expect(cohereSseProtocol.isLast!({ event: "content-delta", data: '{"type":"content-delta"}' })).toBe(false);
   });
 });

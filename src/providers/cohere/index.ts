@@ -19,14 +19,15 @@ import { cohereEmbeddings } from "./embeddings.ts";
 
 const field = (value: unknown, key: string): unknown => (value && typeof value === "object" ? (value as JsonObject)[key] : undefined);
 
-const isType = (event: StreamEvent, type: string): boolean => event.event === type || event.data.startsWith(`{"type":"${type}"`);
+/** An event of `type`, by its SSE name or, without one, its data's `type` (a quote inside a JSON string is escaped, so text cannot match). */
+const isMessageEnd = (event: StreamEvent): boolean => (event.event === null ? /"type"\s*:\s*"message-end"/.test(event.data) : event.event === "message-end");
 
 /** Cohere's chat streams: `message-end` is the last event and carries the usage. */
 export const cohereSseProtocol: StreamProtocol = {
   contentType: "text/event-stream",
   createDecoder: createSseDecoder,
   isEnd: () => false,
-  isLast: (event) => isType(event, "message-end"),
+  isLast: isMessageEnd,
   endsAtEof: false,
   isError: (event) => event.event === "error" || event.data.startsWith('{"error"'),
 };
