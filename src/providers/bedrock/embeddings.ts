@@ -14,10 +14,10 @@
 import { GatewayError } from "../../errors.ts";
 import { embeddingsAnswer, numbersOf, readEmbeddingsRequest, tokenCount } from "../embeddings.ts";
 import type { JsonObject, OperationTransforms } from "../provider.ts";
+import { COHERE_INPUT_TYPES } from "../cohere/embeddings.ts";
 
 const TITAN_V2_DIMENSIONS = [256, 512, 1024];
 const COHERE_MAX_TEXTS = 96;
-export const COHERE_INPUT_TYPES = ["search_document", "search_query", "classification", "clustering"];
 
 const isTitan = (model: string): boolean => /(^|\.)amazon\.titan-embed-text-/.test(model);
 const isCohere = (model: string): boolean => /(^|\.)cohere\.embed-/.test(model);

@@ -10,7 +10,8 @@ import { GatewayError } from "../../errors.ts";
 import { embeddingsAnswer, numbersOf, readEmbeddingsRequest, tokenCount } from "../embeddings.ts";
 import type { JsonObject, OperationTransforms } from "../provider.ts";
 
-const INPUT_TYPES = ["search_document", "search_query", "classification", "clustering"];
+/** The `input_type`s Cohere's text embeddings take (on Cohere and on Bedrock). */
+export const COHERE_INPUT_TYPES: readonly string[] = ["search_document", "search_query", "classification", "clustering"];
 const V4_DIMENSIONS = [256, 512, 1024, 1536];
 const MAX_TEXTS = 96;
 
@@ -23,7 +24,7 @@ export const cohereEmbeddings: OperationTransforms = {
     if ("error" in read) return read;
     if (read.texts.length > MAX_TEXTS) return refuse(`Cohere embeds at most ${MAX_TEXTS} inputs per call.`, "input");
     const inputType = body.input_type ?? "search_document";
-    if (typeof inputType !== "string" || !INPUT_TYPES.includes(inputType)) return refuse(`Cohere's input_type is one of ${INPUT_TYPES.join(", ")}.`, "input_type");
+    if (typeof inputType !== "string" || !COHERE_INPUT_TYPES.includes(inputType)) return refuse(`Cohere's input_type is one of ${COHERE_INPUT_TYPES.join(", ")}.`, "input_type");
     const sent: JsonObject = { model, texts: read.texts, input_type: inputType, embedding_types: ["float"] };
     if (read.dimensions !== null) {
       if (!model.startsWith("embed-v4") || !V4_DIMENSIONS.includes(read.dimensions)) {
