@@ -67,6 +67,17 @@ const ANTHROPIC_STREAM = [
   { type: "message_stop" },
 ];
 
+/** The Anthropic stream with a second search before the text, its usage counting both. */
+function twoSearchesStream(): object[] {
+  const again = [
+    { type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_3", name: "web_search", input: { query: "eiffel tower metres" } } },
+    { type: "content_block_stop", index: 0 },
+  ];
+  const shifted = ANTHROPIC_STREAM.slice(1, -2).map((event) => ("index" in event ? { ...event, index: (event.index as number) + 1 } : event));
+  const end = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 40, server_tool_use: { web_search_requests: 2 } } };
+  return [ANTHROPIC_STREAM[0]!, ...again, ...shifted, end, { type: "message_stop" }];
+}
+
 /** The grounded Gemini answer as a stream: the text in two events, the grounding metadata on the last. */
 const GEMINI_STREAM = [
   { responseId: "gem_search_2", modelVersion: "gemini-2.5-flash", candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Café prices rose." }] } }] },
@@ -78,9 +89,64 @@ const sse = (events: object[], named: boolean) => ({
   body: events.map((event) => `${named ? `event: ${(event as { type: string }).type}\n` : ""}data: ${JSON.stringify(event)}\n\n`).join(""),
 });
 
+/** An OpenAI Responses answer that searched twice (two `web_search_call` items) and cites one source. */
+const OPENAI_TEXT = "The tower is 330 m tall.";
+const OPENAI_SEARCHED = {
+  id: "resp_search_1",
+  object: "response",
+  created_at: 1_780_000_000,
+  status: "completed",
+  model: "gpt-5",
+  output: [
+    { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "eiffel tower height" } },
+    { type: "web_search_call", id: "ws_2", status: "completed", action: { type: "search", query: "eiffel tower height metres" } },
+    {
+      type: "message",
+      id: "msg_1",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: OPENAI_TEXT, annotations: [{ type: "url_citation", start_index: 0, end_index: 24, url: "https://example.org/eiffel", title: "Eiffel Tower" }] }],
+    },
+  ],
+  usage: { input_tokens: 1000, input_tokens_details: { cached_tokens: 0 }, output_tokens: 100, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1100 },
+};
+
+/** The same answer as OpenAI streams it: each search call's events, then the text, its annotation, and the completed response. */
+function openaiStream(): object[] {
+  const [first, second, message] = OPENAI_SEARCHED.output as Array<Record<string, any>>;
+  const { output: _output, usage: _usage, ...bare } = OPENAI_SEARCHED;
+  const searching = (item: Record<string, any>, index: number) => [
+    { type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress" } },
+    { type: "response.web_search_call.in_progress", output_index: index, item_id: item.id },
+    { type: "response.web_search_call.searching", output_index: index, item_id: item.id },
+    { type: "response.web_search_call.completed", output_index: index, item_id: item.id },
+    { type: "response.output_item.done", output_index: index, item },
+  ];
+  const part = message!.content[0];
+  const events = [
+    { type: "response.created", response: { ...bare, status: "in_progress", output: [] } },
+    ...searching(first!, 0),
+    ...searching(second!, 1),
+    { type: "response.output_item.added", output_index: 2, item: { ...message, status: "in_progress", content: [] } },
+    { type: "response.content_part.added", output_index: 2, item_id: "msg_1", content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
+    { type: "response.output_text.delta", output_index: 2, item_id: "msg_1", content_index: 0, delta: OPENAI_TEXT },
+    { type: "response.output_text.annotation.added", output_index: 2, item_id: "msg_1", content_index: 0, annotation_index: 0, annotation: part.annotations[0] },
+    { type: "response.output_text.done", output_index: 2, item_id: "msg_1", content_index: 0, text: OPENAI_TEXT },
+    { type: "response.content_part.done", output_index: 2, item_id: "msg_1", content_index: 0, part },
+    { type: "response.output_item.done", output_index: 2, item: message },
+    { type: "response.completed", response: OPENAI_SEARCHED },
+  ];
+  return events.map((event, index) => ({ ...event, sequence_number: index }));
+}
+
 function answer(request: ReceivedRequest): object {
   const streamed = request.path.includes("streamGenerateContent") || request.body.includes('"stream":true');
-  if (request.path.startsWith("/v1/messages")) return streamed ? sse(ANTHROPIC_STREAM, true) : ANTHROPIC_SEARCHED;
+  if (request.path.startsWith("/v1/responses")) return streamed ? sse(openaiStream(), true) : OPENAI_SEARCHED;
+  if (request.path.startsWith("/v1/messages")) {
+    const body = JSON.parse(request.body.toString("utf8")) as { messages: Array<{ content: unknown }> };
+    const twice = JSON.stringify(body.messages).includes("search twice");
+    return streamed ? sse(twice ? twoSearchesStream() : ANTHROPIC_STREAM, true) : twice ? { ...ANTHROPIC_SEARCHED, usage: { ...ANTHROPIC_SEARCHED.usage, server_tool_use: { web_search_requests: 2 } } } : ANTHROPIC_SEARCHED;
+  }
   return streamed ? sse(GEMINI_STREAM, false) : GEMINI_GROUNDED;
 }
 
@@ -96,6 +162,7 @@ function client(headers: Record<string, string>): OpenAI {
   return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: UPSTREAM_KEY, maxRetries: 0, defaultHeaders: { "x-gateway-api-key": gateway.adminKey, ...headers } });
 }
 
+const openai = () => client({ "x-gateway-provider": "openai", "x-gateway-custom-host": upstream.url });
 const anthropic = () => client({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": upstream.url });
 const gemini = () => client({ "x-gateway-provider": "gemini", "x-gateway-custom-host": upstream.url.replace(/\/v1$/, "/v1beta") });
 const lastBody = () => JSON.parse(upstream.received.at(-1)!.body.toString("utf8")) as Record<string, any>;
@@ -208,6 +275,45 @@ describe("web search on providers that search themselves", () => {
     const grounded = await gemini().chat.completions.create({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "Prices?" }], web_search_options: {}, stream: true }).withResponse();
     for await (const _chunk of grounded.data);
     expect(await costOf(grounded.response.headers.get("x-gateway-log-id"))).toBe(0.035045);
+  });
+
+  it.each([false, true])("logs a request that searched twice at its tokens plus two searches, with the count in the entry (stream: %s)", async (stream) => {
+    const costs: Array<[string, number | null, number]> = [];
+    const logged = async (name: string, logId: string | null) => {
+      const record = await storedLog(gateway, logId!);
+      costs.push([name, record.costUsd, record.webSearches]);
+      return record;
+    };
+    // OpenAI reports no count: its two web_search_call items are two calls at $10 per 1,000.
+    const searched = await openai().responses.create({ model: "gpt-5", input: "How tall?", tools: [{ type: "web_search" }], stream }).withResponse();
+    let final: OpenAI.Responses.Response;
+    if (stream) {
+      const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+      for await (const event of searched.data as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>) events.push(event);
+      expect(events.filter((event) => event.type.startsWith("response.web_search_call.")).map((event) => event.type)).toEqual([
+        "response.web_search_call.in_progress", "response.web_search_call.searching", "response.web_search_call.completed",
+        "response.web_search_call.in_progress", "response.web_search_call.searching", "response.web_search_call.completed",
+      ]);
+      final = (events.at(-1) as OpenAI.Responses.ResponseCompletedEvent).response;
+    } else {
+      final = searched.data as OpenAI.Responses.Response;
+    }
+    expect(final.output.filter((item) => item.type === "web_search_call")).toHaveLength(2);
+    const openaiRecord = await logged("openai", searched.response.headers.get("x-gateway-log-id"));
+    // 1,000 × $1.25/M + 100 × $10/M, and two calls at $10 per 1,000.
+    expect(openaiRecord.costUsd).toBe(0.00225 + 2 * 0.01);
+    // Anthropic counts its searches in usage: 900 × $3/M + 40 × $15/M, and two searches at $10 per 1,000.
+    const twice = anthropic().responses.create({ model: "claude-sonnet-4-5", input: "search twice", tools: [SEARCH], stream }).withResponse();
+    const answered = await twice;
+    if (stream) for await (const _event of answered.data as AsyncIterable<unknown>);
+    await logged("anthropic", answered.response.headers.get("x-gateway-log-id"));
+    expect(costs).toEqual([
+      ["openai", 0.02225, 2],
+      ["anthropic", 0.0033 + 0.02, 2],
+    ]);
+    // The entry shows the count beside the tokens.
+    const view = await fetch(`${gateway.url}/v1/logs/${answered.response.headers.get("x-gateway-log-id")}`, { headers: { "x-gateway-api-key": gateway.adminKey } });
+    expect(((await view.json()) as { usage: unknown }).usage).toMatchObject({ prompt_tokens: 900, completion_tokens: 40, web_searches: 2 });
   });
 
   it("refuses web search on Bedrock, which has none, naming the tool and the provider", async () => {

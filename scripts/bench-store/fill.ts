@@ -110,6 +110,7 @@ export function* generate(total: number, startMs: number, endMs: number, chunk: 
         totalTokens: promptTokens + completionTokens,
         cachedTokens: 0,
         reasoningTokens: 0,
+        webSearches: 0,
         costUsd: success ? (promptTokens * inPrice + completionTokens * outPrice) / 1e6 : null,
         // Skewed: user-0 is busiest; one request in ten names no user.
         user: userRoll < 0.1 ? null : `user-${Math.floor(USER_COUNT * random() * random())}`,

@@ -270,4 +270,10 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
     statements: ({ logColumns }) =>
       ["experiment_id", "experiment_variant"].filter((column) => !logColumns.has(column)).map((column) => `ALTER TABLE logs ADD COLUMN ${column} Nullable(String)`),
   },
+  {
+    // The searches a provider ran and bills apart from tokens.
+    version: 13,
+    name: "web search count",
+    statements: ({ logColumns }) => (logColumns.has("web_searches") ? [] : ["ALTER TABLE logs ADD COLUMN web_searches Int64 DEFAULT 0"]),
+  },
 ];

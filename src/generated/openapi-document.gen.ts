@@ -18571,7 +18571,8 @@ export const openApiDocument = {
           "completion_tokens",
           "total_tokens",
           "cached_tokens",
-          "reasoning_tokens"
+          "reasoning_tokens",
+          "web_searches"
         ],
         "additionalProperties": false,
         "properties": {
@@ -18589,6 +18590,10 @@ export const openApiDocument = {
           },
           "reasoning_tokens": {
             "type": "integer"
+          },
+          "web_searches": {
+            "type": "integer",
+            "description": "Web searches the provider ran and bills apart from tokens (Anthropic's web search tool, Google Search grounding, OpenAI's web search calls), counted from the answer; their charge is part of `cost_usd`."
           }
         }
       },

@@ -4330,6 +4330,8 @@ export interface components {
             prompt_tokens: number;
             reasoning_tokens: number;
             total_tokens: number;
+            /** @description Web searches the provider ran and bills apart from tokens (Anthropic's web search tool, Google Search grounding, OpenAI's web search calls), counted from the answer; their charge is part of `cost_usd`. */
+            web_searches: number;
         };
         /** @description What the key may do through the MCP gateway (`/mcp`): the stored MCP servers (by label) it may use, and per server the tools it may list and call (`servers` absent or null: every server of its workspace; `tools` absent or null: every tool the server allows); and how many tool calls it may make per minute, in all and of each tool. A key without a rule may use every server of its workspace, unlimited. */
         McpAccessRule: {

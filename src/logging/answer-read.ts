@@ -6,7 +6,7 @@
 import { capText } from "../lib/body-capture.ts";
 import { balancedEnd } from "../guardrails/json-extract.ts";
 import { field, jsonAnswers, parseJson, stringField, type AnswerReader } from "../operation/answer-reader.ts";
-import type { Usage } from "../operation/usage.ts";
+import { withSearches, type Usage } from "../operation/usage.ts";
 import { chatAnswers } from "../families/chat/index.ts";
 import { responsesAnswers, storedAnswers } from "../families/responses/index.ts";
 import { messagesAnswers } from "../families/messages/index.ts";
@@ -50,7 +50,8 @@ export function readAnswer(response: LoggedResponse | null, reader: AnswerReader
   const fields = reader.fields ?? { usage: "usage", model: "model" };
   if (!truncated) {
     const parsed = parseJson(text);
-    return { body: text, usage: reader.usage(field(parsed, fields.usage)), servedModel: stringField(parsed, fields.model), totalBytes, truncated };
+    const usage = reader.usage(field(parsed, fields.usage));
+    return { body: text, usage: reader.searches ? withSearches(usage, reader.searches(parsed)) : usage, servedModel: stringField(parsed, fields.model), totalBytes, truncated };
   }
   // Only the ends were kept: `usage` comes from the tail, the served model from the head.
   const usage = reader.usage(parseJson(lastObjectValue(response.tail ?? "", fields.usage) ?? ""));

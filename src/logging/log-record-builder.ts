@@ -35,6 +35,7 @@ export function buildLogRecord(entry: LogEntry): { record: LogRecord; servedMode
     totalTokens: counted.totalTokens,
     cachedTokens: counted.cachedTokens,
     reasoningTokens: counted.reasoningTokens,
+    webSearches: counted.webSearches ?? 0,
     costUsd: hit ? 0 : costUsd,
     costSavedUsd: hit ? costUsd : null,
     costNote: costUsd === null && !hit ? costNote(entry, costModel, usage !== null, succeeded, reader.cost !== undefined) : null,

@@ -36,6 +36,11 @@ export interface AnswerReader {
   usage(raw: unknown): Usage | null;
   /** Where a JSON answer holds what `usage` reads, and the served model's name; absent: `usage` and `model`. */
   fields?: { usage: string; model: string };
+  /**
+   * The searches a whole JSON answer shows that its `usage` does not count (a Responses answer's
+   * `web_search_call` items: OpenAI bills each call but reports no count); absent: none.
+   */
+  searches?(answer: unknown): number;
   /** A stream's event data, in order. */
   stream(chunks: readonly string[]): StreamRead;
   /** The answer's cost in USD when it is priced by what it holds (images, seconds of audio); null when it cannot be known. */

@@ -68,3 +68,8 @@ export function normaliseUsage(raw: unknown): Usage | null {
   return usage;
 }
 
+
+/** Usage with the searches an answer shows, where the usage itself counts none. */
+export function withSearches(usage: Usage | null, searches: number): Usage | null {
+  return usage && searches > 0 && !usage.webSearches ? { ...usage, webSearches: Math.min(searches, MAX_TOKEN_COUNT) } : usage;
+}

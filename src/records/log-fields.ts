@@ -64,6 +64,7 @@ export const LOG_FIELDS = {
   totalTokens: { column: "total_tokens", kind: "integer", api: "usage.total_tokens" },
   cachedTokens: { column: "cached_tokens", kind: "integer", api: "usage.cached_tokens" },
   reasoningTokens: { column: "reasoning_tokens", kind: "integer", api: "usage.reasoning_tokens" },
+  webSearches: { column: "web_searches", kind: "integer", api: "usage.web_searches" },
   costUsd: { column: "cost_usd", kind: "real", nullable: true, api: "cost_usd" },
   costSavedUsd: { column: "cost_saved_usd", kind: "real", nullable: true, api: "cost_saved_usd" },
   costNote: { column: "cost_note", kind: "text", nullable: true, api: "cost_note" },

@@ -33,6 +33,8 @@ export interface LogRecord {
   totalTokens: number;
   cachedTokens: number;
   reasoningTokens: number;
+  /** Web searches the provider ran and bills apart from tokens (counted from the answer); priced in `costUsd`. */
+  webSearches: number;
   /** Null when no price is known for the model; 0 for an answer served from the cache. */
   costUsd: number | null;
   /** What a cache hit would have cost upstream (its answer's usage, priced); null otherwise. */

@@ -110,6 +110,7 @@ export function logRecord(ms: number, overrides: Partial<LogRecord> = {}, seq = 
     totalTokens: 33,
     cachedTokens: 4,
     reasoningTokens: 5,
+    webSearches: 0,
     costUsd: 0.000123,
     costSavedUsd: 0.000456,
     costNote: null,

@@ -8,6 +8,7 @@
 import type { CacheRule, SemanticSplit } from "../../operation/descriptor.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import { jsonAnswers, parseJson, readUsage, stringField, type AnswerReader } from "../../operation/answer-reader.ts";
+import { withSearches } from "../../operation/usage.ts";
 import { nonEmpty, plainText, SEMANTIC_TURN } from "../chat/semantic-split.ts";
 import { terminalResponse } from "./text.ts";
 
@@ -17,12 +18,19 @@ export { isResponsesStreamEnd, responsesInputText, responsesOutputText, response
 export const responsesAnswers: AnswerReader = {
   name: "responses",
   usage: readUsage,
+  searches: webSearchCalls,
   stream(chunks) {
     const final = terminalResponse(chunks.map((chunk) => parseJson(chunk) ?? chunk));
     if (!final) return jsonAnswers.stream(chunks);
-    return { body: final, usage: readUsage(final.usage), servedModel: stringField(final, "model") };
+    return { body: final, usage: withSearches(readUsage(final.usage), webSearchCalls(final)), servedModel: stringField(final, "model") };
   },
 };
+
+/** The web search calls a response made: its `web_search_call` output items, each billed as one call. */
+export function webSearchCalls(response: unknown): number {
+  const output = isObject(response) && Array.isArray(response.output) ? response.output : [];
+  return output.filter((item) => isObject(item) && item.type === "web_search_call").length;
+}
 
 /**
  * An answer about work done earlier (a stored response read back, cancelled, deleted, listed):

@@ -34,6 +34,7 @@ import * as reconciliation from "./0043_reconciliation.ts";
 import * as promptLabels from "./0044_prompt_labels.ts";
 import * as experiments from "./0045_experiments.ts";
 import * as unifiedBatches from "./0046_unified_batches.ts";
+import * as logWebSearches from "./0047_log_web_searches.ts";
 import * as mcpGateway from "./0032_mcp_gateway.ts";
 
 /**
@@ -77,6 +78,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0044_prompt_labels": promptLabels,
   "0045_experiments": experiments,
   "0046_unified_batches": unifiedBatches,
+  "0047_log_web_searches": logWebSearches,
 };
 
 /** Hands Kysely's `Migrator` the static list above. */
