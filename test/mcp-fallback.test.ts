@@ -11,6 +11,8 @@ import { startMcpServer, type TestMcpServer } from "./support/mcp-server.ts";
  */
 
 let upstream: LLMock;
+/** A target that answers the first round and fails once the tool has run (aimock's error fixture). */
+let failing: LLMock;
 let gateway: RunningGateway;
 let tools: TestMcpServer;
 let fallback: string;
@@ -31,7 +33,12 @@ beforeAll(async () => {
   upstream = await startUpstream();
   upstream.on({ toolResultContains: "SUM=5" }, { content: "The sum is 5." });
   upstream.on({ toolResultContains: "deleted notes.txt" }, { content: "Done, the file is gone." });
+  upstream.on({ toolResultContains: "SUM=15" }, { content: "The sum is 15." });
   upstream.onMessage("add two and three", { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] });
+  upstream.onMessage("add seven and eight", { toolCalls: [{ name: "add", arguments: { a: 7, b: 8 } }] });
+  failing = await startUpstream();
+  failing.on({ toolResultContains: "SUM=15" }, { error: { message: "The server had an error while processing your request.", type: "api_error" }, status: 500 });
+  failing.onMessage("add seven and eight", { toolCalls: [{ name: "add", arguments: { a: 7, b: 8 } }] });
   upstream.onMessage("delete the notes", { toolCalls: [{ name: "delete_file", arguments: { path: "notes.txt" } }] });
   tools = await startMcpServer();
   gateway = await startGateway();
@@ -51,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close();
   await upstream?.stop();
+  await failing?.stop();
   await tools?.close();
 });
 
@@ -114,5 +122,55 @@ describe("a tool run that falls back after its first target fails", () => {
       ["0", "upstream_unreachable"],
       ["1", null],
     ]);
+  });
+});
+
+describe("a tool run whose target fails after a tool has run", () => {
+  it.each([false, true])("continues on the next target from the tool's result, never running it again (stream: %s)", async (stream) => {
+    const config = JSON.stringify({
+      strategy: { mode: "fallback" },
+      targets: [
+        { provider: "anthropic", api_key: UPSTREAM_KEY, custom_host: `${failing.url}/v1` },
+        { provider: "anthropic", api_key: UPSTREAM_KEY, custom_host: `${upstream.url}/v1` },
+      ],
+    });
+    const inline = { type: "mcp", server_label: "inline", server_url: tools.url, require_approval: "never" } as unknown as OpenAI.Responses.Tool;
+    const callsBefore = tools.calls.length;
+    failing.clearRequests();
+    upstream.clearRequests();
+    const { data: created, response } = await client(config).responses.create({ model: MODEL, input: "add seven and eight", tools: [inline], stream }).withResponse();
+    let final: OpenAI.Responses.Response;
+    if (stream) {
+      const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+      for await (const event of created as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>) events.push(event);
+      expect(events.filter((event) => event.type === "response.mcp_call.completed")).toHaveLength(1);
+      expect(events.at(-1)!.type).toBe("response.completed");
+      final = (events.at(-1) as OpenAI.Responses.ResponseCompletedEvent).response;
+    } else {
+      final = created as OpenAI.Responses.Response;
+    }
+    expect(final.status).toBe("completed");
+    expect(final.output.map((item) => item.type)).toEqual(["mcp_list_tools", "mcp_call", "message"]);
+    expect(final.output[1]).toMatchObject({ name: "add", status: "completed", output: "SUM=15" });
+    expect((final.output[2] as OpenAI.Responses.ResponseOutputMessage).content.map((part) => ("text" in part ? part.text : "")).join("")).toBe("The sum is 15.");
+    // The MCP server ran the tool once, on the first target's request.
+    expect(tools.calls.slice(callsBefore)).toEqual([{ name: "add", arguments: { a: 7, b: 8 } }]);
+    // The first target answered the first round and failed the second; the next target got only the second, with the call and its result.
+    expect(failing.getRequests()).toHaveLength(2);
+    const carried = upstream.getRequests();
+    expect(carried).toHaveLength(1);
+    // aimock's journal reads the Messages request in chat terms: the call as `tool_calls`, its result as a `tool` message.
+    const messages = (carried[0]!.body as { messages: Array<{ role: string; content: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }> }).messages;
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool"]);
+    expect(messages[1]!.tool_calls?.map((call) => [call.function.name, JSON.parse(call.function.arguments)])).toEqual([["add", { a: 7, b: 8 }]]);
+    expect([messages[2]!.content, messages[2]!.tool_call_id]).toEqual(["SUM=15", messages[1]!.tool_calls?.[0]?.id]);
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record.status).toBe(200);
+    expect(record.attempts.map((attempt) => [attempt.path, attempt.status, attempt.errorCode])).toEqual([
+      ["0", 200, null],
+      ["0", 500, null],
+      ["1", 200, null],
+    ]);
+    expect(record.toolRun.filter((step) => step.type === "mcp_call").map((step) => [step.tool, step.error])).toEqual([["add", null]]);
   });
 });

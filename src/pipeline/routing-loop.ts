@@ -67,7 +67,7 @@ export async function tryTargets(
     const isLast = position === tried.length - 1;
     const breaker = candidate.breaker && options.breakers ? { key: breakerKey(candidate.target), policy: candidate.breaker, breakers: options.breakers } : null;
     if (breaker && !(await breaker.breakers.allows(breaker.key, breaker.policy))) {
-      record(options.attempts, candidate, 0, null, new GatewayError("service_unavailable", "Skipped: its circuit is open after repeated failures."), performance.now(), Date.now());
+      recordAttempt(options.attempts, candidate, 0, null, new GatewayError("service_unavailable", "Skipped: its circuit is open after repeated failures."), performance.now(), Date.now());
       skipped += 1;
       if (isLast) return fail(allSkipped(skipped, tried.length));
       continue;
@@ -79,7 +79,7 @@ export async function tryTargets(
       const startedAt = Date.now();
       const sent = await send(candidate);
       if (!sent.ok) {
-        record(options.attempts, candidate, retry, null, sent.error, started, startedAt);
+        recordAttempt(options.attempts, candidate, retry, null, sent.error, started, startedAt);
         if (sent.error.code === "client_closed") return sent;
         const unreachable = sent.error.code === "upstream_unreachable";
         const timedOut = sent.error.code === "request_timeout";
@@ -92,7 +92,7 @@ export async function tryTargets(
         return sent;
       }
       const { status } = sent.value.response;
-      record(options.attempts, candidate, retry, status, null, started, startedAt, droppedHeadersNote(sent.value.response.headers));
+      recordAttempt(options.attempts, candidate, retry, status, null, started, startedAt, droppedHeadersNote(sent.value.response.headers));
       if (breaker) await breaker.breakers.record(breaker.key, breaker.policy, breaker.policy.statuses.has(status));
       const wait = retry < retries && candidate.retry.statuses.has(status) ? retryDelayMs(sent.value.response.headers, retry, random) : null;
       if (wait !== null) {
@@ -116,7 +116,8 @@ function allSkipped(skipped: number, total: number): GatewayError {
   );
 }
 
-function record(
+/** Records one try of a candidate in `attempts`. */
+export function recordAttempt(
   attempts: AttemptRecord[],
   candidate: Candidate,
   retry: number,
@@ -141,8 +142,17 @@ function record(
   });
 }
 
+/**
+ * Whether a candidate's policy passes a failed try on to the next candidate: an upstream that
+ * could not be reached or timed out, or an answer status the policy names.
+ */
+export function fallsBack(candidate: Candidate, sent: Result<UpstreamCall, GatewayError>): boolean {
+  if (sent.ok) return candidate.fallback.statuses.has(sent.value.response.status);
+  return candidate.fallback.unreachable && (sent.error.code === "upstream_unreachable" || sent.error.code === "request_timeout");
+}
+
 /** An answer passed over: its request ended and its body dropped. */
-function discard(call: UpstreamCall): void {
+export function discard(call: UpstreamCall): void {
   call.abort();
   void call.response.body?.cancel().catch(() => undefined);
 }

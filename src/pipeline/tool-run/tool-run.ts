@@ -6,7 +6,9 @@
  * returns: `mcp_list_tools`, `mcp_call` (with `output` or `error`) and `mcp_approval_request`
  * items before the answer, as one response or as its stream of events. The first round's
  * failure is the target's (so a config may fall back): the run is left as it is, its sessions
- * open and its client still heard, for the next target; later ones end the run.
+ * open and its client still heard, for the next target. A later round's failure goes to the next
+ * target by the failing one's fallback policy (`round-fallback.ts`), with the calls already run
+ * and their outputs; when no target is left it ends the run.
  */
 import { GatewayError, ok, type Result } from "../../errors.ts";
 import type { UpstreamCall } from "../../net/upstream-call.ts";
