@@ -24,6 +24,7 @@ afterAll(async () => {
 interface ProviderInfo {
   id: string;
   name: string;
+  family: string;
   format: "openai" | "translated";
   base_url: string | null;
   base_url_template: string | null;
@@ -58,7 +59,11 @@ describe("GET /v1/providers", () => {
 
   it("says how each provider is reached and what its chat completions take", async () => {
     const byId = new Map((await listed(serviceKey)).map((provider) => [provider.id, provider]));
+    // The OpenAI-format catalogue is one family; a provider with its own folder is a family of its own.
+    const families = [...new Set([...byId.values()].map((provider) => provider.family))];
+    expect(families).toEqual(["openai", "anthropic", "gemini", "vertex", "bedrock", "azure-openai", "azure-ai-foundry", "cohere", "jina", "voyage"]);
     expect(byId.get("groq")).toMatchObject({
+      family: "openai",
       format: "openai",
       base_url: "https://api.groq.com/openai/v1",
       custom_host_needs_path: true,

@@ -20508,6 +20508,7 @@ export const openApiDocument = {
         "required": [
           "id",
           "name",
+          "family",
           "format",
           "base_url",
           "base_url_template",
@@ -20525,6 +20526,10 @@ export const openApiDocument = {
           },
           "name": {
             "type": "string"
+          },
+          "family": {
+            "type": "string",
+            "description": "The providers reached the same way: `openai` for every entry of the OpenAI-format catalogue (one base URL, a bearer key, the API's own paths); a provider with its own transforms, paths or signing is a family of its own, named by its id."
           },
           "format": {
             "type": "string",

@@ -4617,6 +4617,8 @@ export interface components {
             custom_host_needs_path: boolean;
             /** @description The provider's API documentation. */
             docs: string;
+            /** @description The providers reached the same way: `openai` for every entry of the OpenAI-format catalogue (one base URL, a bearer key, the API's own paths); a provider with its own transforms, paths or signing is a family of its own, named by its id. */
+            family: string;
             /**
              * @description `openai`: every OpenAI operation passes as it is; `translated`: only `operations` reach it, translated both ways.
              * @enum {string}

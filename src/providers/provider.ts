@@ -93,6 +93,8 @@ export interface OperationTransforms {
 export interface Provider {
   id: string;
   name: string;
+  /** The providers reached the same way (`GET /v1/providers`): `openai` for the OpenAI-format catalogue's entries; absent: a family of its own, its id. */
+  family?: string;
   /** Default base URL (the operation's path is appended); null when only a custom host makes sense. */
   baseUrl: string | null;
   /**

@@ -18,6 +18,7 @@ function providerView(provider: Provider) {
   return {
     id: provider.id,
     name: provider.name,
+    family: provider.family ?? provider.id,
     format: provider.openaiFormat ? ("openai" as const) : ("translated" as const),
     base_url: provider.baseUrl,
     base_url_template: provider.baseUrlTemplate ?? null,

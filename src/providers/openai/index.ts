@@ -32,6 +32,7 @@ export function openaiFormatProvider(entry: OpenAiFormatEntry): Provider {
   return {
     id: entry.id,
     name: entry.name,
+    family: "openai",
     baseUrl: entry.baseUrl,
     // A server named only by a custom host (`openai-compatible`) is reached under its base path too.
     customHostNeedsPath: exampleBase === undefined || new URL(exampleBase).pathname !== "/",
