@@ -2,153 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { openaiContractProblems } from "./support/contract.ts";
 import { startGateway, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
-import { startRecordingUpstream, type ReceivedRequest, type RecordingUpstream } from "./support/recording-upstream.ts";
+import { startRecordingUpstream, type RecordingUpstream } from "./support/recording-upstream.ts";
+import { GEMINI_TEXT, webSearchAnswer } from "./support/web-search-answers.ts";
 
 let gateway: RunningGateway;
 let upstream: RecordingUpstream;
-
-/** An Anthropic answer that searched once and cites one source (the Messages API's own format). */
-const ANTHROPIC_SEARCHED = {
-  id: "msg_search_1",
-  type: "message",
-  role: "assistant",
-  model: "claude-sonnet-4-5",
-  stop_reason: "end_turn",
-  content: [
-    { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "eiffel tower height" } },
-    { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://example.org/eiffel", title: "Eiffel Tower", encrypted_content: "x" }] },
-    { type: "text", text: "Here is what I found. " },
-    { type: "text", text: "The tower is 330 m tall.", citations: [{ type: "web_search_result_location", url: "https://example.org/eiffel", title: "Eiffel Tower", cited_text: "330 m", encrypted_index: "y" }] },
-  ],
-  usage: { input_tokens: 900, output_tokens: 40, server_tool_use: { web_search_requests: 1 } },
-};
-
-/** A Gemini answer grounded on Google Search: supports by byte offsets ("é" is two bytes). */
-const GEMINI_TEXT = "Café prices rose. Rents too.";
-const GEMINI_GROUNDED = {
-  responseId: "gem_search_1",
-  modelVersion: "gemini-2.5-flash",
-  candidates: [
-    {
-      index: 0,
-      finishReason: "STOP",
-      content: { role: "model", parts: [{ text: GEMINI_TEXT }] },
-      groundingMetadata: {
-        webSearchQueries: ["cafe prices 2026"],
-        groundingChunks: [{ web: { uri: "https://news.example/cafe", title: "news.example" } }, { web: { uri: "https://rent.example/", title: "rent.example" } }],
-        groundingSupports: [
-          { segment: { startIndex: 0, endIndex: 18, text: "Café prices rose." }, groundingChunkIndices: [0] },
-          { segment: { startIndex: 19, endIndex: 30, text: "Rents too." }, groundingChunkIndices: [1] },
-        ],
-      },
-    },
-  ],
-  usageMetadata: { promptTokenCount: 50, candidatesTokenCount: 12, totalTokenCount: 62 },
-};
-
-/** The same Anthropic answer as a Messages stream: the search's query arrives in pieces, the citation before the text. */
-const ANTHROPIC_STREAM = [
-  { type: "message_start", message: { id: "msg_search_2", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], usage: { input_tokens: 900, output_tokens: 1 } } },
-  { type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_2", name: "web_search", input: {} } },
-  { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"query":"eiffel ' } },
-  { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: 'tower height"}' } },
-  { type: "content_block_stop", index: 0 },
-  { type: "content_block_start", index: 1, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_2", content: [{ type: "web_search_result", url: "https://example.org/eiffel", title: "Eiffel Tower", encrypted_content: "x" }] } },
-  { type: "content_block_stop", index: 1 },
-  { type: "content_block_start", index: 2, content_block: { type: "text", text: "" } },
-  { type: "content_block_delta", index: 2, delta: { type: "text_delta", text: "Here is what I found. " } },
-  { type: "content_block_stop", index: 2 },
-  { type: "content_block_start", index: 3, content_block: { type: "text", text: "", citations: [] } },
-  { type: "content_block_delta", index: 3, delta: { type: "citations_delta", citation: { type: "web_search_result_location", url: "https://example.org/eiffel", title: "Eiffel Tower", cited_text: "330 m", encrypted_index: "y" } } },
-  { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "The tower is " } },
-  { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "330 m tall." } },
-  { type: "content_block_stop", index: 3 },
-  { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 40, server_tool_use: { web_search_requests: 1 } } },
-  { type: "message_stop" },
-];
-
-/** The Anthropic stream with a second search before the text, its usage counting both. */
-function twoSearchesStream(): object[] {
-  const again = [
-    { type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_3", name: "web_search", input: { query: "eiffel tower metres" } } },
-    { type: "content_block_stop", index: 0 },
-  ];
-  const shifted = ANTHROPIC_STREAM.slice(1, -2).map((event) => ("index" in event ? { ...event, index: (event.index as number) + 1 } : event));
-  const end = { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 40, server_tool_use: { web_search_requests: 2 } } };
-  return [ANTHROPIC_STREAM[0]!, ...again, ...shifted, end, { type: "message_stop" }];
-}
-
-/** The grounded Gemini answer as a stream: the text in two events, the grounding metadata on the last. */
-const GEMINI_STREAM = [
-  { responseId: "gem_search_2", modelVersion: "gemini-2.5-flash", candidates: [{ index: 0, content: { role: "model", parts: [{ text: "Café prices rose." }] } }] },
-  { ...GEMINI_GROUNDED, responseId: "gem_search_2", candidates: [{ ...GEMINI_GROUNDED.candidates[0], content: { role: "model", parts: [{ text: " Rents too." }] } }] },
-];
-
-const sse = (events: object[], named: boolean) => ({
-  headers: { "content-type": "text/event-stream" },
-  body: events.map((event) => `${named ? `event: ${(event as { type: string }).type}\n` : ""}data: ${JSON.stringify(event)}\n\n`).join(""),
-});
-
-/** An OpenAI Responses answer that searched twice (two `web_search_call` items) and cites one source. */
-const OPENAI_TEXT = "The tower is 330 m tall.";
-const OPENAI_SEARCHED = {
-  id: "resp_search_1",
-  object: "response",
-  created_at: 1_780_000_000,
-  status: "completed",
-  model: "gpt-5",
-  output: [
-    { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "eiffel tower height" } },
-    { type: "web_search_call", id: "ws_2", status: "completed", action: { type: "search", query: "eiffel tower height metres" } },
-    {
-      type: "message",
-      id: "msg_1",
-      status: "completed",
-      role: "assistant",
-      content: [{ type: "output_text", text: OPENAI_TEXT, annotations: [{ type: "url_citation", start_index: 0, end_index: 24, url: "https://example.org/eiffel", title: "Eiffel Tower" }] }],
-    },
-  ],
-  usage: { input_tokens: 1000, input_tokens_details: { cached_tokens: 0 }, output_tokens: 100, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1100 },
-};
-
-/** The same answer as OpenAI streams it: each search call's events, then the text, its annotation, and the completed response. */
-function openaiStream(): object[] {
-  const [first, second, message] = OPENAI_SEARCHED.output as Array<Record<string, any>>;
-  const { output: _output, usage: _usage, ...bare } = OPENAI_SEARCHED;
-  const searching = (item: Record<string, any>, index: number) => [
-    { type: "response.output_item.added", output_index: index, item: { ...item, status: "in_progress" } },
-    { type: "response.web_search_call.in_progress", output_index: index, item_id: item.id },
-    { type: "response.web_search_call.searching", output_index: index, item_id: item.id },
-    { type: "response.web_search_call.completed", output_index: index, item_id: item.id },
-    { type: "response.output_item.done", output_index: index, item },
-  ];
-  const part = message!.content[0];
-  const events = [
-    { type: "response.created", response: { ...bare, status: "in_progress", output: [] } },
-    ...searching(first!, 0),
-    ...searching(second!, 1),
-    { type: "response.output_item.added", output_index: 2, item: { ...message, status: "in_progress", content: [] } },
-    { type: "response.content_part.added", output_index: 2, item_id: "msg_1", content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
-    { type: "response.output_text.delta", output_index: 2, item_id: "msg_1", content_index: 0, delta: OPENAI_TEXT },
-    { type: "response.output_text.annotation.added", output_index: 2, item_id: "msg_1", content_index: 0, annotation_index: 0, annotation: part.annotations[0] },
-    { type: "response.output_text.done", output_index: 2, item_id: "msg_1", content_index: 0, text: OPENAI_TEXT },
-    { type: "response.content_part.done", output_index: 2, item_id: "msg_1", content_index: 0, part },
-    { type: "response.output_item.done", output_index: 2, item: message },
-    { type: "response.completed", response: OPENAI_SEARCHED },
-  ];
-  return events.map((event, index) => ({ ...event, sequence_number: index }));
-}
-
-function answer(request: ReceivedRequest): object {
-  const streamed = request.path.includes("streamGenerateContent") || request.body.includes('"stream":true');
-  if (request.path.startsWith("/v1/responses")) return streamed ? sse(openaiStream(), true) : OPENAI_SEARCHED;
-  if (request.path.startsWith("/v1/messages")) {
-    const body = JSON.parse(request.body.toString("utf8")) as { messages: Array<{ content: unknown }> };
-    const twice = JSON.stringify(body.messages).includes("search twice");
-    return streamed ? sse(twice ? twoSearchesStream() : ANTHROPIC_STREAM, true) : twice ? { ...ANTHROPIC_SEARCHED, usage: { ...ANTHROPIC_SEARCHED.usage, server_tool_use: { web_search_requests: 2 } } } : ANTHROPIC_SEARCHED;
-  }
-  return streamed ? sse(GEMINI_STREAM, false) : GEMINI_GROUNDED;
-}
 
 /** The events of a streamed Responses request, and its final response. */
 async function streamedResponse(openai: OpenAI, body: { model: string; input: string; tools: OpenAI.Responses.Tool[] }) {
@@ -168,7 +26,7 @@ const gemini = () => client({ "x-gateway-provider": "gemini", "x-gateway-custom-
 const lastBody = () => JSON.parse(upstream.received.at(-1)!.body.toString("utf8")) as Record<string, any>;
 
 beforeAll(async () => {
-  upstream = await startRecordingUpstream(answer);
+  upstream = await startRecordingUpstream(webSearchAnswer);
   gateway = await startGateway();
   openaiContractProblems("Response", {});
 });
