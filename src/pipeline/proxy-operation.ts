@@ -31,7 +31,7 @@ import type { RequestBody } from "../operation/request-body.ts";
 import type { McpServerPlan } from "../mcp/server-plans.ts";
 import { DEFAULT_TOOL_RUN_LIMITS, gatewayRunsTools, ToolRunContext, toolRunOf, type ToolRunLimits } from "./tool-run/tool-run-context.ts";
 import { runTools } from "./tool-run/tool-run.ts";
-import { roundsWithFallback } from "./tool-run/round-fallback.ts";
+import { RoundAttempts, roundsWithFallback } from "./tool-run/round-fallback.ts";
 import { roundCall } from "./tool-run/round-call.ts";
 import { joinExperiment, type ExperimentJoin } from "../experiments/experiment-join.ts";
 import { configWithVariant } from "./experiment-variant.ts";
@@ -233,14 +233,10 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
   const attempts: AttemptRecord[] = [];
   // Made only for a request with `mcp` tools: a plain request pays nothing for tool runs.
   const run = input.mcpServers && input.mcpServers.length > 0 && json ? new ToolRunContext(input.mcpServers, deps.toolRunLimits ?? DEFAULT_TOOL_RUN_LIMITS, deps.fetch, input.clientSignal) : null;
-  // A tool run's later rounds may try other targets while the loop is still on its own try (an answer not streamed): theirs follow its record.
-  const laterAttempts: AttemptRecord[] = [];
-  let loopDone = false;
-  const roundAttempts = () => (loopDone ? attempts : laterAttempts);
-  const roundOn = (candidate: Candidate) => roundCall(candidate, operation, upstream, { timeout: input.headers.timeout, forwardedHeaders: input.forwardedHeaders }, run!, deps);
+  const roundAttempts = run ? new RoundAttempts(attempts) : null;
   const send = (candidate: Candidate) =>
-    run && json && gatewayRunsTools(candidate.target.provider, run)
-      ? runTools(run, roundsWithFallback(candidates.value, candidate, roundOn, { attempts: roundAttempts, breakers: deps.breakers }), {
+    run && json && roundAttempts && gatewayRunsTools(candidate.target.provider, run)
+      ? runTools(run, roundsWithFallback(candidates.value, candidate, (on) => roundCall(on, operation, upstream, { timeout: input.headers.timeout, forwardedHeaders: input.forwardedHeaders }, run, deps), { attempts: roundAttempts.sink, breakers: deps.breakers }), {
           clientBody: json,
           stream,
           maxLoggedBytes: deps.maxLoggedBodyBytes,
@@ -252,8 +248,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     replayable: sent.kind !== "as-sent",
     clientSignal: input.clientSignal,
   });
-  loopDone = true;
-  if (laterAttempts.length > 0) attempts.push(...laterAttempts);
+  roundAttempts?.loopEnded();
   outcome = { ...outcome, attempts };
   if (!answered.ok) {
     void run?.close();

@@ -54,3 +54,23 @@ async function nextCandidate(candidates: readonly Candidate[], current: Candidat
   }
   return null;
 }
+
+/**
+ * Where a tool run's later tries are recorded: a run not streamed ends inside the routing loop's
+ * own try, which the loop records after it, so its later tries wait until the loop has ended and
+ * then follow that record; a streamed run's come after the loop and go straight to `attempts`.
+ */
+export class RoundAttempts {
+  private loopDone = false;
+  private readonly waiting: AttemptRecord[] = [];
+
+  constructor(private readonly attempts: AttemptRecord[]) {}
+
+  readonly sink = (): AttemptRecord[] => (this.loopDone ? this.attempts : this.waiting);
+
+  /** The routing loop has ended: the tries that waited follow its records. */
+  loopEnded(): void {
+    this.loopDone = true;
+    this.attempts.push(...this.waiting.splice(0));
+  }
+}
