@@ -49,7 +49,7 @@ describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", 
     const models = ["a", "b", "c"];
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 20_000, { workspaceId, model: models[i % 3]!, status: i % 7 === 0 ? 500 : 200 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([7, 8, 9, 10, 11, 12]);
+    expect(await migrateClickHouse(upgraded)).toEqual([7, 8, 9, 10, 11, 12, 13]);
     await logs.insertBatch(records.slice(300));
     // A replay of the later records adds nothing through the chained view either.
     await logs.insertBatch(records.slice(250));
@@ -81,7 +81,7 @@ describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", 
     // Over two UTC days: every user has rows on both.
     const records = Array.from({ length: 600 }, (_, i) => logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 5 === 0 ? 429 : 200, success: i % 5 !== 0 }, i));
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([8, 9, 10, 11, 12]);
+    expect(await migrateClickHouse(upgraded)).toEqual([8, 9, 10, 11, 12, 13]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const tables = await upgraded.rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%users%' ORDER BY name");
@@ -119,7 +119,7 @@ describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", 
       logRecord(start + i * 60_000, { workspaceId, user: users[i % 3]!, status: i % 7 === 0 ? 500 : 200, success: i % 7 !== 0, costUsd: i % 5 === 0 ? null : 0.001 * (i % 4) }, i),
     );
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([9, 10, 11, 12]);
+    expect(await migrateClickHouse(upgraded)).toEqual([9, 10, 11, 12, 13]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const counts = `SELECT end_user_key AS user, hour, success, sum(requests) AS requests, round(sum(cost_usd), 9) AS cost
@@ -157,7 +157,7 @@ describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", 
       ),
     );
     await logs.insertBatch(records.slice(0, 300));
-    expect(await migrateClickHouse(upgraded)).toEqual([10, 11, 12]);
+    expect(await migrateClickHouse(upgraded)).toEqual([10, 11, 12, 13]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     // From 20:30 to 05:30: no whole day, so every whole hour is read from the hour rows.
@@ -204,7 +204,7 @@ describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", 
     const statements = await statementsFor(eleventh, upgraded);
     const renamed = statements.findIndex((statement) => statement.startsWith("RENAME TABLE log_rollups_user_days TO"));
     for (const statement of statements.slice(0, renamed + 1)) await upgraded.command(statement);
-    expect(await migrateClickHouse(upgraded)).toEqual([11, 12]);
+    expect(await migrateClickHouse(upgraded)).toEqual([11, 12, 13]);
     await logs.insertBatch(records.slice(300));
     await logs.insertBatch(records.slice(250));
     const tables = await upgraded.rows<{ name: string; engine_full: string }>(
@@ -230,7 +230,7 @@ describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", 
     expect(await migrateClickHouse(upgraded, before)).toEqual(before.map((migration) => migration.version));
     // The table as a store made before the experiment fields has it.
     for (const column of ["experiment_id", "experiment_variant"]) await upgraded.command(`ALTER TABLE logs DROP COLUMN ${column}`);
-    expect(await migrateClickHouse(upgraded)).toEqual([12]);
+    expect(await migrateClickHouse(upgraded)).toEqual([12, 13]);
     const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
     const workspaceId = scopeId("ws-experiment-columns");
     const experimentId = "0190aaaa-0000-7000-8000-00000000e002";
@@ -238,6 +238,21 @@ describe.each(CLICKHOUSE_ENGINES)("ClickHouse log store migrations on $engine", 
     await logs.insertBatch(Array.from({ length: 30 }, (_, i) => logRecord(start + i * 1_000, { workspaceId, experimentId, experimentVariant: i % 3 === 0 ? "b" : "a", success: i % 5 !== 0 }, i)));
     const totals = await createClickHouseExperimentOutcomes(upgraded).variantTotals(workspaceId, experimentId, new Date(start).toISOString());
     expect(totals.map((variant) => [variant.variant, variant.requests, variant.errors]).sort()).toEqual([["a", 20, 4], ["b", 10, 2]]);
+    await upgraded.close();
+  });
+
+  it("add the web search count (13) to a store made before it, and keep each record's count", async () => {
+    const upgraded = await connectClickHouse(await server.target("migrate_web_searches_test"));
+    const before = CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version < 13);
+    expect(await migrateClickHouse(upgraded, before)).toEqual(before.map((migration) => migration.version));
+    // The table as a store made before the field has it.
+    await upgraded.command("ALTER TABLE logs DROP COLUMN web_searches");
+    expect(await migrateClickHouse(upgraded)).toEqual([13]);
+    const logs = createClickHouseLogsRepository(upgraded, async (_, config) => config);
+    const workspaceId = scopeId("ws-web-searches");
+    const record = logRecord(Date.UTC(2026, 5, 4, 10), { workspaceId, webSearches: 2 });
+    await logs.insertBatch([record]);
+    expect((await logs.get(record.id, workspaceId))?.webSearches).toBe(2);
     await upgraded.close();
   });
 });

@@ -33,8 +33,11 @@ describe("computeCostUsd", () => {
     const flash = computeCostUsd("gemini", "gemini-2.5-flash", usage(1000, 100))!;
     expect(computeCostUsd("gemini", "gemini-2.5-flash", searched(1))).toBe(Math.round((flash + 0.035) * 1e10) / 1e10);
     expect(computeCostUsd("gemini", "gemini-2.5-flash", searched(4))).toBe(Math.round((flash + 0.035) * 1e10) / 1e10);
+    // OpenAI: $10 per 1,000 web search calls.
+    const gpt = computeCostUsd("openai", "gpt-4o", usage(1000, 100))!;
+    expect(computeCostUsd("openai", "gpt-4o", searched(2))).toBe(Math.round((gpt + 0.02) * 1e10) / 1e10);
     // A provider without a search price adds nothing; an unpriced model stays unpriced.
-    expect(computeCostUsd("openai", "gpt-4o", searched(2))).toBe(computeCostUsd("openai", "gpt-4o", usage(1000, 100)));
+    expect(computeCostUsd("groq", "llama-3.3-70b-versatile", searched(2))).toBe(computeCostUsd("groq", "llama-3.3-70b-versatile", usage(1000, 100)));
     expect(computeCostUsd("anthropic", "claude-unknown-model", searched(2))).toBeNull();
   });
 
