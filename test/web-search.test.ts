@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { openaiContractProblems } from "./support/contract.ts";
 import { startGateway, storedLog, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 import { startRecordingUpstream, type RecordingUpstream } from "./support/recording-upstream.ts";
-import { GEMINI_TEXT, webSearchAnswer } from "./support/web-search-answers.ts";
+import { GEMINI_TEXT, PERPLEXITY_TEXT, webSearchAnswer } from "./support/web-search-answers.ts";
 
 let gateway: RunningGateway;
 let upstream: RecordingUpstream;
@@ -172,6 +172,37 @@ describe("web search on providers that search themselves", () => {
     // The entry shows the count beside the tokens.
     const view = await fetch(`${gateway.url}/v1/logs/${answered.response.headers.get("x-gateway-log-id")}`, { headers: { "x-gateway-api-key": gateway.adminKey } });
     expect(((await view.json()) as { usage: unknown }).usage).toMatchObject({ prompt_tokens: 900, completion_tokens: 40, web_searches: 2 });
+  });
+
+  it("gives Perplexity's numbered citations url_citation annotations over each marker, plain and streamed", async () => {
+    const perplexity = client({ "x-gateway-provider": "perplexity", "x-gateway-custom-host": upstream.url });
+    const first = PERPLEXITY_TEXT.indexOf("[1]");
+    const second = PERPLEXITY_TEXT.indexOf("[2]");
+    const expected = [
+      { type: "url_citation", url_citation: { start_index: first, end_index: first + 3, url: "https://example.org/eiffel", title: "Eiffel Tower" } },
+      { type: "url_citation", url_citation: { start_index: second, end_index: second + 3, url: "https://example.org/history", title: "Tower history" } },
+    ];
+    const plain = await perplexity.chat.completions.create({ model: "sonar", messages: [{ role: "user", content: "How tall?" }] });
+    expect(plain.choices[0]!.message.content).toBe(PERPLEXITY_TEXT);
+    expect(plain.choices[0]!.message.annotations).toEqual(expected);
+    // The provider's own fields pass as they are.
+    expect((plain as unknown as { search_results: unknown[] }).search_results).toHaveLength(2);
+    const stream = await perplexity.chat.completions.create({ model: "sonar", messages: [{ role: "user", content: "How tall?" }], stream: true });
+    let text = "";
+    const annotations: Array<{ chunk: number; annotation: unknown }> = [];
+    let index = 0;
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string; annotations?: unknown[] } | undefined;
+      text += delta?.content ?? "";
+      for (const annotation of delta?.annotations ?? []) annotations.push({ chunk: index, annotation });
+      index += 1;
+    }
+    expect(text).toBe(PERPLEXITY_TEXT);
+    // Each annotation comes with the chunk that closes its marker: "[1]" is cut between the first two.
+    expect(annotations).toEqual([
+      { chunk: 1, annotation: expected[0] },
+      { chunk: 2, annotation: expected[1] },
+    ]);
   });
 
   it("refuses web search on Bedrock, which has none, naming the tool and the provider", async () => {

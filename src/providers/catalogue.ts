@@ -38,7 +38,7 @@ const openaiFormatEntries: OpenAiFormatEntry[] = [
   { id: "fireworks", name: "Fireworks AI", baseUrl: "https://api.fireworks.ai/inference/v1", streamUsage: "stream_options", docs: "https://docs.fireworks.ai/tools-sdks/openai-compatibility" },
   { id: "x-ai", name: "xAI", baseUrl: "https://api.x.ai/v1", streamUsage: "stream_options", docs: "https://docs.x.ai/docs/api-reference" },
   { id: "openrouter", name: "OpenRouter", baseUrl: "https://openrouter.ai/api/v1", streamUsage: "stream_options", docs: "https://openrouter.ai/docs/api-reference/overview" },
-  { id: "perplexity", name: "Perplexity", baseUrl: "https://api.perplexity.ai", streamUsage: "always", docs: "https://docs.perplexity.ai/api-reference/chat-completions" },
+  { id: "perplexity", name: "Perplexity", baseUrl: "https://api.perplexity.ai", streamUsage: "always", citesSources: true, docs: "https://docs.perplexity.ai/api-reference/chat-completions" },
   {
     id: "cerebras",
     name: "Cerebras",

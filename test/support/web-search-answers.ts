@@ -143,8 +143,47 @@ function openaiStream(): object[] {
   return events.map((event, index) => ({ ...event, sequence_number: index }));
 }
 
+/** A Perplexity answer: numbered markers in the text over its `search_results` (and their `citations` URLs). */
+export const PERPLEXITY_TEXT = "The tower is 330 m tall[1]. It was finished in 1889[2].";
+const PERPLEXITY_SOURCES = {
+  search_results: [
+    { title: "Eiffel Tower", url: "https://example.org/eiffel", date: "2025-01-01" },
+    { title: "Tower history", url: "https://example.org/history", date: "2024-06-01" },
+  ],
+  citations: ["https://example.org/eiffel", "https://example.org/history"],
+};
+export const PERPLEXITY_ANSWER = {
+  id: "pplx_1",
+  object: "chat.completion",
+  created: 1_780_000_000,
+  model: "sonar",
+  choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: PERPLEXITY_TEXT } }],
+  ...PERPLEXITY_SOURCES,
+  usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30, search_context_size: "low" },
+};
+
+/** The same answer streamed as Perplexity streams it: the sources on every chunk, a marker cut between two chunks, the usage on the last. */
+function perplexityStream(): object[] {
+  const chunk = (content: string | null, rest: object = {}) => ({
+    id: "pplx_2",
+    object: "chat.completion.chunk",
+    created: 1_780_000_000,
+    model: "sonar",
+    choices: [{ index: 0, delta: content === null ? {} : { role: "assistant", content }, finish_reason: null }],
+    ...PERPLEXITY_SOURCES,
+    ...rest,
+  });
+  const last = chunk(null, { usage: PERPLEXITY_ANSWER.usage });
+  (last.choices[0] as { finish_reason: string | null }).finish_reason = "stop";
+  return [chunk("The tower is 330 m tall["), chunk("1]. It was finished in 1889"), chunk("[2]."), last];
+}
+
 export function webSearchAnswer(request: ReceivedRequest): object {
   const streamed = request.path.includes("streamGenerateContent") || request.body.includes('"stream":true');
+  if (/\/chat\/completions(\?|$)/.test(request.path)) {
+    if (!streamed) return PERPLEXITY_ANSWER;
+    return { headers: { "content-type": "text/event-stream" }, body: [...perplexityStream().map((event) => `data: ${JSON.stringify(event)}\n\n`), "data: [DONE]\n\n"].join("") };
+  }
   if (/\/responses(\?|$)/.test(request.path)) return streamed ? sse(openaiStream(), true) : OPENAI_SEARCHED;
   if (/\/messages(\?|$)/.test(request.path)) {
     const body = JSON.parse(request.body.toString("utf8")) as { messages: Array<{ content: unknown }> };

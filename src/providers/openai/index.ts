@@ -4,7 +4,8 @@
  * provider refuses from reaching it.
  */
 import { openaiSseProtocol } from "../../streams/stream-protocol.ts";
-import type { ChatFieldRules, CredentialField, Provider, StreamUsage } from "../provider.ts";
+import type { ChatFieldRules, CredentialField, OperationTransforms, Provider, StreamUsage } from "../provider.ts";
+import { citingStream, withCitedSources } from "./cited-sources.ts";
 import { authorizeBearer } from "./auth.ts";
 import { openaiChatTransforms } from "./chat.ts";
 import { upstreamErrorFromBody } from "./upstream-error.ts";
@@ -21,6 +22,12 @@ export interface OpenAiFormatEntry {
   baseUrlTemplate?: string;
   credentialFields?: readonly CredentialField[];
   streamUsage: StreamUsage;
+  /**
+   * The provider searches on every request and cites by numbered markers over its answer's
+   * `search_results` (Perplexity): its chat answers, plain and streamed, get `url_citation`
+   * annotations over the markers (`cited-sources.ts`).
+   */
+  citesSources?: true;
   /** Chat completion fields the provider's docs say it refuses or ignores (`chat-fields.ts`). */
   chatFields?: ChatFieldRules;
   docs: string;
@@ -38,7 +45,7 @@ export function openaiFormatProvider(entry: OpenAiFormatEntry): Provider {
     customHostNeedsPath: exampleBase === undefined || new URL(exampleBase).pathname !== "/",
     docs: entry.docs,
     openaiFormat: true,
-    operations: { createChatCompletion: openaiChatTransforms(entry.streamUsage, entry.chatFields, entry.name) },
+    operations: { createChatCompletion: citing(openaiChatTransforms(entry.streamUsage, entry.chatFields, entry.name), entry.citesSources === true) },
     chatRules: { streamUsage: entry.streamUsage, fields: entry.chatFields ?? {} },
     streamProtocol: openaiSseProtocol,
     ...(entry.credentialFields ? { credentialFields: entry.credentialFields } : {}),
@@ -46,6 +53,13 @@ export function openaiFormatProvider(entry: OpenAiFormatEntry): Provider {
     authorize: authorizeBearer,
     error: (status, text, headers) => upstreamErrorFromBody(status, text, entry.name, headers),
   };
+}
+
+/** Chat transforms that give a citing provider's answers their annotations; the same ones otherwise. */
+function citing(transforms: OperationTransforms, cites: boolean): OperationTransforms {
+  if (!cites) return transforms;
+  const stream = transforms.stream!;
+  return { ...transforms, response: (answer) => withCitedSources(answer), stream: (clientBody, context) => citingStream(stream(clientBody, context)) };
 }
 
 /** The template with every placeholder filled, or null when a field is missing. Values were checked against their patterns. */
