@@ -105,6 +105,22 @@ describe("web search on providers that search themselves", () => {
     expect(text.slice(22, 46)).toBe("The tower is 330 m tall.");
   });
 
+  it("streams Gemini's grounding to chat clients as an annotations delta over the text streamed so far", async () => {
+    const stream = await gemini().chat.completions.create({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "Prices?" }], web_search_options: {}, stream: true });
+    let text = "";
+    const annotations: unknown[] = [];
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string; annotations?: unknown[] } | undefined;
+      text += delta?.content ?? "";
+      annotations.push(...(delta?.annotations ?? []));
+    }
+    expect(text).toBe(GEMINI_TEXT);
+    expect(annotations).toEqual([
+      { type: "url_citation", url_citation: { start_index: 0, end_index: 17, url: "https://news.example/cafe", title: "news.example" } },
+      { type: "url_citation", url_citation: { start_index: 18, end_index: 28, url: "https://rent.example/", title: "rent.example" } },
+    ]);
+  });
+
   it("streams Gemini's grounding as a web_search_call item and character-indexed annotations over the whole text", async () => {
     const { events, response } = await streamedResponse(gemini(), { model: "gemini-2.5-flash", input: "What happened to prices?", tools: [SEARCH] });
     expect(events.filter((event) => event.type === "response.output_text.annotation.added")).toHaveLength(2);
