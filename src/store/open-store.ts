@@ -25,7 +25,7 @@ import { keepLogPartitions } from "./log-partitions.ts";
 import { keepRollupsBuilt } from "./log-rollup-build.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { migrations } from "./migrations/index.ts";
-import { OutageEpisodePlugin } from "./outage-episode-plugin.ts";
+import { OutageEpisodePlugin } from "./store-unavailable.ts";
 import { createPromptsRepository } from "./prompts-repository.ts";
 import { createSpendRepository, type SpendRepository } from "./spend-repository.ts";
 import type { Database } from "./schema.ts";

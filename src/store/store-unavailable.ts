@@ -1,3 +1,5 @@
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from "kysely";
+
 /**
  * Whether an error means the store cannot be used right now (a PostgreSQL server that is down,
  * restarting, refusing connections or out of connections; an SQLite file that is locked, full
@@ -82,4 +84,16 @@ export function refusesRecord(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code ?? "");
   const message = error instanceof Error ? error.message : String(error);
   return /^(22|23)[0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(code) || /constraint failed/i.test(message);
+}
+
+/** Ends an outage episode (`storeOutage`) when the store answers a query again; changes nothing. */
+export class OutageEpisodePlugin implements KyselyPlugin {
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+
+  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    storeOutage.answered();
+    return Promise.resolve(args.result);
+  }
 }
