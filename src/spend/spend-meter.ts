@@ -2,7 +2,8 @@ import type { RequestBody } from "../operation/request-body.ts";
 import type { Target } from "../operation/target.ts";
 import type { BudgetRecord } from "../records/budget.ts";
 import { uuidv4 } from "../lib/ids.ts";
-import { fail, ok, type GatewayError, type Result } from "../errors.ts";
+import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import type { ProxyResponse } from "../operation/proxy-response.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import { toLogRecord } from "../logging/log-record-builder.ts";
 import { budgetCounterId, budgetLabel, type BudgetIndex, type BudgetMatch } from "./budget-index.ts";
@@ -268,4 +269,28 @@ function forecastUsd(units: number, bounds: PeriodBounds, nowMs: number): number
  */
 function needsSettling(plan: MeterPlan): boolean {
   return plan.keys.some((key) => key.budget !== null || key.windows.some((slot) => slot.tokenLimit !== null && slot.tokenLimit !== undefined));
+}
+
+/** The answer of an admitted metered request with its rate-limit and budget-alert headers; an unmetered one as it is. */
+export function responseWithLimitHeaders(response: ProxyResponse, admission: Admission | null): ProxyResponse {
+  if (!hasHeaders(admission)) return response;
+  return { ...response, headers: { ...admission.headers, ...response.headers } };
+}
+
+/** The error answering an admitted metered request, with its limit headers (the error's own headers, an upstream's `Retry-After`, win). */
+export function errorWithLimitHeaders(error: GatewayError, admission: Admission | null): GatewayError {
+  if (!hasHeaders(admission)) return error;
+  return new GatewayError(error.code, error.message, {
+    param: error.param,
+    status: error.status,
+    upstream: error.upstream,
+    details: error.details,
+    headers: { ...admission.headers, ...error.headers },
+  });
+}
+
+function hasHeaders(admission: Admission | null): admission is Admission {
+  if (!admission) return false;
+  for (const _ in admission.headers) return true;
+  return false;
 }
