@@ -2,6 +2,9 @@ import type { ControlPlaneCache } from "../control-plane/cache.ts";
 import type { ConfigRecord } from "../records/control-plane.ts";
 import { parseGatewayConfig, type GatewayConfig } from "./config-body.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
+import { MAX_REQUEST_TIMEOUT_MS } from "../config.ts";
+import type { OperationDescriptor } from "../operation/descriptor.ts";
+import type { RequestBody } from "../operation/request-body.ts";
 import type { Store } from "../store/open-store.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { openConfigSecrets, type StoredConfig } from "../records/config-secrets.ts";
@@ -138,4 +141,31 @@ function requestConfig(config: GatewayConfig, stored: { slug: string; id: string
     ...(config.prompt_label !== undefined && { promptLabel: config.prompt_label }),
     ...(config.experiment !== undefined && { experimentId: config.experiment }),
   });
+}
+
+/**
+ * The config's `override_params` win over a JSON body's own fields, once the operation's rule
+ * passed them (an operation without one refuses them, 400); other bodies pass as they are.
+ */
+export function withOverrides(
+  body: RequestBody,
+  overrides: Record<string, unknown> | undefined,
+  operation: Pick<OperationDescriptor, "id" | "overrides">,
+): Result<RequestBody, GatewayError> {
+  if (!overrides || body.kind !== "json") return ok(body);
+  const error = operation.overrides
+    ? operation.overrides(overrides)
+    : new GatewayError("invalid_request", `The config sets override_params, which ${operation.id} does not take: remove them from the config for this operation.`, { param: CONFIG_HEADER });
+  return error ? fail(error) : ok({ kind: "json", value: { ...body.value, ...overrides } });
+}
+
+/**
+ * The upstream timeout of one request: the `x-gateway-request-timeout` header (already held by
+ * the route's generated validator to decimal digits from 1 to the document's maximum, which is
+ * `MAX_REQUEST_TIMEOUT_MS`), else the config's `request_timeout`, else the gateway's default.
+ * A config stored before the bound existed is held to it too, since a timer given 2^31 ms or
+ * more fires at once.
+ */
+export function requestTimeout(header: number | undefined, fallback: number): number {
+  return header ?? Math.min(fallback, MAX_REQUEST_TIMEOUT_MS);
 }
