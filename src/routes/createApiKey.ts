@@ -2,7 +2,7 @@ import { createApiKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { apiKeyView, targetWorkspace } from "../auth/api-key-view.ts";
-import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-secret.ts";
+import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-service.ts";
 import { isoNow, uuidv4 } from "../lib/ids.ts";
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";

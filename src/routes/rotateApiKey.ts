@@ -2,7 +2,7 @@ import { rotateApiKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { apiKeyView } from "../auth/api-key-view.ts";
-import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-secret.ts";
+import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-service.ts";
 import { DEFAULT_GRACE_PERIOD_SECONDS } from "../auth/key-expiry.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";

@@ -6,7 +6,7 @@
  */
 import { fail, GatewayError, ok, type Result } from "../../errors.ts";
 
-/** The prefix of the secrets the gateway issues (`gateway-key-secret.ts`). */
+/** The prefix of the secrets the gateway issues (`gateway-key-service.ts`). */
 const GATEWAY_SECRET_PREFIX = "gw_";
 
 /**
