@@ -3,9 +3,7 @@ import type { GatewayApp, GatewayEnv } from "./app-env.ts";
 import { handleError, handleNotFound, validationHook } from "./app-errors.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { authenticate, authenticateMcp } from "./middleware/authenticate.ts";
-import { limitBodySize } from "./middleware/limit-body-size.ts";
-import { limitBodyTime } from "./middleware/body-deadline.ts";
-import { limitJsonShape } from "./middleware/limit-json-shape.ts";
+import { limitBodySize, limitBodyTime, limitJsonShape } from "./middleware/read-body.ts";
 import { googleErrors } from "./middleware/google-errors.ts";
 import { registerRoutes } from "./routes/index.ts";
 

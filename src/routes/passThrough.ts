@@ -13,8 +13,7 @@ import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
 import { logHeadersHook } from "../middleware/log-requests.ts";
-import { isJsonContentType } from "../middleware/limit-body-size.ts";
-import { jsonBodyText } from "../middleware/json-body-text.ts";
+import { isJsonContentType, jsonBodyText } from "../middleware/read-body.ts";
 import { nestedDeeperThan } from "../validation/json-depth.ts";
 
 /**

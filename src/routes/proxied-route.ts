@@ -7,7 +7,7 @@ import { jsonAnswers, type AnswerReader } from "../operation/answer-reader.ts";
 import { proxyOperation, type Proxied, type ProxyInput } from "../pipeline/proxy-operation.ts";
 import { forwardedProxyInput, jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse, type ProxyRouteHeaders } from "./proxy/proxy-route.ts";
 import { isFixedUpstream, isPlainTemplate, resolveUpstream } from "../operation/upstream-path.ts";
-import { isJsonContentType } from "../middleware/limit-body-size.ts";
+import { isJsonContentType } from "../middleware/read-body.ts";
 import { ok } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 

@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { z } from "zod";
 import type { GatewayEnv } from "../../app-env.ts";
 import { guardCheckOf, type GuardCheck } from "../../middleware/guards.ts";
-import { jsonBodyText } from "../../middleware/json-body-text.ts";
+import { jsonBodyText } from "../../middleware/read-body.ts";
 import { parameterChecks } from "../../generated/request-checks.gen.ts";
 import type { ParameterChecks } from "../../validation/check-runtime.ts";
 
