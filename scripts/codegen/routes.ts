@@ -268,7 +268,7 @@ export function renderRoutes(document: OpenApiDocument): string {
     'import { createRoute, z } from "@hono/zod-openapi";',
     `import { ${bodies.join(", ")} } from "./request-checks.gen.ts";`,
     ...(blocks.some((block) => block.includes("requireMediaType(")) ? ['import { requireMediaType } from "../middleware/require-media-type.ts";'] : []),
-    'import { requireScope } from "../middleware/require-scope.ts";',
+    'import { requireScope } from "../middleware/authenticate.ts";',
     `import { ${imports} } from "./schemas.gen.ts";`,
     "",
     ...sharedBlocks.flatMap((block) => [block, ""]),

@@ -4,6 +4,7 @@ import type { GatewayKeyService } from "../auth/gateway-key-service.ts";
 import { gatewayKeyFromProtocols } from "../pipeline/realtime-session.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
+import { guardMiddleware } from "./guards.ts";
 
 /** The header that carries the gateway key: the document's `gatewayApiKey` security scheme. */
 export const GATEWAY_KEY_HEADER = openApiDocument.components.securitySchemes.gatewayApiKey.name;
@@ -25,6 +26,29 @@ export function authenticate(keys: GatewayKeyService): MiddlewareHandler<Gateway
     c.set("auth", auth);
     await next();
   };
+}
+
+/**
+ * What an operation asks of the caller's gateway key, as its `security` in openapi/gateway.yaml
+ * says: `none` (no key), `service` (any key: service or admin), `admin` (an admin key).
+ */
+export type GatewayScope = "none" | "service" | "admin";
+
+/**
+ * Enforces one operation's scope; codegen puts it on every generated route. Runs after
+ * `authenticate` (which sets `auth` for every `/v1` request): a service key on an admin
+ * operation gets 403 `insufficient_scope`, and a keyed operation never runs without a key.
+ */
+export function requireScope(scope: GatewayScope): MiddlewareHandler<GatewayEnv> {
+  if (scope === "none") return guardMiddleware(() => undefined);
+  const adminOnly = scope === "admin";
+  return guardMiddleware((c) => {
+    const auth = c.get("auth");
+    if (!auth) throw new GatewayError("missing_api_key", `Missing gateway key: send it in the ${GATEWAY_KEY_HEADER} header.`);
+    if (adminOnly && auth.role !== "admin") {
+      throw new GatewayError("insufficient_scope", "This route needs an admin gateway key; this key is a service key.");
+    }
+  });
 }
 
 /** The key a WebSocket upgrade offers as a subprotocol; only upgrades may use that form. */

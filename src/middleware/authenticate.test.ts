@@ -4,7 +4,7 @@ import type { GatewayEnv } from "../app-env.ts";
 import { handleError } from "../app-errors.ts";
 import type { ApiKeyRole } from "../records/api-key.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../auth/auth-context.ts";
-import { requireScope, type GatewayScope } from "./require-scope.ts";
+import { requireScope, type GatewayScope } from "./authenticate.ts";
 
 /** One route behind `requireScope`, called with the given key role (or none). */
 async function statusFor(scope: GatewayScope, role: ApiKeyRole | null): Promise<{ status: number; code?: string }> {
