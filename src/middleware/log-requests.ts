@@ -7,8 +7,6 @@ import { GatewayError } from "../errors.ts";
 import type { InflightTracker } from "../lib/inflight.ts";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import type { LogWriter } from "../logging/log-writer.ts";
-import { parseMetadataHeader } from "../logging/metadata-header.ts";
-import { parseTraceParent } from "../logging/traceparent.ts";
 import { Exchange, type EndedWith } from "../pipeline/exchange.ts";
 
 const TRACE_HEADER = "x-gateway-trace-id";
@@ -144,4 +142,62 @@ function endedWith(status: number, error: Error | undefined): EndedWith {
   const known = error instanceof GatewayError ? error : error instanceof HTTPException ? toGatewayError(error) : null;
   if (known) return { status: known.status, error: { code: known.upstream?.code ?? known.code, message: known.message }, errorBody: known.toBody() };
   return { status: status >= 400 ? status : 500, error: { code: "internal_error", message: "Internal error" } };
+}
+
+/**
+ * The W3C Trace Context `traceparent` header (https://www.w3.org/TR/trace-context/#traceparent-header):
+ * `version-traceid-parentid-flags`, lowercase hex. A header that does not parse is ignored, as the
+ * spec asks of a receiver, never refused.
+ */
+export interface TraceParent {
+  /** 32 lowercase hex digits, not all zero. */
+  traceId: string;
+  /** The caller's span: 16 lowercase hex digits, not all zero. */
+  parentSpanId: string;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}(-.*)?$/;
+const ZERO_TRACE = "0".repeat(32);
+const ZERO_SPAN = "0".repeat(16);
+
+/** The trace and parent span of a `traceparent` value; null when it is absent or invalid. Never throws. */
+export function parseTraceParent(value: string | undefined): TraceParent | null {
+  if (!value) return null;
+  const match = TRACEPARENT.exec(value.trim());
+  if (!match) return null;
+  const [, version, traceId, parentSpanId, rest] = match as unknown as [string, string, string, string, string | undefined];
+  // Version ff is forbidden; version 00 has exactly four fields, later versions may append more.
+  if (version === "ff" || (version === "00" && rest !== undefined)) return null;
+  if (traceId === ZERO_TRACE || parentSpanId === ZERO_SPAN) return null;
+  return { traceId, parentSpanId };
+}
+
+const METADATA_HEADER = "x-gateway-metadata";
+const MAX_KEYS = 64;
+const MAX_KEY_LENGTH = 128;
+const MAX_VALUE_LENGTH = 1024;
+
+/** Parses `x-gateway-metadata`: a JSON object of string values, within size limits. Throws a 400 GatewayError otherwise. */
+export function parseMetadataHeader(raw: string | undefined): Record<string, string> {
+  if (raw === undefined || raw.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw invalid("must be a JSON object of string values");
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw invalid("must be a JSON object of string values");
+  const entries = Object.entries(parsed);
+  if (entries.length > MAX_KEYS) throw invalid(`may hold at most ${MAX_KEYS} keys`);
+  for (const [key, value] of entries) {
+    if (typeof value !== "string") throw invalid(`value of "${key.slice(0, MAX_KEY_LENGTH)}" must be a string`);
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalid(`keys must be 1 to ${MAX_KEY_LENGTH} characters`);
+    if (value.length > MAX_VALUE_LENGTH) throw invalid(`values must be at most ${MAX_VALUE_LENGTH} characters`);
+  }
+  // Own properties whatever the key: assigning `__proto__` would drop it silently.
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+function invalid(problem: string): GatewayError {
+  return new GatewayError("invalid_request", `${METADATA_HEADER} ${problem}.`, { param: METADATA_HEADER });
 }

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { GatewayEnv } from "../../app-env.ts";
-import { parseMetadataHeader } from "../../logging/metadata-header.ts";
+import { parseMetadataHeader } from "../../middleware/log-requests.ts";
 import type { McpHttpRequest } from "../../mcp/gateway/mcp-gateway.ts";
 import { SESSION_HEADER } from "../../mcp/gateway/mcp-gateway.ts";
 
