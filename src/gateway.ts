@@ -27,7 +27,7 @@ import { startLogRetention } from "./logging/log-retention-timer.ts";
 import { LogWriter } from "./logging/log-writer.ts";
 import { openLogSpool, type LogSpool } from "./logging/log-spool.ts";
 import { reportStoreEvent } from "./logging/store-events.ts";
-import { storeLogSink } from "./logging/store-log-sink.ts";
+import { storeLogSink } from "./logging/log-record-builder.ts";
 import { openStore, withLogStore, type Store } from "./store/open-store.ts";
 import { connectRedis } from "./shared-state/redis.ts";
 import { LocalCircuitBreakers, sharedCircuitBreakers } from "./pipeline/circuit-breaker.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerReader, readAnswer } from "./answer-read.ts";
+import { answerReader, readAnswer } from "./log-record-builder.ts";
 import { readUsage } from "../operation/answer-reader.ts";
 import type { LoggedResponse } from "./log-entry.ts";
 

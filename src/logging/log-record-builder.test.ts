@@ -2,9 +2,7 @@ import { describe, expect, it } from "vitest";
 import { computeCostUsd } from "../pricing/cost.ts";
 import { packLogEntry, unpackLogEntry, type LogEntry, type LoggedResponse } from "./log-entry.ts";
 import { BodyCapture } from "../lib/body-capture.ts";
-import { lastObjectValue } from "./answer-read.ts";
-import { toLogRecord } from "./log-record-builder.ts";
-import { storeLogSink } from "./store-log-sink.ts";
+import { toLogRecord, lastObjectValue, storeLogSink } from "./log-record-builder.ts";
 
 function entry(overrides: Partial<LogEntry> = {}): LogEntry {
   return {

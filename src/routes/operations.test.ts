@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { OperationDescriptor } from "../operation/descriptor.ts";
 import { resolveUpstream } from "../operation/upstream-path.ts";
 import { GatewayError } from "../errors.ts";
-import { answerReader } from "../logging/answer-read.ts";
+import { answerReader } from "../logging/log-record-builder.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";
 
 /** The descriptors the route files export, found by their shape: the registry every rule below reads. */
