@@ -60,7 +60,7 @@ export type StreamUsage = "stream_options" | "always";
 
 /**
  * Chat completion fields an OpenAI-format provider does not take, from its docs
- * (`openai/chat-fields.ts`). A field is "sent" when present and not null; `messages[].name`
+ * (`openai/chat.ts`). A field is "sent" when present and not null; `messages[].name`
  * stands for a `name` on any message.
  */
 export interface ChatFieldRules {

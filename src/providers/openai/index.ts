@@ -28,7 +28,7 @@ export interface OpenAiFormatEntry {
    * annotations over the markers (`cited-sources.ts`).
    */
   citesSources?: true;
-  /** Chat completion fields the provider's docs say it refuses or ignores (`chat-fields.ts`). */
+  /** Chat completion fields the provider's docs say it refuses or ignores (`chat.ts`). */
   chatFields?: ChatFieldRules;
   docs: string;
 }

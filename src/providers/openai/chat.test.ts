@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../errors.ts";
-import { openaiChatTransforms } from "./chat.ts";
-import { refusedChatField, withoutDroppedFields } from "./chat-fields.ts";
+import { openaiChatTransforms, refusedChatField, withoutDroppedFields } from "./chat.ts";
 
 const groq = { refuse: ["logprobs", "messages[].name"], only: { n: 1 } };
 const messages = [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi", name: "ana" }];
