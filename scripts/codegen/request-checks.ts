@@ -2,9 +2,9 @@
  * Renders `src/generated/request-checks.gen.ts`: every request check the document implies, as
  * plain code written by `check-code.ts`. For each operation with a JSON body, `<operationId>Body`,
  * the zod schema its route declares, which runs the body's check and lets zod word a refusal
- * (`src/validation/compiled-body.ts`); for each operation with parameters, the checks of its path
- * parameters, query and headers (`parameterChecks`), which the proxied routes' request reader
- * runs in place of the same zod objects, running zod only when a check refuses.
+ * (`compiledBody` in `src/validation/check-runtime.ts`); for each operation with parameters, the
+ * checks of its path parameters, query and headers (`parameterChecks`), which the proxied routes'
+ * request reader runs in place of the same zod objects, running zod only when a check refuses.
  */
 import { bodySchemaConst, jsonBodies, refName, resolve, schemaConst, HTTP_METHODS, type JsonSchema, type OpenApiDocument, type ParameterObject } from "./document.ts";
 import { CheckWriter } from "./check-code.ts";
@@ -118,8 +118,7 @@ export function renderRequestChecks(document: OpenApiDocument): string {
   return [
     "// @ts-nocheck: the checks take any JSON value and narrow it by hand; the exports are typed.",
     'import { z } from "@hono/zod-openapi";',
-    'import { codePoints, exactlyOne, fail, firstOf, isObject, keysAbove, nest, passes, runCheck, urlVerdict, type CheckFailure, type ParameterChecks } from "../validation/check-runtime.ts";',
-    'import { compiledBody } from "../validation/compiled-body.ts";',
+    'import { codePoints, compiledBody, exactlyOne, fail, firstOf, isObject, keysAbove, nest, passes, runCheck, urlVerdict, type CheckFailure, type ParameterChecks } from "../validation/check-runtime.ts";',
     `import { ${[...zodImports].sort().join(", ")} } from "./schemas.gen.ts";`,
     "",
     writer.source(),

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "@hono/zod-openapi";
 import * as bodies from "../generated/request-checks.gen.ts";
 import * as schemas from "../generated/schemas.gen.ts";
-import { compiledBody } from "./compiled-body.ts";
+import { compiledBody } from "./check-runtime.ts";
 
 /** The route's answer for a body next to a fresh zod parse of the same value with the document's schema. */
 async function bothAnswers(body: z.ZodType, schema: z.ZodType, value: unknown) {
