@@ -27,7 +27,7 @@ export function renderRouteFile(operation: OperationObject): string {
   return [
     `import { ${id}Route } from "../generated/routes.gen.ts";`,
     ...(json ? ['import { jsonFieldOverrides } from "../operation/field-overrides.ts";'] : []),
-    'import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";',
+    'import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";',
     "",
     "/**",
     ` * ${summary}.`,

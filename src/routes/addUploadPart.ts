@@ -1,5 +1,5 @@
 import { addUploadPartRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Adds a part to an upload: the multipart form streams upstream as it arrives, unread and unlogged.

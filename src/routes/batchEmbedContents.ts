@@ -2,7 +2,7 @@ import { batchEmbedContentsRoute } from "../generated/routes.gen.ts";
 import { alwaysCacheable } from "../operation/descriptor.ts";
 import { batchEmbedContentsTranslation, embeddingsInputText, embeddingsRequestFromBatch, geminiAnswers } from "../families/google/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import { geminiModel, googleRoute, translatedInput, withGoogleKey } from "./proxy/google-route.ts";
 
 /**

@@ -7,7 +7,7 @@ import { isGatewayBatchId } from "../batches/ids.ts";
 import { cancelUnifiedBatch, checkBatchTarget } from "../batches/unified-batches.ts";
 import { batchObject } from "../batches/views.ts";
 import { requestTarget, unifiedBatchDeps, valueOf } from "./batches/unified.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Cancels a batch.

@@ -1,5 +1,5 @@
 import { cancelFineTuningJobRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Cancels a fine-tuning job.

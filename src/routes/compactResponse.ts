@@ -1,7 +1,7 @@
 import { compactResponseRoute } from "../generated/routes.gen.ts";
 import { responsesAnswers } from "../families/responses/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Compacts a conversation into fewer items. The model reads the

@@ -1,6 +1,6 @@
 import { completeUploadRoute } from "../generated/routes.gen.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Completes an upload from its parts, in order.

@@ -7,7 +7,7 @@ import { isGatewayFileId } from "../batches/ids.ts";
 import { createUnifiedBatch } from "../batches/unified-batches.ts";
 import { batchObject } from "../batches/views.ts";
 import { batchCaller, requestTarget, unifiedBatchDeps, valueOf } from "./batches/unified.ts";
-import { proxiedOperation, proxiedRoute, validatedPart } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute, validatedPart } from "./proxy/proxied-route.ts";
 
 /**
  * Creates a batch.

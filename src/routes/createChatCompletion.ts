@@ -1,7 +1,7 @@
 import { createChatCompletionRoute } from "../generated/routes.gen.ts";
 import { chatAnswers, chatCacheRule, chatSemanticSplit, chatStreamText, inputText, outputText } from "../families/chat/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Chat completions: a JSON answer, or with `stream` server-sent events ending in `[DONE]`,

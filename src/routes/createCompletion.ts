@@ -2,7 +2,7 @@ import { createCompletionRoute } from "../generated/routes.gen.ts";
 import { alwaysCacheable, type SemanticSplit } from "../operation/descriptor.ts";
 import { nonEmpty, SEMANTIC_TURN } from "../families/chat/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /**

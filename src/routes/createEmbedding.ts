@@ -1,7 +1,7 @@
 import { createEmbeddingRoute } from "../generated/routes.gen.ts";
 import { alwaysCacheable } from "../operation/descriptor.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /**

@@ -7,7 +7,7 @@ import { isoNow } from "../lib/ids.ts";
 import { newFileId } from "../batches/ids.ts";
 import { fileObject } from "../batches/views.ts";
 import { batchProviderTarget } from "./batches/unified.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Uploads a file: the multipart form streams upstream as it arrives, unread and unlogged.

@@ -1,6 +1,6 @@
 import { createFineTuningJobRoute } from "../generated/routes.gen.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Creates a fine-tuning job.

@@ -1,7 +1,7 @@
 import { createImageEditRoute } from "../generated/routes.gen.ts";
 import { imageAnswers, streamEndsAt } from "../families/media/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 
 /**

@@ -1,6 +1,6 @@
 import { createImageVariationRoute } from "../generated/routes.gen.ts";
 import { imageAnswers } from "../families/media/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Image variations: a multipart upload passed upstream as it arrives (the generated route does not read it);

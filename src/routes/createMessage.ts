@@ -2,7 +2,7 @@ import { createMessageRoute } from "../generated/routes.gen.ts";
 import { alwaysCacheable } from "../operation/descriptor.ts";
 import { chatRequestFromMessages, messagesAnswers, messagesFromChat, messagesInputText, messagesSemanticSplit, messageStreamText, messageText } from "../families/messages/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import { anthropicRoute, withAnthropicKey } from "./proxy/anthropic-route.ts";
 
 /**

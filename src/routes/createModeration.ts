@@ -1,6 +1,6 @@
 import { createModerationRoute } from "../generated/routes.gen.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import type { JsonObject } from "../providers/provider.ts";
 
 /** Moderations: free upstream, so the log prices nothing; input guardrails judge the `input` strings. */

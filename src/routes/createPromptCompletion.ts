@@ -1,5 +1,5 @@
 import { createPromptCompletionRoute } from "../generated/routes.gen.ts";
-import { proxiedRoute, validatedPart } from "./proxied-route.ts";
+import { proxiedRoute, validatedPart } from "./proxy/proxied-route.ts";
 import { ok } from "../errors.ts";
 import { joinExperiment } from "../experiments/experiment-join.ts";
 import { endUserOf } from "../pipeline/proxy-operation.ts";

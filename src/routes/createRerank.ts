@@ -1,7 +1,7 @@
 import { createRerankRoute } from "../generated/routes.gen.ts";
 import { rerankAnswers, rerankCacheRule, rerankInputText } from "../families/rerank/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Rerank: documents ranked by relevance to a query. Each rerank provider's transforms speak its

@@ -11,7 +11,7 @@ import {
 } from "../families/responses/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
 import type { RequestBody } from "../operation/request-body.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import { findProvider } from "../providers/catalogue.ts";
 import { keepAnswer } from "../responses/keep-answer.ts";
 import { continued } from "../responses/kept-responses.ts";

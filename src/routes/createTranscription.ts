@@ -1,6 +1,6 @@
 import { createTranscriptionRoute } from "../generated/routes.gen.ts";
 import { streamEndsAt, transcriptionAnswers } from "../families/media/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 
 /**

@@ -1,6 +1,6 @@
 import { createTranslationRoute } from "../generated/routes.gen.ts";
 import { transcriptionAnswers } from "../families/media/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Translations: a multipart upload passed upstream as it arrives (the generated route does not read it);

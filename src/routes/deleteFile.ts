@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import { deleteFileRoute } from "../generated/routes.gen.ts";
 import { isGatewayFileId } from "../batches/ids.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Deletes one file.

@@ -1,6 +1,6 @@
 import { deleteVectorStoreFileRoute } from "../generated/routes.gen.ts";
 import { storedAnswers } from "../families/responses/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Removes a file from a vector store (the file itself stays).

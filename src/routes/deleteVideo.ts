@@ -1,6 +1,6 @@
 import { deleteVideoRoute } from "../generated/routes.gen.ts";
 import { storedAnswers } from "../families/responses/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Deletes a video and its assets.

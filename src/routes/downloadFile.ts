@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { GatewayError } from "../errors.ts";
 import { downloadFileRoute } from "../generated/routes.gen.ts";
 import { isGatewayFileId } from "../batches/ids.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * A file's bytes, relayed as they arrive with the upstream's content type.

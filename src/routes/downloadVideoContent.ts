@@ -1,6 +1,6 @@
 import { downloadVideoContentRoute } from "../generated/routes.gen.ts";
 import { storedAnswers } from "../families/responses/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * A video's bytes (or its thumbnail or spritesheet, by `variant`), relayed as they arrive with the upstream's content type.

@@ -2,7 +2,7 @@ import { generateContentRoute } from "../generated/routes.gen.ts";
 import { alwaysCacheable, type OperationDescriptor } from "../operation/descriptor.ts";
 import { chatRequestFromGemini, geminiAnswers, geminiFromChatTranslation, geminiInputText, geminiResponseText, geminiSemanticSplit, geminiStreamText } from "../families/google/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute, type OperationMeaning } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute, type OperationMeaning } from "./proxy/proxied-route.ts";
 import { geminiModel, googleRoute, translatedInput, withGoogleKey } from "./proxy/google-route.ts";
 
 /**

@@ -3,7 +3,7 @@ import { storedAnswers } from "../families/responses/index.ts";
 import type { Context } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * A stored model response, read from the upstream (`GET /responses/{id}`). The request goes

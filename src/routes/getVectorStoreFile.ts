@@ -1,6 +1,6 @@
 import { getVectorStoreFileRoute } from "../generated/routes.gen.ts";
 import { storedAnswers } from "../families/responses/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Describes one file of a vector store.

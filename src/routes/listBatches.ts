@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { listBatchesRoute } from "../generated/routes.gen.ts";
 import { batchObject } from "../batches/views.ts";
 import { batchProviderTarget } from "./batches/unified.ts";
-import { proxiedOperation, proxiedRoute, validatedPart } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute, validatedPart } from "./proxy/proxied-route.ts";
 
 /**
  * Lists batches, with the query as the client sent it.

@@ -4,7 +4,7 @@ import type { GatewayDeps } from "../deps.ts";
 import { listFilesRoute } from "../generated/routes.gen.ts";
 import { fileObject } from "../batches/views.ts";
 import { batchProviderTarget } from "./batches/unified.ts";
-import { proxiedOperation, proxiedRoute, validatedPart } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute, validatedPart } from "./proxy/proxied-route.ts";
 
 /**
  * Lists the upstream's files, with the query as the client sent it.

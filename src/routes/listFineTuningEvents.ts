@@ -1,5 +1,5 @@
 import { listFineTuningEventsRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Lists a fine-tuning job's events.

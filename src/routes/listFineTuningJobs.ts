@@ -1,5 +1,5 @@
 import { listFineTuningJobsRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Lists fine-tuning jobs, with the query (`metadata[key]` included) as the client sent it.

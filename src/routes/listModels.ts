@@ -1,11 +1,10 @@
 import type { Context } from "hono";
 import { listModelsRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute, validatedHeaders } from "./proxy/proxied-route.ts";
 import type { GatewayEnv } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
 import { loadRequestConfig } from "../pipeline/request-config.ts";
 import { catalogueModels } from "../providers/model-list.ts";
-import { proxiedRoute, validatedHeaders } from "./proxied-route.ts";
 
 /**
  * The selected provider's models, as it lists them; with no provider

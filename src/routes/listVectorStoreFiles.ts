@@ -1,6 +1,6 @@
 import { listVectorStoreFilesRoute } from "../generated/routes.gen.ts";
 import { storedAnswers } from "../families/responses/index.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Lists a vector store's files, with the query as the client sent it.

@@ -1,5 +1,5 @@
 import { pauseFineTuningJobRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Pauses a fine-tuning job.

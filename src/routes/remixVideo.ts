@@ -1,7 +1,7 @@
 import { remixVideoRoute } from "../generated/routes.gen.ts";
 import { videoAnswers } from "../families/media/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Starts a new job from a finished video with a new prompt, priced like a created job.

@@ -1,5 +1,5 @@
 import { resumeFineTuningJobRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Resumes a paused fine-tuning job.

@@ -7,7 +7,7 @@ import { isGatewayBatchId } from "../batches/ids.ts";
 import { checkBatchTarget, isFinished, refreshUnifiedBatch } from "../batches/unified-batches.ts";
 import { batchObject } from "../batches/views.ts";
 import { batchCaller, requestTarget, unifiedBatchDeps, valueOf } from "./batches/unified.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Describes one batch.

@@ -5,7 +5,7 @@ import { GatewayError } from "../errors.ts";
 import { retrieveFileRoute } from "../generated/routes.gen.ts";
 import { isGatewayFileId } from "../batches/ids.ts";
 import { fileObject } from "../batches/views.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Describes one file.

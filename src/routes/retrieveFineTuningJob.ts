@@ -1,5 +1,5 @@
 import { retrieveFineTuningJobRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Describes one fine-tuning job.

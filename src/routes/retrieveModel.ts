@@ -1,5 +1,5 @@
 import { retrieveModelRoute } from "../generated/routes.gen.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Describes one of the upstream's models.

@@ -1,7 +1,7 @@
 import { streamGenerateContentRoute } from "../generated/routes.gen.ts";
 import { chatRequestFromGemini } from "../families/google/index.ts";
 import { generateContentMeaning } from "./generateContent.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import { geminiModel, googleRoute, translatedInput, withGoogleKey } from "./proxy/google-route.ts";
 
 /**

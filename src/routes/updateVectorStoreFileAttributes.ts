@@ -1,7 +1,7 @@
 import { updateVectorStoreFileAttributesRoute } from "../generated/routes.gen.ts";
 import { storedAnswers } from "../families/responses/index.ts";
 import { jsonFieldOverrides } from "../operation/field-overrides.ts";
-import { proxiedOperation, proxiedRoute } from "./proxied-route.ts";
+import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 
 /**
  * Replaces a vector store file's attributes.

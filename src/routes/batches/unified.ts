@@ -11,7 +11,7 @@ import { batchTarget } from "../../batches/batch-target.ts";
 import type { BatchCaller } from "../../batches/output-lines.ts";
 import type { UnifiedBatchDeps } from "../../batches/unified-batches.ts";
 import { targetHeaders } from "../proxy/proxy-route.ts";
-import { validatedHeaders } from "../proxied-route.ts";
+import { validatedHeaders } from "../proxy/proxied-route.ts";
 
 /** The target the request's headers, virtual key or config name. */
 export function requestTarget(c: Context<GatewayEnv>, deps: GatewayDeps, route: string): Promise<Result<Target, GatewayError>> {

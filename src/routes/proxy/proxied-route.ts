@@ -1,15 +1,15 @@
 import type { RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { GatewayApp, GatewayEnv } from "../app-env.ts";
-import type { GatewayDeps } from "../deps.ts";
-import type { OperationDescriptor, UpstreamPath } from "../operation/descriptor.ts";
-import { jsonAnswers, type AnswerReader } from "../operation/answer-reader.ts";
-import { proxyOperation, type Proxied, type ProxyInput } from "../pipeline/proxy-operation.ts";
-import { forwardedProxyInput, jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse, type ProxyRouteHeaders } from "./proxy/proxy-route.ts";
-import { isFixedUpstream, isPlainTemplate, resolveUpstream } from "../operation/upstream-path.ts";
-import { isJsonContentType } from "../middleware/read-body.ts";
-import { ok } from "../errors.ts";
-import { openApiDocument } from "../generated/openapi-document.gen.ts";
+import type { GatewayApp, GatewayEnv } from "../../app-env.ts";
+import type { GatewayDeps } from "../../deps.ts";
+import type { OperationDescriptor, UpstreamPath } from "../../operation/descriptor.ts";
+import { jsonAnswers, type AnswerReader } from "../../operation/answer-reader.ts";
+import { proxyOperation, type Proxied, type ProxyInput } from "../../pipeline/proxy-operation.ts";
+import { forwardedProxyInput, jsonProxyInput, pipelineRoute, proxyDeps, proxyResponse, type ProxyRouteHeaders } from "./proxy-route.ts";
+import { isFixedUpstream, isPlainTemplate, resolveUpstream } from "../../operation/upstream-path.ts";
+import { isJsonContentType } from "../../middleware/read-body.ts";
+import { ok } from "../../errors.ts";
+import { openApiDocument } from "../../generated/openapi-document.gen.ts";
 
 /** Registers one operation's route on the app: what `src/routes/<operationId>.ts` exports. */
 export type RegisterRoute = (app: GatewayApp, deps: GatewayDeps) => void;
