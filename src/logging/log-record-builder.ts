@@ -5,14 +5,13 @@
  * are the families' own, imported here by name, so the log writer finds them on any thread.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { withSearches, type Usage } from "../operation/usage.ts";
+import { field, jsonAnswers, parseJson, stringField, type AnswerReader, type Usage, withSearches } from "../operation/answer-reader.ts";
 import { computeCostUsd } from "../pricing/cost.ts";
 import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 import { LOG_ENTRY_FIELD_NAMES } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";
 import { capText } from "../lib/body-capture.ts";
 import { balancedEnd } from "../guardrails/json-extract.ts";
-import { field, jsonAnswers, parseJson, stringField, type AnswerReader } from "../operation/answer-reader.ts";
 import { chatAnswers } from "../families/chat/index.ts";
 import { responsesAnswers, storedAnswers } from "../families/responses/index.ts";
 import { messagesAnswers } from "../families/messages/index.ts";

@@ -2,7 +2,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { LoggedResponse } from "../logging/log-entry.ts";
 import type { AnswerEnding, RefusedAnswer } from "../logging/outcome.ts";
 import { BodyCapture } from "../lib/body-capture.ts";
-import { parseObject } from "../lib/json-object.ts";
+import { parseObject } from "../operation/answer-reader.ts";
 import { tooLargeToBuffer } from "../lib/answer-limits.ts";
 import type { UpstreamCall } from "../net/upstream-call.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createChatStreamAssembler } from "./stream-assembler.ts";
-import { normaliseUsage } from "../../operation/usage.ts";
+import { normaliseUsage } from "../../operation/answer-reader.ts";
 
 const base = { id: "chatcmpl-B9x", object: "chat.completion.chunk", created: 1_741_000_000, model: "gpt-4o-2024-08-06", service_tier: "default", system_fingerprint: "fp_a1b2c3" };
 

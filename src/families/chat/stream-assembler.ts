@@ -4,7 +4,7 @@
  * https://platform.openai.com/docs/api-reference/chat/object
  */
 
-import { count, normaliseUsage, type Usage } from "../../operation/usage.ts";
+import { count, normaliseUsage, type Usage } from "../../operation/answer-reader.ts";
 
 type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * https://platform.openai.com/docs/api-reference/audio/speech-audio-done-event
  * https://platform.openai.com/docs/api-reference/audio/transcript-text-done-event
  */
-import { parseObject } from "../../lib/json-object.ts";
+import { parseObject } from "../../operation/answer-reader.ts";
 import type { StreamEvent } from "../../streams/stream-protocol.ts";
 
 /**

@@ -4,7 +4,7 @@
  * through both keeps every count.
  * https://docs.anthropic.com/en/api/messages#response-usage
  */
-import type { Usage } from "../../operation/usage.ts";
+import type { Usage } from "../../operation/answer-reader.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import { isObject, numberField, objectField } from "../json-fields.ts";
 

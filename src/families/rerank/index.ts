@@ -4,9 +4,8 @@
  * price table's `rerank` section); which text input guardrails judge; when it may be cached.
  * A Cohere-format answer (`meta.billed_units`) is read as well as the gateway's `usage`.
  */
-import { field, jsonAnswers, parseJson, type AnswerReader, type PricedAnswer } from "../../operation/answer-reader.ts";
+import { field, jsonAnswers, parseJson, type AnswerReader, type PricedAnswer, type Usage } from "../../operation/answer-reader.ts";
 import { alwaysCacheable, type CacheRule } from "../../operation/descriptor.ts";
-import type { Usage } from "../../operation/usage.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import { rerankCostUsd } from "./prices.ts";
 

@@ -4,7 +4,7 @@
  * https://platform.openai.com/docs/api-reference/responses/create
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import { parseObject } from "../../lib/json-object.ts";
+import { parseObject } from "../../operation/answer-reader.ts";
 import type { StreamEvent } from "../../streams/stream-protocol.ts";
 
 type JsonRecord = Record<string, unknown>;
