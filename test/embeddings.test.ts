@@ -3,7 +3,7 @@ import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { computeCostUsd } from "../src/pricing/cost.ts";
+import { computeCostUsd } from "../src/operation/cost.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
 import { call, openaiClient, startGateway, startUpstream, UPSTREAM_KEY, storedLog, type RunningGateway } from "./support/harness.ts";
 

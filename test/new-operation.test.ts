@@ -16,7 +16,7 @@ import OpenAI from "openai";
 import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
 import { configWith } from "../src/config.ts";
 import type { Gateway } from "../src/gateway.ts";
-import { resolveModelPrice } from "../src/pricing/cost.ts";
+import { resolveModelPrice } from "../src/operation/cost.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..");

@@ -66,11 +66,10 @@ export const LAYERS: readonly Layer[] = [
   {
     name: "domain",
     role: "what the gateway's things are, as data and pure functions: operations and their families, providers and prices, guardrail checks, the records the store keeps",
-    paths: ["operation/", "families/", "providers/", "pricing/", "guardrails/", "records/"],
+    paths: ["operation/", "families/", "providers/", "guardrails/", "records/"],
     uses: {
       "operation/": ["providers/"],
       "families/": ["operation/", "providers/"],
-      "pricing/": ["operation/", "providers/"],
       "guardrails/": ["records/"],
       "records/": ["providers/"],
     },

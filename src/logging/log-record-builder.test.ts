@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computeCostUsd } from "../pricing/cost.ts";
+import { computeCostUsd } from "../operation/cost.ts";
 import { packLogEntry, unpackLogEntry, type LogEntry, type LoggedResponse } from "./log-entry.ts";
 import { BodyCapture } from "../lib/body-capture.ts";
 import { toLogRecord, lastObjectValue, storeLogSink } from "./log-record-builder.ts";

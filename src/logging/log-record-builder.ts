@@ -6,7 +6,7 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { field, jsonAnswers, parseJson, stringField, type AnswerReader, type Usage, withSearches } from "../operation/answer-reader.ts";
-import { computeCostUsd } from "../pricing/cost.ts";
+import { computeCostUsd } from "../operation/cost.ts";
 import type { LogEntry, LoggedResponse } from "./log-entry.ts";
 import { LOG_ENTRY_FIELD_NAMES } from "../records/log-fields.ts";
 import type { LogRecord } from "../records/log-record.ts";

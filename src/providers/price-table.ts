@@ -1,6 +1,6 @@
 /**
  * The shape of the price table `prices.json`. Checked once when the gateway starts (and by the
- * tests), so that `pricing/cost.ts` can read the table without loading zod: the log worker prices
+ * tests), so that `operation/cost.ts` can read the table without loading zod: the log worker prices
  * every record and would otherwise carry zod's memory for this one check.
  */
 import { z } from "zod";

@@ -1,4 +1,4 @@
-import { resolveModelPrice } from "../pricing/cost.ts";
+import { resolveModelPrice } from "../operation/cost.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computeCostUsd, resolveModelPrice } from "../../pricing/cost.ts";
+import { computeCostUsd, resolveModelPrice } from "../../operation/cost.ts";
 
 describe("anthropic prices", () => {
   it("prices dated model ids by their family, and not a newer family by an older one", () => {

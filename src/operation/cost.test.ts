@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import priceData from "../providers/prices.json" with { type: "json" };
 import { findProvider } from "../providers/catalogue.ts";
-import type { Usage } from "../operation/answer-reader.ts";
+import type { Usage } from "./answer-reader.ts";
 import { checkPriceTable, PriceTableSchema } from "../providers/price-table.ts";
 import { computeCostUsd, PRICES_AS_OF, resolveModelPrice, computeBatchCostUsd } from "./cost.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { PriceTable } from "../providers/price-table.ts";
 import priceData from "../providers/prices.json" with { type: "json" };
-import type { Usage } from "../operation/answer-reader.ts";
+import type { Usage } from "./answer-reader.ts";
 
 /** USD per million tokens. */
 export interface ModelPrice {
