@@ -81,7 +81,7 @@ export interface AnswerEnding {
   firstTokenAt: number | null;
   /** Output guardrails that judged a stream at its end. */
   outputGuardrails?: GuardrailRuns | null;
-  /** The upload's description, final once its body was sent (`upload-meter.ts`). */
+  /** The upload's description, final once its body was sent (`upstream-request.ts`). */
   request?: RequestDescription | null;
   /** The steps of a tool run the gateway drove (`pipeline/tool-run/`), known once it ended. */
   toolRun?: readonly ToolStepRecord[];

@@ -19,9 +19,8 @@ import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "
 import { answerFrom } from "./upstream-answer.ts";
 import type { ProxyResponse } from "../operation/proxy-response.ts";
 import { callUpstream, type FetchLike } from "../net/upstream-call.ts";
-import { meteredUpload } from "./upload-meter.ts";
 import { fixedUpstream, type UpstreamRoute } from "../operation/upstream-path.ts";
-import { buildUpstreamRequest } from "./upstream-request.ts";
+import { buildUpstreamRequest, meteredUpload } from "./upstream-request.ts";
 import { cacheEmbedder, type CacheEmbeddingDeps } from "./cache-embedder.ts";
 import type { EmbedderResult } from "../cache/semantic-lookup.ts";
 import type { RequestBody } from "../operation/request-body.ts";
