@@ -10,9 +10,8 @@
  * on a store `openStore` has migrated (the bench does).
  */
 import { createHash } from "node:crypto";
-import { logEntryOf } from "../../src/logging/log-entry-of.ts";
+import { emptyOutcome, logEntryOf } from "../../src/logging/outcome.ts";
 import { LogWriter } from "../../src/logging/log-writer.ts";
-import { emptyOutcome } from "../../src/logging/outcome.ts";
 import { openWorkerLogSink } from "../../src/logging/worker-log-sink.ts";
 import { isoNow, uuidv7 } from "../../src/lib/ids.ts";
 

@@ -1,7 +1,6 @@
 import { isoNow, uuidv7 } from "../lib/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
-import { logEntryOf } from "../logging/log-entry-of.ts";
-import { emptyOutcome, type AnswerEnding, type Outcome, type PendingEnding, type RefusedAnswer, type RequestFacts } from "../logging/outcome.ts";
+import { emptyOutcome, logEntryOf, type AnswerEnding, type Outcome, type PendingEnding, type RefusedAnswer, type RequestFacts } from "../logging/outcome.ts";
 
 /** An error the request ended with, as the log keeps it. */
 export interface EndedWith {
