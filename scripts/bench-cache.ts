@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { ServerType } from "@hono/node-server";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { configWith } from "../src/config.ts";
 import { createGateway } from "../src/gateway.ts";
 import { serveOnNode } from "../src/server/node-server.ts";

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AuthContext } from "./auth/auth-context.ts";
+import type { AuthContext } from "./control-plane/auth-context.ts";
 import type { RealtimeRuntime } from "./pipeline/realtime-session.ts";
 import type { Exchange } from "./pipeline/exchange.ts";
 

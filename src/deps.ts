@@ -1,6 +1,6 @@
 import type { OperationDescriptor } from "./operation/descriptor.ts";
 import type { AnswerCache } from "./cache/response-cache.ts";
-import type { GatewayKeyService } from "./auth/gateway-key-service.ts";
+import type { GatewayKeyService } from "./control-plane/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import type { ControlPlaneCache } from "./control-plane/cache.ts";
 import type { CircuitBreakers } from "./pipeline/circuit-breaker.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import type { LogRecord } from "../src/records/log-record.ts";
 import { LOG_STORES, type LogStoreSetup } from "./support/log-stores.ts";
 import { gatewayContractProblems } from "./support/contract.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashGatewayKey } from "../src/auth/gateway-key-service.ts";
+import { hashGatewayKey } from "../src/control-plane/gateway-key-service.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
-import { hashGatewayKey } from "../src/auth/gateway-key-service.ts";
+import { hashGatewayKey } from "../src/control-plane/gateway-key-service.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes, randomUUID } from "node:crypto";
-import { DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../src/auth/auth-context.ts";
-import { hashGatewayKey } from "../src/auth/gateway-key-service.ts";
+import { DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../src/control-plane/auth-context.ts";
+import { hashGatewayKey } from "../src/control-plane/gateway-key-service.ts";
 import { MASKED_SECRET } from "../src/crypto/sealed-secret.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { logRecord } from "../src/store/store-test-fixtures.ts";
 import { startBunGateway, type BunGateway } from "./support/bun-gateway.ts";

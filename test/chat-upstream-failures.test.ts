@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { call, freePort, openaiClient, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 
 let gateway: RunningGateway;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LLMock } from "@copilotkit/aimock";
 import { randomUUID } from "node:crypto";
-import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { isoNow, uuidv4 } from "../src/lib/ids.ts";
 import { legacySeal } from "../src/crypto/secret-box-fixtures.ts";
 import { parseMasterKey } from "../src/crypto/secret-box.ts";

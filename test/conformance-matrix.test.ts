@@ -19,7 +19,7 @@ import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import type { LogRecord } from "../src/records/log-record.ts";
 import { call, startGateway, storedLog, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { call, openaiClient, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 
 /** Configs, virtual keys, guardrails and prompts on the request path, through the official client. */

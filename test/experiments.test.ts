@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
-import { DEFAULT_WORKSPACE_ID, GATEWAY_ACTOR_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID, GATEWAY_ACTOR_ID } from "../src/control-plane/auth-context.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, UPSTREAM_KEY, type RunningGateway } from "./support/harness.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-receiver.ts";

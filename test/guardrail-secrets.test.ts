@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { isoNow, uuidv4 } from "../src/lib/ids.ts";
 import { sealStoredGuardrailHeaders } from "../src/store/seal-guardrail-headers.ts";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { randomUUID } from "node:crypto";
-import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../src/control-plane/auth-context.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
 import { startRawUpstream, writeWithBackpressure, type RawUpstream } from "./support/raw-upstream.ts";
 

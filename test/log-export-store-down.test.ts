@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi, type MockInst
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { openStore } from "../src/store/open-store.ts";
 import type { LogsRepository } from "../src/store/logs-repository.ts";
 import { markStoreUnavailable } from "../src/store/store-unavailable.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { EXPORT_PAGE_ROWS, EXPORT_PAGE_ROWS_WITH_BODIES } from "../src/logging/log-export-stream.ts";
 import type { LogsRepository } from "../src/store/logs-repository.ts";
 import { logRecord } from "../src/store/store-test-fixtures.ts";

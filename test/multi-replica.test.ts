@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { sql } from "kysely";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { startBunGateway, type BunGateway } from "./support/bun-gateway.ts";
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
 import { startUpstream, UPSTREAM_KEY } from "./support/harness.ts";

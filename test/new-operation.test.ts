@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { parseDocument } from "yaml";
 import OpenAI from "openai";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { configWith } from "../src/config.ts";
 import type { Gateway } from "../src/gateway.ts";
 import { resolveModelPrice } from "../src/operation/cost.ts";

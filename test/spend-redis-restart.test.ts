@@ -5,7 +5,7 @@ import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { Redis } from "ioredis";
 import { SPEND_EPOCH_KEY } from "../src/shared-state/spend-scripts.ts";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
 import { call, freePort, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
 import { startRawUpstream, type RawUpstream } from "./support/raw-upstream.ts";
 

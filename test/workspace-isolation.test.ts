@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import { randomUUID } from "node:crypto";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { openApiDocument } from "../src/generated/openapi-document.gen.ts";
 import { call, startGateway, startUpstream, upstreamHeaders, type RunningGateway } from "./support/harness.ts";
 

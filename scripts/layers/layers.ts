@@ -54,8 +54,8 @@ export const LAYERS: readonly Layer[] = [
   {
     name: "services",
     role: "what requests and the control plane share: gateway keys, the control plane's rules and read cache, Redis across replicas, telemetry, the request log and its writer",
-    paths: ["auth/", "control-plane/", "shared-state/", "telemetry/", "logging/"],
-    uses: { "auth/": ["control-plane/"], "control-plane/": ["auth/"], "shared-state/": ["auth/", "control-plane/"], "telemetry/": ["logging/"] },
+    paths: ["control-plane/", "shared-state/", "telemetry/", "logging/"],
+    uses: { "shared-state/": ["control-plane/"], "telemetry/": ["logging/"] },
   },
   {
     name: "store",

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord } from "../records/api-key.ts";
-import { apiKeyView } from "../auth/api-key-view.ts";
+import { apiKeyView } from "../control-plane/api-key-view.ts";
 import type { ConfigRecord, GuardrailRecord, McpServerRecord, PromptRecord, VirtualKeyRecord } from "../records/control-plane.ts";
 import { analyticsDimensionsView, configVersionView, guardrailView, mcpServerView, promptView, virtualKeyView } from "../control-plane/views.ts";
 import type { DeclaredDimension } from "../store/analytics-dimensions-repository.ts";

@@ -1,7 +1,7 @@
 import { GatewayError } from "../errors.ts";
 import type { BudgetMember, BudgetPeriod, BudgetScope as BudgetScopeBody, Budget, BudgetScopeView } from "../generated/schemas.gen.ts";
 import { MAX_ROLLING_HOURS, type BudgetPeriodSpec, type BudgetRecord, type BudgetScope } from "../records/budget.ts";
-import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
+import { OPERATOR_KEY_ID } from "./auth-context.ts";
 import { isTimeZone } from "../lib/zoned-time.ts";
 import { rateLimitView } from "./virtual-key-fields.ts";
 

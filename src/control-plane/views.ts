@@ -19,7 +19,7 @@ import type {
   PromptVersionRecord,
   VirtualKeyRecord,
 } from "../records/control-plane.ts";
-import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
+import { OPERATOR_KEY_ID } from "./auth-context.ts";
 import { maskConfigSecrets } from "../records/config-secrets.ts";
 import { maskCheckSecrets } from "../records/guardrail-secrets.ts";
 import { maskedHeaders } from "./mcp-server-secrets.ts";

@@ -3,7 +3,7 @@ import { GatewayError } from "../errors.ts";
 import type { Webhook, WebhookDelivery } from "../generated/schemas.gen.ts";
 import { MASKED_SECRET } from "../crypto/sealed-secret.ts";
 import type { CheckCustomHost } from "../net/custom-host.ts";
-import { OPERATOR_KEY_ID } from "../auth/auth-context.ts";
+import { OPERATOR_KEY_ID } from "./auth-context.ts";
 import type { WebhookDeliveryRecord, WebhookRecord } from "../records/webhook.ts";
 import { MAX_HOST_CHARS } from "./stored-limits.ts";
 

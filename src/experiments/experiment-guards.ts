@@ -1,4 +1,4 @@
-import { GATEWAY_ACTOR_ID } from "../auth/auth-context.ts";
+import { GATEWAY_ACTOR_ID } from "../control-plane/auth-context.ts";
 import type { ControlPlaneCache } from "../control-plane/cache.ts";
 import { experimentView } from "../control-plane/experiment-view.ts";
 import { isoNow, uuidv7 } from "../lib/ids.ts";

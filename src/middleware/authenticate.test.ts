@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { GatewayEnv } from "../app-env.ts";
 import { handleError } from "../app-errors.ts";
 import type { ApiKeyRole } from "../records/api-key.ts";
-import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../auth/auth-context.ts";
+import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID } from "../control-plane/auth-context.ts";
 import { requireScope, type GatewayScope } from "./authenticate.ts";
 
 /** One route behind `requireScope`, called with the given key role (or none). */

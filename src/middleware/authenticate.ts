@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "../app-env.ts";
-import type { GatewayKeyService } from "../auth/gateway-key-service.ts";
+import type { GatewayKeyService } from "../control-plane/gateway-key-service.ts";
 import { gatewayKeyFromProtocols } from "../pipeline/realtime-session.ts";
 import { GatewayError } from "../errors.ts";
 import { openApiDocument } from "../generated/openapi-document.gen.ts";

@@ -1,13 +1,13 @@
 import { createApiKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { apiKeyView, targetWorkspace } from "../auth/api-key-view.ts";
-import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-service.ts";
+import { apiKeyView, targetWorkspace } from "../control-plane/api-key-view.ts";
+import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../control-plane/gateway-key-service.ts";
 import { isoNow, uuidv4 } from "../lib/ids.ts";
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
-import { storedExpiry } from "../auth/key-expiry.ts";
-import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
+import { storedExpiry } from "../control-plane/key-expiry.ts";
+import { storedMcpAccess } from "../control-plane/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
 import { limitedApiKey, syncKeyBudget } from "../control-plane/key-budgets.ts";

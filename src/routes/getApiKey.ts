@@ -1,7 +1,7 @@
 import { getApiKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { apiKeyView } from "../auth/api-key-view.ts";
+import { apiKeyView } from "../control-plane/api-key-view.ts";
 import { GatewayError } from "../errors.ts";
 
 export function registerGetApiKey(app: GatewayApp, deps: GatewayDeps): void {

@@ -1,7 +1,7 @@
 import { listApiKeysRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { apiKeyView, targetWorkspace } from "../auth/api-key-view.ts";
+import { apiKeyView, targetWorkspace } from "../control-plane/api-key-view.ts";
 
 export function registerListApiKeys(app: GatewayApp, deps: GatewayDeps): void {
   app.openapi(listApiKeysRoute, async (c) => {

@@ -1,7 +1,7 @@
 import { listAuditEventsRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { targetWorkspace } from "../auth/api-key-view.ts";
+import { targetWorkspace } from "../control-plane/api-key-view.ts";
 import { auditEventView } from "../audit/audit-view.ts";
 import { GatewayError } from "../errors.ts";
 import { decodeCursor, encodeCursor } from "../logging/log-view.ts";

@@ -1,9 +1,9 @@
 import { rotateApiKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { apiKeyView } from "../auth/api-key-view.ts";
-import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../auth/gateway-key-service.ts";
-import { DEFAULT_GRACE_PERIOD_SECONDS } from "../auth/key-expiry.ts";
+import { apiKeyView } from "../control-plane/api-key-view.ts";
+import { displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "../control-plane/gateway-key-service.ts";
+import { DEFAULT_GRACE_PERIOD_SECONDS } from "../control-plane/key-expiry.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
 import { isoNow } from "../lib/ids.ts";

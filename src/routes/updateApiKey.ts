@@ -1,12 +1,12 @@
 import { updateApiKeyRoute } from "../generated/routes.gen.ts";
 import type { GatewayApp } from "../app-env.ts";
 import type { GatewayDeps } from "../deps.ts";
-import { apiKeyView } from "../auth/api-key-view.ts";
+import { apiKeyView } from "../control-plane/api-key-view.ts";
 import { storedBudget, storedRateLimit } from "../control-plane/virtual-key-fields.ts";
 import { GatewayError } from "../errors.ts";
 import type { ApiKeyChange } from "../store/api-keys-repository.ts";
-import { storedExpiry } from "../auth/key-expiry.ts";
-import { storedMcpAccess } from "../auth/mcp-access-fields.ts";
+import { storedExpiry } from "../control-plane/key-expiry.ts";
+import { storedMcpAccess } from "../control-plane/mcp-access-fields.ts";
 import { auditedChange } from "../audit/audited-change.ts";
 import { apiKeySubject } from "../audit/audit-subjects.ts";
 import { limitedApiKey, syncKeyBudget } from "../control-plane/key-budgets.ts";

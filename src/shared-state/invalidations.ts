@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { GatewayKeyService } from "../auth/gateway-key-service.ts";
+import type { GatewayKeyService } from "../control-plane/gateway-key-service.ts";
 import { CACHED_KINDS, type ControlPlaneCache } from "../control-plane/cache.ts";
 import type { SharedRedis } from "./redis.ts";
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_WORKSPACE_ID } from "../../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../../src/control-plane/auth-context.ts";
 import { configWith, type GatewayConfig } from "../../src/config.ts";
 import type { LogRecord } from "../../src/records/log-record.ts";
 import { createGateway, type Gateway, type GatewayOptions } from "../../src/gateway.ts";

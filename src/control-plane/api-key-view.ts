@@ -2,8 +2,8 @@ import type { ApiKey } from "../generated/schemas.gen.ts";
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { GatewayError } from "../errors.ts";
-import { budgetView, rateLimitView } from "../control-plane/virtual-key-fields.ts";
-import { runLimitsView } from "../control-plane/run-limit-fields.ts";
+import { budgetView, rateLimitView } from "./virtual-key-fields.ts";
+import { runLimitsView } from "./run-limit-fields.ts";
 
 /** The public shape of a stored key: never the hash, never the secret. */
 export function apiKeyView(record: ApiKeyRecord): ApiKey {

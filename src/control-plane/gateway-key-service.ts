@@ -1,7 +1,7 @@
 import { hash, randomBytes } from "node:crypto";
 import type { ApiKeyRecord } from "../records/api-key.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID, OPERATOR_KEY_ID, type AuthContext } from "./auth-context.ts";
-import { servedOrStale } from "../control-plane/cache.ts";
+import { servedOrStale } from "./cache.ts";
 import { instantOf } from "./key-expiry.ts";
 
 const SECRET_PREFIX = "gw_";
