@@ -3,7 +3,7 @@ import { createApp } from "./app.ts";
 import { createAnswerCache } from "./cache/answer-cache.ts";
 import type { GatewayApp } from "./app-env.ts";
 import { DEFAULT_ORGANISATION_ID, DEFAULT_WORKSPACE_ID } from "./control-plane/auth-context.ts";
-import { GatewayKeyService, displayPrefix, generateGatewayKeySecret, hashGatewayKey } from "./control-plane/gateway-key-service.ts";
+import { displayPrefix, GatewayKeyService, generateGatewayKeySecret, hashGatewayKey } from "./control-plane/gateway-key-service.ts";
 import type { GatewayConfig } from "./config.ts";
 import { ControlPlaneCache } from "./control-plane/cache.ts";
 import { createSecretBox, loadMasterKeys } from "./crypto/secret-box.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { computeCostUsd } from "../operation/cost.ts";
 import { packLogEntry, unpackLogEntry, type LogEntry, type LoggedResponse } from "./log-entry.ts";
 import { BodyCapture } from "../lib/body-capture.ts";
-import { toLogRecord, lastObjectValue, storeLogSink } from "./log-record-builder.ts";
+import { lastObjectValue, storeLogSink, toLogRecord } from "./log-record-builder.ts";
 
 function entry(overrides: Partial<LogEntry> = {}): LogEntry {
   return {

@@ -1,6 +1,5 @@
 import type { Embedder, EmbedderResult } from "../cache/semantic-lookup.ts";
-import { transformsKey, type OperationDescriptor } from "../operation/descriptor.ts";
-import { fixedUpstream } from "../operation/upstream-path.ts";
+import { fixedUpstream, transformsKey, type OperationDescriptor } from "../operation/descriptor.ts";
 import { callUpstream, type FetchLike } from "../net/upstream-call.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { Target } from "../operation/target.ts";

@@ -10,8 +10,8 @@ import type { RunBreaker } from "../runs/run-breaker.ts";
 import { mergedRunLimits, type RunLimits } from "../records/run-limits.ts";
 import type { Store } from "../store/open-store.ts";
 import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
-import { loadRequestConfig, requestTimeout, withOverrides, CONFIG_HEADER, type ConfigSourceDeps, type RequestConfig } from "./request-config.ts";
+import { fixedUpstream, type OperationDescriptor, type UpstreamRoute } from "../operation/descriptor.ts";
+import { CONFIG_HEADER, loadRequestConfig, requestTimeout, withOverrides, type ConfigSourceDeps, type RequestConfig } from "./request-config.ts";
 import type { TargetSettings } from "./routing-plan.ts";
 import type { CircuitBreakers } from "./circuit-breaker.ts";
 import { tryTargets, type Candidate } from "./routing-loop.ts";
@@ -19,7 +19,6 @@ import { resolveCandidates, type TargetHeaders, type TargetResolverDeps } from "
 import { answerFrom } from "./upstream-answer.ts";
 import type { ProxyResponse } from "../operation/proxy-response.ts";
 import { callUpstream, type FetchLike } from "../net/upstream-call.ts";
-import { fixedUpstream, type UpstreamRoute } from "../operation/upstream-path.ts";
 import { buildUpstreamRequest, meteredUpload } from "./upstream-request.ts";
 import { cacheEmbedder, type CacheEmbeddingDeps } from "./cache-embedder.ts";
 import type { EmbedderResult } from "../cache/semantic-lookup.ts";

@@ -4,9 +4,8 @@ import { findProvider } from "../providers/catalogue.ts";
 import type { Provider } from "../providers/provider.ts";
 import { jsonAnswers } from "../operation/answer-reader.ts";
 import { chatAnswers } from "../families/chat/index.ts";
-import type { OperationDescriptor } from "../operation/descriptor.ts";
+import { fixedUpstream, type OperationDescriptor } from "../operation/descriptor.ts";
 import type { Target } from "../operation/target.ts";
-import { fixedUpstream } from "../operation/upstream-path.ts";
 import { buildUpstreamRequest } from "./upstream-request.ts";
 import { GatewayError } from "../errors.ts";
 

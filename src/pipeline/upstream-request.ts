@@ -1,9 +1,8 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import type { AuthorizeContext, UpstreamRequest } from "../providers/provider.ts";
-import { transformsKey, type OperationDescriptor } from "../operation/descriptor.ts";
+import { transformsKey, type OperationDescriptor, type UpstreamRoute } from "../operation/descriptor.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 import type { Target } from "../operation/target.ts";
-import type { UpstreamRoute } from "../operation/upstream-path.ts";
 import type { RequestDescription } from "../logging/outcome.ts";
 import { chunkCollector, UPLOAD_COLLECTION_BYTES } from "../lib/chunk-collector.ts";
 import { multipartBoundary, MultipartSniffer, type MultipartSummary } from "../lib/multipart-fields.ts";

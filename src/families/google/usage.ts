@@ -4,7 +4,7 @@
  * cached tokens inside the prompt, so a round trip keeps every count.
  * https://ai.google.dev/api/generate-content#UsageMetadata
  */
-import { type Usage, normaliseUsage } from "../../operation/answer-reader.ts";
+import { normaliseUsage, type Usage } from "../../operation/answer-reader.ts";
 import type { JsonObject } from "../../providers/provider.ts";
 import { usageOf } from "../../providers/gemini/answer-parts.ts";
 import { isObject, numberField, objectField } from "./json.ts";

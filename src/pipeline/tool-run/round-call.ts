@@ -1,7 +1,6 @@
 import { fail, GatewayError } from "../../errors.ts";
 import { callUpstream } from "../../net/upstream-call.ts";
-import { transformsKey, type OperationDescriptor } from "../../operation/descriptor.ts";
-import type { UpstreamRoute } from "../../operation/upstream-path.ts";
+import { transformsKey, type OperationDescriptor, type UpstreamRoute } from "../../operation/descriptor.ts";
 import { readJsonAnswer } from "../json-answer.ts";
 import { requestTimeout, withOverrides } from "../request-config.ts";
 import type { Candidate } from "../routing-loop.ts";

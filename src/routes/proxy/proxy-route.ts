@@ -158,7 +158,7 @@ export function forwardedHeaders(c: Context<GatewayEnv>): Record<string, string>
   return forwardedRequestHeaders(c.req.raw.headers);
 }
 
-export { pathAfterV1 } from "../../operation/upstream-path.ts";
+export { pathAfterV1 } from "../../operation/descriptor.ts";
 
 /**
  * A proxied operation's route with the request log in front of it, so every request is logged,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.ts";
-import type { OperationDescriptor } from "./descriptor.ts";
-import { fixedUpstream, isFixedUpstream, pathAfterV1, resolveUpstream } from "./upstream-path.ts";
+import { fixedUpstream, isFixedUpstream, pathAfterV1, resolveUpstream, type OperationDescriptor } from "./descriptor.ts";
 
 type Routed = Pick<OperationDescriptor, "id" | "method" | "upstreamPath">;
 
