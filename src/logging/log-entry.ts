@@ -26,7 +26,7 @@ export type LogEntry = Pick<LogRecord, LogEntryFieldName> & {
   response: LoggedResponse | null;
   /** Every guardrail check that ran, serialised when the record is built. */
   guardrailResults: unknown[] | null;
-  /** The name of the reader of its answer (`OperationDescriptor.answers`, found by `answer-read.ts`). */
+  /** The name of the reader of its answer (`OperationDescriptor.answers`, found by `answerReader` in `log-record-builder.ts`). */
   format: string;
   /** The operation's `gen_ai.operation.name` (telemetry); null for one that is no GenAI call. */
   genAiOperation: string | null;
