@@ -6,7 +6,7 @@ import { call, startGateway, startUpstream, UPSTREAM_KEY, type RunningGateway } 
 import { postgresTestUrl, type TestDatabase } from "./support/databases.ts";
 import { openaiContractProblems } from "./support/contract.ts";
 import { startAnthropicBatches, type AnthropicBatches } from "./support/anthropic-batches.ts";
-import { computeCostUsd } from "../src/pricing/cost.ts";
+import { computeCostUsd } from "../src/operation/cost.ts";
 
 /** `POST /v1/batches` over a file the gateway keeps, run on Anthropic's Message Batches. */
 

@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 import { openaiContractProblems } from "./support/contract.ts";
 import { startBedrockBatches, type BedrockBatches } from "./support/bedrock-batches.ts";
-import { computeCostUsd } from "../src/pricing/cost.ts";
+import { computeCostUsd } from "../src/operation/cost.ts";
 
 /** `POST /v1/batches` over a file the gateway keeps, run as a Bedrock batch inference job over S3. */
 

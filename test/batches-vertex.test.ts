@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { call, startGateway, startUpstream, type RunningGateway } from "./support/harness.ts";
 import { openaiContractProblems } from "./support/contract.ts";
 import { startVertexBatches, type VertexBatches } from "./support/vertex-batches.ts";
-import { computeCostUsd } from "../src/pricing/cost.ts";
+import { computeCostUsd } from "../src/operation/cost.ts";
 
 /** `POST /v1/batches` over a file the gateway keeps, run as a Vertex AI batch prediction job over Cloud Storage. */
 

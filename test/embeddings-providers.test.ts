@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { GoogleGenAI } from "@google/genai";
-import { DEFAULT_WORKSPACE_ID } from "../src/auth/auth-context.ts";
+import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
 import { call, startGateway, startUpstream, storedLog, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";

@@ -22,17 +22,17 @@ export const RUNTIME_STAGE = "runtime, no gateway code on the stack (HTTP server
 
 /** The request thread's stages, in the order of the path; the first rule a frame's source matches names its stage. */
 export const REQUEST_THREAD_STAGES: StageRules = [
-  ["authentication", /\/src\/(middleware\/authenticate|middleware\/require-scope|auth\/)/],
-  ["reading the request (body, checks)", /\/src\/(middleware\/(json-body-text|limit-body-size|body-deadline|limit-json-shape)|validation\/|generated\/request-checks|routes\/proxy\/request-reader|lib\/json-object)/],
+  ["authentication", /\/src\/(middleware\/authenticate|control-plane\/(gateway-key-service|auth-context|key-expiry))/],
+  ["reading the request (body, checks)", /\/src\/(middleware\/read-body|validation\/|generated\/request-checks|routes\/proxy\/request-reader)/],
   ["limits and budgets", /\/src\/spend\//],
   ["cache", /\/src\/cache\//],
   ["guardrails", /\/src\/(guardrails\/|pipeline\/guardrail-stage)/],
   ["config and plan", /\/src\/(pipeline\/(request-config|routing-plan|route-conditions|experiment-variant|config-|storable-config|virtual-key-lookup|target-resolution|custom-host-base)|control-plane\/)/],
   ["routing loop", /\/src\/pipeline\/(routing-loop|circuit-breaker|exchange)/],
-  ["building the upstream request", /\/src\/(pipeline\/upstream-request|net\/(header-rules|sent-credentials|custom-host)|operation\/(upstream-path|field-overrides)|providers\/)/],
+  ["building the upstream request", /\/src\/(pipeline\/upstream-request|net\/(header-rules|sent-credentials|custom-host)|operation\/(descriptor|field-overrides)|providers\/)/],
   ["upstream call", /\/src\/net\/(upstream-call|pinned-fetch)/],
   ["reading the answer", /\/src\/(pipeline\/(json-answer|upstream-answer|stream-relay)|families\/|streams\/)/],
-  ["log entry", /\/src\/(logging\/(log-entry-of|outcome|metadata-header|traceparent)|middleware\/log-requests|lib\/body-capture)/],
+  ["log entry", /\/src\/(logging\/outcome|middleware\/log-requests|lib\/body-capture)/],
   ["hand-off to the log worker", /\/src\/logging\/(log-writer|worker-log-sink|log-entry\.ts|log-spool)/],
   ["telemetry and metrics", /\/src\/(telemetry|analytics)\//],
   ["HTTP router and middleware", /\/node_modules\/hono\/|\/src\/(middleware|server)\//],
@@ -46,7 +46,7 @@ export const LOG_WORKER_STAGES: StageRules = [
   ["message decode", /\/src\/logging\/log-entry\.ts/],
   ["rollups", /\/src\/(store\/log-rollup|analytics\/latency-histogram)/],
   ["store write (SQL)", /\/src\/store\/|\/node_modules\/kysely\/|^bun:sqlite/],
-  ["building the record (parse, assemble, price)", /\/src\/(logging|pricing|families|operation|providers|records)\//],
+  ["building the record (parse, assemble, price)", /\/src\/(logging|families|operation|providers|records)\//],
   ["gateway, elsewhere", /\/src\//],
   ["packages", /\/node_modules\//],
 ];

@@ -9,7 +9,7 @@ import { chatAnswers } from "../families/chat/index.ts";
 import { capText } from "../lib/body-capture.ts";
 import { isoNow, uuidv7 } from "../lib/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
-import { computeBatchCostUsd } from "../pricing/cost.ts";
+import { computeBatchCostUsd } from "../operation/cost.ts";
 import type { BatchLineResult } from "../providers/batch.ts";
 import type { JsonObject, Provider } from "../providers/provider.ts";
 import { requestLineId } from "./ids.ts";
