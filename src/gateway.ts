@@ -107,7 +107,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   let guards: ExperimentGuards | null = null;
   const logWriter = new LogWriter(workerSink ?? storeLogSink(store.logs), {
     observer: telemetry.observer,
-    onStored: (entries) => guards?.logged(entries),
+    // Only a batch holding an experiment's logs wakes the guards.
+    onStored: (entries) => {
+      if (entries.some((entry) => entry.experimentId !== null)) guards?.logged(entries);
+    },
     flushIntervalMs: config.GATEWAY_LOG_FLUSH_INTERVAL_MS,
     batchSize: config.GATEWAY_LOG_BATCH_SIZE,
     maxBatchSize: config.GATEWAY_LOG_MAX_BATCH_SIZE,

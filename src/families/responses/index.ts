@@ -7,8 +7,7 @@
  */
 import type { CacheRule, SemanticSplit } from "../../operation/descriptor.ts";
 import type { JsonObject } from "../../providers/provider.ts";
-import { jsonAnswers, parseJson, readUsage, stringField, type AnswerReader } from "../../operation/answer-reader.ts";
-import { withSearches } from "../../operation/answer-reader.ts";
+import { jsonAnswers, parseJson, readUsage, stringField, withSearches, type AnswerReader } from "../../operation/answer-reader.ts";
 import { nonEmpty, plainText, SEMANTIC_TURN } from "../chat/semantic-split.ts";
 import { terminalResponse } from "./text.ts";
 
