@@ -65,13 +65,17 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     name: "domain",
-    role: "what the gateway's things are, as data and pure functions: operations and their families, providers and prices, guardrail checks, the records the store keeps",
-    paths: ["operation/", "families/", "providers/", "guardrails/", "records/"],
+    role: "what the gateway's things are, as data and pure functions: operations and their families (the Responses family's translation to chat and back among them), providers and prices, guardrail checks, the records the store keeps",
+    paths: ["operation/", "families/", "families/responses/via-chat/", "providers/", "providers/catalogue.ts", "guardrails/", "records/"],
     uses: {
       "operation/": ["providers/"],
       "families/": ["operation/", "providers/"],
+      "families/responses/via-chat/": ["providers/"],
+      "providers/": ["providers/catalogue.ts"],
+      // The catalogue gives the Responses translation to each provider with chat and no Responses API.
+      "providers/catalogue.ts": ["providers/", "families/responses/via-chat/"],
       "guardrails/": ["records/"],
-      "records/": ["providers/"],
+      "records/": ["providers/", "providers/catalogue.ts"],
     },
   },
   { name: "transport", role: "networking (custom-host guard, pinned connections, TLS, the upstream call) and streams (SSE, the stream protocol)", paths: ["net/", "streams/"] },

@@ -14,7 +14,7 @@ import { voyageProvider } from "./voyage/index.ts";
 import { bedrockProvider } from "./bedrock/index.ts";
 import { vertexProvider } from "./vertex/index.ts";
 import type { Provider } from "./provider.ts";
-import { withResponsesViaChat } from "./responses-via-chat/index.ts";
+import { withResponsesViaChat } from "../families/responses/via-chat/index.ts";
 
 /**
  * Each entry: where the API lives, how its streams report usage, the chat fields its docs say it

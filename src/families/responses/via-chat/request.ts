@@ -5,9 +5,9 @@
  * with a 400 naming the field, never dropped in silence.
  * https://platform.openai.com/docs/api-reference/responses/create
  */
-import { GatewayError } from "../../errors.ts";
-import type { JsonObject, Provider } from "../provider.ts";
-import { noWebSearch, WEB_SEARCH_TOOLS, webSearchOptionsOf } from "../web-search.ts";
+import { GatewayError } from "../../../errors.ts";
+import type { JsonObject, Provider } from "../../../providers/provider.ts";
+import { noWebSearch, WEB_SEARCH_TOOLS, webSearchOptionsOf } from "../../../providers/web-search.ts";
 
 type ChatMessage = JsonObject;
 

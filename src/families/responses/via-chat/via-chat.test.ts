@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { openaiContractProblems } from "../../../test/support/contract.ts";
-import type { StreamTranslator } from "../../streams/stream-protocol.ts";
+import { openaiContractProblems } from "../../../../test/support/contract.ts";
+import type { StreamTranslator } from "../../../streams/stream-protocol.ts";
 import { chatRequestOf } from "./request.ts";
 import { responseOf } from "./response.ts";
 import { responsesStreamOf } from "./stream.ts";

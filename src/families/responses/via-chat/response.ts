@@ -4,7 +4,7 @@
  * so one answer always reads the same.
  * https://platform.openai.com/docs/api-reference/responses/object
  */
-import type { JsonObject } from "../provider.ts";
+import type { JsonObject } from "../../../providers/provider.ts";
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 

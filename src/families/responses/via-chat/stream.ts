@@ -7,8 +7,8 @@
  * `sequence_number`.
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
-import type { JsonObject } from "../provider.ts";
+import type { ClientEvent, StreamEvent, StreamTranslator } from "../../../streams/stream-protocol.ts";
+import type { JsonObject } from "../../../providers/provider.ts";
 import { echoedSettings, finalStatus, functionCallItem, messageItem, outputText, responsesAnnotations, usageField, webSearchCallItem } from "./response.ts";
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -3,11 +3,11 @@
  * own: its chat transforms, wrapped in a translation each way (`request.ts`, `response.ts`,
  * `stream.ts`). The catalogue adds it to such providers; the core only sees transforms.
  */
-import type { JsonObject, OperationTransforms, Provider } from "../provider.ts";
+import type { JsonObject, OperationTransforms, Provider } from "../../../providers/provider.ts";
 import { chatRequestOf } from "./request.ts";
 import { responseOf } from "./response.ts";
 import { responsesStreamOf } from "./stream.ts";
-import { WEB_SEARCH_TOOLS } from "../web-search.ts";
+import { WEB_SEARCH_TOOLS } from "../../../providers/web-search.ts";
 
 const asksForWebSearch = (body: JsonObject): boolean =>
   Array.isArray(body.tools) && body.tools.some((tool) => typeof tool === "object" && tool !== null && WEB_SEARCH_TOOLS.has((tool as JsonObject).type));
