@@ -39,12 +39,14 @@ export const LAYERS: readonly Layer[] = [
   },
   {
     name: "pipeline",
-    role: "the request pipeline (config, candidates, guardrail stage, routing loop, answer and stream relay) and its stages: the answer cache, budgets and rate limits, kept responses, prompts, feedback, the MCP client and gateway, webhook events, the run breaker, the bill reconciled, experiments, the gateway's own batches",
-    paths: ["pipeline/", "cache/", "spend/", "responses/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/", "experiments/", "batches/"],
+    role: "the request pipeline (config, candidates, guardrail stage, routing loop, answer and stream relay) and its stages: the answer cache, budgets and rate limits, the Responses family's tool loop and kept responses, prompts, feedback, the MCP client and gateway, webhook events, the run breaker, the bill reconciled, experiments, the gateway's own batches",
+    // A family's folder is domain; the two Responses subfolders that call upstreams, MCP servers and the store sit here.
+    paths: ["pipeline/", "cache/", "spend/", "families/responses/tool-run/", "families/responses/kept/", "prompts/", "feedback/", "mcp/", "webhooks/", "runs/", "reconcile/", "experiments/", "batches/"],
     uses: {
-      "pipeline/": ["cache/", "spend/", "responses/", "mcp/", "runs/", "experiments/"],
+      "pipeline/": ["cache/", "spend/", "families/responses/tool-run/", "mcp/", "runs/", "experiments/"],
+      "families/responses/tool-run/": ["pipeline/", "families/responses/kept/", "mcp/"],
+      "families/responses/kept/": ["cache/"],
       "experiments/": ["webhooks/"],
-      "responses/": ["cache/"],
       "runs/": ["spend/"],
       "webhooks/": ["spend/", "runs/"],
       "reconcile/": ["webhooks/"],

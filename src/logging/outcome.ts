@@ -84,7 +84,7 @@ export interface AnswerEnding {
   outputGuardrails?: GuardrailRuns | null;
   /** The upload's description, final once its body was sent (`upstream-request.ts`). */
   request?: RequestDescription | null;
-  /** The steps of a tool run the gateway drove (`pipeline/tool-run/`), known once it ended. */
+  /** The steps of a tool run the gateway drove (`families/responses/tool-run/`), known once it ended. */
   toolRun?: readonly ToolStepRecord[];
 }
 

@@ -24,10 +24,10 @@ import { cacheEmbedder, type CacheEmbeddingDeps } from "./cache-embedder.ts";
 import type { EmbedderResult } from "../cache/semantic-lookup.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 import type { McpServerPlan } from "../mcp/server-plans.ts";
-import { DEFAULT_TOOL_RUN_LIMITS, gatewayRunsTools, ToolRunContext, toolRunOf, type ToolRunLimits } from "./tool-run/tool-run-context.ts";
-import { runTools } from "./tool-run/tool-run.ts";
-import { RoundAttempts, roundsWithFallback } from "./tool-run/round-fallback.ts";
-import { roundCall } from "./tool-run/round-call.ts";
+import { DEFAULT_TOOL_RUN_LIMITS, gatewayRunsTools, ToolRunContext, toolRunOf, type ToolRunLimits } from "../families/responses/tool-run/tool-run-context.ts";
+import { runTools } from "../families/responses/tool-run/tool-run.ts";
+import { RoundAttempts, roundsWithFallback } from "../families/responses/tool-run/round-fallback.ts";
+import { roundCall } from "../families/responses/tool-run/round-call.ts";
 import { joinExperiment, type ExperimentJoin } from "../experiments/experiment-join.ts";
 import { configWithVariant } from "./experiment-variant.ts";
 import { uuidv7 } from "../lib/ids.ts";
@@ -87,7 +87,7 @@ export interface ProxyInput {
   /** Registers a listener for the request's log entry once it is built: where spend settles. */
   whenSettled(listener: (entry: LogEntry) => void): void;
   clientSignal?: AbortSignal;
-  /** The MCP servers of a Responses request's `mcp` tools, for a target that cannot run them itself (`tool-run/`). */
+  /** The MCP servers of a Responses request's `mcp` tools, for a target that cannot run them itself (`families/responses/tool-run/`). */
   mcpServers?: readonly McpServerPlan[];
 }
 

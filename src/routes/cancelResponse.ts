@@ -9,7 +9,7 @@ import { GatewayError } from "../errors.ts";
 /**
  * Cancels a background model response at the upstream (`POST /responses/{id}/cancel`, no body).
  * The request goes upstream as it arrives, to the same path and query. A response the gateway
- * kept (`responses/`) is a finished one, never a background one: nothing to cancel, 400.
+ * kept (`families/responses/kept/`) is a finished one, never a background one: nothing to cancel, 400.
  */
 export const cancelResponseOperation = proxiedOperation(cancelResponseRoute, {
   answers: storedAnswers,

@@ -13,8 +13,8 @@ import { jsonFieldOverrides } from "../operation/field-overrides.ts";
 import type { RequestBody } from "../operation/request-body.ts";
 import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
 import { findProvider } from "../providers/catalogue.ts";
-import { keepAnswer } from "../responses/keep-answer.ts";
-import { continued } from "../responses/kept-responses.ts";
+import { keepAnswer } from "../families/responses/kept/keep-answer.ts";
+import { continued } from "../families/responses/kept/kept-responses.ts";
 import { mcpServerPlans, type McpServerPlan } from "../mcp/server-plans.ts";
 import { hasInlineMcpSecrets, maskedMcpBody } from "../mcp/inline-secrets.ts";
 
@@ -38,7 +38,7 @@ export const responseOperation = proxiedOperation(createResponseRoute, {
 /**
  * A provider that keeps no responses (one reached through its chat translation) gets the
  * gateway's: a `previous_response_id` the gateway kept is continued here, and the answer is kept
- * unless the request says `store: false` (`responses/`).
+ * unless the request says `store: false` (`families/responses/kept/`).
  */
 export const registerCreateResponse = proxiedRoute(createResponseRoute, responseOperation, {
   async prepare(_c, input, deps) {

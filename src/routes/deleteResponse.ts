@@ -8,7 +8,7 @@ import type { GatewayDeps } from "../deps.ts";
 /**
  * Deletes a stored model response at the upstream (`DELETE /responses/{id}`).
  * The request goes upstream as it arrives, to the same path and query. A response the gateway
- * kept (`responses/`) is deleted from the store.
+ * kept (`families/responses/kept/`) is deleted from the store.
  */
 export const deleteResponseOperation = proxiedOperation(deleteResponseRoute, {
   answers: storedAnswers,

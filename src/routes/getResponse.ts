@@ -9,7 +9,7 @@ import { proxiedOperation, proxiedRoute } from "./proxy/proxied-route.ts";
  * A stored model response, read from the upstream (`GET /responses/{id}`). The request goes
  * upstream as it arrives, to the same path and query; with `?stream=true` the upstream replays
  * the response's events, relayed as they arrive and ending where the bytes end. A response the
- * gateway kept itself (`responses/`) is answered from the store.
+ * gateway kept itself (`families/responses/kept/`) is answered from the store.
  */
 export const getResponseOperation = proxiedOperation(getResponseRoute, {
   answer: "as-sent",

@@ -9,7 +9,7 @@ import { GatewayError } from "../errors.ts";
 /**
  * The input items of a stored model response (`GET /responses/{id}/input_items`, its query passed on).
  * The request goes upstream as it arrives, to the same path and query. A response the gateway
- * kept (`responses/`) is read and continued, not listed by items: 400.
+ * kept (`families/responses/kept/`) is read and continued, not listed by items: 400.
  */
 export const listResponseInputItemsOperation = proxiedOperation(listResponseInputItemsRoute, {
   answers: storedAnswers,

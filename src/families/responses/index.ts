@@ -3,6 +3,10 @@
  * A response or its stream read for the log, the cache rule, what the semantic cache compares,
  * the text guardrails judge, and where a stream ends (`response.completed` and its kin: the API's
  * streams have no `[DONE]`).
+ * Its subfolders: `via-chat/` (the API for a provider with chat and none of its own, as pure
+ * transforms), `tool-run/` (the tool loop the gateway drives: MCP tools and fallbacks) and `kept/`
+ * (answers kept for such providers). The last two sit in the pipeline layer, so this index, which
+ * the log writer and its worker load, never imports them.
  * https://platform.openai.com/docs/api-reference/responses
  */
 import type { CacheRule, SemanticSplit } from "../../operation/descriptor.ts";

@@ -17,7 +17,7 @@ const isObject = (value: unknown): value is JsonObject => typeof value === "obje
 const SAME_NAME = ["model", "temperature", "top_p", "stream", "user", "parallel_tool_calls", "metadata", "store", "service_tier", "top_logprobs"] as const;
 
 export function chatRequestOf(body: JsonObject, provider: Pick<Provider, "name" | "webSearch"> = { name: "This provider" }): { body: JsonObject } | { error: GatewayError } {
-  // A previous response the gateway kept was continued before this point (`responses/`).
+  // A previous response the gateway kept was continued before this point (`families/responses/kept/`).
   if (typeof body.previous_response_id === "string") {
     return { error: new GatewayError("invalid_request", "previous_response_id names no response the gateway kept in this workspace, and this provider keeps none of its own.", { param: "previous_response_id" }) };
   }

@@ -1,6 +1,6 @@
-import type { AttemptRecord } from "../../records/log-record.ts";
-import { breakerKey, type CircuitBreakers } from "../circuit-breaker.ts";
-import { discard, fallsBack, recordAttempt, type Candidate } from "../routing-loop.ts";
+import type { AttemptRecord } from "../../../records/log-record.ts";
+import { breakerKey, type CircuitBreakers } from "../../../pipeline/circuit-breaker.ts";
+import { discard, fallsBack, recordAttempt, type Candidate } from "../../../pipeline/routing-loop.ts";
 import type { RoundCall } from "./run-driver.ts";
 
 /**

@@ -10,8 +10,8 @@
  * target by the failing one's fallback policy (`round-fallback.ts`), with the calls already run
  * and their outputs; when no target is left it ends the run.
  */
-import { GatewayError, ok, type Result } from "../../errors.ts";
-import type { UpstreamCall } from "../../net/upstream-call.ts";
+import { GatewayError, ok, type Result } from "../../../errors.ts";
+import type { UpstreamCall } from "../../../net/upstream-call.ts";
 import type { ToolRunContext } from "./tool-run-context.ts";
 import { SILENT, streamedProgress } from "./run-events.ts";
 import { RunDriver, type RoundCall, type ToolRunOptions } from "./run-driver.ts";

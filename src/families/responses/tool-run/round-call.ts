@@ -1,13 +1,13 @@
-import { fail, GatewayError } from "../../errors.ts";
-import { callUpstream } from "../../net/upstream-call.ts";
-import { transformsKey, type OperationDescriptor, type UpstreamRoute } from "../../operation/descriptor.ts";
-import { readJsonAnswer } from "../json-answer.ts";
-import { requestTimeout, withOverrides } from "../request-config.ts";
-import type { Candidate } from "../routing-loop.ts";
-import { buildUpstreamRequest } from "../upstream-request.ts";
+import { fail, GatewayError } from "../../../errors.ts";
+import { callUpstream } from "../../../net/upstream-call.ts";
+import { transformsKey, type OperationDescriptor, type UpstreamRoute } from "../../../operation/descriptor.ts";
+import { readJsonAnswer } from "../../../pipeline/json-answer.ts";
+import { requestTimeout, withOverrides } from "../../../pipeline/request-config.ts";
+import type { Candidate } from "../../../pipeline/routing-loop.ts";
+import { buildUpstreamRequest } from "../../../pipeline/upstream-request.ts";
 import type { RoundCall } from "./tool-run.ts";
 import type { ToolRunContext } from "./tool-run-context.ts";
-import type { FetchLike } from "../../net/upstream-call.ts";
+import type { FetchLike } from "../../../net/upstream-call.ts";
 
 export interface RoundCallDeps {
   fetch: FetchLike;

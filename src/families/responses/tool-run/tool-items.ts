@@ -4,12 +4,12 @@
  * conversation: MCP tools as function tools, MCP items as function calls and their outputs.
  * Pure. https://platform.openai.com/docs/guides/tools-remote-mcp
  */
-import type { JsonObject } from "../../providers/provider.ts";
-import type { McpApprovalPolicy } from "../../records/control-plane.ts";
-import type { McpSession, McpTool } from "../../mcp/mcp-session.ts";
+import type { JsonObject } from "../../../providers/provider.ts";
+import type { McpApprovalPolicy } from "../../../records/control-plane.ts";
+import type { McpSession, McpTool } from "../../../mcp/mcp-session.ts";
 
 /** Text cut to a size with a note saying so, as results are. */
-export { capped } from "../../mcp/capped-text.ts";
+export { capped } from "../../../mcp/capped-text.ts";
 
 export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 

@@ -1,7 +1,7 @@
-import { captureBody } from "../cache/answer-capture.ts";
-import type { ProxyResponse } from "../operation/proxy-response.ts";
-import { isoNow } from "../lib/ids.ts";
-import type { StoredResponsesRepository } from "../store/stored-responses-repository.ts";
+import { captureBody } from "../../../cache/answer-capture.ts";
+import type { ProxyResponse } from "../../../operation/proxy-response.ts";
+import { isoNow } from "../../../lib/ids.ts";
+import type { StoredResponsesRepository } from "../../../store/stored-responses-repository.ts";
 import { conversationAfter, finalResponseOf } from "./kept-responses.ts";
 
 /** The largest answer kept (a stream's events included): beyond it the response is served, not kept. */

@@ -1,10 +1,10 @@
-import { GatewayError, fail, ok, type Result } from "../../errors.ts";
-import type { JsonObject } from "../../providers/provider.ts";
-import type { UpstreamCall } from "../../net/upstream-call.ts";
-import { inputItems } from "../../responses/kept-responses.ts";
-import { needsApproval } from "../../mcp/approval.ts";
-import { echoedSettings } from "../../families/responses/via-chat/response.ts";
-import { maskedMcpTools } from "../../mcp/inline-secrets.ts";
+import { GatewayError, fail, ok, type Result } from "../../../errors.ts";
+import type { JsonObject } from "../../../providers/provider.ts";
+import type { UpstreamCall } from "../../../net/upstream-call.ts";
+import { inputItems } from "../kept/kept-responses.ts";
+import { needsApproval } from "../../../mcp/approval.ts";
+import { echoedSettings } from "../via-chat/response.ts";
+import { maskedMcpTools } from "../../../mcp/inline-secrets.ts";
 import { randomUUID } from "node:crypto";
 import { elapsed, type ToolRunContext } from "./tool-run-context.ts";
 import type { RunProgress } from "./run-events.ts";

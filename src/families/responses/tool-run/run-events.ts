@@ -6,7 +6,7 @@
  * answer uses the same driver with no events.
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import type { JsonObject } from "../../providers/provider.ts";
+import type { JsonObject } from "../../../providers/provider.ts";
 import { isObject } from "./tool-items.ts";
 
 /** What the driver tells as the run goes; a plain answer listens to none of it. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMcpServer, type TestMcpServer } from "../../../test/support/mcp-server.ts";
-import type { JsonObject } from "../../providers/provider.ts";
-import type { McpServerPlan } from "../../mcp/server-plans.ts";
+import { startMcpServer, type TestMcpServer } from "../../../../test/support/mcp-server.ts";
+import type { JsonObject } from "../../../providers/provider.ts";
+import type { McpServerPlan } from "../../../mcp/server-plans.ts";
 import { DEFAULT_TOOL_RUN_LIMITS, ToolRunContext } from "./tool-run-context.ts";
 import { runTools, type RoundCall } from "./tool-run.ts";
 
@@ -51,7 +51,7 @@ describe("the tool run's driver", () => {
 
   it("hands the first round's failure back as the target's, so a config can fall back", async () => {
     const run = new ToolRunContext([plan()], limits, (url, init) => fetch(url, init), undefined);
-    const failing: RoundCall = async () => ({ ok: false, failure: { ok: false, error: new (await import("../../errors.ts")).GatewayError("upstream_unreachable", "down") } });
+    const failing: RoundCall = async () => ({ ok: false, failure: { ok: false, error: new (await import("../../../errors.ts")).GatewayError("upstream_unreachable", "down") } });
     const answered = await runTools(run, failing, { clientBody: { model: "m", input: "go" }, stream: true, maxLoggedBytes: 100 });
     expect(answered.ok).toBe(false);
     if (!answered.ok) expect(answered.error.code).toBe("upstream_unreachable");

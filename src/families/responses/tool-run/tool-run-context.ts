@@ -1,9 +1,9 @@
-import type { ToolStepRecord } from "../../records/log-record.ts";
-import type { McpApprovalPolicy } from "../../records/control-plane.ts";
-import type { FetchLike } from "../../net/upstream-call.ts";
-import { listingCut, openMcpSession, toolBytes, type McpSession, type SessionLimits } from "../../mcp/mcp-session.ts";
-import type { McpServerPlan } from "../../mcp/server-plans.ts";
-import type { JsonObject, Provider } from "../../providers/provider.ts";
+import type { ToolStepRecord } from "../../../records/log-record.ts";
+import type { McpApprovalPolicy } from "../../../records/control-plane.ts";
+import type { FetchLike } from "../../../net/upstream-call.ts";
+import { listingCut, openMcpSession, toolBytes, type McpSession, type SessionLimits } from "../../../mcp/mcp-session.ts";
+import type { McpServerPlan } from "../../../mcp/server-plans.ts";
+import type { JsonObject, Provider } from "../../../providers/provider.ts";
 
 /** `GATEWAY_MCP_*`: how far a tool run may go. */
 export interface ToolRunLimits {

@@ -4,7 +4,7 @@
  * `previous_response_id` continues it. A follow-up's input is the kept conversation (earlier
  * input items, then the answer's output items) followed by its own input.
  */
-import { eventData, eventName } from "../cache/cache-replay.ts";
+import { eventData, eventName } from "../../../cache/cache-replay.ts";
 
 type Item = Record<string, unknown>;
 
