@@ -170,4 +170,17 @@ describe("the gateway's src/", () => {
     const upward = graph.edges.filter((edge) => !edge.from.endsWith(".test.ts") && layerOf(edge.from, LAYERS)?.index === floor && layerOf(edge.to, LAYERS)!.index !== floor);
     expect(upward).toEqual([]);
   });
+
+  it("keeps the Responses family domain but its tool loop and kept answers pipeline, out of the log worker's reach", () => {
+    expect(layerOf("families/responses/index.ts", LAYERS)?.layer.name).toBe("domain");
+    expect(layerOf("families/responses/via-chat/index.ts", LAYERS)?.layer.name).toBe("domain");
+    expect(layerOf("families/responses/tool-run/tool-run.ts", LAYERS)?.layer.name).toBe("pipeline");
+    expect(layerOf("families/responses/kept/keep-answer.ts", LAYERS)?.layer.name).toBe("pipeline");
+
+    const graph = readImportGraph(src);
+    const reached = new Set(["logging/log-store-worker.ts"]);
+    for (const file of reached) for (const edge of graph.edges) if (edge.from === file) reached.add(edge.to);
+    expect(reached.has("families/responses/index.ts")).toBe(true);
+    expect([...reached].filter((file) => layerOf(file, LAYERS)!.index < LAYERS.findIndex((layer) => layer.name === "services"))).toEqual([]);
+  });
 });
