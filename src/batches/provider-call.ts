@@ -8,6 +8,7 @@ import type { BatchCall, BatchStorage } from "../providers/batch.ts";
 import type { UpstreamRequest } from "../net/upstream-call.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import type { Target } from "../operation/target.ts";
+import { credentialScrubber } from "../net/sent-credentials.ts";
 
 export interface ProviderCallDeps {
   fetch: FetchLike;
@@ -56,7 +57,8 @@ async function send(target: Target, request: UpstreamRequest, deps: ProviderCall
     const timedOut = error instanceof Error && error.name === "TimeoutError";
     return fail(new GatewayError(timedOut ? "request_timeout" : "upstream_unreachable", `${target.provider.name} could not be reached for the batch.`));
   }
-  if (!response.ok) return fail(target.provider.error(response.status, text, {}, response.headers));
+  // The provider (or a proxy before it) may quote the credentials it was sent: the client and the log never see them.
+  if (!response.ok) return fail(target.provider.error(response.status, credentialScrubber(request)(text), {}, response.headers));
   return ok(text);
 }
 

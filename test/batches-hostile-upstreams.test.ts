@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI, { toFile } from "openai";
+import { sql } from "kysely";
+import { call, startGateway, type RunningGateway } from "./support/harness.ts";
+import { startRawUpstream, type RawUpstream } from "./support/raw-upstream.ts";
+
+/**
+ * The gateway's own batches against a provider's batch API that misbehaves: an error that quotes
+ * the credentials the gateway sent. The client's answer and the stored log hold none of them,
+ * and the gateway keeps serving.
+ */
+
+const ANTHROPIC_KEY = "sk-ant-batch-echo-secret-0001";
+const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYBATCHECHO";
+let gateway: RunningGateway;
+let upstream: RawUpstream;
+
+beforeAll(async () => {
+  upstream = await startRawUpstream((_body, res, req) => {
+    // A proxy in front of the provider that prints the request's credential headers in its error.
+    const quoted = ["authorization", "x-api-key", "x-amz-content-sha256"].map((name) => `${name}=${String(req.headers[name] ?? "")}`).join(" ");
+    res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: `upstream failed for ${quoted}` }, message: `upstream failed for ${quoted}` }));
+  });
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const line = (model: string) => JSON.stringify({ custom_id: "a", method: "POST", url: "/v1/chat/completions", body: { model, max_tokens: 10, messages: [{ role: "user", content: "hi" }] } });
+
+async function createWith(headers: Record<string, string>, model: string): Promise<{ status: number; body: any; headers: Headers }> {
+  const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "unused", maxRetries: 0, defaultHeaders: { "x-gateway-api-key": gateway.adminKey, ...headers } });
+  const file = await client.files.create({ file: await toFile(Buffer.from(`${line(model)}\n`), "input.jsonl"), purpose: "batch" });
+  return call(gateway, "POST", "/v1/batches", { body: { input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" }, headers: { "x-gateway-api-key": gateway.adminKey, ...headers } });
+}
+
+async function storedText(logId: string): Promise<string> {
+  await gateway.flushLogs();
+  const { rows } = await sql<{ response_body: string | null; error_message: string | null }>`select response_body, error_message from logs where id = ${logId}`.execute(gateway.gateway.deps.store.db);
+  expect(rows).toHaveLength(1);
+  return JSON.stringify(rows[0]);
+}
+
+describe("a batch provider that echoes the credentials it was sent", () => {
+  it("Anthropic: the error reaches the client and the log with the key redacted", async () => {
+    const answer = await createWith({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": upstream.url, authorization: `Bearer ${ANTHROPIC_KEY}` }, "claude-sonnet-4-5");
+    expect(answer.status).toBeGreaterThanOrEqual(500);
+    expect(answer.body.error.message).toContain("[redacted]");
+    expect(JSON.stringify(answer.body)).not.toContain(ANTHROPIC_KEY);
+    expect(await storedText(answer.headers.get("x-gateway-log-id")!)).not.toContain(ANTHROPIC_KEY);
+  });
+
+  it("Bedrock: the signature and access key of the S3 write are redacted", async () => {
+    const answer = await createWith(
+      {
+        "x-gateway-provider": "bedrock",
+        "x-gateway-custom-host": upstream.url,
+        "x-gateway-aws-access-key-id": "AKIAIOSFODNN7BATCHECHO",
+        "x-gateway-aws-secret-access-key": AWS_SECRET,
+        "x-gateway-aws-region": "us-east-1",
+        "x-gateway-aws-batch-bucket": "batch-bucket",
+        "x-gateway-aws-batch-role-arn": "arn:aws:iam::123456789012:role/BedrockBatch",
+      },
+      "anthropic.claude-3-5-haiku-20241022-v1:0",
+    );
+    expect(answer.status).toBeGreaterThanOrEqual(500);
+    const text = JSON.stringify(answer.body);
+    expect(text).toContain("[redacted]");
+    expect(text).not.toContain("AKIAIOSFODNN7BATCHECHO");
+    expect(text).not.toMatch(/Signature=[0-9a-f]{16}/);
+    const stored = await storedText(answer.headers.get("x-gateway-log-id")!);
+    expect(stored).not.toContain("AKIAIOSFODNN7BATCHECHO");
+    expect(stored).not.toMatch(/Signature=[0-9a-f]{16}/);
+    expect((await call(gateway, "GET", "/health")).status).toBe(200);
+  });
+});
