@@ -2,27 +2,42 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI, { toFile } from "openai";
 import { sql } from "kysely";
 import { call, startGateway, type RunningGateway } from "./support/harness.ts";
-import { startRawUpstream, type RawUpstream } from "./support/raw-upstream.ts";
+import { startRawUpstream, writeWithBackpressure, type RawUpstream } from "./support/raw-upstream.ts";
 
 /**
  * The gateway's own batches against a provider's batch API that misbehaves: an error that quotes
- * the credentials the gateway sent. The client's answer and the stored log hold none of them,
- * and the gateway keeps serving.
+ * the credentials the gateway sent (the client's answer and the stored log hold none of them),
+ * and an answer that never ends (read up to the gateway's bound, then cut off with a 502). The
+ * gateway keeps serving.
  */
 
 const ANTHROPIC_KEY = "sk-ant-batch-echo-secret-0001";
 const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYBATCHECHO";
 let gateway: RunningGateway;
 let upstream: RawUpstream;
+/** Bytes the endless upstream has written, and whether its client went away. */
+const endless = { written: 0, closed: false };
 
 beforeAll(async () => {
   upstream = await startRawUpstream((_body, res, req) => {
+    if (req.url?.startsWith("/v1/endless/")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.on("close", () => (endless.closed = true));
+      const chunk = Buffer.from(`{"id":"msgbatch_1","padding":"${"x".repeat(64 * 1024)}`);
+      writeWithBackpressure(res, {
+        next: () => {
+          endless.written += chunk.byteLength;
+          return { done: false, value: chunk };
+        },
+      });
+      return;
+    }
     // A proxy in front of the provider that prints the request's credential headers in its error.
     const quoted = ["authorization", "x-api-key", "x-amz-content-sha256"].map((name) => `${name}=${String(req.headers[name] ?? "")}`).join(" ");
     res.writeHead(500, { "content-type": "application/json" });
     res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: `upstream failed for ${quoted}` }, message: `upstream failed for ${quoted}` }));
   });
-  gateway = await startGateway();
+  gateway = await startGateway({ GATEWAY_MAX_RESPONSE_BUFFER_BYTES: 1024 * 1024 });
 });
 
 afterAll(async () => {
@@ -75,6 +90,18 @@ describe("a batch provider that echoes the credentials it was sent", () => {
     const stored = await storedText(answer.headers.get("x-gateway-log-id")!);
     expect(stored).not.toContain("AKIAIOSFODNN7BATCHECHO");
     expect(stored).not.toMatch(/Signature=[0-9a-f]{16}/);
+    expect((await call(gateway, "GET", "/health")).status).toBe(200);
+  });
+});
+
+describe("a batch provider whose answer never ends", () => {
+  it("is read up to GATEWAY_MAX_RESPONSE_BUFFER_BYTES, cut off, and answered 502", async () => {
+    const answer = await createWith({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": `${upstream.url}/endless/v1`, authorization: `Bearer ${ANTHROPIC_KEY}` }, "claude-sonnet-4-5");
+    expect(answer.status).toBe(502);
+    expect(answer.body.error).toMatchObject({ type: "upstream_error", code: "upstream_error" });
+    expect(answer.body.error.message).toContain("GATEWAY_MAX_RESPONSE_BUFFER_BYTES");
+    await expect.poll(() => endless.closed).toBe(true);
+    expect(endless.written).toBeLessThan(64 * 1024 * 1024);
     expect((await call(gateway, "GET", "/health")).status).toBe(200);
   });
 });

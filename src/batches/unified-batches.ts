@@ -63,7 +63,7 @@ export async function createUnifiedBatch(request: CreateBatchRequest, deps: Unif
     const written = await callStorage(request.target, { method: "PUT", object: "input", body: api.value.storage!.input(input.value.lines) }, place, deps);
     if (!written.ok) return written;
   }
-  const created = await callProvider(request.target, call, deps);
+  const created = await callProvider(request.target, call, deps, "answer");
   if (!created.ok) return created;
   const answer = jsonAnswer(created.value, request.target);
   if (!answer.ok) return answer;
@@ -105,8 +105,8 @@ function placeOf(batchId: string, target: Target): Record<string, string> | null
 async function readResults(batch: GatewayBatch, api: BatchTransforms, state: BatchJobState, target: Target, deps: UnifiedBatchDeps): Promise<Result<string, GatewayError>> {
   let read: Result<string, GatewayError>;
   if (api.storage && batch.storage) read = await callStorage(target, { method: "GET", object: "results", jobId: batch.providerJobId, ...(state.resultsUrl && { location: state.resultsUrl }) }, batch.storage, deps);
-  else if (state.resultsUrl) read = await callProvider(target, { method: "GET", path: state.resultsUrl }, deps, api.results?.(batch.providerJobId));
-  else if (api.results) read = await callProvider(target, api.results(batch.providerJobId), deps);
+  else if (state.resultsUrl) read = await callProvider(target, { method: "GET", path: state.resultsUrl }, deps, "results", api.results?.(batch.providerJobId));
+  else if (api.results) read = await callProvider(target, api.results(batch.providerJobId), deps, "results");
   else read = ok("");
   if (!read.ok && (state.status === "cancelled" || state.status === "expired") && read.error.status === 404) return ok("");
   return read;
@@ -128,7 +128,7 @@ export async function refreshUnifiedBatch(batch: GatewayBatch, target: Target, c
   if (isFinished(batch)) return ok(batch);
   const api = batchApi(target);
   if (!api.ok) return api;
-  const read = await callProvider(target, api.value.status(batch.providerJobId), deps);
+  const read = await callProvider(target, api.value.status(batch.providerJobId), deps, "answer");
   if (!read.ok) return read;
   const answer = jsonAnswer(read.value, target);
   if (!answer.ok) return answer;
@@ -187,7 +187,7 @@ export async function cancelUnifiedBatch(batch: GatewayBatch, target: Target, de
   if (isFinished(batch)) return fail(new GatewayError("invalid_request", `Cannot cancel a batch with status ${batch.status}.`));
   const api = batchApi(target);
   if (!api.ok) return api;
-  const cancelled = await callProvider(target, api.value.cancel(batch.providerJobId), deps);
+  const cancelled = await callProvider(target, api.value.cancel(batch.providerJobId), deps, "answer");
   if (!cancelled.ok) return cancelled;
   const now = isoNow();
   await deps.batches.updateBatch(batch.workspaceId, batch.id, { status: "cancelling" }, now);

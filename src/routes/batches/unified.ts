@@ -35,6 +35,8 @@ export function unifiedBatchDeps(deps: GatewayDeps): UnifiedBatchDeps {
     batches: deps.store.batches,
     fetch: deps.fetch,
     timeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
+    maxAnswerBytes: deps.config.GATEWAY_MAX_RESPONSE_BUFFER_BYTES,
+    maxResultsBytes: deps.config.GATEWAY_MAX_UPLOAD_BYTES,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
     log: (entry) => deps.logWriter.enqueue(entry),
   };
