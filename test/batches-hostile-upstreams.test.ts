@@ -105,3 +105,53 @@ describe("a batch provider whose answer never ends", () => {
     expect((await call(gateway, "GET", "/health")).status).toBe(200);
   });
 });
+
+describe("a batch provider whose results are broken", () => {
+  let broken: RawUpstream;
+  /** The results file the stand-in serves once the batch has ended. */
+  let results = "";
+
+  beforeAll(async () => {
+    // Anthropic's Message Batches shapes (https://docs.anthropic.com/en/api/creating-message-batches), ended at once.
+    broken = await startRawUpstream((_body, res, req) => {
+      res.writeHead(200, { "content-type": req.url?.endsWith("/results") ? "application/x-jsonl" : "application/json" });
+      if (req.url?.endsWith("/results")) return res.end(results);
+      const view = { id: "msgbatch_broken", type: "message_batch", processing_status: req.method === "POST" ? "in_progress" : "ended", request_counts: { processing: 0, succeeded: 2, errored: 0, canceled: 0, expired: 0 } };
+      res.end(JSON.stringify({ ...view, results_url: req.method === "POST" ? null : `${broken.url}/messages/batches/msgbatch_broken/results` }));
+    });
+  });
+
+  afterAll(async () => {
+    await broken?.close();
+  });
+
+  const message = (text: string) => ({ id: `msg_${text}`, type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 2 } });
+
+  async function finish(lines: string[]): Promise<{ batch: any; answer: { status: number; body: any } }> {
+    const headers = { "x-gateway-provider": "anthropic", "x-gateway-custom-host": broken.url, authorization: `Bearer ${ANTHROPIC_KEY}` };
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "unused", maxRetries: 0, defaultHeaders: { "x-gateway-api-key": gateway.adminKey, ...headers } });
+    const file = await client.files.create({ file: await toFile(Buffer.from(`${lines.join("\n")}\n`), "input.jsonl"), purpose: "batch" });
+    const batch = await client.batches.create({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" });
+    const answer = await call(gateway, "GET", `/v1/batches/${batch.id}`, { headers: { "x-gateway-api-key": gateway.adminKey, ...headers } });
+    return { batch, answer };
+  }
+
+  const input = (customId: string) => JSON.stringify({ custom_id: customId, method: "POST", url: "/v1/chat/completions", body: { model: "claude-sonnet-4-5", max_tokens: 10, messages: [{ role: "user", content: "hi" }] } });
+
+  it("a request answered twice is in the output and the log once, and the counts add up", async () => {
+    results = [
+      JSON.stringify({ custom_id: "a", result: { type: "succeeded", message: message("first") } }),
+      JSON.stringify({ custom_id: "a", result: { type: "succeeded", message: message("again") } }),
+      JSON.stringify({ custom_id: "b", result: { type: "succeeded", message: message("bee") } }),
+    ].join("\n");
+    const { batch, answer } = await finish([input("a"), input("b")]);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ status: "completed", request_counts: { total: 2, completed: 2, failed: 0 } });
+    const output = await call(gateway, "GET", `/v1/files/${answer.body.output_file_id}/content`, { headers: { "x-gateway-api-key": gateway.adminKey, "x-gateway-provider": "anthropic" } });
+    const customIds = String(output.body).trim().split("\n").map((text) => (JSON.parse(text) as { custom_id: string }).custom_id);
+    expect(customIds.sort()).toEqual(["a", "b"]);
+    await gateway.flushLogs();
+    const { rows } = await sql<{ custom_id: string }>`select json_extract(metadata, '$.custom_id') as custom_id from logs where route = 'createBatch' and json_extract(metadata, '$.batch_id') = ${batch.id}`.execute(gateway.gateway.deps.store.db);
+    expect(rows.map((row) => row.custom_id).sort()).toEqual(["a", "b"]);
+  });
+});

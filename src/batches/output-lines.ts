@@ -37,10 +37,12 @@ export function batchOutput(
 ): BatchOutput {
   const out: BatchOutput = { output: [], errors: [], entries: [], succeeded: 0, failed: 0 };
   const translate = context.provider.operations.createChatCompletion?.response;
+  const seen = new Set<string>();
   for (const result of results) {
-    // A line the input never had is not the client's: it is left out.
+    // A line the input never had is not the client's, and a request answered twice counts once (its first answer): both are left out.
     const clientBody = context.clientBodies.get(result.customId);
-    if (!clientBody) continue;
+    if (!clientBody || seen.has(result.customId)) continue;
+    seen.add(result.customId);
     const id = requestLineId(context.batchId, result.customId);
     const model = String(clientBody.model);
     if (result.kind === "succeeded") {
