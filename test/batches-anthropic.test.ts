@@ -183,6 +183,22 @@ describe("bad input to a batch on Anthropic", () => {
     expect((await client.batches.retrieve(batch.id)).id).toBe(batch.id);
   });
 
+  it("refuses to delete the input file of a running batch, which then finishes; once finished the file may go", async () => {
+    const client = claude(gateway);
+    const fileId = await upload(client, [line("kept", "capital of France")]);
+    const batch = await client.batches.create({ input_file_id: fileId, endpoint: "/v1/chat/completions", completion_window: "24h" });
+    const refused = await call(gateway, "DELETE", `/v1/files/${fileId}`, { headers: claudeHeaders(gateway) });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ type: "invalid_request_error", param: "file_id" });
+    expect(refused.body.error.message).toContain(batch.id);
+    let done = await client.batches.retrieve(batch.id);
+    while (done.status === "in_progress") done = await client.batches.retrieve(batch.id);
+    expect(done).toMatchObject({ status: "completed", request_counts: { total: 1, completed: 1 } });
+    expect(await client.files.delete(fileId)).toMatchObject({ id: fileId, deleted: true });
+    // The finished batch is answered from its record.
+    expect((await client.batches.retrieve(batch.id)).status).toBe("completed");
+  });
+
   it("refuses a file for another purpose and an endpoint other than chat completions", async () => {
     const client = claude(gateway);
     await expect(client.files.create({ file: await toFile(Buffer.from("{}\n"), "t.jsonl"), purpose: "fine-tune" })).rejects.toMatchObject({ status: 400 });

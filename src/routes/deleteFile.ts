@@ -18,6 +18,9 @@ export const registerDeleteFile = proxiedRoute(deleteFileRoute, deleteFileOperat
 async function deleteKeptFile(c: Context<GatewayEnv>, deps: GatewayDeps): Promise<Response | null> {
   const id = c.req.param("file_id") ?? "";
   if (!isGatewayFileId(id)) return null;
-  if (!(await deps.store.batches.deleteFile(c.get("auth").workspaceId, id))) throw new GatewayError("not_found", `No file ${id}.`, { param: "file_id" });
-  return c.json({ id, object: "file", deleted: true }, 200);
+  const result = await deps.store.batches.deleteFile(c.get("auth").workspaceId, id);
+  if (result.deleted) return c.json({ id, object: "file", deleted: true }, 200);
+  // The batch's results are translated against its input: the file stays until the batch has finished.
+  if (result.runningBatchId) throw new GatewayError("invalid_request", `File ${id} is the input of batch ${result.runningBatchId}, which has not finished: delete it once the batch has finished (or been cancelled).`, { param: "file_id" });
+  throw new GatewayError("not_found", `No file ${id}.`, { param: "file_id" });
 }

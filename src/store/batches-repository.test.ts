@@ -60,8 +60,19 @@ describe.each(TEST_DATABASES)("gateway batches on $name", ({ create }) => {
     expect(await batches.getFile("ws-a", "file-gw01")).toEqual(file);
     expect(await batches.getFile("ws-b", "file-gw01")).toBeNull();
     expect(await batches.listFiles("ws-a", 10)).toEqual([{ workspaceId: "ws-a", id: "file-gw01", purpose: "batch", filename: "in.jsonl", bytes: 3, createdAt: "2026-03-01T00:00:00.000Z" }]);
-    expect(await batches.deleteFile("ws-b", "file-gw01")).toBe(false);
-    expect(await batches.deleteFile("ws-a", "file-gw01")).toBe(true);
+    expect(await batches.deleteFile("ws-b", "file-gw01")).toEqual({ deleted: false, runningBatchId: null });
+    expect(await batches.deleteFile("ws-a", "file-gw01")).toEqual({ deleted: true });
     expect(await batches.getFile("ws-a", "file-gw01")).toBeNull();
+  });
+
+  it("keeps a file while a batch that has not finished reads it", async () => {
+    const batches = store().batches;
+    const file = { workspaceId: "ws-a", id: "file-gw07", purpose: "batch", filename: "in.jsonl", bytes: 3, content: "{}\n", createdAt: "2026-03-01T00:00:00.000Z" };
+    await batches.putFile(file);
+    await batches.putBatch({ ...batch("ws-a", "batch_gw07"), inputFileId: "file-gw07" });
+    expect(await batches.deleteFile("ws-a", "file-gw07")).toEqual({ deleted: false, runningBatchId: "batch_gw07" });
+    expect(await batches.getFile("ws-a", "file-gw07")).toEqual(file);
+    await batches.updateBatch("ws-a", "batch_gw07", { status: "completed" }, "2026-03-01T01:00:00.000Z");
+    expect(await batches.deleteFile("ws-a", "file-gw07")).toEqual({ deleted: true });
   });
 });

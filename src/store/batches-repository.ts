@@ -53,7 +53,11 @@ export interface BatchesRepository {
   getFile(workspaceId: string, id: string): Promise<GatewayFile | null>;
   /** Newest first, without their content. */
   listFiles(workspaceId: string, limit: number): Promise<Omit<GatewayFile, "content">[]>;
-  deleteFile(workspaceId: string, id: string): Promise<boolean>;
+  /**
+   * Deletes a file unless a batch that has not finished reads it (its results are translated
+   * against it): `deleted`, `missing`, or the running batch's id.
+   */
+  deleteFile(workspaceId: string, id: string): Promise<{ deleted: true } | { deleted: false; runningBatchId: string | null }>;
   putBatch(batch: GatewayBatch): Promise<void>;
   getBatch(workspaceId: string, id: string): Promise<GatewayBatch | null>;
   /** Newest first; `after` is the id the page starts after. */
@@ -91,8 +95,18 @@ export function createBatchesRepository(db: Kysely<Database>): BatchesRepository
       return rows.map(fileOf);
     },
     async deleteFile(workspaceId, id) {
-      const result = await db.deleteFrom("gateway_files").where("workspace_id", "=", workspaceId).where("id", "=", id).executeTakeFirst();
-      return result.numDeletedRows > 0n;
+      const running = (input: string) =>
+        db.selectFrom("gateway_batches").select("id").where("workspace_id", "=", workspaceId).where("input_file_id", "=", input).where("status", "not in", FINISHED);
+      // One statement: a file is never deleted under a batch that reads it.
+      const result = await db
+        .deleteFrom("gateway_files")
+        .where("workspace_id", "=", workspaceId)
+        .where("id", "=", id)
+        .where(({ not, exists }) => not(exists(running(id))))
+        .executeTakeFirst();
+      if (result.numDeletedRows > 0n) return { deleted: true };
+      const batch = await running(id).executeTakeFirst();
+      return { deleted: false, runningBatchId: batch?.id ?? null };
     },
     async putBatch(batch) {
       await db.insertInto("gateway_batches").values(rowOf(batch)).execute();
