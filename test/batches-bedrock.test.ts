@@ -105,13 +105,17 @@ describe("a batch on Bedrock batch inference, through the official openai client
 
   it("stops a running job: cancelling, then cancelled with every request in the error file", async () => {
     const openai = client();
-    const batch = await openai.batches.create({ input_file_id: await upload([line("a", "capital of France")]), endpoint: "/v1/chat/completions", completion_window: "24h" });
+    const batch = await openai.batches.create({ input_file_id: await upload([line("a", "capital of France"), line("b", "capital of Spain")]), endpoint: "/v1/chat/completions", completion_window: "24h" });
     expect((await openai.batches.cancel(batch.id)).status).toBe("cancelling");
     expect(bedrock.received.some((request) => request.method === "POST" && request.path.endsWith("/stop"))).toBe(true);
     expect((await openai.batches.retrieve(batch.id)).status).toBe("cancelling");
     const stopped = await openai.batches.retrieve(batch.id);
-    expect(stopped).toMatchObject({ status: "cancelled", request_counts: { total: 1, completed: 0, failed: 1 } });
+    expect(stopped).toMatchObject({ status: "cancelled", request_counts: { total: 2, completed: 0, failed: 2 } });
     expect(stopped.output_file_id).toBeUndefined();
+    // The job wrote no results: each request not run is in the error file, as OpenAI lists them.
+    const errors = (await (await openai.files.content(stopped.error_file_id!)).text()).trim().split("\n").map((text) => JSON.parse(text));
+    expect(errors.map((entry) => entry.custom_id).sort()).toEqual(["a", "b"]);
+    for (const entry of errors) expect(entry).toMatchObject({ response: null, error: { code: "batch_canceled" } });
   });
 });
 

@@ -99,7 +99,11 @@ describe("a batch on Vertex AI batch prediction, through the official openai cli
     expect((await openai.batches.cancel(batch.id)).status).toBe("cancelling");
     expect(vertex.received.some((request) => request.method === "POST" && request.path.endsWith(":cancel"))).toBe(true);
     expect((await openai.batches.retrieve(batch.id)).status).toBe("cancelling");
-    expect(await openai.batches.retrieve(batch.id)).toMatchObject({ status: "cancelled", request_counts: { total: 1, completed: 0, failed: 1 } });
+    const stopped = await openai.batches.retrieve(batch.id);
+    expect(stopped).toMatchObject({ status: "cancelled", request_counts: { total: 1, completed: 0, failed: 1 } });
+    // The job wrote no predictions: the request not run is in the error file, as OpenAI lists it.
+    const errors = (await (await openai.files.content(stopped.error_file_id!)).text()).trim().split("\n").map((text) => JSON.parse(text));
+    expect(errors).toEqual([expect.objectContaining({ response: null, error: expect.objectContaining({ code: "batch_canceled" }) })]);
   });
 });
 

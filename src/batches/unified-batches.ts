@@ -8,7 +8,7 @@ import { fail, GatewayError, ok, type Result } from "../errors.ts";
 import { isoNow } from "../lib/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import type { Target } from "../operation/target.ts";
-import type { BatchJobState, BatchTransforms } from "../providers/batch.ts";
+import type { BatchJobState, BatchLineResult, BatchTransforms, TranslatedLine } from "../providers/batch.ts";
 import type { BatchesRepository, GatewayBatch } from "../store/batches-repository.ts";
 import { newBatchId, resultFileId } from "./ids.ts";
 import { BATCH_ENDPOINT, translateInput } from "./input-lines.ts";
@@ -149,7 +149,7 @@ export async function refreshUnifiedBatch(batch: GatewayBatch, target: Target, c
   const input = await deps.batches.getFile(batch.workspaceId, batch.inputFileId);
   const translated = input ? translateInput(input.content, target.provider) : null;
   if (!translated?.ok) return fail(new GatewayError("not_found", `The input file ${batch.inputFileId} of batch ${batch.id} is gone: its results cannot be translated.`));
-  const output = batchOutput(api.value.readResults(results.value, translated.value.lines), {
+  const output = batchOutput(withNotRun(api.value.readResults(results.value, translated.value.lines), translated.value.lines, state.status), {
     batchId: batch.id,
     provider: target.provider,
     clientBodies: translated.value.clientBodies,
@@ -167,6 +167,19 @@ export async function refreshUnifiedBatch(batch: GatewayBatch, target: Target, c
   const change = { status: state.status, requestCounts: counts, outputFileId, errorFileId, finishedAt: now };
   await deps.batches.updateBatch(batch.workspaceId, batch.id, change, now);
   return ok({ ...batch, ...change, updatedAt: now });
+}
+
+/**
+ * A cancelled or expired job's results, with each request it has no result for (a job stopped
+ * before writing any has none) as not run: the error file lists every request, as OpenAI's does.
+ */
+function withNotRun(results: BatchLineResult[], lines: readonly TranslatedLine[], status: string): BatchLineResult[] {
+  if (status !== "cancelled" && status !== "expired") return results;
+  const answered = new Set(results.map((result) => result.customId));
+  const kind = status === "cancelled" ? "canceled" : "expired";
+  const message = status === "cancelled" ? "The batch was cancelled before this request ran." : "The batch expired before this request ran.";
+  const notRun = lines.filter((line) => !answered.has(line.customId)).map((line): BatchLineResult => ({ customId: line.customId, kind, status: 408, code: `batch_${kind}`, message }));
+  return [...results, ...notRun];
 }
 
 async function putResultFile(deps: UnifiedBatchDeps, batch: GatewayBatch, id: string, kind: "output" | "error", lines: string[]): Promise<void> {
