@@ -7,8 +7,8 @@ import { startRawUpstream, writeWithBackpressure, type RawUpstream } from "./sup
 /**
  * The gateway's own batches against a provider's batch API that misbehaves: an error that quotes
  * the credentials the gateway sent (the client's answer and the stored log hold none of them),
- * and an answer that never ends (read up to the gateway's bound, then cut off with a 502). The
- * gateway keeps serving.
+ * an answer that never ends (read up to the gateway's bound, then cut off with a 502), and one
+ * that never comes (cut at the request's own timeout). The gateway keeps serving.
  */
 
 const ANTHROPIC_KEY = "sk-ant-batch-echo-secret-0001";
@@ -20,6 +20,11 @@ const endless = { written: 0, closed: false };
 
 beforeAll(async () => {
   upstream = await startRawUpstream((_body, res, req) => {
+    if (req.url?.startsWith("/v1/slow/")) {
+      // Answers long after any timeout the test sets; closed with the server.
+      setTimeout(() => res.destroyed || res.end("{}"), 60_000).unref();
+      return;
+    }
     if (req.url?.startsWith("/v1/endless/")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.on("close", () => (endless.closed = true));
@@ -153,5 +158,16 @@ describe("a batch provider whose results are broken", () => {
     await gateway.flushLogs();
     const { rows } = await sql<{ custom_id: string }>`select json_extract(metadata, '$.custom_id') as custom_id from logs where route = 'createBatch' and json_extract(metadata, '$.batch_id') = ${batch.id}`.execute(gateway.gateway.deps.store.db);
     expect(rows.map((row) => row.custom_id).sort()).toEqual(["a", "b"]);
+  });
+});
+
+describe("a batch provider that does not answer", () => {
+  it("is cut off at the request's x-gateway-request-timeout with a 408, not at the gateway's default", async () => {
+    const started = performance.now();
+    const answer = await createWith({ "x-gateway-provider": "anthropic", "x-gateway-custom-host": `${upstream.url}/slow/v1`, authorization: `Bearer ${ANTHROPIC_KEY}`, "x-gateway-request-timeout": "300" }, "claude-sonnet-4-5");
+    expect(answer.status).toBe(408);
+    expect(answer.body.error).toMatchObject({ type: "timeout_error", code: "request_timeout" });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect((await call(gateway, "GET", "/health")).status).toBe(200);
   });
 });

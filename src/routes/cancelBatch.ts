@@ -24,5 +24,5 @@ async function unifiedCancel(c: Context<GatewayEnv>, deps: GatewayDeps): Promise
   const batch = await deps.store.batches.getBatch(c.get("auth").workspaceId, id);
   if (!batch) throw new GatewayError("not_found", `No batch ${id}.`, { param: "batch_id" });
   const target = valueOf(checkBatchTarget(batch, valueOf(await requestTarget(c, deps, cancelBatchRoute.operationId))));
-  return c.json(batchObject(valueOf(await cancelUnifiedBatch(batch, target, unifiedBatchDeps(deps)))), 200);
+  return c.json(batchObject(valueOf(await cancelUnifiedBatch(batch, target, unifiedBatchDeps(c, deps)))), 200);
 }

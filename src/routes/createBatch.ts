@@ -43,7 +43,7 @@ async function unifiedBatch(c: Context<GatewayEnv>, deps: GatewayDeps): Promise<
       completionWindow: body.completion_window,
       metadata: body.metadata ?? null,
     },
-    unifiedBatchDeps(deps),
+    unifiedBatchDeps(c, deps),
   );
   return c.json(batchObject(valueOf(batch)), 200);
 }

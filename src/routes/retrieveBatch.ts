@@ -25,6 +25,6 @@ async function unifiedBatch(c: Context<GatewayEnv>, deps: GatewayDeps): Promise<
   if (!batch) throw new GatewayError("not_found", `No batch ${id}.`, { param: "batch_id" });
   if (isFinished(batch)) return c.json(batchObject(batch), 200);
   const target = valueOf(checkBatchTarget(batch, valueOf(await requestTarget(c, deps, retrieveBatchRoute.operationId))));
-  const current = valueOf(await refreshUnifiedBatch(batch, target, batchCaller(c, target), unifiedBatchDeps(deps)));
+  const current = valueOf(await refreshUnifiedBatch(batch, target, batchCaller(c, target), unifiedBatchDeps(c, deps)));
   return c.json(batchObject(current), 200);
 }

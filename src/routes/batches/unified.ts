@@ -8,6 +8,7 @@ import type { GatewayDeps } from "../../deps.ts";
 import type { GatewayError, Result } from "../../errors.ts";
 import type { Target } from "../../operation/target.ts";
 import { batchTarget } from "../../batches/batch-target.ts";
+import { requestTimeout } from "../../pipeline/request-config.ts";
 import type { BatchCaller } from "../../batches/output-lines.ts";
 import type { UnifiedBatchDeps } from "../../batches/unified-batches.ts";
 import { targetHeaders } from "../proxy/proxy-route.ts";
@@ -30,11 +31,12 @@ export function batchCaller(c: Context<GatewayEnv>, target: Target): BatchCaller
   return { organisationId: auth.organisationId, workspaceId: auth.workspaceId, apiKeyId: auth.keyId, virtualKeyId: target.virtualKeyId };
 }
 
-export function unifiedBatchDeps(deps: GatewayDeps): UnifiedBatchDeps {
+export function unifiedBatchDeps(c: Context<GatewayEnv>, deps: GatewayDeps): UnifiedBatchDeps {
   return {
     batches: deps.store.batches,
     fetch: deps.fetch,
-    timeoutMs: deps.config.GATEWAY_REQUEST_TIMEOUT_MS,
+    // Each call to the provider is held to the request's own timeout, as a chat call is.
+    timeoutMs: requestTimeout(validatedHeaders(c)["x-gateway-request-timeout"], deps.config.GATEWAY_REQUEST_TIMEOUT_MS),
     maxAnswerBytes: deps.config.GATEWAY_MAX_RESPONSE_BUFFER_BYTES,
     maxResultsBytes: deps.config.GATEWAY_MAX_UPLOAD_BYTES,
     maxLoggedBodyBytes: deps.config.GATEWAY_MAX_LOGGED_BODY_BYTES,
