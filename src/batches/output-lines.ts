@@ -11,7 +11,7 @@ import { isoNow, uuidv7 } from "../lib/ids.ts";
 import type { LogEntry } from "../logging/log-entry.ts";
 import { computeBatchCostUsd } from "../operation/cost.ts";
 import type { BatchLineResult } from "../providers/batch.ts";
-import type { JsonObject, Provider } from "../providers/provider.ts";
+import { isUnusableAnswer, type JsonObject, type Provider } from "../providers/provider.ts";
 import { requestLineId } from "./ids.ts";
 
 export interface BatchOutput {
@@ -47,6 +47,13 @@ export function batchOutput(
     const model = String(clientBody.model);
     if (result.kind === "succeeded") {
       const completion = translate ? translate(result.answer, { clientBody, model }) : result.answer;
+      if (isUnusableAnswer(completion)) {
+        // The provider's answer lacks what a completion needs: the line failed upstream.
+        const { code, message } = completion.unusable;
+        out.errors.push(JSON.stringify({ id, custom_id: result.customId, response: null, error: { code, message } }));
+        out.failed += 1;
+        continue;
+      }
       const requestId = typeof result.answer.id === "string" ? result.answer.id : id;
       out.output.push(JSON.stringify({ id, custom_id: result.customId, response: { status_code: 200, request_id: requestId, body: completion }, error: null }));
       out.entries.push({ customId: result.customId, entry: lineEntry(context, result.customId, clientBody, model, { status: 200, body: completion, error: null }) });

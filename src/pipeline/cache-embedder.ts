@@ -1,7 +1,7 @@
 import type { Embedder, EmbedderResult } from "../cache/semantic-lookup.ts";
 import { fixedUpstream, transformsKey, type OperationDescriptor } from "../operation/descriptor.ts";
 import { callUpstream, type FetchLike } from "../net/upstream-call.ts";
-import type { JsonObject } from "../providers/provider.ts";
+import { isUnusableAnswer, type JsonObject } from "../providers/provider.ts";
 import type { Target } from "../operation/target.ts";
 import { resolveTarget, type TargetResolverDeps } from "./target-resolution.ts";
 import { buildUpstreamRequest } from "./upstream-request.ts";
@@ -64,7 +64,7 @@ async function embed(target: Target, text: string, deps: CacheEmbeddingDeps): Re
   if (typeof answer !== "object" || answer === null || Array.isArray(answer)) return { ok: false, reason: "the embedding target answered with no embedding" };
   const transforms = target.provider.operations[transformsKey(embeddings)];
   const read = transforms?.response ? transforms.response(answer as JsonObject, { clientBody: body, model: target.model ?? "" }) : (answer as JsonObject);
-  const vector = firstEmbedding(read);
+  const vector = isUnusableAnswer(read) ? null : firstEmbedding(read);
   return vector ? { ok: true, vector } : { ok: false, reason: "the embedding target answered with no embedding" };
 }
 

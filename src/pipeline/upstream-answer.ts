@@ -1,5 +1,5 @@
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { JsonObject } from "../providers/provider.ts";
+import { isUnusableAnswer, type JsonObject } from "../providers/provider.ts";
 import type { PendingEnding } from "../logging/outcome.ts";
 import { capText } from "../lib/body-capture.ts";
 import type { HookResults } from "./guardrail-stage.ts";
@@ -135,6 +135,8 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
   const ending = () => ({ status: upstream.status, error: null, response: logged, firstTokenAt: answeredAt });
   if (!whole) return ok({ response: { status: upstream.status, headers: json, body: answer.value.text }, ending: ending() });
   const provided = transforms?.response ? transforms.response(answer.value.value, { clientBody: context.clientBody ?? {}, model: candidate.target.model ?? "" }) : answer.value.value;
+  // A 2xx answer without what was asked for fails its attempt, as an upstream error does.
+  if (isUnusableAnswer(provided)) return fail({ error: provided.unusable, refused: { answeredAt, response: logged }, attemptFailed: true });
   const value = operation.translated ? operation.translated.response(provided) : provided;
   if (translated) {
     // The log keeps the answer as the client gets it.

@@ -12,22 +12,22 @@ const paramOf = (result: ReturnType<typeof request>): string | null | undefined 
 describe("embeddings answers", () => {
   it("encodes floats as little-endian float32 base64 when the client asked, as OpenAI does", () => {
     expect(base64Vector([1, -2])).toBe(Buffer.from(new Float32Array([1, -2]).buffer).toString("base64"));
-    const answer = embeddingsAnswer([[0.5]], { clientBody: { encoding_format: "base64" }, model: "m" }, null);
+    const answer = embeddingsAnswer([[0.5]], { clientBody: { input: "x", encoding_format: "base64" }, model: "m" }, null, "P");
     expect(answer).toEqual({ object: "list", data: [{ object: "embedding", index: 0, embedding: base64Vector([0.5]) }], model: "m" });
   });
 
   it("reads Gemini's single and batch answers, with usage only when reported", () => {
-    const context = { clientBody: {}, model: "g" };
-    expect(geminiEmbeddings.response!({ embedding: { values: [1, 2] } }, context)).toMatchObject({ data: [{ embedding: [1, 2] }] });
-    expect(geminiEmbeddings.response!({ embeddings: [{ values: [1] }, { values: [2] }], usageMetadata: { promptTokenCount: 4 } }, context)).toMatchObject({
+    expect(geminiEmbeddings.response!({ embedding: { values: [1, 2] } }, { clientBody: { input: "a" }, model: "g" })).toMatchObject({ data: [{ embedding: [1, 2] }] });
+    const batch = { clientBody: { input: ["a", "b"] }, model: "g" };
+    expect(geminiEmbeddings.response!({ embeddings: [{ values: [1] }, { values: [2] }], usageMetadata: { promptTokenCount: 4 } }, batch)).toMatchObject({
       data: [{ index: 0, embedding: [1] }, { index: 1, embedding: [2] }],
       usage: { prompt_tokens: 4, total_tokens: 4 },
     });
   });
 
   it("reads Bedrock's Titan and Cohere answers", () => {
-    const context = { clientBody: {}, model: "b" };
-    expect(bedrockEmbeddings.response!({ embedding: [1], inputTextTokenCount: 3 }, context)).toMatchObject({ usage: { prompt_tokens: 3 } });
+    const context = { clientBody: { input: ["a", "b"] }, model: "b" };
+    expect(bedrockEmbeddings.response!({ embedding: [1], inputTextTokenCount: 3 }, { clientBody: { input: "a" }, model: "b" })).toMatchObject({ usage: { prompt_tokens: 3 } });
     expect(bedrockEmbeddings.response!({ embeddings: [[1], [2]], response_type: "embeddings_floats" }, context)).not.toHaveProperty("usage");
     expect(bedrockEmbeddings.response!({ embeddings: { float: [[1], [2]] } }, context)).toMatchObject({ data: [{ embedding: [1] }, { embedding: [2] }] });
   });

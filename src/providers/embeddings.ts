@@ -8,7 +8,7 @@
  * https://platform.openai.com/docs/api-reference/embeddings/create
  */
 import { GatewayError } from "../errors.ts";
-import type { JsonObject } from "./provider.ts";
+import type { JsonObject, UnusableAnswer } from "./provider.ts";
 
 /** The operation's id (`routes/createEmbedding.ts`): the key of a provider's embeddings transforms. */
 export const EMBEDDINGS_OPERATION = "createEmbedding";
@@ -47,20 +47,34 @@ export function base64Vector(values: readonly number[]): string {
   return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString("base64");
 }
 
-/** The numbers of a provider's vector; anything else in it is left out. */
-export function numbersOf(value: unknown): number[] {
-  return Array.isArray(value) ? value.filter((item): item is number => typeof item === "number") : [];
+/** A provider's vector as numbers; null when it is not a non-empty list of finite numbers. */
+export function numbersOf(value: unknown): number[] | null {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "number" && Number.isFinite(item)) ? (value as number[]) : null;
 }
 
 /**
  * The OpenAI embeddings answer: one item per vector in input order, encoded as the client asked;
- * `usage` only when the provider counted the input tokens.
+ * `usage` only when the provider counted the input tokens. A 2xx answer without one vector of
+ * numbers per input is unusable (a 502 naming `provider`): a client reading `data[i]` for its
+ * `i`th input must never get another input's vector, an empty one or none.
  */
-export function embeddingsAnswer(vectors: readonly number[][], context: { clientBody: JsonObject; model: string }, promptTokens: number | null): JsonObject {
+export function embeddingsAnswer(
+  vectors: readonly (number[] | null)[],
+  context: { clientBody: JsonObject; model: string },
+  promptTokens: number | null,
+  provider: string,
+): JsonObject | UnusableAnswer {
+  const { input } = context.clientBody;
+  const inputs = Array.isArray(input) ? input.length : 1;
+  const missing = vectors.findIndex((values) => values === null);
+  if (vectors.length !== inputs || missing !== -1) {
+    const what = vectors.length !== inputs ? `${vectors.length} vectors for ${inputs} inputs` : `no vector of numbers for input ${missing}`;
+    return { unusable: new GatewayError("upstream_error", `${provider} answered with ${what}; the gateway does not pass it on.`) };
+  }
   const base64 = context.clientBody.encoding_format === "base64";
   const answer: JsonObject = {
     object: "list",
-    data: vectors.map((values, index) => ({ object: "embedding", index, embedding: base64 ? base64Vector(values) : values })),
+    data: (vectors as readonly number[][]).map((values, index) => ({ object: "embedding", index, embedding: base64 ? base64Vector(values) : values })),
     model: context.model,
   };
   if (promptTokens !== null) answer.usage = { prompt_tokens: promptTokens, total_tokens: promptTokens };

@@ -3,7 +3,7 @@
  * optional pure transforms per operation. The core never names a provider; it looks up the
  * transforms of the operation it runs and otherwise passes requests and answers as they are.
  */
-import type { GatewayError } from "../errors.ts";
+import { GatewayError } from "../errors.ts";
 import type { StreamProtocol, StreamTranslator } from "../streams/stream-protocol.ts";
 import type { FetchLike, UpstreamRequest } from "../net/upstream-call.ts";
 import type { BatchTransforms } from "./batch.ts";
@@ -18,6 +18,16 @@ export interface AuthorizeContext {
 
 /** A JSON object body (request or answer). */
 export type JsonObject = Record<string, unknown>;
+
+/** A provider's 2xx answer a response transform cannot turn into the client's answer: the gateway's error for it. */
+export interface UnusableAnswer {
+  unusable: GatewayError;
+}
+
+/** True for a response transform's `UnusableAnswer` (an answer object never holds a GatewayError). */
+export function isUnusableAnswer(value: JsonObject | UnusableAnswer): value is UnusableAnswer {
+  return (value as UnusableAnswer).unusable instanceof GatewayError;
+}
 
 /**
  * The upstream credentials of one target, by auth style. Each style is what one family of
@@ -83,9 +93,11 @@ export interface OperationTransforms {
   request?(body: JsonObject, context: { model: string; stream: boolean }): { body: JsonObject; path?: string } | { error: GatewayError };
   /**
    * A successful JSON answer in the client's format; `clientBody` is the request as the client
-   * sent it, `model` the model as the target sent it.
+   * sent it, `model` the model as the target sent it. Or the error for a 2xx answer that does not
+   * hold what the request asked for (an embedding per input, an image), which the client gets
+   * instead of an answer that silently lacks it.
    */
-  response?(answer: JsonObject, context: { clientBody: JsonObject; model: string }): JsonObject;
+  response?(answer: JsonObject, context: { clientBody: JsonObject; model: string }): JsonObject | UnusableAnswer;
   /** A new translator of the provider's stream events into the client's, one per stream. */
   stream?(clientBody: JsonObject, context: { model: string }): StreamTranslator;
 }

@@ -9,7 +9,7 @@ import type { JsonObject, Provider } from "./provider.ts";
 
 const client: JsonObject = { model: "m", query: "q", documents: ["one", { text: "two" }], top_n: 1, return_documents: true, truncation: false };
 const send = (provider: Provider, body: JsonObject = client) => provider.operations.createRerank!.request!(body, { model: "m", stream: false });
-const answerOf = (provider: Provider, answer: JsonObject, clientBody: JsonObject = client) => provider.operations.createRerank!.response!(answer, { clientBody, model: "m" });
+const answerOf = (provider: Provider, answer: JsonObject, clientBody: JsonObject = client): JsonObject => provider.operations.createRerank!.response!(answer, { clientBody, model: "m" }) as JsonObject;
 
 describe("rerank transforms", () => {
   it("Cohere: strings at /v2/rerank, search units as usage, documents from the request", () => {

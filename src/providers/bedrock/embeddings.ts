@@ -48,10 +48,10 @@ export const bedrockEmbeddings: OperationTransforms = {
     return refuse(`AWS Bedrock embeds through InvokeModel with Amazon Titan Text Embeddings or Cohere Embed models; ${model.slice(0, 100)} is not one.`, "model");
   },
   response(answer, context) {
-    if (Array.isArray(answer.embedding)) return embeddingsAnswer([numbersOf(answer.embedding)], context, tokenCount(answer.inputTextTokenCount));
+    if (Array.isArray(answer.embedding)) return embeddingsAnswer([numbersOf(answer.embedding)], context, tokenCount(answer.inputTextTokenCount), "AWS Bedrock");
     // Cohere: a list of vectors, or (with `embedding_types`) one list per type.
     const embeddings = answer.embeddings;
     const lists = Array.isArray(embeddings) ? embeddings : embeddings && typeof embeddings === "object" ? (embeddings as JsonObject).float : undefined;
-    return embeddingsAnswer(Array.isArray(lists) ? lists.map(numbersOf) : [], context, null);
+    return embeddingsAnswer(Array.isArray(lists) ? lists.map(numbersOf) : [], context, null, "AWS Bedrock");
   },
 };

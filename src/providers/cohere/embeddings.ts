@@ -37,6 +37,6 @@ export const cohereEmbeddings: OperationTransforms = {
   response(answer, context) {
     const floats = field(answer.embeddings, "float");
     const vectors = Array.isArray(floats) ? floats.map(numbersOf) : [];
-    return embeddingsAnswer(vectors, context, tokenCount(field(field(answer.meta, "billed_units"), "input_tokens")));
+    return embeddingsAnswer(vectors, context, tokenCount(field(field(answer.meta, "billed_units"), "input_tokens")), "Cohere");
   },
 };

@@ -32,6 +32,6 @@ export const geminiEmbeddings: OperationTransforms = {
     const embeddings = Array.isArray(answer.embeddings) ? answer.embeddings : [answer.embedding];
     const vectors = embeddings.map((embedding) => numbersOf(isObject(embedding) ? embedding.values : undefined));
     const usage = isObject(answer.usageMetadata) ? tokenCount(answer.usageMetadata.promptTokenCount) : null;
-    return embeddingsAnswer(vectors, context, usage);
+    return embeddingsAnswer(vectors, context, usage, "Google Gemini");
   },
 };

@@ -33,6 +33,6 @@ export const vertexEmbeddings: OperationTransforms = {
       if (counted !== null) tokens = (tokens ?? 0) + counted;
       return numbersOf(embeddings.values);
     });
-    return embeddingsAnswer(vectors, context, tokens);
+    return embeddingsAnswer(vectors, context, tokens, "Google Vertex AI");
   },
 };

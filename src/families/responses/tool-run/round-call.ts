@@ -8,6 +8,7 @@ import { buildUpstreamRequest } from "../../../pipeline/upstream-request.ts";
 import type { RoundCall } from "./tool-run.ts";
 import type { ToolRunContext } from "./tool-run-context.ts";
 import type { FetchLike } from "../../../net/upstream-call.ts";
+import { isUnusableAnswer } from "../../../providers/provider.ts";
 
 export interface RoundCallDeps {
   fetch: FetchLike;
@@ -53,6 +54,7 @@ export function roundCall(
     if (!read.ok) return { ok: false, failure: fail(read.error.error) };
     if (read.value.kind !== "whole") return { ok: false, failure: fail(new GatewayError("upstream_error", `${target.provider.name} answered a tool-run round with no JSON object.`)) };
     const response = transforms?.response ? transforms.response(read.value.value, { clientBody: body, model: target.model ?? "" }) : read.value.value;
+    if (isUnusableAnswer(response)) return { ok: false, failure: fail(response.unusable) };
     return { ok: true, response, status };
   };
 }

@@ -3,7 +3,7 @@
  * own: its chat transforms, wrapped in a translation each way (`request.ts`, `response.ts`,
  * `stream.ts`). The catalogue adds it to such providers; the core only sees transforms.
  */
-import type { JsonObject, OperationTransforms, Provider } from "../../../providers/provider.ts";
+import { isUnusableAnswer, type JsonObject, type OperationTransforms, type Provider } from "../../../providers/provider.ts";
 import { chatRequestOf } from "./request.ts";
 import { responseOf } from "./response.ts";
 import { responsesStreamOf } from "./stream.ts";
@@ -23,6 +23,7 @@ export function responsesViaChat(chat: OperationTransforms, provider: Pick<Provi
     },
     response(answer, context) {
       const completion = chat.response ? chat.response(answer, context) : answer;
+      if (isUnusableAnswer(completion)) return completion;
       return responseOf(completion, context.clientBody, provider.webSearch?.queries(answer) ?? []);
     },
     stream(clientBody, context) {

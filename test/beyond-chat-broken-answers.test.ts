@@ -1,0 +1,100 @@
+/**
+ * Upstream answers that say 200 but do not hold what the request asked for, on the providers
+ * whose embeddings, images and chat the gateway translates, through the official openai client
+ * against a loopback upstream answering in each provider's shape: the client gets a 502 in the
+ * gateway's envelope naming the provider (never a 200 with another input's vector, an empty
+ * one, or no image), the log records the failure, and the gateway keeps serving.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { startGateway, storedLog, type RunningGateway } from "./support/harness.ts";
+import { startRecordingUpstream, type Answer, type RecordingUpstream } from "./support/recording-upstream.ts";
+import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
+
+let gateway: RunningGateway;
+let upstream: RecordingUpstream;
+let tokens: GoogleTokenServer;
+let next: Answer;
+
+beforeAll(async () => {
+  tokens = await startGoogleTokenServer();
+  tokens.answer({ accessToken: "ya29.broken", expiresIn: 3600 });
+  upstream = await startRecordingUpstream(() => next);
+  gateway = await startGateway();
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+  await tokens?.close();
+});
+
+const answerWith = (body: unknown, status = 200): void => {
+  next = { status, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+};
+const base = (): string => upstream.url.replace(/\/v1$/, "");
+
+type Headers = Record<string, string>;
+const providers = {
+  gemini: (): Headers => ({ "x-gateway-provider": "gemini", "x-gateway-custom-host": `${base()}/v1beta` }),
+  vertex: (): Headers => ({ "x-gateway-provider": "vertex", "x-gateway-custom-host": upstream.url, "x-gateway-vertex-project": "broken-project", "x-gateway-vertex-location": "us-central1" }),
+  bedrock: (): Headers => ({
+    "x-gateway-provider": "bedrock",
+    "x-gateway-custom-host": base(),
+    "x-gateway-aws-access-key-id": "AKIAIOSFODNN7EXAMPLE",
+    "x-gateway-aws-secret-access-key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYBROKENKEY",
+    "x-gateway-aws-region": "us-east-1",
+  }),
+  cohere: (): Headers => ({ "x-gateway-provider": "cohere", "x-gateway-custom-host": base() }),
+};
+
+function client(headers: Headers, apiKey = "upstream-key"): OpenAI {
+  return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { "x-gateway-api-key": gateway.adminKey, ...headers } });
+}
+
+const vertexKey = (): string => tokens.account("broken@broken-project.iam.gserviceaccount.com").keyJson;
+
+/** The error the client got: status, the envelope's message, and the log id. */
+async function failure(request: Promise<unknown>): Promise<{ status: number; message: string; logId: string }> {
+  const error = await request.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(OpenAI.APIError);
+  const apiError = error as InstanceType<typeof OpenAI.APIError>;
+  return { status: apiError.status ?? 0, message: (apiError.error as { message: string }).message, logId: apiError.headers?.get("x-gateway-log-id") ?? "" };
+}
+
+async function stillServes(): Promise<void> {
+  expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+}
+
+describe("embeddings answers without one vector per input", () => {
+  const cases: { name: string; headers: () => Headers; apiKey?: () => string; model: string; input: string | string[]; body: unknown; provider: string }[] = [
+    { name: "Cohere, no vectors", headers: providers.cohere, model: "embed-v4.0", input: ["a", "b"], body: { id: "e", embeddings: { float: [] }, meta: { billed_units: { input_tokens: 2 } } }, provider: "Cohere" },
+    { name: "Cohere, one vector of words", headers: providers.cohere, model: "embed-v4.0", input: ["a", "b"], body: { embeddings: { float: [[0.5], ["x", null]] } }, provider: "Cohere" },
+    { name: "Gemini, a batch answer one short", headers: providers.gemini, model: "gemini-embedding-001", input: ["a", "b"], body: { embeddings: [{ values: [0.1, 0.2] }] }, provider: "Google Gemini" },
+    { name: "Gemini, no embedding at all", headers: providers.gemini, model: "gemini-embedding-001", input: "a", body: {}, provider: "Google Gemini" },
+    { name: "Vertex AI, a prediction null", headers: providers.vertex, apiKey: vertexKey, model: "text-embedding-005", input: ["a", "b"], body: { predictions: [null, { embeddings: { values: [1] } }] }, provider: "Google Vertex AI" },
+    { name: "Bedrock Titan, an empty vector", headers: providers.bedrock, model: "amazon.titan-embed-text-v2:0", input: "a", body: { embedding: [], inputTextTokenCount: 1 }, provider: "AWS Bedrock" },
+    { name: "Bedrock Cohere Embed, three vectors for two inputs", headers: providers.bedrock, model: "cohere.embed-english-v3", input: ["a", "b"], body: { embeddings: [[1], [2], [3]] }, provider: "AWS Bedrock" },
+  ];
+
+  for (const { name, headers, apiKey, model, input, body, provider } of cases) {
+    it(`${name}: a 502 naming the provider, logged as failed`, async () => {
+      answerWith(body);
+      const { status, message, logId } = await failure(client(headers(), apiKey?.()).embeddings.create({ model, input, encoding_format: "float" }));
+      expect(status).toBe(502);
+      expect(message).toMatch(new RegExp(`^${provider} answered with .*(vectors? for \\d+ inputs|no vector of numbers for input \\d+)`));
+      const record = await storedLog(gateway, logId);
+      expect(record).toMatchObject({ status: 502, route: "createEmbedding" });
+      await stillServes();
+    });
+  }
+
+  it("a whole answer still passes, one vector per input in order", async () => {
+    answerWith({ id: "e", embeddings: { float: [[0.5, 1], [0.25, 2]] }, meta: { billed_units: { input_tokens: 2 } } });
+    const answer = await client(providers.cohere()).embeddings.create({ model: "embed-v4.0", input: ["a", "b"], encoding_format: "float" });
+    expect(answer.data.map((item) => item.embedding)).toEqual([[0.5, 1], [0.25, 2]]);
+  });
+});
