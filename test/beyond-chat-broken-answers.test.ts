@@ -98,3 +98,41 @@ describe("embeddings answers without one vector per input", () => {
     expect(answer.data.map((item) => item.embedding)).toEqual([[0.5, 1], [0.25, 2]]);
   });
 });
+
+describe("image answers without an image", () => {
+  const cases: { name: string; headers: () => Headers; apiKey?: () => string; model: string; body: unknown; message: string }[] = [
+    {
+      name: "Vertex AI Imagen, every image filtered",
+      headers: providers.vertex,
+      apiKey: vertexKey,
+      model: "imagen-4.0-generate-001",
+      body: { predictions: [{ raiFilteredReason: "The image was filtered by the safety filter." }] },
+      message: "Google Vertex AI (Imagen) answered with no image: The image was filtered by the safety filter.",
+    },
+    { name: "Gemini API Imagen, no predictions", headers: providers.gemini, model: "imagen-4.0-generate-001", body: {}, message: "Google Gemini (Imagen) answered with no image." },
+    {
+      name: "Bedrock Nova Canvas, its error said",
+      headers: providers.bedrock,
+      model: "amazon.nova-canvas-v1:0",
+      body: { images: [], error: "This request has been blocked by our content filters." },
+      message: "AWS Bedrock (Nova Canvas) answered with no image: This request has been blocked by our content filters.",
+    },
+    { name: "Bedrock Titan Image, images not strings", headers: providers.bedrock, model: "amazon.titan-image-generator-v2:0", body: { images: [null, 5, ""] }, message: "AWS Bedrock (Titan Image Generator) answered with no image." },
+  ];
+
+  for (const { name, headers, apiKey, model, body, message } of cases) {
+    it(`${name}: a 502 saying so, logged as failed`, async () => {
+      answerWith(body);
+      const refused = await failure(client(headers(), apiKey?.()).images.generate({ model, prompt: "a lighthouse" }));
+      expect(refused).toMatchObject({ status: 502, message });
+      expect(await storedLog(gateway, refused.logId)).toMatchObject({ status: 502, route: "createImage" });
+      await stillServes();
+    });
+  }
+
+  it("an answer with some images filtered passes the ones made", async () => {
+    answerWith({ predictions: [{ bytesBase64Encoded: "aW1hZ2U=", mimeType: "image/png" }, { raiFilteredReason: "filtered" }] });
+    const answer = await client(providers.gemini()).images.generate({ model: "imagen-4.0-generate-001", prompt: "a lighthouse", n: 2 });
+    expect(answer.data).toEqual([{ b64_json: "aW1hZ2U=" }]);
+  });
+});

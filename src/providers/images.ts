@@ -6,7 +6,7 @@
  * https://platform.openai.com/docs/api-reference/images/create
  */
 import { GatewayError } from "../errors.ts";
-import type { JsonObject } from "./provider.ts";
+import type { JsonObject, UnusableAnswer } from "./provider.ts";
 
 /** The operation's id (`routes/createImage.ts`): the key of a provider's image transforms. */
 export const IMAGES_OPERATION = "createImage";
@@ -50,8 +50,16 @@ export function readImageRequest(body: JsonObject, provider: string, maxImages: 
   return { prompt: body.prompt, n, size, quality, outputFormat };
 }
 
-/** The OpenAI images answer from base64 images. */
-export function imagesAnswer(images: readonly string[], outputFormat: string | null): JsonObject {
+/**
+ * The OpenAI images answer from base64 images; with none (every image withheld by the
+ * provider's filter, or an answer without images) it is unusable: a 502 naming `provider` and
+ * the reason it gave, rather than a 200 with no image.
+ */
+export function imagesAnswer(images: readonly string[], outputFormat: string | null, provider: string, reason: string | null = null): JsonObject | UnusableAnswer {
+  if (images.length === 0) {
+    const why = reason ? `: ${reason.slice(0, 500).replace(/[.\s]+$/, "")}` : "";
+    return { unusable: new GatewayError("upstream_error", `${provider} answered with no image${why}.`) };
+  }
   return {
     created: Math.floor(Date.now() / 1000),
     data: images.map((b64_json) => ({ b64_json })),

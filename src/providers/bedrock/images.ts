@@ -53,8 +53,10 @@ export const bedrockImages: OperationTransforms = {
       path: `/model/${encodeURIComponent(model)}/invoke`,
     };
   },
-  response(answer, { clientBody }) {
-    const images = Array.isArray(answer.images) ? answer.images.filter((image): image is string => typeof image === "string") : [];
-    return imagesAnswer(images, typeof clientBody.output_format === "string" ? clientBody.output_format : null);
+  response(answer, { clientBody, model }) {
+    const images = Array.isArray(answer.images) ? answer.images.filter((image): image is string => typeof image === "string" && image !== "") : [];
+    // Nova Canvas and Titan say why they made no image (a content filter) in `error`.
+    const reason = typeof answer.error === "string" ? answer.error : null;
+    return imagesAnswer(images, typeof clientBody.output_format === "string" ? clientBody.output_format : null, isNova(model) ? "AWS Bedrock (Nova Canvas)" : "AWS Bedrock (Titan Image Generator)", reason);
   },
 };

@@ -48,8 +48,9 @@ export function imagenImages(provider: string): OperationTransforms {
     },
     response(answer, { clientBody }) {
       const predictions = Array.isArray(answer.predictions) ? answer.predictions.filter(isObject) : [];
-      const images = predictions.flatMap((prediction) => (typeof prediction.bytesBase64Encoded === "string" ? [prediction.bytesBase64Encoded] : []));
-      return imagesAnswer(images, typeof clientBody.output_format === "string" ? clientBody.output_format : null);
+      const images = predictions.flatMap((prediction) => (typeof prediction.bytesBase64Encoded === "string" && prediction.bytesBase64Encoded !== "" ? [prediction.bytesBase64Encoded] : []));
+      const filtered = predictions.flatMap((prediction) => (typeof prediction.raiFilteredReason === "string" ? [prediction.raiFilteredReason] : []));
+      return imagesAnswer(images, typeof clientBody.output_format === "string" ? clientBody.output_format : null, provider, filtered[0] ?? null);
     },
   };
 }
