@@ -136,3 +136,50 @@ describe("image answers without an image", () => {
     expect(answer.data).toEqual([{ b64_json: "aW1hZ2U=" }]);
   });
 });
+
+describe("Cohere chat streams whose message-end reports no usage", () => {
+  const event = (type: string, body: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+  const stream = (usage: unknown): void => {
+    next = {
+      headers: { "content-type": "text/event-stream" },
+      body: [
+        event("message-start", { id: "m1", delta: { message: { role: "assistant" } } }),
+        event("content-delta", { index: 0, delta: { message: { content: { type: "text", text: "Hello" } } } }),
+        event("message-end", { delta: { finish_reason: "COMPLETE", ...(usage === undefined ? {} : { usage }) } }),
+      ].join(""),
+    };
+  };
+
+  for (const [name, usage] of [
+    ["without usage", undefined],
+    ["with counts that are not numbers", { billed_units: { input_tokens: "many", output_tokens: -1 } }],
+  ] as const) {
+    it(`${name}: no made-up usage chunk, and a log that says the answer reported none rather than a cost of 0`, async () => {
+      stream(usage);
+      const { data, response } = await client(providers.cohere())
+        .chat.completions.create({ model: "command-r-08-2024", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } })
+        .withResponse();
+      const chunks = [];
+      for await (const chunk of data) chunks.push(chunk);
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("Hello");
+      expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+      expect(chunks.some((chunk) => chunk.usage)).toBe(false);
+      const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+      expect(record.costUsd).toBeNull();
+      expect(record.costNote).toMatch(/usage/);
+    });
+  }
+
+  it("counts Cohere did report are logged and priced", async () => {
+    stream({ billed_units: { input_tokens: 3, output_tokens: 2 } });
+    const { data, response } = await client(providers.cohere())
+      .chat.completions.create({ model: "command-r-08-2024", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } })
+      .withResponse();
+    const chunks = [];
+    for await (const chunk of data) chunks.push(chunk);
+    expect(chunks.at(-1)?.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record).toMatchObject({ promptTokens: 3, completionTokens: 2 });
+    expect(record.costUsd).toBeCloseTo((3 * 0.15 + 2 * 0.6) / 1e6, 12);
+  });
+});

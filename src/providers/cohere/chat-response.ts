@@ -7,7 +7,8 @@
 import type { JsonObject } from "../provider.ts";
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0);
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
+const count = (value: unknown): number => (isCount(value) ? Math.floor(value) : 0);
 
 /** Cohere's `finish_reason` in OpenAI's names. */
 export function cohereFinishReason(reason: unknown): string {
@@ -23,11 +24,12 @@ export function cohereFinishReason(reason: unknown): string {
   }
 }
 
-/** An answer's (or a stream's `message-end`) usage as OpenAI's; null when it has none. */
+/** An answer's (or a stream's `message-end`) usage as OpenAI's; null when it reports no count. */
 export function cohereUsage(usage: unknown): JsonObject | null {
   if (!isObject(usage)) return null;
   const counted = isObject(usage.billed_units) ? usage.billed_units : isObject(usage.tokens) ? usage.tokens : null;
-  if (!counted) return null;
+  // Counts that are not numbers are no report: the log must not read them as a free call.
+  if (!counted || (!isCount(counted.input_tokens) && !isCount(counted.output_tokens))) return null;
   const prompt = count(counted.input_tokens);
   const completion = count(counted.output_tokens);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };

@@ -7,7 +7,8 @@
  * `content`; `tool-call-start` opens a tool call (id, name) at the next tool call index and
  * `tool-call-delta` adds to its `arguments`; `message-end` gives the chunk with `finish_reason`
  * and the usage (`billed_units`), which follows as the usage chunk, to the client when it asked
- * (`stream_options.include_usage`), to the log always, then `[DONE]`. Tool plans, citations and
+ * (`stream_options.include_usage`), to the log always, then `[DONE]`; a `message-end` without
+ * counts gives no usage chunk, so the log says the answer reported none. Tool plans, citations and
  * the other events carry nothing chat has a place for and are dropped.
  */
 import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/stream-protocol.ts";
@@ -29,7 +30,8 @@ function messageDelta(event: JsonObject, key: string): JsonObject {
 export function cohereChatStream(clientBody: JsonObject, context: { model: string }): StreamTranslator {
   const usageTo = clientWantsStreamUsage(clientBody) ? "both" : "log";
   let head = `{"id":"","object":"chat.completion.chunk","created":${Math.floor(Date.now() / 1000)},"model":${JSON.stringify(context.model)},`;
-  let usage: JsonObject = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  // Only what Cohere reported: a stream without it is logged as reporting none, never as free.
+  let usage: JsonObject | null = null;
   let toolCalls = 0;
 
   const chunk = (delta: string, finish: string | null = null): ClientEvent[] => [
@@ -76,7 +78,7 @@ export function cohereChatStream(clientBody: JsonObject, context: { model: strin
       }
     },
     end(): ClientEvent[] {
-      return [{ data: `${head}"choices":[],"usage":${JSON.stringify(usage)}}`, to: usageTo }, DONE];
+      return usage ? [{ data: `${head}"choices":[],"usage":${JSON.stringify(usage)}}`, to: usageTo }, DONE] : [DONE];
     },
   };
 }
