@@ -183,3 +183,14 @@ describe("Cohere chat streams whose message-end reports no usage", () => {
     expect(record.costUsd).toBeCloseTo((3 * 0.15 + 2 * 0.6) / 1e6, 12);
   });
 });
+
+describe("upstream errors without Google's error shape", () => {
+  it("Vertex AI's are named Vertex AI, with the status kept", async () => {
+    next = { status: 503, headers: { "content-type": "text/html" }, body: "<html><body>Service Unavailable</body></html>" };
+    const refused = await failure(client(providers.vertex(), vertexKey()).embeddings.create({ model: "text-embedding-005", input: "a" }));
+    expect(refused).toMatchObject({ status: 503, message: "Google Vertex AI returned HTTP 503: <html><body>Service Unavailable</body></html>" });
+    next = { status: 503, headers: { "content-type": "text/html" }, body: "<html><body>Service Unavailable</body></html>" };
+    const gemini = await failure(client(providers.gemini()).embeddings.create({ model: "gemini-embedding-001", input: "a" }));
+    expect(gemini.message).toBe("Google Gemini returned HTTP 503: <html><body>Service Unavailable</body></html>");
+  });
+});

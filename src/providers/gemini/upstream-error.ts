@@ -24,13 +24,21 @@ const TYPES: Readonly<Record<string, string>> = {
   UNAVAILABLE: "server_error",
 };
 
-export function geminiUpstreamError(status: number, text: string, headers: Readonly<Record<string, string>> = {}): GatewayError {
+/** Google's error answers of the provider named `provider` (the Gemini API, Vertex AI), as the gateway's error. */
+export function googleUpstreamError(provider: string): (status: number, text: string, headers?: Readonly<Record<string, string>>) => GatewayError {
+  return (status, text, headers = {}) => upstreamError(provider, status, text, headers);
+}
+
+/** The Gemini API's error answers as the gateway's error. */
+export const geminiUpstreamError = googleUpstreamError("Google Gemini");
+
+function upstreamError(provider: string, status: number, text: string, headers: Readonly<Record<string, string>>): GatewayError {
   const parsed = parseJson(text);
   const body = Array.isArray(parsed) ? parsed[0] : parsed;
   const error = isObject(body) && isObject(body.error) ? body.error : undefined;
   if (!error) {
     const snippet = text.trim().slice(0, 500);
-    const message = snippet ? `Google Gemini returned HTTP ${status}: ${snippet}` : `Google Gemini returned HTTP ${status}`;
+    const message = snippet ? `${provider} returned HTTP ${status}: ${snippet}` : `${provider} returned HTTP ${status}`;
     return new GatewayError("upstream_error", message, { status, upstream: { type: "upstream_error", code: null }, headers });
   }
   const googleStatus = stringOf(error.status);
@@ -39,7 +47,7 @@ export function geminiUpstreamError(status: number, text: string, headers: Reado
   const sent = { ...headers };
   const delay = retryDelaySeconds(details);
   if (delay !== undefined && !Object.keys(sent).some((name) => name.toLowerCase() === "retry-after")) sent["retry-after"] = String(delay);
-  return new GatewayError("upstream_error", stringOf(error.message) ?? `Google Gemini returned HTTP ${status}`, {
+  return new GatewayError("upstream_error", stringOf(error.message) ?? `${provider} returned HTTP ${status}`, {
     status: badKey ? 401 : status,
     upstream: {
       type: badKey ? "authentication_error" : ((googleStatus && TYPES[googleStatus]) ?? "upstream_error"),

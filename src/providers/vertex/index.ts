@@ -13,6 +13,7 @@ import { vertexBatch } from "./batch.ts";
 import { VERTEX_FIELDS, vertexBaseUrl, vertexPath } from "./paths.ts";
 import { vertexEmbeddings } from "./embeddings.ts";
 import { imagenImages } from "../gemini/imagen.ts";
+import { googleUpstreamError } from "../gemini/upstream-error.ts";
 
 export const vertexProvider: Provider = {
   id: "vertex",
@@ -32,5 +33,5 @@ export const vertexProvider: Provider = {
   streamProtocol: geminiProvider.streamProtocol,
   webSearch: geminiProvider.webSearch,
   authorize: vertexAuthorizer(),
-  error: geminiProvider.error,
+  error: googleUpstreamError("Google Vertex AI"),
 };
