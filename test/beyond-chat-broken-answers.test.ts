@@ -194,3 +194,39 @@ describe("upstream errors without Google's error shape", () => {
     expect(gemini.message).toBe("Google Gemini returned HTTP 503: <html><body>Service Unavailable</body></html>");
   });
 });
+
+describe("Responses on Cohere, streamed", () => {
+  const event = (type: string, body: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+
+  async function responsesStream(): Promise<string[]> {
+    const answer = await fetch(`${gateway.url}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer upstream-key", "x-gateway-api-key": gateway.adminKey, ...providers.cohere() },
+      body: JSON.stringify({ model: "command-r-08-2024", input: "hi", stream: true }),
+    });
+    expect(answer.status).toBe(200);
+    return [...(await answer.text()).matchAll(/^event: (.+)$/gm)].map((match) => match[1]!);
+  }
+
+  it("a stream that ends before Cohere's message-end is an error, never response.completed", async () => {
+    next = {
+      headers: { "content-type": "text/event-stream" },
+      body: event("message-start", { id: "m1", delta: { message: { role: "assistant" } } }) + event("content-delta", { index: 0, delta: { message: { content: { type: "text", text: "Hel" } } } }),
+    };
+    const events = await responsesStream();
+    expect(events).not.toContain("response.completed");
+    expect(events.at(-1)).toMatch(/^(error|response\.failed)$/);
+    await stillServes();
+  });
+
+  it("a whole stream still completes", async () => {
+    next = {
+      headers: { "content-type": "text/event-stream" },
+      body:
+        event("message-start", { id: "m1", delta: { message: { role: "assistant" } } }) +
+        event("content-delta", { index: 0, delta: { message: { content: { type: "text", text: "Hello" } } } }) +
+        event("message-end", { delta: { finish_reason: "COMPLETE", usage: { billed_units: { input_tokens: 1, output_tokens: 1 } } } }),
+    };
+    expect((await responsesStream()).at(-1)).toBe("response.completed");
+  });
+});

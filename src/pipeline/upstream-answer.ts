@@ -76,7 +76,9 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
     const translator = translating ? chainTranslators(own, translating) : own;
     const relayed = relayStream(call, {
         protocol,
-        endsAtEof: protocol.endsAtEof || operation.streamEndsAtEof === true,
+        // The operation's own end at EOF is its format's: a stream the provider's translator reads
+        // (Cohere's, Anthropic's) ends only as the provider's protocol says, else it was cut short.
+        endsAtEof: protocol.endsAtEof || (operation.streamEndsAtEof === true && own === null),
         isOperationEnd: lastEvent(operation, protocol),
         translator,
         beforeEnd,
