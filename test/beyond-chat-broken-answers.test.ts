@@ -230,3 +230,26 @@ describe("Responses on Cohere, streamed", () => {
     expect((await responsesStream()).at(-1)).toBe("response.completed");
   });
 });
+
+describe("Cohere chat streams that report an error", () => {
+  it("the client gets the error, through the openai client, and the log keeps it", async () => {
+    next = {
+      headers: { "content-type": "text/event-stream" },
+      body: `event: message-start\ndata: ${JSON.stringify({ type: "message-start", id: "m1", delta: { message: { role: "assistant" } } })}\n\nevent: error\ndata: {"error":{"message":"internal server error"}}\n\n`,
+    };
+    const { data, response } = await client(providers.cohere())
+      .chat.completions.create({ model: "command-r-08-2024", messages: [{ role: "user", content: "hi" }], stream: true })
+      .withResponse();
+    const failed = await (async () => {
+      for await (const chunk of data) void chunk;
+    })().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect((failed as Error).message).toContain("Cohere's stream reported an error: internal server error");
+    const record = await storedLog(gateway, response.headers.get("x-gateway-log-id")!);
+    expect(record.errorCode).toBe("upstream_stream_error");
+    await stillServes();
+  });
+});

@@ -15,6 +15,7 @@ import type { ClientEvent, StreamEvent, StreamTranslator } from "../../streams/s
 import { clientWantsStreamUsage } from "../openai/chat.ts";
 import type { JsonObject } from "../provider.ts";
 import { cohereFinishReason, cohereUsage } from "./chat-response.ts";
+import { GatewayError } from "../../errors.ts";
 
 const DONE: ClientEvent = { data: "[DONE]", to: "client" };
 
@@ -25,6 +26,23 @@ function messageDelta(event: JsonObject, key: string): JsonObject {
   const delta = isObject(event.delta) ? event.delta : {};
   const message = isObject(delta.message) ? delta.message : {};
   return isObject(message[key]) ? message[key] : {};
+}
+
+/** An error event of Cohere's stream: named `error`, or data that is an error object. */
+export const isCohereStreamError = (event: StreamEvent): boolean => event.event === "error" || event.data.startsWith('{"error"');
+
+/** An error event of Cohere's stream as the gateway's error, with Cohere's message when it gave one. */
+function streamError(data: string): GatewayError {
+  let said: unknown;
+  try {
+    const value: unknown = JSON.parse(data);
+    const error = isObject(value) ? (value.error ?? value.message) : undefined;
+    said = isObject(error) ? error.message : error;
+  } catch {
+    said = data.trim();
+  }
+  const message = typeof said === "string" && said !== "" ? said.slice(0, 500) : "an error";
+  return new GatewayError("upstream_error", `Cohere's stream reported ${message === "an error" ? message : `an error: ${message}`}`);
 }
 
 export function cohereChatStream(clientBody: JsonObject, context: { model: string }): StreamTranslator {
@@ -40,6 +58,7 @@ export function cohereChatStream(clientBody: JsonObject, context: { model: strin
 
   return {
     event(event: StreamEvent): ClientEvent[] {
+      if (isCohereStreamError(event)) return [{ event: "error", data: JSON.stringify(streamError(event.data).toBody()) }];
       let parsed: JsonObject;
       try {
         const value: unknown = JSON.parse(event.data);

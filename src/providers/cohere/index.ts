@@ -14,7 +14,7 @@ import { createSseDecoder, type StreamEvent, type StreamProtocol } from "../../s
 import type { JsonObject, Provider } from "../provider.ts";
 import { cohereChatRequest } from "./chat-request.ts";
 import { cohereChatCompletion } from "./chat-response.ts";
-import { cohereChatStream } from "./chat-stream.ts";
+import { cohereChatStream, isCohereStreamError } from "./chat-stream.ts";
 import { cohereEmbeddings } from "./embeddings.ts";
 
 const field = (value: unknown, key: string): unknown => (value && typeof value === "object" ? (value as JsonObject)[key] : undefined);
@@ -29,7 +29,7 @@ export const cohereSseProtocol: StreamProtocol = {
   isEnd: () => false,
   isLast: isMessageEnd,
   endsAtEof: false,
-  isError: (event) => event.event === "error" || event.data.startsWith('{"error"'),
+  isError: isCohereStreamError,
 };
 
 const cohereRerank = rerankProvider({
