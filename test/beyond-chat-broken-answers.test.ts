@@ -253,3 +253,15 @@ describe("Cohere chat streams that report an error", () => {
     await stillServes();
   });
 });
+
+describe("Cohere chat answers without a message", () => {
+  it("a 502 naming Cohere, on chat completions and on Responses, instead of an empty completion", async () => {
+    answerWith({ id: "a1", finish_reason: "COMPLETE", usage: { billed_units: { input_tokens: 2, output_tokens: 0 } } });
+    const chat = await failure(client(providers.cohere()).chat.completions.create({ model: "command-r-08-2024", messages: [{ role: "user", content: "hi" }] }));
+    expect(chat).toMatchObject({ status: 502, message: "Cohere answered with no message; the gateway does not pass it on." });
+    answerWith({ id: "a1", message: "not an object" });
+    const responses = await failure(client(providers.cohere()).responses.create({ model: "command-r-08-2024", input: "hi" }));
+    expect(responses).toMatchObject({ status: 502, message: "Cohere answered with no message; the gateway does not pass it on." });
+    await stillServes();
+  });
+});

@@ -4,7 +4,8 @@
  * Cohere bills (`usage.billed_units`, else `usage.tokens`).
  * https://docs.cohere.com/reference/chat
  */
-import type { JsonObject } from "../provider.ts";
+import { GatewayError } from "../../errors.ts";
+import type { JsonObject, UnusableAnswer } from "../provider.ts";
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
@@ -35,8 +36,10 @@ export function cohereUsage(usage: unknown): JsonObject | null {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-export function cohereChatCompletion(answer: JsonObject, model: string): JsonObject {
-  const message = isObject(answer.message) ? answer.message : {};
+/** The chat completion, or unusable (a 502) when Cohere's 200 holds no `message`: never an empty answer made up. */
+export function cohereChatCompletion(answer: JsonObject, model: string): JsonObject | UnusableAnswer {
+  if (!isObject(answer.message)) return { unusable: new GatewayError("upstream_error", "Cohere answered with no message; the gateway does not pass it on.") };
+  const { message } = answer;
   const content = Array.isArray(message.content)
     ? message.content.map((part) => (isObject(part) && part.type === "text" && typeof part.text === "string" ? part.text : "")).join("")
     : typeof message.content === "string"
