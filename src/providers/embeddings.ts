@@ -68,7 +68,8 @@ export function embeddingsAnswer(
   const inputs = Array.isArray(input) ? input.length : 1;
   const missing = vectors.findIndex((values) => values === null);
   if (vectors.length !== inputs || missing !== -1) {
-    const what = vectors.length !== inputs ? `${vectors.length} vectors for ${inputs} inputs` : `no vector of numbers for input ${missing}`;
+    const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`;
+    const what = vectors.length !== inputs ? `${counted(vectors.length, "vector")} for ${counted(inputs, "input")}` : `no vector of numbers for input ${missing}`;
     return { unusable: new GatewayError("upstream_error", `${provider} answered with ${what}; the gateway does not pass it on.`) };
   }
   const base64 = context.clientBody.encoding_format === "base64";
