@@ -266,3 +266,26 @@ describe("Cohere chat answers without a message", () => {
     await stillServes();
   });
 });
+
+describe("Cohere chat requests with a past tool call's arguments not as text", () => {
+  it("is a 400 naming the arguments, and nothing reaches Cohere", async () => {
+    const before = upstream.received.length;
+    const answer = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer upstream-key", "x-gateway-api-key": gateway.adminKey, ...providers.cohere() },
+      body: JSON.stringify({
+        model: "command-r-08-2024",
+        messages: [
+          { role: "user", content: "weather?" },
+          { role: "assistant", tool_calls: [{ id: "t1", type: "function", function: { name: "get_weather", arguments: { city: "Paris" } } }] },
+          { role: "tool", tool_call_id: "t1", content: "sunny" },
+        ],
+      }),
+    });
+    expect(answer.status).toBe(400);
+    const body = (await answer.json()) as { error: { param: string; message: string } };
+    expect(body.error.param).toBe("messages[1].tool_calls[0].function.arguments");
+    expect(body.error.message).toContain("JSON string");
+    expect(upstream.received.length).toBe(before);
+  });
+});

@@ -59,7 +59,10 @@ function toolCalls(calls: unknown, at: string): JsonObject[] {
   if (!Array.isArray(calls)) return [];
   return calls.map((call, index) => {
     if (!isObject(call) || !isObject(call.function) || typeof call.function.name !== "string") throw refusal(`${at}[${index}]`, "needs a function tool call here");
-    return { id: call.id, type: "function", function: { name: call.function.name, arguments: typeof call.function.arguments === "string" ? call.function.arguments : "{}" } };
+    const { arguments: args } = call.function;
+    // Arguments that are not JSON text would reach the model as a different call: refused, not replaced.
+    if (sent(args) && typeof args !== "string") throw refusal(`${at}[${index}].function.arguments`, "takes a tool call's arguments as a JSON string");
+    return { id: call.id, type: "function", function: { name: call.function.name, arguments: typeof args === "string" ? args : "{}" } };
   });
 }
 
