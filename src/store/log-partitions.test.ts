@@ -129,8 +129,10 @@ describe("an existing PostgreSQL store's logs after migration 0022", () => {
     const records = Array.from({ length: 12_000 }, (_, i) => logRecord(NOW - 3 * DAY + i * 20_000, { workspaceId, metadata: { n: String(i % 7) } }, i));
     for (let i = 0; i < records.length; i += 500) {
       const chunk = records.slice(i, i + 500);
-      // The rows as the store had them then: without the columns later migrations added (0045's experiment).
-      await db.insertInto("logs").values(chunk.map(toLogRow).map(({ experiment_id: _id, experiment_variant: _variant, ...row }) => row)).execute();
+      // The rows as the store had them then: without the columns later migrations added (0045's experiment, 0047's
+      // searches), which today's table type requires.
+      const rows = chunk.map(toLogRow).map(({ experiment_id: _id, experiment_variant: _variant, web_searches: _searches, ...row }) => row);
+      await db.insertInto("logs").values(rows as unknown as ReturnType<typeof toLogRow>[]).execute();
       await db.insertInto("log_metadata").values(chunk.flatMap(toMetadataRows)).execute();
     }
     await db.destroy();
