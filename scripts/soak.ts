@@ -15,6 +15,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, installCleanup, killAll, onExit, spawnBun, waitReady } from "./bench/processes.ts";
+import { GATEWAY_RUNTIME_ENV } from "./bench/setup.ts";
 import { readVm } from "./bench/memory.ts";
 import { kindAt, MIX, programUpstream, send, type Kind, type Outcome } from "./soak/traffic.ts";
 import { slopePerMinute } from "./soak/slope.ts";
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
     GATEWAY_ADMIN_KEY: adminKey,
     GATEWAY_QUIET: "1",
     GATEWAY_METRICS: "public",
+    ...GATEWAY_RUNTIME_ENV,
   });
   const gatewayUrl = `http://127.0.0.1:${port}`;
   await waitReady(gateway, async () => (await fetch(`${gatewayUrl}/health`)).ok, 20_000);

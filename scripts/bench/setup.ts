@@ -107,6 +107,13 @@ export async function startAll(options: BenchOptions): Promise<Running> {
 }
 
 /**
+ * The runtime settings `npm start` gives the gateway (its script in package.json; a test holds
+ * the two equal): JavaScriptCore sizes its heap's growth for 512 MiB of RAM rather than the
+ * machine's, so the heap is collected before it grows far past what the gateway holds.
+ */
+export const GATEWAY_RUNTIME_ENV = { BUN_JSC_forceRAMSize: "536870912" } as const;
+
+/**
  * Starts `bun src/server/bun.ts` on a free port with its own embedded store file and admin key, and
  * waits until it is healthy. `bunArgs` go before the script (a profiler's flags).
  */
@@ -128,6 +135,8 @@ export async function startGateway(
       GATEWAY_DATABASE_URL: `file:${databaseFile}`,
       GATEWAY_ADMIN_KEY: adminKey,
       GATEWAY_QUIET: "1",
+      // As `npm start` runs it (package.json): the heap sized for 512 MiB of RAM, not the machine's.
+      ...GATEWAY_RUNTIME_ENV,
       // The bench upstream lives on loopback, which custom-host checks may refuse by default.
       GATEWAY_TRUSTED_CUSTOM_HOSTS: "127.0.0.1",
       // Shared state for the `limited` target; keys without limits never touch it.
