@@ -139,7 +139,7 @@ export const BUDGET = {
   cpuOverLoggingFloor: 2.6,
   rpsOverLoggingFloor: 0.4,
   cacheRpsOverLoggingFloor: 0.5,
-  peakRssMb: 280,
+  peakRssMb: 260,
   idleRssMb: 160,
 } as const;
 
