@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readThreadCpu } from "./cpu.ts";
 import { selfTimes, type CpuProfile, type FunctionCost } from "./cpu-profile.ts";
-import { LOG_WORKER_STAGES, REQUEST_THREAD_STAGES, stageTimes, type StageCost } from "./stages.ts";
+import { REQUEST_THREAD_STAGES, stageTimes, type StageCost } from "./stages.ts";
 import type { LoadResult } from "./http-driver.ts";
 import { loadRunner } from "./measure.ts";
 import { checkCall, gatewayMcpEndpoint, mcpLoad, openSession } from "./mcp.ts";
@@ -49,8 +49,11 @@ export interface ProfileFigures {
   /** Each thread's CPU time over the load run and the settling second after it. */
   threads: ThreadCost[];
   functions: FunctionCost[];
-  /** The request thread's sampled time by stage of the path (`stages.ts`), and the log worker's when its thread was profiled. */
-  stages: { requestThread: StageCost[]; logWorker: StageCost[] | null };
+  /**
+   * The request thread's sampled time by stage of the path (`stages.ts`). Bun profiles the main
+   * thread only: the log worker's stages are `log-worker-stages.ts`'s.
+   */
+  stages: { requestThread: StageCost[] };
 }
 
 /** How many functions the report and the JSON keep. */
@@ -131,10 +134,9 @@ export async function profileGateway(
 
   const written = readdirSync(dir).filter((name) => name.endsWith(".cpuprofile")).sort();
   if (written.length === 0) throw new Error(`bench: the profiled gateway wrote no .cpuprofile. Its output:\n${child.output()}`);
-  // One file per profiled thread; the request thread's is the first (Bun profiles the main thread first).
-  const profiles = written.map((name) => ({ name, profile: JSON.parse(readFileSync(join(dir, name), "utf8")) as CpuProfile }));
-  const { name: requestThreadFile, profile } = profiles[0]!;
-  const workerProfile = profiles.slice(1).find(({ profile: other }) => other.nodes.some((node) => node.callFrame.url.includes("log-store-worker")))?.profile;
+  // Bun profiles the request (main) thread only: one file.
+  const requestThreadFile = written[0]!;
+  const profile = JSON.parse(readFileSync(join(dir, requestThreadFile), "utf8")) as CpuProfile;
   const resultsDir = join(repoRoot, "bench-results");
   mkdirSync(resultsDir, { recursive: true });
   const file = join("bench-results", `gateway-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`);
@@ -142,8 +144,7 @@ export async function profileGateway(
 
   const window = { fromUs, toUs };
   const summary = selfTimes(profile, window, { intervalUs: interval, root: repoRoot });
-  const stagesOf = (of: CpuProfile, rules: typeof REQUEST_THREAD_STAGES) =>
-    stageTimes(of, window, { intervalUs: interval, requests: result.requests, rules }).map((cost) => ({ ...cost, usPerRequest: round(cost.usPerRequest, 1), percent: round(cost.percent, 1) }));
+  const stages = stageTimes(profile, window, { intervalUs: interval, requests: result.requests, rules: REQUEST_THREAD_STAGES });
   return {
     file,
     requests: result.requests,
@@ -153,6 +154,6 @@ export async function profileGateway(
     sampledUsPerRequest: round(summary.sampledUs / result.requests, 1),
     threads: threadCosts(threadsBefore, threadsAfter, result.requests),
     functions: summary.functions.slice(0, TOP_FUNCTIONS).map((cost) => ({ ...cost, selfUs: round(cost.selfUs, 0), percent: round(cost.percent, 1) })),
-    stages: { requestThread: stagesOf(profile, REQUEST_THREAD_STAGES), logWorker: workerProfile ? stagesOf(workerProfile, LOG_WORKER_STAGES) : null },
+    stages: { requestThread: stages.map((cost) => ({ ...cost, usPerRequest: round(cost.usPerRequest, 1), percent: round(cost.percent, 1) })) },
   };
 }

@@ -384,24 +384,18 @@ export function profileLines(profile: ProfileFigures): string[] {
 }
 
 /**
- * The request thread's and the log worker's sampled time by stage, each also scaled to its
- * thread's CPU time in the profiled run (the sampler sees a thread while it runs code; the
- * scaled column spreads what it did not see in proportion).
+ * The request thread's sampled time by stage, also scaled to the thread's CPU time in the
+ * profiled run (the sampler sees the thread while it runs code; the scaled column spreads what it
+ * did not see in proportion).
  */
 function stageLines(profile: ProfileFigures): string[] {
-  const cpuOf = (name: string): number => profile.threads.find((thread) => thread.name === name)?.usPerRequest ?? Number.NaN;
-  const lines: string[] = [];
-  const add = (title: string, stages: ProfileFigures["stages"]["requestThread"], threadCpu: number) => {
-    const sampled = stages.reduce((sum, stage) => sum + stage.usPerRequest, 0);
-    const rows = [[title, "sampled µs/req", "%", "of thread CPU µs/req"]];
-    for (const stage of stages) rows.push([stage.stage, fixed(stage.usPerRequest, 1), fixed(stage.percent, 1), fixed((threadCpu * stage.percent) / 100, 1)]);
-    rows.push(["total", fixed(sampled, 1), "100.0", fixed(threadCpu, 1)]);
-    lines.push(table(rows), "");
-  };
-  if (!profile.stages) return lines;
-  add("request thread by stage", profile.stages.requestThread, cpuOf("bun"));
-  if (profile.stages.logWorker) add("log worker by stage", profile.stages.logWorker, cpuOf("Worker"));
-  return lines;
+  const threadCpu = profile.threads.find((thread) => thread.name === "bun")?.usPerRequest ?? Number.NaN;
+  const stages = profile.stages.requestThread;
+  const sampled = stages.reduce((sum, stage) => sum + stage.usPerRequest, 0);
+  const rows = [["request thread by stage", "sampled µs/req", "%", "of thread CPU µs/req"]];
+  for (const stage of stages) rows.push([stage.stage, fixed(stage.usPerRequest, 1), fixed(stage.percent, 1), fixed((threadCpu * stage.percent) / 100, 1)]);
+  rows.push(["total", fixed(sampled, 1), "100.0", fixed(threadCpu, 1)]);
+  return [table(rows), ""];
 }
 
 /** Writes the figures as JSON and returns the file's path. */

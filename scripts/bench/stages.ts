@@ -41,16 +41,6 @@ export const REQUEST_THREAD_STAGES: StageRules = [
   ["packages", /\/node_modules\//],
 ];
 
-/** The log worker's stages. */
-export const LOG_WORKER_STAGES: StageRules = [
-  ["message decode", /\/src\/logging\/log-entry\.ts/],
-  ["rollups", /\/src\/(store\/log-rollup|analytics\/latency-histogram)/],
-  ["store write (SQL)", /\/src\/store\/|\/node_modules\/kysely\/|^bun:sqlite/],
-  ["building the record (parse, assemble, price)", /\/src\/(logging|families|operation|providers|records)\//],
-  ["gateway, elsewhere", /\/src\//],
-  ["packages", /\/node_modules\//],
-];
-
 /** Sampled time per stage over the window, µs per request, in the rules' order (empty stages left out). */
 export function stageTimes(
   profile: CpuProfile,

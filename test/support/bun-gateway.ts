@@ -15,14 +15,25 @@ export interface BunGateway {
   stop(): Promise<number | null>;
 }
 
+/** A leading `NAME=${NAME:-default}` of the start script: the environment's value, or the default. */
+const DEFAULTED_VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)=\$\{\1:-([^}]*)\}$/;
+
 /**
- * The command of `npm start` from package.json, with `bun` resolved to the project's own binary,
+ * The command of `npm start` from package.json, with `bun` resolved to the project's own binary
+ * and the variables it sets before it (as the shell would, the environment's own value first),
  * so these tests run exactly what users run.
  */
-function startCommand(): { command: string; args: string[] } {
-  const [program, ...args] = packageJson.scripts.start.split(/\s+/);
+function startCommand(): { command: string; args: string[]; env: Record<string, string> } {
+  const words = packageJson.scripts.start.split(/\s+/);
+  const env: Record<string, string> = {};
+  for (let match = DEFAULTED_VARIABLE.exec(words[0] ?? ""); match; match = DEFAULTED_VARIABLE.exec(words[0] ?? "")) {
+    const [, name, fallback] = match as unknown as [string, string, string];
+    env[name] = process.env[name] || fallback;
+    words.shift();
+  }
+  const [program, ...args] = words;
   if (program !== "bun") throw new Error(`npm start runs "${program}", not bun: update test/support/bun-gateway.ts`);
-  return { command: "node_modules/.bin/bun", args };
+  return { command: "node_modules/.bin/bun", args, env };
 }
 
 /**
@@ -30,8 +41,8 @@ function startCommand(): { command: string; args: string[] } {
  * and waits until `/health` answers.
  */
 export function startBunGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<BunGateway> {
-  const { command, args } = startCommand();
-  return startGatewayProcess({ command, args, keyPrefix: "bun-e2e", healthyWithinMs: 15_000 }, databaseUrl, env);
+  const start = startCommand();
+  return startGatewayProcess({ command: start.command, args: start.args, keyPrefix: "bun-e2e", healthyWithinMs: 15_000 }, databaseUrl, { ...start.env, ...env });
 }
 
 /**
