@@ -55,8 +55,9 @@ describe.each(TEST_DATABASES)("webhooks on $name", ({ create }) => {
     // Leased: not due again before the lease ends; due once it has.
     expect((await store().webhooks.claimDue(now, "2000-01-01T00:01:00.000Z", 10)).filter((claimed) => claimed.webhookId === hook.id)).toEqual([]);
     expect((await store().webhooks.claimDue("2000-01-01T00:02:00.000Z", "2000-01-01T00:03:00.000Z", 10)).filter((claimed) => claimed.webhookId === hook.id)).toHaveLength(2);
-    await store().webhooks.finish(mine[0]!.id, { status: "delivered", attempts: 1, nextAttemptAt: null, statusCode: 200, error: null, deliveredAt: now });
-    await store().webhooks.finish(mine[1]!.id, { status: "pending", attempts: 1, nextAttemptAt: "2000-01-01T00:05:00.000Z", statusCode: 500, error: "The receiver answered 500.", deliveredAt: null });
+    const byKey = (key: string) => mine.find((claimed) => claimed.dedupKey === key)!;
+    await store().webhooks.finish(byKey("a").id, { status: "delivered", attempts: 1, nextAttemptAt: null, statusCode: 200, error: null, deliveredAt: now });
+    await store().webhooks.finish(byKey("b").id, { status: "pending", attempts: 1, nextAttemptAt: "2000-01-01T00:05:00.000Z", statusCode: 500, error: "The receiver answered 500.", deliveredAt: null });
     expect((await store().webhooks.claimDue("2000-01-01T00:04:00.000Z", "2000-01-01T00:05:00.000Z", 10)).filter((claimed) => claimed.webhookId === hook.id)).toEqual([]);
     const retried = (await store().webhooks.claimDue("2000-01-01T00:06:00.000Z", "2000-01-01T00:07:00.000Z", 10)).filter((claimed) => claimed.webhookId === hook.id);
     expect(retried.map((claimed) => [claimed.dedupKey, claimed.attempts, claimed.lastStatusCode])).toEqual([["b", 1, 500]]);
