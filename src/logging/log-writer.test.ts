@@ -76,6 +76,41 @@ describe("LogWriter batching", () => {
     await writer.close();
   });
 
+  it("after a write, waits for a full batch or the interval before writing the few that arrived meanwhile", async () => {
+    vi.useFakeTimers();
+    try {
+      const sizes: number[] = [];
+      let release: () => void = () => undefined;
+      const sink: LogSink = {
+        async insertBatch(entries) {
+          sizes.push(entries.length);
+          if (sizes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        },
+      };
+      const writer = new LogWriter(sink, { flushIntervalMs: 250, batchSize: 10, maxBatchSize: 20 });
+      for (let i = 0; i < 10; i += 1) writer.enqueue(entry(`first-${i}`));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(sizes).toEqual([10]);
+      for (let i = 0; i < 4; i += 1) writer.enqueue(entry(`later-${i}`));
+      release();
+      await vi.advanceTimersByTimeAsync(100);
+      expect(sizes).toEqual([10]);
+      expect(writer.pendingCount).toBe(4);
+      // A full batch starts a write at once; what is left waits for the interval.
+      for (let i = 0; i < 7; i += 1) writer.enqueue(entry(`full-${i}`));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(sizes).toEqual([10, 11]);
+      writer.enqueue(entry("last"));
+      await vi.advanceTimersByTimeAsync(249);
+      expect(sizes).toEqual([10, 11]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(sizes).toEqual([10, 11, 1]);
+      await writer.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("never takes fewer than batchSize at a time, whatever maxBatchSize says", async () => {
     const sizes: number[] = [];
     const writer = new LogWriter({ insertBatch: async (entries) => void sizes.push(entries.length) }, { flushIntervalMs: 1000, batchSize: 50, maxBatchSize: 5 });

@@ -160,8 +160,18 @@ export class LogWriter {
 
   /** Writes every record queued so far; resolves when they are stored, spooled (or reported lost). */
   flush(): Promise<void> {
+    return this.write(true);
+  }
+
+  /**
+   * Starts a write after the ones under way. `everything`: until nothing waits; otherwise (the
+   * timer's or a full batch's write) until fewer than a batch wait, which then wait for the timer
+   * or a full batch: under load a write takes full batches rather than whatever came during
+   * the last one (a store writes a record of a batch of 50 about a third dearer than of 200).
+   */
+  private write(everything: boolean): Promise<void> {
     this.clearTimer();
-    this.flushing = this.flushing.then(() => this.writeAll());
+    this.flushing = this.flushing.then(() => this.writeAll(everything));
     return this.flushing;
   }
 
@@ -216,7 +226,7 @@ export class LogWriter {
     this.clearTimer();
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.flush();
+      void this.write(false);
     }, delayMs);
     // A pending flush must not keep a process alive by itself; shutdown flushes explicitly.
     (this.timer as { unref?: () => void }).unref?.();
@@ -227,7 +237,7 @@ export class LogWriter {
     this.timer = null;
   }
 
-  private async writeAll(): Promise<void> {
+  private async writeAll(everything: boolean): Promise<void> {
     // Closing tries the store once more whatever the back-off says, then spools what is left.
     let mayTry = this.closed || Date.now() >= this.downUntil;
     for (;;) {
@@ -249,7 +259,12 @@ export class LogWriter {
         return this.markUp();
       }
       const batch = this.pending.splice(0, this.maxBatchSize);
-      if (await this.store(batch, false)) continue;
+      if (await this.store(batch, false)) {
+        if (everything || this.closed || this.pending.length === 0 || this.pending.length >= this.options.batchSize) continue;
+        this.behind = false;
+        this.scheduleFlush(this.options.flushIntervalMs);
+        return this.markUp();
+      }
       this.pending = batch.concat(this.pending);
       mayTry = false;
     }
