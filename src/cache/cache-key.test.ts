@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { findProvider } from "../providers/catalogue.ts";
 import type { Target } from "../operation/target.ts";
@@ -51,6 +52,14 @@ describe("cacheKey", () => {
   it("treats the targets as a set and never holds a credential in clear", () => {
     expect(cacheKey(parts({ targets: [target("sk-a"), target("sk-b")] }))).toBe(cacheKey(parts({ targets: [target("sk-b"), target("sk-a"), target("sk-b")] })));
     expect(cacheKey(parts())).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("keeps the digest of its fixed layout, so keys stored in Redis by any replica still match", () => {
+    const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+    const { credentials } = target("sk-a");
+    const identity = JSON.stringify(["openai", "https://api.openai.com/v1", "gpt-4o-mini"]) + canonicalJson(credentials) + "{}";
+    const body = sha256('{"messages":[{"content":"hi","role":"user"}],"model":"gpt-4o-mini"}');
+    expect(cacheKey(parts())).toBe(sha256(JSON.stringify([2, "ws-1", "", "createChatCompletion", "/chat/completions", "{}", [identity], body])));
   });
 });
 

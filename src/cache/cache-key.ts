@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as nodeCrypto from "node:crypto";
 import type { JsonObject } from "../providers/provider.ts";
 import type { Target } from "../operation/target.ts";
 
@@ -45,7 +45,9 @@ export function canonicalJson(value: unknown): string {
   return text + "}";
 }
 
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+/** `crypto.hash` (Node 20.12+, Bun) digests without making a `Hash` object; a runtime without it makes one. */
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+const sha256 = (text: string): string => (oneShot ? oneShot("sha256", text, "hex") : nodeCrypto.createHash("sha256").update(text).digest("hex"));
 
 /** Body texts up to this size have their digest remembered; a longer one is digested each time. */
 const REMEMBERED_TEXT_CHARS = 8_192;
@@ -98,7 +100,9 @@ function targetIdentity(target: Target): string {
  * monitoring, `seed` and `temperature` pick the sample, `metadata` goes with the request).
  */
 export function cacheKey(parts: CacheKeyParts): string {
-  const targets = [...new Set(parts.targets.map((target, index) => `${targetIdentity(target)}${canonicalJson(parts.targetOverrides?.[index] ?? {})}`))].sort();
+  const identities = parts.targets.map((target, index) => `${targetIdentity(target)}${canonicalJson(parts.targetOverrides?.[index] ?? {})}`);
+  // One target (most requests) is a set already.
+  const targets = identities.length === 1 ? identities : [...new Set(identities)].sort();
   const headers = Object.fromEntries(Object.entries(parts.forwardedHeaders).map(([name, value]) => [name.toLowerCase(), value]));
   // The parts in a fixed order: only what a client or a config shapes needs its keys sorted.
   const body = bodyDigests.of(parts.body, parts.bodyText);

@@ -375,9 +375,10 @@ async function guardrailsOf(
   deps: ProxyDeps,
   hasJsonBody: boolean,
 ): Promise<Result<StageChecks, GatewayError>> {
-  const input = await loadGuardrails(settings?.inputGuardrails, workspaceId, deps);
+  // A config without guardrails (every cache hit: a guarded request is not cached) waits on no promise.
+  const input = settings?.inputGuardrails?.length ? await loadGuardrails(settings.inputGuardrails, workspaceId, deps) : ok([]);
   if (!input.ok) return input;
-  const output = await loadGuardrails(settings?.outputGuardrails, workspaceId, deps);
+  const output = settings?.outputGuardrails?.length ? await loadGuardrails(settings.outputGuardrails, workspaceId, deps) : ok([]);
   if (!output.ok) return output;
   const judges = hasJsonBody ? operation.guardrails : undefined;
   const inputRefused = input.value.length > 0 && !judges;
