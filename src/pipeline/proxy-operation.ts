@@ -375,7 +375,7 @@ async function guardrailsOf(
   deps: ProxyDeps,
   hasJsonBody: boolean,
 ): Promise<Result<StageChecks, GatewayError>> {
-  // A config without guardrails (every cache hit: a guarded request is not cached) waits on no promise.
+  // A config without guardrails waits on no promise.
   const input = settings?.inputGuardrails?.length ? await loadGuardrails(settings.inputGuardrails, workspaceId, deps) : ok([]);
   if (!input.ok) return input;
   const output = settings?.outputGuardrails?.length ? await loadGuardrails(settings.outputGuardrails, workspaceId, deps) : ok([]);
