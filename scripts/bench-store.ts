@@ -11,7 +11,7 @@
  * - `--offer`: records per second offered to the log writer for `--offer-seconds` (default 25,000
  *   for 30 s; 0 skips it): whether the writer, batching as the gateway does, keeps pace.
  * - `--no-retention`: keep the oldest day (the retention measure deletes it).
- * See docs/benchmark.md ("Store: logs page and analytics").
+ * See docs/benchmark-store.md ("Store: logs page and analytics").
  */
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";

@@ -2,7 +2,7 @@
  * The rollups of migrations 5, 6 and 8. Migration 5 rebuilds each rollup table with its histograms
  * as `sumForEach` arrays of one count per bucket, in granules of 256 rows, fed by a materialized
  * view on `logs`: a query merges arrays element by element, faster than the `sumMap` states of
- * migrations 3 and 4, and a view builds them at less cost (docs/benchmark.md). Migration 6 adds
+ * migrations 3 and 4, and a view builds them at less cost (docs/benchmark-store.md). Migration 6 adds
  * the key-set rollup, which answers a metadata group's null group. Migration 8 orders the end
  * users' day rows by user first; migration 10 adds their hour rows; migration 11 stores the day
  * rows in granules of 64.

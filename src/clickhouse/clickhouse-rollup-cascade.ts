@@ -5,7 +5,7 @@
  * the records it holds, so the per-dimension rows are sums of those rows (`-MergeState`: the same
  * states as summing the records). The view array-joins five rows per combination row rather than
  * five per record, and merges histogram states rather than building one array per record: the
- * per-dimension view was the second most costly part of an insert (docs/benchmark.md).
+ * per-dimension view was the second most costly part of an insert (docs/benchmark-store.md).
  *
  * ClickHouse runs a view chained on another view's output when the second view reads from the
  * first view by name up to release 18, and from the first view's target table in later releases
