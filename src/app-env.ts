@@ -21,7 +21,8 @@ export interface GatewayBindings {
 
 /**
  * An answer's end, for the entry point. An answer whose body outlives the route (a relayed
- * stream, whose log finishes when it ends) is marked `later` and `ended` is called at its end;
+ * stream, whose log finishes when it ends) is marked `later` and `ended` is called at its end
+ * (a relayed stream calls it before its last bytes go out, and the log's settling again);
  * any other answer is complete as the route returns it.
  */
 export interface AnswerEnd {

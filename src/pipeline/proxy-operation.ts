@@ -87,6 +87,8 @@ export interface ProxyInput {
   /** Registers a listener for the request's log entry once it is built: where spend settles. */
   whenSettled(listener: (entry: LogEntry) => void): void;
   clientSignal?: AbortSignal;
+  /** Called as a relayed stream ends, before its last bytes go out (Bun's entry point sets the connection's idle timeout back then). */
+  beforeStreamEnds?: () => void;
   /** The MCP servers of a Responses request's `mcp` tools, for a target that cannot run them itself (`families/responses/tool-run/`). */
   mcpServers?: readonly McpServerPlan[];
 }
@@ -259,6 +261,7 @@ export async function proxyOperation(operation: OperationDescriptor, input: Prox
     maxLoggedBytes: deps.maxLoggedBodyBytes,
     maxBufferedBytes: deps.maxResponseBufferBytes,
     stallTimeoutMs: deps.streamStallTimeoutMs,
+    beforeStreamEnds: input.beforeStreamEnds,
     hookResults: judge?.hookResults ?? null,
     judgeOutput: judge && guarded.value.output.length > 0 ? (text) => judge.run("output", text) : null,
   });

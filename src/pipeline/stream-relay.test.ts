@@ -80,6 +80,19 @@ describe("relayStream", () => {
     expect(entries[0]!.response).toMatchObject({ kind: "stream", chunks: data.slice(0, 3) });
   });
 
+  it("calls onEnd exactly once as the stream ends: cleanly, cut short, or cancelled by the client", async () => {
+    const clean = "event: text\ndata: Hel\n\nevent: message_stop\ndata: {}\n\n";
+    const counts: number[] = [];
+    for (const [text, cancel] of [[clean, false], ["event: text\ndata: partial\n\n", false], [clean, true]] as const) {
+      let ends = 0;
+      const body = relay(upstreamCall(text), [], { protocol: typedProtocol, endsAtEof: false, translator: chatTranslator(), onEnd: () => ends++, ...limits });
+      if (cancel) await body.cancel();
+      else await new Response(body).text();
+      counts.push(ends);
+    }
+    expect(counts).toEqual([1, 1, 1]);
+  });
+
   it("ends a stream cut before its end event with an error event, unless the rule lets the bytes end it", async () => {
     const cut = "event: text\ndata: partial\n\n";
     const entries: Ending[] = [];

@@ -36,6 +36,8 @@ export interface StreamRelayOptions {
    * aborted, the log 499 `client_closed` (`GATEWAY_STREAM_STALL_TIMEOUT_MS`). Unset, never.
    */
   stallTimeoutMs?: number;
+  /** Called once as the stream ends, however it ends, before its last bytes are enqueued. */
+  onEnd?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -86,6 +88,7 @@ export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { 
   const finishLog = (error: { code: string | null; message: string } | null, status = 200): void => {
     if (over) return;
     over = true;
+    options.onEnd?.();
     call.done();
     resolveEnded({ status, error: error ?? upstreamError, response: logged, firstTokenAt });
   };
@@ -133,9 +136,9 @@ export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { 
 
   const failWith = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError): void => {
     const events = translator?.error?.(error) ?? [{ event: "error", data: JSON.stringify(error.toBody()) }];
+    finishLog({ code: error.code, message: error.message });
     controller.enqueue(encoder.encode(events.map(formatSseEvent).join("")));
     controller.close();
-    finishLog({ code: error.code, message: error.message });
   };
 
   const finishClean = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> => {
@@ -145,9 +148,9 @@ export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { 
     const denied = options.beforeEnd ? await options.beforeEnd(chunks.concat(events.filter((e) => e.to !== "client").map((e) => e.data))) : null;
     if (denied) return failWith(controller, denied);
     const out = write(events);
+    finishLog(null);
     if (out) controller.enqueue(encoder.encode(out));
     controller.close();
-    finishLog(null);
   };
 
   let started: ReadableStreamDefaultController<Uint8Array> | null = null;
@@ -197,8 +200,8 @@ export function relayStream(call: UpstreamCall, options: StreamRelayOptions): { 
           if (tail) controller.enqueue(encoder.encode(tail));
           if (endEvent || (options.endsAtEof && !upstreamError)) return await finishClean(controller);
           if (!upstreamError) return failWith(controller, endedEarly());
-          controller.close();
-          return finishLog(null);
+          finishLog(null);
+          return controller.close();
         }
         logged.totalBytes += value.byteLength;
         const events = decoder.push(value);

@@ -25,6 +25,8 @@ export interface AnswerContext {
   maxBufferedBytes: number;
   /** A stream's client that takes nothing for this long is cut off (`GATEWAY_STREAM_STALL_TIMEOUT_MS`). */
   stallTimeoutMs?: number;
+  /** Called as a relayed stream ends, before its last bytes go out. */
+  beforeStreamEnds?: () => void;
   /** Set when guardrails ran: their results go into a JSON answer as `hook_results`. */
   hookResults: HookResults | null;
   /** Output guardrails on the answer's text; null when there are none. */
@@ -83,6 +85,7 @@ export async function answerFrom({ candidate, call, retries }: Answered, context
         translator,
         beforeEnd,
         stallTimeoutMs: context.stallTimeoutMs,
+        onEnd: context.beforeStreamEnds,
         ...limits,
       });
     const streamHeaders = { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" };

@@ -79,7 +79,7 @@ export function targetHeaders(headers: ProxyRouteHeaders, header?: (name: string
 /** Who calls, as the proxy input names them: workspace, key, metadata, and where spend settles. */
 export function callerOf(
   c: Context<GatewayEnv>,
-): Pick<ProxyInput, "workspaceId" | "logId" | "gatewayKeyId" | "gatewayKeyRunLimits" | "traceId" | "metadata" | "whenSettled" | "clientSignal"> {
+): Pick<ProxyInput, "workspaceId" | "logId" | "gatewayKeyId" | "gatewayKeyRunLimits" | "traceId" | "metadata" | "whenSettled" | "clientSignal" | "beforeStreamEnds"> {
   const auth = c.get("auth");
   const exchange = c.get("exchange");
   return {
@@ -91,6 +91,7 @@ export function callerOf(
     metadata: exchange.facts.metadata,
     whenSettled: (listener) => exchange.whenSettled(listener),
     clientSignal: c.req.raw.signal,
+    beforeStreamEnds: c.env?.answerEnd ? () => c.env.answerEnd!.ended() : undefined,
   };
 }
 
