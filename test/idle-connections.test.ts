@@ -29,6 +29,8 @@ let upstream: LLMock;
 beforeAll(async () => {
   upstream = await startUpstream();
   upstream.onMessage("steady", { content: "steady answer" });
+  // A stream still arriving after the route has returned its answer (about half a second).
+  upstream.onMessage("trickle", { content: "a stream that arrives over half a second" }, { chunkSize: 4, latency: 50 });
 });
 
 afterAll(async () => {
@@ -70,10 +72,11 @@ describe.each<Runtime>(["bun", "node"])("%d idle keep-alive connections under %s
       idle.push(...opened);
     }
     const held = rssMiB(pid);
-    // Some connections served a relayed stream first: its end sets the idle timeout again too.
-    const body = JSON.stringify({ model: "gpt-4o-mini", stream: true, messages: [{ role: "user", content: "steady" }] });
+    // Some connections served a relayed stream first, one that ended at once or one that
+    // trickled in after the route returned: its end sets the idle timeout again too.
     const streamed = await Promise.all(
-      Array.from({ length: 20 }, async () => {
+      Array.from({ length: 20 }, async (_, index) => {
+        const body = JSON.stringify({ model: "gpt-4o-mini", stream: true, messages: [{ role: "user", content: index % 2 === 0 ? "steady" : "trickle" }] });
         const connection = await openRaw(gateway.url);
         const head = Object.entries({ ...chatHeaders(), "content-length": String(Buffer.byteLength(body)) }).map(([name, value]) => `${name}: ${value}\r\n`);
         connection.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n${head.join("")}\r\n${body}`);
