@@ -19,7 +19,7 @@ import { geminiAnswers } from "../families/google/index.ts";
 import { imageAnswers, speechAnswers, transcriptionAnswers, videoAnswers } from "../families/media/index.ts";
 import { rerankAnswers } from "../families/rerank/index.ts";
 import type { LogsRepository } from "../store/logs-repository.ts";
-import type { LogSink } from "./log-writer.ts";
+import type { LogSink } from "./log-sink.ts";
 import { figuresOf } from "./record-figures.ts";
 
 const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, reasoningTokens: 0 };

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openLogSpool, type LogSpool } from "./log-spool.ts";
 import { unpackLogEntry, type LogEntry } from "./log-entry.ts";
-import { LogWriter, type LogSink, type StoreEvent } from "./log-writer.ts";
+import { LogWriter } from "./log-writer.ts";
+import type { LogSink, StoreEvent } from "./log-sink.ts";
 import type { RecordFigures } from "./record-figures.ts";
 
 const entry = (id: string): LogEntry => ({ id }) as LogEntry;

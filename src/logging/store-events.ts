@@ -1,4 +1,4 @@
-import type { StoreEvent } from "./log-writer.ts";
+import type { StoreEvent } from "./log-sink.ts";
 
 /** The log writer's store events, as the gateway's own log (stderr) states them. */
 export function reportStoreEvent(event: StoreEvent): void {

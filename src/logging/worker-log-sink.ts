@@ -1,5 +1,5 @@
 import { packLogEntry } from "./log-entry.ts";
-import type { LogSink } from "./log-writer.ts";
+import type { LogSink } from "./log-sink.ts";
 import { unpackFigures, type RecordFigures } from "./record-figures.ts";
 
 export type LogWorkerRequest =

@@ -1,17 +1,16 @@
 import { consultCache, type AnswerCache } from "../cache/response-cache.ts";
 import { fail, GatewayError, ok, type Result } from "../errors.ts";
-import type { GuardrailRecord } from "../records/control-plane.ts";
 import type { LogEntry, RequestParams } from "../logging/log-entry.ts";
 import type { AttemptRecord } from "../records/log-record.ts";
-import { emptyOutcome, type GuardrailRuns, type Outcome, type PendingEnding, type RefusedAnswer, type RequestDescription } from "../logging/outcome.ts";
+import { emptyOutcome, type Outcome, type PendingEnding, type RefusedAnswer, type RequestDescription } from "../logging/outcome.ts";
 import type { JsonObject } from "../providers/provider.ts";
 import { errorWithLimitHeaders, responseWithLimitHeaders, type SpendMeter } from "../spend/spend-meter.ts";
 import type { RunBreaker } from "../runs/run-breaker.ts";
 import { mergedRunLimits, type RunLimits } from "../records/run-limits.ts";
 import type { Store } from "../store/open-store.ts";
-import { guardrailDenial, loadGuardrails, runGuardrailStage, type GuardrailStage, type GuardrailStageDeps, type HookResults } from "./guardrail-stage.ts";
+import { guardrailJudge, guardrailsOf, type GuardrailJudge, type GuardrailStageDeps } from "./guardrail-stage.ts";
 import { fixedUpstream, type OperationDescriptor, type UpstreamRoute } from "../operation/descriptor.ts";
-import { CONFIG_HEADER, loadRequestConfig, requestTimeout, withOverrides, type ConfigSourceDeps, type RequestConfig } from "./request-config.ts";
+import { loadRequestConfig, requestTimeout, withOverrides, type ConfigSourceDeps, type RequestConfig } from "./request-config.ts";
 import type { TargetSettings } from "./routing-plan.ts";
 import type { CircuitBreakers } from "./circuit-breaker.ts";
 import { tryTargets, type Candidate } from "./routing-loop.ts";
@@ -360,70 +359,4 @@ export function endUserOf(json: JsonObject | null, metadata: Readonly<Record<str
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-interface StageChecks {
-  input: GuardrailRecord[];
-  output: GuardrailRecord[];
-}
-
-/**
- * The config's guardrails, loaded; refused (400) when the operation cannot give them the text
- * they judge, so that no request is served unchecked.
- */
-async function guardrailsOf(
-  operation: OperationDescriptor,
-  settings: TargetSettings | null,
-  workspaceId: string,
-  deps: ProxyDeps,
-  hasJsonBody: boolean,
-): Promise<Result<StageChecks, GatewayError>> {
-  // A config without guardrails waits on no promise.
-  const input = settings?.inputGuardrails?.length ? await loadGuardrails(settings.inputGuardrails, workspaceId, deps) : ok([]);
-  if (!input.ok) return input;
-  const output = settings?.outputGuardrails?.length ? await loadGuardrails(settings.outputGuardrails, workspaceId, deps) : ok([]);
-  if (!output.ok) return output;
-  const judges = hasJsonBody ? operation.guardrails : undefined;
-  const inputRefused = input.value.length > 0 && !judges;
-  const outputRefused = output.value.length > 0 && (!judges?.output || !judges.streamOutput);
-  if (inputRefused || outputRefused) {
-    const stage = inputRefused ? "input" : "output";
-    return fail(new GatewayError("invalid_request", `The config attaches ${stage} guardrails, which ${operation.id} cannot run: remove them from the config for this operation.`, { param: CONFIG_HEADER }));
-  }
-  return ok({ input: input.value, output: output.value });
-}
-
-/** The guardrail stage of one request: runs a stage's checks and keeps their results, per stage. */
-interface GuardrailJudge {
-  /** Runs one stage; the 446 to answer when a `deny` check failed. */
-  run(stage: GuardrailStage, text: string): Promise<GatewayError | null>;
-  /** What answers carry as `hook_results`. */
-  hookResults: HookResults;
-  inputRuns: GuardrailRuns;
-  outputRuns: GuardrailRuns;
-  allRuns(): GuardrailRuns;
-}
-
-type JudgeContext = Parameters<typeof runGuardrailStage>[1];
-
-/** Null when the config attaches no guardrails. */
-function guardrailJudge(checks: StageChecks, context: Omit<JudgeContext, "text">): GuardrailJudge | null {
-  if (checks.input.length + checks.output.length === 0) return null;
-  const hookResults: HookResults = { input: [], output: [] };
-  const runs = { input: { results: [], timings: [] } as GuardrailRuns, output: { results: [], timings: [] } as GuardrailRuns };
-  return {
-    hookResults,
-    inputRuns: runs.input,
-    outputRuns: runs.output,
-    allRuns: () => ({ results: [...runs.input.results, ...runs.output.results], timings: [...runs.input.timings, ...runs.output.timings] }),
-    async run(stage, text) {
-      const startedAt = Date.now();
-      const started = performance.now();
-      const outcome = await runGuardrailStage(checks[stage], { ...context, text }, stage);
-      runs[stage].timings.push({ stage, startedAt, durationMs: Math.round((performance.now() - started) * 1000) / 1000 });
-      runs[stage].results.push(...outcome.results);
-      hookResults[stage] = outcome.results;
-      return outcome.denied ? guardrailDenial(hookResults, stage) : null;
-    },
-  };
 }

@@ -1,5 +1,5 @@
 import type { LogEntry } from "../logging/log-entry.ts";
-import type { BatchObserver } from "../logging/log-writer.ts";
+import type { BatchObserver } from "../logging/log-sink.ts";
 import type { RecordFigures } from "../logging/record-figures.ts";
 
 /** Something fed one finished request at a time, from its log entry and the built record's figures. */

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from "../config.ts";
-import type { BatchObserver } from "../logging/log-writer.ts";
+import type { BatchObserver } from "../logging/log-sink.ts";
 import type { SpendFallbackStats } from "./spend-stats.ts";
 import type { GatewayMetrics, LogQueueStats } from "./gateway-metrics.ts";
 import type { OtlpRequestTracing } from "./otlp-tracing.ts";
