@@ -159,7 +159,7 @@ const ConfigSchema = z.object({
   GATEWAY_LOG_FLUSH_INTERVAL_MS: documented(wholeNumber(250, 1, MAX_REQUEST_TIMEOUT_MS), { doc: "log batching: how long records wait before a batch is written" }),
   GATEWAY_LOG_BATCH_SIZE: documented(wholeNumber(200, 1, 100_000), { doc: "log batching: this many records waiting start a write at once" }),
   GATEWAY_LOG_MAX_BATCH_SIZE: documented(wholeNumber(5000, 1, 100_000), {
-    doc: "log batching: the most records one write takes; records that arrive during a write all go in the next, up to this, so batches grow with the load (never below `GATEWAY_LOG_BATCH_SIZE`)",
+    doc: "log batching: the most records one write takes; records that arrive during a write go in the next, at once when they are a batch's worth (else at the interval), up to this, so batches grow with the load (never below `GATEWAY_LOG_BATCH_SIZE`)",
   }),
   GATEWAY_LOG_SPOOL_DIR: documented(z.string().optional(), {
     doc: "where log batches wait while the store is down, an append-only file per process (see [When the store is down](logs.md#when-the-store-is-down))",
