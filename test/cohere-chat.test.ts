@@ -140,7 +140,7 @@ describe("Cohere chat completions through the official openai client", () => {
       }
       finish = chunk.choices[0]?.finish_reason ?? finish;
     }
-    expect(id).toBeTruthy();
+    expect(id).toMatch(/^\S+$/);
     expect(name).toBe("get_weather");
     expect(JSON.parse(args)).toEqual({ city: "Paris" });
     expect(finish).toBe("tool_calls");

@@ -592,7 +592,7 @@ describe("the conformance matrix", () => {
         standIn: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { ...headers, "x-gateway-custom-host": family.standInHost(standIn.base) } }),
         lastLogId: newestLogId,
         logged: async (logId) => {
-          expect(logId, "x-gateway-log-id").toBeTruthy();
+          expect(logId, "x-gateway-log-id").toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
           return storedLog(gateway, logId!);
         },
         search: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { ...headers, ...family.headers(searchUpstream.url.replace(/\/v1$/, "")) } }),

@@ -54,7 +54,7 @@ function client(headers: Headers, apiKey = "upstream-key"): OpenAI {
 
 async function logOf(response: Response) {
   const logId = response.headers.get("x-gateway-log-id");
-  expect(logId).toBeTruthy();
+  expect(logId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   return storedLog(gateway, logId!);
 }
 
