@@ -55,16 +55,22 @@ describe("LogWriter telemetry", () => {
   });
 });
 
+/** A sink that records each write's size and holds the first write until `release` is called. */
+function firstWriteHeld() {
+  const sizes: number[] = [];
+  let held: () => void = () => undefined;
+  const sink: LogSink = {
+    async insertBatch(entries) {
+      sizes.push(entries.length);
+      if (sizes.length === 1) await new Promise<void>((resolve) => (held = resolve));
+    },
+  };
+  return { sink, sizes, release: () => held() };
+}
+
 describe("LogWriter batching", () => {
   it("writes one batch at a time, and the next takes every record that arrived meanwhile, up to maxBatchSize", async () => {
-    const sizes: number[] = [];
-    let release: () => void = () => undefined;
-    const sink: LogSink = {
-      async insertBatch(entries) {
-        sizes.push(entries.length);
-        if (sizes.length === 1) await new Promise<void>((resolve) => (release = resolve));
-      },
-    };
+    const { sink, sizes, release } = firstWriteHeld();
     const writer = new LogWriter(sink, { flushIntervalMs: 1000, batchSize: 10, maxBatchSize: 500 });
     for (let i = 0; i < 10; i += 1) writer.enqueue(entry(`first-${i}`));
     await vi.waitFor(() => expect(sizes).toEqual([10]));
@@ -80,14 +86,7 @@ describe("LogWriter batching", () => {
   it("after a write, waits for a full batch or the interval before writing the few that arrived meanwhile", async () => {
     vi.useFakeTimers();
     try {
-      const sizes: number[] = [];
-      let release: () => void = () => undefined;
-      const sink: LogSink = {
-        async insertBatch(entries) {
-          sizes.push(entries.length);
-          if (sizes.length === 1) await new Promise<void>((resolve) => (release = resolve));
-        },
-      };
+      const { sink, sizes, release } = firstWriteHeld();
       const writer = new LogWriter(sink, { flushIntervalMs: 250, batchSize: 10, maxBatchSize: 20 });
       for (let i = 0; i < 10; i += 1) writer.enqueue(entry(`first-${i}`));
       await vi.advanceTimersByTimeAsync(0);
