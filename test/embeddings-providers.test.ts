@@ -13,7 +13,7 @@ import OpenAI from "openai";
 import { GoogleGenAI } from "@google/genai";
 import { DEFAULT_WORKSPACE_ID } from "../src/control-plane/auth-context.ts";
 import { gatewayContractProblems } from "./support/contract.ts";
-import { call, startGateway, startUpstream, storedLog, type RunningGateway } from "./support/harness.ts";
+import { call, startGateway, startUpstream, storedLogOf, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
 import { startBeyondChatUpstream, vectorOf, wordsOf } from "./support/beyond-chat-upstream.ts";
 
@@ -59,11 +59,7 @@ function client(headers: Headers, apiKey = "upstream-key"): OpenAI {
 
 const vertexKey = (): string => tokens.account("embeddings@embeddings-project.iam.gserviceaccount.com").keyJson;
 
-async function logOf(response: Response) {
-  const logId = response.headers.get("x-gateway-log-id");
-  expect(logId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-  return storedLog(gateway, logId!);
-}
+const logOf = (response: Pick<Response, "headers">) => storedLogOf(gateway, response);
 
 /** The gateway's refusal of a raw request: status, message and param. */
 async function refused(headers: Headers, body: unknown): Promise<{ status: number; message: string; param: string | null }> {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LLMock } from "@copilotkit/aimock";
 import OpenAI from "openai";
 import { gatewayContractProblems } from "./support/contract.ts";
-import { call, startGateway, startUpstream, storedLog, type RunningGateway } from "./support/harness.ts";
+import { call, startGateway, startUpstream, storedLogOf, type RunningGateway } from "./support/harness.ts";
 import { startGoogleTokenServer, type GoogleTokenServer } from "./support/google-token-server.ts";
 import { PIXEL_PNG_BASE64, startBeyondChatUpstream } from "./support/beyond-chat-upstream.ts";
 
@@ -52,11 +52,7 @@ function client(headers: Headers, apiKey = "upstream-key"): OpenAI {
   return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: { "x-gateway-api-key": gateway.adminKey, ...headers } });
 }
 
-async function logOf(response: Response) {
-  const logId = response.headers.get("x-gateway-log-id");
-  expect(logId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-  return storedLog(gateway, logId!);
-}
+const logOf = (response: Pick<Response, "headers">) => storedLogOf(gateway, response);
 
 async function refused(headers: Headers, body: unknown, apiKey = "upstream-key"): Promise<{ status: number; message: string; param: string | null }> {
   const answer = await call(gateway, "POST", "/v1/images/generations", { body, headers: { authorization: `Bearer ${apiKey}`, ...headers } });
@@ -95,7 +91,7 @@ describe("images on Vertex AI (Imagen)", () => {
     expect(answer.status).toBe(200);
     expect(gatewayContractProblems("createImage", 200, answer.body)).toEqual([]);
     expect(standIn.lastBody()).toEqual({ instances: [{ prompt: "a red cube" }], parameters: { sampleCount: 1, aspectRatio: "1:1", outputOptions: { mimeType: "image/png" } } });
-    expect(await storedLog(gateway, answer.headers.get("x-gateway-log-id")!)).toMatchObject({ costUsd: 0.02 });
+    expect(await logOf(answer)).toMatchObject({ costUsd: 0.02 });
   });
 
   it("refuses a url answer, a size with no Imagen aspect ratio, a quality and too many images, naming field and provider", async () => {

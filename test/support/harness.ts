@@ -67,6 +67,13 @@ export async function storedLog(gateway: RunningGateway, logId: string): Promise
   return record;
 }
 
+/** The stored log record of the request an answer names in `x-gateway-log-id`; throws when it names none. */
+export async function storedLogOf(gateway: RunningGateway, response: Pick<Response, "headers">): Promise<LogRecord> {
+  const logId = response.headers.get("x-gateway-log-id");
+  if (!logId) throw new Error("the answer names no log record (x-gateway-log-id)");
+  return storedLog(gateway, logId);
+}
+
 /** aimock as the upstream, on a loopback port. */
 export async function startUpstream(): Promise<LLMock> {
   const mock = new LLMock({ port: 0, host: "127.0.0.1", logLevel: "silent" });
